@@ -1,0 +1,175 @@
+import type { BackendKind, McpTool, Tool, ToolBackend } from '../model/index.js';
+
+/**
+ * What search returns for a tool: its ID and the short, schema-free facts a model needs to pick it.
+ */
+export interface ToolSummary {
+  id: string;
+  name: string;
+  namespace?: string;
+  /** The summary text cut to 120 bytes (never splitting a character). */
+  shortDescription?: string;
+  summary?: string;
+  category?: string;
+  inputModes?: string[];
+  outputModes?: string[];
+  securitySummary?: string;
+  /** Normalized tags. */
+  tags?: string[];
+}
+
+/** The kinds of index change. */
+export type ChangeType = 'registered' | 'updated' | 'backend_removed' | 'tool_removed' | 'refreshed';
+
+/** One change of a {@link ToolIndex}, with the index version it produced. */
+export interface ChangeEvent {
+  type: ChangeType;
+  /** The tool concerned (`''` for `refreshed`). */
+  toolId: string;
+  /** The backend registered or removed, when there is one. */
+  backend?: ToolBackend;
+  /** The index version after the change; strictly increasing. */
+  version: number;
+}
+
+/** The precomputed search input of one tool, handed to a {@link Searcher}. */
+export interface SearchDoc {
+  id: string;
+  /** Lowercased, space-joined searchable text (name, namespace, description, summary, tags, ...). */
+  docText: string;
+  summary: ToolSummary;
+}
+
+/**
+ * Ranks search docs for a query.
+ *
+ * @remarks Must not mutate `docs`; equal inputs give the same order (ties broken by ID);
+ * `limit <= 0` gives `[]`.
+ */
+export interface Searcher {
+  search(query: string, limit: number, docs: readonly SearchDoc[]): ToolSummary[];
+  /** True when equal inputs always give the same order (required for {@link ToolIndex.searchPage}). */
+  readonly deterministic?: boolean;
+}
+
+/** Picks the backend a call uses among a tool's backends. */
+export type BackendSelector = (backends: ToolBackend[]) => ToolBackend;
+
+/** One tool and the backend it is registered with. */
+export interface ToolRegistration {
+  tool: Tool;
+  backend: ToolBackend;
+}
+
+/** A page of search results or namespaces. */
+export interface Page<T> {
+  items: T[];
+  /** Opaque; absent on the last page. Invalid (INVALID_CURSOR) after any index change. */
+  nextCursor?: string;
+}
+
+/** Options of {@link createToolIndex}. */
+export interface ToolIndexOptions {
+  /** @defaultValue {@link defaultBackendSelector} (local > provider > mcp > first) */
+  backendSelector?: BackendSelector;
+  /** @defaultValue the built-in full-text searcher */
+  searcher?: Searcher;
+}
+
+/**
+ * The registry of tools: registration, lookup, search, pages and change events.
+ *
+ * @remarks In-memory implementations are synchronous; listeners run after the change is applied.
+ */
+export interface ToolIndex {
+  /** @throws `INVALID_TOOL`, `INVALID_BACKEND` */
+  registerTool(tool: Tool, backend: ToolBackend): void;
+  /** Registers in order; stops at the first error (earlier registrations stay). */
+  registerTools(regs: readonly ToolRegistration[]): void;
+  /** Registers each tool with an `mcp` backend for `serverName` (namespace = `tool.namespace ?? serverName`). */
+  registerToolsFromMcp(serverName: string, tools: readonly McpTool[]): void;
+  /** @throws `TOOL_NOT_FOUND`, `INVALID_BACKEND` */
+  unregisterBackend(toolId: string, kind: BackendKind, backendId: string): void;
+  /** @throws `TOOL_NOT_FOUND` */
+  getTool(id: string): { tool: Tool; backend: ToolBackend };
+  /** A copy of the tool's backends in registration order. @throws `TOOL_NOT_FOUND` */
+  getAllBackends(id: string): ToolBackend[];
+  search(query: string, limit: number): ToolSummary[];
+  /** @throws `INVALID_CURSOR` */
+  searchPage(query: string, limit: number, cursor?: string): Page<ToolSummary>;
+  /** Every namespace in code-point order (`''` when namespace-less tools exist). */
+  listNamespaces(): string[];
+  /** @throws `INVALID_CURSOR` */
+  listNamespacesPage(limit: number, cursor?: string): Page<string>;
+  /** Subscribes to changes; returns an idempotent unsubscribe. */
+  onChange(listener: (event: ChangeEvent) => void): () => void;
+  /** Bumps the version (invalidating cursors) and emits `refreshed`. */
+  refresh(): number;
+  /** The current index version. */
+  readonly version: number;
+}
+
+/** How much of a tool's documentation to return. */
+export type DetailLevel = 'summary' | 'schema' | 'full';
+
+/** A worked example of calling a tool. */
+export interface ToolExample {
+  id?: string;
+  title: string;
+  description: string;
+  /** At most depth 5 and 50 keys/items in all (ARGS_TOO_LARGE otherwise). */
+  args: Record<string, unknown> | null;
+  resultHint?: string;
+}
+
+/** What the input schema says about each argument. */
+export interface SchemaInfo {
+  required?: string[];
+  defaults?: Record<string, unknown>;
+  types?: Record<string, string[]>;
+}
+
+/** A tool's documentation at some {@link DetailLevel}. */
+export interface ToolDoc {
+  /** Present at `schema` and `full`. */
+  tool?: Tool;
+  summary: string;
+  inputModes?: string[];
+  outputModes?: string[];
+  securitySummary?: string;
+  annotations?: Record<string, unknown>;
+  schemaInfo?: SchemaInfo;
+  notes?: string;
+  examples?: ToolExample[];
+  externalRefs?: string[];
+}
+
+/** Documentation registered for a tool ID. */
+export interface DocEntry {
+  summary?: string;
+  notes?: string;
+  examples?: ToolExample[];
+  externalRefs?: string[];
+}
+
+/** Options of {@link createDocStore}. */
+export interface DocStoreOptions {
+  /** Where tools are looked up (the usual source). */
+  index?: ToolIndex;
+  /** Consulted when the index does not know the ID. */
+  toolResolver?: (id: string) => Tool | undefined;
+  /** Most examples kept and returned per tool; 0 = no cap. @defaultValue 0 */
+  maxExamples?: number;
+}
+
+/** Tool documentation: summaries, schema facts, notes and examples. */
+export interface DocStore {
+  /** @throws `ARGS_TOO_LARGE` (nothing stored) */
+  registerDoc(id: string, entry: DocEntry): void;
+  /** @throws `ARGS_TOO_LARGE` */
+  registerExamples(id: string, examples: readonly ToolExample[]): void;
+  /** @throws `INVALID_DETAIL`, `TOOL_NOT_FOUND` */
+  describeTool(id: string, level: DetailLevel): ToolDoc;
+  /** `max <= 0` returns all (up to the store cap). @throws `TOOL_NOT_FOUND` */
+  listExamples(id: string, max: number): ToolExample[];
+}

@@ -1,0 +1,6 @@
+/**
+ * toolexec: the execution layer for AI-agent tools.
+ *
+ * @module toolexec
+ */
+export {};

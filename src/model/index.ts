@@ -1,0 +1,44 @@
+/**
+ * The canonical tool model: tools and their IDs, tags, backend bindings, JSON Schema validation
+ * and the error base shared by every layer.
+ *
+ * @module toolexec/model
+ */
+export {
+  ERROR_CODES,
+  ToolexecError,
+  errorMessage,
+  findError,
+  hasErrorCode,
+  isErrorCode,
+  toErrorShape,
+} from './errors.js';
+export type { ErrorCode, ErrorShape, ToolexecErrorOptions } from './errors.js';
+export {
+  MAX_TOOL_NAME_LENGTH,
+  MCP_VERSION,
+  cloneTool,
+  defineTool,
+  parseToolId,
+  parsedVersion,
+  toMcpTool,
+  toolId,
+  truncateUtf8,
+  utf8ByteLength,
+  validateTool,
+} from './tool.js';
+export type { McpTool, ParsedToolId, Tool } from './tool.js';
+export { MAX_TAGS, MAX_TAG_LENGTH, normalizeTags } from './tags.js';
+export {
+  BACKEND_KINDS,
+  backendIdentity,
+  describeBackend,
+  localBackend,
+  mcpBackend,
+  providerBackend,
+  validateBackend,
+} from './backend.js';
+export type { BackendKind, ToolBackend } from './backend.js';
+export { DIALECT_2020_12, DIALECT_DRAFT_07 } from './schema.js';
+export type { ContractViolation, SchemaValidator, SchemaValidatorOptions, ViolationCode } from './schema.js';
+export { SchemaValidationError, createSchemaValidator } from './schema-validator.js';

@@ -1,0 +1,67 @@
+import type { Tool } from './tool.js';
+
+/** The seed-004 taxonomy of schema violations. */
+export type ViolationCode =
+  | 'RequiredMissing'
+  | 'InvalidType'
+  | 'InvalidFormat'
+  | 'InvalidEnumValue'
+  | 'DiscriminatorMismatch'
+  | 'ConstraintViolation';
+
+/**
+ * One way a value breaks its schema, in a form a model can act on.
+ *
+ * @remarks `field` is a JSON-pointer-like path (`/items/0/id`, `''` for the root).
+ */
+export interface ContractViolation {
+  code: ViolationCode;
+  /** JSON pointer of the offending value (`/items/0/id`); `''` is the whole value. */
+  field: string;
+  /** "Field '/path' is required.", "Field '/age' must be integer, got string.", ... */
+  message: string;
+  /** What the schema wanted: a type name, a format, a bound, the candidate summary of a oneOf. */
+  expected?: unknown;
+  /** What was found: the JSON type of the value, or the value itself when small. */
+  actual?: unknown;
+  /** The allowed values of an enum or const. */
+  allowed?: unknown[];
+  /** The JSON Schema keyword that failed (`required`, `type`, `minimum`, ...). */
+  keyword?: string;
+}
+
+/** Validates tool input and output against the tool's JSON Schemas. */
+export interface SchemaValidator {
+  /**
+   * Validates `args` against `tool.inputSchema`; `undefined` args count as `{}`.
+   *
+   * @throws `VALIDATION` with `details.violations`, or `INVALID_SCHEMA` when the schema itself is bad.
+   */
+  validateInput(tool: Tool, args: unknown): void;
+  /**
+   * Validates `value` against `tool.outputSchema`; returns at once when there is none.
+   * An `undefined` value counts as `null`.
+   *
+   * @throws `OUTPUT_VALIDATION` with `details.violations`, or `INVALID_SCHEMA`.
+   */
+  validateOutput(tool: Tool, value: unknown): void;
+  /**
+   * Validates any instance against any schema (object, boolean, or JSON text).
+   *
+   * @throws `VALIDATION` with `details.violations`, or `INVALID_SCHEMA`.
+   */
+  validate(schema: unknown, instance: unknown): void;
+}
+
+/** Options of {@link createSchemaValidator}. */
+export interface SchemaValidatorOptions {
+  /** `'annotate'` (default) treats `format` as an annotation; `'assert'` enforces it with ajv-formats. */
+  formats?: 'annotate' | 'assert';
+  /** Most compiled schemas kept (least recently used are dropped). @defaultValue 1000 */
+  maxCachedSchemas?: number;
+}
+
+/** The `$schema` URI of JSON Schema 2020-12, the default dialect. */
+export const DIALECT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
+/** The `$schema` URI of JSON Schema draft-07. */
+export const DIALECT_DRAFT_07 = 'http://json-schema.org/draft-07/schema#';

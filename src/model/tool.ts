@@ -1,0 +1,183 @@
+import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import semver from 'semver';
+import { ToolexecError } from './errors.js';
+import { normalizeTags } from './tags.js';
+
+export type { McpTool };
+
+/** The MCP protocol revision this library targets. */
+export const MCP_VERSION = '2025-11-25';
+
+/** Longest tool name, in UTF-8 bytes. */
+export const MAX_TOOL_NAME_LENGTH = 128;
+
+/**
+ * The canonical tool: an MCP tool plus the stack's extensions.
+ *
+ * @remarks
+ * `namespace` and `version` become part of the tool ID ({@link toolId}); `tags` are kept raw on the
+ * tool and normalized ({@link normalizeTags}) wherever they are searched or summarized.
+ */
+export interface Tool extends McpTool {
+  /** Groups tools; the ID is `namespace:name` (or `namespace:name:version`). */
+  namespace?: string;
+  /** A semantic version, `1.2.3` or `v1.2.3`; part of the ID when a namespace is set. */
+  version?: string;
+  /** Free-form discovery tags. */
+  tags?: string[];
+}
+
+/** The parts of a tool ID. */
+export interface ParsedToolId {
+  namespace?: string;
+  name: string;
+  version?: string;
+}
+
+const NAME_CHAR = /^[A-Za-z0-9_.-]$/u;
+
+/** UTF-8 byte length of a string, without allocating. */
+export function utf8ByteLength(value: string): number {
+  let bytes = 0;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < value.length) {
+      const next = value.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/**
+ * Cuts `value` to at most `maxBytes` UTF-8 bytes without splitting a character.
+ */
+export function truncateUtf8(value: string, maxBytes: number): string {
+  if (value.length <= maxBytes / 3 || utf8ByteLength(value) <= maxBytes) return value;
+  let bytes = 0;
+  let end = 0;
+  for (const char of value) {
+    const size = utf8ByteLength(char);
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    end += char.length;
+  }
+  return value.slice(0, end);
+}
+
+function invalidTool(reason: string): ToolexecError {
+  return new ToolexecError('INVALID_TOOL', `invalid tool: ${reason}`, { details: { reason } });
+}
+
+/**
+ * Checks a tool against the model's rules, in the Go order: name present, name at most 128 bytes,
+ * name characters in `[A-Za-z0-9_.-]`, `inputSchema` present; then (beyond Go) the optional
+ * extensions: `namespace` a string, `version` a semantic version, `tags` an array of strings.
+ *
+ * @throws {@link ToolexecError} `INVALID_TOOL` naming the first rule broken.
+ */
+export function validateTool(tool: Tool): void {
+  if (tool === null || typeof tool !== 'object') throw invalidTool('tool must be an object');
+  const name: unknown = tool.name;
+  if (name === undefined || name === null || name === '') throw invalidTool('name is required');
+  if (typeof name !== 'string') throw invalidTool('name must be a string');
+  if (utf8ByteLength(name) > MAX_TOOL_NAME_LENGTH) {
+    throw invalidTool(`name exceeds ${MAX_TOOL_NAME_LENGTH} characters`);
+  }
+  const bad: string[] = [];
+  for (const char of name) {
+    if (!NAME_CHAR.test(char) && !bad.includes(char)) bad.push(char);
+  }
+  if (bad.length > 0) throw invalidTool(`name contains invalid characters: ${bad.join(', ')}`);
+  if (tool.inputSchema === undefined || tool.inputSchema === null) {
+    throw invalidTool('inputSchema is required');
+  }
+  const { namespace, version, tags } = tool as { namespace?: unknown; version?: unknown; tags?: unknown };
+  if (namespace !== undefined && typeof namespace !== 'string') throw invalidTool('namespace must be a string');
+  if (version !== undefined) {
+    if (typeof version !== 'string') throw invalidTool('version must be a string');
+    if (version !== '' && semver.valid(version) === null) {
+      throw invalidTool(`version "${version}" is not a semantic version (expected 1.2.3 or v1.2.3)`);
+    }
+  }
+  if (tags !== undefined && (!Array.isArray(tags) || tags.some((tag) => typeof tag !== 'string'))) {
+    throw invalidTool('tags must be an array of strings');
+  }
+}
+
+/**
+ * The canonical ID of a tool: `namespace:name:version` when both are set, `namespace:name` with a
+ * namespace only, otherwise `name` (a version without a namespace is not part of the ID).
+ */
+export function toolId(tool: Pick<Tool, 'name' | 'namespace' | 'version'>): string {
+  if (!tool.namespace) return tool.name;
+  if (!tool.version) return `${tool.namespace}:${tool.name}`;
+  return `${tool.namespace}:${tool.name}:${tool.version}`;
+}
+
+function invalidToolId(id: unknown, reason: string): ToolexecError {
+  return new ToolexecError('INVALID_TOOL_ID', `invalid tool ID format: ${reason}`, { details: { id, reason } });
+}
+
+/**
+ * Splits a tool ID into namespace, name and version.
+ *
+ * @remarks
+ * Up to two `:` are allowed. With a `:`, namespace and name must be non-empty, and with two the
+ * version must be non-empty too. Nothing is trimmed: `" "` is a valid name.
+ *
+ * @throws {@link ToolexecError} `INVALID_TOOL_ID`.
+ */
+export function parseToolId(id: string): ParsedToolId {
+  if (typeof id !== 'string') throw invalidToolId(id, 'tool ID must be a string');
+  if (id === '') throw invalidToolId(id, 'tool ID is empty');
+  const parts = id.split(':');
+  if (parts.length > 3) throw invalidToolId(id, `"${id}" has more than two ':'`);
+  if (parts.length === 1) return { name: id };
+  const [namespace = '', name = '', version] = parts;
+  if (namespace === '') throw invalidToolId(id, `"${id}" has an empty namespace`);
+  if (name === '') throw invalidToolId(id, `"${id}" has an empty name`);
+  if (version === undefined) return { namespace, name };
+  if (version === '') throw invalidToolId(id, `"${id}" has an empty version`);
+  return { namespace, name, version };
+}
+
+/**
+ * The parsed semantic version of a tool.
+ *
+ * @throws {@link ToolexecError} `INVALID_TOOL` when the tool has no version or it is not semver.
+ */
+export function parsedVersion(tool: Pick<Tool, 'version'>): semver.SemVer {
+  if (!tool.version) throw invalidTool('tool has no version');
+  const parsed = semver.parse(tool.version);
+  if (parsed === null) throw invalidTool(`version "${tool.version}" is not a semantic version`);
+  return parsed;
+}
+
+/**
+ * Returns a validated copy of `tool` with its tags normalized: the TS form of Go's `NewTool(...).Build()`.
+ *
+ * @throws {@link ToolexecError} `INVALID_TOOL`.
+ */
+export function defineTool<T extends Tool>(tool: T): T {
+  validateTool(tool);
+  const copy = { ...tool };
+  if (tool.tags !== undefined) copy.tags = normalizeTags(tool.tags);
+  return copy;
+}
+
+/** A deep copy of a tool (schemas, annotations, `_meta`, icons and tags included). */
+export function cloneTool<T extends Tool>(tool: T): T {
+  return structuredClone(tool);
+}
+
+/** The MCP wire form of a tool: the tool without `namespace`, `version` and `tags`. */
+export function toMcpTool(tool: Tool): McpTool {
+  const { namespace: _namespace, version: _version, tags: _tags, ...mcp } = tool;
+  return mcp;
+}

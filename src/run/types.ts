@@ -1,0 +1,148 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { SchemaValidator, Tool, ToolBackend, ToolexecError } from '../model/index.js';
+import type { ToolIndex } from '../discovery/index.js';
+
+export type { CallToolResult };
+
+/** A progress report: `progress` out of `total` (when known), with an optional message. */
+export interface ProgressEvent {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** The kinds of {@link StreamEvent}. */
+export type StreamEventKind = 'progress' | 'chunk' | 'done' | 'error';
+
+/** One event of a streamed run. */
+export interface StreamEvent {
+  kind: StreamEventKind;
+  /** The requested tool ID, filled in by the runner when the source leaves it empty. */
+  toolId?: string;
+  /** A {@link ProgressEvent} for `progress`, the partial value for `chunk`, the final value for `done`. */
+  data?: unknown;
+  /** The failure, for `error` events. */
+  error?: ToolexecError;
+}
+
+/** What a local handler receives besides its arguments. */
+export interface LocalHandlerContext {
+  /** Aborted when the caller aborts or the call times out; stop work when it fires. */
+  signal: AbortSignal;
+  /** The canonical ID the call was made with. */
+  toolId: string;
+  /** Reports progress to the caller (`onProgress` of run, `progress` events of runStream). */
+  onProgress?: (progress: ProgressEvent) => void;
+}
+
+/**
+ * An in-process tool implementation. Its return value is the structured result; returning an
+ * AsyncIterable streams chunks (for `run`, the last chunk is the result).
+ */
+export type LocalHandler = (args: Record<string, unknown>, ctx: LocalHandlerContext) => unknown;
+
+/** Looks up local handlers by backend name. */
+export interface LocalRegistry {
+  get(name: string): LocalHandler | undefined;
+}
+
+/** Per-call options: Go's context, as an options bag. */
+export interface RunOptions {
+  /** Cancels the call (ABORTED); the handler or executor is told to stop. */
+  signal?: AbortSignal;
+  /** Deadline for the call in milliseconds (TIMEOUT). */
+  timeoutMs?: number;
+  /** started → backend progress → completed (or error). */
+  onProgress?: (progress: ProgressEvent) => void;
+}
+
+/** Executes tools on MCP servers. */
+export interface McpExecutor {
+  /** Calls `params.name` (the tool's MCP name, not its canonical ID) on `serverName`. */
+  callTool(
+    serverName: string,
+    params: { name: string; arguments?: Record<string, unknown> },
+    options?: RunOptions,
+  ): Promise<CallToolResult>;
+  /** Streams progress events, then `done` with the normalized result. */
+  callToolStream?(
+    serverName: string,
+    params: { name: string; arguments?: Record<string, unknown> },
+    options?: RunOptions,
+  ): AsyncIterable<StreamEvent>;
+}
+
+/** Executes tools hosted by an external provider (HTTP API, gRPC service, ...). */
+export interface ProviderExecutor {
+  callTool(providerId: string, toolId: string, args: Record<string, unknown>, options?: RunOptions): Promise<unknown>;
+  callToolStream?(providerId: string, toolId: string, args: Record<string, unknown>, options?: RunOptions): AsyncIterable<StreamEvent>;
+}
+
+/** A non-fatal problem reported by the runner (e.g. output validation in `'warn'` mode). */
+export interface RunWarning {
+  toolId: string;
+  backend: ToolBackend;
+  error: ToolexecError;
+}
+
+/** Options of {@link createRunner}. */
+export interface RunnerOptions {
+  /** Consulted first to resolve tools and their backends. */
+  index?: ToolIndex;
+  /** Resolves tools the index does not know. */
+  toolResolver?: (id: string) => Tool | undefined | Promise<Tool | undefined>;
+  /** Resolves backends for tools found through `toolResolver`. */
+  backendsResolver?: (id: string) => ToolBackend[] | undefined | Promise<ToolBackend[] | undefined>;
+  /** @defaultValue defaultBackendSelector (local > provider > mcp) */
+  backendSelector?: (backends: ToolBackend[]) => ToolBackend;
+  /** @defaultValue createSchemaValidator() */
+  validator?: SchemaValidator;
+  /** @defaultValue true */
+  validateInput?: boolean;
+  /** `true` fails the call (OUTPUT_VALIDATION); `'warn'` keeps the result and calls `onWarning`. @defaultValue true */
+  validateOutput?: boolean | 'warn';
+  /** Receives non-fatal problems. */
+  onWarning?: (warning: RunWarning) => void;
+  local?: LocalRegistry | Record<string, LocalHandler>;
+  mcp?: McpExecutor;
+  provider?: ProviderExecutor;
+}
+
+/** The normalized result of one call. */
+export interface RunResult {
+  tool: Tool;
+  backend: ToolBackend;
+  /** The value: a local/provider return value, or the MCP result normalized. */
+  structured?: unknown;
+  /** The raw MCP result, for MCP backends. */
+  mcpResult?: CallToolResult;
+}
+
+/** One step of a chain. */
+export interface ChainStep {
+  toolId: string;
+  args?: Record<string, unknown>;
+  /** Inject the previous step's structured result at `args.previous` (overwriting). */
+  usePrevious?: boolean;
+}
+
+/** What happened to one chain step. */
+export interface StepResult {
+  toolId: string;
+  backend?: ToolBackend;
+  result?: RunResult;
+  error?: ToolexecError;
+}
+
+/** The result of a chain: the last step's result and every step's. */
+export interface ChainResult {
+  result: RunResult;
+  steps: StepResult[];
+}
+
+/** Resolves, validates, dispatches and normalizes tool calls. */
+export interface Runner {
+  run(toolId: string, args?: Record<string, unknown>, options?: RunOptions): Promise<RunResult>;
+  runStream(toolId: string, args?: Record<string, unknown>, options?: RunOptions): AsyncIterable<StreamEvent>;
+  runChain(steps: readonly ChainStep[], options?: RunOptions): Promise<ChainResult>;
+}
