@@ -5,6 +5,8 @@
 
 /** Every stable error code the library produces, grouped by the layer that raises it. */
 export const ERROR_CODES = [
+  // any layer: an argument outside its documented range (a non-positive page size, ...)
+  'INVALID_ARGUMENT',
   // model / discovery
   'INVALID_TOOL',
   'INVALID_TOOL_ID',
