@@ -1,0 +1,29 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const BIN = join(ROOT, 'node_modules', '.bin');
+
+function run(bin: string, args: string[]): { code: number; out: string } {
+  try {
+    const out = execFileSync(join(BIN, bin), args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    return { code: 0, out };
+  } catch (error) {
+    const e = error as { status?: number; stdout?: string; stderr?: string };
+    return { code: e.status ?? 1, out: `${e.stdout ?? ''}${e.stderr ?? ''}` };
+  }
+}
+
+describe('published shape', () => {
+  it('publint finds nothing to fix in the packed package', () => {
+    const result = run('publint', ['--strict', '--pack', 'npm']);
+    expect(result.out).not.toMatch(/error|warning/i);
+    expect(result.code, result.out).toBe(0);
+  }, 120_000);
+
+  it('@arethetypeswrong/cli is clean on the packed tarball', () => {
+    const result = run('attw', ['--pack', '.', '--profile', 'node16', '--format', 'ascii']);
+    expect(result.code, result.out).toBe(0);
+  }, 120_000);
+});
