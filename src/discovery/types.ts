@@ -74,6 +74,13 @@ export interface ToolIndexOptions {
   backendSelector?: BackendSelector;
   /** @defaultValue the built-in full-text searcher */
   searcher?: Searcher;
+  /**
+   * Called when a change listener throws. The index and the other listeners are unaffected.
+   *
+   * @defaultValue emits a process warning (`process.emitWarning`) named
+   * `ToolexecListenerWarning`, whose `cause` is the listener's error.
+   */
+  onListenerError?: (error: unknown, event: ChangeEvent) => void;
 }
 
 /**
@@ -82,24 +89,44 @@ export interface ToolIndexOptions {
  * @remarks In-memory implementations are synchronous; listeners run after the change is applied.
  */
 export interface ToolIndex {
-  /** @throws `INVALID_TOOL`, `INVALID_BACKEND` */
+  /**
+   * Registers a tool with one backend, or adds/replaces a backend of an already registered
+   * tool (whose MCP fields must then be the same).
+   *
+   * @throws `INVALID_TOOL`, `INVALID_BACKEND`
+   */
   registerTool(tool: Tool, backend: ToolBackend): void;
   /** Registers in order; stops at the first error (earlier registrations stay). */
   registerTools(regs: readonly ToolRegistration[]): void;
-  /** Registers each tool with an `mcp` backend for `serverName` (namespace = `tool.namespace ?? serverName`). */
+  /** Registers each tool with an `mcp` backend for `serverName` (namespace = `tool.namespace || serverName`). */
   registerToolsFromMcp(serverName: string, tools: readonly McpTool[]): void;
-  /** @throws `TOOL_NOT_FOUND`, `INVALID_BACKEND` */
+  /**
+   * Removes one backend of a tool (`backendId` is the server name, the local name, or
+   * `providerId:toolId`); the tool goes when its last backend does.
+   *
+   * @throws `TOOL_NOT_FOUND`, `INVALID_BACKEND`
+   */
   unregisterBackend(toolId: string, kind: BackendKind, backendId: string): void;
-  /** @throws `TOOL_NOT_FOUND` */
+  /** The tool with exactly this ID and the backend the selector picks. @throws `TOOL_NOT_FOUND` */
   getTool(id: string): { tool: Tool; backend: ToolBackend };
   /** A copy of the tool's backends in registration order. @throws `TOOL_NOT_FOUND` */
   getAllBackends(id: string): ToolBackend[];
+  /**
+   * The best `limit` tools for a free-text query: an exact ID match first, then exact name
+   * matches, then by relevance, ties by ID. An empty query lists tools in ID order; `limit <= 0`
+   * gives `[]`. Any query string is accepted.
+   */
   search(query: string, limit: number): ToolSummary[];
-  /** @throws `INVALID_CURSOR` */
+  /**
+   * One page of `search(query, all)`; pass the previous page's `nextCursor` for the next one.
+   *
+   * @throws `INVALID_CURSOR` (malformed, from another query, or issued before any change since),
+   * `INVALID_ARGUMENT` (`limit <= 0`), `CONFIGURATION` (the searcher declares `deterministic: false`)
+   */
   searchPage(query: string, limit: number, cursor?: string): Page<ToolSummary>;
   /** Every namespace in code-point order (`''` when namespace-less tools exist). */
   listNamespaces(): string[];
-  /** @throws `INVALID_CURSOR` */
+  /** One page of {@link ToolIndex.listNamespaces}. @throws `INVALID_CURSOR`, `INVALID_ARGUMENT` (`limit <= 0`) */
   listNamespacesPage(limit: number, cursor?: string): Page<string>;
   /** Subscribes to changes; returns an idempotent unsubscribe. */
   onChange(listener: (event: ChangeEvent) => void): () => void;

@@ -1,0 +1,51 @@
+/**
+ * The size caps of example arguments (foundation §6, `ValidateArgs`).
+ */
+
+/** Deepest nesting of example args: the top-level object is depth 1. */
+export const MAX_ARGS_DEPTH = 5;
+/** Most object keys plus array items, counted at every level, in one example's args. */
+export const MAX_ARGS_KEYS = 50;
+
+/** The size of one example's args, as {@link measureArgs} reports it. */
+export interface ArgsMeasure {
+  /** Nesting depth: 0 for null/undefined, 1 for a flat object. */
+  depth: number;
+  /** Object keys plus array items at every level. */
+  keys: number;
+  /** `depth <= MAX_ARGS_DEPTH && keys <= MAX_ARGS_KEYS`. */
+  ok: boolean;
+}
+
+/**
+ * Measures example args: an object or array sits at depth d (the top level at 1) and its values
+ * or items at d+1; every key and item counts once; a scalar adds no depth.
+ *
+ * @remarks The walk stops descending one level past {@link MAX_ARGS_DEPTH}, so for deeper (or
+ * cyclic) args `depth` reads `MAX_ARGS_DEPTH + 1` and `keys` counts the part visited; `ok` is
+ * exact either way.
+ *
+ * @example
+ * ```ts
+ * measureArgs({ items: [{ id: 1 }, { id: 2 }] }); // { depth: 3, keys: 5, ok: true }
+ * ```
+ */
+export function measureArgs(args: unknown): ArgsMeasure {
+  if (args === null || args === undefined) return { depth: 0, keys: 0, ok: true };
+  let depth = 0;
+  let keys = 0;
+  const stack: [unknown, number][] = [[args, 1]];
+  while (stack.length > 0) {
+    const [value, level] = stack.pop() as [unknown, number];
+    if (value === null || typeof value !== 'object') {
+      depth = Math.max(depth, level - 1);
+      continue;
+    }
+    depth = Math.max(depth, level);
+    if (level > MAX_ARGS_DEPTH) continue;
+    const children: unknown[] = Array.isArray(value) ? value : Object.values(value);
+    keys += children.length;
+    for (const child of children) stack.push([child, level + 1]);
+  }
+  return { depth, keys, ok: depth <= MAX_ARGS_DEPTH && keys <= MAX_ARGS_KEYS };
+}

@@ -1,0 +1,18 @@
+import { BACKEND_KINDS, ToolexecError, type ToolBackend } from '../model/index.js';
+
+/**
+ * The default {@link BackendSelector}: the first `local` backend in list order, else the first
+ * `provider`, else the first `mcp`, else the first backend of any kind.
+ *
+ * @throws {@link ToolexecError} `NO_BACKENDS` when the list is empty (Go returns a zero backend).
+ */
+export function defaultBackendSelector(backends: ToolBackend[]): ToolBackend {
+  if (!Array.isArray(backends) || backends.length === 0) {
+    throw new ToolexecError('NO_BACKENDS', 'no backends to select from');
+  }
+  for (const kind of BACKEND_KINDS) {
+    const match = backends.find((backend) => backend?.kind === kind);
+    if (match !== undefined) return match;
+  }
+  return backends[0] as ToolBackend;
+}

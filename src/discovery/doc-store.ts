@@ -1,0 +1,279 @@
+/**
+ * The in-memory documentation store: summaries, notes, examples and schema facts at three
+ * levels of detail (foundation §6).
+ */
+import { ToolexecError, errorMessage, truncateUtf8, type Tool } from '../model/index.js';
+import { MAX_ARGS_DEPTH, MAX_ARGS_KEYS, measureArgs } from './args-caps.js';
+import { deriveSchemaInfo } from './schema-info.js';
+import { modes, securitySummary } from './tool-facts.js';
+import type { DetailLevel, DocEntry, DocStore, DocStoreOptions, ToolDoc, ToolExample, ToolIndex } from './types.js';
+
+/** The caps applied when docs are registered, in UTF-8 bytes (text is cut, never split mid-character). */
+export const DOC_LIMITS = Object.freeze({
+  summaryBytes: 200,
+  notesBytes: 2000,
+  exampleDescriptionBytes: 300,
+  resultHintBytes: 200,
+});
+
+/** The detail levels, from least to most. */
+export const DETAIL_LEVELS: readonly DetailLevel[] = Object.freeze(['summary', 'schema', 'full']);
+
+interface DocRecord {
+  readonly summary: string;
+  readonly notes: string;
+  readonly examples: readonly ToolExample[];
+  readonly externalRefs: readonly string[];
+}
+
+interface ResolvedDocStoreOptions {
+  index: Pick<ToolIndex, 'getTool'> | undefined;
+  toolResolver: ((id: string) => Tool | undefined) | undefined;
+  maxExamples: number;
+}
+
+interface Resolution {
+  tool?: Tool;
+  /** True when the tool came from the index (and must be copied before it is handed out). */
+  fromIndex?: boolean;
+  error?: ToolexecError;
+}
+
+function resolveDocStoreOptions(options: DocStoreOptions | undefined): ResolvedDocStoreOptions {
+  const { index, toolResolver, maxExamples = 0 } = options ?? {};
+  if (index !== undefined && (index === null || typeof index.getTool !== 'function')) {
+    throw new ToolexecError('CONFIGURATION', 'index must be a ToolIndex (with getTool)');
+  }
+  if (toolResolver !== undefined && typeof toolResolver !== 'function') {
+    throw new ToolexecError('CONFIGURATION', 'toolResolver must be a function');
+  }
+  if (typeof maxExamples !== 'number' || !(maxExamples >= 0) || !Number.isInteger(maxExamples)) {
+    throw new ToolexecError('CONFIGURATION', 'maxExamples must be a non-negative integer (0 = no cap)', {
+      details: { maxExamples },
+    });
+  }
+  return { index, toolResolver, maxExamples };
+}
+
+function notFound(id: string): ToolexecError {
+  return new ToolexecError('TOOL_NOT_FOUND', `tool not found: ${id}`, { details: { toolId: id } });
+}
+
+function checkId(id: unknown): asserts id is string {
+  if (typeof id !== 'string') {
+    throw new ToolexecError('INVALID_ARGUMENT', 'tool ID must be a string', { details: { toolId: typeof id } });
+  }
+}
+
+function text(value: unknown, maxBytes: number): string {
+  return typeof value === 'string' ? truncateUtf8(value, maxBytes) : '';
+}
+
+function isThenable(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/** Truncates and deep-copies one example, checking its args against the caps. */
+function prepareExample(example: ToolExample, index: number): ToolExample {
+  if (example === null || typeof example !== 'object') {
+    throw new ToolexecError('INVALID_ARGUMENT', `example ${index} must be an object`, { details: { index } });
+  }
+  const title = typeof example.title === 'string' ? example.title : '';
+  let args: Record<string, unknown> | null;
+  try {
+    args = example.args === undefined || example.args === null ? null : structuredClone(example.args);
+  } catch (error) {
+    throw new ToolexecError('INVALID_ARGUMENT', `example ${index} (${title}) args must be plain data: ${errorMessage(error)}`, {
+      cause: error,
+      details: { index, title },
+    });
+  }
+  const { depth, keys, ok } = measureArgs(args);
+  if (!ok) {
+    throw new ToolexecError(
+      'ARGS_TOO_LARGE',
+      `args exceeds caps: example ${index} (${title}) has depth=${depth} (max ${MAX_ARGS_DEPTH}), keys=${keys} (max ${MAX_ARGS_KEYS})`,
+      { details: { index, title, depth, keys, maxDepth: MAX_ARGS_DEPTH, maxKeys: MAX_ARGS_KEYS } },
+    );
+  }
+  const prepared: ToolExample = { title, description: text(example.description, DOC_LIMITS.exampleDescriptionBytes), args };
+  if (typeof example.id === 'string' && example.id !== '') prepared.id = example.id;
+  const resultHint = text(example.resultHint, DOC_LIMITS.resultHintBytes);
+  if (resultHint !== '') prepared.resultHint = resultHint;
+  return prepared;
+}
+
+function prepareExamples(examples: readonly ToolExample[] | undefined): ToolExample[] {
+  if (examples === undefined || examples === null) return [];
+  if (!Array.isArray(examples)) throw new ToolexecError('INVALID_ARGUMENT', 'examples must be an array');
+  return (examples as readonly ToolExample[]).map(prepareExample);
+}
+
+/** A caller-owned copy of a stored example (fresh args every time). */
+function copyExample(example: ToolExample): ToolExample {
+  return { ...example, args: example.args === null ? null : structuredClone(example.args) };
+}
+
+/** The annotations map of a doc: both boolean hints always, the others only when set. */
+function annotationsOf(tool: Tool): Record<string, unknown> | undefined {
+  const annotations: unknown = tool.annotations;
+  if (annotations === null || typeof annotations !== 'object') return undefined;
+  const a = annotations as Record<string, unknown>;
+  const map: Record<string, unknown> = { readOnlyHint: a.readOnlyHint === true, idempotentHint: a.idempotentHint === true };
+  if (a.destructiveHint !== undefined) map.destructiveHint = a.destructiveHint;
+  if (a.openWorldHint !== undefined) map.openWorldHint = a.openWorldHint;
+  if (typeof a.title === 'string' && a.title !== '') map.title = a.title;
+  return map;
+}
+
+/**
+ * The in-memory {@link DocStore}.
+ *
+ * @remarks
+ * Text is capped at registration ({@link DOC_LIMITS}); example args must stay within depth
+ * {@link MAX_ARGS_DEPTH} and {@link MAX_ARGS_KEYS} keys and items (`ARGS_TOO_LARGE`, nothing
+ * stored). Args are deep-copied on the way in and on the way out. Tools come from the index
+ * first, then from the resolver; docs may exist for IDs neither knows.
+ */
+export class InMemoryDocStore implements DocStore {
+  readonly #options: ResolvedDocStoreOptions;
+  readonly #docs = new Map<string, DocRecord>();
+
+  constructor(options?: DocStoreOptions) {
+    this.#options = resolveDocStoreOptions(options);
+  }
+
+  registerDoc(id: string, entry: DocEntry): void {
+    checkId(id);
+    if (entry === null || typeof entry !== 'object') throw new ToolexecError('INVALID_ARGUMENT', 'doc entry must be an object');
+    const examples = prepareExamples(entry.examples);
+    const refs: unknown = entry.externalRefs;
+    this.#docs.set(id, {
+      summary: text(entry.summary, DOC_LIMITS.summaryBytes),
+      notes: text(entry.notes, DOC_LIMITS.notesBytes),
+      examples,
+      externalRefs: Array.isArray(refs) ? (refs as unknown[]).filter((ref): ref is string => typeof ref === 'string') : [],
+    });
+  }
+
+  registerExamples(id: string, examples: readonly ToolExample[]): void {
+    checkId(id);
+    const { maxExamples } = this.#options;
+    const considered = Array.isArray(examples) && maxExamples > 0 ? examples.slice(0, maxExamples) : examples;
+    const prepared = prepareExamples(considered);
+    const current = this.#docs.get(id);
+    this.#docs.set(id, current === undefined ? { summary: '', notes: '', examples: prepared, externalRefs: [] } : { ...current, examples: prepared });
+  }
+
+  describeTool(id: string, level: DetailLevel): ToolDoc {
+    if (!DETAIL_LEVELS.includes(level)) {
+      throw new ToolexecError('INVALID_DETAIL', `invalid detail level: ${String(level)}`, { details: { level } });
+    }
+    checkId(id);
+    const doc = this.#docs.get(id);
+    const { tool, fromIndex, error } = this.#resolve(id);
+    if (level !== 'summary' && tool === undefined) {
+      if (error !== undefined) throw error;
+      if (doc === undefined) throw notFound(id);
+      throw new ToolexecError('TOOL_NOT_FOUND', `tool required for schema/full level: ${id}`, {
+        details: { toolId: id, level, reason: 'a doc exists but no tool is known for this ID' },
+      });
+    }
+    let summary = doc?.summary ?? '';
+    if (summary === '' && tool !== undefined && typeof tool.description === 'string') {
+      summary = truncateUtf8(tool.description, DOC_LIMITS.summaryBytes);
+    }
+    if (summary === '' && doc === undefined && tool === undefined) throw error ?? notFound(id);
+
+    const result: ToolDoc =
+      tool !== undefined && level !== 'summary' ? { tool: fromIndex === true ? structuredClone(tool) : tool, summary } : { summary };
+    if (tool !== undefined) {
+      const inputModes = modes(tool, 'inputModes');
+      if (inputModes.length > 0) result.inputModes = inputModes;
+      const outputModes = modes(tool, 'outputModes');
+      if (outputModes.length > 0) result.outputModes = outputModes;
+      const security = securitySummary(tool);
+      if (security !== '') result.securitySummary = security;
+      const annotations = annotationsOf(tool);
+      if (annotations !== undefined) result.annotations = annotations;
+      if (level !== 'summary') {
+        const schemaInfo = deriveSchemaInfo(tool.inputSchema);
+        if (schemaInfo !== undefined) result.schemaInfo = schemaInfo;
+      }
+    }
+    if (level !== 'full' || doc === undefined) return result;
+    if (doc.notes !== '') result.notes = doc.notes;
+    const { maxExamples } = this.#options;
+    const examples = maxExamples > 0 ? doc.examples.slice(0, maxExamples) : doc.examples;
+    if (examples.length > 0) result.examples = examples.map(copyExample);
+    if (doc.externalRefs.length > 0) result.externalRefs = [...doc.externalRefs];
+    return result;
+  }
+
+  listExamples(id: string, max: number): ToolExample[] {
+    checkId(id);
+    const doc = this.#docs.get(id);
+    let exists = false;
+    if (this.#options.index !== undefined) exists = this.#fromIndex(id) !== undefined;
+    if (!exists && this.#options.toolResolver !== undefined) {
+      const { tool, error } = this.#fromResolver(id);
+      if (error !== undefined) throw error;
+      exists = tool !== undefined;
+    }
+    if (doc === undefined && !exists) throw notFound(id);
+    const examples = doc?.examples ?? [];
+    if (examples.length === 0) return [];
+    let limit = typeof max === 'number' && !Number.isNaN(max) ? Math.floor(max) : 0;
+    const { maxExamples } = this.#options;
+    if (maxExamples > 0 && (limit <= 0 || maxExamples < limit)) limit = maxExamples;
+    return (limit <= 0 ? examples : examples.slice(0, limit)).map(copyExample);
+  }
+
+  /** The tool for an ID: from the index (any error = unknown), else from the resolver. */
+  #resolve(id: string): Resolution {
+    const indexed = this.#fromIndex(id);
+    if (indexed !== undefined) return { tool: indexed, fromIndex: true };
+    return this.#fromResolver(id);
+  }
+
+  #fromIndex(id: string): Tool | undefined {
+    const { index } = this.#options;
+    if (index === undefined) return undefined;
+    try {
+      return index.getTool(id).tool;
+    } catch {
+      return undefined;
+    }
+  }
+
+  #fromResolver(id: string): Resolution {
+    const { toolResolver } = this.#options;
+    if (toolResolver === undefined) return {};
+    let tool: unknown;
+    try {
+      tool = toolResolver(id);
+    } catch (error) {
+      if (ToolexecError.isInstance(error)) return { error };
+      return {
+        error: new ToolexecError('TOOL_NOT_FOUND', `tool not found: ${id} (the tool resolver failed: ${errorMessage(error)})`, {
+          cause: error,
+          details: { toolId: id },
+        }),
+      };
+    }
+    if (tool === undefined || tool === null) return {};
+    if (isThenable(tool) || typeof tool !== 'object') {
+      return { error: new ToolexecError('CONFIGURATION', 'toolResolver must return a tool or undefined, synchronously') };
+    }
+    return { tool: tool as Tool };
+  }
+}
+
+/**
+ * Creates an in-memory {@link DocStore}.
+ *
+ * @throws {@link ToolexecError} `CONFIGURATION` when an option has the wrong type.
+ */
+export function createDocStore(options?: DocStoreOptions): InMemoryDocStore {
+  return new InMemoryDocStore(options);
+}

@@ -1,0 +1,53 @@
+/**
+ * The options of the in-memory tool index, resolved in one place.
+ */
+import { ToolexecError, errorMessage } from '../model/index.js';
+import { defaultBackendSelector } from './backend-selector.js';
+import type { BackendSelector, ChangeEvent, Searcher, ToolIndexOptions } from './types.js';
+
+/** {@link ToolIndexOptions} with every default filled in. */
+export interface ResolvedToolIndexOptions {
+  backendSelector: BackendSelector;
+  searcher: Searcher | undefined;
+  onListenerError: (error: unknown, event: ChangeEvent) => void;
+}
+
+/** A CONFIGURATION error. */
+export function configurationError(message: string): ToolexecError {
+  return new ToolexecError('CONFIGURATION', message);
+}
+
+/**
+ * Checks the options and fills in the defaults.
+ *
+ * @throws {@link ToolexecError} `CONFIGURATION` when an option has the wrong type.
+ */
+export function resolveToolIndexOptions(options: ToolIndexOptions | undefined): ResolvedToolIndexOptions {
+  const { backendSelector, searcher, onListenerError } = options ?? {};
+  if (backendSelector !== undefined && typeof backendSelector !== 'function') {
+    throw configurationError('backendSelector must be a function');
+  }
+  if (searcher !== undefined && (searcher === null || typeof searcher.search !== 'function')) {
+    throw configurationError('searcher must have a search(query, limit, docs) method');
+  }
+  if (onListenerError !== undefined && typeof onListenerError !== 'function') {
+    throw configurationError('onListenerError must be a function');
+  }
+  return {
+    backendSelector: backendSelector ?? defaultBackendSelector,
+    searcher,
+    onListenerError: onListenerError ?? warnListenerError,
+  };
+}
+
+/** The default listener-error report: a process warning carrying the listener's error as `cause`. */
+export function warnListenerError(error: unknown, event: ChangeEvent): void {
+  const warning = new Error(
+    `a ToolIndex change listener threw on "${event.type}"${event.toolId ? ` for ${event.toolId}` : ''}: ${errorMessage(error)}`,
+    { cause: error },
+  );
+  warning.name = 'ToolexecListenerWarning';
+  const host = (globalThis as { process?: { emitWarning?: (warning: Error) => void } }).process;
+  if (typeof host?.emitWarning === 'function') host.emitWarning(warning);
+  else console.error(warning);
+}

@@ -1,0 +1,480 @@
+/**
+ * The in-memory tool index: registration, lookup, full-text search, pages and change events
+ * (foundation §4).
+ */
+import {
+  ToolexecError,
+  backendIdentity,
+  errorMessage,
+  normalizeTags,
+  toolId,
+  validateBackend,
+  validateTool,
+  type BackendKind,
+  type McpTool,
+  type Tool,
+  type ToolBackend,
+} from '../model/index.js';
+import { compareCodePoints } from './compare.js';
+import { decodeCursor, encodeCursor, fingerprint } from './cursor.js';
+import { frozenCopy } from './freeze.js';
+import { sameMcpFields } from './mcp-equality.js';
+import { buildDocText, buildSummary, copySummary } from './summary.js';
+import { configurationError, resolveToolIndexOptions, warnListenerError, type ResolvedToolIndexOptions } from './index-options.js';
+import { selectTop } from './ranking.js';
+import { TextEngine, queryTerms, type EngineDoc } from './text-engine.js';
+import { metaSummary, category } from './tool-facts.js';
+import type {
+  ChangeEvent,
+  ChangeType,
+  Page,
+  SearchDoc,
+  Searcher,
+  ToolIndex,
+  ToolIndexOptions,
+  ToolRegistration,
+  ToolSummary,
+} from './types.js';
+
+interface ToolRecord {
+  readonly id: string;
+  /** Deep-frozen copy of the registered tool (raw tags). */
+  tool: Tool;
+  /** Frozen backends in registration order, with their identities at the same positions. */
+  readonly backends: ToolBackend[];
+  readonly identities: string[];
+  summary: Readonly<ToolSummary>;
+  tags: readonly string[];
+  /** Built on first use by the search-doc snapshot. */
+  docText: string | undefined;
+}
+
+interface ListenerEntry {
+  readonly listener: (event: ChangeEvent) => void;
+}
+
+const NAMESPACE_LISTING = fingerprint('namespaces');
+
+function notFound(id: unknown): ToolexecError {
+  return new ToolexecError('TOOL_NOT_FOUND', `tool not found: ${String(id)}`, { details: { toolId: id } });
+}
+
+function invalidArgument(message: string, details?: Record<string, unknown>): ToolexecError {
+  return new ToolexecError('INVALID_ARGUMENT', message, details === undefined ? {} : { details });
+}
+
+function checkQuery(query: unknown): asserts query is string {
+  if (typeof query !== 'string') throw invalidArgument('query must be a string', { query: typeof query });
+}
+
+/** `limit` as a count of items: 0 when it is not a positive number (NaN included). */
+function itemCount(limit: unknown): number {
+  if (typeof limit !== 'number' || !(limit >= 1)) return 0;
+  return limit === Infinity ? Infinity : Math.floor(limit);
+}
+
+function pageSize(limit: unknown): number {
+  const count = itemCount(limit);
+  if (count === 0) throw invalidArgument('limit must be positive', { limit: typeof limit === 'number' ? limit : typeof limit });
+  return count;
+}
+
+function isAbsentCursor(cursor: unknown): boolean {
+  return cursor === undefined || cursor === null || cursor === '';
+}
+
+/** A frozen copy of a backend with only its kind and identity fields. */
+function storedBackend(backend: ToolBackend): ToolBackend {
+  switch (backend.kind) {
+    case 'mcp':
+      return Object.freeze({ kind: 'mcp', mcp: Object.freeze({ serverName: backend.mcp.serverName }) });
+    case 'provider':
+      return Object.freeze({
+        kind: 'provider',
+        provider: Object.freeze({ providerId: backend.provider.providerId, toolId: backend.provider.toolId }),
+      });
+    case 'local':
+      return Object.freeze({ kind: 'local', local: Object.freeze({ name: backend.local.name }) });
+  }
+}
+
+function storedTool(tool: Tool): Tool {
+  let copy: Tool;
+  try {
+    copy = frozenCopy(tool);
+  } catch (error) {
+    const reason = `tool is not plain data (${errorMessage(error)})`;
+    throw new ToolexecError('INVALID_TOOL', `invalid tool: ${reason}`, { cause: error, details: { reason } });
+  }
+  return copy;
+}
+
+function engineDoc(record: ToolRecord): EngineDoc {
+  const { tool } = record;
+  const description = typeof tool.description === 'string' ? tool.description : '';
+  const summary = metaSummary(tool);
+  return {
+    id: record.id,
+    name: tool.name,
+    namespace: tool.namespace ?? '',
+    description,
+    summary: summary !== undefined && summary !== description ? summary : '',
+    tags: record.tags.join(' '),
+    category: category(tool) ?? '',
+  };
+}
+
+// Multi-maps hold a single ID as a string and switch to an array on a second one (rare).
+type MultiMap = Map<string, string | string[]>;
+
+function addToMultiMap(map: MultiMap, key: string, value: string): void {
+  const current = map.get(key);
+  if (current === undefined) map.set(key, value);
+  else if (typeof current === 'string') {
+    if (current !== value) map.set(key, [current, value]);
+  } else if (!current.includes(value)) current.push(value);
+}
+
+function removeFromMultiMap(map: MultiMap, key: string, value: string): void {
+  const current = map.get(key);
+  if (current === value) map.delete(key);
+  else if (Array.isArray(current)) {
+    const rest = current.filter((item) => item !== value);
+    map.set(key, rest.length === 1 ? (rest[0] as string) : rest);
+  }
+}
+
+function multiMapValues(map: MultiMap, key: string): readonly string[] | undefined {
+  const current = map.get(key);
+  return typeof current === 'string' ? [current] : current;
+}
+
+/**
+ * The in-memory {@link ToolIndex}.
+ *
+ * @remarks
+ * All methods are synchronous. Stored tools and backends are deep-frozen copies: what
+ * `getTool` and `getAllBackends` return can be read freely but not modified (assigning to them
+ * throws in strict mode), and changing an object after registering it does not change the index.
+ * Summaries are fresh copies on every call.
+ *
+ * Search uses a MiniSearch (BM25+) index kept in step with every registration (never rebuilt per
+ * search). Ranking: an exact ID match (case-insensitive) first, then exact name matches, then
+ * by score, ties broken by ID in code-point order. A custom {@link Searcher} replaces the engine
+ * and receives the frozen, ID-sorted {@link SearchDoc} snapshot, rebuilt only after a change.
+ *
+ * Change listeners run synchronously after the change, from a snapshot of the listener list
+ * (a listener added during a notification misses it, one removed during it still gets it). A
+ * throwing listener does not affect the index or the other listeners; its error goes to
+ * {@link ToolIndexOptions.onListenerError}.
+ */
+export class InMemoryToolIndex implements ToolIndex {
+  readonly #options: ResolvedToolIndexOptions;
+  readonly #records = new Map<string, ToolRecord>();
+  readonly #namespaces = new Map<string, number>();
+  readonly #byLowerId: MultiMap = new Map();
+  readonly #byLowerName: MultiMap = new Map();
+  readonly #engine: TextEngine | undefined;
+  #version = 0;
+  #listeners: readonly ListenerEntry[] = [];
+  // Caches, dropped on every change.
+  #sortedIds: string[] | undefined;
+  #namespaceList: string[] | undefined;
+  #searchDocs: readonly SearchDoc[] | undefined;
+  #pageCache: { version: number; query: string; items: readonly Readonly<ToolSummary>[] } | undefined;
+
+  constructor(options?: ToolIndexOptions) {
+    this.#options = resolveToolIndexOptions(options);
+    this.#engine = this.#options.searcher === undefined ? new TextEngine() : undefined;
+  }
+
+  /** The current index version: 0 when new, increased by every change. */
+  get version(): number {
+    return this.#version;
+  }
+
+  registerTool(tool: Tool, backend: ToolBackend): void {
+    validateTool(tool);
+    validateBackend(backend);
+    const id = toolId(tool);
+    const stored = storedTool(tool);
+    const frozenBackend = storedBackend(backend);
+    const identity = backendIdentity(frozenBackend);
+    const tags = normalizeTags(stored.tags ?? []);
+    const existing = this.#records.get(id);
+
+    if (existing === undefined) {
+      const record: ToolRecord = {
+        id,
+        tool: stored,
+        backends: [frozenBackend],
+        identities: [identity],
+        summary: buildSummary(stored, id, tags),
+        tags,
+        docText: undefined,
+      };
+      this.#records.set(id, record);
+      this.#addLookups(record);
+      this.#engine?.upsert(engineDoc(record));
+      this.#changed('registered', id, frozenBackend);
+      return;
+    }
+
+    if (!sameMcpFields(existing.tool, stored)) {
+      throw new ToolexecError('INVALID_TOOL', `invalid tool: tool "${id}" MCP fields differ from existing registration`, {
+        details: { toolId: id, reason: 'MCP fields differ from existing registration' },
+      });
+    }
+    existing.tool = stored;
+    existing.tags = tags;
+    existing.summary = buildSummary(stored, id, tags);
+    existing.docText = undefined;
+    const position = existing.identities.indexOf(identity);
+    if (position >= 0) existing.backends[position] = frozenBackend;
+    else {
+      existing.backends.push(frozenBackend);
+      existing.identities.push(identity);
+    }
+    this.#engine?.upsert(engineDoc(existing));
+    this.#changed('updated', id, frozenBackend);
+  }
+
+  registerTools(regs: readonly ToolRegistration[]): void {
+    if (!Array.isArray(regs)) throw invalidArgument('registrations must be an array');
+    for (const reg of regs as readonly ToolRegistration[]) {
+      if (reg === null || typeof reg !== 'object') throw invalidArgument('each registration must be { tool, backend }');
+      this.registerTool(reg.tool, reg.backend);
+    }
+  }
+
+  registerToolsFromMcp(serverName: string, tools: readonly McpTool[]): void {
+    if (!Array.isArray(tools)) throw invalidArgument('tools must be an array');
+    for (const tool of tools as readonly McpTool[]) {
+      if (tool === null || typeof tool !== 'object') validateTool(tool);
+      const namespace = (tool as Tool).namespace || serverName;
+      this.registerTool({ ...tool, namespace }, { kind: 'mcp', mcp: { serverName } });
+    }
+  }
+
+  unregisterBackend(id: string, kind: BackendKind, backendId: string): void {
+    if (typeof backendId !== 'string') {
+      throw new ToolexecError('INVALID_BACKEND', 'invalid backend: backendID must be a string');
+    }
+    let identity: string | undefined;
+    if (kind === 'provider') {
+      const colon = backendId.indexOf(':');
+      if (colon < 0) {
+        throw new ToolexecError('INVALID_BACKEND', "invalid backend: provider backendID must be in format 'providerID:toolID'", {
+          details: { backendId },
+        });
+      }
+      const providerId = backendId.slice(0, colon);
+      const providerToolId = backendId.slice(colon + 1);
+      if (providerId === '' || providerToolId === '') {
+        throw new ToolexecError('INVALID_BACKEND', 'invalid backend: provider backendID must have non-empty providerID and toolID', {
+          details: { backendId },
+        });
+      }
+      identity = backendIdentity({ kind, provider: { providerId, toolId: providerToolId } });
+    } else if (kind === 'mcp') identity = backendIdentity({ kind, mcp: { serverName: backendId } });
+    else if (kind === 'local') identity = backendIdentity({ kind, local: { name: backendId } });
+
+    const record = typeof id === 'string' ? this.#records.get(id) : undefined;
+    if (record === undefined) throw notFound(id);
+    const position = identity === undefined ? -1 : record.identities.indexOf(identity);
+    if (position < 0) {
+      throw new ToolexecError('TOOL_NOT_FOUND', `tool not found: backend not found (${String(kind)} "${backendId}" of ${id})`, {
+        details: { toolId: id, kind, backendId },
+      });
+    }
+    const [removed] = record.backends.splice(position, 1);
+    record.identities.splice(position, 1);
+    if (record.backends.length > 0) {
+      this.#changed('backend_removed', id, removed);
+      return;
+    }
+    this.#records.delete(id);
+    this.#removeLookups(record);
+    this.#engine?.remove(id);
+    this.#changed('tool_removed', id, removed);
+  }
+
+  getTool(id: string): { tool: Tool; backend: ToolBackend } {
+    const record = typeof id === 'string' ? this.#records.get(id) : undefined;
+    if (record === undefined) throw notFound(id);
+    return { tool: record.tool, backend: this.#options.backendSelector(record.backends.slice()) };
+  }
+
+  getAllBackends(id: string): ToolBackend[] {
+    const record = typeof id === 'string' ? this.#records.get(id) : undefined;
+    if (record === undefined) throw notFound(id);
+    return record.backends.slice();
+  }
+
+  search(query: string, limit: number): ToolSummary[] {
+    checkQuery(query);
+    const count = itemCount(limit);
+    if (count === 0) return [];
+    return this.#rank(query, count).map(copySummary);
+  }
+
+  searchPage(query: string, limit: number, cursor?: string): Page<ToolSummary> {
+    checkQuery(query);
+    const size = pageSize(limit);
+    if (this.#options.searcher?.deterministic === false) {
+      throw configurationError('searchPage needs a deterministic searcher; the configured searcher declares deterministic: false');
+    }
+    const listing = fingerprint(`search\u0000${query}`);
+    const offset = isAbsentCursor(cursor) ? 0 : decodeCursor(cursor, this.#version, listing);
+    let cached = this.#pageCache;
+    if (cached === undefined || cached.version !== this.#version || cached.query !== query) {
+      cached = { version: this.#version, query, items: this.#rank(query, Infinity) };
+      this.#pageCache = cached;
+    }
+    return this.#page(cached.items, offset, size, listing, copySummary);
+  }
+
+  listNamespaces(): string[] {
+    return this.#sortedNamespaces().slice();
+  }
+
+  listNamespacesPage(limit: number, cursor?: string): Page<string> {
+    const size = pageSize(limit);
+    const offset = isAbsentCursor(cursor) ? 0 : decodeCursor(cursor, this.#version, NAMESPACE_LISTING);
+    return this.#page(this.#sortedNamespaces(), offset, size, NAMESPACE_LISTING, (namespace) => namespace);
+  }
+
+  onChange(listener: (event: ChangeEvent) => void): () => void {
+    if (typeof listener !== 'function') return () => {};
+    const entry: ListenerEntry = { listener };
+    this.#listeners = [...this.#listeners, entry];
+    return () => {
+      if (this.#listeners.includes(entry)) this.#listeners = this.#listeners.filter((other) => other !== entry);
+    };
+  }
+
+  refresh(): number {
+    this.#changed('refreshed', '', undefined);
+    return this.#version;
+  }
+
+  #addLookups(record: ToolRecord): void {
+    const namespace = record.tool.namespace ?? '';
+    const count = this.#namespaces.get(namespace) ?? 0;
+    this.#namespaces.set(namespace, count + 1);
+    if (count === 0) this.#namespaceList = undefined;
+    addToMultiMap(this.#byLowerId, record.id.toLowerCase(), record.id);
+    addToMultiMap(this.#byLowerName, record.tool.name.toLowerCase(), record.id);
+    this.#sortedIds = undefined;
+  }
+
+  #removeLookups(record: ToolRecord): void {
+    const namespace = record.tool.namespace ?? '';
+    const count = this.#namespaces.get(namespace) ?? 0;
+    if (count <= 1) {
+      this.#namespaces.delete(namespace);
+      this.#namespaceList = undefined;
+    } else this.#namespaces.set(namespace, count - 1);
+    removeFromMultiMap(this.#byLowerId, record.id.toLowerCase(), record.id);
+    removeFromMultiMap(this.#byLowerName, record.tool.name.toLowerCase(), record.id);
+    this.#sortedIds = undefined;
+  }
+
+  /** Applies the bookkeeping of a successful change, then notifies the listeners. */
+  #changed(type: ChangeType, id: string, backend: ToolBackend | undefined): void {
+    this.#version += 1;
+    this.#searchDocs = undefined;
+    this.#pageCache = undefined;
+    const listeners = this.#listeners;
+    if (listeners.length === 0) return;
+    const event: ChangeEvent = { type, toolId: id, version: this.#version };
+    if (backend !== undefined) event.backend = backend;
+    Object.freeze(event);
+    for (const { listener } of listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.#reportListenerError(error, event);
+      }
+    }
+  }
+
+  #reportListenerError(error: unknown, event: ChangeEvent): void {
+    try {
+      this.#options.onListenerError(error, event);
+    } catch (reporterError) {
+      warnListenerError(new AggregateError([error, reporterError], 'onListenerError threw while reporting a listener error'), event);
+    }
+  }
+
+  #sortedIdList(): string[] {
+    this.#sortedIds ??= [...this.#records.keys()].sort(compareCodePoints);
+    return this.#sortedIds;
+  }
+
+  #sortedNamespaces(): string[] {
+    this.#namespaceList ??= [...this.#namespaces.keys()].sort(compareCodePoints);
+    return this.#namespaceList;
+  }
+
+  /** The best `limit` summaries for a query (stored objects; callers copy them). */
+  #rank(query: string, limit: number): readonly Readonly<ToolSummary>[] {
+    if (this.#options.searcher !== undefined) return this.#searchWith(this.#options.searcher, query, limit);
+    const trimmed = query.trim();
+    const records = this.#records;
+    if (trimmed === '') {
+      return this.#sortedIdList()
+        .slice(0, limit)
+        .map((id) => (records.get(id) as ToolRecord).summary);
+    }
+    const hits = (this.#engine as TextEngine).search(queryTerms(trimmed));
+    const lower = trimmed.toLowerCase();
+    const ranked = selectTop(hits, limit, multiMapValues(this.#byLowerId, lower), multiMapValues(this.#byLowerName, lower));
+    return ranked.map((entry) => (records.get(entry.id) as ToolRecord).summary);
+  }
+
+  #searchWith(searcher: Searcher, query: string, limit: number): readonly Readonly<ToolSummary>[] {
+    const docs = this.#snapshot();
+    let results: unknown;
+    try {
+      results = searcher.search(query, limit === Infinity ? docs.length : limit, docs);
+    } catch (error) {
+      if (ToolexecError.isInstance(error)) throw error;
+      throw new ToolexecError('EXECUTION', `searcher failed: ${errorMessage(error)}`, { cause: error });
+    }
+    if (!Array.isArray(results) || results.some((item) => item === null || typeof item !== 'object')) {
+      throw new ToolexecError('EXECUTION', 'searcher failed: search() must return an array of summaries');
+    }
+    const summaries = results as Readonly<ToolSummary>[];
+    return limit < summaries.length ? summaries.slice(0, limit) : summaries;
+  }
+
+  /** The frozen, ID-sorted search docs, built on first use after a change. */
+  #snapshot(): readonly SearchDoc[] {
+    if (this.#searchDocs !== undefined) return this.#searchDocs;
+    const docs = this.#sortedIdList().map((id) => {
+      const record = this.#records.get(id) as ToolRecord;
+      record.docText ??= buildDocText(record.tool, record.tags);
+      return Object.freeze({ id, docText: record.docText, summary: record.summary });
+    });
+    this.#searchDocs = Object.freeze(docs);
+    return this.#searchDocs;
+  }
+
+  #page<S, T>(items: readonly S[], offset: number, size: number, listing: string, copy: (item: S) => T): Page<T> {
+    if (offset >= items.length) return { items: [] };
+    const end = Math.min(offset + size, items.length);
+    const page: Page<T> = { items: items.slice(offset, end).map(copy) };
+    if (end < items.length) page.nextCursor = encodeCursor(end, this.#version, listing);
+    return page;
+  }
+}
+
+/**
+ * Creates an in-memory {@link ToolIndex}.
+ *
+ * @throws {@link ToolexecError} `CONFIGURATION` when an option has the wrong type.
+ */
+export function createToolIndex(options?: ToolIndexOptions): InMemoryToolIndex {
+  return new InMemoryToolIndex(options);
+}
