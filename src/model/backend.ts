@@ -53,7 +53,23 @@ export function validateBackend(backend: ToolBackend): void {
       if (!isNonEmpty(b.local?.name)) throw invalidBackend('Local backend requires Name');
       return;
     default:
-      throw invalidBackend(`unknown backend kind ${JSON.stringify(typeof b.kind === 'string' ? b.kind : String(b.kind ?? ''))}`);
+      throw invalidBackend(`unknown backend kind ${JSON.stringify(typeof b.kind === 'string' ? b.kind : kindText(b.kind))}`);
+  }
+}
+
+/** Any non-string kind as text, for the message; never throws (null-prototype objects, symbols). */
+function kindText(kind: unknown): string {
+  switch (typeof kind) {
+    case 'undefined':
+      return '';
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+      return String(kind);
+    case 'symbol':
+      return kind.toString();
+    default:
+      return kind === null ? '' : Object.prototype.toString.call(kind);
   }
 }
 

@@ -41,4 +41,11 @@ export {
 export type { BackendKind, ToolBackend } from './backend.js';
 export { DIALECT_2020_12, DIALECT_DRAFT_07 } from './schema.js';
 export type { ContractViolation, SchemaValidator, SchemaValidatorOptions, ViolationCode } from './schema.js';
-export { SchemaValidationError, createSchemaValidator } from './schema-validator.js';
+export {
+  DEFAULT_MAX_CACHED_SCHEMAS,
+  DEFAULT_MAX_VIOLATIONS,
+  JsonSchemaValidator,
+  SchemaValidationError,
+  createSchemaValidator,
+} from './schema-validator.js';
+export type { SchemaValidationCode, SchemaValidationErrorOptions } from './schema-validator.js';

@@ -46,7 +46,8 @@ export interface SchemaValidator {
    */
   validateOutput(tool: Tool, value: unknown): void;
   /**
-   * Validates any instance against any schema (object, boolean, or JSON text).
+   * Validates any instance against any schema (an object, a boolean, or JSON text as a string or
+   * UTF-8 bytes). An `undefined` instance counts as `null`.
    *
    * @throws `VALIDATION` with `details.violations`, or `INVALID_SCHEMA`.
    */
@@ -55,10 +56,28 @@ export interface SchemaValidator {
 
 /** Options of {@link createSchemaValidator}. */
 export interface SchemaValidatorOptions {
-  /** `'annotate'` (default) treats `format` as an annotation; `'assert'` enforces it with ajv-formats. */
+  /**
+   * `'annotate'` (default) treats `format` as an annotation that never fails. `'assert'` enforces
+   * the formats ajv-formats knows (date-time, date, time, duration, email, hostname, ipv4, ipv6,
+   * uri, uri-reference, uri-template, uuid, json-pointer, regex, ...); a format it does not know
+   * (a custom name, or idn-email, iri, ...) stays an annotation, silently.
+   * @defaultValue 'annotate'
+   */
   formats?: 'annotate' | 'assert';
-  /** Most compiled schemas kept (least recently used are dropped). @defaultValue 1000 */
+  /**
+   * Most compiled schemas kept by content (least recently used are dropped). Schema objects seen
+   * before are also found by identity, which holds them only as long as the caller does.
+   * @defaultValue 1000
+   */
   maxCachedSchemas?: number;
+  /**
+   * Known schema documents, by URI, that a `$ref` may name (`{ 'https://example.com/point.json': {...} }`).
+   * Nothing else is ever resolved: a `$ref` to any other document fails with `INVALID_SCHEMA`
+   * (`external $ref resolution is disabled: <uri>`). Documents are copied when the validator is created.
+   */
+  schemas?: Record<string, unknown>;
+  /** Most violations reported for one failure (Ajv collects all errors; the list is cut here). @defaultValue 50 */
+  maxViolations?: number;
 }
 
 /** The `$schema` URI of JSON Schema 2020-12, the default dialect. */

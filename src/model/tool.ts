@@ -113,11 +113,20 @@ export function validateTool(tool: Tool): void {
 /**
  * The canonical ID of a tool: `namespace:name:version` when both are set, `namespace:name` with a
  * namespace only, otherwise `name` (a version without a namespace is not part of the ID).
+ * Nothing is escaped or validated beyond the types.
+ *
+ * @throws {@link ToolexecError} `INVALID_TOOL` when the tool is not an object or `name`,
+ * `namespace` or `version` is not a string.
  */
 export function toolId(tool: Pick<Tool, 'name' | 'namespace' | 'version'>): string {
-  if (!tool.namespace) return tool.name;
-  if (!tool.version) return `${tool.namespace}:${tool.name}`;
-  return `${tool.namespace}:${tool.name}:${tool.version}`;
+  if (tool === null || typeof tool !== 'object') throw invalidTool('tool must be an object');
+  const { name, namespace, version } = tool as { name?: unknown; namespace?: unknown; version?: unknown };
+  if (typeof name !== 'string') throw invalidTool('name must be a string');
+  if (namespace === undefined || namespace === null || namespace === '') return name;
+  if (typeof namespace !== 'string') throw invalidTool('namespace must be a string');
+  if (version === undefined || version === null || version === '') return `${namespace}:${name}`;
+  if (typeof version !== 'string') throw invalidTool('version must be a string');
+  return `${namespace}:${name}:${version}`;
 }
 
 function invalidToolId(id: unknown, reason: string): ToolexecError {

@@ -1,0 +1,328 @@
+/**
+ * Ajv 8 behind the validator. Instances are created lazily per flavor: the dialect (2020-12 or
+ * draft-07), own-property checks or not, and the purpose: the fast yes/no check (first error
+ * only) or the explanation of a failure (all errors, verbose, and `oneOf`/`anyOf` errors that
+ * keep each branch's own errors apart). A busy instance is retired after a number of
+ * compilations, since Ajv never frees what it compiled.
+ */
+import { Ajv, _, Name, type AnySchema, type CodeKeywordDefinition, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import ajvFormats from 'ajv-formats';
+import { SchemaProblem, type Dialect, type SchemaDocument } from './schema-source.js';
+
+type AjvInstance = Ajv | Ajv2020;
+type FormatsPlugin = (ajv: AjvInstance, options: { keywords: boolean }) => unknown;
+
+// ajv-formats is CommonJS with `exports.default`; ESM and bundlers hand over either shape.
+const addFormats = ((ajvFormats as unknown as { default?: FormatsPlugin }).default ?? ajvFormats) as unknown as FormatsPlugin;
+
+/** A schema compiled for one validator: the fast check plus what explaining a failure needs. */
+export interface CompiledSchema {
+  /** Ajv's validate function (first error only). */
+  readonly validate: ValidateFunction;
+  /** The dialect the schema was compiled with. */
+  readonly dialect: Dialect;
+  /** Whether property checks are own-property checks (the schema names an inherited name). */
+  readonly ownProperties: boolean;
+  /** The private JSON copy Ajv compiled (error `schema`/`parentSchema` values point into it). */
+  readonly document: SchemaDocument;
+  /** The explaining validate function, once built; `null` when it could not be built. */
+  explain?: ValidateFunction | null;
+  /** The Ajv instances that hold the compiled functions (to release them on eviction). */
+  readonly owner: AjvInstance;
+  explainOwner?: AjvInstance;
+}
+
+/** What {@link SchemaCompiler} needs from the validator's options. */
+export interface SchemaCompilerOptions {
+  readonly formats: 'annotate' | 'assert';
+  /** Known documents by URI (already copied and checked). */
+  readonly schemas: ReadonlyMap<string, SchemaDocument>;
+  /**
+   * Compilations after which an Ajv instance is retired and a fresh one takes over. Ajv keeps
+   * every function it compiled for as long as the instance lives, so this bounds the memory of a
+   * validator that sees an endless stream of new schemas. @defaultValue 1000
+   */
+  readonly compilationsPerInstance?: number;
+}
+
+/** Params of the explaining `oneOf` / `anyOf` errors. */
+export interface CompositeParams {
+  /** Indexes of the branches the value matched. */
+  passing: number[];
+  /** Per branch: its own errors, or `null` when it matched. */
+  branches: (ErrorObject[] | null)[];
+}
+
+const ERRORS = new Name('errors');
+const V_ERRORS = new Name('vErrors');
+
+/**
+ * `oneOf` / `anyOf` that run every branch, then put each failing branch's errors into the
+ * keyword's own error (`params.branches`) instead of leaving them mixed into the error list.
+ * Same verdict and the same evaluated-property bookkeeping as Ajv's own keywords.
+ */
+function compositeKeyword(keyword: 'oneOf' | 'anyOf'): CodeKeywordDefinition {
+  return {
+    keyword,
+    schemaType: 'array',
+    trackErrors: true,
+    error: {
+      message: keyword === 'oneOf' ? 'must match exactly one schema in oneOf' : 'must match a schema in anyOf',
+      params: ({ params }) => _`{passing: ${params.passing}, branches: ${params.branches}}`,
+    },
+    code(cxt) {
+      const { gen } = cxt;
+      const schema = cxt.schema as AnySchema[];
+      const passing = gen.let('passing', _`[]`);
+      const branches = gen.let('branches', _`[]`);
+      const branchValid = gen.name('_valid');
+      cxt.setParams({ passing, branches });
+      gen.block(() => {
+        schema.forEach((_branch, i) => {
+          const start = gen.const('_start', ERRORS);
+          const branchCxt = cxt.subschema({ keyword, schemaProp: i, compositeRule: true }, branchValid);
+          gen.if(
+            branchValid,
+            () => {
+              gen.code(_`${passing}.push(${i})`);
+              gen.code(_`${branches}.push(null)`);
+              cxt.mergeEvaluated(branchCxt, Name);
+            },
+            () => {
+              gen.code(_`${branches}.push(${V_ERRORS} === null ? [] : ${V_ERRORS}.slice(${start}, ${ERRORS}))`);
+            },
+          );
+          // Drop the branch's errors from the main list; they live on in `branches`.
+          gen.assign(ERRORS, start);
+          gen.if(_`${V_ERRORS} !== null`, () =>
+            gen.if(start, () => gen.assign(_`${V_ERRORS}.length`, start), () => gen.assign(V_ERRORS, null)),
+          );
+        });
+      });
+      const valid = keyword === 'oneOf' ? _`${passing}.length === 1` : _`${passing}.length > 0`;
+      cxt.result(
+        valid,
+        () => cxt.reset(),
+        () => cxt.error(true),
+      );
+    },
+  };
+}
+
+interface MissingRef {
+  missingRef: string;
+  missingSchema: string;
+}
+
+function isMissingRef(err: unknown): err is Error & MissingRef {
+  return err instanceof Error && typeof (err as Partial<MissingRef>).missingRef === 'string' && typeof (err as Partial<MissingRef>).missingSchema === 'string';
+}
+
+/** Removes a compiled document from Ajv's private identity cache (Ajv never drops it by itself). */
+function forget(ajv: AjvInstance, document: SchemaDocument): void {
+  const cache = (ajv as unknown as { _cache?: unknown })._cache;
+  if (cache instanceof Map) cache.delete(document);
+}
+
+/**
+ * Compiles with Ajv without leaving global traces: the `$id`s a schema declares are registered
+ * in Ajv's registry while it compiles and removed afterwards, so two tools may use the same `$id`
+ * with different content, and one schema can never resolve a `$ref` through another. A root `$id`
+ * equal to a known document's URI stands for the schema itself while it compiles.
+ */
+function compileIsolated(ajv: AjvInstance, document: SchemaDocument): ValidateFunction {
+  const registries = [ajv.refs, ajv.schemas] as Record<string, unknown>[];
+  const snapshots = registries.map((registry) => new Map(Object.entries(registry)));
+  if (typeof document === 'object' && typeof document.$id === 'string') {
+    const id = normalizeId(document.$id);
+    for (const registry of registries) delete registry[id];
+  }
+  try {
+    return ajv.compile(document);
+  } catch (err) {
+    forget(ajv, document);
+    throw err;
+  } finally {
+    registries.forEach((registry, i) => {
+      const before = snapshots[i] as Map<string, unknown>;
+      for (const key of Object.keys(registry)) if (!before.has(key)) delete registry[key];
+      for (const [key, value] of before) registry[key] = value;
+    });
+  }
+}
+
+function normalizeId(id: string): string {
+  return id.replace(/#\/?$/, '');
+}
+
+function problemFrom(err: unknown, document: SchemaDocument): SchemaProblem {
+  if (err instanceof SchemaProblem) return err;
+  if (isMissingRef(err)) {
+    const rootId = typeof document === 'object' && typeof document.$id === 'string' ? normalizeId(document.$id) : '';
+    if (err.missingSchema !== '' && err.missingSchema !== rootId) {
+      return new SchemaProblem(`external $ref resolution is disabled: ${err.missingRef}`, err);
+    }
+    return new SchemaProblem(`cannot resolve $ref ${err.missingRef}`, err);
+  }
+  if (err instanceof RangeError) {
+    return new SchemaProblem(`schema could not be compiled (too deeply nested, or a $ref cycle Ajv cannot follow): ${err.message}`, err);
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  // Ajv names the schema being checked `data`: say where in the schema instead.
+  return new SchemaProblem(message.replace(/\bdata\//g, '/').replace(/\bdata(?=\s)/g, '(root)'), err);
+}
+
+const META_INVALID = /^schema is invalid:/;
+
+/** Names that every object inherits: a schema naming one needs own-property checks. */
+const INHERITED_NAMES: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+/**
+ * True when a schema mentions (as a key or a string) a name every object inherits, such as
+ * `constructor` or `toString`. Ajv's fast property checks (`data.x !== undefined`) would see
+ * those on any object, so such schemas are compiled with own-property checks, which are correct
+ * but about 3× slower.
+ */
+function mentionsInheritedName(value: unknown, depth = 0): boolean {
+  if (depth > 200) return true;
+  if (typeof value === 'string') return INHERITED_NAMES.has(value);
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some((item) => mentionsInheritedName(item, depth + 1));
+  for (const key of Object.keys(value)) {
+    if (INHERITED_NAMES.has(key) || mentionsInheritedName((value as Record<string, unknown>)[key], depth + 1)) return true;
+  }
+  return false;
+}
+
+/** Which Ajv instance compiles a document. */
+interface Flavor {
+  readonly dialect: Dialect;
+  readonly ownProperties: boolean;
+  readonly explaining: boolean;
+}
+
+interface InstanceSlot {
+  readonly ajv: AjvInstance;
+  compilations: number;
+}
+
+/** Owns the Ajv instances of one validator and compiles documents with them. */
+export class SchemaCompiler {
+  readonly #options: SchemaCompilerOptions;
+  readonly #compilationsPerInstance: number;
+  readonly #instances = new Map<string, InstanceSlot>();
+
+  constructor(options: SchemaCompilerOptions) {
+    this.#options = options;
+    this.#compilationsPerInstance = options.compilationsPerInstance ?? 1000;
+  }
+
+  /**
+   * Compiles `document` in `dialect`. A document that named no dialect and is not valid 2020-12
+   * but is valid draft-07 (tuple `items: [...]` from older generators) is compiled as draft-07.
+   *
+   * @throws {@link SchemaProblem}.
+   */
+  compile(document: SchemaDocument, dialect: Dialect, implicitDialect: boolean): CompiledSchema {
+    const ownProperties = mentionsInheritedName(document);
+    try {
+      const { validate, ajv } = this.#compileWith({ dialect, ownProperties, explaining: false }, document);
+      return { validate, dialect, ownProperties, document, owner: ajv };
+    } catch (err) {
+      const problem = problemFrom(err, document);
+      if (implicitDialect && dialect === '2020-12' && META_INVALID.test(problem.reason)) {
+        try {
+          const { validate, ajv } = this.#compileWith({ dialect: 'draft-07', ownProperties, explaining: false }, document);
+          return { validate, dialect: 'draft-07', ownProperties, document, owner: ajv };
+        } catch {
+          // report the 2020-12 problem: that is the dialect the schema was read in
+        }
+      }
+      throw problem;
+    }
+  }
+
+  /**
+   * The errors explaining why `data` fails `compiled`: all of them, verbose, with composite
+   * errors carrying their branches ({@link CompositeParams}). Falls back to the fast check's
+   * first error when the explaining validator cannot be built or disagrees.
+   */
+  explain(compiled: CompiledSchema, data: unknown): ErrorObject[] {
+    if (compiled.explain === undefined) {
+      try {
+        const flavor = { dialect: compiled.dialect, ownProperties: compiled.ownProperties, explaining: true };
+        const { validate, ajv } = this.#compileWith(flavor, compiled.document);
+        compiled.explain = validate;
+        compiled.explainOwner = ajv;
+      } catch {
+        compiled.explain = null;
+      }
+    }
+    const explain = compiled.explain;
+    if (explain !== null) {
+      try {
+        if (!explain(data) && explain.errors) return explain.errors;
+      } catch {
+        // fall back below
+      }
+    }
+    compiled.validate(data);
+    return compiled.validate.errors ?? [];
+  }
+
+  /** Drops what the Ajv instances hold for a compiled schema that left the cache. */
+  release(compiled: CompiledSchema): void {
+    forget(compiled.owner, compiled.document);
+    if (compiled.explainOwner) forget(compiled.explainOwner, compiled.document);
+  }
+
+  #compileWith(flavor: Flavor, document: SchemaDocument): { validate: ValidateFunction; ajv: AjvInstance } {
+    const key = flavorKey(flavor);
+    const slot = this.#instances.get(key) ?? this.#createSlot(key, flavor);
+    const validate = compileIsolated(slot.ajv, document);
+    slot.compilations++;
+    // Retire a busy instance: its functions stay valid; it is freed once they are all dropped.
+    if (slot.compilations >= this.#compilationsPerInstance) this.#instances.delete(key);
+    return { validate, ajv: slot.ajv };
+  }
+
+  #createSlot(key: string, flavor: Flavor): InstanceSlot {
+    const { dialect, ownProperties, explaining } = flavor;
+    const assert = this.#options.formats === 'assert';
+    const options: Options = {
+      strict: false,
+      logger: false,
+      validateFormats: assert,
+      ownProperties,
+      // Draft-07: keywords beside `$ref` are ignored (2020-12 applies them).
+      ignoreKeywordsWithRef: dialect === 'draft-07',
+      allErrors: explaining,
+      verbose: explaining,
+      // Documents reach the explainer only after the fast instance validated them.
+      validateSchema: !explaining,
+    };
+    const ajv: AjvInstance = dialect === '2020-12' ? new Ajv2020(options) : new Ajv(options);
+    if (assert) addFormats(ajv, { keywords: false });
+    if (explaining) {
+      for (const keyword of ['oneOf', 'anyOf'] as const) {
+        ajv.removeKeyword(keyword);
+        ajv.addKeyword(compositeKeyword(keyword));
+      }
+    }
+    for (const [uri, document] of this.#options.schemas) {
+      try {
+        ajv.addSchema(document, uri, undefined, false);
+      } catch (err) {
+        throw new SchemaProblem(`the known schema ${uri} could not be registered: ${err instanceof Error ? err.message : String(err)}`, err);
+      }
+    }
+    const slot = { ajv, compilations: 0 };
+    this.#instances.set(key, slot);
+    return slot;
+  }
+}
+
+function flavorKey({ dialect, ownProperties, explaining }: Flavor): string {
+  return `${dialect}|${ownProperties ? 'own' : 'any'}|${explaining ? 'explain' : 'check'}`;
+}

@@ -1,0 +1,362 @@
+/**
+ * The JSON Schema validator of tool inputs and outputs: Ajv 8, compiled once per schema, with
+ * failures reported as seed-004 violations a model can act on.
+ */
+import { ToolexecError, type ToolexecErrorOptions } from './errors.js';
+import { LruCache } from './schema-cache.js';
+import { SchemaCompiler, type CompiledSchema } from './schema-compiler.js';
+import {
+  SchemaProblem,
+  copySchemaDocument,
+  describeType,
+  isPlainObject,
+  parseSchemaText,
+  safeJson,
+  schemaDocument,
+  schemaKey,
+  type SchemaDocument,
+} from './schema-source.js';
+import type { ContractViolation, SchemaValidator, SchemaValidatorOptions } from './schema.js';
+import type { Tool } from './tool.js';
+import { summarizeViolations, toViolations } from './violations.js';
+
+/** Default of {@link SchemaValidatorOptions.maxCachedSchemas}. */
+export const DEFAULT_MAX_CACHED_SCHEMAS = 1000;
+/** Default of {@link SchemaValidatorOptions.maxViolations}. */
+export const DEFAULT_MAX_VIOLATIONS = 50;
+
+/** The codes a {@link SchemaValidationError} carries. */
+export type SchemaValidationCode = 'VALIDATION' | 'OUTPUT_VALIDATION';
+
+/** Options of {@link SchemaValidationError}. */
+export interface SchemaValidationErrorOptions extends ToolexecErrorOptions {
+  /** Violations found beyond those listed (the list is capped); counted in the message. */
+  omitted?: number;
+}
+
+const MESSAGE_PREFIX: Record<SchemaValidationCode, string> = {
+  VALIDATION: 'validation error: ',
+  OUTPUT_VALIDATION: 'output validation error: ',
+};
+
+/**
+ * A value that does not match its schema.
+ *
+ * @remarks
+ * Code `VALIDATION` (input, or {@link SchemaValidator.validate}) or `OUTPUT_VALIDATION` (a tool's
+ * result). The message is `validation error: ` / `output validation error: ` plus the first few
+ * violation messages; every violation is in {@link SchemaValidationError.violations} and in
+ * `details.violations`.
+ */
+export class SchemaValidationError extends ToolexecError {
+  /** Each way the value breaks its schema, in schema order; capped (see `maxViolations`). */
+  readonly violations: ContractViolation[];
+
+  constructor(code: SchemaValidationCode, violations: ContractViolation[], options: SchemaValidationErrorOptions = {}) {
+    const { omitted = 0, details, cause } = options;
+    super(code, `${MESSAGE_PREFIX[code]}${summarizeViolations(violations, omitted)}`, {
+      cause,
+      details: { ...details, violations, ...(omitted > 0 ? { omittedViolations: omitted } : {}) },
+    });
+    this.violations = violations;
+  }
+}
+
+/** Where a schema came from, for messages and details. */
+interface SchemaContext {
+  readonly tool?: string;
+  readonly slot: 'inputSchema' | 'outputSchema' | 'schema';
+}
+
+const SCHEMA_CONTEXT: SchemaContext = { slot: 'schema' };
+const EMPTY_ARGS: Readonly<Record<string, never>> = Object.freeze({});
+
+interface ResolvedOptions {
+  formats: 'annotate' | 'assert';
+  maxCachedSchemas: number;
+  maxViolations: number;
+  schemas: Map<string, SchemaDocument>;
+}
+
+function invalidArgument(message: string): ToolexecError {
+  return new ToolexecError('INVALID_ARGUMENT', message);
+}
+
+function positiveInteger(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw invalidArgument(`${name} must be a positive integer, got ${safeJson(value)}`);
+  }
+  return value;
+}
+
+function resolveOptions(options: SchemaValidatorOptions | undefined): ResolvedOptions {
+  if (options !== undefined && (options === null || typeof options !== 'object')) {
+    throw invalidArgument(`schema validator options must be an object, got ${describeType(options)}`);
+  }
+  const { formats = 'annotate', maxCachedSchemas, maxViolations, schemas } = options ?? {};
+  if (formats !== 'annotate' && formats !== 'assert') {
+    throw invalidArgument(`formats must be 'annotate' or 'assert', got ${safeJson(formats)}`);
+  }
+  const known = new Map<string, SchemaDocument>();
+  if (schemas !== undefined) {
+    if (!isPlainObject(schemas)) throw invalidArgument(`schemas must be an object of URI → schema, got ${describeType(schemas)}`);
+    for (const [uri, document] of Object.entries(schemas)) {
+      try {
+        known.set(uri, copySchemaDocument(document));
+      } catch (err) {
+        const reason = err instanceof SchemaProblem ? err.reason : String(err);
+        throw new ToolexecError('INVALID_SCHEMA', `invalid JSON Schema: known schema ${uri}: ${reason}`, {
+          cause: err instanceof SchemaProblem ? err.cause : err,
+          details: { reason, uri },
+        });
+      }
+    }
+  }
+  return {
+    formats,
+    maxCachedSchemas: positiveInteger('maxCachedSchemas', maxCachedSchemas, DEFAULT_MAX_CACHED_SCHEMAS),
+    maxViolations: positiveInteger('maxViolations', maxViolations, DEFAULT_MAX_VIOLATIONS),
+    schemas: known,
+  };
+}
+
+function invalidSchema(problem: SchemaProblem, context: SchemaContext): ToolexecError {
+  const where = context.tool === undefined ? '' : `${context.slot} of tool "${context.tool}": `;
+  const details: Record<string, unknown> = { reason: problem.reason };
+  if (context.tool !== undefined) {
+    details.tool = context.tool;
+    details.schema = context.slot;
+  }
+  return new ToolexecError('INVALID_SCHEMA', `invalid JSON Schema: ${where}${problem.reason}`, { cause: problem.cause, details });
+}
+
+function toolName(tool: Tool): string {
+  const name: unknown = tool.name;
+  return typeof name === 'string' ? name : describeType(name);
+}
+
+function noTool(tool: unknown): ToolexecError {
+  const what = tool === null ? 'null' : tool === undefined ? 'undefined' : `not an object (got ${describeType(tool)})`;
+  return new ToolexecError('INVALID_SCHEMA', `invalid JSON Schema: tool is ${what}`, { details: { reason: `tool is ${what}` } });
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * The default {@link SchemaValidator}.
+ *
+ * @remarks
+ * - Dialects: 2020-12 (no `$schema`, or any URI under `https://json-schema.org/draft/2020-12/`) and
+ *   draft-07 (`http://json-schema.org/draft-07/schema[#]` or any URI under it), each with its own
+ *   Ajv instance, so draft-07 tuple `items: [...]` keeps its meaning. A schema without `$schema`
+ *   that is only valid as draft-07 is compiled as draft-07. Any other `$schema` is `INVALID_SCHEMA`.
+ * - `$ref` resolves inside the schema and to the documents of the `schemas` option, never over the
+ *   network or the file system.
+ * - `formats: 'annotate'` (default) never fails on `format`. `'assert'` checks the formats of
+ *   ajv-formats (date-time, email, uri, uuid, ipv4, ...); a format it does not know stays an
+ *   annotation (the schema still compiles and the value passes), silently.
+ * - Compiled once: a schema object is found again by identity (a WeakMap, no serialization), and
+ *   an equal schema in a fresh object by content (a stable serialization, in an LRU bounded by
+ *   `maxCachedSchemas`). A schema object must not be mutated after its first use: the compiled
+ *   form of the first content is kept for that object.
+ * - Never mutates a schema or an instance; deterministic (a schema's `$id`s are visible only to itself).
+ */
+export class JsonSchemaValidator implements SchemaValidator {
+  readonly #compiler: SchemaCompiler;
+  readonly #maxViolations: number;
+  readonly #byIdentity = new WeakMap<object, CompiledSchema>();
+  readonly #problems = new WeakMap<object, SchemaProblem>();
+  readonly #byContent: LruCache<string, CompiledSchema | SchemaProblem>;
+  readonly #byText: LruCache<string, CompiledSchema | SchemaProblem>;
+  #compilations = 0;
+
+  constructor(options?: SchemaValidatorOptions) {
+    const resolved = resolveOptions(options);
+    this.#compiler = new SchemaCompiler({
+      formats: resolved.formats,
+      schemas: resolved.schemas,
+      // Twice the cache: most retired instances hold little that is still cached.
+      compilationsPerInstance: Math.max(200, 2 * resolved.maxCachedSchemas),
+    });
+    this.#maxViolations = resolved.maxViolations;
+    this.#byContent = new LruCache(resolved.maxCachedSchemas, (_key, entry) => {
+      if (!(entry instanceof SchemaProblem)) this.#compiler.release(entry);
+    });
+    this.#byText = new LruCache(resolved.maxCachedSchemas);
+  }
+
+  validateInput(tool: Tool, args: unknown): void {
+    if (tool === null || typeof tool !== 'object') throw noTool(tool);
+    const schema: unknown = tool.inputSchema;
+    if (schema === undefined || schema === null) {
+      const name = toolName(tool);
+      throw new ToolexecError('INVALID_SCHEMA', `invalid JSON Schema: tool "${name}" has no inputSchema`, {
+        details: { reason: 'inputSchema is missing', tool: name, schema: 'inputSchema' },
+      });
+    }
+    const compiled =
+      (typeof schema === 'object' ? this.#byIdentity.get(schema) : undefined) ??
+      this.#resolve(schema, { tool: toolName(tool), slot: 'inputSchema' });
+    const data = args === undefined ? EMPTY_ARGS : args;
+    let valid: boolean;
+    try {
+      valid = compiled.validate(data);
+    } catch (err) {
+      throw this.#crashed(err, 'VALIDATION', { tool: toolName(tool), slot: 'inputSchema' });
+    }
+    if (valid) return;
+    throw this.#failure(compiled, data, 'VALIDATION', { tool: toolName(tool), slot: 'inputSchema' });
+  }
+
+  validateOutput(tool: Tool, value: unknown): void {
+    if (tool === null || typeof tool !== 'object') throw noTool(tool);
+    const schema: unknown = tool.outputSchema;
+    if (schema === undefined || schema === null) return;
+    const compiled =
+      (typeof schema === 'object' ? this.#byIdentity.get(schema) : undefined) ??
+      this.#resolve(schema, { tool: toolName(tool), slot: 'outputSchema' });
+    const data = value === undefined ? null : value;
+    let valid: boolean;
+    try {
+      valid = compiled.validate(data);
+    } catch (err) {
+      throw this.#crashed(err, 'OUTPUT_VALIDATION', { tool: toolName(tool), slot: 'outputSchema' });
+    }
+    if (valid) return;
+    throw this.#failure(compiled, data, 'OUTPUT_VALIDATION', { tool: toolName(tool), slot: 'outputSchema' });
+  }
+
+  /** {@inheritDoc SchemaValidator.validate} An `undefined` instance counts as `null`. */
+  validate(schema: unknown, instance: unknown): void {
+    const compiled =
+      (typeof schema === 'object' && schema !== null ? this.#byIdentity.get(schema) : undefined) ??
+      this.#resolve(schema, SCHEMA_CONTEXT);
+    const data = instance === undefined ? null : instance;
+    let valid: boolean;
+    try {
+      valid = compiled.validate(data);
+    } catch (err) {
+      throw this.#crashed(err, 'VALIDATION', SCHEMA_CONTEXT);
+    }
+    if (valid) return;
+    throw this.#failure(compiled, data, 'VALIDATION', SCHEMA_CONTEXT);
+  }
+
+  /**
+   * Compiles `schema` now (or finds it in the cache) without validating anything.
+   *
+   * @throws `INVALID_SCHEMA`.
+   */
+  compile(schema: unknown): void {
+    if (typeof schema === 'object' && schema !== null && this.#byIdentity.has(schema)) return;
+    this.#resolve(schema, SCHEMA_CONTEXT);
+  }
+
+  /** Cache figures: compiled schemas held by content, and compilations done so far. */
+  cacheStats(): { cachedSchemas: number; compilations: number } {
+    return { cachedSchemas: this.#byContent.size, compilations: this.#compilations };
+  }
+
+  #resolve(schema: unknown, context: SchemaContext): CompiledSchema {
+    try {
+      return this.#lookup(schema);
+    } catch (err) {
+      if (err instanceof SchemaProblem) throw invalidSchema(err, context);
+      throw invalidSchema(new SchemaProblem(`the schema could not be compiled: ${errorText(err)}`, err), context);
+    }
+  }
+
+  #lookup(schema: unknown): CompiledSchema {
+    if (typeof schema === 'object' && schema !== null && !(schema instanceof Uint8Array)) {
+      const problem = this.#problems.get(schema);
+      if (problem !== undefined) throw problem;
+      try {
+        const compiled = this.#fromValue(schema);
+        this.#byIdentity.set(schema, compiled);
+        return compiled;
+      } catch (err) {
+        if (err instanceof SchemaProblem) this.#problems.set(schema, err);
+        throw err;
+      }
+    }
+    if (typeof schema === 'string' || schema instanceof Uint8Array) {
+      // Bytes are decoded first so that equal text shares one entry.
+      const text = typeof schema === 'string' ? schema : undefined;
+      const cached = text === undefined ? undefined : this.#byText.get(text);
+      if (cached instanceof SchemaProblem) throw cached;
+      if (cached !== undefined) return cached;
+      let entry: CompiledSchema | SchemaProblem;
+      try {
+        const parsed = parseSchemaText(schema);
+        if (typeof parsed !== 'boolean' && !isPlainObject(parsed)) {
+          throw new SchemaProblem(`expected a JSON Schema object or boolean, got ${describeType(parsed)}`);
+        }
+        entry = this.#fromValue(parsed);
+      } catch (err) {
+        if (!(err instanceof SchemaProblem)) throw err;
+        entry = err;
+      }
+      if (text !== undefined) this.#byText.set(text, entry);
+      if (entry instanceof SchemaProblem) throw entry;
+      return entry;
+    }
+    if (typeof schema === 'boolean') return this.#fromValue(schema);
+    if (schema === null || schema === undefined) throw new SchemaProblem(`schema is ${String(schema)}`);
+    throw new SchemaProblem(`expected a JSON Schema object, a boolean or JSON text, got ${describeType(schema)}`);
+  }
+
+  #fromValue(schema: unknown): CompiledSchema {
+    const { key, dialect, implicitDialect } = schemaKey(schema);
+    const cached = this.#byContent.get(key);
+    if (cached instanceof SchemaProblem) throw cached;
+    if (cached !== undefined) return cached;
+    let entry: CompiledSchema | SchemaProblem;
+    try {
+      this.#compilations++;
+      entry = this.#compiler.compile(schemaDocument(schema), dialect, implicitDialect);
+    } catch (err) {
+      entry = err instanceof SchemaProblem ? err : new SchemaProblem(`the schema could not be compiled: ${errorText(err)}`, err);
+    }
+    this.#byContent.set(key, entry);
+    if (entry instanceof SchemaProblem) throw entry;
+    return entry;
+  }
+
+  #failure(compiled: CompiledSchema, data: unknown, code: 'VALIDATION' | 'OUTPUT_VALIDATION', context: SchemaContext): SchemaValidationError {
+    const details = context.tool === undefined ? undefined : { tool: context.tool, schema: context.slot };
+    try {
+      const errors = this.#compiler.explain(compiled, data);
+      const { violations, omitted } = toViolations(errors, compiled.document, data, this.#maxViolations);
+      return new SchemaValidationError(code, violations, { omitted, details });
+    } catch (err) {
+      const violation: ContractViolation = {
+        code: 'ConstraintViolation',
+        field: '',
+        message: "Field '(root)' does not match the schema.",
+      };
+      return new SchemaValidationError(code, [violation], { details, cause: err });
+    }
+  }
+
+  #crashed(err: unknown, code: 'VALIDATION' | 'OUTPUT_VALIDATION', context: SchemaContext): SchemaValidationError {
+    const violation: ContractViolation = {
+      code: 'ConstraintViolation',
+      field: '',
+      message: `Field '(root)' could not be validated: ${errorText(err)}.`,
+    };
+    const details = context.tool === undefined ? undefined : { tool: context.tool, schema: context.slot };
+    return new SchemaValidationError(code, [violation], { details, cause: err });
+  }
+}
+
+/**
+ * Creates the default {@link SchemaValidator} (Ajv 8; see {@link JsonSchemaValidator}).
+ *
+ * @throws `INVALID_ARGUMENT` for bad options, `INVALID_SCHEMA` for a bad document in `schemas`.
+ */
+export function createSchemaValidator(options?: SchemaValidatorOptions): JsonSchemaValidator {
+  return new JsonSchemaValidator(options);
+}

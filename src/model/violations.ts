@@ -1,0 +1,514 @@
+/**
+ * Ajv errors → the seed-004 violation taxonomy, with messages a model can act on: each names the
+ * field (a JSON pointer; the whole value is shown as `(root)`) and what was expected.
+ */
+import type { ErrorObject } from 'ajv';
+import type { CompositeParams } from './schema-compiler.js';
+import type { ContractViolation, ViolationCode } from './schema.js';
+import { escapePointer, isPlainObject, jsonTypeOf, safeJson, type SchemaDocument } from './schema-source.js';
+
+/** Violations found for one failure, and how many more were left out past the limit. */
+export interface ViolationReport {
+  violations: ContractViolation[];
+  omitted: number;
+}
+
+/** How a field is shown in messages: its pointer, or `(root)` for the whole value. */
+export function fieldLabel(field: string): string {
+  return field === '' ? '(root)' : field;
+}
+
+const MAX_SHOWN_CHARS = 60;
+const MAX_LISTED = 10;
+
+/** A value as a message shows it: JSON, cut to a readable length. */
+function show(value: unknown): string {
+  const text = safeJson(value);
+  return text.length > MAX_SHOWN_CHARS ? `${text.slice(0, MAX_SHOWN_CHARS - 1)}…` : text;
+}
+
+function showList(values: readonly unknown[]): string {
+  const shown = values.slice(0, MAX_LISTED).map(show).join(', ');
+  return values.length > MAX_LISTED ? `${shown}, … (${values.length} in all)` : shown;
+}
+
+/** A keyword parameter as text: strings as they are, anything else as JSON. */
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : safeJson(value);
+}
+
+function plural(count: unknown, singular: string, pluralForm: string): string {
+  return `${text(count)} ${count === 1 ? singular : pluralForm}`;
+}
+
+/** The value itself when it is a short scalar (worth echoing back), otherwise undefined. */
+function scalar(value: unknown): unknown {
+  if (value === null || typeof value === 'boolean' || typeof value === 'number') return value;
+  if (typeof value === 'string') return value.length <= 200 ? value : `${value.slice(0, 199)}…`;
+  return undefined;
+}
+
+function unescapePointer(segment: string): string {
+  return segment.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+/** The value at a JSON pointer inside `data` (undefined when the path does not exist). */
+function valueAt(data: unknown, pointer: string): unknown {
+  if (pointer === '') return data;
+  let current = data;
+  for (const raw of pointer.slice(1).split('/')) {
+    if (current === null || typeof current !== 'object') return undefined;
+    const key = unescapePointer(raw);
+    current = Object.hasOwn(current, key) ? (current as Record<string, unknown>)[key] : undefined;
+  }
+  return current;
+}
+
+/** Follows local `$ref`s (`#`, `#/json/pointer`) inside `root`; anything else is returned as is. */
+function resolveLocal(schema: unknown, root: SchemaDocument): unknown {
+  let current = schema;
+  for (let hops = 0; hops < 16; hops++) {
+    if (!isPlainObject(current) || typeof current.$ref !== 'string' || !current.$ref.startsWith('#')) return current;
+    let fragment: string;
+    try {
+      fragment = decodeURIComponent(current.$ref.slice(1));
+    } catch {
+      return current;
+    }
+    if (fragment !== '' && !fragment.startsWith('/')) return current;
+    const target = valueAt(root, fragment);
+    if (target === undefined) return current;
+    // A `$ref` with siblings: the siblings still apply; describe the target only when it is alone.
+    if (Object.keys(current).length > 1) return current;
+    current = target;
+  }
+  return current;
+}
+
+/** `properties` of a branch, including those of its local `$ref` target and its `allOf` members. */
+function collectProperties(schema: unknown, root: SchemaDocument, depth = 0): Map<string, unknown> {
+  const found = new Map<string, unknown>();
+  if (depth > 8 || !isPlainObject(schema)) return found;
+  const visit = (part: unknown) => {
+    for (const [key, value] of collectProperties(part, root, depth + 1)) if (!found.has(key)) found.set(key, value);
+  };
+  if (isPlainObject(schema.properties)) {
+    for (const [key, value] of Object.entries(schema.properties)) found.set(key, resolveLocal(value, root));
+  }
+  if (typeof schema.$ref === 'string') {
+    const target = resolveLocal({ $ref: schema.$ref }, root);
+    if (target !== schema && !(isPlainObject(target) && target.$ref === schema.$ref)) visit(target);
+  }
+  if (Array.isArray(schema.allOf)) for (const member of schema.allOf) visit(resolveLocal(member, root));
+  return found;
+}
+
+/** The single value a property schema pins (`const`, or an `enum` of one). */
+function pinnedValue(schema: unknown): { value: unknown } | undefined {
+  if (!isPlainObject(schema)) return undefined;
+  if (Object.hasOwn(schema, 'const')) return { value: schema.const };
+  if (Array.isArray(schema.enum) && schema.enum.length === 1) return { value: schema.enum[0] };
+  return undefined;
+}
+
+interface Discriminator {
+  property: string;
+  /** Per branch, the value that selects it. */
+  values: unknown[];
+}
+
+/** A property every branch pins to a distinct value (`kind: {const: 'circle'}`), if there is one. */
+function findDiscriminator(branches: readonly unknown[], root: SchemaDocument): Discriminator | undefined {
+  if (branches.length < 2) return undefined;
+  const properties = branches.map((branch) => collectProperties(resolveLocal(branch, root), root));
+  const first = properties[0];
+  if (first === undefined) return undefined;
+  for (const property of first.keys()) {
+    const values: unknown[] = [];
+    const seen = new Set<string>();
+    for (const props of properties) {
+      const pinned = pinnedValue(props.get(property));
+      if (pinned === undefined) break;
+      const key = safeJson(pinned.value);
+      if (seen.has(key)) break;
+      seen.add(key);
+      values.push(pinned.value);
+    }
+    if (values.length === branches.length) return { property, values };
+  }
+  return undefined;
+}
+
+function typeText(type: unknown): string | undefined {
+  if (typeof type === 'string') return type;
+  if (Array.isArray(type) && type.every((t) => typeof t === 'string')) return type.join(' | ');
+  return undefined;
+}
+
+/** A one-line summary of a schema, for the candidates of a failed `oneOf`/`anyOf`. */
+export function describeSchema(schema: unknown, root: SchemaDocument): string {
+  const resolved = resolveLocal(schema, root);
+  if (resolved === true) return 'any value';
+  if (resolved === false) return 'no value';
+  if (!isPlainObject(resolved)) return 'a schema';
+  if (Object.hasOwn(resolved, 'const')) return show(resolved.const);
+  if (Array.isArray(resolved.enum)) return `one of ${showList(resolved.enum)}`;
+  const details: string[] = [];
+  for (const [key, value] of collectProperties(resolved, root)) {
+    const pinned = pinnedValue(value);
+    if (pinned !== undefined && details.length < 3) details.push(`${key}=${show(pinned.value)}`);
+  }
+  if (Array.isArray(resolved.required) && resolved.required.length > 0) {
+    details.push(`required: ${resolved.required.slice(0, 5).map(String).join(', ')}${resolved.required.length > 5 ? ', …' : ''}`);
+  }
+  for (const keyword of ['format', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'minItems', 'maxItems']) {
+    const value = resolved[keyword];
+    if (typeof value === 'string' || typeof value === 'number') details.push(`${keyword} ${value}`);
+  }
+  let head = typeText(resolved.type);
+  if (head === undefined && (isPlainObject(resolved.properties) || Array.isArray(resolved.required))) head = 'object';
+  if (head === undefined && details.length === 0) {
+    if (typeof resolved.title === 'string') return resolved.title;
+    if (typeof resolved.$ref === 'string') return resolved.$ref;
+    return 'a schema';
+  }
+  if (head === undefined) return details.join(', ');
+  return details.length > 0 ? `${head} (${details.join(', ')})` : head;
+}
+
+class Collector {
+  readonly violations: ContractViolation[] = [];
+  omitted = 0;
+  readonly #seen = new Set<string>();
+
+  constructor(
+    private readonly root: SchemaDocument,
+    private readonly data: unknown,
+    private readonly max: number,
+  ) {}
+
+  add(code: ViolationCode, field: string, message: string, extra: Partial<ContractViolation> = {}): void {
+    const key = `${code}\u0000${field}\u0000${message}`;
+    if (this.#seen.has(key)) return;
+    this.#seen.add(key);
+    if (this.violations.length >= this.max) {
+      this.omitted++;
+      return;
+    }
+    const violation: ContractViolation = { code, field, message };
+    for (const name of ['expected', 'actual', 'allowed', 'keyword'] as const) {
+      if (extra[name] !== undefined) (violation as unknown as Record<string, unknown>)[name] = extra[name];
+    }
+    this.violations.push(violation);
+  }
+
+  addAll(errors: readonly ErrorObject[]): void {
+    // The items that fail a `contains` schema are not errors by themselves: the `contains` error
+    // (how many must match) says it all.
+    const containsPaths = errors.filter((e) => e.keyword === 'contains').map((e) => `${e.schemaPath}/`);
+    for (const error of errors) {
+      // Errors inside `propertyNames` are summed up by its own error.
+      if ((error as { propertyName?: unknown }).propertyName !== undefined) continue;
+      if (containsPaths.some((path) => error.schemaPath.startsWith(path))) continue;
+      this.#one(error);
+    }
+  }
+
+  #value(error: ErrorObject): unknown {
+    return 'data' in error ? error.data : valueAt(this.data, error.instancePath);
+  }
+
+  #one(error: ErrorObject): void {
+    const field = error.instancePath;
+    const label = `Field '${fieldLabel(field)}'`;
+    const params = error.params as Record<string, unknown>;
+    const keyword = error.keyword;
+    switch (keyword) {
+      case 'required': {
+        const missing = `${field}/${escapePointer(text(params.missingProperty))}`;
+        this.add('RequiredMissing', missing, `Field '${missing}' is required.`, { keyword });
+        return;
+      }
+      case 'dependentRequired':
+      case 'dependencies': {
+        if (params.missingProperty === undefined) break;
+        const missing = `${field}/${escapePointer(text(params.missingProperty))}`;
+        const because = `${field}/${escapePointer(text(params.property))}`;
+        this.add('RequiredMissing', missing, `Field '${missing}' is required when '${because}' is present.`, { keyword });
+        return;
+      }
+      case 'type': {
+        const expected = params.type;
+        const names = Array.isArray(expected) ? expected.map(String) : text(expected).split(',');
+        const actual = jsonTypeOf(this.#value(error));
+        const wanted = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
+        this.add('InvalidType', field, `${label} must be ${wanted}, got ${actual}.`, {
+          expected: names.length === 1 ? names[0] : names,
+          actual,
+          keyword,
+        });
+        return;
+      }
+      case 'format': {
+        const value = this.#value(error);
+        this.add('InvalidFormat', field, `${label} must be a valid ${text(params.format)} string (format "${text(params.format)}"), got ${show(value)}.`, {
+          expected: params.format,
+          actual: scalar(value),
+          keyword,
+        });
+        return;
+      }
+      case 'enum': {
+        const allowed = Array.isArray(params.allowedValues) ? (params.allowedValues as unknown[]) : [];
+        const value = this.#value(error);
+        this.add('InvalidEnumValue', field, `${label} must be one of ${showList(allowed)}, got ${show(value)}.`, {
+          allowed,
+          actual: scalar(value),
+          keyword,
+        });
+        return;
+      }
+      case 'const': {
+        const value = this.#value(error);
+        this.add('InvalidEnumValue', field, `${label} must be ${show(params.allowedValue)}, got ${show(value)}.`, {
+          allowed: [params.allowedValue],
+          actual: scalar(value),
+          keyword,
+        });
+        return;
+      }
+      case 'oneOf':
+      case 'anyOf':
+        this.#composite(error, keyword);
+        return;
+      case 'if':
+        // The failing `then`/`else` branch reports its own errors.
+        return;
+      case 'additionalProperties':
+      case 'unevaluatedProperties': {
+        const name = text(keyword === 'additionalProperties' ? params.additionalProperty : params.unevaluatedProperty);
+        const extra = `${field}/${escapePointer(name)}`;
+        this.add('ConstraintViolation', extra, `Field '${extra}' is not allowed.`, { expected: `${keyword} false`, keyword });
+        return;
+      }
+      case 'false schema':
+        this.add('ConstraintViolation', field, `${label} is not allowed.`, { expected: 'no value (false schema)', keyword });
+        return;
+      default:
+        break;
+    }
+    this.#constraint(error, field, label, params);
+  }
+
+  #constraint(error: ErrorObject, field: string, label: string, params: Record<string, unknown>): void {
+    const keyword = error.keyword;
+    const value = this.#value(error);
+    const actual = scalar(value);
+    const add = (expected: string, message: string, extraActual: unknown = actual) =>
+      this.add('ConstraintViolation', field, `${label} ${message}.`, { expected, actual: extraActual, keyword });
+    switch (keyword) {
+      case 'minimum':
+      case 'maximum':
+      case 'exclusiveMinimum':
+      case 'exclusiveMaximum': {
+        add(`${keyword} ${text(params.limit)}`, `must be ${text(params.comparison)} ${text(params.limit)}, got ${show(value)}`);
+        return;
+      }
+      case 'multipleOf':
+        add(`multipleOf ${text(params.multipleOf)}`, `must be a multiple of ${text(params.multipleOf)}, got ${show(value)}`);
+        return;
+      case 'minLength':
+      case 'maxLength': {
+        const length = typeof value === 'string' ? [...value].length : undefined;
+        const bound = keyword === 'minLength' ? 'at least' : 'at most';
+        add(
+          `${keyword} ${text(params.limit)}`,
+          `must be ${bound} ${plural(params.limit, 'character', 'characters')} long${length === undefined ? '' : `, got ${length}`}`,
+          length,
+        );
+        return;
+      }
+      case 'pattern':
+        add(`pattern ${text(params.pattern)}`, `must match the pattern ${text(params.pattern)}, got ${show(value)}`);
+        return;
+      case 'minItems':
+      case 'maxItems': {
+        const count = Array.isArray(value) ? value.length : undefined;
+        const bound = keyword === 'minItems' ? 'at least' : 'at most';
+        add(`${keyword} ${text(params.limit)}`, `must have ${bound} ${plural(params.limit, 'item', 'items')}${count === undefined ? '' : `, got ${count}`}`, count);
+        return;
+      }
+      case 'minProperties':
+      case 'maxProperties': {
+        const count = isPlainObject(value) ? Object.keys(value).length : undefined;
+        const bound = keyword === 'minProperties' ? 'at least' : 'at most';
+        add(`${keyword} ${text(params.limit)}`, `must have ${bound} ${plural(params.limit, 'property', 'properties')}${count === undefined ? '' : `, got ${count}`}`, count);
+        return;
+      }
+      case 'uniqueItems':
+        add('uniqueItems', `must not contain duplicate items (items ${text(params.j)} and ${text(params.i)} are equal)`, undefined);
+        return;
+      case 'items':
+      case 'additionalItems':
+      case 'unevaluatedItems':
+        add(`${keyword} false`, `must have at most ${plural(params.limit, 'item', 'items')}${Array.isArray(value) ? `, got ${value.length}` : ''}`, undefined);
+        return;
+      case 'contains': {
+        const min = params.minContains;
+        const max = params.maxContains;
+        const summary = describeSchema(error.schema, this.root);
+        const wanted = max === undefined ? `at least ${text(min)}` : `at least ${text(min)} and at most ${text(max)}`;
+        add(`contains ${summary}`, `must contain ${wanted} ${max === 1 || (max === undefined && min === 1) ? 'item' : 'items'} matching ${summary}`, undefined);
+        return;
+      }
+      case 'not': {
+        const summary = describeSchema(error.schema, this.root);
+        add(`not ${summary}`, `must not match ${summary}`);
+        return;
+      }
+      case 'propertyNames': {
+        const name = text(params.propertyName);
+        const summary = describeSchema(error.schema, this.root);
+        add(`propertyNames ${summary}`, `has a property name that is not allowed: ${show(name)} (names must match ${summary})`, name);
+        return;
+      }
+      default: {
+        const bound = error.schema;
+        const expected = bound === undefined || typeof bound === 'object' ? keyword : `${keyword} ${show(bound)}`;
+        add(expected, error.message ?? `must pass the "${keyword}" keyword`);
+      }
+    }
+  }
+
+  #composite(error: ErrorObject, keyword: 'oneOf' | 'anyOf'): void {
+    const field = error.instancePath;
+    const label = `Field '${fieldLabel(field)}'`;
+    const params = error.params as Partial<CompositeParams> & { passingSchemas?: unknown };
+    const branches = Array.isArray(error.schema) ? (error.schema as unknown[]) : [];
+    const value = this.#value(error);
+    const actual = jsonTypeOf(value);
+    const branchErrors = Array.isArray(params.branches) ? params.branches : undefined;
+
+    if (keyword === 'oneOf') {
+      const passing = Array.isArray(params.passing) ? params.passing : Array.isArray(params.passingSchemas) ? (params.passingSchemas as unknown[]) : [];
+      if (passing.length > 1) {
+        this.add('DiscriminatorMismatch', field, `${label} must match exactly one oneOf variant, but it matches variants ${passing.join(' and ')}.`, {
+          expected: branches.map((branch) => describeSchema(branch, this.root)),
+          actual,
+          keyword,
+        });
+        return;
+      }
+    }
+    if (branches.length === 0 || branchErrors === undefined) {
+      this.add('DiscriminatorMismatch', field, `${label} must match ${keyword === 'oneOf' ? 'exactly one' : 'at least one'} of the ${keyword} variants.`, {
+        actual,
+        keyword,
+      });
+      return;
+    }
+
+    // Every branch is a fixed value: this is an enum spelled as a union.
+    const resolved = branches.map((branch) => resolveLocal(branch, this.root));
+    const pinned = resolved.map((branch) => (isPlainObject(branch) && Array.isArray(branch.enum) ? { values: branch.enum as unknown[] } : pinnedValueList(branch)));
+    if (pinned.every((entry) => entry !== undefined)) {
+      const allowed: unknown[] = [];
+      const seen = new Set<string>();
+      for (const entry of pinned) {
+        for (const item of entry?.values ?? []) {
+          const key = safeJson(item);
+          if (!seen.has(key)) {
+            seen.add(key);
+            allowed.push(item);
+          }
+        }
+      }
+      if (!seen.has(safeJson(value))) {
+        this.add('InvalidEnumValue', field, `${label} must be one of ${showList(allowed)}, got ${show(value)}.`, {
+          allowed,
+          actual: scalar(value),
+          keyword,
+        });
+        return;
+      }
+    }
+
+    // Variants told apart by a pinned property: the value's own discriminator picks the branch.
+    const discriminator = findDiscriminator(branches, this.root);
+    if (discriminator !== undefined && isPlainObject(value)) {
+      const { property, values } = discriminator;
+      const discriminatorField = `${field}/${escapePointer(property)}`;
+      if (Object.hasOwn(value, property)) {
+        const selected = values.findIndex((candidate) => safeJson(candidate) === safeJson(value[property]));
+        const selectedErrors = selected >= 0 ? branchErrors[selected] : undefined;
+        if (selectedErrors && selectedErrors.length > 0) {
+          this.addAll(selectedErrors);
+          return;
+        }
+        if (selected < 0) {
+          this.add('DiscriminatorMismatch', discriminatorField, `Field '${discriminatorField}' must be one of ${showList(values)} (it selects the variant), got ${show(value[property])}.`, {
+            expected: branches.map((branch) => describeSchema(branch, this.root)),
+            allowed: values,
+            actual: scalar(value[property]),
+            keyword,
+          });
+          return;
+        }
+      } else {
+        this.add('DiscriminatorMismatch', discriminatorField, `Field '${discriminatorField}' is required to select a variant; it must be one of ${showList(values)}.`, {
+          expected: branches.map((branch) => describeSchema(branch, this.root)),
+          allowed: values,
+          keyword,
+        });
+        return;
+      }
+    }
+
+    // Only one variant accepts this JSON type: its own errors are the useful ones.
+    const fitting: number[] = [];
+    branchErrors.forEach((errors, index) => {
+      if (errors === null) return;
+      const wrongType = errors.some((e) => e.instancePath === field && (e.keyword === 'type' || e.keyword === 'false schema'));
+      if (!wrongType) fitting.push(index);
+    });
+    const only = fitting.length === 1 && branches.length > 1 ? branchErrors[fitting[0] as number] : undefined;
+    if (only && only.length > 0) {
+      this.addAll(only);
+      return;
+    }
+
+    const candidates = branches.map((branch) => describeSchema(branch, this.root));
+    this.add(
+      'DiscriminatorMismatch',
+      field,
+      `${label} must match ${keyword === 'oneOf' ? 'exactly one' : 'at least one'} of these variants: ${candidates.join(' | ')}; got ${actual}.`,
+      { expected: candidates, actual, keyword },
+    );
+  }
+}
+
+function pinnedValueList(schema: unknown): { values: unknown[] } | undefined {
+  const pinned = pinnedValue(schema);
+  return pinned === undefined ? undefined : { values: [pinned.value] };
+}
+
+/**
+ * Maps Ajv errors (ideally from the explaining validator: verbose, with composite branches) to
+ * violations, at most `max` of them, without duplicates.
+ */
+export function toViolations(errors: readonly ErrorObject[], root: SchemaDocument, data: unknown, max: number): ViolationReport {
+  const collector = new Collector(root, data, max);
+  collector.addAll(errors);
+  if (collector.violations.length === 0 && collector.omitted === 0) {
+    collector.add('ConstraintViolation', '', "Field '(root)' does not match the schema.");
+  }
+  return { violations: collector.violations, omitted: collector.omitted };
+}
+
+/** The one-line summary of a failure: the first few messages, then `and N more`. */
+export function summarizeViolations(violations: readonly ContractViolation[], omitted: number, shown = 3): string {
+  const parts = violations.slice(0, shown).map((v) => v.message.replace(/\.$/, ''));
+  const more = violations.length - parts.length + omitted;
+  if (more > 0) parts.push(`and ${more} more`);
+  return parts.join('; ');
+}

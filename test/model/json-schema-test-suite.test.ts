@@ -1,0 +1,196 @@
+/**
+ * Conformance: every case of the official JSON Schema Test Suite (draft 2020-12 and draft-07,
+ * required and optional) through `createSchemaValidator().validate`, with the suite's `remotes/`
+ * served through the `schemas` option (no network). Optional format files run with
+ * `formats: 'assert'`, everything else with the default `'annotate'`.
+ */
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SchemaValidationError, ToolexecError, createSchemaValidator, type SchemaValidator } from '../../src/model/index.js';
+import { SchemaCompiler, type CompiledSchema } from '../../src/model/schema-compiler.js';
+import { canonicalizeSchema, copySchemaDocument } from '../../src/model/schema-source.js';
+import { KNOWN_FAILURES } from './json-schema-test-suite.known-failures.js';
+
+const SUITE = fileURLToPath(new URL('../fixtures/jsonschema-test-suite/', import.meta.url));
+const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
+const VIOLATION_CODES = ['RequiredMissing', 'InvalidType', 'InvalidFormat', 'InvalidEnumValue', 'DiscriminatorMismatch', 'ConstraintViolation'];
+
+interface SuiteCase {
+  readonly id: string;
+  readonly file: string;
+  readonly schema: unknown;
+  readonly data: unknown;
+  readonly valid: boolean;
+  readonly formats: 'annotate' | 'assert';
+}
+
+function walk(dir: string): string[] {
+  return readdirSync(dir)
+    .flatMap((name) => {
+      const path = join(dir, name);
+      return statSync(path).isDirectory() ? walk(path) : [path];
+    })
+    .filter((path) => path.endsWith('.json'))
+    .sort();
+}
+
+/** Freezes a parsed JSON value deeply, so any mutation by the validator throws. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+function readJson(path: string): unknown {
+  return deepFreeze(JSON.parse(readFileSync(path, 'utf8')) as unknown);
+}
+
+const remotesDir = join(SUITE, 'remotes');
+const remotes: Record<string, unknown> = {};
+for (const path of walk(remotesDir)) remotes[`http://localhost:1234/${relative(remotesDir, path)}`] = readJson(path);
+
+const files = ['draft2020-12', 'draft7'].flatMap((draft) => walk(join(SUITE, 'tests', draft)).map((path) => ({ draft, path })));
+
+function loadCases(draft: string, path: string): SuiteCase[] {
+  const file = relative(join(SUITE, 'tests'), path);
+  const formats = file.includes('/optional/format/') ? 'assert' : 'annotate';
+  const groups = readJson(path) as { description: string; schema: unknown; tests: { description: string; data: unknown; valid: boolean }[] }[];
+  return groups.flatMap((group) => {
+    let schema = group.schema;
+    // The draft-07 files rarely name their dialect; our default is 2020-12.
+    if (draft === 'draft7' && typeof schema === 'object' && schema !== null && !('$schema' in schema)) {
+      schema = deepFreeze({ $schema: DRAFT_07, ...schema });
+    }
+    return group.tests.map((test) => ({
+      id: `${file} | ${group.description} | ${test.description}`,
+      file,
+      schema,
+      data: test.data,
+      valid: test.valid,
+      formats,
+    }));
+  });
+}
+
+const knownReason = new Map<string, string>();
+for (const entry of KNOWN_FAILURES) for (const id of entry.cases) knownReason.set(id, entry.reason);
+
+const validators: Record<'annotate' | 'assert', SchemaValidator> = {
+  annotate: createSchemaValidator({ schemas: remotes }),
+  assert: createSchemaValidator({ schemas: remotes, formats: 'assert' }),
+};
+
+/** The validator's verdict: true (valid), false (VALIDATION failure) or the unexpected error. */
+function outcome(testCase: SuiteCase): boolean | { error: unknown } {
+  try {
+    validators[testCase.formats].validate(testCase.schema, testCase.data);
+    return true;
+  } catch (err) {
+    if (err instanceof SchemaValidationError && err.code === 'VALIDATION') {
+      // Every rejection explains itself in the taxonomy.
+      expect(err.violations.length).toBeGreaterThan(0);
+      for (const violation of err.violations) {
+        expect(VIOLATION_CODES).toContain(violation.code);
+        expect(violation.message).toMatch(/^Field '/);
+      }
+      return false;
+    }
+    return { error: err };
+  }
+}
+
+const stats = { total: 0, passed: 0, knownFailures: 0, byPart: new Map<string, { total: number; passed: number }>() };
+const seenIds = new Set<string>();
+
+describe('JSON Schema Test Suite', () => {
+  afterAll(() => {
+    const parts = [...stats.byPart].map(([part, s]) => `${part} ${s.passed}/${s.total}`).join(', ');
+    console.log(`JSON Schema Test Suite: ${stats.passed}/${stats.total} cases pass (${parts}); ${stats.knownFailures} known failures, each listed with its reason.`);
+  });
+
+  describe.each(files)('$path', ({ draft, path }) => {
+    it('passes every case except the listed known failures', () => {
+      const unexpected: string[] = [];
+      const fixed: string[] = [];
+      const part = `${draft}${path.includes('/optional/') ? ' optional' : ''}`;
+      const partStats = stats.byPart.get(part) ?? { total: 0, passed: 0 };
+      stats.byPart.set(part, partStats);
+      for (const testCase of loadCases(draft, path)) {
+        seenIds.add(testCase.id);
+        const result = outcome(testCase);
+        const passed = result === testCase.valid;
+        stats.total++;
+        partStats.total++;
+        if (passed) {
+          stats.passed++;
+          partStats.passed++;
+        }
+        if (knownReason.has(testCase.id)) {
+          stats.knownFailures++;
+          if (passed) fixed.push(testCase.id);
+          continue;
+        }
+        if (!passed) {
+          const got = typeof result === 'boolean' ? (result ? 'valid' : 'invalid') : `error ${String((result.error as Error).message)}`;
+          unexpected.push(`${testCase.id}: expected ${testCase.valid ? 'valid' : 'invalid'}, got ${got}`);
+        }
+        if (typeof result === 'object') expect(ToolexecError.isInstance(result.error)).toBe(true);
+      }
+      expect(unexpected).toEqual([]);
+      // A known failure that passes must leave the table.
+      expect(fixed).toEqual([]);
+    });
+  });
+
+  it('lists no known failure that is not a case of the suite', () => {
+    const allIds = new Set(files.flatMap(({ draft, path }) => loadCases(draft, path).map((testCase) => testCase.id)));
+    const stale = [...knownReason.keys()].filter((id) => !allIds.has(id));
+    expect(stale).toEqual([]);
+    for (const entry of KNOWN_FAILURES) expect(entry.reason.length).toBeGreaterThan(20);
+  });
+
+  it('explains failures with a validator that agrees with the fast one on every case', () => {
+    const schemas = new Map(Object.entries(remotes).map(([uri, document]) => [uri, copySchemaDocument(document)] as const));
+    let compared = 0;
+    const disagreements: string[] = [];
+    const compilers = {
+      annotate: new SchemaCompiler({ formats: 'annotate', schemas }),
+      assert: new SchemaCompiler({ formats: 'assert', schemas }),
+    };
+    const bySchema = new Map<unknown, CompiledSchema | null>();
+    for (const { draft, path } of files) {
+      for (const testCase of loadCases(draft, path)) {
+        const compiler = compilers[testCase.formats];
+        let compiled = bySchema.get(testCase.schema);
+        if (compiled === undefined) {
+          try {
+            const canonical = canonicalizeSchema(testCase.schema);
+            compiled = compiler.compile(canonical.document, canonical.dialect, canonical.implicitDialect);
+          } catch {
+            compiled = null; // INVALID_SCHEMA cases are covered above
+          }
+          bySchema.set(testCase.schema, compiled);
+        }
+        if (compiled === null) continue;
+        let fast: boolean;
+        try {
+          fast = compiled.validate(testCase.data);
+        } catch {
+          continue;
+        }
+        const errors = compiler.explain(compiled, testCase.data);
+        const explain = compiled.explain;
+        if (typeof explain !== 'function') disagreements.push(`${testCase.id}: no explaining validator`);
+        else if (explain(testCase.data) !== fast) disagreements.push(`${testCase.id}: explain says ${String(!fast)}`);
+        else if (!fast && errors.length === 0) disagreements.push(`${testCase.id}: no errors`);
+        compared++;
+      }
+    }
+    expect(disagreements).toEqual([]);
+    expect(compared).toBeGreaterThan(3500);
+  });
+});
