@@ -27,7 +27,12 @@ export interface StreamEvent {
 
 /** What a local handler receives besides its arguments. */
 export interface LocalHandlerContext {
-  /** Aborted when the caller aborts or the call times out; stop work when it fires. */
+  /**
+   * Aborted when the caller aborts or the call times out; stop work when it fires.
+   *
+   * @remarks Created on first read when the call has neither a signal nor a timeout (it then
+   * never aborts). Read it as `ctx.signal`: a spread copy of `ctx` does not carry it.
+   */
   signal: AbortSignal;
   /** The canonical ID the call was made with. */
   toolId: string;
@@ -43,6 +48,7 @@ export type LocalHandler = (args: Record<string, unknown>, ctx: LocalHandlerCont
 
 /** Looks up local handlers by backend name. */
 export interface LocalRegistry {
+  /** The handler for `name`; `undefined` when there is none. Must be safe to call concurrently. */
   get(name: string): LocalHandler | undefined;
 }
 
@@ -52,7 +58,10 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Deadline for the call in milliseconds (TIMEOUT). */
   timeoutMs?: number;
-  /** started → backend progress → completed (or error). */
+  /**
+   * started → backend progress → completed (or error). Not used by `runStream`, where progress
+   * arrives as `progress` events. A listener that throws does not fail the call.
+   */
   onProgress?: (progress: ProgressEvent) => void;
 }
 
@@ -103,8 +112,14 @@ export interface RunnerOptions {
   validateOutput?: boolean | 'warn';
   /** Receives non-fatal problems. */
   onWarning?: (warning: RunWarning) => void;
+  /**
+   * Local handlers by backend name: a {@link LocalRegistry} (anything with a `get` function, a
+   * `Map` included) or a plain record, read live through its own properties.
+   */
   local?: LocalRegistry | Record<string, LocalHandler>;
+  /** Runs tools of `mcp` backends. */
   mcp?: McpExecutor;
+  /** Runs tools of `provider` backends. */
   provider?: ProviderExecutor;
 }
 
@@ -136,6 +151,7 @@ export interface StepResult {
 
 /** The result of a chain: the last step's result and every step's. */
 export interface ChainResult {
+  /** The last step's result; absent (`undefined`) only for an empty chain. */
   result: RunResult;
   steps: StepResult[];
 }

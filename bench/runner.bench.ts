@@ -1,0 +1,214 @@
+/**
+ * Runner benchmark: the hot path (resolve → validate input → dispatch → validate output) and the
+ * per-step cost of chains.
+ *
+ * Measured against the irreducible work in the same run:
+ * (1) `runner.run` on a local echo handler with input and output validation, versus calling the
+ *     same handler directly between two raw Ajv validations of the same schemas (compiled once),
+ *     inside an async function (the runner's contract is a promise, so the baseline returns one);
+ * (2) a 10-step chain versus 10 sequential `runner.run` calls of the same steps.
+ * For information it also times the direct call with the model's SchemaValidator (what the runner
+ * validates with) instead of raw Ajv, which splits the gap into validator cost and runner cost,
+ * and the direct call without any promise.
+ *
+ * Every task runs a batch of sequential awaited calls so that the harness's per-iteration timing
+ * does not dominate; calls/s is batch size × batches/s. The whole bench runs in 7 short rounds and
+ * reports medians (ratios are medians of per-round ratios), so one noisy round does not decide.
+ *
+ * Run: `node --import tsx bench/runner.bench.ts [--json]`
+ */
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Bench } from 'tinybench';
+import { createToolIndex } from '../src/discovery/index.js';
+import { createSchemaValidator, localBackend, type Tool } from '../src/model/index.js';
+import { createRunner, type ChainStep, type LocalHandler } from '../src/run/index.js';
+
+const asJson = process.argv.slice(2).includes('--json');
+const BATCH = 1_000;
+const CHAIN_LENGTH = 10;
+
+const inputSchema: Tool['inputSchema'] = {
+  type: 'object',
+  properties: { message: { type: 'string' } },
+  required: ['message'],
+};
+const outputSchema: NonNullable<Tool['outputSchema']> = {
+  type: 'object',
+  properties: { echoed: { type: 'string' } },
+  required: ['echoed'],
+};
+
+const tool: Tool = { name: 'echo', namespace: 'bench', inputSchema, outputSchema };
+const echo: LocalHandler = (args) => ({ echoed: args.message });
+
+const index = createToolIndex();
+index.registerTool(tool, localBackend('echo'));
+const runner = createRunner({ index, local: { echo } });
+
+const ajv = new Ajv2020({ strict: false, allErrors: false });
+const validateIn = ajv.compile(inputSchema);
+const validateOut = ajv.compile(outputSchema);
+const directCtx = { signal: new AbortController().signal, toolId: 'bench:echo' };
+
+async function direct(args: Record<string, unknown>): Promise<unknown> {
+  if (!validateIn(args)) throw new Error('invalid input');
+  const out = echo(args, directCtx);
+  if (!validateOut(out)) throw new Error('invalid output');
+  return out;
+}
+
+/** The same call through the model's SchemaValidator (what the runner uses) instead of raw Ajv. */
+const schemaValidator = createSchemaValidator();
+const resolvedTool = index.getTool('bench:echo').tool;
+async function directModel(args: Record<string, unknown>): Promise<unknown> {
+  schemaValidator.validateInput(resolvedTool, args);
+  const out = echo(args, directCtx);
+  schemaValidator.validateOutput(resolvedTool, out);
+  return out;
+}
+
+function directSync(args: Record<string, unknown>): unknown {
+  if (!validateIn(args)) throw new Error('invalid input');
+  const out = echo(args, directCtx);
+  if (!validateOut(out)) throw new Error('invalid output');
+  return out;
+}
+
+const args = { message: 'hello' };
+const chain: ChainStep[] = Array.from({ length: CHAIN_LENGTH }, (_, i) => ({
+  toolId: 'bench:echo',
+  args: { message: `step ${i}` },
+}));
+
+// Sanity: every path gives the same value before anything is timed.
+const check = await runner.run('bench:echo', args);
+if ((check.structured as { echoed?: unknown }).echoed !== 'hello') throw new Error('runner gave a wrong result');
+if (((await direct(args)) as { echoed?: unknown }).echoed !== 'hello') throw new Error('baseline gave a wrong result');
+const chained = await runner.runChain(chain);
+if (chained.steps.length !== CHAIN_LENGTH) throw new Error('chain gave a wrong result');
+
+const TASKS = {
+  direct: 'direct: handler + raw Ajv (async fn)',
+  directSync: 'direct: handler + raw Ajv (sync, no promise)',
+  directModel: 'direct: handler + model SchemaValidator (async fn)',
+  run: 'runner.run (validate in + out)',
+  tenRuns: `${CHAIN_LENGTH} × runner.run`,
+  chain: `runChain (${CHAIN_LENGTH} steps)`,
+} as const;
+
+function makeBench(): Bench {
+  const bench = new Bench({ time: 300, warmupTime: 100 });
+  bench
+    .add(TASKS.direct, async () => {
+      for (let i = 0; i < BATCH; i++) await direct(args);
+    })
+    .add(TASKS.directSync, () => {
+      for (let i = 0; i < BATCH; i++) directSync(args);
+    })
+    .add(TASKS.directModel, async () => {
+      for (let i = 0; i < BATCH; i++) await directModel(args);
+    })
+    .add(TASKS.run, async () => {
+      for (let i = 0; i < BATCH; i++) await runner.run('bench:echo', args);
+    })
+    .add(TASKS.tenRuns, async () => {
+      for (let b = 0; b < BATCH / CHAIN_LENGTH; b++) {
+        for (const step of chain) await runner.run(step.toolId, step.args);
+      }
+    })
+    .add(TASKS.chain, async () => {
+      for (let b = 0; b < BATCH / CHAIN_LENGTH; b++) await runner.runChain(chain);
+    });
+  return bench;
+}
+
+/** ns per call of each task in one round. */
+function nsPerCall(bench: Bench): Record<keyof typeof TASKS, number> {
+  const out = {} as Record<keyof typeof TASKS, number>;
+  for (const [key, name] of Object.entries(TASKS) as Array<[keyof typeof TASKS, string]>) {
+    const result = bench.getTask(name)?.result;
+    if (result?.state !== 'completed') throw new Error(`${name}: ${result?.state ?? 'no result'}`);
+    out[key] = (result.latency.mean * 1e6) / BATCH;
+  }
+  return out;
+}
+
+// Several short rounds, tasks interleaved, medians reported: a busy machine skews one round, not all.
+const ROUNDS = 7;
+const rounds: Array<Record<keyof typeof TASKS, number>> = [];
+for (let round = 0; round < ROUNDS; round++) {
+  const bench = makeBench();
+  await bench.run();
+  rounds.push(nsPerCall(bench));
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+const pick = (key: keyof typeof TASKS): number => median(rounds.map((r) => r[key]));
+const ratio = (a: keyof typeof TASKS, b: keyof typeof TASKS): number => median(rounds.map((r) => r[a] / r[b]));
+
+const directNs = pick('direct');
+const directSyncNs = pick('directSync');
+const directModelNs = pick('directModel');
+const runNs = pick('run');
+const tenRunsNs = pick('tenRuns');
+const chainNs = pick('chain');
+const runVsDirect = ratio('run', 'direct');
+const chainVsRuns = ratio('chain', 'tenRuns');
+
+const figures = {
+  batch: BATCH,
+  rounds: ROUNDS,
+  nsPerCall: {
+    direct: round(directNs),
+    directSync: round(directSyncNs),
+    directModelValidator: round(directModelNs),
+    run: round(runNs),
+    runStepInTenRuns: round(tenRunsNs),
+    runStepInChain: round(chainNs),
+  },
+  runCallsPerSecond: Math.round(1e9 / runNs),
+  runVsDirect: round(runVsDirect),
+  runVsDirectSync: round(ratio('run', 'directSync')),
+  runVsDirectModelValidator: round(ratio('run', 'directModel')),
+  chainStepVsRun: round(chainVsRuns),
+  targets: {
+    runVsDirect: '<= 1.5',
+    runCallsPerSecond: '>= 300000',
+    chainStepVsRun: '<= 1.2',
+  },
+  pass: {
+    runVsDirect: runVsDirect <= 1.5,
+    runCallsPerSecond: 1e9 / runNs >= 300_000,
+    chainStepVsRun: chainVsRuns <= 1.2,
+  },
+};
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}
+
+if (asJson) {
+  console.log(JSON.stringify(figures, null, 2));
+} else {
+  console.log(`\nRunner hot path (ns per call, median of ${ROUNDS} rounds, batches of ${BATCH} sequential awaited calls)`);
+  console.table({
+    'direct handler + raw Ajv (async fn)': { 'ns/call': round(directNs), 'calls/s': Math.round(1e9 / directNs) },
+    'direct handler + raw Ajv (sync)': { 'ns/call': round(directSyncNs), 'calls/s': Math.round(1e9 / directSyncNs) },
+    'direct handler + model validator (async fn)': { 'ns/call': round(directModelNs), 'calls/s': Math.round(1e9 / directModelNs) },
+    'runner.run (validate in + out)': { 'ns/call': round(runNs), 'calls/s': Math.round(1e9 / runNs) },
+    [`step of ${CHAIN_LENGTH} × runner.run`]: { 'ns/call': round(tenRunsNs), 'calls/s': Math.round(1e9 / tenRunsNs) },
+    [`step of runChain (${CHAIN_LENGTH} steps)`]: { 'ns/call': round(chainNs), 'calls/s': Math.round(1e9 / chainNs) },
+  });
+  console.table({
+    'run / direct (async)': { ratio: figures.runVsDirect, target: '<= 1.5', pass: figures.pass.runVsDirect },
+    'run / direct (sync)': { ratio: figures.runVsDirectSync, target: '(info)', pass: '' },
+    'run / direct with model validator': { ratio: figures.runVsDirectModelValidator, target: '(info)', pass: '' },
+    'run calls/s': { ratio: figures.runCallsPerSecond, target: '>= 300000', pass: figures.pass.runCallsPerSecond },
+    'chain step / run': { ratio: figures.chainStepVsRun, target: '<= 1.2', pass: figures.pass.chainStepVsRun },
+  });
+}

@@ -1,0 +1,140 @@
+import { ToolexecError, normalizeTags, type Tool } from '../model/index.js';
+import { abortedFailure, backendFailure } from './failures.js';
+import type { Backend, BackendCallOptions, BackendToolContext, LocalToolDefinition } from './types.js';
+
+const DEFAULT_INPUT_SCHEMA: Tool['inputSchema'] = Object.freeze({ type: 'object' as const });
+
+/**
+ * An in-process {@link Backend} built from handler functions (Go's `backend/local`).
+ *
+ * @remarks
+ * Enabled when created, kind `local`. Definitions are stored under their registration key;
+ * `execute` finds a tool by key first, then by its listed name (Go finds by key only, so a
+ * definition whose `name` differs from its key could be listed but not called). Listings are
+ * sorted by key. `start` and `stop` do nothing.
+ */
+export class LocalBackend implements Backend {
+  /** Always `'local'`. */
+  readonly kind = 'local';
+  /** The backend name; listed tools get it as their namespace. */
+  readonly name: string;
+  readonly #definitions = new Map<string, LocalToolDefinition>();
+  #enabled = true;
+
+  constructor(name: string) {
+    if (typeof name !== 'string' || name === '') throw new ToolexecError('INVALID_ARGUMENT', 'backend name is required');
+    this.name = name;
+  }
+
+  /** False after `setEnabled(false)`: listings skip the backend and calls fail with BACKEND_DISABLED. */
+  get enabled(): boolean {
+    return this.#enabled;
+  }
+
+  /** Enables or disables the backend. */
+  setEnabled(enabled: boolean): void {
+    this.#enabled = enabled === true;
+  }
+
+  /**
+   * Registers (or replaces) the tool stored under `key`; its `name` defaults to `key`.
+   *
+   * @throws `INVALID_ARGUMENT` for an empty key or a definition that is not an object.
+   */
+  registerHandler(key: string, definition: LocalToolDefinition): void {
+    if (typeof key !== 'string' || key === '') throw new ToolexecError('INVALID_ARGUMENT', 'tool key is required');
+    if (definition === null || typeof definition !== 'object') {
+      throw new ToolexecError('INVALID_ARGUMENT', `tool definition for "${key}" must be an object`);
+    }
+    this.#definitions.set(key, { ...definition, name: definition.name || key });
+  }
+
+  /** Removes the tool stored under `key`; true when there was one. */
+  unregisterHandler(key: string): boolean {
+    return this.#definitions.delete(key);
+  }
+
+  /** One tool per definition, sorted by key, with `namespace` = the backend name and normalized tags. */
+  async listTools(_options?: BackendCallOptions): Promise<Tool[]> {
+    const keys = [...this.#definitions.keys()].sort();
+    const tools: Tool[] = [];
+    for (const key of keys) {
+      const definition = this.#definitions.get(key) as LocalToolDefinition;
+      const tool: Tool = {
+        name: definition.name ?? key,
+        inputSchema: definition.inputSchema ?? DEFAULT_INPUT_SCHEMA,
+        namespace: this.name,
+        tags: normalizeTags(definition.tags ?? []),
+      };
+      if (definition.title !== undefined) tool.title = definition.title;
+      if (definition.description !== undefined) tool.description = definition.description;
+      if (definition.outputSchema !== undefined) tool.outputSchema = definition.outputSchema;
+      if (definition.annotations !== undefined) tool.annotations = definition.annotations;
+      tools.push(tool);
+    }
+    return tools;
+  }
+
+  /**
+   * Runs a tool's handler.
+   *
+   * @throws `BACKEND_DISABLED` (checked first), `TOOL_NOT_FOUND` (no such tool, or no handler),
+   * `ABORTED`/`TIMEOUT` for an already-aborted signal, `EXECUTION` wrapping the handler's own
+   * error (a library error passes through).
+   */
+  async execute(toolName: string, args: Record<string, unknown>, options?: BackendCallOptions): Promise<unknown> {
+    if (!this.#enabled) {
+      throw new ToolexecError('BACKEND_DISABLED', `backend disabled: ${this.name}`, { details: { backend: this.name } });
+    }
+    const definition = this.#find(toolName);
+    if (definition === undefined || typeof definition.handler !== 'function') {
+      throw new ToolexecError('TOOL_NOT_FOUND', `tool not found in backend: ${this.name}:${String(toolName)}`, {
+        details: { backend: this.name, tool: toolName },
+      });
+    }
+    const signal = options?.signal;
+    if (signal?.aborted === true) throw abortedFailure(signal, { backend: this.name, tool: toolName });
+    try {
+      return await definition.handler(args ?? {}, new ToolContext(signal));
+    } catch (err) {
+      throw backendFailure(err, `${this.name}:${toolName} failed`, { backend: this.name, tool: toolName });
+    }
+  }
+
+  /** Nothing to start. */
+  async start(_options?: BackendCallOptions): Promise<void> {}
+
+  /** Nothing to stop. */
+  async stop(): Promise<void> {}
+
+  #find(toolName: string): LocalToolDefinition | undefined {
+    const byKey = this.#definitions.get(toolName);
+    if (byKey !== undefined) return byKey;
+    for (const definition of this.#definitions.values()) {
+      if (definition.name === toolName) return definition;
+    }
+    return undefined;
+  }
+}
+
+/** The handler's context; without a caller signal, one that never aborts is made on first read. */
+class ToolContext implements BackendToolContext {
+  #signal: AbortSignal | undefined;
+
+  constructor(signal: AbortSignal | undefined) {
+    this.#signal = signal;
+  }
+
+  get signal(): AbortSignal {
+    return (this.#signal ??= new AbortController().signal);
+  }
+}
+
+/**
+ * Creates an empty, enabled {@link LocalBackend}.
+ *
+ * @throws `INVALID_ARGUMENT` for an empty name.
+ */
+export function createLocalBackend(name: string): LocalBackend {
+  return new LocalBackend(name);
+}

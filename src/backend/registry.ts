@@ -1,0 +1,154 @@
+import { ToolexecError } from '../model/index.js';
+import { backendFailure } from './failures.js';
+import { parseBackendToolId } from './tool-id.js';
+import type { Backend, BackendCallOptions, BridgedHandler, HandlerLookup } from './types.js';
+
+/**
+ * The set of backends, by unique name (Go's `backend.Registry`).
+ *
+ * @remarks
+ * Every listing is sorted by name (Go's `List` order is random). Names must be non-empty and
+ * free of `:`, since they prefix tool IDs (`name:tool`). Go's `RegisterFactory` is left out:
+ * Go stores factories and never uses them.
+ */
+export class BackendRegistry {
+  readonly #backends = new Map<string, Backend>();
+  #sorted: Backend[] | undefined;
+
+  /**
+   * Adds a backend.
+   *
+   * @throws `INVALID_ARGUMENT` for a missing backend, an empty name or a name with `:`;
+   * `BACKEND_EXISTS` when the name is taken.
+   */
+  register(backend: Backend): void {
+    if (backend === null || typeof backend !== 'object') throw new ToolexecError('INVALID_ARGUMENT', 'backend is required');
+    const name: unknown = backend.name;
+    if (typeof name !== 'string' || name === '') throw new ToolexecError('INVALID_ARGUMENT', 'backend name is required');
+    if (name.includes(':')) {
+      throw new ToolexecError('INVALID_ARGUMENT', `backend name "${name}" must not contain ':'`, { details: { backend: name } });
+    }
+    if (this.#backends.has(name)) {
+      throw new ToolexecError('BACKEND_EXISTS', `backend already registered: ${name}`, { details: { backend: name } });
+    }
+    this.#backends.set(name, backend);
+    this.#sorted = undefined;
+  }
+
+  /**
+   * Removes a backend and stops it (a failing `stop` is ignored, as in Go). The backend is gone
+   * from the registry at once; the promise settles when `stop` has. True when it existed.
+   */
+  async unregister(name: string): Promise<boolean> {
+    const backend = this.#backends.get(name);
+    if (backend === undefined) return false;
+    this.#backends.delete(name);
+    this.#sorted = undefined;
+    try {
+      await backend.stop?.();
+    } catch {
+      // Go ignores the error of Stop on unregister; the backend is gone either way.
+    }
+    return true;
+  }
+
+  /** The backend named `name`, if any. */
+  get(name: string): Backend | undefined {
+    return this.#backends.get(name);
+  }
+
+  /** Every backend, sorted by name. */
+  list(): Backend[] {
+    return this.#all().slice();
+  }
+
+  /** The enabled backends, sorted by name. */
+  listEnabled(): Backend[] {
+    return this.#all().filter((backend) => backend.enabled);
+  }
+
+  /** The backends whose `kind` is exactly `kind`, sorted by name. */
+  listByKind(kind: string): Backend[] {
+    return this.#all().filter((backend) => backend.kind === kind);
+  }
+
+  /** The backend names, sorted. */
+  names(): string[] {
+    return this.#all().map((backend) => backend.name);
+  }
+
+  /**
+   * Starts the enabled backends in name order; stops at the first failure and rejects with it.
+   */
+  async startAll(options?: BackendCallOptions): Promise<void> {
+    for (const backend of this.listEnabled()) {
+      try {
+        await backend.start?.(options);
+      } catch (err) {
+        throw backendFailure(err, `start ${backend.name} failed`, { backend: backend.name, op: 'start' });
+      }
+    }
+  }
+
+  /**
+   * Stops every backend (enabled or not) in name order. Unlike Go, a failure does not leave the
+   * rest running: all are stopped, then the first failure is the rejection.
+   */
+  async stopAll(): Promise<void> {
+    let first: ToolexecError | undefined;
+    for (const backend of this.list()) {
+      try {
+        await backend.stop?.();
+      } catch (err) {
+        first ??= backendFailure(err, `stop ${backend.name} failed`, { backend: backend.name, op: 'stop' });
+      }
+    }
+    if (first !== undefined) throw first;
+  }
+
+  /**
+   * The registry as the runner's `local` option: name `backend:tool` gives a handler that calls
+   * `backend.execute(tool, args, { signal })` on the backend registered under that name at call
+   * time (BACKEND_DISABLED when it is disabled); an unknown backend or a malformed name gives
+   * `undefined`, which the runner reports as `local handler "<name>" not found`.
+   */
+  localRegistry(): HandlerLookup {
+    return {
+      get: (name: string): BridgedHandler | undefined => {
+        let target: { backend: string; tool: string };
+        try {
+          target = parseBackendToolId(name);
+        } catch {
+          return undefined;
+        }
+        if (target.backend === '' || !this.#backends.has(target.backend)) return undefined;
+        return (args, ctx) => this.#execute(target.backend, target.tool, args, ctx.signal);
+      },
+    };
+  }
+
+  async #execute(backendName: string, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+    const backend = this.#backends.get(backendName);
+    if (backend === undefined) {
+      throw new ToolexecError('BACKEND_NOT_FOUND', `backend not found: ${backendName}`, { details: { backend: backendName } });
+    }
+    if (!backend.enabled) {
+      throw new ToolexecError('BACKEND_DISABLED', `backend disabled: ${backendName}`, { details: { backend: backendName } });
+    }
+    return backend.execute(tool, args, { signal });
+  }
+
+  #all(): Backend[] {
+    this.#sorted ??= [...this.#backends.values()].sort((a, b) => compareNames(a.name, b.name));
+    return this.#sorted;
+  }
+}
+
+function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Creates an empty {@link BackendRegistry}. */
+export function createBackendRegistry(): BackendRegistry {
+  return new BackendRegistry();
+}

@@ -1,0 +1,35 @@
+import { ToolexecError, parseToolId } from '../model/index.js';
+
+/** A tool ID split into the backend that serves it and the tool's name in that backend. */
+export interface BackendToolId {
+  /** The backend name; `''` when the ID has no `:`. */
+  backend: string;
+  /** The rest: `name`, or `name:version`. */
+  tool: string;
+}
+
+/**
+ * Splits `backend:tool` (Go's `backend.ParseToolID`): `"github:create_issue:1.0.0"` gives backend
+ * `github` and tool `create_issue:1.0.0`; `"toolonly"` gives backend `''`.
+ *
+ * @throws {@link ToolexecError} `INVALID_TOOL_ID` for `''`, more than two `:`, or an empty part
+ * (the model's error is the `cause`).
+ */
+export function parseBackendToolId(id: string): BackendToolId {
+  let parsed: ReturnType<typeof parseToolId>;
+  try {
+    parsed = parseToolId(id);
+  } catch (err) {
+    throw new ToolexecError('INVALID_TOOL_ID', 'invalid tool ID format', { cause: err, details: { id } });
+  }
+  if (parsed.namespace === undefined) return { backend: '', tool: parsed.name };
+  return {
+    backend: parsed.namespace,
+    tool: parsed.version === undefined ? parsed.name : `${parsed.name}:${parsed.version}`,
+  };
+}
+
+/** Joins a backend name and a tool name (Go's `backend.FormatToolID`): `tool` alone when `backend` is `''`. */
+export function formatBackendToolId(backend: string, tool: string): string {
+  return backend === '' ? tool : `${backend}:${tool}`;
+}

@@ -1,0 +1,83 @@
+import type { Tool } from '../model/index.js';
+
+/** Per-call options of a {@link Backend}: Go's context. */
+export interface BackendCallOptions {
+  /** Cancels the work; implementations should stop and reject when it aborts. */
+  signal?: AbortSignal;
+}
+
+/**
+ * A source of tools: an in-process handler set, an MCP server, an HTTP API, ...
+ *
+ * @remarks
+ * Contract (Go's `backend.Backend`):
+ * - Concurrency: safe for concurrent calls.
+ * - `name` is unique within a {@link BackendRegistry}, non-empty and without `:` (it prefixes
+ *   tool IDs as `name:tool`).
+ * - `listTools` returns the tools the backend serves; `execute` runs one by its name.
+ * - `start`/`stop` are optional lifecycle hooks (connect, disconnect).
+ */
+export interface Backend {
+  /** What kind of backend this is (`'local'`, `'mcp'`, `'http'`, ...). */
+  readonly kind: string;
+  /** The backend's unique name. */
+  readonly name: string;
+  /** A disabled backend is skipped by listings and refuses calls (BACKEND_DISABLED). */
+  readonly enabled: boolean;
+  /** The tools this backend serves. */
+  listTools(options?: BackendCallOptions): Promise<Tool[]>;
+  /** Runs the tool `toolName` with `args`; resolves with its result. */
+  execute(toolName: string, args: Record<string, unknown>, options?: BackendCallOptions): Promise<unknown>;
+  /** Runs the tool and streams partial results, when the backend can. */
+  executeStream?(toolName: string, args: Record<string, unknown>, options?: BackendCallOptions): AsyncIterable<unknown>;
+  /** Prepares the backend (connects, spawns, ...). */
+  start?(options?: BackendCallOptions): Promise<void>;
+  /** Releases what `start` acquired. */
+  stop?(): Promise<void>;
+}
+
+/** What a backend tool handler receives besides its arguments. */
+export interface BackendToolContext {
+  /** Aborted when the caller gives up; stop work when it fires. */
+  signal: AbortSignal;
+}
+
+/** An in-process tool implementation of a {@link LocalBackend}. */
+export type BackendToolHandler = (args: Record<string, unknown>, ctx: BackendToolContext) => unknown;
+
+/**
+ * A tool served by a {@link LocalBackend}: the tool's fields plus its handler (Go's `local.ToolDef`).
+ */
+export interface LocalToolDefinition {
+  /** @defaultValue the registration key */
+  name?: string;
+  title?: string;
+  description?: string;
+  /** @defaultValue `{ type: 'object' }` */
+  inputSchema?: Tool['inputSchema'];
+  outputSchema?: Tool['outputSchema'];
+  annotations?: Tool['annotations'];
+  /** Normalized (`normalizeTags`) when listed. */
+  tags?: string[];
+  /** Runs the tool. A definition without one lists, but calls fail with TOOL_NOT_FOUND (as in Go). */
+  handler: BackendToolHandler;
+}
+
+/**
+ * A place tools can be registered with a backend binding: a `ToolIndex` of `toolexec/discovery`
+ * fits (typed structurally: this layer does not import discovery).
+ */
+export interface ToolRegistrar {
+  registerTool(tool: Tool, backend: { kind: 'local'; local: { name: string } }): void;
+}
+
+/**
+ * A handler as the runner's local registry hands it out (typed structurally: this layer does not
+ * import run). The runner's `LocalHandler` context has these fields and more.
+ */
+export type BridgedHandler = (args: Record<string, unknown>, ctx: { signal: AbortSignal }) => Promise<unknown>;
+
+/** A lookup of handlers by name: what the runner's `local` option accepts. */
+export interface HandlerLookup {
+  get(name: string): BridgedHandler | undefined;
+}

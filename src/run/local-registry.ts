@@ -1,0 +1,86 @@
+import { ToolexecError } from '../model/index.js';
+import type { LocalHandler, LocalRegistry } from './types.js';
+
+/**
+ * A mutable {@link LocalRegistry} backed by a Map: what {@link createLocalRegistry} returns.
+ *
+ * @remarks Safe to change while calls run: a call looks its handler up once, at dispatch.
+ */
+export class LocalHandlerRegistry implements LocalRegistry {
+  readonly #handlers = new Map<string, LocalHandler>();
+
+  constructor(handlers?: Record<string, LocalHandler> | Iterable<readonly [string, LocalHandler]>) {
+    if (handlers === undefined || handlers === null) return;
+    const entries = isIterable(handlers) ? handlers : Object.entries(handlers);
+    for (const [name, handler] of entries) this.register(name, handler);
+  }
+
+  /**
+   * Registers (or replaces) the handler for backend name `name`.
+   *
+   * @throws `INVALID_ARGUMENT` for an empty name or a handler that is not a function.
+   */
+  register(name: string, handler: LocalHandler): this {
+    if (typeof name !== 'string' || name === '') {
+      throw new ToolexecError('INVALID_ARGUMENT', 'local handler name is required');
+    }
+    if (typeof handler !== 'function') {
+      throw new ToolexecError('INVALID_ARGUMENT', `local handler "${name}" must be a function`);
+    }
+    this.#handlers.set(name, handler);
+    return this;
+  }
+
+  /** Removes the handler for `name`; true when there was one. */
+  unregister(name: string): boolean {
+    return this.#handlers.delete(name);
+  }
+
+  /** The handler for `name`, or `undefined`. */
+  get(name: string): LocalHandler | undefined {
+    return this.#handlers.get(name);
+  }
+
+  /** True when a handler is registered for `name`. */
+  has(name: string): boolean {
+    return this.#handlers.has(name);
+  }
+
+  /** The registered names, sorted. */
+  names(): string[] {
+    return [...this.#handlers.keys()].sort();
+  }
+}
+
+/**
+ * A local handler registry, optionally pre-filled (`{ name: handler }` or `[name, handler]` pairs).
+ *
+ * @throws `INVALID_ARGUMENT` for an empty name or a non-function handler.
+ */
+export function createLocalRegistry(
+  handlers?: Record<string, LocalHandler> | Iterable<readonly [string, LocalHandler]>,
+): LocalHandlerRegistry {
+  return new LocalHandlerRegistry(handlers);
+}
+
+/**
+ * The runner's view of its `local` option: a {@link LocalRegistry} (anything with a `get`
+ * function) is used as is; a plain record is read live through its own properties only, so
+ * `toString` or `__proto__` never resolve to a handler.
+ *
+ * @internal
+ */
+export function toLocalRegistry(local: LocalRegistry | Record<string, LocalHandler> | undefined): LocalRegistry | undefined {
+  if (local === undefined || local === null) return undefined;
+  if (typeof (local as { get?: unknown }).get === 'function') return local as LocalRegistry;
+  const record = local as Record<string, LocalHandler>;
+  return {
+    get(name: string): LocalHandler | undefined {
+      return Object.hasOwn(record, name) ? record[name] : undefined;
+    },
+  };
+}
+
+function isIterable(value: unknown): value is Iterable<readonly [string, LocalHandler]> {
+  return typeof (value as { [Symbol.iterator]?: unknown })[Symbol.iterator] === 'function';
+}

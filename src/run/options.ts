@@ -1,0 +1,67 @@
+import { ToolexecError, createSchemaValidator, type SchemaValidator, type Tool, type ToolBackend } from '../model/index.js';
+import { defaultBackendSelector, type ToolIndex } from '../discovery/index.js';
+import { toLocalRegistry } from './local-registry.js';
+import type { LocalRegistry, McpExecutor, ProviderExecutor, RunWarning, RunnerOptions } from './types.js';
+
+/** How output is validated: not at all, failing the call, or reporting a warning. */
+export type OutputValidationMode = 'off' | 'error' | 'warn';
+
+/**
+ * {@link RunnerOptions} with every default filled in: the one place defaults are decided.
+ *
+ * @internal
+ */
+export interface ResolvedRunnerOptions {
+  index: ToolIndex | undefined;
+  toolResolver: ((id: string) => Tool | undefined | Promise<Tool | undefined>) | undefined;
+  backendsResolver: ((id: string) => ToolBackend[] | undefined | Promise<ToolBackend[] | undefined>) | undefined;
+  backendSelector: (backends: ToolBackend[]) => ToolBackend;
+  validator: SchemaValidator;
+  validateInput: boolean;
+  validateOutput: OutputValidationMode;
+  onWarning: ((warning: RunWarning) => void) | undefined;
+  local: LocalRegistry | undefined;
+  mcp: McpExecutor | undefined;
+  provider: ProviderExecutor | undefined;
+}
+
+/**
+ * Fills the defaults of {@link RunnerOptions}: the schema validator of `toolexec/model`, the
+ * default backend selector of `toolexec/discovery` (local > provider > mcp > first), input and
+ * output validation on (output failures fatal).
+ *
+ * @throws `INVALID_ARGUMENT` for an option of the wrong type.
+ * @internal
+ */
+export function resolveRunnerOptions(options: RunnerOptions = {}): ResolvedRunnerOptions {
+  if (options === null || typeof options !== 'object') {
+    throw new ToolexecError('INVALID_ARGUMENT', 'runner options must be an object');
+  }
+  const validateOutput = options.validateOutput ?? true;
+  if (validateOutput !== true && validateOutput !== false && validateOutput !== 'warn') {
+    throw new ToolexecError('INVALID_ARGUMENT', `validateOutput must be true, false or 'warn', got ${String(validateOutput)}`);
+  }
+  checkFunction(options.toolResolver, 'toolResolver');
+  checkFunction(options.backendsResolver, 'backendsResolver');
+  checkFunction(options.backendSelector, 'backendSelector');
+  checkFunction(options.onWarning, 'onWarning');
+  return {
+    index: options.index ?? undefined,
+    toolResolver: options.toolResolver ?? undefined,
+    backendsResolver: options.backendsResolver ?? undefined,
+    backendSelector: options.backendSelector ?? defaultBackendSelector,
+    validator: options.validator ?? createSchemaValidator(),
+    validateInput: options.validateInput ?? true,
+    validateOutput: validateOutput === 'warn' ? 'warn' : validateOutput ? 'error' : 'off',
+    onWarning: options.onWarning ?? undefined,
+    local: toLocalRegistry(options.local),
+    mcp: options.mcp ?? undefined,
+    provider: options.provider ?? undefined,
+  };
+}
+
+function checkFunction(value: unknown, name: string): void {
+  if (value !== undefined && value !== null && typeof value !== 'function') {
+    throw new ToolexecError('INVALID_ARGUMENT', `${name} must be a function`);
+  }
+}

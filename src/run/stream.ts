@@ -1,0 +1,282 @@
+import { ToolexecError, errorMessage, type Tool, type ToolBackend } from '../model/index.js';
+import { ABORTED, CallSignal, raceSignal } from './call-signal.js';
+import { ToolError, abortToolError } from './errors.js';
+import { HandlerContext } from './handler-context.js';
+import { closeIterator, isAsyncIterable, isPromiseLike, type Pipeline } from './pipeline.js';
+import { checkRunOptions } from './run-options.js';
+import type { LocalHandler, ProgressEvent, RunOptions, StreamEvent } from './types.js';
+
+/**
+ * The events of one streamed call (§2.2.8), as an async generator.
+ *
+ * @remarks
+ * Nothing happens until the first `next()`. Failures before dispatch (bad ID, unknown tool, input
+ * validation, an already-aborted signal) reject that first `next()` with a {@link ToolError};
+ * so does a backend that cannot stream (`STREAM_NOT_SUPPORTED`, op `stream`). Events without a
+ * `toolId` get the requested ID. The stream ends when the source ends; when the caller's signal
+ * aborts it ends quietly (no error event: the caller's signal says why); when `timeoutMs` passes
+ * it throws a `TIMEOUT` ToolError. A source that fails mid-stream makes the iterator throw an
+ * `EXECUTION` ToolError (op `stream`) whose cause is the source's error. Leaving the loop early
+ * (`break`, `return`, a throw in the loop body) aborts the signal the handler or executor got and
+ * calls the source iterator's `return()`.
+ *
+ * Local handlers stream too: a handler returning an AsyncIterable gives one `chunk` event per
+ * value then `done` with the last value; a handler returning anything else gives a single `done`
+ * event with that value; `ctx.onProgress` reports become `progress` events. No output validation
+ * or normalization runs on streams (as in Go).
+ *
+ * @internal
+ */
+export async function* streamEvents(
+  pipeline: Pipeline,
+  toolId: string,
+  args: Record<string, unknown>,
+  options: RunOptions | undefined,
+): AsyncGenerator<StreamEvent, void, undefined> {
+  const signal = options?.signal;
+  const timeoutMs = options?.timeoutMs;
+  const invalid = checkRunOptions(signal, timeoutMs);
+  if (invalid !== undefined) throw invalid;
+  const scope = new CallSignal(signal, timeoutMs);
+  let source: AsyncIterator<StreamEvent> | undefined;
+  let finished = false;
+  try {
+    const { tool, backend } = await pipeline.prepare(toolId, args, scope);
+    if (scope.signal.aborted) throw abortToolError(toolId, 'stream', backend, scope.signal.reason);
+    source = openSource(pipeline, toolId, tool, backend, args, scope);
+    for (;;) {
+      let step: IteratorResult<StreamEvent> | typeof ABORTED;
+      try {
+        step = await raceSignal(source.next(), scope.signal);
+      } catch (err) {
+        if (!scope.signal.aborted) throw streamFailure(toolId, backend, err);
+        step = ABORTED;
+      }
+      if (step === ABORTED) {
+        if (scope.timedOut) throw abortToolError(toolId, 'stream', backend, scope.signal.reason);
+        return;
+      }
+      if (step === null || typeof step !== 'object') throw streamFailure(toolId, backend, new TypeError('the stream source returned a non-object step'));
+      if (step.done === true) {
+        finished = true;
+        return;
+      }
+      const event = step.value;
+      if (event === null || typeof event !== 'object') continue;
+      yield typeof event.toolId === 'string' && event.toolId !== '' ? event : { ...event, toolId };
+    }
+  } finally {
+    if (!finished) {
+      if (!scope.signal.aborted) scope.abort(new DOMException('the stream was closed before it ended', 'AbortError'));
+      closeIterator(source);
+    }
+    scope.dispose();
+  }
+}
+
+function openSource(
+  pipeline: Pipeline,
+  toolId: string,
+  tool: Tool,
+  backend: ToolBackend,
+  args: Record<string, unknown>,
+  scope: CallSignal,
+): AsyncIterator<StreamEvent> {
+  switch (backend.kind) {
+    case 'local': {
+      const handler = pipeline.localHandler('stream', toolId, backend);
+      return new LocalEventSource(handler, args, toolId, scope);
+    }
+    case 'mcp': {
+      const executor = pipeline.mcp;
+      if (executor === undefined) throw streamConfigError(toolId, backend, 'MCP executor not configured');
+      const target = (backend as { mcp?: { serverName?: unknown } }).mcp;
+      if (target === undefined || target === null || typeof target !== 'object') {
+        throw streamConfigError(toolId, backend, 'MCP backend missing server name');
+      }
+      if (typeof executor.callToolStream !== 'function') throw notSupported(toolId, backend);
+      return iteratorOf(toolId, backend, () =>
+        executor.callToolStream?.(target.serverName as string, { name: tool.name, arguments: args }, { signal: scope.signal }),
+      );
+    }
+    case 'provider': {
+      const executor = pipeline.provider;
+      if (executor === undefined) throw streamConfigError(toolId, backend, 'provider executor not configured');
+      const target = (backend as { provider?: { providerId?: unknown; toolId?: unknown } }).provider;
+      if (target === undefined || target === null || typeof target !== 'object') {
+        throw streamConfigError(toolId, backend, 'provider backend missing details');
+      }
+      if (typeof executor.callToolStream !== 'function') throw notSupported(toolId, backend);
+      return iteratorOf(toolId, backend, () =>
+        executor.callToolStream?.(target.providerId as string, target.toolId as string, args, { signal: scope.signal }),
+      );
+    }
+    default:
+      throw streamConfigError(toolId, backend, `unknown backend kind: ${String((backend as { kind?: unknown }).kind)}`);
+  }
+}
+
+/** Opens an executor's stream; a missing or non-iterable stream is STREAM_NOT_SUPPORTED. */
+function iteratorOf(toolId: string, backend: ToolBackend, open: () => AsyncIterable<StreamEvent> | undefined): AsyncIterator<StreamEvent> {
+  let iterable: AsyncIterable<StreamEvent> | undefined;
+  try {
+    iterable = open();
+  } catch (err) {
+    throw new ToolError({
+      code: ToolexecError.isInstance(err) ? err.code : 'EXECUTION',
+      op: 'stream',
+      toolId,
+      backend,
+      reason: errorMessage(err),
+      cause: err,
+    });
+  }
+  if (!isAsyncIterable(iterable)) throw notSupported(toolId, backend);
+  try {
+    return iterable[Symbol.asyncIterator]();
+  } catch (err) {
+    throw streamFailure(toolId, backend, err);
+  }
+}
+
+function notSupported(toolId: string, backend: ToolBackend): ToolError {
+  return new ToolError({ code: 'STREAM_NOT_SUPPORTED', op: 'stream', toolId, backend, reason: 'streaming not supported' });
+}
+
+function streamConfigError(toolId: string, backend: ToolBackend, message: string): ToolError {
+  return new ToolError({ code: 'EXECUTION', op: 'stream', toolId, backend, reason: `execution error: ${message}` });
+}
+
+function streamFailure(toolId: string, backend: ToolBackend, err: unknown): ToolError {
+  return new ToolError({
+    code: 'EXECUTION',
+    op: 'stream',
+    toolId,
+    backend,
+    reason: `execution error: ${errorMessage(err)}`,
+    cause: err,
+  });
+}
+
+interface QueuedEvent {
+  event: StreamEvent;
+  /** Resolves the producer's wait for this event to be taken (chunks only: backpressure). */
+  taken: (() => void) | undefined;
+}
+
+/**
+ * The event source of a local handler under `runStream`: runs the handler at once, turns its
+ * progress reports into `progress` events and its result into `chunk`/`done` events. Chunks are
+ * pulled from the handler's iterator one at a time, only after the previous one was taken.
+ */
+class LocalEventSource implements AsyncIterator<StreamEvent> {
+  readonly #toolId: string;
+  readonly #queue: QueuedEvent[] = [];
+  #waiter: { resolve: (step: IteratorResult<StreamEvent>) => void; reject: (err: unknown) => void } | undefined;
+  #ended = false;
+  #failed = false;
+  #failure: unknown;
+  #closed = false;
+  #iterator: AsyncIterator<unknown> | undefined;
+
+  constructor(handler: LocalHandler, args: Record<string, unknown>, toolId: string, scope: CallSignal) {
+    this.#toolId = toolId;
+    const ctx = new HandlerContext(toolId, scope, (progress: ProgressEvent) => {
+      if (!this.#closed && !this.#ended) this.#deliver({ kind: 'progress', toolId, data: progress }, undefined);
+    });
+    void this.#pump(handler, args, ctx);
+  }
+
+  next(): Promise<IteratorResult<StreamEvent>> {
+    const queued = this.#queue.shift();
+    if (queued !== undefined) {
+      queued.taken?.();
+      return Promise.resolve({ value: queued.event, done: false });
+    }
+    if (this.#failed) {
+      this.#failed = false;
+      this.#ended = true;
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the handler's own failure, passed on unchanged
+      return Promise.reject(this.#failure);
+    }
+    if (this.#ended || this.#closed) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve, reject) => {
+      this.#waiter = { resolve, reject };
+    });
+  }
+
+  return(): Promise<IteratorResult<StreamEvent>> {
+    if (!this.#closed) {
+      this.#closed = true;
+      for (const queued of this.#queue.splice(0)) queued.taken?.();
+      const waiter = this.#waiter;
+      this.#waiter = undefined;
+      waiter?.resolve({ value: undefined, done: true });
+      closeIterator(this.#iterator);
+    }
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  async #pump(handler: LocalHandler, args: Record<string, unknown>, ctx: HandlerContext): Promise<void> {
+    try {
+      let out = handler(args, ctx);
+      if (isPromiseLike(out)) out = await out;
+      if (this.#closed) return;
+      if (!isAsyncIterable(out)) {
+        this.#deliver({ kind: 'done', toolId: this.#toolId, data: out }, undefined);
+        this.#end();
+        return;
+      }
+      const iterator = out[Symbol.asyncIterator]();
+      this.#iterator = iterator;
+      let last: unknown;
+      for (;;) {
+        const step = await iterator.next();
+        if (this.#closed) return;
+        if (step.done === true) break;
+        last = step.value;
+        await new Promise<void>((taken) => this.#deliver({ kind: 'chunk', toolId: this.#toolId, data: step.value }, taken));
+        if (this.#closed) return;
+      }
+      this.#deliver({ kind: 'done', toolId: this.#toolId, data: last }, undefined);
+      this.#end();
+    } catch (err) {
+      this.#fail(err);
+    }
+  }
+
+  #deliver(event: StreamEvent, taken: (() => void) | undefined): void {
+    if (this.#closed) {
+      taken?.();
+      return;
+    }
+    const waiter = this.#waiter;
+    if (waiter !== undefined) {
+      this.#waiter = undefined;
+      taken?.();
+      waiter.resolve({ value: event, done: false });
+      return;
+    }
+    this.#queue.push({ event, taken });
+  }
+
+  #end(): void {
+    this.#ended = true;
+    const waiter = this.#waiter;
+    this.#waiter = undefined;
+    waiter?.resolve({ value: undefined, done: true });
+  }
+
+  #fail(err: unknown): void {
+    if (this.#closed) return;
+    const waiter = this.#waiter;
+    if (waiter !== undefined) {
+      this.#waiter = undefined;
+      this.#ended = true;
+      waiter.reject(err);
+      return;
+    }
+    this.#failed = true;
+    this.#failure = err;
+  }
+}

@@ -1,0 +1,46 @@
+import type { Tool } from '../../src/model/index.js';
+import type { Backend, BackendCallOptions } from '../../src/backend/index.js';
+
+/** A Backend double (backends are user-implemented): records calls, fails on demand. */
+export class TestBackend implements Backend {
+  readonly calls: Array<{ toolName: string; args: Record<string, unknown>; options: BackendCallOptions | undefined }> = [];
+  started = 0;
+  stopped = 0;
+  startError: Error | undefined;
+  stopError: Error | undefined;
+  listError: Error | undefined;
+  enabled: boolean;
+
+  constructor(
+    readonly name: string,
+    readonly kind = 'test',
+    readonly tools: Tool[] = [],
+    enabled = true,
+  ) {
+    this.enabled = enabled;
+  }
+
+  async listTools(): Promise<Tool[]> {
+    if (this.listError !== undefined) throw this.listError;
+    return this.tools;
+  }
+
+  async execute(toolName: string, args: Record<string, unknown>, options?: BackendCallOptions): Promise<unknown> {
+    this.calls.push({ toolName, args, options });
+    return { backend: this.name, tool: toolName, args };
+  }
+
+  async start(): Promise<void> {
+    this.started++;
+    if (this.startError !== undefined) throw this.startError;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped++;
+    if (this.stopError !== undefined) throw this.stopError;
+  }
+}
+
+export function tool(name: string, extra: Partial<Tool> = {}): Tool {
+  return { name, inputSchema: { type: 'object' }, ...extra };
+}

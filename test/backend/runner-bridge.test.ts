@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { createBackendRegistry, createLocalBackend, registerBackendTools } from '../../src/backend/index.js';
+import { createToolIndex } from '../../src/discovery/index.js';
+import { ToolexecError, hasErrorCode } from '../../src/model/index.js';
+import { createRunner, type ToolError } from '../../src/run/index.js';
+import { TestBackend, tool } from './helpers.js';
+
+async function failure(promise: Promise<unknown>): Promise<ToolError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (ToolexecError.isInstance(err)) return err as ToolError;
+    throw err;
+  }
+  throw new Error('expected a rejection');
+}
+
+function setup() {
+  const registry = createBackendRegistry();
+  const tools = createLocalBackend('tools');
+  tools.registerHandler('echo', {
+    description: 'Echoes a message',
+    inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
+    outputSchema: { type: 'object', properties: { echoed: { type: 'string' } }, required: ['echoed'] },
+    handler: (args) => ({ echoed: args.message }),
+  });
+  tools.registerHandler('wait', {
+    handler: (_args, ctx) =>
+      new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error), { once: true })),
+  });
+  tools.registerHandler('broken', { handler: () => ({ echoed: 42 }), outputSchema: { type: 'object', properties: { echoed: { type: 'string' } } } });
+  registry.register(tools);
+  const remote = new TestBackend('remote', 'http', [tool('lookup', { namespace: 'geo' })]);
+  registry.register(remote);
+  registry.register(new TestBackend('off', 'http', [tool('hidden')], false));
+  return { registry, tools, remote };
+}
+
+describe('backend → index + runner, end to end', () => {
+  it('registers enabled backends’ tools and runs them by backend:tool with validation', async () => {
+    const { registry } = setup();
+    const index = createToolIndex();
+    expect(await registerBackendTools(index, registry)).toBe(4);
+    const runner = createRunner({ index, local: registry.localRegistry() });
+
+    const result = await runner.run('tools:echo', { message: 'hello' });
+    expect(result.structured).toEqual({ echoed: 'hello' });
+    expect(result.backend).toEqual({ kind: 'local', local: { name: 'tools:echo' } });
+    expect(result.tool.description).toBe('Echoes a message');
+
+    const invalid = await failure(runner.run('tools:echo', { message: 3 }));
+    expect(invalid.code).toBe('VALIDATION');
+    expect(invalid.details?.violations).toEqual([expect.objectContaining({ field: '/message', code: 'InvalidType' })]);
+
+    expect((await failure(runner.run('tools:broken', {}))).code).toBe('OUTPUT_VALIDATION');
+    expect((await failure(runner.run('off:hidden', {}))).code).toBe('TOOL_NOT_FOUND');
+  });
+
+  it('a tool with its own namespace keeps it; the binding still names its backend', async () => {
+    const { registry, remote } = setup();
+    const index = createToolIndex();
+    await registerBackendTools(index, registry);
+    const runner = createRunner({ index, local: registry.localRegistry() });
+    const result = await runner.run('geo:lookup', { q: 'x' });
+    expect(result.backend).toEqual({ kind: 'local', local: { name: 'remote:lookup' } });
+    expect(result.structured).toEqual({ backend: 'remote', tool: 'lookup', args: { q: 'x' } });
+    expect(remote.calls[0]?.options?.signal).toBeInstanceOf(AbortSignal);
+  });
+
+  it('the runner signal reaches the backend handler; abort and timeout work through the bridge', async () => {
+    const { registry } = setup();
+    const index = createToolIndex();
+    await registerBackendTools(index, registry);
+    const runner = createRunner({ index, local: registry.localRegistry() });
+    const err = await failure(runner.run('tools:wait', {}, { timeoutMs: 20 }));
+    expect(err.code).toBe('TIMEOUT');
+  });
+
+  it('a disabled or removed backend fails the call at run time', async () => {
+    const { registry, tools } = setup();
+    const index = createToolIndex();
+    await registerBackendTools(index, registry);
+    const runner = createRunner({ index, local: registry.localRegistry() });
+    tools.setEnabled(false);
+    const disabled = await failure(runner.run('tools:echo', { message: 'x' }));
+    expect(disabled.code).toBe('EXECUTION');
+    expect(hasErrorCode(disabled, 'BACKEND_DISABLED')).toBe(true);
+    tools.setEnabled(true);
+    await registry.unregister('tools');
+    const gone = await failure(runner.run('tools:echo', { message: 'x' }));
+    expect(gone.message).toContain('local handler "tools:echo" not found');
+  });
+
+  it('localRegistry().get gives undefined for malformed names and unknown backends', () => {
+    const { registry } = setup();
+    const lookup = registry.localRegistry();
+    expect(lookup.get('no-colon')).toBeUndefined();
+    expect(lookup.get('a:b:c:d')).toBeUndefined();
+    expect(lookup.get('nobody:echo')).toBeUndefined();
+    expect(typeof lookup.get('tools:echo')).toBe('function');
+  });
+
+  it('a failing listing registers nothing', async () => {
+    const { registry, remote } = setup();
+    remote.listError = new Error('down');
+    const index = createToolIndex();
+    await expect(registerBackendTools(index, registry)).rejects.toMatchObject({ code: 'EXECUTION' });
+    expect(index.listNamespaces()).toEqual([]);
+    await expect(registerBackendTools({} as never, registry)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
+});
