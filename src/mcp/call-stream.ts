@@ -1,0 +1,94 @@
+import { ToolexecError } from '../model/index.js';
+import { normalizeMcpResult, type CallToolResult, type McpExecutor, type RunOptions, type StreamEvent } from '../run/index.js';
+import type { McpCallParams } from './types.js';
+
+/**
+ * The stream of one `tools/call`: `progress` events, then `done` (the normalized result) or an
+ * `error` event for an `isError` result. Transport failures, timeouts and aborts reject the
+ * iteration. Ending the iteration early aborts the request (the server gets `notifications/cancelled`).
+ */
+export function streamToolCall(
+  executor: McpExecutor,
+  serverName: string,
+  params: McpCallParams,
+  options: RunOptions,
+): AsyncIterable<StreamEvent> {
+  return {
+    [Symbol.asyncIterator]: () => run(executor, serverName, params, options),
+  };
+}
+
+async function* run(
+  executor: McpExecutor,
+  serverName: string,
+  params: McpCallParams,
+  options: RunOptions,
+): AsyncGenerator<StreamEvent, void, undefined> {
+  const controller = new AbortController();
+  const outer = options.signal;
+  const onAbort = (): void => controller.abort(outer?.reason);
+  if (outer?.aborted === true) controller.abort(outer.reason);
+  else outer?.addEventListener('abort', onAbort, { once: true });
+
+  const queue: StreamEvent[] = [];
+  let wake: (() => void) | undefined;
+  let settled = false;
+  let outcome: { ok: true; result: CallToolResult } | { ok: false; error: unknown } | undefined;
+  const callOptions: RunOptions = {
+    signal: controller.signal,
+    onProgress: (progress) => {
+      options.onProgress?.(progress);
+      queue.push({ kind: 'progress', data: progress });
+      wake?.();
+    },
+  };
+  if (options.timeoutMs !== undefined) callOptions.timeoutMs = options.timeoutMs;
+  const call = executor.callTool(serverName, params, callOptions).then(
+    (result) => {
+      outcome = { ok: true, result };
+    },
+    (error: unknown) => {
+      outcome = { ok: false, error };
+    },
+  );
+  void call.finally(() => {
+    settled = true;
+    wake?.();
+  });
+
+  try {
+    for (;;) {
+      while (queue.length > 0) yield queue.shift()!;
+      if (settled) break;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+      wake = undefined;
+    }
+    if (outcome === undefined || !outcome.ok) throw outcome?.error;
+    const result = outcome.result;
+    if (result.isError === true) {
+      yield { kind: 'error', error: toolFailure(serverName, params.name, result) };
+      return;
+    }
+    yield { kind: 'done', data: normalizeMcpResult(result) };
+  } finally {
+    outer?.removeEventListener('abort', onAbort);
+    if (!settled) {
+      controller.abort(new ToolexecError('ABORTED', `The stream of "${params.name}" on MCP server "${serverName}" was closed early`));
+    }
+  }
+}
+
+/** EXECUTION for a result with `isError: true`, carrying the server's text. */
+export function toolFailure(serverName: string, toolName: string, result: CallToolResult): ToolexecError {
+  const text = (result.content ?? [])
+    .map((item) => (item.type === 'text' ? item.text : ''))
+    .filter((t) => t !== '')
+    .join('\n');
+  return new ToolexecError(
+    'EXECUTION',
+    `Tool "${toolName}" on MCP server "${serverName}" failed: ${text === '' ? '(no message)' : text}`,
+    { details: { serverName, tool: toolName, result } },
+  );
+}

@@ -1,0 +1,138 @@
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ToolexecError, errorMessage } from '../model/index.js';
+import type { McpSession } from './session.js';
+
+/** What a failed operation was doing, for messages. */
+export interface OperationContext {
+  serverName: string;
+  /** `tools/call "echo"`, `tools/list`, `connect`. */
+  operation: string;
+  tool?: string;
+  timeoutMs: number;
+}
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', 'UND_ERR_SOCKET']);
+
+/** The error for an aborted call: ABORTED (or TIMEOUT for a timeout signal), `cause` = the reason. */
+export function abortError(signal: AbortSignal, context: OperationContext): ToolexecError {
+  const reason: unknown = signal.reason;
+  const timedOut =
+    (reason instanceof DOMException && reason.name === 'TimeoutError') ||
+    (ToolexecError.isInstance(reason) && reason.code === 'TIMEOUT');
+  return new ToolexecError(
+    timedOut ? 'TIMEOUT' : 'ABORTED',
+    `${context.operation} on MCP server "${context.serverName}" was ${timedOut ? 'cancelled by a timeout' : 'aborted'}`,
+    { cause: reason, details: baseDetails(context) },
+  );
+}
+
+/** True when the server answered 404 to a request carrying a session ID it no longer knows. */
+export function isExpiredSession(error: unknown, session: McpSession): boolean {
+  return session.mode === 'http' && session.sessionId !== undefined && error instanceof StreamableHTTPError && error.code === 404;
+}
+
+/** True when the request never left: the session was already gone when it was sent. */
+export function isNotSent(error: unknown): boolean {
+  return error instanceof Error && error.message === 'Not connected';
+}
+
+/** True when the error means the connection itself is unusable (the session must be dropped). */
+export function isConnectionLost(error: unknown, session: McpSession): boolean {
+  if (session.closed) return true;
+  if (error instanceof McpError) return error.code === (ErrorCode.ConnectionClosed as number);
+  if (error instanceof SseError) return true;
+  if (error instanceof Error && error.message === 'Not connected') return true;
+  return isNetworkError(error);
+}
+
+function isNetworkError(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
+    if (current instanceof TypeError && current.message === 'fetch failed') return true;
+  }
+  return false;
+}
+
+/**
+ * Maps an SDK or transport failure to a {@link ToolexecError}: timeouts → TIMEOUT, a lost
+ * connection → EXECUTION naming the server (with exit status and stderr tail), a JSON-RPC error
+ * → EXECUTION with the server's message, an invalid result → PROTOCOL. `cause` keeps the original.
+ */
+export function mapOperationError(error: unknown, context: OperationContext, session?: McpSession): ToolexecError {
+  if (ToolexecError.isInstance(error)) return error;
+  const where = `${context.operation} on MCP server "${context.serverName}"`;
+  if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) {
+    const total = (error.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout;
+    const why = typeof total === 'number' ? `ran past the total limit of ${total} ms` : `no answer or progress for ${context.timeoutMs} ms`;
+    return new ToolexecError('TIMEOUT', `${where} timed out: ${why}`, {
+      cause: error,
+      details: baseDetails(context),
+    });
+  }
+  if (session !== undefined && isConnectionLost(error, session)) {
+    const failure = session.failureDetails();
+    let message = `MCP server "${context.serverName}" closed the connection during ${context.operation}`;
+    if (failure.exitCode !== undefined || failure.signal !== undefined) {
+      message += failure.signal != null ? ` (killed by ${failure.signal})` : ` (exit code ${String(failure.exitCode)})`;
+    }
+    if (failure.stderr !== undefined) message += `; stderr: ${lastLines(failure.stderr)}`;
+    else if (failure.transportError !== undefined && failure.transportError !== errorMessage(error)) {
+      message += `; last transport error: ${failure.transportError}`;
+    }
+    return new ToolexecError('EXECUTION', message, { cause: error, details: { ...baseDetails(context), ...failure } });
+  }
+  if (error instanceof McpError) {
+    return new ToolexecError('EXECUTION', `${where} failed: ${error.message}`, {
+      cause: error,
+      details: { ...baseDetails(context), mcpCode: error.code, ...(error.data === undefined ? {} : { mcpData: error.data }) },
+    });
+  }
+  if (error instanceof Error && error.name === 'ZodError') {
+    return new ToolexecError('PROTOCOL', `MCP server "${context.serverName}" sent an invalid result for ${context.operation}: ${error.message}`, {
+      cause: error,
+      details: baseDetails(context),
+    });
+  }
+  return new ToolexecError('EXECUTION', `${where} failed: ${errorMessage(error)}`, { cause: error, details: baseDetails(context) });
+}
+
+/** The error for a server that could not be reached or initialized (with exit status and stderr tail). */
+export function connectError(error: unknown, context: OperationContext, failure: FailureDetails = {}): ToolexecError {
+  if (ToolexecError.isInstance(error)) return error;
+  const details = { ...baseDetails(context), ...failure };
+  if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) {
+    return new ToolexecError('TIMEOUT', `MCP server "${context.serverName}" did not answer initialize within ${context.timeoutMs} ms`, {
+      cause: error,
+      details,
+    });
+  }
+  let message = `Could not connect to MCP server "${context.serverName}": ${errorMessage(error)}`;
+  if (failure.exitCode !== undefined) message += ` (exit code ${String(failure.exitCode)})`;
+  if (failure.stderr !== undefined) message += `; stderr: ${lastLines(failure.stderr)}`;
+  return new ToolexecError('EXECUTION', message, { cause: error, details });
+}
+
+/** What a session knows about why it ended. */
+export interface FailureDetails {
+  exitCode?: number | null;
+  signal?: string | null;
+  stderr?: string;
+  transportError?: string;
+}
+
+function baseDetails(context: OperationContext): Record<string, unknown> {
+  const details: Record<string, unknown> = { serverName: context.serverName };
+  if (context.tool !== undefined) details.tool = context.tool;
+  return details;
+}
+
+// Keep messages readable: the last few lines of stderr (the full tail is in details.stderr).
+function lastLines(text: string, maxLines = 5, maxChars = 600): string {
+  const lines = text.split(/\r?\n/).filter((line) => line.trim() !== '');
+  let tail = lines.slice(-maxLines).join(' | ');
+  if (tail.length > maxChars) tail = `…${tail.slice(-maxChars)}`;
+  return tail;
+}

@@ -1,0 +1,253 @@
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { CallToolResultSchema, ListToolsResultSchema, McpError, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { ToolexecError, type McpTool } from '../model/index.js';
+import type { CallToolResult, ProgressEvent, RunOptions, StreamEvent } from '../run/index.js';
+import { streamToolCall } from './call-stream.js';
+import { type OperationContext, abortError, isConnectionLost, isExpiredSession, isNotSent, mapOperationError } from './errors.js';
+import { type ResolvedMcpExecutorOptions, resolveMcpExecutorOptions, resolveTimeoutMs } from './options.js';
+import { ServerSlot, closedError } from './server-slot.js';
+import type { McpSession } from './session.js';
+import type { McpCallParams, McpExecutorClient, McpExecutorOptions, McpToolSink } from './types.js';
+
+// A server that keeps returning cursors is cut off here rather than listed forever.
+const MAX_LIST_PAGES = 10_000;
+
+const ignoreProgress = (): void => undefined;
+
+/**
+ * The {@link McpExecutorClient} over `@modelcontextprotocol/sdk`: one lazily opened, shared
+ * connection per configured server (stdio, Streamable HTTP with SSE fallback, or a custom transport).
+ *
+ * @remarks
+ * - Connections open on first use and are reused; a dead one is dropped and the next call
+ *   reconnects. A Streamable HTTP session the server forgot (404) is re-initialized and the request
+ *   replayed once.
+ * - `timeoutMs` (default `requestTimeoutMs`) is how long a call may go without hearing from the
+ *   server: every progress notification restarts it (up to `maxTotalTimeoutMs`, when set).
+ *   Aborting the `signal` sends `notifications/cancelled` to the server.
+ * - Failures are {@link ToolexecError}s: ABORTED (cause = the abort reason), TIMEOUT, EXECUTION
+ *   (lost connection, naming the server and quoting its stderr; or the server's JSON-RPC error),
+ *   PROTOCOL (an invalid result), CONFIGURATION (unknown server), CONNECTION_CLOSED (after close()).
+ * - Results are returned as the server sent them, `isError` included (the runner decides).
+ */
+export class SdkMcpExecutor implements McpExecutorClient {
+  readonly #options: ResolvedMcpExecutorOptions;
+  readonly #slots = new Map<string, ServerSlot>();
+  #closing: Promise<void> | undefined;
+
+  constructor(options: McpExecutorOptions) {
+    this.#options = resolveMcpExecutorOptions(options);
+    for (const [name, config] of this.#options.servers) this.#slots.set(name, new ServerSlot(name, config, this.#options));
+  }
+
+  /** The configured server names, in configuration order. */
+  get serverNames(): string[] {
+    return [...this.#slots.keys()];
+  }
+
+  /** Calls `params.name` on `serverName` and returns the raw `CallToolResult`. */
+  async callTool(serverName: string, params: McpCallParams, options: RunOptions = {}): Promise<CallToolResult> {
+    const slot = this.#slot(serverName);
+    const timeoutMs = resolveTimeoutMs(options.timeoutMs, this.#options.requestTimeoutMs, 'timeoutMs', 'INVALID_ARGUMENT');
+    const context: OperationContext = { serverName, operation: `tools/call "${params.name}"`, tool: params.name, timeoutMs };
+    const onProgress = options.onProgress;
+    const requestOptions: RequestOptions = {
+      timeout: timeoutMs,
+      resetTimeoutOnProgress: true,
+      ...(this.#options.maxTotalTimeoutMs === undefined ? {} : { maxTotalTimeout: this.#options.maxTotalTimeoutMs }),
+      // Always a handler: the SDK only resets the timeout on progress when one is given.
+      onprogress: onProgress === undefined ? ignoreProgress : (progress) => onProgress(toProgressEvent(progress)),
+    };
+    const request = {
+      method: 'tools/call' as const,
+      params: { name: params.name, arguments: params.arguments ?? {} },
+    };
+    return this.#withSession(slot, context, options.signal, requestOptions, (session, sdkOptions) =>
+      session.client.request(request, CallToolResultSchema, sdkOptions),
+    );
+  }
+
+  /**
+   * Streams a call: `progress` events as the server reports them, then `done` with the result
+   * normalized (`normalizeMcpResult`), or an `error` event (EXECUTION) when the tool reports
+   * `isError`. Transport failures, timeouts and aborts reject the iteration. Breaking out of the
+   * loop cancels the request on the server.
+   */
+  callToolStream(serverName: string, params: McpCallParams, options: RunOptions = {}): AsyncIterable<StreamEvent> {
+    return streamToolCall(this, serverName, params, options);
+  }
+
+  /** Every tool the server lists, following `nextCursor` pages. */
+  async listTools(serverName: string, options: Pick<RunOptions, 'signal' | 'timeoutMs'> = {}): Promise<McpTool[]> {
+    const slot = this.#slot(serverName);
+    const timeoutMs = resolveTimeoutMs(options.timeoutMs, this.#options.requestTimeoutMs, 'timeoutMs', 'INVALID_ARGUMENT');
+    const context: OperationContext = { serverName, operation: 'tools/list', timeoutMs };
+    return this.#withSession(slot, context, options.signal, { timeout: timeoutMs }, async (session, sdkOptions) => {
+      const tools: McpTool[] = [];
+      const seen = new Set<string>();
+      let cursor: string | undefined;
+      for (let page = 0; page < MAX_LIST_PAGES; page++) {
+        const result = await session.client.request(
+          { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+          ListToolsResultSchema,
+          sdkOptions,
+        );
+        tools.push(...(result.tools as McpTool[]));
+        cursor = result.nextCursor;
+        if (cursor === undefined) return tools;
+        if (seen.has(cursor)) break;
+        seen.add(cursor);
+      }
+      throw new ToolexecError('PROTOCOL', `MCP server "${serverName}" repeated a tools/list cursor; stopped after ${tools.length} tools`, {
+        details: { serverName },
+      });
+    });
+  }
+
+  /** Lists and registers the tools of `serverNames` (default: all); namespace = server name. */
+  async importTools(index: McpToolSink, serverNames?: readonly string[]): Promise<number> {
+    const names = [...new Set(serverNames ?? this.#slots.keys())];
+    for (const name of names) this.#slot(name);
+    const lists = await Promise.all(names.map((name) => this.listTools(name)));
+    let count = 0;
+    names.forEach((name, i) => {
+      const tools = lists[i] ?? [];
+      index.registerToolsFromMcp(name, tools);
+      count += tools.length;
+    });
+    return count;
+  }
+
+  /** Closes every session and ends every server process tree. Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= Promise.allSettled([...this.#slots.values()].map((slot) => slot.close())).then(() => undefined);
+    return this.#closing;
+  }
+
+  #slot(serverName: string): ServerSlot {
+    if (this.#closing !== undefined) throw closedError(serverName);
+    const slot = this.#slots.get(serverName);
+    if (slot === undefined) {
+      const known = this.serverNames;
+      throw new ToolexecError(
+        'CONFIGURATION',
+        `Unknown MCP server "${serverName}"; configured: ${known.length === 0 ? '(none)' : known.map((n) => `"${n}"`).join(', ')}`,
+        { details: { serverName, knownServers: known } },
+      );
+    }
+    return slot;
+  }
+
+  /**
+   * Runs `operation` on the server's session: connects if needed (bounded by the timeout and the
+   * signal), links the caller's signal, maps failures, drops a dead connection, and re-initializes
+   * a forgotten HTTP session once (replaying the request).
+   */
+  async #withSession<T>(
+    slot: ServerSlot,
+    context: OperationContext,
+    signal: AbortSignal | undefined,
+    baseOptions: RequestOptions,
+    operation: (session: McpSession, options: RequestOptions) => Promise<T>,
+  ): Promise<T> {
+    if (signal?.aborted === true) throw abortError(signal, context);
+    // The SDK never removes its abort listener: give it a per-call signal, not the caller's.
+    // A per-call controller also lets us cancel on the server after a total-timeout, which the SDK
+    // reports without sending notifications/cancelled.
+    const link = signal === undefined && baseOptions.maxTotalTimeout === undefined ? undefined : linkSignal(signal);
+    const sdkOptions = link === undefined ? baseOptions : { ...baseOptions, signal: link.signal };
+    try {
+      for (let attempt = 0; ; attempt++) {
+        const session = slot.current ?? (await this.#connect(slot, context, signal));
+        try {
+          return await operation(session, sdkOptions);
+        } catch (error) {
+          if (this.#closing !== undefined && !ToolexecError.isInstance(error)) throw closedError(slot.serverName);
+          if (signal !== undefined && isAborted(signal)) throw abortError(signal, context);
+          // A forgotten HTTP session: re-initialize and replay once. Requests in flight on it when
+          // it was dropped fail with "connection closed"; the server never processed them either.
+          // A request that never left (the connection died just before) is safe to send again too.
+          if (
+            attempt === 0 &&
+            (isExpiredSession(error, session) || isNotSent(error) || (session.expired && isConnectionLost(error, session)))
+          ) {
+            session.expired = true;
+            await slot.release(session);
+            continue;
+          }
+          const mapped = mapOperationError(error, context, session);
+          if (isTotalTimeout(error)) link?.abort(mapped);
+          if (isConnectionLost(error, session)) await slot.release(session);
+          throw mapped;
+        }
+      }
+    } finally {
+      link?.dispose();
+    }
+  }
+
+  async #connect(slot: ServerSlot, context: OperationContext, signal: AbortSignal | undefined): Promise<McpSession> {
+    const attempt = slot.acquire();
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const stop = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        reject(
+          new ToolexecError('TIMEOUT', `Connecting to MCP server "${context.serverName}" took longer than ${context.timeoutMs} ms`, {
+            details: { serverName: context.serverName },
+          }),
+        );
+      }, context.timeoutMs);
+      if (signal !== undefined) {
+        onAbort = () => reject(abortError(signal, context));
+        signal.addEventListener('abort', onAbort, { once: true });
+      }
+    });
+    try {
+      // The attempt is shared: one caller giving up does not cancel it for the others.
+      return await Promise.race([attempt, stop]);
+    } finally {
+      clearTimeout(timer);
+      if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
+      attempt.catch(() => undefined);
+    }
+  }
+}
+
+/** Creates an {@link McpExecutorClient} for `options.servers`; nothing connects until first use. */
+export function createMcpExecutor(options: McpExecutorOptions): SdkMcpExecutor {
+  return new SdkMcpExecutor(options);
+}
+
+function toProgressEvent(progress: Progress): ProgressEvent {
+  const event: ProgressEvent = { progress: progress.progress };
+  if (progress.total !== undefined) event.total = progress.total;
+  if (progress.message !== undefined) event.message = progress.message;
+  return event;
+}
+
+// A function, so the compiler does not assume `aborted` is still what an earlier check saw.
+function isAborted(signal: AbortSignal): boolean {
+  return signal.aborted;
+}
+
+function isTotalTimeout(error: unknown): boolean {
+  return error instanceof McpError && typeof (error.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout === 'number';
+}
+
+interface SignalLink {
+  readonly signal: AbortSignal;
+  abort(reason: unknown): void;
+  dispose(): void;
+}
+
+function linkSignal(outer: AbortSignal | undefined): SignalLink {
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort(outer?.reason);
+  outer?.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: controller.signal,
+    abort: (reason) => controller.abort(reason),
+    dispose: () => outer?.removeEventListener('abort', onAbort),
+  };
+}

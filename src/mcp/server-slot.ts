@@ -1,0 +1,85 @@
+import { ToolexecError } from '../model/index.js';
+import type { ResolvedMcpExecutorOptions } from './options.js';
+import { type McpSession, openSession } from './session.js';
+import type { McpServerConfig } from './types.js';
+
+/**
+ * The connection to one configured server: opened on first use, shared by every call, dropped
+ * when it dies (the next call reconnects). Concurrent first calls share one attempt; a failed
+ * attempt is not remembered.
+ */
+export class ServerSlot {
+  readonly serverName: string;
+  readonly #config: McpServerConfig;
+  readonly #options: ResolvedMcpExecutorOptions;
+  #session: McpSession | undefined;
+  #pending: Promise<McpSession> | undefined;
+  #closed = false;
+  // Once a server answered only over legacy HTTP+SSE, reconnect that way directly.
+  #preferSse = false;
+
+  constructor(serverName: string, config: McpServerConfig, options: ResolvedMcpExecutorOptions) {
+    this.serverName = serverName;
+    this.#config = config;
+    this.#options = options;
+  }
+
+  /** The open session, if there is one (the fast path: no promise, no tick). */
+  get current(): McpSession | undefined {
+    const session = this.#session;
+    return session !== undefined && !session.closed ? session : undefined;
+  }
+
+  /** The open session, or a (shared) attempt to open one. */
+  acquire(): Promise<McpSession> {
+    const current = this.current;
+    if (current !== undefined) return Promise.resolve(current);
+    if (this.#closed) return Promise.reject(closedError(this.serverName));
+    this.#pending ??= this.#open();
+    return this.#pending;
+  }
+
+  async #open(): Promise<McpSession> {
+    try {
+      const session = await openSession(this.serverName, this.#config, this.#options, this.#preferSse);
+      if (this.#closed) {
+        await session.close();
+        throw closedError(this.serverName);
+      }
+      if (session.mode === 'sse') this.#preferSse = true;
+      this.#session = session;
+      session.onClosed(() => {
+        if (this.#session === session) this.#session = undefined;
+        // Finish the cleanup now (a dead server's process group), not at executor close.
+        void session.close();
+      });
+      return session;
+    } finally {
+      this.#pending = undefined;
+    }
+  }
+
+  /** Drops `session` (if it is still the current one) and closes it. */
+  async release(session: McpSession): Promise<void> {
+    if (this.#session === session) this.#session = undefined;
+    await session.close();
+  }
+
+  /** Closes the session and any attempt in flight; later acquires reject with CONNECTION_CLOSED. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const pending = this.#pending;
+    const session = this.#session;
+    this.#session = undefined;
+    await Promise.allSettled([pending, session?.close()]);
+  }
+}
+
+/** CONNECTION_CLOSED: the executor was closed. */
+export function closedError(serverName?: string): ToolexecError {
+  return new ToolexecError(
+    'CONNECTION_CLOSED',
+    serverName === undefined ? 'The MCP executor is closed' : `The MCP executor is closed (server "${serverName}")`,
+    serverName === undefined ? {} : { details: { serverName } },
+  );
+}

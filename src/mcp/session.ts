@@ -1,0 +1,204 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { type JSONRPCMessage, type MessageExtraInfo, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ToolexecError, errorMessage } from '../model/index.js';
+import { StdioProcessTransport } from './stdio-transport.js';
+import type { McpServerConfig } from './types.js';
+import type { ResolvedMcpExecutorOptions } from './options.js';
+import { connectError, type FailureDetails } from './errors.js';
+
+/** How a session reached its server. */
+export type SessionMode = 'stdio' | 'http' | 'sse' | 'custom';
+
+// How long close() waits for the server to acknowledge an HTTP session's termination.
+const TERMINATE_TIMEOUT_MS = 1000;
+
+/** One initialized MCP client connection to one server. */
+export class McpSession {
+  readonly serverName: string;
+  readonly client: Client;
+  readonly transport: Transport;
+  readonly mode: SessionMode;
+  /** The last error the transport reported (kept to explain a dropped connection). */
+  lastError: Error | undefined;
+  /** Set when the server forgot this HTTP session (404): requests on it may be replayed elsewhere. */
+  expired = false;
+  #closed = false;
+  #closing: Promise<void> | undefined;
+  #onClosed: (() => void) | undefined;
+
+  constructor(serverName: string, client: Client, transport: Transport, mode: SessionMode) {
+    this.serverName = serverName;
+    this.client = client;
+    this.transport = transport;
+    this.mode = mode;
+    client.onclose = () => {
+      this.#closed = true;
+      this.#onClosed?.();
+    };
+    client.onerror = (error) => {
+      this.lastError = error;
+    };
+  }
+
+  /** True once the connection is gone (server exit, transport closed, close() called). */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Runs `listener` once when the connection closes for any reason. */
+  onClosed(listener: () => void): void {
+    if (this.#closed) listener();
+    else this.#onClosed = listener;
+  }
+
+  /** The Streamable HTTP session ID, when there is one. */
+  get sessionId(): string | undefined {
+    return this.transport.sessionId;
+  }
+
+  /** What is known about why the connection ended: exit status and stderr tail of a process. */
+  failureDetails(): FailureDetails {
+    const details: FailureDetails = {};
+    if (this.transport instanceof StdioProcessTransport) {
+      const exit = this.transport.exit;
+      if (exit !== undefined) {
+        details.exitCode = exit.code;
+        details.signal = exit.signal;
+      }
+      const stderr = this.transport.stderrTail;
+      if (stderr !== '') details.stderr = stderr;
+    }
+    if (this.lastError !== undefined) details.transportError = this.lastError.message;
+    return details;
+  }
+
+  /** Ends the session: terminates an HTTP session, closes the transport, ends a process tree. */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    if (!this.#closed && !this.expired && this.transport instanceof StreamableHTTPClientTransport && this.sessionId !== undefined) {
+      await settleWithin(this.transport.terminateSession(), TERMINATE_TIMEOUT_MS);
+    }
+    // Once the transport has reported close, the client has let go of it: closing it again is not
+    // needed, except that a server process group may still need ending.
+    if (this.client.transport !== undefined) await this.client.close().catch(() => undefined);
+    if (this.transport instanceof StdioProcessTransport) await this.transport.close();
+    this.#closed = true;
+  }
+}
+
+/** Opens and initializes a session; on failure nothing is left running. */
+export async function openSession(
+  serverName: string,
+  config: McpServerConfig,
+  options: ResolvedMcpExecutorOptions,
+  preferSse: boolean,
+): Promise<McpSession> {
+  switch (config.transport) {
+    case undefined:
+    case 'stdio': {
+      const transport = new StdioProcessTransport({
+        command: config.command,
+        args: config.args ?? [],
+        env: config.env ?? {},
+        ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
+        stderrTailBytes: options.stderrTailBytes,
+        killGraceMs: options.killGraceMs,
+        ...(options.onStderr === undefined ? {} : { onStderr: (text: string) => options.onStderr?.(serverName, text) }),
+      });
+      return initialize(serverName, transport, 'stdio', options);
+    }
+    case 'http': {
+      const url = new URL(config.url);
+      const requestInit: RequestInit = config.headers === undefined ? {} : { headers: config.headers };
+      if (!preferSse) {
+        try {
+          return await initialize(serverName, new StreamableHTTPClientTransport(url, { requestInit }), 'http', options);
+        } catch (error) {
+          if (!isLegacyServerRejection(error)) throw error;
+          try {
+            return await initialize(serverName, new SSEClientTransport(url, { requestInit }), 'sse', options);
+          } catch (sseError) {
+            throw new ToolexecError(
+              'EXECUTION',
+              `Could not connect to MCP server "${serverName}": Streamable HTTP failed (${errorMessage(error)}), then HTTP+SSE failed (${errorMessage(sseError)})`,
+              { cause: new AggregateError([error, sseError]), details: { serverName } },
+            );
+          }
+        }
+      }
+      return initialize(serverName, new SSEClientTransport(url, { requestInit }), 'sse', options);
+    }
+    case 'custom': {
+      let transport: Transport;
+      try {
+        transport = await config.createTransport();
+      } catch (error) {
+        throw connectError(error, { serverName, operation: 'createTransport', timeoutMs: options.requestTimeoutMs });
+      }
+      return initialize(serverName, transport, 'custom', options);
+    }
+    default:
+      throw new ToolexecError('CONFIGURATION', `MCP server "${serverName}" has an unknown transport`);
+  }
+}
+
+/** A 4xx answer to the first Streamable HTTP POST: the server predates Streamable HTTP (spec: fall back to SSE). */
+function isLegacyServerRejection(failure: unknown): boolean {
+  const error = ToolexecError.isInstance(failure) ? failure.cause : failure;
+  return error instanceof StreamableHTTPError && error.code !== undefined && error.code >= 400 && error.code < 500;
+}
+
+async function initialize(
+  serverName: string,
+  transport: Transport,
+  mode: SessionMode,
+  options: ResolvedMcpExecutorOptions,
+): Promise<McpSession> {
+  const client = new Client(options.clientInfo, { capabilities: {} });
+  const session = new McpSession(serverName, client, transport, mode);
+  try {
+    await client.connect(transport, { timeout: options.requestTimeoutMs });
+  } catch (error) {
+    await session.close();
+    throw connectError(error, { serverName, operation: 'initialize', timeoutMs: options.requestTimeoutMs }, session.failureDetails());
+  }
+  deliverNotificationsBeforeResponses(transport);
+  const onListChanged = options.onToolsListChanged;
+  if (onListChanged !== undefined && client.getServerCapabilities()?.tools?.listChanged === true) {
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => onListChanged(serverName));
+  }
+  return session;
+}
+
+/**
+ * The SDK dispatches notifications one microtask late but responses at once, so a progress
+ * notification sent just before the result (in the same chunk) reaches a handler the response
+ * already removed, and the last progress report is lost. Delaying responses by one microtask keeps
+ * the server's order.
+ */
+function deliverNotificationsBeforeResponses(transport: Transport): void {
+  const deliver = transport.onmessage;
+  if (deliver === undefined) return;
+  transport.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo): void => {
+    if ('id' in message && !('method' in message)) queueMicrotask(() => deliver(message, extra));
+    else deliver(message, extra);
+  };
+}
+
+async function settleWithin(promise: Promise<unknown>, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    promise.catch(() => undefined),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+    }),
+  ]);
+  clearTimeout(timer);
+}

@@ -1,0 +1,106 @@
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { McpTool } from '../model/index.js';
+import type { McpExecutor, RunOptions } from '../run/index.js';
+import type { ToolIndex } from '../discovery/index.js';
+
+export type { Transport };
+
+/**
+ * A server started as a child process, spoken to over its stdin/stdout.
+ *
+ * @remarks
+ * The process leads its own process group, so closing the executor ends the whole tree (an
+ * `npx`/`uvx` wrapper and the server it starts). Its environment is a small safe default (`PATH`,
+ * `HOME`, `USER`, ...) plus `env`; the host environment is never passed wholesale.
+ */
+export interface McpStdioServerConfig {
+  transport?: 'stdio';
+  /** The executable, looked up on `PATH`. */
+  command: string;
+  args?: string[];
+  /** Added to the default environment (and overriding it). */
+  env?: Record<string, string>;
+  /** Working directory of the process. @defaultValue the current directory */
+  cwd?: string;
+}
+
+/** A remote server over Streamable HTTP, falling back to the legacy HTTP+SSE transport. */
+export interface McpHttpServerConfig {
+  transport: 'http';
+  /** The MCP endpoint, e.g. `https://example.com/mcp`. */
+  url: string;
+  /** Sent with every request (authorization, API keys, ...). */
+  headers?: Record<string, string>;
+}
+
+/**
+ * A transport the caller builds: in-memory pairs (`InMemoryTransport.createLinkedPair()`),
+ * WebSockets, or any other {@link Transport}. Called again for every (re)connection.
+ */
+export interface McpCustomServerConfig {
+  transport: 'custom';
+  createTransport: () => Transport | Promise<Transport>;
+}
+
+/** How to reach one MCP server. */
+export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig | McpCustomServerConfig;
+
+/** Options of {@link createMcpExecutor}. */
+export interface McpExecutorOptions {
+  /** The servers by name; the name is the namespace of imported tools and the backend's `serverName`. */
+  servers: Record<string, McpServerConfig>;
+  /**
+   * How long a request may go without hearing from the server; a progress notification restarts
+   * the clock. Used when a call passes no `timeoutMs`, and for connecting and `tools/list`.
+   * @defaultValue 60_000
+   */
+  requestTimeoutMs?: number;
+  /**
+   * The longest a `tools/call` may run however much progress it reports (checked when progress
+   * arrives). @defaultValue no limit
+   */
+  maxTotalTimeoutMs?: number;
+  /** Sent in `initialize`. @defaultValue `{ name: 'toolexec', version: '0.1.0' }` */
+  clientInfo?: { name: string; version: string };
+  /** How much of a stdio server's stderr is kept to quote in errors. @defaultValue 8192 */
+  stderrTailBytes?: number;
+  /**
+   * After SIGTERM, how long a stdio server's process group gets to exit before SIGKILL.
+   * @defaultValue 2000
+   */
+  killGraceMs?: number;
+  /** Receives a stdio server's stderr as it arrives (it is captured either way). */
+  onStderr?: (serverName: string, text: string) => void;
+  /** Called when a server sends `notifications/tools/list_changed` (re-run `importTools` to refresh). */
+  onToolsListChanged?: (serverName: string) => void;
+}
+
+/** Per-call options: a signal, a timeout (reset by progress) and a progress callback. */
+export type McpCallOptions = RunOptions;
+
+/** The parameters of a `tools/call` request. */
+export interface McpCallParams {
+  /** The tool's MCP name (not its canonical toolexec ID). */
+  name: string;
+  arguments?: Record<string, unknown>;
+}
+
+/** The subset of {@link ToolIndex} that {@link McpExecutorClient.importTools} needs. */
+export type McpToolSink = Pick<ToolIndex, 'registerToolsFromMcp'>;
+
+/** An {@link McpExecutor} that owns its connections: lists, imports and closes. */
+export interface McpExecutorClient extends McpExecutor {
+  /** Every tool the server lists (all pages). */
+  listTools(serverName: string, options?: Pick<RunOptions, 'signal' | 'timeoutMs'>): Promise<McpTool[]>;
+  /**
+   * Lists the tools of `serverNames` (default: every configured server) and registers them with
+   * `index.registerToolsFromMcp(serverName, tools)`, so the namespace is the server name.
+   * @returns how many tools were registered
+   */
+  importTools(index: McpToolSink, serverNames?: readonly string[]): Promise<number>;
+  /** Closes every session and ends every server process tree. Idempotent; later calls reject. */
+  close(): Promise<void>;
+}
+
+/** The raw tools a server lists, re-exported for convenience. */
+export type { McpTool };
