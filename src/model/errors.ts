@@ -105,7 +105,16 @@ export class ToolexecError extends Error {
 function describeCause(cause: unknown): unknown {
   if (ToolexecError.isInstance(cause)) return cause.toJSON();
   if (cause instanceof Error) return { name: cause.name, message: cause.message };
-  return typeof cause === 'string' ? cause : String(cause);
+  return typeof cause === 'string' ? cause : safeString(cause);
+}
+
+/** `String(value)` that never throws (null-prototype objects, hostile `toString`s). */
+function safeString(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
 }
 
 /** True if `value` is one of the library's {@link ErrorCode}s. */
@@ -162,8 +171,8 @@ export function errorMessage(err: unknown): string {
   if (err instanceof Error) return err.message;
   if (typeof err === 'string') return err;
   try {
-    return JSON.stringify(err) ?? String(err);
+    return JSON.stringify(err) ?? safeString(err);
   } catch {
-    return String(err);
+    return safeString(err);
   }
 }

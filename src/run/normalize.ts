@@ -55,7 +55,12 @@ function itemText(item: unknown): string {
   return typeof text === 'string' ? text : '';
 }
 
+/** Characters a JSON text can start with (after JSON whitespace): `{ [ " - 0-9 t f n`. */
+const JSON_START = /^[ \t\n\r]*[{["\-0-9tfn]/;
+
 function parseJsonOr(text: string): unknown {
+  // Plain text is common; JSON.parse throwing on it costs microseconds, a regex test nanoseconds.
+  if (!JSON_START.test(text)) return text;
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -89,4 +89,16 @@ describe('toErrorShape / errorMessage / isErrorCode', () => {
     expect(isErrorCode('NOPE')).toBe(false);
     expect(isErrorCode(1)).toBe(false);
   });
+
+  it('describes causes that cannot be turned into strings', () => {
+    const hostile = Object.create(null) as object;
+    const error = new ToolexecError('EXECUTION', 'outer', { cause: new ToolexecError('TIMEOUT', 'inner', { cause: hostile }) });
+    expect(error.toJSON()).toEqual({
+      name: 'ToolexecError',
+      code: 'EXECUTION',
+      message: 'outer',
+      cause: { name: 'ToolexecError', code: 'TIMEOUT', message: 'inner', cause: '[object Object]' },
+    });
+    expect(errorMessage(Object.assign(Object.create(null) as object, { toJSON: () => { throw new Error('no'); } }))).toBe('[object Object]');
+  });
 });
