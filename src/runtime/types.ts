@@ -22,6 +22,21 @@ export type RuntimeBackendKind =
   | 'remote'
   | 'proxmox_lxc';
 
+/** Every runtime backend kind, in the order of {@link RuntimeBackendKind}. */
+export const RUNTIME_BACKEND_KINDS: readonly RuntimeBackendKind[] = [
+  'unsafe_host',
+  'docker',
+  'containerd',
+  'kubernetes',
+  'gvisor',
+  'kata',
+  'firecracker',
+  'wasm',
+  'temporal',
+  'remote',
+  'proxmox_lxc',
+];
+
 /** How far a backend is from production use. */
 export type BackendReadiness = 'prod' | 'beta' | 'stub';
 

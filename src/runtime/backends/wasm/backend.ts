@@ -1,0 +1,279 @@
+/**
+ * The `wasm` runtime backend: JavaScript snippets in QuickJS compiled to WebAssembly, one fresh VM
+ * per run, on a small pool of worker threads; raw WASI modules under `node:wasi` on the same pool.
+ */
+import { ToolexecError } from '../../../model/index.js';
+import { elapsedMs, limitsEnforcedNone, runtimeError, withPartialResult } from '../../errors.js';
+import { createTracingGateway, type TracingGateway } from '../../gateway/tracing.js';
+import { effectiveMaxOutputBytes, effectiveTimeoutMs, validateRequest } from '../../request.js';
+import { prepareSnippet } from '../../snippet.js';
+import type { BackendInfo, ExecuteRequest, ExecuteResult, LimitsEnforced, RuntimeBackend } from '../../types.js';
+import { quickjsModule, wasmWorkerPath } from './engine.js';
+import { WASM32_MAX_MEMORY_BYTES, resolveWasmOptions, type ResolvedWasmOptions, type WasmBackendOptions } from './options.js';
+import { WorkerPool, type WorkerPoolStats } from './pool.js';
+import { capModuleMemory, wasiModuleBytes, WASM_PAGE_BYTES } from './wasi-module.js';
+import { closeNullFd, nullFd } from './null-fd.js';
+import { wasmApi, type CompiledWasmModule } from './webassembly.js';
+import { runOnWorker, type WorkerRunOutcome } from './worker-run.js';
+
+/**
+ * Runs snippets in QuickJS compiled to WebAssembly (quickjs-wasi), off the main thread.
+ *
+ * @remarks
+ * **Isolation.** Each run gets a fresh QuickJS VM with its own linear memory, in a pooled
+ * `worker_thread`. The snippet sees only `tools` (six async methods; values cross as JSON text, so
+ * no host object ever enters the VM), `console`, `__out` and run-scoped timers (`setTimeout`,
+ * `setInterval` and their `clear*`, which die with the run): no `process`, `require`, `import` of
+ * host modules, filesystem, network, environment or `WebAssembly`. Tampering with prototypes or
+ * `tools` inside the VM only changes the VM. Every security profile gets this same sandbox (the
+ * profile is recorded in `backend.details`).
+ *
+ * **Failures** follow the sandbox surface: `CODE_EXECUTION` with the snippet's 1-based
+ * `line`/`column` and a snippet-only `stack`; an uncaught failed `tools.*` call → that call's code,
+ * with the line of the call; an unhandled rejection or an exception in a timer callback fails the
+ * run (as in node); a `TIMEOUT` of a snippet idling on a promise says what it was waiting on
+ * (`details.waiting`, and a `hint` when nothing could ever settle it).
+ *
+ * **Limits that hold.**
+ * - Wall clock (`timeoutMs`, default 30 s) → `TIMEOUT`: QuickJS's interrupt handler stops the VM;
+ *   if a long builtin starves the handler, the worker is terminated after `killGraceMs` and replaced.
+ *   The wait for a free worker counts too.
+ * - Memory (`limits.memoryBytes`, default 64 MiB): the QuickJS allocator's cap → `RESOURCE_LIMIT`
+ *   `memory` (an out-of-memory error the snippet did not catch); each worker's V8 heap is capped too.
+ * - Stack: QuickJS's stack guard (512 KiB, about 2,000 nested calls) → `RESOURCE_LIMIT` `stack`
+ *   when the snippet does not catch the RangeError; recursion inside a builtin (serializing a
+ *   100k-deep object) that exhausts the worker's native stack first ends the run the same way.
+ * - Output (`limits.maxOutputBytes`, default 1 MiB, stdout + stderr) → `RESOURCE_LIMIT` `output`,
+ *   the run stops at once; the result's JSON is capped at `maxResultBytes` (8 MiB).
+ * - Tool calls (`maxToolCalls`, `maxChainSteps`) → `LIMIT_EXCEEDED`, via the tracing gateway.
+ * - `limitsEnforced`: timeout, toolCalls, chainSteps and memory are `true`; cpu, pids and disk are
+ *   `false` (a single-threaded VM cannot spawn anything, but CPU time is not metered separately
+ *   from the wall clock).
+ *
+ * **Raw WASI.** When `metadata.wasm_module` (bytes or base64) or `metadata.wasm_module_b64` is set,
+ * the module runs under `node:wasi` (preview1) in a worker instead: no preopens, empty args and env,
+ * empty stdin, stdout/stderr captured under the output cap, `proc_raise` disabled, and its memory
+ * section rewritten so linear memory cannot grow past `limits.memoryBytes`. The wall clock
+ * terminates the worker (WebAssembly cannot be interrupted). `request.code` is still required but
+ * ignored; the result's readiness is `beta`; the value is `{ exitCode: 0 }`, a non-zero exit is
+ * `CODE_EXECUTION` with `details.exitCode`. A module that is not bytes/base64, lacks the magic, does
+ * not compile, imports anything but `wasi_snapshot_preview1` functions, or does not export `_start`
+ * and `memory` is `INVALID_ARGUMENT`. Tool calls are not available on this path.
+ */
+export class WasmBackend implements RuntimeBackend {
+  readonly kind = 'wasm' as const;
+  readonly readiness = 'prod' as const;
+  readonly #options: ResolvedWasmOptions;
+  readonly #pool: WorkerPool;
+  #closed = false;
+  #usedNullFd = false;
+
+  constructor(options: WasmBackendOptions = {}) {
+    this.#options = resolveWasmOptions(options);
+    this.#pool = new WorkerPool(this.#options.poolSize, async () => ({
+      script: wasmWorkerPath(),
+      workerData: { quickjs: await quickjsModule() },
+      heapBytes: this.#options.workerHeapBytes,
+      startupTimeoutMs: this.#options.workerStartupTimeoutMs,
+    }));
+  }
+
+  /** Worker counters (live, idle, busy, starting, queued runs, started, replaced). */
+  get stats(): WorkerPoolStats {
+    return this.#pool.stats;
+  }
+
+  async execute(request: ExecuteRequest): Promise<ExecuteResult> {
+    const started = performance.now();
+    const backend: BackendInfo = { kind: this.kind, readiness: this.readiness, details: { engine: 'quickjs-wasi' } };
+    const limitsEnforced: LimitsEnforced = limitsEnforcedNone();
+    let traced: TracingGateway | undefined;
+    const partial = (extra: Partial<ExecuteResult> = {}): ExecuteResult => ({
+      stdout: '',
+      stderr: '',
+      toolCalls: traced?.toolCalls ?? [],
+      durationMs: elapsedMs(started),
+      backend,
+      limitsEnforced,
+      ...extra,
+    });
+
+    let module: Uint8Array | undefined;
+    try {
+      validateRequest(request);
+      if (this.#closed) {
+        throw new ToolexecError('RUNTIME_UNAVAILABLE', 'runtime unavailable: the wasm backend is closed', { details: { backend: this.kind } });
+      }
+      module = wasiModuleBytes(request.metadata, this.#options.maxModuleBytes);
+    } catch (err) {
+      throw withPartialResult(err, partial());
+    }
+    if (module !== undefined) return this.#executeWasi(request, module, backend, limitsEnforced, partial);
+
+    let code: string;
+    try {
+      code = prepareSnippet(request).code;
+    } catch (err) {
+      const error = err as ToolexecError;
+      throw runtimeError(error.code, error.message, { cause: error.cause ?? error, result: partial(), details: error.details ?? {} });
+    }
+    try {
+      traced = createTracingGateway(request.gateway, {
+        ...(request.limits?.maxToolCalls === undefined ? {} : { maxToolCalls: request.limits.maxToolCalls }),
+        ...(request.limits?.maxChainSteps === undefined ? {} : { maxChainSteps: request.limits.maxChainSteps }),
+      });
+    } catch (err) {
+      throw withPartialResult(err, partial());
+    }
+    const timeoutMs = effectiveTimeoutMs(request, this.#options.defaultTimeoutMs);
+    const maxOutputBytes = effectiveMaxOutputBytes(request, this.#options.defaultMaxOutputBytes);
+    const memoryBytes = this.#memoryBytes(request);
+    Object.assign(limitsEnforced, { timeout: true, toolCalls: true, chainSteps: true, memory: true });
+    backend.details = {
+      engine: 'quickjs-wasi',
+      timeoutMs,
+      maxOutputBytes,
+      memoryBytes,
+      maxStackBytes: this.#options.maxStackBytes,
+      ...(request.profile === undefined ? {} : { profile: request.profile }),
+    };
+
+    const outcome = await runOnWorker(this.#pool, {
+      kind: 'js',
+      payload: {
+        code,
+        timeoutMs,
+        maxOutputBytes,
+        memoryBytes,
+        maxStackBytes: this.#options.maxStackBytes,
+        maxResultBytes: this.#options.maxResultBytes,
+        maxMessageBytes: this.#options.maxMessageBytes,
+      },
+      gateway: traced,
+      timeoutMs,
+      maxOutputBytes,
+      memoryBytes,
+      killGraceMs: this.#options.killGraceMs,
+      interruptible: true,
+      ...(request.signal === undefined ? {} : { signal: request.signal }),
+    });
+    this.#describeEngine(backend, outcome);
+    return this.#finish(outcome, partial);
+  }
+
+  /** Terminates every worker; later runs fail with `RUNTIME_UNAVAILABLE`. Idempotent. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#pool.close();
+    if (this.#usedNullFd) closeNullFd(this);
+  }
+
+  async #executeWasi(
+    request: ExecuteRequest,
+    bytes: Uint8Array,
+    backend: BackendInfo,
+    limitsEnforced: LimitsEnforced,
+    partial: (extra?: Partial<ExecuteResult>) => ExecuteResult,
+  ): Promise<ExecuteResult> {
+    backend.readiness = 'beta';
+    backend.details = { engine: 'node:wasi', wasi: 'preview1' };
+    const timeoutMs = effectiveTimeoutMs(request, this.#options.defaultTimeoutMs);
+    const maxOutputBytes = effectiveMaxOutputBytes(request, this.#options.defaultMaxOutputBytes);
+    const memoryBytes = this.#memoryBytes(request);
+    let module: CompiledWasmModule;
+    let capped: ReturnType<typeof capModuleMemory>;
+    let fd: number;
+    try {
+      capped = capModuleMemory(bytes, memoryBytes);
+      try {
+        module = await wasmApi.compile(capped.bytes);
+      } catch (err) {
+        throw new ToolexecError('INVALID_ARGUMENT', `invalid WASI module: it does not compile: ${err instanceof Error ? err.message : String(err)}`, {
+          cause: err,
+          details: { field: 'metadata.wasm_module' },
+        });
+      }
+      checkWasiShape(module);
+      this.#usedNullFd = true;
+      try {
+        fd = nullFd(this);
+      } catch (err) {
+        throw new ToolexecError('RUNTIME_UNAVAILABLE', `runtime unavailable: cannot open the null device for WASI stdio: ${err instanceof Error ? err.message : String(err)}`, {
+          cause: err,
+        });
+      }
+    } catch (err) {
+      throw withPartialResult(err, partial());
+    }
+    Object.assign(limitsEnforced, { timeout: true, toolCalls: true, chainSteps: true, memory: capped.enforced });
+    backend.details = {
+      engine: 'node:wasi',
+      wasi: 'preview1',
+      timeoutMs,
+      maxOutputBytes,
+      memoryBytes: capped.capPages * WASM_PAGE_BYTES,
+      maxMemoryBytes: capped.maxMemoryBytes,
+      ...(request.profile === undefined ? {} : { profile: request.profile }),
+    };
+    const outcome = await runOnWorker(this.#pool, {
+      kind: 'wasi',
+      payload: { module, maxOutputBytes, nullFd: fd },
+      timeoutMs,
+      maxOutputBytes,
+      memoryBytes: capped.capPages * WASM_PAGE_BYTES,
+      killGraceMs: this.#options.killGraceMs,
+      interruptible: false,
+      ...(request.signal === undefined ? {} : { signal: request.signal }),
+    });
+    if (typeof outcome.info.memoryBytesUsed === 'number') backend.details.memoryBytesUsed = outcome.info.memoryBytesUsed;
+    if (outcome.failure === undefined) {
+      outcome.hasValue = true;
+      outcome.value = { exitCode: typeof outcome.info.exitCode === 'number' ? outcome.info.exitCode : 0 };
+    }
+    return this.#finish(outcome, partial);
+  }
+
+  #memoryBytes(request: ExecuteRequest): number {
+    const requested = request.limits?.memoryBytes;
+    const bytes = requested !== undefined && requested > 0 ? requested : this.#options.defaultMemoryBytes;
+    return Math.min(bytes, WASM32_MAX_MEMORY_BYTES - 1);
+  }
+
+  #describeEngine(backend: BackendInfo, outcome: WorkerRunOutcome): void {
+    const version = outcome.versions?.quickjs;
+    if (version !== undefined && backend.details !== undefined) backend.details.engineVersion = version;
+  }
+
+  #finish(outcome: WorkerRunOutcome, partial: (extra?: Partial<ExecuteResult>) => ExecuteResult): ExecuteResult {
+    const result = partial({ stdout: outcome.stdout, stderr: outcome.stderr, ...(outcome.hasValue ? { value: outcome.value } : {}) });
+    if (outcome.failure !== undefined) {
+      const { code, message, cause, details } = outcome.failure;
+      throw runtimeError(code, message, { cause, result, ...(details === undefined ? {} : { details }) });
+    }
+    return result;
+  }
+}
+
+/** A WASI command: every import a `wasi_snapshot_preview1` function, `_start` and `memory` exported. */
+function checkWasiShape(module: CompiledWasmModule): void {
+  for (const entry of wasmApi.Module.imports(module)) {
+    if (entry.module !== 'wasi_snapshot_preview1' || entry.kind !== 'function') {
+      throw new ToolexecError(
+        'INVALID_ARGUMENT',
+        `invalid WASI module: it imports ${entry.kind} ${entry.module}.${entry.name}; the sandbox provides only wasi_snapshot_preview1 functions`,
+        { details: { field: 'metadata.wasm_module', import: `${entry.module}.${entry.name}` } },
+      );
+    }
+  }
+  const exports = new Map(wasmApi.Module.exports(module).map((entry) => [entry.name, entry.kind]));
+  if (exports.get('_start') !== 'function' || exports.get('memory') !== 'memory') {
+    throw new ToolexecError('INVALID_ARGUMENT', 'invalid WASI module: a WASI command must export a `_start` function and its `memory`', {
+      details: { field: 'metadata.wasm_module' },
+    });
+  }
+}
+
+/** Creates a {@link WasmBackend}. @throws `CONFIGURATION` for an out-of-range option. */
+export function createWasmBackend(options: WasmBackendOptions = {}): WasmBackend {
+  return new WasmBackend(options);
+}

@@ -1,0 +1,37 @@
+/**
+ * The QuickJS engine binary and the worker script: located once, compiled once per process.
+ */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { assetPath } from '../../assets.js';
+import { wasmApi, type CompiledWasmModule } from './webassembly.js';
+
+/** The worker script asset (plain JS, copied to `dist/assets/` at build). */
+export const WASM_WORKER_ASSET = 'wasm-worker.mjs';
+
+/** The engine package the backend runs (pinned in package.json). */
+export const QUICKJS_PACKAGE = 'quickjs-wasi';
+
+let compiled: Promise<CompiledWasmModule> | undefined;
+
+/** The absolute path of the worker script. */
+export function wasmWorkerPath(): string {
+  return assetPath(WASM_WORKER_ASSET);
+}
+
+/**
+ * The compiled QuickJS module (`quickjs-wasi/quickjs.wasm`), compiled on first use and shared by
+ * every worker of every backend in this process (a `WebAssembly.Module` crosses to workers without
+ * recompiling). A failed load is retried on the next call.
+ */
+export function quickjsModule(): Promise<CompiledWasmModule> {
+  compiled ??= (async () => {
+    const require = createRequire(import.meta.url);
+    const file = require.resolve(`${QUICKJS_PACKAGE}/quickjs.wasm`);
+    return wasmApi.compile(await readFile(file));
+  })().catch((err: unknown) => {
+    compiled = undefined;
+    throw err;
+  });
+  return compiled;
+}

@@ -1,0 +1,93 @@
+/**
+ * Options of the `wasm` backend and the one place their defaults are resolved.
+ */
+import { availableParallelism } from 'node:os';
+import { ToolexecError } from '../../../model/index.js';
+import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../../request.js';
+
+/** Default QuickJS heap cap of one run: 64 MiB. */
+export const DEFAULT_WASM_MEMORY_BYTES = 64 * 1024 * 1024;
+
+/** Default (and largest) QuickJS native stack of one run: 512 KiB (about 2,000 nested JS calls). */
+export const DEFAULT_WASM_MAX_STACK_BYTES = 512 * 1024;
+
+/** Largest memory a 32-bit WebAssembly instance can address: 4 GiB. */
+export const WASM32_MAX_MEMORY_BYTES = 4 * 1024 * 1024 * 1024;
+
+/** Options of {@link createWasmBackend}. */
+export interface WasmBackendOptions {
+  /** Warm workers kept in the pool; also the most runs at once. @defaultValue min(2, available cores) */
+  poolSize?: number;
+  /** Wall-clock limit when the request has none. @defaultValue 30000 */
+  defaultTimeoutMs?: number;
+  /** QuickJS heap cap (and WASI memory cap) when the request's limits have none. @defaultValue 64 MiB */
+  defaultMemoryBytes?: number;
+  /** stdout + stderr cap when the request's limits have none. @defaultValue 1 MiB */
+  defaultMaxOutputBytes?: number;
+  /**
+   * QuickJS native stack budget. Deeper recursion fails with `RESOURCE_LIMIT` (`limit: 'stack'`).
+   * At most 512 KiB. @defaultValue 512 KiB
+   */
+  maxStackBytes?: number;
+  /** Largest JSON result a snippet may return (`RESOURCE_LIMIT`, `limit: 'output'`). @defaultValue 8 MiB */
+  maxResultBytes?: number;
+  /** Largest tool-call request a snippet may send (`PROTOCOL` error inside the snippet). @defaultValue 8 MiB */
+  maxMessageBytes?: number;
+  /**
+   * How long a cancelled run (timeout, abort, output cap) may take to stop before its worker is
+   * terminated and replaced. @defaultValue 100
+   */
+  killGraceMs?: number;
+  /** V8 heap of each worker (a backstop: the worker holds strings in transit). @defaultValue 256 MiB */
+  workerHeapBytes?: number;
+  /** How long a new worker may take to start. @defaultValue 15000 */
+  workerStartupTimeoutMs?: number;
+  /** Largest raw WASI module accepted in `metadata.wasm_module`. @defaultValue 64 MiB */
+  maxModuleBytes?: number;
+}
+
+/** {@link WasmBackendOptions} with every default applied. */
+export interface ResolvedWasmOptions {
+  poolSize: number;
+  defaultTimeoutMs: number;
+  defaultMemoryBytes: number;
+  defaultMaxOutputBytes: number;
+  maxStackBytes: number;
+  maxResultBytes: number;
+  maxMessageBytes: number;
+  killGraceMs: number;
+  workerHeapBytes: number;
+  workerStartupTimeoutMs: number;
+  maxModuleBytes: number;
+}
+
+function positiveInteger(name: string, value: number | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value > max) {
+    throw new ToolexecError('CONFIGURATION', `invalid wasm backend option: ${name} must be an integer between 1 and ${max}`, {
+      details: { option: name, value },
+    });
+  }
+  return value;
+}
+
+/**
+ * Applies the defaults of {@link WasmBackendOptions}.
+ *
+ * @throws `CONFIGURATION` naming the first option that is not a positive integer in range.
+ */
+export function resolveWasmOptions(options: WasmBackendOptions = {}): ResolvedWasmOptions {
+  return {
+    poolSize: positiveInteger('poolSize', options.poolSize, Math.max(1, Math.min(2, availableParallelism())), 64),
+    defaultTimeoutMs: positiveInteger('defaultTimeoutMs', options.defaultTimeoutMs, DEFAULT_TIMEOUT_MS),
+    defaultMemoryBytes: positiveInteger('defaultMemoryBytes', options.defaultMemoryBytes, DEFAULT_WASM_MEMORY_BYTES, WASM32_MAX_MEMORY_BYTES),
+    defaultMaxOutputBytes: positiveInteger('defaultMaxOutputBytes', options.defaultMaxOutputBytes, DEFAULT_MAX_OUTPUT_BYTES),
+    maxStackBytes: positiveInteger('maxStackBytes', options.maxStackBytes, DEFAULT_WASM_MAX_STACK_BYTES, DEFAULT_WASM_MAX_STACK_BYTES),
+    maxResultBytes: positiveInteger('maxResultBytes', options.maxResultBytes, 8 * 1024 * 1024),
+    maxMessageBytes: positiveInteger('maxMessageBytes', options.maxMessageBytes, 8 * 1024 * 1024),
+    killGraceMs: positiveInteger('killGraceMs', options.killGraceMs, 100),
+    workerHeapBytes: positiveInteger('workerHeapBytes', options.workerHeapBytes, 256 * 1024 * 1024),
+    workerStartupTimeoutMs: positiveInteger('workerStartupTimeoutMs', options.workerStartupTimeoutMs, 15_000),
+    maxModuleBytes: positiveInteger('maxModuleBytes', options.maxModuleBytes, 64 * 1024 * 1024),
+  };
+}

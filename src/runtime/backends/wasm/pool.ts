@@ -1,0 +1,386 @@
+/**
+ * A small pool of warm worker threads for the `wasm` backend: one run per worker at a time, a
+ * worker that misbehaves is terminated and replaced, idle workers never keep the process alive.
+ */
+import { Worker, type Transferable } from 'node:worker_threads';
+import { ToolexecError } from '../../../model/index.js';
+import { abortError } from '../../errors.js';
+
+/** How a worker ended. */
+export interface WorkerDeath {
+  /** The worker's uncaught error (`ERR_WORKER_OUT_OF_MEMORY`, a crash), if any. */
+  error?: unknown;
+  /** The exit code, when the worker exited. */
+  exitCode?: number;
+}
+
+/** What starting a worker needs. */
+export interface PoolWorkerSpec {
+  script: string;
+  /** Passed to the worker (cloned once per worker). */
+  workerData: Record<string, unknown>;
+  heapBytes: number;
+  startupTimeoutMs: number;
+}
+
+/**
+ * The worker's native stack. QuickJS's own guard (512 KiB of its shadow stack) trips first for JS
+ * recursion; a deeper native stack only makes pathological builtin recursion (e.g. serializing a
+ * 100k-deep object) slower to fail, so node's worker default is kept.
+ */
+const WORKER_STACK_MB = 4;
+
+/**
+ * One worker thread and its control channel. The shared `control` cell carries the sequence number
+ * of a run to cancel, which the worker's interrupt handler polls while guest code runs.
+ */
+export class PoolWorker {
+  readonly #worker: Worker;
+  readonly #control: Int32Array;
+  readonly #idle = new Map<number, () => void>();
+  readonly #deathListeners = new Set<(death: WorkerDeath) => void>();
+  #death: WorkerDeath | undefined;
+  #seq = 0;
+  #dead = false;
+  /** Settles once the worker is gone (crash, out of memory, exit or terminate). */
+  readonly died: Promise<WorkerDeath>;
+  /** Engine versions the worker reported at start. */
+  versions: Record<string, string> = {};
+
+  private constructor(worker: Worker, control: Int32Array) {
+    this.#worker = worker;
+    this.#control = control;
+    let resolveDeath!: (death: WorkerDeath) => void;
+    this.died = new Promise((resolve) => {
+      resolveDeath = resolve;
+    });
+    worker.on('message', (message: unknown) => this.#onMessage(message));
+    const die = (death: WorkerDeath) => {
+      this.#dead = true;
+      if (this.#death !== undefined) return;
+      this.#death = death;
+      resolveDeath(death);
+      for (const listener of this.#deathListeners) listener(death);
+      this.#deathListeners.clear();
+    };
+    worker.once('error', (error) => die({ error }));
+    worker.once('exit', (exitCode) => {
+      die({ exitCode });
+      for (const resolve of this.#idle.values()) resolve();
+      this.#idle.clear();
+    });
+  }
+
+  /** Starts a worker and waits for its `ready` message. */
+  static start(spec: PoolWorkerSpec, control: SharedArrayBuffer): Promise<PoolWorker> {
+    const heapMb = Math.max(16, Math.ceil(spec.heapBytes / (1024 * 1024)));
+    const worker = new Worker(spec.script, {
+      workerData: { ...spec.workerData, control },
+      env: {},
+      argv: [],
+      execArgv: [],
+      // no `stdout: true` / `stderr: true`: those streams keep a ref'd port (the process would never
+      // exit with idle workers), and nothing in the worker writes to them
+      name: 'toolexec-wasm',
+      resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: 16, stackSizeMb: WORKER_STACK_MB },
+    });
+    const pooled = new PoolWorker(worker, new Int32Array(control));
+    return new Promise<PoolWorker>((resolve, reject) => {
+      let settled = false;
+      const timer = setTimeout(() => fail(new Error(`the worker did not start within ${spec.startupTimeoutMs}ms`)), spec.startupTimeoutMs);
+      const onMessage = (message: unknown) => {
+        const m = message as { type?: unknown; versions?: unknown } | null;
+        if (m?.type !== 'ready' || settled) return;
+        settled = true;
+        cleanup();
+        if (m.versions !== null && typeof m.versions === 'object') pooled.versions = { ...(m.versions as Record<string, string>) };
+        resolve(pooled);
+      };
+      const fail = (error: unknown) => {
+        if (settled) return;
+        settled = true;
+        cleanup();
+        void pooled.terminate();
+        reject(error instanceof Error ? error : new Error(String(error)));
+      };
+      const cleanup = () => {
+        clearTimeout(timer);
+        worker.off('message', onMessage);
+      };
+      worker.on('message', onMessage);
+      void pooled.died.then((death) => fail(death.error ?? new Error(`the worker exited with code ${death.exitCode ?? '?'}`)));
+    });
+  }
+
+  /** True once the worker is gone. */
+  get dead(): boolean {
+    return this.#dead;
+  }
+
+  /**
+   * Calls `listener` when the worker dies (at once if it already has). Returns the unsubscribe
+   * function: a run subscribes for its own duration only, so nothing accumulates on a long-lived
+   * worker.
+   */
+  onDeath(listener: (death: WorkerDeath) => void): () => void {
+    if (this.#death !== undefined) {
+      listener(this.#death);
+      return () => undefined;
+    }
+    this.#deathListeners.add(listener);
+    return () => this.#deathListeners.delete(listener);
+  }
+
+  /** A new run sequence number (never 0). */
+  nextSeq(): number {
+    this.#seq = this.#seq >= 0x7fffffff ? 1 : this.#seq + 1;
+    return this.#seq;
+  }
+
+  /** Sends a control message (a run, a cancel). */
+  post(message: Record<string, unknown>, transfer: readonly Transferable[] = []): void {
+    this.#worker.postMessage(message, transfer);
+  }
+
+  /** Asks the worker to stop run `seq`: the shared cell for a busy VM, a message for an idle one. */
+  cancel(seq: number): void {
+    Atomics.store(this.#control, 0, seq);
+    if (!this.#dead) this.post({ type: 'cancel', seq });
+  }
+
+  /** Settles when the worker reports run `seq` finished and cleaned up (or the worker is gone). */
+  whenIdle(seq: number): Promise<void> {
+    if (this.#dead) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.set(seq, resolve));
+  }
+
+  ref(): void {
+    this.#worker.ref();
+  }
+
+  unref(): void {
+    this.#worker.unref();
+  }
+
+  /** Terminates the worker. Idempotent. */
+  async terminate(): Promise<void> {
+    this.#dead = true;
+    await this.#worker.terminate().catch(() => undefined);
+  }
+
+  #onMessage(message: unknown): void {
+    const m = message as { type?: unknown; seq?: unknown } | null;
+    if (m?.type !== 'idle' || typeof m.seq !== 'number') return;
+    const resolve = this.#idle.get(m.seq);
+    this.#idle.delete(m.seq);
+    resolve?.();
+  }
+}
+
+interface Waiter {
+  resolve: (worker: PoolWorker) => void;
+  reject: (error: Error) => void;
+}
+
+/** Counters of a {@link WorkerPool}. */
+export interface WorkerPoolStats {
+  /** Live workers (idle + busy). */
+  workers: number;
+  idle: number;
+  busy: number;
+  /** Workers being started. */
+  starting: number;
+  /** Runs waiting for a worker. */
+  queued: number;
+  /** Workers started since the pool was created. */
+  started: number;
+  /** Workers terminated because a run had to be killed (or the worker died). */
+  replaced: number;
+}
+
+/**
+ * Hands out workers one run at a time. The first acquire fills the pool to `size` (the rest start
+ * in the background); a discarded worker is replaced in the background. Idle workers are
+ * `unref`'d, so a forgotten pool never keeps the process alive; {@link WorkerPool.close}
+ * terminates everything.
+ */
+export class WorkerPool {
+  readonly #size: number;
+  readonly #spec: () => Promise<PoolWorkerSpec>;
+  readonly #idle: PoolWorker[] = [];
+  readonly #busy = new Set<PoolWorker>();
+  readonly #waiters: Waiter[] = [];
+  #starting = 0;
+  readonly #startups = new Set<Promise<void>>();
+  readonly #terminating = new Set<Promise<void>>();
+  #started = 0;
+  #replaced = 0;
+  #closed = false;
+  #lastStartError: unknown;
+
+  constructor(size: number, spec: () => Promise<PoolWorkerSpec>) {
+    this.#size = size;
+    this.#spec = spec;
+  }
+
+  get stats(): WorkerPoolStats {
+    return {
+      workers: this.#idle.length + this.#busy.size,
+      idle: this.#idle.length,
+      busy: this.#busy.size,
+      starting: this.#starting,
+      queued: this.#waiters.length,
+      started: this.#started,
+      replaced: this.#replaced,
+    };
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /**
+   * A worker for one run. Waits (FIFO) while all are busy.
+   *
+   * @throws `ABORTED` / `TIMEOUT` when `signal` fires first; `RUNTIME_UNAVAILABLE` when the pool
+   * is closed or a worker cannot start.
+   */
+  acquire(signal?: AbortSignal): Promise<PoolWorker> {
+    if (this.#closed) return Promise.reject(closedError());
+    if (signal?.aborted === true) return Promise.reject(abortError(signal, 'execution'));
+    const worker = this.#idle.pop();
+    if (worker !== undefined) {
+      this.#busy.add(worker);
+      worker.ref();
+      return Promise.resolve(worker);
+    }
+    return new Promise<PoolWorker>((resolve, reject) => {
+      const onAbort = () => {
+        const index = this.#waiters.indexOf(waiter);
+        if (index !== -1) this.#waiters.splice(index, 1);
+        reject(abortError(signal as AbortSignal, 'execution'));
+      };
+      const waiter: Waiter = {
+        resolve: (w) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(w);
+        },
+        reject: (error) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#waiters.push(waiter);
+      this.#fill();
+    });
+  }
+
+  /** Returns a worker whose run has finished and cleaned up. */
+  release(worker: PoolWorker): void {
+    this.#busy.delete(worker);
+    if (this.#closed || worker.dead) {
+      this.#terminate(worker);
+      return;
+    }
+    this.#offer(worker);
+  }
+
+  /** Terminates a worker (stuck, dead, or in an unknown state) and starts a replacement. */
+  discard(worker: PoolWorker): void {
+    this.#busy.delete(worker);
+    const index = this.#idle.indexOf(worker);
+    if (index !== -1) this.#idle.splice(index, 1);
+    this.#replaced += 1;
+    this.#terminate(worker);
+    if (!this.#closed) this.#fill();
+  }
+
+  #terminate(worker: PoolWorker): void {
+    const done = worker.terminate();
+    this.#terminating.add(done);
+    void done.finally(() => this.#terminating.delete(done));
+  }
+
+  /** Terminates every worker and fails queued acquires with `RUNTIME_UNAVAILABLE`. Idempotent. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const waiter of this.#waiters.splice(0)) waiter.reject(closedError());
+    const all = [...this.#idle, ...this.#busy];
+    this.#idle.length = 0;
+    this.#busy.clear();
+    await Promise.all(all.map((worker) => worker.terminate()));
+    // workers still starting terminate themselves when they come up (see #start)
+    await Promise.all([...this.#startups]);
+    await Promise.all([...this.#terminating]);
+  }
+
+  #offer(worker: PoolWorker): void {
+    const waiter = this.#waiters.shift();
+    if (waiter !== undefined) {
+      this.#busy.add(worker);
+      worker.ref();
+      waiter.resolve(worker);
+      return;
+    }
+    worker.unref();
+    this.#idle.push(worker);
+  }
+
+  #fill(): void {
+    while (!this.#closed && this.#idle.length + this.#busy.size + this.#starting < this.#size) this.#start();
+  }
+
+  #start(): void {
+    this.#starting += 1;
+    const startup = (async () => {
+      let worker: PoolWorker;
+      try {
+        worker = await PoolWorker.start(await this.#spec(), new SharedArrayBuffer(4));
+      } catch (error) {
+        this.#starting -= 1;
+        this.#lastStartError = error;
+        // nothing else will serve the waiters: fail them rather than hang
+        if (this.#idle.length + this.#busy.size + this.#starting === 0) {
+          for (const waiter of this.#waiters.splice(0)) waiter.reject(startError(error));
+        }
+        return;
+      }
+      this.#starting -= 1;
+      this.#started += 1;
+      if (this.#closed) {
+        await worker.terminate();
+        return;
+      }
+      void worker.died.then(() => this.#onDeath(worker));
+      this.#offer(worker);
+    })();
+    this.#startups.add(startup);
+    void startup.finally(() => this.#startups.delete(startup));
+  }
+
+  #onDeath(worker: PoolWorker): void {
+    const index = this.#idle.indexOf(worker);
+    if (index === -1) return; // busy workers are handled by their run
+    this.#idle.splice(index, 1);
+    this.#replaced += 1;
+    if (!this.#closed && this.#waiters.length > 0) this.#fill();
+  }
+
+  /** The error of the last worker that failed to start, if any. */
+  get lastStartError(): unknown {
+    return this.#lastStartError;
+  }
+}
+
+function closedError(): ToolexecError {
+  return new ToolexecError('RUNTIME_UNAVAILABLE', 'runtime unavailable: the wasm backend is closed', { details: { backend: 'wasm' } });
+}
+
+function startError(cause: unknown): ToolexecError {
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return new ToolexecError('RUNTIME_UNAVAILABLE', `runtime unavailable: the wasm sandbox worker could not start: ${reason}`, {
+    cause,
+    details: { backend: 'wasm' },
+  });
+}

@@ -1,0 +1,308 @@
+/**
+ * The host side of one run on a pooled wasm worker: takes a worker, opens the run's own
+ * MessagePort (gateway protocol + output + the outcome), enforces the wall clock, the abort signal
+ * and the output cap, and gives the worker back, or kills and replaces it when it cannot stop.
+ */
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { ToolexecError, truncateUtf8 } from '../../../model/index.js';
+import { abortError } from '../../errors.js';
+import { serveGateway, type GatewayServer } from '../../gateway/server.js';
+import type { WireMessage } from '../../gateway/wire.js';
+import type { ToolGateway } from '../../types.js';
+import { failureFromReport, memoryFailure, outputFailure, timeoutFailure, type RunFailure } from './failure.js';
+import { createJsonPortConnection } from './json-port-connection.js';
+import type { PoolWorker, WorkerDeath, WorkerPool } from './pool.js';
+
+/** One run to do on a worker. */
+export interface WorkerRunSpec {
+  /** `js`: a snippet in a fresh QuickJS VM; `wasi`: a raw WASI module. */
+  kind: 'js' | 'wasi';
+  /** The run message's fields (besides `type`, `seq`, `port`). */
+  payload: Record<string, unknown>;
+  /** The gateway served on the run's port (js runs). */
+  gateway?: ToolGateway;
+  timeoutMs: number;
+  maxOutputBytes: number;
+  memoryBytes: number;
+  killGraceMs: number;
+  /**
+   * True when the worker can stop the run itself (QuickJS's interrupt handler): a cancelled run
+   * gets `killGraceMs` to stop before its worker is terminated. False (WASI): terminate at once.
+   */
+  interruptible: boolean;
+  signal?: AbortSignal;
+}
+
+/** What a run produced. */
+export interface WorkerRunOutcome {
+  stdout: string;
+  stderr: string;
+  /** True when the run produced a value (`value` may still be `null`). */
+  hasValue: boolean;
+  value?: unknown;
+  failure?: RunFailure;
+  /** Extra facts from the worker (WASI: `exitCode`, `memoryBytes`). */
+  info: Record<string, unknown>;
+  /** The engine versions of the worker that ran it. */
+  versions?: Record<string, string>;
+  /** True when the worker had to be terminated. */
+  killed: boolean;
+}
+
+/** setTimeout's largest delay (longer ones fire at once). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** How long a worker that reported its run's outcome may take to report itself idle. */
+const IDLE_AFTER_OUTCOME_MS = 2_000;
+
+type Settlement =
+  | { kind: 'result'; message: WireMessage }
+  | { kind: 'failed'; report: unknown }
+  | { kind: 'output' }
+  | { kind: 'timeout' }
+  | { kind: 'aborted' }
+  | { kind: 'died'; death: WorkerDeath }
+  | { kind: 'error'; error: unknown };
+
+/** stdout + stderr under one byte budget. */
+class OutputCapture {
+  stdout = '';
+  stderr = '';
+  #bytes = 0;
+  readonly #max: number;
+
+  constructor(maxBytes: number) {
+    this.#max = maxBytes;
+  }
+
+  /** Appends `text`; false once the budget is exceeded (the text is cut at the budget). */
+  add(stream: 'stdout' | 'stderr', text: string): boolean {
+    const bytes = Buffer.byteLength(text);
+    const room = this.#max - this.#bytes;
+    const kept = bytes <= room ? text : truncateUtf8(text, Math.max(0, room));
+    this.#bytes += bytes;
+    if (stream === 'stdout') this.stdout += kept;
+    else this.stderr += kept;
+    return this.#bytes <= this.#max;
+  }
+}
+
+function delay(ms: number): { promise: Promise<void>; cancel: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return { promise, cancel: () => clearTimeout(timer) };
+}
+
+/** Resolves true when `promise` settles within `ms`, false otherwise (the timer is always cleared). */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  const timer = delay(ms);
+  try {
+    return await Promise.race([promise.then(() => true), timer.promise.then(() => false)]);
+  } finally {
+    timer.cancel();
+  }
+}
+
+function deathFailure(death: WorkerDeath, memoryBytes: number): RunFailure {
+  const error = death.error;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (code === 'ERR_WORKER_OUT_OF_MEMORY') {
+    return { ...memoryFailure(memoryBytes, 'the sandbox worker ran out of memory'), cause: error };
+  }
+  const why = error instanceof Error ? error.message : `it exited with code ${death.exitCode ?? '?'}`;
+  return {
+    code: 'RUNTIME_UNAVAILABLE',
+    message: `runtime unavailable: the wasm sandbox worker stopped unexpectedly (${why})`,
+    ...(error === undefined ? {} : { cause: error }),
+  };
+}
+
+/** What an idle snippet was waiting on when it timed out (from the worker's last report). */
+function waitingOf(report: unknown): Record<string, unknown> {
+  const waiting = (report as { waiting?: unknown } | null | undefined)?.waiting;
+  if (waiting === null || typeof waiting !== 'object') return {};
+  const { toolCalls, timers } = waiting as { toolCalls?: unknown; timers?: unknown };
+  if (typeof toolCalls !== 'number' || typeof timers !== 'number') return {};
+  return { waiting: { toolCalls, timers }, ...(toolCalls === 0 && timers === 0 ? { hint: 'the snippet was awaiting a promise that nothing could settle' } : {}) };
+}
+
+/**
+ * Runs `spec` on a worker from `pool`. Never rejects: every failure is in `outcome.failure`.
+ *
+ * @remarks
+ * The wall clock covers the wait for a worker too. On a timeout, an abort or output beyond the cap,
+ * the run is cancelled (shared cell + message) and gets `killGraceMs` to stop and flush its last
+ * output; a worker that does not stop in time (a long builtin starving the interrupt handler, a
+ * WASI module in a loop) is terminated and replaced. In-flight gateway calls are aborted.
+ */
+export async function runOnWorker(pool: WorkerPool, spec: WorkerRunSpec): Promise<WorkerRunOutcome> {
+  const capture = new OutputCapture(spec.maxOutputBytes);
+  const gatewayErrors = new Map<string, unknown>();
+  let settle!: (settlement: Settlement) => void;
+  const settled = new Promise<Settlement>((resolve) => {
+    settle = resolve;
+  });
+  let isSettled = false;
+  const finish = (settlement: Settlement) => {
+    if (isSettled) return;
+    isSettled = true;
+    settle(settlement);
+  };
+  let sawTerminal!: () => void;
+  const terminal = new Promise<void>((resolve) => {
+    sawTerminal = resolve;
+  });
+  const info: Record<string, unknown> = {};
+  let lastReport: unknown;
+
+  const timer = setTimeout(() => finish({ kind: 'timeout' }), Math.min(spec.timeoutMs, MAX_TIMER_MS));
+  const onAbort = () => finish({ kind: 'aborted' });
+  spec.signal?.addEventListener('abort', onAbort, { once: true });
+  if (spec.signal?.aborted === true) onAbort();
+
+  const acquiring = new AbortController();
+  void settled.then(() => acquiring.abort());
+  let worker: PoolWorker | undefined;
+  try {
+    worker = await pool.acquire(acquiring.signal);
+  } catch (error) {
+    finish({ kind: 'error', error });
+  }
+
+  let server: GatewayServer | undefined;
+  let port: MessagePort | undefined;
+  let seq = 0;
+  let idle: Promise<void> | undefined;
+  let unsubscribe: () => void = () => undefined;
+  let sawDeath!: () => void;
+  const death = new Promise<void>((resolve) => {
+    sawDeath = resolve;
+  });
+  if (worker !== undefined && !isSettled) {
+    const running = worker;
+    seq = running.nextSeq();
+    idle = running.whenIdle(seq);
+    const channel = new MessageChannel();
+    port = channel.port1;
+    const onMessage = (message: WireMessage) => {
+      switch (message.type) {
+        case 'stdout':
+        case 'stderr':
+          if (typeof message.data === 'string' && !capture.add(message.type, message.data)) finish({ kind: 'output' });
+          return;
+        case 'result':
+          sawTerminal();
+          finish({ kind: 'result', message });
+          return;
+        case 'failed':
+          lastReport = message.error;
+          sawTerminal();
+          finish({ kind: 'failed', report: message.error });
+          return;
+        default:
+          return;
+      }
+    };
+    if (spec.gateway !== undefined) {
+      server = serveGateway(spec.gateway, createJsonPortConnection(channel.port1), {
+        onMessage,
+        onRequestError: (id, error) => {
+          gatewayErrors.set(id, error);
+        },
+      });
+    } else {
+      channel.port1.on('message', (message: unknown) => {
+        if (message !== null && typeof message === 'object') onMessage(message as WireMessage);
+      });
+    }
+    unsubscribe = running.onDeath((gone) => {
+      sawDeath();
+      finish({ kind: 'died', death: gone });
+    });
+    try {
+      running.post({ type: spec.kind, seq, port: channel.port2, ...spec.payload }, [channel.port2]);
+    } catch (error) {
+      finish({ kind: 'error', error });
+    }
+  }
+
+  const settlement = await settled;
+  clearTimeout(timer);
+  spec.signal?.removeEventListener('abort', onAbort);
+
+  let killed = false;
+  if (worker !== undefined) {
+    const running = worker;
+    let healthy = !running.dead && settlement.kind !== 'died' && settlement.kind !== 'error';
+    if (healthy && settlement.kind !== 'result' && settlement.kind !== 'failed' && seq !== 0) {
+      // timeout, abort or output cap: stop the run, let it flush what it printed
+      running.cancel(seq);
+      healthy = spec.interruptible && (await within(Promise.race([terminal, death]), spec.killGraceMs)) && !running.dead;
+    }
+    if (server !== undefined) await server.close();
+    else port?.close();
+    if (healthy && idle !== undefined) {
+      const wait = settlement.kind === 'result' || settlement.kind === 'failed' ? IDLE_AFTER_OUTCOME_MS : spec.killGraceMs;
+      healthy = await within(idle, wait);
+    }
+    unsubscribe();
+    if (healthy && !running.dead) {
+      pool.release(running);
+    } else {
+      killed = true;
+      pool.discard(running);
+    }
+  }
+
+  const outcome: WorkerRunOutcome = { stdout: capture.stdout, stderr: capture.stderr, hasValue: false, info, killed };
+  if (worker !== undefined && Object.keys(worker.versions).length > 0) outcome.versions = worker.versions;
+  const context = { gatewayErrors, timeoutMs: spec.timeoutMs, maxOutputBytes: spec.maxOutputBytes, memoryBytes: spec.memoryBytes };
+  switch (settlement.kind) {
+    case 'result': {
+      const message = settlement.message;
+      if (typeof message.json === 'string') {
+        try {
+          outcome.value = JSON.parse(message.json) as unknown;
+          outcome.hasValue = true;
+        } catch (error) {
+          outcome.failure = { code: 'CODE_EXECUTION', message: 'the result is not valid JSON', cause: error };
+        }
+      }
+      if (typeof message.exitCode === 'number') info.exitCode = message.exitCode;
+      if (typeof message.memoryBytes === 'number') info.memoryBytesUsed = message.memoryBytes;
+      break;
+    }
+    case 'failed':
+      outcome.failure = failureFromReport(settlement.report, context);
+      break;
+    case 'output':
+      outcome.failure = outputFailure(spec.maxOutputBytes);
+      break;
+    case 'timeout':
+      outcome.failure = timeoutFailure(spec.timeoutMs, { ...(killed ? { killed: true } : {}), ...waitingOf(lastReport) });
+      break;
+    case 'aborted': {
+      const error = abortError(spec.signal as AbortSignal, 'execution');
+      outcome.failure = { code: error.code, message: error.message, cause: error.cause };
+      break;
+    }
+    case 'died':
+      outcome.failure = pool.closed
+        ? { code: 'RUNTIME_UNAVAILABLE', message: 'runtime unavailable: the wasm backend was closed during the run' }
+        : deathFailure(settlement.death, spec.memoryBytes);
+      break;
+    case 'error': {
+      const { error } = settlement;
+      if (ToolexecError.isInstance(error)) {
+        outcome.failure = { code: error.code, message: error.message, cause: error, ...(error.details === undefined ? {} : { details: error.details }) };
+      } else {
+        const reason = error instanceof Error ? error.message : String(error);
+        outcome.failure = { code: 'RUNTIME_UNAVAILABLE', message: `runtime unavailable: ${reason}`, cause: error };
+      }
+      break;
+    }
+  }
+  return outcome;
+}

@@ -1,0 +1,111 @@
+/**
+ * The transport abstraction under the gateway protocol, and a small single-consumer async queue
+ * the transports share.
+ */
+import type { ToolexecError } from '../../model/index.js';
+import type { WireMessage } from './wire.js';
+
+/** Something received on a connection: a decoded message, or input that could not be decoded. */
+export type IncomingItem =
+  | { kind: 'message'; message: WireMessage }
+  | {
+      kind: 'malformed';
+      /** A `PROTOCOL` error saying what was wrong (bad JSON, no `type`, too large, ...). */
+      error: ToolexecError;
+      /** The offending input (at most the first 4 KiB of it). */
+      text: string;
+      /** Its full size in bytes. */
+      bytes: number;
+      /** The request id, when one could be recovered from the input. */
+      id?: string;
+    };
+
+/**
+ * A bidirectional message channel for the gateway protocol.
+ *
+ * @remarks `incoming` has a single consumer (the proxy client's or the server's receive loop); it
+ * ends when the peer closes the channel or {@link GatewayConnection.close} is called.
+ */
+export interface GatewayConnection {
+  /** Sends one message. Rejects with `PROTOCOL` (not encodable, too large) or `CONNECTION_CLOSED`. */
+  send(message: WireMessage): Promise<void>;
+  /** Everything the peer sends, in order. */
+  readonly incoming: AsyncIterable<IncomingItem>;
+  /** Closes both directions. Idempotent. */
+  close(): Promise<void>;
+  /** True once closed by either side. */
+  readonly closed: boolean;
+}
+
+/**
+ * An unbounded-producer, single-consumer queue exposed as an AsyncIterable. The producer can ask
+ * to be told when the backlog is high (`size`) to apply backpressure.
+ */
+export class AsyncQueue<T> implements AsyncIterable<T> {
+  readonly #items: T[] = [];
+  #waiter: ((result: IteratorResult<T>) => void) | undefined;
+  #ended = false;
+  #onDrain: (() => void) | undefined;
+
+  /** Items waiting to be consumed. */
+  get size(): number {
+    return this.#items.length;
+  }
+
+  /** True once {@link AsyncQueue.end} was called. */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** Called whenever the consumer takes an item and the queue becomes empty. */
+  set onDrain(listener: (() => void) | undefined) {
+    this.#onDrain = listener;
+  }
+
+  push(item: T): void {
+    if (this.#ended) return;
+    const waiter = this.#waiter;
+    if (waiter !== undefined) {
+      this.#waiter = undefined;
+      waiter({ value: item, done: false });
+      return;
+    }
+    this.#items.push(item);
+  }
+
+  /** Ends the queue: the consumer gets the remaining items, then `done`. Idempotent. */
+  end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    const waiter = this.#waiter;
+    this.#waiter = undefined;
+    waiter?.({ value: undefined, done: true });
+  }
+
+  /** Drops pending items and ends. */
+  clear(): void {
+    this.#items.length = 0;
+    this.end();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<T> {
+    return {
+      next: () => {
+        if (this.#items.length > 0) {
+          const value = this.#items.shift() as T;
+          if (this.#items.length === 0) this.#onDrain?.();
+          return Promise.resolve({ value, done: false });
+        }
+        if (this.#ended) return Promise.resolve({ value: undefined, done: true });
+        return new Promise<IteratorResult<T>>((resolve) => {
+          this.#waiter = resolve;
+          this.#onDrain?.();
+        });
+      },
+      return: () => {
+        this.clear();
+        return Promise.resolve({ value: undefined, done: true });
+      },
+    };
+  }
+}

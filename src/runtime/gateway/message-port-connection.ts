@@ -1,0 +1,107 @@
+/**
+ * The gateway protocol over a worker_threads MessagePort (structured clone instead of JSON lines).
+ */
+import { AsyncQueue, type GatewayConnection, type IncomingItem } from './connection.js';
+import { connectionClosedError, protocolError, type WireMessage } from './wire.js';
+
+/** The parts of a `node:worker_threads` MessagePort (or Worker) the connection uses. */
+export interface MessagePortLike {
+  postMessage(value: unknown): void;
+  on(event: 'message', listener: (value: unknown) => void): unknown;
+  on(event: 'close', listener: () => void): unknown;
+  off(event: 'message', listener: (value: unknown) => void): unknown;
+  off(event: 'close', listener: () => void): unknown;
+  close?(): void;
+}
+
+/** Options of {@link createMessagePortConnection}. */
+export interface MessagePortConnectionOptions {
+  /** Close the port when the connection closes. @defaultValue true */
+  closePort?: boolean;
+}
+
+class MessagePortConnection implements GatewayConnection {
+  readonly #port: MessagePortLike;
+  readonly #closePort: boolean;
+  readonly #queue = new AsyncQueue<IncomingItem>();
+  #closed = false;
+  readonly #onMessage = (value: unknown) => this.#receive(value);
+  readonly #onClose = () => this.#detach();
+
+  constructor(port: MessagePortLike, options: MessagePortConnectionOptions) {
+    this.#port = port;
+    this.#closePort = options.closePort ?? true;
+    port.on('message', this.#onMessage);
+    port.on('close', this.#onClose);
+  }
+
+  get incoming(): AsyncIterable<IncomingItem> {
+    return this.#queue;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  async send(message: WireMessage): Promise<void> {
+    if (this.#closed) throw connectionClosedError();
+    try {
+      this.#port.postMessage(message);
+    } catch (err) {
+      const name = err instanceof Error ? err.name : '';
+      if (name === 'DataCloneError') {
+        throw protocolError(`message cannot be cloned: ${(err as Error).message}`, undefined, err);
+      }
+      throw connectionClosedError('gateway connection closed while sending', err);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#detach();
+    if (this.#closePort) this.#port.close?.();
+  }
+
+  #detach(): void {
+    this.#closed = true;
+    this.#port.off('message', this.#onMessage);
+    this.#port.off('close', this.#onClose);
+    this.#queue.end();
+  }
+
+  #receive(value: unknown): void {
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      const message = value as Record<string, unknown>;
+      const idOk = message.id === undefined || typeof message.id === 'string';
+      if (typeof message.type === 'string' && message.type !== '' && idOk) {
+        this.#queue.push({ kind: 'message', message: message as WireMessage });
+        return;
+      }
+    }
+    let text: string;
+    try {
+      text = JSON.stringify(value)?.slice(0, 4096) ?? String(value);
+    } catch {
+      text = String(value);
+    }
+    const id = (value as { id?: unknown } | null)?.id;
+    this.#queue.push({
+      kind: 'malformed',
+      error: protocolError('a message must be an object with a string "type" (and a string "id", if any)'),
+      text,
+      bytes: text.length,
+      ...(typeof id === 'string' ? { id } : {}),
+    });
+  }
+}
+
+/**
+ * A {@link GatewayConnection} over a `node:worker_threads` MessagePort: messages travel by
+ * structured clone; anything that is not an object with a string `type` is a `malformed` item.
+ */
+export function createMessagePortConnection(
+  port: MessagePortLike,
+  options: MessagePortConnectionOptions = {},
+): GatewayConnection {
+  return new MessagePortConnection(port, options);
+}

@@ -1,0 +1,273 @@
+/**
+ * The server side of the gateway protocol: answers the requests arriving on a connection with a
+ * real {@link ToolGateway}.
+ */
+import type { ChainStep } from '../../run/index.js';
+import type { ToolexecError } from '../../model/index.js';
+import type { ToolGateway } from '../types.js';
+import type { GatewayConnection } from './connection.js';
+import {
+  isGatewayRequestType,
+  protocolError,
+  serializeError,
+  serializeStep,
+  toJsonSafe,
+  type GatewayRequestType,
+  type WireMessage,
+} from './wire.js';
+
+/** Options of {@link serveGateway}. */
+export interface ServeGatewayOptions {
+  /**
+   * Receives every well-formed message that is not a gateway request or `cancel` (guest output,
+   * results, ...). When absent, such a message with an `id` gets a `PROTOCOL` error reply and one
+   * without is ignored.
+   */
+  onMessage?: (message: WireMessage) => void;
+  /**
+   * Receives input that could not be decoded (bad JSON, too large, not a message). Without an
+   * `id`, it is otherwise ignored; with one, it also gets a `PROTOCOL` error reply.
+   */
+  onMalformed?: (error: ToolexecError, text: string, bytes: number) => void;
+  /** Receives the original error of every failed request, before the error reply is sent. */
+  onRequestError?: (id: string, error: unknown) => void;
+  /** Stops serving when aborted (like {@link GatewayServer.close}). */
+  signal?: AbortSignal;
+}
+
+/** Counters of a {@link GatewayServer}. */
+export interface GatewayServerStats {
+  /** Requests answered (response or error). */
+  requests: number;
+  /** Requests answered with an error reply. */
+  errors: number;
+  /** Malformed input and unknown messages (with or without a reply). */
+  protocolErrors: number;
+  /** Input ignored because no reply could be addressed (no id). */
+  ignored: number;
+}
+
+/** A running gateway server. */
+export interface GatewayServer {
+  /** Resolves (never rejects) once the connection ended or the server closed and every in-flight call settled. */
+  readonly done: Promise<void>;
+  /** Aborts in-flight calls, stops serving and closes the connection. Idempotent. */
+  close(): Promise<void>;
+  /** A copy of the counters. */
+  readonly stats: GatewayServerStats;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function badRequest(type: string, reason: string): ToolexecError {
+  return protocolError(`bad ${type} request: ${reason}`);
+}
+
+function field<T>(payload: Record<string, unknown>, type: string, name: string, kind: 'string' | 'number'): T {
+  const value = payload[name];
+  if (typeof value !== kind || (kind === 'number' && !Number.isFinite(value))) {
+    throw badRequest(type, `"${name}" must be a ${kind}`);
+  }
+  return value as T;
+}
+
+function argsField(payload: Record<string, unknown>, type: string, value: unknown): Record<string, unknown> | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!isObject(value)) throw badRequest(type, '"args" must be an object');
+  return value;
+}
+
+function chainSteps(payload: Record<string, unknown>): ChainStep[] {
+  const steps = payload.steps;
+  if (!Array.isArray(steps)) throw badRequest('run_chain', '"steps" must be an array');
+  return steps.map((step: unknown, i) => {
+    if (!isObject(step) || typeof step.toolId !== 'string') {
+      throw badRequest('run_chain', `steps[${i}] must be an object with a string "toolId"`);
+    }
+    const out: ChainStep = { toolId: step.toolId };
+    const args = argsField(payload, 'run_chain', step.args);
+    if (args !== undefined) out.args = args;
+    if (step.usePrevious === true) out.usePrevious = true;
+    return out;
+  });
+}
+
+async function dispatch(
+  gateway: ToolGateway,
+  type: GatewayRequestType,
+  raw: unknown,
+  signal: AbortSignal,
+): Promise<unknown> {
+  const payload = isObject(raw) ? raw : {};
+  if (raw !== undefined && raw !== null && !isObject(raw)) throw badRequest(type, 'payload must be an object');
+  const options = { signal };
+  switch (type) {
+    case 'search_tools': {
+      const query = field<string>(payload, type, 'query', 'string');
+      const limit = field<number>(payload, type, 'limit', 'number');
+      return { results: await gateway.searchTools(query, limit, options) };
+    }
+    case 'list_namespaces':
+      return { namespaces: await gateway.listNamespaces(options) };
+    case 'describe_tool': {
+      const id = field<string>(payload, type, 'id', 'string');
+      const level = field<string>(payload, type, 'level', 'string');
+      return gateway.describeTool(id, level as Parameters<ToolGateway['describeTool']>[1], options);
+    }
+    case 'list_tool_examples': {
+      const id = field<string>(payload, type, 'id', 'string');
+      const max = field<number>(payload, type, 'max', 'number');
+      return { examples: await gateway.listToolExamples(id, max, options) };
+    }
+    case 'run_tool': {
+      const id = field<string>(payload, type, 'id', 'string');
+      return gateway.runTool(id, argsField(payload, type, payload.args), options);
+    }
+    case 'run_chain': {
+      const chain = await gateway.runChain(chainSteps(payload), options);
+      return { result: chain.result, steps: chain.steps.map((step) => serializeStep(step)) };
+    }
+  }
+}
+
+class Server implements GatewayServer {
+  readonly #gateway: ToolGateway;
+  readonly #connection: GatewayConnection;
+  readonly #options: ServeGatewayOptions;
+  readonly #inFlight = new Map<string, AbortController>();
+  readonly #settling = new Set<Promise<void>>();
+  readonly #stats: GatewayServerStats = { requests: 0, errors: 0, protocolErrors: 0, ignored: 0 };
+  #closed = false;
+  readonly done: Promise<void>;
+
+  constructor(gateway: ToolGateway, connection: GatewayConnection, options: ServeGatewayOptions) {
+    this.#gateway = gateway;
+    this.#connection = connection;
+    this.#options = options;
+    const onAbort = () => void this.close();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    this.done = this.#serve().finally(() => options.signal?.removeEventListener('abort', onAbort));
+    if (options.signal?.aborted === true) void this.close();
+  }
+
+  get stats(): GatewayServerStats {
+    return { ...this.#stats };
+  }
+
+  async close(): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true;
+      for (const controller of this.#inFlight.values()) controller.abort(protocolError('gateway server closed'));
+      await this.#connection.close();
+    }
+    await this.done;
+  }
+
+  async #serve(): Promise<void> {
+    try {
+      for await (const item of this.#connection.incoming) {
+        if (this.#closed) break;
+        if (item.kind === 'malformed') {
+          this.#stats.protocolErrors += 1;
+          this.#safely(() => this.#options.onMalformed?.(item.error, item.text, item.bytes));
+          if (item.id === undefined) this.#stats.ignored += 1;
+          else this.#reply(item.id, 'error', serializeError(item.error));
+          continue;
+        }
+        this.#route(item.message);
+      }
+    } catch {
+      // a failing connection ends serving
+    }
+    while (this.#settling.size > 0) await Promise.all([...this.#settling]);
+  }
+
+  #route(message: WireMessage): void {
+    if (isGatewayRequestType(message.type)) {
+      if (message.id === undefined || message.id === '') {
+        this.#stats.protocolErrors += 1;
+        this.#stats.ignored += 1;
+        return;
+      }
+      if (this.#inFlight.has(message.id)) {
+        this.#stats.protocolErrors += 1;
+        this.#reply(message.id, 'error', serializeError(protocolError(`duplicate request id "${message.id}"`)));
+        return;
+      }
+      this.#handle(message.type, message.id, message.payload);
+      return;
+    }
+    if (message.type === 'cancel') {
+      if (message.id !== undefined) this.#inFlight.get(message.id)?.abort(protocolError('request cancelled by the client'));
+      return;
+    }
+    if (this.#options.onMessage !== undefined) {
+      this.#safely(() => this.#options.onMessage?.(message));
+      return;
+    }
+    this.#stats.protocolErrors += 1;
+    if (message.id === undefined) this.#stats.ignored += 1;
+    else this.#reply(message.id, 'error', serializeError(protocolError(`unknown message type "${message.type}"`)));
+  }
+
+  #handle(type: GatewayRequestType, id: string, payload: unknown): void {
+    const controller = new AbortController();
+    this.#inFlight.set(id, controller);
+    const task = (async () => {
+      try {
+        const result = await dispatch(this.#gateway, type, payload, controller.signal);
+        this.#stats.requests += 1;
+        if (!controller.signal.aborted) this.#reply(id, 'response', toJsonSafe(result));
+      } catch (err) {
+        this.#stats.requests += 1;
+        this.#stats.errors += 1;
+        this.#safely(() => this.#options.onRequestError?.(id, err));
+        if (!controller.signal.aborted) this.#reply(id, 'error', serializeError(err));
+      } finally {
+        this.#inFlight.delete(id);
+      }
+    })();
+    this.#settling.add(task);
+    void task.finally(() => this.#settling.delete(task));
+  }
+
+  #reply(id: string, type: 'response' | 'error', payload: unknown): void {
+    if (this.#closed) return;
+    const message: WireMessage = payload === undefined ? { type, id } : { type, id, payload };
+    this.#connection.send(message).catch((err: unknown) => {
+      // a reply too large to send still owes the client an answer
+      if (type === 'response' && (err as { code?: unknown }).code === 'PROTOCOL') {
+        this.#connection.send({ type: 'error', id, payload: serializeError(err) }).catch(() => undefined);
+      }
+    });
+  }
+
+  #safely(fn: () => void): void {
+    try {
+      fn();
+    } catch {
+      // a throwing hook must not stop the server
+    }
+  }
+}
+
+/**
+ * Serves `gateway` on `connection`: each request (`search_tools`, `list_namespaces`,
+ * `describe_tool`, `list_tool_examples`, `run_tool`, `run_chain`) is answered concurrently with a
+ * `response` (the full result, JSON-safe) or an `error` reply (`{ error, code, details?, ... }`,
+ * see {@link serializeError}). A `cancel` message aborts the call with that id.
+ *
+ * @remarks
+ * Never throws into the host: a malformed request with an id gets a `PROTOCOL` error reply; one
+ * without an id is ignored and counted ({@link GatewayServer.stats}); oversized input is a
+ * `PROTOCOL` error. Each call gets a `signal` that aborts when the server closes.
+ */
+export function serveGateway(
+  gateway: ToolGateway,
+  connection: GatewayConnection,
+  options: ServeGatewayOptions = {},
+): GatewayServer {
+  return new Server(gateway, connection, options);
+}

@@ -1,0 +1,215 @@
+/**
+ * The tracing gateway: one place that enforces a run's tool-call and chain-step budgets and records
+ * every call as a {@link ToolCallRecord}. The direct gateway and every backend build on it.
+ */
+import { ToolexecError, errorMessage } from '../../model/index.js';
+import type { DetailLevel, ToolDoc, ToolExample, ToolSummary } from '../../discovery/index.js';
+import type { ChainResult, ChainStep, RunResult, StepResult } from '../../run/index.js';
+import { cloneJson, elapsedMs, throwIfAborted } from '../errors.js';
+import type { GatewayCallOptions, ToolCallRecord, ToolGateway } from '../types.js';
+
+/** Options of {@link createTracingGateway}. `undefined` or 0 means unlimited. */
+export interface TracingGatewayOptions {
+  /** Most tool calls (single runs plus executed chain steps) the gateway lets through. */
+  maxToolCalls?: number;
+  /** Most steps one chain may have. */
+  maxChainSteps?: number;
+}
+
+/** A {@link ToolGateway} that enforces call budgets and records every call. */
+export interface TracingGateway extends ToolGateway {
+  /** A copy of the records so far, in completion order. */
+  readonly toolCalls: ToolCallRecord[];
+  /** Tool calls counted against `maxToolCalls` so far (chain steps reserved while a chain runs included). */
+  readonly callCount: number;
+  /** Forgets the records and zeroes the counter. */
+  reset(): void;
+}
+
+function checkLimit(name: string, value: number | undefined): number {
+  if (value === undefined) return 0;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || !Number.isInteger(value)) {
+    throw new ToolexecError('INVALID_LIMITS', `invalid limits: ${name} must be a non-negative integer`, {
+      details: { field: name, value },
+    });
+  }
+  return value;
+}
+
+function backendKindOf(err: unknown): string | undefined {
+  const backend = (err as { backend?: { kind?: unknown } } | null)?.backend;
+  return typeof backend?.kind === 'string' && backend.kind !== '' ? backend.kind : undefined;
+}
+
+function stepsOf(err: unknown): StepResult[] | undefined {
+  const steps = (err as { steps?: unknown } | null)?.steps;
+  return Array.isArray(steps) ? (steps as StepResult[]) : undefined;
+}
+
+function failure(record: ToolCallRecord, err: unknown, op: 'run' | 'chain'): void {
+  record.error = errorMessage(err);
+  if (ToolexecError.isInstance(err)) record.errorCode = err.code;
+  record.errorOp = op;
+}
+
+class TracingToolGateway implements TracingGateway {
+  readonly #inner: ToolGateway;
+  readonly #maxToolCalls: number;
+  readonly #maxChainSteps: number;
+  #calls = 0;
+  #records: ToolCallRecord[] = [];
+
+  constructor(inner: ToolGateway, options: TracingGatewayOptions) {
+    this.#inner = inner;
+    this.#maxToolCalls = checkLimit('maxToolCalls', options.maxToolCalls);
+    this.#maxChainSteps = checkLimit('maxChainSteps', options.maxChainSteps);
+  }
+
+  get toolCalls(): ToolCallRecord[] {
+    return this.#records.slice();
+  }
+
+  get callCount(): number {
+    return this.#calls;
+  }
+
+  reset(): void {
+    this.#calls = 0;
+    this.#records = [];
+  }
+
+  async searchTools(query: string, limit: number, options?: GatewayCallOptions): Promise<ToolSummary[]> {
+    throwIfAborted(options?.signal, 'searchTools');
+    return this.#inner.searchTools(query, limit, options);
+  }
+
+  async listNamespaces(options?: GatewayCallOptions): Promise<string[]> {
+    throwIfAborted(options?.signal, 'listNamespaces');
+    return this.#inner.listNamespaces(options);
+  }
+
+  async describeTool(id: string, level: DetailLevel, options?: GatewayCallOptions): Promise<ToolDoc> {
+    throwIfAborted(options?.signal, 'describeTool');
+    return this.#inner.describeTool(id, level, options);
+  }
+
+  async listToolExamples(id: string, max: number, options?: GatewayCallOptions): Promise<ToolExample[]> {
+    throwIfAborted(options?.signal, 'listToolExamples');
+    return this.#inner.listToolExamples(id, max, options);
+  }
+
+  async runTool(id: string, args?: Record<string, unknown>, options?: GatewayCallOptions): Promise<RunResult> {
+    throwIfAborted(options?.signal, 'runTool');
+    const max = this.#maxToolCalls;
+    if (max > 0 && this.#calls >= max) {
+      throw new ToolexecError('LIMIT_EXCEEDED', `limit exceeded: max ${max} tool calls exceeded`, {
+        details: { limit: 'maxToolCalls', max },
+      });
+    }
+    this.#calls += 1; // a failed call still uses its quota
+    const record: ToolCallRecord = { toolId: id, durationMs: 0 };
+    if (args !== undefined) record.args = cloneJson(args);
+    const start = performance.now();
+    try {
+      const result = await this.#inner.runTool(id, args, options);
+      record.durationMs = elapsedMs(start);
+      if (result.structured !== undefined) record.structured = result.structured;
+      if (typeof result.backend?.kind === 'string') record.backendKind = result.backend.kind;
+      this.#records.push(record);
+      return result;
+    } catch (err) {
+      record.durationMs = elapsedMs(start);
+      const kind = backendKindOf(err);
+      if (kind !== undefined) record.backendKind = kind;
+      failure(record, err, 'run');
+      this.#records.push(record);
+      throw err;
+    }
+  }
+
+  async runChain(steps: readonly ChainStep[], options?: GatewayCallOptions): Promise<ChainResult> {
+    throwIfAborted(options?.signal, 'runChain');
+    const list = steps ?? [];
+    const need = list.length;
+    if (this.#maxChainSteps > 0 && need > this.#maxChainSteps) {
+      throw new ToolexecError(
+        'LIMIT_EXCEEDED',
+        `limit exceeded: max ${this.#maxChainSteps} chain steps exceeded (got ${need})`,
+        { details: { limit: 'maxChainSteps', max: this.#maxChainSteps, requested: need } },
+      );
+    }
+    const max = this.#maxToolCalls;
+    if (max > 0 && this.#calls + need > max) {
+      const remaining = Math.max(0, max - this.#calls);
+      throw new ToolexecError(
+        'LIMIT_EXCEEDED',
+        `limit exceeded: max ${max} tool calls exceeded (need ${need}, have ${remaining} remaining)`,
+        { details: { limit: 'maxToolCalls', max, requested: need, remaining } },
+      );
+    }
+    this.#calls += need; // reserved; unexecuted steps are refunded below
+    const start = performance.now();
+    let result: ChainResult | undefined;
+    let error: unknown;
+    let failed = false;
+    try {
+      result = await this.#inner.runChain(list, options);
+    } catch (err) {
+      error = err;
+      failed = true;
+    }
+    const totalMs = elapsedMs(start);
+    const stepResults = (failed ? stepsOf(error) : result?.steps) ?? [];
+    let executed = stepResults.length;
+    if (executed === 0 && !failed) executed = need;
+    executed = Math.min(executed, need);
+    this.#calls = Math.max(0, this.#calls - (need - executed));
+    this.#recordChain(list, stepResults, executed, totalMs);
+    if (failed) throw error;
+    return result as ChainResult;
+  }
+
+  #recordChain(steps: readonly ChainStep[], results: readonly StepResult[], executed: number, totalMs: number): void {
+    const durationMs = executed > 0 ? Math.round((totalMs / executed) * 1000) / 1000 : totalMs;
+    let previous: unknown;
+    for (let i = 0; i < executed; i += 1) {
+      const step = steps[i] as ChainStep;
+      const effective: Record<string, unknown> = { ...step.args };
+      if (step.usePrevious === true) effective.previous = previous;
+      const record: ToolCallRecord = { toolId: step.toolId, args: cloneJson(effective), durationMs };
+      const stepResult = results[i];
+      if (stepResult !== undefined) {
+        const kind: unknown = stepResult.backend?.kind ?? stepResult.result?.backend?.kind;
+        if (typeof kind === 'string' && kind !== '') record.backendKind = kind;
+        if (stepResult.error !== undefined) {
+          failure(record, stepResult.error, 'chain');
+        } else {
+          const structured = stepResult.result?.structured;
+          if (structured !== undefined) record.structured = structured;
+          previous = structured;
+        }
+      }
+      this.#records.push(record);
+    }
+  }
+}
+
+/**
+ * Wraps `gateway` so that it enforces `maxToolCalls` / `maxChainSteps` and records every tool call.
+ *
+ * @remarks
+ * - `runTool`: an aborted signal fails first (`ABORTED`); then the budget is checked before the call
+ *   (`LIMIT_EXCEEDED` `max N tool calls exceeded`, nothing recorded); a failed call still uses its
+ *   quota and is recorded with its message, code, `errorOp: 'run'` and the failing backend's kind.
+ * - `runChain`: a chain longer than `maxChainSteps`, or needing more calls than remain, fails
+ *   before any step runs; the steps are reserved, and the ones that did not execute are refunded.
+ *   Each executed step is recorded with its effective arguments (`previous` injected for
+ *   `usePrevious`), deep-copied. An empty chain is passed through and counts nothing.
+ * - Discovery calls pass through untouched (only the abort check).
+ * - Safe for concurrent calls (`Promise.all` from a snippet): the budget is reserved synchronously.
+ *
+ * @throws `INVALID_LIMITS` when a limit is negative, fractional or not finite.
+ */
+export function createTracingGateway(gateway: ToolGateway, options: TracingGatewayOptions = {}): TracingGateway {
+  return new TracingToolGateway(gateway, options);
+}

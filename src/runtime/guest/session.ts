@@ -1,0 +1,342 @@
+/**
+ * The host side of one node-guest run over any pair of byte streams: sends the snippet, serves the
+ * gateway, captures output under a byte cap, and turns the guest's report, the clock, an abort or
+ * the guest's death into one outcome. Backends own only the process (spawn, kill, cleanup).
+ */
+import type { Readable, Writable } from 'node:stream';
+import { ToolexecError, truncateUtf8, type ErrorCode } from '../../model/index.js';
+import { abortError } from '../errors.js';
+import { createStreamConnection, DEFAULT_MAX_MESSAGE_BYTES } from '../gateway/stream-connection.js';
+import { serveGateway } from '../gateway/server.js';
+import type { WireMessage } from '../gateway/wire.js';
+import type { ToolGateway } from '../types.js';
+
+/** How the guest process ended. */
+export interface GuestExit {
+  code: number | null;
+  signal: string | null;
+  /** A spawn error, when the process never started. */
+  error?: unknown;
+}
+
+/** Options of {@link runGuestSession}. */
+export interface GuestSessionOptions {
+  /** The guest's stdin. */
+  stdin: Writable;
+  /** The guest's stdout (the protocol channel). */
+  stdout: Readable;
+  /** The guest's raw stderr (node's own messages), captured as stderr text. */
+  stderr?: Readable;
+  /** The prepared JavaScript snippet. */
+  code: string;
+  /** When set, sent first as `{type:'program', source}` (the stdin loader bootstrap). */
+  program?: string;
+  /** The gateway the snippet reaches (already wrapped for the run's limits). */
+  gateway: ToolGateway;
+  timeoutMs: number;
+  maxOutputBytes: number;
+  /** @defaultValue 8 MiB */
+  maxMessageBytes?: number;
+  signal?: AbortSignal;
+  /** Kills the guest now (its whole process group / container). Called exactly once. */
+  terminate: () => void;
+  /** Settles when the guest process is gone (awaited only to explain a guest that died without a report). */
+  exited: Promise<GuestExit>;
+  /** How long to wait for trailing output after the process exits. @defaultValue 100 */
+  exitGraceMs?: number;
+}
+
+/** A failure, ready for `runtimeError(code, message, { cause, details, result })`. */
+export interface GuestFailure {
+  code: ErrorCode;
+  message: string;
+  cause?: unknown;
+  details?: Record<string, unknown>;
+}
+
+/** What one run produced. */
+export interface GuestSessionOutcome {
+  stdout: string;
+  stderr: string;
+  /** True when the snippet produced a value (`value` may still be `null`). */
+  hasValue: boolean;
+  value?: unknown;
+  failure?: GuestFailure;
+  exit?: GuestExit;
+  /** Milliseconds from the start message to the outcome. */
+  durationMs: number;
+}
+
+type Settlement =
+  | { kind: 'result'; hasValue: boolean; value: unknown }
+  | { kind: 'failed'; report: unknown }
+  | { kind: 'output' }
+  | { kind: 'timeout' }
+  | { kind: 'aborted' }
+  | { kind: 'ended' }
+  | { kind: 'error'; error: unknown };
+
+const MAX_REMEMBERED_ERRORS = 1000;
+const TAIL_CHARS = 2000;
+
+/** stdout + stderr under one byte budget. */
+class OutputCapture {
+  stdout = '';
+  stderr = '';
+  #bytes = 0;
+  readonly #max: number;
+
+  constructor(maxBytes: number) {
+    this.#max = maxBytes;
+  }
+
+  /** Appends `text`; false once the budget is exceeded (the text is cut at the budget). */
+  add(stream: 'stdout' | 'stderr', text: string, bytes = Buffer.byteLength(text)): boolean {
+    const room = this.#max - this.#bytes;
+    const kept = bytes <= room ? text : truncateUtf8(text, Math.max(0, room));
+    this.#bytes += bytes;
+    if (stream === 'stdout') this.stdout += kept;
+    else this.stderr += kept;
+    return this.#bytes <= this.#max;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function positive(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
+}
+
+function snippetStack(stack: unknown): string | undefined {
+  if (typeof stack !== 'string' || stack === '') return undefined;
+  const lines = stack.split('\n');
+  const kept = lines.filter((line, i) => i === 0 || line.includes('toolexec-snippet.js'));
+  return kept.join('\n').replaceAll('toolexec-snippet.js', 'snippet');
+}
+
+/** Maps the guest's `failed` report to a failure. */
+function failureFromReport(report: unknown, gatewayErrors: ReadonlyMap<string, unknown>, maxOutputBytes: number): GuestFailure {
+  const r = isObject(report) ? report : {};
+  const line = positive(r.line);
+  const column = positive(r.column);
+  const where: Record<string, unknown> = line === undefined ? {} : { line, ...(column === undefined ? {} : { column }) };
+  const original = typeof r.requestId === 'string' ? gatewayErrors.get(r.requestId) : undefined;
+  if (original !== undefined && ToolexecError.isInstance(original)) {
+    return { code: original.code, message: original.message, cause: original, details: { ...original.details, ...where } };
+  }
+  const name = typeof r.name === 'string' && r.name !== '' ? r.name : 'Error';
+  const text = typeof r.message === 'string' ? r.message : 'the snippet failed';
+  if (r.limit === 'stack') {
+    return { code: 'RESOURCE_LIMIT', message: `resource limit exceeded: stack (${text})`, details: { limit: 'stack', ...where } };
+  }
+  if (r.limit === 'output') {
+    return { code: 'RESOURCE_LIMIT', message: `resource limit exceeded: output (${text})`, details: { limit: 'output', maxOutputBytes } };
+  }
+  const location = line === undefined ? '' : ` (line ${line}, col ${column ?? 0})`;
+  const details: Record<string, unknown> = { ...where, name };
+  const stack = snippetStack(r.stack);
+  if (stack !== undefined) details.stack = stack;
+  if (r.phase === 'compile') details.phase = 'compile';
+  return {
+    code: 'CODE_EXECUTION',
+    message: `${name === 'Error' ? '' : `${name}: `}${text}${location}`,
+    ...(original === undefined ? {} : { cause: original }),
+    details,
+  };
+}
+
+/** Maps a guest that ended without a report. */
+function failureFromExit(exit: GuestExit | undefined, stderr: string): GuestFailure {
+  const tail = stderr.length > TAIL_CHARS ? stderr.slice(-TAIL_CHARS) : stderr;
+  if (/heap out of memory|Reached heap limit|Allocation failed/i.test(stderr)) {
+    return {
+      code: 'RESOURCE_LIMIT',
+      message: 'resource limit exceeded: memory (JavaScript heap)',
+      details: { limit: 'memory', exitCode: exit?.code ?? null, signal: exit?.signal ?? null },
+    };
+  }
+  if (exit?.error !== undefined) {
+    return { code: 'RUNTIME_UNAVAILABLE', message: 'runtime unavailable: the guest process could not start', cause: exit.error };
+  }
+  const how =
+    exit === undefined ? 'closed its output' : exit.signal !== null ? `was killed by ${exit.signal}` : `exited with code ${exit.code ?? '?'}`;
+  const trimmed = tail.trim();
+  return {
+    code: 'CODE_EXECUTION',
+    message: `the snippet's process ${how} without a result${trimmed === '' ? '' : `: ${trimmed}`}`,
+    details: { exitCode: exit?.code ?? null, signal: exit?.signal ?? null, stderrTail: tail },
+  };
+}
+
+function delay<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Runs one snippet in a node guest whose stdio the caller has already set up.
+ *
+ * @remarks
+ * Settles on the first of: the guest's `result` / `failed` message, output beyond
+ * `maxOutputBytes` (`RESOURCE_LIMIT`, `limit: 'output'`), `timeoutMs` (`TIMEOUT`), an abort
+ * (`ABORTED`), or the guest ending without a report (`CODE_EXECUTION` with the stderr tail, or
+ * `RESOURCE_LIMIT` `memory` for a V8 heap failure). Then it calls `terminate`, aborts in-flight
+ * gateway calls and closes the channel; only for a guest that died without a report does it wait
+ * (briefly) for the exit status and the rest of stderr. Never rejects.
+ *
+ * A failure the snippet did not catch that came from a `tools.*` call is reported with that
+ * call's error code, and `cause` is the gateway's original error.
+ */
+export async function runGuestSession(options: GuestSessionOptions): Promise<GuestSessionOutcome> {
+  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const capture = new OutputCapture(options.maxOutputBytes);
+  const gatewayErrors = new Map<string, unknown>();
+  const connection = createStreamConnection(options.stdout, options.stdin, { maxMessageBytes });
+  const start = performance.now();
+
+  let settle!: (settlement: Settlement) => void;
+  const settled = new Promise<Settlement>((resolve) => {
+    settle = resolve;
+  });
+  let isSettled = false;
+  const finish = (settlement: Settlement) => {
+    if (isSettled) return;
+    isSettled = true;
+    settle(settlement);
+  };
+
+  const onMessage = (message: WireMessage) => {
+    switch (message.type) {
+      case 'stdout':
+      case 'stderr':
+        if (typeof message.data === 'string' && !capture.add(message.type, message.data)) finish({ kind: 'output' });
+        return;
+      case 'result':
+        finish({ kind: 'result', hasValue: Object.hasOwn(message, 'value'), value: message.value });
+        return;
+      case 'failed':
+        finish({ kind: 'failed', report: message.error });
+        return;
+      default:
+        return;
+    }
+  };
+  const server = serveGateway(options.gateway, connection, {
+    onMessage,
+    // raw text on the protocol channel (a write that bypassed the capture) is the snippet's stdout
+    onMalformed: (_error, text, bytes) => {
+      if (!capture.add('stdout', `${text}\n`, bytes + 1)) finish({ kind: 'output' });
+    },
+    onRequestError: (id, error) => {
+      gatewayErrors.set(id, error);
+      if (gatewayErrors.size > MAX_REMEMBERED_ERRORS) {
+        const oldest = gatewayErrors.keys().next().value;
+        if (oldest !== undefined) gatewayErrors.delete(oldest);
+      }
+    },
+  });
+
+  const onStderr = (chunk: string) => {
+    if (!capture.add('stderr', chunk)) finish({ kind: 'output' });
+  };
+  options.stderr?.setEncoding('utf8');
+  options.stderr?.on('data', onStderr);
+  const stderrEnded = options.stderr === undefined ? Promise.resolve() : new Promise<void>((resolve) => {
+    options.stderr?.once('end', resolve);
+    options.stderr?.once('close', resolve);
+    options.stderr?.once('error', () => resolve());
+  });
+
+  const timer = setTimeout(() => finish({ kind: 'timeout' }), options.timeoutMs);
+  const onAbort = () => finish({ kind: 'aborted' });
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  if (options.signal?.aborted === true) finish({ kind: 'aborted' });
+
+  let exit: GuestExit | undefined;
+  let graceTimer: NodeJS.Timeout | undefined;
+  void options.exited.then((value) => {
+    exit = value;
+    if (value.error !== undefined) finish({ kind: 'ended' });
+    else graceTimer = setTimeout(() => finish({ kind: 'ended' }), options.exitGraceMs ?? 100);
+  });
+  void server.done.then(() => finish({ kind: 'ended' }));
+
+  try {
+    if (options.program !== undefined) await connection.send({ type: 'program', source: options.program });
+    await connection.send({ type: 'start', code: options.code, maxResultBytes: Math.max(0, maxMessageBytes - 1024) });
+  } catch (err) {
+    if (ToolexecError.isInstance(err) && err.code === 'PROTOCOL') finish({ kind: 'error', error: err });
+    // otherwise the guest is already gone: its end is noticed above
+  }
+
+  const settlement = await settled;
+  const durationMs = performance.now() - start;
+  clearTimeout(timer);
+  options.signal?.removeEventListener('abort', onAbort);
+  try {
+    options.terminate();
+  } catch {
+    // already gone
+  }
+  await server.close();
+  if (graceTimer !== undefined) clearTimeout(graceTimer);
+  if (settlement.kind === 'ended') {
+    // a crash report needs the exit status and the last of stderr; otherwise the killed guest
+    // finishes dying on its own (its exit is still observed by the caller's listener)
+    exit ??= await delay(options.exited, 2000);
+    await delay(stderrEnded, 200);
+  }
+  options.stderr?.off('data', onStderr);
+
+  const outcome: GuestSessionOutcome = {
+    stdout: capture.stdout,
+    stderr: capture.stderr,
+    hasValue: false,
+    durationMs,
+    ...(exit === undefined ? {} : { exit }),
+  };
+  switch (settlement.kind) {
+    case 'result':
+      outcome.hasValue = settlement.hasValue;
+      if (settlement.hasValue) outcome.value = settlement.value;
+      break;
+    case 'failed':
+      outcome.failure = failureFromReport(settlement.report, gatewayErrors, options.maxOutputBytes);
+      break;
+    case 'output':
+      outcome.failure = {
+        code: 'RESOURCE_LIMIT',
+        message: `resource limit exceeded: output over ${options.maxOutputBytes} bytes`,
+        details: { limit: 'output', maxOutputBytes: options.maxOutputBytes },
+      };
+      break;
+    case 'timeout':
+      outcome.failure = {
+        code: 'TIMEOUT',
+        message: `execution timeout: the snippet ran longer than ${options.timeoutMs}ms`,
+        details: { timeoutMs: options.timeoutMs },
+      };
+      break;
+    case 'aborted': {
+      const error = abortError(options.signal as AbortSignal, 'execution');
+      outcome.failure = { code: error.code, message: error.message, cause: error.cause };
+      break;
+    }
+    case 'error': {
+      const error = settlement.error as ToolexecError;
+      outcome.failure = { code: error.code, message: error.message, cause: error, ...(error.details ? { details: error.details } : {}) };
+      break;
+    }
+    case 'ended':
+      outcome.failure = failureFromExit(exit, capture.stderr);
+      break;
+  }
+  return outcome;
+}

@@ -1,0 +1,317 @@
+/**
+ * The runtime backend contract: a vitest suite every {@link RuntimeBackend} must pass — the sandbox
+ * surface (tools, console, return / `__out`, TypeScript), failures with their codes and partial
+ * results, limits, timeouts and aborts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasErrorCode, type ErrorCode } from '../model/index.js';
+import {
+  createDirectGateway,
+  type BackendReadiness,
+  type ExecuteRequest,
+  type ExecuteResult,
+  type RuntimeBackend,
+  type RuntimeBackendKind,
+  type ToolGateway,
+} from '../runtime/index.js';
+import { createContractFixture } from './gateway-contract.js';
+
+/** What a backend declares about itself to the contract suite. */
+export interface RuntimeBackendContractOptions {
+  /** The backend's kind. @defaultValue the kind the backend reports (only checked to be non-empty) */
+  expectedKind?: RuntimeBackendKind;
+  /** The backend's readiness. */
+  expectedReadiness?: BackendReadiness;
+  /** Merged into every request's metadata (e.g. `{ unsafeOptIn: true }`). */
+  metadata?: Record<string, unknown>;
+  /**
+   * The backend refuses requests without `metadata.unsafeOptIn === true` (checked with BACKEND_DENIED,
+   * including for the string `"true"`). @defaultValue false
+   */
+  requiresOptIn?: boolean;
+  /**
+   * How the backend caps memory (`limitsEnforced.memory`): `true` only when `limits.memoryBytes`
+   * is set, `'always'` on every run (a default cap), `false` never checked. @defaultValue false
+   */
+  enforcesMemory?: boolean | 'always';
+  /** Timeout used by the timeout test. @defaultValue 300 */
+  timeoutMs?: number;
+  /** Upper bound for a run to stop after its timeout or abort. @defaultValue 5000 */
+  stopWithinMs?: number;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<Error & { code?: string; details?: Record<string, unknown> }> {
+  try {
+    await promise;
+  } catch (err) {
+    return err as Error & { code?: string; details?: Record<string, unknown> };
+  }
+  throw new Error('expected the run to fail, but it succeeded');
+}
+
+function expectCode(error: { code?: string; message?: string }, code: ErrorCode): void {
+  expect(error.code, `expected ${code}, got ${String(error.code)}: ${String(error.message)}`).toBe(code);
+  expect(hasErrorCode(error, code)).toBe(true);
+}
+
+function partial(error: { details?: Record<string, unknown> }): ExecuteResult {
+  const result = error.details?.result as ExecuteResult | undefined;
+  expect(result, 'a failed run carries its partial result in details.result').toBeDefined();
+  return result as ExecuteResult;
+}
+
+/**
+ * Registers the runtime backend contract for `name`.
+ *
+ * @param factory Creates the backend (once for the suite; `close()` is called at the end).
+ */
+export function runtimeBackendContract(
+  name: string,
+  factory: () => RuntimeBackend | Promise<RuntimeBackend>,
+  options: RuntimeBackendContractOptions = {},
+): void {
+  describe(`runtime backend contract: ${name}`, () => {
+    let backend: RuntimeBackend;
+    const timeoutMs = options.timeoutMs ?? 300;
+    const stopWithinMs = options.stopWithinMs ?? 5_000;
+
+    beforeAll(async () => {
+      backend = await factory();
+    });
+    afterAll(async () => {
+      await backend?.close?.();
+    });
+
+    const gateway = (): ToolGateway => createDirectGateway(createContractFixture());
+    const request = (code: string, extra: Partial<ExecuteRequest> = {}): ExecuteRequest => ({
+      code,
+      gateway: gateway(),
+      ...extra,
+      metadata: { ...options.metadata, ...extra.metadata },
+    });
+    const run = (code: string, extra: Partial<ExecuteRequest> = {}) => backend.execute(request(code, extra));
+
+    it('reports its kind and readiness', () => {
+      expect(typeof backend.kind).toBe('string');
+      expect(backend.kind).not.toBe('');
+      if (options.expectedKind !== undefined) expect(backend.kind).toBe(options.expectedKind);
+      expect(['prod', 'beta', 'stub']).toContain(backend.readiness);
+      if (options.expectedReadiness !== undefined) expect(backend.readiness).toBe(options.expectedReadiness);
+    });
+
+    it('rejects a request without a gateway (MISSING_GATEWAY)', async () => {
+      const error = await rejection(backend.execute({ ...request('return 1'), gateway: undefined as unknown as ToolGateway }));
+      expectCode(error, 'MISSING_GATEWAY');
+    });
+
+    it('rejects a request without code (MISSING_CODE)', async () => {
+      expectCode(await rejection(run('')), 'MISSING_CODE');
+    });
+
+    it('rejects negative limits (INVALID_LIMITS)', async () => {
+      const error = await rejection(run('return 1', { limits: { maxToolCalls: -1 } }));
+      expectCode(error, 'INVALID_LIMITS');
+      expect(error.message).toContain('maxToolCalls');
+    });
+
+    if (options.requiresOptIn === true) {
+      it('requires the boolean opt-in (BACKEND_DENIED)', async () => {
+        const plain = { code: 'return 1', gateway: gateway() };
+        expectCode(await rejection(backend.execute(plain)), 'BACKEND_DENIED');
+        expectCode(await rejection(backend.execute({ ...plain, metadata: { unsafeOptIn: 'true' } })), 'BACKEND_DENIED');
+        await expect(backend.execute({ ...plain, metadata: { unsafeOptIn: true } })).resolves.toMatchObject({ value: 1 });
+      });
+    }
+
+    it('returns the top-level return value', async () => {
+      const result = await run("return 'hello'");
+      expect(result.value).toBe('hello');
+    });
+
+    it('returns the value assigned to __out', async () => {
+      const result = await run("__out = 'hello'");
+      expect(result.value).toBe('hello');
+    });
+
+    it('prefers return over __out', async () => {
+      const result = await run("__out = 'out'; return 'returned'");
+      expect(result.value).toBe('returned');
+    });
+
+    it('gives no value when the snippet produces none', async () => {
+      const result = await run('const x = 1;');
+      expect(result.value).toBeUndefined();
+    });
+
+    it('returns JSON values intact', async () => {
+      const result = await run("return { list: [1, 'two', null, true], nested: { n: 1.5 } }");
+      expect(result.value).toEqual({ list: [1, 'two', null, true], nested: { n: 1.5 } });
+    });
+
+    it('supports top-level await', async () => {
+      const result = await run('const v = await Promise.resolve(41);\nreturn v + 1;');
+      expect(result.value).toBe(42);
+    });
+
+    it('captures console output', async () => {
+      const result = await run(
+        "console.log('out', 1, { a: 1 }); console.info('info'); console.debug('debug');\nconsole.error('err'); console.warn('warn');",
+      );
+      expect(result.stdout).toBe('out 1 {"a":1}\ninfo\ndebug\n');
+      expect(result.stderr).toBe('err\nwarn\n');
+    });
+
+    it('reaches searchTools, listNamespaces, describeTool and listToolExamples', async () => {
+      const result = await run(
+        [
+          "const found = await tools.searchTools('add', 5);",
+          'const namespaces = await tools.listNamespaces();',
+          "const doc = await tools.describeTool('test:add', 'schema');",
+          "const examples = await tools.listToolExamples('test:add', 1);",
+          'return { first: found[0].id, namespaces, summary: doc.summary, required: doc.schemaInfo.required, examples: examples.length };',
+        ].join('\n'),
+      );
+      expect(result.value).toEqual({ first: 'test:add', namespaces: ['test'], summary: 'Adds a and b', required: ['a', 'b'], examples: 1 });
+    });
+
+    it('runs tools and records each call', async () => {
+      const result = await run("const r = await tools.runTool('test:add', { a: 2, b: 3 });\nreturn r;");
+      expect(result.value).toMatchObject({ structured: 5, tool: { name: 'add' }, backend: { kind: 'local' } });
+      expect(result.toolCalls).toHaveLength(1);
+      expect(result.toolCalls[0]).toMatchObject({ toolId: 'test:add', args: { a: 2, b: 3 }, structured: 5, backendKind: 'local' });
+      expect(result.toolCalls[0]?.durationMs).toBeGreaterThanOrEqual(0);
+    });
+
+    it('runs chains and records every step with its effective arguments', async () => {
+      const result = await run(
+        "return await tools.runChain([{ toolId: 'test:add', args: { a: 1, b: 2 } }, { toolId: 'test:double', usePrevious: true }]);",
+      );
+      const chain = result.value as { result: { structured: unknown }; steps: unknown[] };
+      expect(chain.result.structured).toBe(6);
+      expect(chain.steps).toHaveLength(2);
+      expect(result.toolCalls.map((call) => call.toolId)).toEqual(['test:add', 'test:double']);
+      expect(result.toolCalls[1]?.args).toEqual({ previous: 3 });
+    });
+
+    it('makes concurrent tool calls from one snippet', async () => {
+      const result = await run("const rs = await Promise.all([1, 2, 3, 4, 5].map((a) => tools.runTool('test:add', { a, b: 10 })));\nreturn rs.map((r) => r.structured);");
+      expect(result.value).toEqual([11, 12, 13, 14, 15]);
+      expect(result.toolCalls).toHaveLength(5);
+    });
+
+    it('surfaces a tool error inside the snippet with its code', async () => {
+      const result = await run(
+        "try {\n  await tools.runTool('test:missing', {});\n  return 'no error';\n} catch (err) {\n  return { isError: err instanceof Error, code: err.code, message: err.message };\n}",
+      );
+      expect(result.value).toMatchObject({ isError: true, code: 'TOOL_NOT_FOUND' });
+      expect(result.toolCalls[0]).toMatchObject({ toolId: 'test:missing', errorCode: 'TOOL_NOT_FOUND', errorOp: 'run' });
+    });
+
+    it('fails the run with the code of an uncaught tool error', async () => {
+      const error = await rejection(run("console.log('before');\nawait tools.runTool('test:fail', {});"));
+      expectCode(error, 'EXECUTION');
+      expect(error.message).toContain('tool failed on purpose');
+      const result = partial(error);
+      expect(result.stdout).toBe('before\n');
+      expect(result.toolCalls).toHaveLength(1);
+    });
+
+    it('enforces maxToolCalls (LIMIT_EXCEEDED)', async () => {
+      const code = "for (let i = 0; i < 3; i++) await tools.runTool('test:add', { a: i, b: 1 });\nreturn 'done';";
+      const error = await rejection(run(code, { limits: { maxToolCalls: 2 } }));
+      expectCode(error, 'LIMIT_EXCEEDED');
+      expect(partial(error).toolCalls).toHaveLength(2);
+    });
+
+    it('enforces maxChainSteps (LIMIT_EXCEEDED)', async () => {
+      const code = "return await tools.runChain([{ toolId: 'test:add', args: { a: 1, b: 2 } }, { toolId: 'test:double', usePrevious: true }]);";
+      expectCode(await rejection(run(code, { limits: { maxChainSteps: 1 } })), 'LIMIT_EXCEEDED');
+    });
+
+    it('reports a thrown error as CODE_EXECUTION with its line', async () => {
+      const error = await rejection(run("const a = 1;\nconst b = 2;\nthrow new Error('boom on three');"));
+      expectCode(error, 'CODE_EXECUTION');
+      expect(error.message).toContain('boom on three');
+      expect(error.details?.line).toBe(3);
+      expect(partial(error).backend.kind).toBe(backend.kind);
+    });
+
+    it('reports a syntax error as CODE_EXECUTION with its line', async () => {
+      const error = await rejection(run('const a = 1;\nconst = ;\n'));
+      expectCode(error, 'CODE_EXECUTION');
+      expect(error.details?.line).toBe(2);
+    });
+
+    it('runs TypeScript, keeping line numbers', async () => {
+      const result = await run('const n: number = 40;\ninterface X { a: number }\nreturn n + 2;', { language: 'typescript' });
+      expect(result.value).toBe(42);
+      const error = await rejection(run("type T = string;\nconst s: T = 'x';\nthrow new Error(s);", { language: 'ts' }));
+      expectCode(error, 'CODE_EXECUTION');
+      expect(error.details?.line).toBe(3);
+    });
+
+    it('rejects other languages (RUNTIME_UNAVAILABLE)', async () => {
+      const error = await rejection(run('print(1)', { language: 'python' }));
+      expectCode(error, 'RUNTIME_UNAVAILABLE');
+      expect(error.message).toContain('python');
+    });
+
+    it('stops an endless loop at timeoutMs (TIMEOUT)', async () => {
+      const started = performance.now();
+      const error = await rejection(run('while (true) {}', { timeoutMs }));
+      expectCode(error, 'TIMEOUT');
+      expect(performance.now() - started).toBeLessThan(timeoutMs + stopWithinMs);
+      expect(partial(error).limitsEnforced.timeout).toBe(true);
+    });
+
+    it('stops when the signal aborts (ABORTED)', async () => {
+      const controller = new AbortController();
+      const started = performance.now();
+      const pending = run("console.log('started');\nawait new Promise((resolve) => setTimeout(resolve, 20000));", { signal: controller.signal });
+      setTimeout(() => controller.abort(new Error('stop')), 150);
+      const error = await rejection(pending);
+      expectCode(error, 'ABORTED');
+      expect(performance.now() - started).toBeLessThan(150 + stopWithinMs);
+      const before = new AbortController();
+      before.abort();
+      expectCode(await rejection(run('return 1', { signal: before.signal })), 'ABORTED');
+    });
+
+    it('caps output (RESOURCE_LIMIT)', async () => {
+      const error = await rejection(run("for (let i = 0; i < 1000; i++) console.log('x'.repeat(100));", { limits: { maxOutputBytes: 2000 } }));
+      expectCode(error, 'RESOURCE_LIMIT');
+      expect(error.details?.limit).toBe('output');
+      expect(partial(error).stdout.length).toBeLessThanOrEqual(2000);
+    });
+
+    it('describes the backend and the limits it enforced', async () => {
+      const memory = options.enforcesMemory ?? false;
+      const result = await run('return 1', { limits: { maxToolCalls: 5, ...(memory === false ? {} : { memoryBytes: 256 * 1024 * 1024 }) } });
+      expect(result.backend.kind).toBe(backend.kind);
+      expect(result.backend.readiness).toBe(backend.readiness);
+      expect(result.durationMs).toBeGreaterThan(0);
+      const keys = ['timeout', 'toolCalls', 'chainSteps', 'memory', 'cpu', 'pids', 'disk'];
+      expect(Object.keys(result.limitsEnforced).sort()).toEqual([...keys].sort());
+      for (const key of keys) expect(typeof (result.limitsEnforced as unknown as Record<string, unknown>)[key]).toBe('boolean');
+      expect(result.limitsEnforced).toMatchObject({ timeout: true, toolCalls: true, chainSteps: true });
+      if (memory !== false) expect(result.limitsEnforced.memory).toBe(true);
+      const unlimited = await run('return 1');
+      if (memory !== false) expect(unlimited.limitsEnforced.memory).toBe(memory === 'always');
+    });
+
+    it('keeps concurrent runs apart', async () => {
+      const ids = [1, 2, 3, 4];
+      const results = await Promise.all(
+        ids.map((id) =>
+          run(`console.log('run ${id}');\nconst r = await tools.runTool('test:echo', { id: ${id} });\nreturn r.structured.id;`),
+        ),
+      );
+      results.forEach((result, i) => {
+        expect(result.value).toBe(ids[i]);
+        expect(result.stdout).toBe(`run ${ids[i]}\n`);
+        expect(result.toolCalls).toHaveLength(1);
+        expect(result.toolCalls[0]?.args).toEqual({ id: ids[i] });
+      });
+    });
+  });
+}
