@@ -1,0 +1,231 @@
+/**
+ * Test doubles for the executors a user injects into the runner (`mcp`, `provider`): in-memory,
+ * scripted by plain functions, recording every call, and honest about cancellation — an aborted
+ * signal rejects with ABORTED, exactly as the real executors do.
+ */
+import { ToolexecError, errorMessage } from '../model/index.js';
+import type {
+  CallToolResult,
+  McpExecutor,
+  ProgressEvent,
+  ProviderExecutor,
+  RunOptions,
+  StreamEvent,
+} from '../run/index.js';
+
+/** What a scripted tool receives besides its arguments. */
+export interface FakeToolContext {
+  /** Aborted when the caller aborts or times out. */
+  signal: AbortSignal;
+  /** Reports progress to the caller (`onProgress` / stream `progress` events). */
+  progress(event: ProgressEvent): void;
+}
+
+/** One recorded executor call. */
+export interface RecordedCall {
+  /** The MCP server name or the provider ID. */
+  target: string;
+  /** The MCP tool name or the provider's tool ID. */
+  tool: string;
+  args: Record<string, unknown> | undefined;
+  /** How the call ended; `pending` while it runs. */
+  outcome: 'pending' | 'ok' | 'error' | 'aborted';
+}
+
+/**
+ * A scripted MCP tool: returns a full `CallToolResult`, or any other value, which becomes
+ * `{ content: [{ type: 'text', text: JSON }], structuredContent }` (objects) or a text result.
+ */
+export type FakeMcpTool = (args: Record<string, unknown>, ctx: FakeToolContext) => unknown;
+
+/** A scripted provider tool: its return value is the structured result. */
+export type FakeProviderTool = (args: Record<string, unknown>, ctx: FakeToolContext) => unknown;
+
+/** An {@link McpExecutor} double with its call log. */
+export interface FakeMcpExecutor extends Required<McpExecutor> {
+  /** Every call, in order. */
+  readonly calls: RecordedCall[];
+}
+
+/** A {@link ProviderExecutor} double with its call log. */
+export interface FakeProviderExecutor extends Required<ProviderExecutor> {
+  /** Every call, in order. */
+  readonly calls: RecordedCall[];
+}
+
+/**
+ * An MCP executor double over scripted tools, by server then tool name.
+ *
+ * @remarks Unknown servers reject with CONFIGURATION, unknown tools resolve with an `isError`
+ * result (what a real server answers); a thrown error rejects the call with EXECUTION.
+ *
+ * @example
+ * ```ts
+ * const mcp = createFakeMcpExecutor({ files: { read: ({ path }) => ({ text: `contents of ${path}` }) } });
+ * const runner = createRunner({ index, mcp });
+ * ```
+ */
+export function createFakeMcpExecutor(servers: Record<string, Record<string, FakeMcpTool>>): FakeMcpExecutor {
+  const calls: RecordedCall[] = [];
+  const invoke = async (serverName: string, name: string, args: Record<string, unknown> | undefined, options?: RunOptions): Promise<CallToolResult> => {
+    const tools = Object.hasOwn(servers, serverName) ? servers[serverName] : undefined;
+    if (tools === undefined) {
+      throw new ToolexecError('CONFIGURATION', `no MCP server named "${serverName}" (known: ${Object.keys(servers).join(', ') || 'none'})`);
+    }
+    const tool = Object.hasOwn(tools, name) ? tools[name] : undefined;
+    if (tool === undefined) return { content: [{ type: 'text', text: `unknown tool: ${name}` }], isError: true };
+    const value = await runScripted(calls, serverName, name, args, options, tool);
+    return toCallToolResult(value);
+  };
+  return {
+    calls,
+    callTool(serverName, params, options) {
+      return invoke(serverName, params.name, params.arguments, options);
+    },
+    callToolStream(serverName, params, options) {
+      return streamOf(options, (streamOptions) => invoke(serverName, params.name, params.arguments, streamOptions), (result) => {
+        if (result.isError === true) {
+          const text = result.content.map((item) => ('text' in item && typeof item.text === 'string' ? item.text : '')).join('\n');
+          return { kind: 'error', error: new ToolexecError('EXECUTION', `execution error: ${text}`, { details: { mcpResult: result } }) };
+        }
+        return { kind: 'done', data: result.structuredContent ?? result };
+      });
+    },
+  };
+}
+
+/**
+ * A provider executor double over scripted tools, by provider ID then tool ID.
+ *
+ * @remarks Unknown providers or tools reject with CONFIGURATION; a thrown error rejects with EXECUTION.
+ */
+export function createFakeProviderExecutor(providers: Record<string, Record<string, FakeProviderTool>>): FakeProviderExecutor {
+  const calls: RecordedCall[] = [];
+  const invoke = (providerId: string, toolId: string, args: Record<string, unknown>, options?: RunOptions): Promise<unknown> => {
+    const tools = Object.hasOwn(providers, providerId) ? providers[providerId] : undefined;
+    const tool = tools !== undefined && Object.hasOwn(tools, toolId) ? tools[toolId] : undefined;
+    if (tool === undefined) {
+      return Promise.reject(new ToolexecError('CONFIGURATION', `no provider tool "${providerId}/${toolId}"`));
+    }
+    return runScripted(calls, providerId, toolId, args, options, tool);
+  };
+  return {
+    calls,
+    callTool: invoke,
+    callToolStream(providerId, toolId, args, options) {
+      return streamOf(options, (streamOptions) => invoke(providerId, toolId, args, streamOptions), (value) => ({ kind: 'done', data: value }));
+    },
+  };
+}
+
+async function runScripted(
+  calls: RecordedCall[],
+  target: string,
+  tool: string,
+  args: Record<string, unknown> | undefined,
+  options: RunOptions | undefined,
+  script: (args: Record<string, unknown>, ctx: FakeToolContext) => unknown,
+): Promise<unknown> {
+  const record: RecordedCall = { target, tool, args, outcome: 'pending' };
+  calls.push(record);
+  const signal = options?.signal ?? new AbortController().signal;
+  if (signal.aborted) {
+    record.outcome = 'aborted';
+    throw abortedError(signal);
+  }
+  const onProgress = options?.onProgress;
+  const ctx: FakeToolContext = {
+    signal,
+    progress: (event) => {
+      if (!signal.aborted) onProgress?.(event);
+    },
+  };
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(abortedError(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const value = await Promise.race([Promise.resolve().then(() => script(args ?? {}, ctx)), aborted]);
+    record.outcome = 'ok';
+    return value;
+  } catch (err) {
+    if (signal.aborted) {
+      record.outcome = 'aborted';
+      throw abortedError(signal);
+    }
+    record.outcome = 'error';
+    if (ToolexecError.isInstance(err)) throw err;
+    throw new ToolexecError('EXECUTION', errorMessage(err), { cause: err });
+  } finally {
+    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
+    aborted.catch(() => undefined);
+  }
+}
+
+function abortedError(signal: AbortSignal): ToolexecError {
+  const reason: unknown = signal.reason;
+  const timedOut = reason instanceof Error && reason.name === 'TimeoutError';
+  return new ToolexecError(timedOut ? 'TIMEOUT' : 'ABORTED', timedOut ? 'the call timed out' : 'the call was aborted', { cause: reason });
+}
+
+function isCallToolResult(value: unknown): value is CallToolResult {
+  return value !== null && typeof value === 'object' && Array.isArray((value as { content?: unknown }).content);
+}
+
+function toCallToolResult(value: unknown): CallToolResult {
+  if (isCallToolResult(value)) return value;
+  if (value !== null && typeof value === 'object') {
+    return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
+  }
+  return { content: value === undefined ? [] : [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value) }] };
+}
+
+/** Progress events while the call runs, then the final event `finish` makes of its value. */
+async function* streamOf<T>(
+  options: RunOptions | undefined,
+  call: (options: RunOptions) => Promise<T>,
+  finish: (value: T) => StreamEvent,
+): AsyncGenerator<StreamEvent> {
+  const queue: StreamEvent[] = [];
+  let wake: (() => void) | undefined;
+  const controller = new AbortController();
+  const outer = options?.signal;
+  const forward = () => controller.abort(outer?.reason);
+  if (outer?.aborted === true) forward();
+  else outer?.addEventListener('abort', forward, { once: true });
+  let settled: { ok: true; value: T } | { ok: false; error: unknown } | undefined;
+  const pending = call({
+    signal: controller.signal,
+    onProgress: (progress) => {
+      queue.push({ kind: 'progress', data: progress });
+      wake?.();
+    },
+  }).then(
+    (value) => {
+      settled = { ok: true, value };
+      wake?.();
+    },
+    (error: unknown) => {
+      settled = { ok: false, error };
+      wake?.();
+    },
+  );
+  try {
+    for (;;) {
+      while (queue.length > 0) yield queue.shift() as StreamEvent;
+      if (settled !== undefined) break;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+      wake = undefined;
+    }
+    await pending;
+    const outcome = settled as { ok: true; value: T } | { ok: false; error: unknown };
+    if (!outcome.ok) throw outcome.error;
+    yield finish(outcome.value);
+  } finally {
+    outer?.removeEventListener('abort', forward);
+    if (settled === undefined) controller.abort(new Error('stream consumer stopped'));
+  }
+}

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { createToolIndex } from '../../src/discovery/index.js';
+import { hasErrorCode, providerBackend, type Tool } from '../../src/model/index.js';
+import { createRunner, type ProgressEvent, type StreamEvent } from '../../src/run/index.js';
+import { createFakeMcpExecutor, createFakeProviderExecutor } from '../../src/testing/executor-doubles.js';
+
+const objectSchema = { type: 'object' } as const;
+
+describe('createFakeMcpExecutor', () => {
+  const setup = () => {
+    const mcp = createFakeMcpExecutor({
+      files: {
+        read: ({ path }) => ({ text: `contents of ${String(path)}` }),
+        plain: () => 'just text',
+        slow: (_args, ctx) =>
+          new Promise((resolve) => {
+            ctx.progress({ progress: 1, total: 2, message: 'half' });
+            setTimeout(() => resolve({ done: true }), 50);
+          }),
+        hang: () => new Promise(() => undefined),
+        broken: () => {
+          throw new Error('disk on fire');
+        },
+        raw: () => ({ content: [{ type: 'text', text: 'nope' }], isError: true }),
+      },
+    });
+    const index = createToolIndex();
+    const tools: Tool[] = ['read', 'plain', 'slow', 'hang', 'broken', 'raw', 'missing'].map((name) => ({ name, inputSchema: objectSchema }));
+    index.registerToolsFromMcp('files', tools);
+    return { mcp, runner: createRunner({ index, mcp }) };
+  };
+
+  it('serves scripted tools to the runner and records each call', async () => {
+    const { mcp, runner } = setup();
+    const result = await runner.run('files:read', { path: '/a' });
+    expect(result.structured).toEqual({ text: 'contents of /a' });
+    expect(result.mcpResult?.structuredContent).toEqual({ text: 'contents of /a' });
+    expect((await runner.run('files:plain')).structured).toBe('just text');
+    expect(mcp.calls).toEqual([
+      { target: 'files', tool: 'read', args: { path: '/a' }, outcome: 'ok' },
+      { target: 'files', tool: 'plain', args: {}, outcome: 'ok' },
+    ]);
+  });
+
+  it('reports progress between started and completed', async () => {
+    const { runner } = setup();
+    const events: ProgressEvent[] = [];
+    await runner.run('files:slow', {}, { onProgress: (p) => events.push(p) });
+    expect(events.map((e) => e.message)).toEqual(['started', 'half', 'completed']);
+  });
+
+  it('turns failures into the codes real executors give', async () => {
+    const { mcp, runner } = setup();
+    await expect(runner.run('files:broken')).rejects.toSatisfy((err) => hasErrorCode(err, 'EXECUTION'));
+    await expect(runner.run('files:raw')).rejects.toThrow(/nope/);
+    await expect(runner.run('files:missing')).rejects.toThrow(/unknown tool: missing/);
+    await expect(mcp.callTool('elsewhere', { name: 'x' })).rejects.toSatisfy((err) => hasErrorCode(err, 'CONFIGURATION'));
+  });
+
+  it('honours abort and timeout', async () => {
+    const { mcp, runner } = setup();
+    await expect(runner.run('files:hang', {}, { timeoutMs: 30 })).rejects.toSatisfy((err) => hasErrorCode(err, 'TIMEOUT'));
+    const controller = new AbortController();
+    const pending = runner.run('files:hang', {}, { signal: controller.signal });
+    controller.abort(new Error('stop'));
+    await expect(pending).rejects.toSatisfy((err) => hasErrorCode(err, 'ABORTED'));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(mcp.calls.map((call) => call.outcome)).toEqual(['aborted', 'aborted']);
+  });
+
+  it('streams progress then done', async () => {
+    const { runner } = setup();
+    const events: StreamEvent[] = [];
+    for await (const event of runner.runStream('files:slow')) events.push(event);
+    expect(events.map((e) => e.kind)).toEqual(['progress', 'done']);
+    expect(events[1]?.data).toEqual({ done: true });
+    expect(events.every((e) => e.toolId === 'files:slow')).toBe(true);
+  });
+});
+
+describe('createFakeProviderExecutor', () => {
+  it('serves provider tools by provider and tool ID', async () => {
+    const provider = createFakeProviderExecutor({ weather: { 'forecast.v1': ({ city }) => ({ city, tempC: 21 }) } });
+    const index = createToolIndex();
+    index.registerTool({ name: 'forecast', namespace: 'weather', inputSchema: objectSchema }, providerBackend('weather', 'forecast.v1'));
+    const runner = createRunner({ index, provider });
+    expect((await runner.run('weather:forecast', { city: 'Oslo' })).structured).toEqual({ city: 'Oslo', tempC: 21 });
+    expect(provider.calls).toEqual([{ target: 'weather', tool: 'forecast.v1', args: { city: 'Oslo' }, outcome: 'ok' }]);
+    await expect(provider.callTool('weather', 'nope', {})).rejects.toSatisfy((err) => hasErrorCode(err, 'CONFIGURATION'));
+    const events: StreamEvent[] = [];
+    for await (const event of runner.runStream('weather:forecast', { city: 'Rome' })) events.push(event);
+    expect(events).toEqual([{ kind: 'done', data: { city: 'Rome', tempC: 21 }, toolId: 'weather:forecast' }]);
+  });
+});
