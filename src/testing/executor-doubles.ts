@@ -221,7 +221,7 @@ async function* streamOf<T>(
       wake = undefined;
     }
     await pending;
-    const outcome = settled as { ok: true; value: T } | { ok: false; error: unknown };
+    const outcome = settled;
     if (!outcome.ok) throw outcome.error;
     yield finish(outcome.value);
   } finally {
