@@ -1,7 +1,6 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpTool } from '../model/index.js';
 import type { McpExecutor, RunOptions } from '../run/index.js';
-import type { ToolIndex } from '../discovery/index.js';
 
 export type { Transport };
 
@@ -85,8 +84,14 @@ export interface McpCallParams {
   arguments?: Record<string, unknown>;
 }
 
-/** The subset of {@link ToolIndex} that {@link McpExecutorClient.importTools} needs. */
-export type McpToolSink = Pick<ToolIndex, 'registerToolsFromMcp'>;
+/**
+ * What {@link McpExecutorClient.importTools} needs of a tool index: the `registerToolsFromMcp`
+ * method of `toolexec/discovery`'s ToolIndex, typed structurally so that mcp stays below
+ * discovery in the layer table.
+ */
+export interface McpToolSink {
+  registerToolsFromMcp(serverName: string, tools: readonly McpTool[]): void;
+}
 
 /** An {@link McpExecutor} that owns its connections: lists, imports and closes. */
 export interface McpExecutorClient extends McpExecutor {

@@ -1,0 +1,80 @@
+/**
+ * Errors of code mode: the snippet error with its position, and failures that carry the partial
+ * result.
+ */
+import { ToolexecError, type ErrorCode } from '../model/index.js';
+import type { CodeResult } from './types.js';
+
+/** What {@link CodeError} is built from. */
+export interface CodeErrorInit {
+  /** What went wrong, without the position. */
+  message: string;
+  /** 1-based line in the user's snippet; 0 or absent when unknown. */
+  line?: number;
+  /** 1-based column; 0 or absent when unknown. */
+  column?: number;
+  /** The original error (the engine's, the sandbox's). */
+  cause?: unknown;
+  /** Further data; `line` and `column` are added. */
+  details?: Record<string, unknown>;
+}
+
+/**
+ * A snippet failed (Go's `CodeError`): code `CODE_EXECUTION`, the position in `details.line` /
+ * `details.column` and on the instance.
+ *
+ * @remarks The message is `<message> (line L, col C)` when `line > 0` (even with column 0), else
+ * just `<message>`. The original error stays reachable as `cause`. Engines use it for their own
+ * snippet failures; the runtime engine passes the sandbox's `CODE_EXECUTION` errors on as they are.
+ */
+export class CodeError extends ToolexecError {
+  /** 1-based line, 0 when unknown. */
+  readonly line: number;
+  /** 1-based column, 0 when unknown. */
+  readonly column: number;
+  /** The message without the position. */
+  readonly reason: string;
+
+  constructor(init: CodeErrorInit) {
+    const line = init.line !== undefined && init.line > 0 ? init.line : 0;
+    const column = init.column !== undefined && init.column > 0 ? init.column : 0;
+    const message = line > 0 ? `${init.message} (line ${line}, col ${column})` : init.message;
+    super('CODE_EXECUTION', message, {
+      ...(init.cause === undefined ? {} : { cause: init.cause }),
+      details: { ...init.details, ...(line > 0 ? { line } : {}), ...(column > 0 ? { column } : {}) },
+    });
+    this.line = line;
+    this.column = column;
+    this.reason = init.message;
+  }
+}
+
+/**
+ * The execution's failure with `result` (the partial {@link CodeResult}) under `details.result`.
+ *
+ * @remarks
+ * `code`, `message` and the other details are kept (`code` may be replaced by `asCode`). The
+ * `cause` is the original error's cause when it had one (so a `LIMIT_EXCEEDED` that wraps a
+ * `TIMEOUT` keeps the `TIMEOUT` as its direct cause), else the original error itself. A value that
+ * is not a library error becomes `CODE_EXECUTION` with it as cause.
+ *
+ * @internal
+ */
+export function withCodeResult(err: unknown, result: CodeResult, asCode?: ErrorCode): ToolexecError {
+  if (ToolexecError.isInstance(err)) {
+    const { result: _engineResult, ...details } = err.details ?? {};
+    return new ToolexecError(asCode ?? err.code, err.message, {
+      cause: err.cause ?? err,
+      details: { ...details, result },
+    });
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new ToolexecError(asCode ?? 'CODE_EXECUTION', `code execution error: ${message}`, { cause: err, details: { result } });
+}
+
+/** The partial result on a failed execution (`details.result`), if any. */
+export function codeResultOf(err: unknown): CodeResult | undefined {
+  if (!ToolexecError.isInstance(err)) return undefined;
+  const result = err.details?.result;
+  return result !== null && typeof result === 'object' ? (result as CodeResult) : undefined;
+}

@@ -1,0 +1,209 @@
+/**
+ * The code executor (Go's `code.DefaultExecutor`): applies defaults and limits, gives every
+ * execution a fresh tools environment, runs the engine under a deadline and assembles the result.
+ */
+import { setMaxListeners } from 'node:events';
+import { ToolexecError, findError } from '../model/index.js';
+import { createRuntime, type Runtime } from '../runtime/index.js';
+import { LinkedDeadline } from './deadline.js';
+import { withCodeResult } from './errors.js';
+import { ENGINE_STOP_GRACE_MS, resolveCodeExecutorOptions, resolveCodeParams, type ResolvedCodeExecutorOptions, type ResolvedCodeParams } from './options.js';
+import { RuntimeEngine } from './runtime-engine.js';
+import { DefaultToolsEnvironment } from './tools-environment.js';
+import type { CodeEngine, CodeEngineParams, CodeEngineResult, CodeExecutor, CodeExecutorOptions, CodeParams, CodeResult } from './types.js';
+
+type Settled = { ok: true; value: CodeEngineResult } | { ok: false; error: unknown } | { ok: false; stopped: true };
+
+/**
+ * The standard {@link CodeExecutor}.
+ *
+ * @remarks
+ * Per call (Go §2.5, with the differences noted):
+ * 1. The call's language, timeout and profile default to the executor's (`javascript`, 30 s —
+ *    Go: "go" and no deadline). `maxToolCalls` is capped by the executor's (Go step 2); the
+ *    engine sees the capped value (Go passes the caller's), `maxChainSteps` is the executor's.
+ * 2. A fresh {@link DefaultToolsEnvironment} with those limits, bound to the execution's signal:
+ *    one {@link LinkedDeadline} (the caller's signal + the timeout).
+ * 3. The engine runs; when the signal aborts the executor waits at most
+ *    {@link ENGINE_STOP_GRACE_MS} more for it to stop, then rejects with what it has.
+ * 4. The result: the engine's value, stderr, backend; `stdout` = the engine's stdout followed by
+ *    what `println` collected (Go keeps only the latter); `toolCalls` = the environment's trace
+ *    (the one source of truth); `durationMs` measured here.
+ * 5. Failures reject with a `ToolexecError` whose `details.result` holds the partial
+ *    {@link CodeResult}. The deadline gives `LIMIT_EXCEEDED` (`limit exceeded: timeout after N ms`)
+ *    whose `cause` is the `TIMEOUT` (Go flattens it); the caller's abort gives `ABORTED`
+ *    (cause = the signal's reason); an engine's own errors keep their code.
+ *
+ * Empty code is not rejected here; it goes to the engine (the runtime engine answers `MISSING_CODE`).
+ * Safe for concurrent calls: nothing is shared between executions but the index, docs and runner.
+ */
+export class DefaultCodeExecutor implements CodeExecutor {
+  readonly #options: ResolvedCodeExecutorOptions;
+  readonly #engine: CodeEngine;
+  /** The runtime this executor created (and so closes). */
+  readonly #ownedRuntime: Runtime | undefined;
+  #closed = false;
+
+  constructor(options: CodeExecutorOptions) {
+    this.#options = resolveCodeExecutorOptions(options);
+    if (this.#options.engine !== undefined) {
+      this.#engine = this.#options.engine;
+    } else {
+      const runtime = this.#options.runtime ?? (this.#ownedRuntime = createRuntime());
+      this.#engine = new RuntimeEngine({ runtime, ...(this.#options.profile === undefined ? {} : { profile: this.#options.profile }) });
+    }
+  }
+
+  /** The engine snippets run on. */
+  get engine(): CodeEngine {
+    return this.#engine;
+  }
+
+  async executeCode(params: CodeParams): Promise<CodeResult> {
+    const started = performance.now();
+    let call: ResolvedCodeParams;
+    try {
+      if (this.#closed) throw new ToolexecError('RUNTIME_UNAVAILABLE', 'runtime unavailable: the code executor is closed');
+      call = resolveCodeParams(params, this.#options);
+    } catch (err) {
+      throw withCodeResult(err, { stdout: '', stderr: '', toolCalls: [], durationMs: elapsedMsSince(started) });
+    }
+    const deadline = new LinkedDeadline(call.signal, call.timeoutMs);
+    // Every tool call in flight listens on this signal; a snippet may run many at once.
+    setMaxListeners(0, deadline.signal);
+    const tools = new DefaultToolsEnvironment({
+      index: this.#options.index,
+      docs: this.#options.docs,
+      runner: this.#options.runner,
+      maxToolCalls: call.maxToolCalls,
+      maxChainSteps: this.#options.maxChainSteps,
+      signal: deadline.signal,
+    });
+    let outcome: Settled;
+    try {
+      outcome = deadline.signal.aborted ? { ok: false, stopped: true } : await this.#run(this.#engineParams(call, deadline.signal), tools, deadline.signal);
+    } finally {
+      deadline.dispose();
+    }
+    if (outcome.ok) return assembleResult(outcome.value, tools, started);
+    const engineError = 'error' in outcome ? outcome.error : undefined;
+    const partial = assembleResult(engineResultOf(engineError), tools, started);
+    if (deadline.signal.aborted) throw withCodeResult(stopError(deadline, call, engineError), partial);
+    throw withCodeResult(engineError, partial);
+  }
+
+  /**
+   * Closes the runtime the executor created; a runtime or engine it was given stays open (its
+   * owner closes it). Later calls reject with `RUNTIME_UNAVAILABLE`. Idempotent.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#ownedRuntime?.close?.();
+  }
+
+  #engineParams(call: ResolvedCodeParams, signal: AbortSignal): CodeEngineParams {
+    const params: CodeEngineParams = {
+      code: call.code,
+      language: call.language,
+      timeoutMs: call.timeoutMs,
+      maxToolCalls: call.maxToolCalls,
+      maxChainSteps: this.#options.maxChainSteps,
+      signal,
+    };
+    if (call.profile !== undefined) params.profile = call.profile;
+    if (call.metadata !== undefined) params.metadata = call.metadata;
+    return params;
+  }
+
+  /** Runs the engine; once `signal` aborts, waits at most the grace period for it to settle. */
+  #run(params: CodeEngineParams, tools: DefaultToolsEnvironment, signal: AbortSignal): Promise<Settled> {
+    let pending: Promise<CodeEngineResult>;
+    try {
+      pending = Promise.resolve(this.#engine.execute(params, tools));
+    } catch (err) {
+      return Promise.resolve({ ok: false, error: err });
+    }
+    return new Promise<Settled>((resolve) => {
+      let grace: ReturnType<typeof setTimeout> | undefined;
+      const onAbort = (): void => {
+        grace = setTimeout(() => resolve({ ok: false, stopped: true }), ENGINE_STOP_GRACE_MS);
+      };
+      const done = (outcome: Settled): void => {
+        signal.removeEventListener('abort', onAbort);
+        if (grace !== undefined) clearTimeout(grace);
+        resolve(outcome);
+      };
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+      pending.then(
+        (value) => done({ ok: true, value }),
+        (error: unknown) => done({ ok: false, error }),
+      );
+    });
+  }
+}
+
+function assembleResult(engine: CodeEngineResult | undefined, tools: DefaultToolsEnvironment, started: number): CodeResult {
+  const result: CodeResult = {
+    stdout: (engine?.stdout ?? '') + tools.stdout,
+    stderr: engine?.stderr ?? '',
+    toolCalls: tools.toolCalls,
+    durationMs: elapsedMsSince(started),
+  };
+  if (engine?.value !== undefined) result.value = engine.value;
+  if (engine?.backend !== undefined) result.backend = engine.backend;
+  if (engine?.limitsEnforced !== undefined) result.limitsEnforced = engine.limitsEnforced;
+  return result;
+}
+
+function engineResultOf(err: unknown): CodeEngineResult | undefined {
+  if (!ToolexecError.isInstance(err)) return undefined;
+  const result = err.details?.result;
+  return result !== null && typeof result === 'object' ? result : undefined;
+}
+
+/** Wall-clock milliseconds since `start` (from `performance.now()`), rounded to 0.001 ms. */
+function elapsedMsSince(start: number): number {
+  return Math.round((performance.now() - start) * 1000) / 1000;
+}
+
+/**
+ * The error for an execution stopped by its own signal: the deadline → `LIMIT_EXCEEDED`
+ * (`limit exceeded: timeout after N ms`) whose cause is the `TIMEOUT` (the engine's own, when its
+ * error carries one); the caller → `ABORTED` (the engine's, or one whose cause is the signal's reason).
+ */
+function stopError(deadline: LinkedDeadline, call: ResolvedCodeParams, engineError?: unknown): ToolexecError {
+  if (!deadline.timedOut) {
+    if (ToolexecError.isInstance(engineError) && engineError.code === 'ABORTED') return engineError;
+    const reason: unknown = deadline.signal.reason;
+    return new ToolexecError('ABORTED', 'code execution aborted', { cause: reason });
+  }
+  const timeout =
+    findError(engineError, 'TIMEOUT') ??
+    new ToolexecError('TIMEOUT', `code execution timed out after ${call.timeoutMs} ms`, { cause: engineError ?? deadline.signal.reason });
+  // withCodeResult keeps this error's cause (the TIMEOUT) as the final error's direct cause.
+  return new ToolexecError('LIMIT_EXCEEDED', `limit exceeded: timeout after ${call.timeoutMs} ms`, {
+    cause: timeout,
+    details: { limit: 'timeout', timeoutMs: call.timeoutMs },
+  });
+}
+
+/**
+ * Creates a {@link DefaultCodeExecutor}.
+ *
+ * @throws `CONFIGURATION` naming every missing required field (index, docs, runner) and every
+ * invalid one, in one message.
+ *
+ * @example
+ * ```ts
+ * const code = createCodeExecutor({ index, docs, runner, maxToolCalls: 20 });
+ * const { value, toolCalls } = await code.executeCode({
+ *   code: 'const hits = await tools.searchTools("weather", 3); return hits.map((h) => h.id);',
+ * });
+ * await code.close();
+ * ```
+ */
+export function createCodeExecutor(options: CodeExecutorOptions): DefaultCodeExecutor {
+  return new DefaultCodeExecutor(options);
+}

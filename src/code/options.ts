@@ -1,0 +1,143 @@
+/**
+ * The defaults of the code executor and the one place they are resolved and checked.
+ */
+import { ToolexecError } from '../model/index.js';
+import type { DocStore, ToolIndex } from '../discovery/index.js';
+import type { Runner } from '../run/index.js';
+import { isSecurityProfile, type Runtime, type SecurityProfile } from '../runtime/index.js';
+import type { CodeEngine, CodeExecutorOptions, CodeParams } from './types.js';
+
+/** Language of a call that names none. (Go defaults to "go"; the sandboxes here run JavaScript.) */
+export const DEFAULT_CODE_LANGUAGE = 'javascript';
+
+/** Wall-clock budget of a call that names none: 30 s. (Go's executor default is "no deadline".) */
+export const DEFAULT_CODE_TIMEOUT_MS = 30_000;
+
+/**
+ * How long the executor keeps waiting for an engine after the deadline (or the caller's abort)
+ * has aborted its signal, before it gives up on it and rejects with the partial result it has.
+ */
+export const ENGINE_STOP_GRACE_MS = 250;
+
+/** {@link CodeExecutorOptions} with every default applied. */
+export interface ResolvedCodeExecutorOptions {
+  index: ToolIndex;
+  docs: DocStore;
+  runner: Runner;
+  runtime: Runtime | undefined;
+  engine: CodeEngine | undefined;
+  defaultLanguage: string;
+  defaultTimeoutMs: number;
+  maxToolCalls: number;
+  maxChainSteps: number;
+  profile: SecurityProfile | undefined;
+}
+
+function isObject(value: unknown): value is object {
+  return value !== null && (typeof value === 'object' || typeof value === 'function');
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}
+
+function isTimeout(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0;
+}
+
+/**
+ * Checks `options` and applies the defaults.
+ *
+ * @throws `CONFIGURATION`: one message naming every missing required field (`missing required
+ * fields: index, docs, runner`), then every invalid one.
+ */
+export function resolveCodeExecutorOptions(options: CodeExecutorOptions): ResolvedCodeExecutorOptions {
+  const o = (isObject(options) ? options : {}) as Partial<CodeExecutorOptions>;
+  const missing: string[] = [];
+  if (!isObject(o.index)) missing.push('index');
+  if (!isObject(o.docs)) missing.push('docs');
+  if (!isObject(o.runner)) missing.push('runner');
+  const invalid: string[] = [];
+  if (o.runtime !== undefined && typeof (o.runtime as { execute?: unknown } | null)?.execute !== 'function') invalid.push('runtime');
+  if (o.engine !== undefined && typeof (o.engine as { execute?: unknown } | null)?.execute !== 'function') invalid.push('engine');
+  if (o.defaultLanguage !== undefined && typeof o.defaultLanguage !== 'string') invalid.push('defaultLanguage');
+  if (o.defaultTimeoutMs !== undefined && !isTimeout(o.defaultTimeoutMs)) invalid.push('defaultTimeoutMs');
+  if (o.maxToolCalls !== undefined && !isCount(o.maxToolCalls)) invalid.push('maxToolCalls');
+  if (o.maxChainSteps !== undefined && !isCount(o.maxChainSteps)) invalid.push('maxChainSteps');
+  if (o.profile !== undefined && !isSecurityProfile(o.profile)) invalid.push('profile');
+  if (missing.length > 0 || invalid.length > 0) {
+    const parts = [
+      ...(missing.length > 0 ? [`missing required fields: ${missing.join(', ')}`] : []),
+      ...(invalid.length > 0 ? [`invalid fields: ${invalid.join(', ')}`] : []),
+    ];
+    throw new ToolexecError('CONFIGURATION', `configuration error: ${parts.join('; ')}`, { details: { missing, invalid } });
+  }
+  return {
+    index: o.index as ToolIndex,
+    docs: o.docs as DocStore,
+    runner: o.runner as Runner,
+    runtime: o.runtime,
+    engine: o.engine,
+    defaultLanguage: o.defaultLanguage === undefined || o.defaultLanguage === '' ? DEFAULT_CODE_LANGUAGE : o.defaultLanguage,
+    defaultTimeoutMs: Math.ceil(o.defaultTimeoutMs ?? DEFAULT_CODE_TIMEOUT_MS),
+    maxToolCalls: o.maxToolCalls ?? 0,
+    maxChainSteps: o.maxChainSteps ?? 0,
+    profile: o.profile,
+  };
+}
+
+/** One call's parameters with the executor's defaults applied. */
+export interface ResolvedCodeParams {
+  code: string;
+  language: string;
+  timeoutMs: number;
+  maxToolCalls: number;
+  profile: SecurityProfile | undefined;
+  signal: AbortSignal | undefined;
+  metadata: Record<string, unknown> | undefined;
+}
+
+function invalidParam(field: string, value: unknown, problem: string): ToolexecError {
+  return new ToolexecError('INVALID_ARGUMENT', `executeCode: ${field} ${problem}`, {
+    details: { field, ...(typeof value === 'object' ? {} : { value }) },
+  });
+}
+
+/**
+ * Applies the executor's defaults to one call (Go §2.5 steps 1–2): the default language and
+ * timeout, and the call-limit cap — `maxToolCalls = params.maxToolCalls`, replaced by the
+ * executor's cap when that is set and the call's value is 0 or larger.
+ *
+ * @throws `INVALID_ARGUMENT` naming the first bad field.
+ */
+export function resolveCodeParams(params: CodeParams, options: ResolvedCodeExecutorOptions): ResolvedCodeParams {
+  if (!isObject(params)) throw invalidParam('params', params, 'must be an object');
+  const { code, language, timeoutMs, maxToolCalls, profile, signal, metadata } = params;
+  if (typeof code !== 'string') throw invalidParam('code', code, 'must be a string');
+  if (language !== undefined && typeof language !== 'string') throw invalidParam('language', language, 'must be a string');
+  if (timeoutMs !== undefined && !isTimeout(timeoutMs)) throw invalidParam('timeoutMs', timeoutMs, 'must be a positive, finite number of milliseconds');
+  if (maxToolCalls !== undefined && !isCount(maxToolCalls)) throw invalidParam('maxToolCalls', maxToolCalls, 'must be a non-negative integer');
+  if (profile !== undefined && !isSecurityProfile(profile)) throw invalidParam('profile', profile, 'must be dev, standard or hardened');
+  if (signal !== undefined && !isAbortSignalLike(signal)) throw invalidParam('signal', signal, 'must be an AbortSignal');
+  if (metadata !== undefined && (metadata === null || typeof metadata !== 'object')) throw invalidParam('metadata', metadata, 'must be an object');
+  let max = maxToolCalls ?? 0;
+  if (options.maxToolCalls > 0 && (max === 0 || max > options.maxToolCalls)) max = options.maxToolCalls;
+  return {
+    code,
+    language: language === undefined || language === '' ? options.defaultLanguage : language,
+    timeoutMs: timeoutMs === undefined ? options.defaultTimeoutMs : Math.ceil(timeoutMs),
+    maxToolCalls: max,
+    profile: profile ?? options.profile,
+    signal,
+    metadata,
+  };
+}
+
+function isAbortSignalLike(value: unknown): value is AbortSignal {
+  return (
+    isObject(value) &&
+    typeof (value as { aborted?: unknown }).aborted === 'boolean' &&
+    typeof (value as { addEventListener?: unknown }).addEventListener === 'function' &&
+    typeof (value as { removeEventListener?: unknown }).removeEventListener === 'function'
+  );
+}

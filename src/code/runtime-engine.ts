@@ -1,0 +1,135 @@
+/**
+ * The runtime engine (Go's `runtime/toolcodeengine`): runs snippets through a {@link Runtime},
+ * with the execution's tools environment as the sandbox's gateway.
+ */
+import { ToolexecError } from '../model/index.js';
+import { ToolError } from '../run/index.js';
+import { isSecurityProfile, partialResultOf, type ExecuteRequest, type ExecuteResult, type Runtime, type SecurityProfile } from '../runtime/index.js';
+import type { CodeEngine, CodeEngineParams, CodeEngineResult, ToolsEnvironment } from './types.js';
+
+/** Profile of the runtime engine when neither it nor the call names one (Go: `standard`). */
+export const DEFAULT_ENGINE_PROFILE: SecurityProfile = 'standard';
+
+/** Options of {@link createRuntimeEngine}. */
+export interface RuntimeEngineOptions {
+  /** Where snippets run. Required. */
+  runtime: Runtime;
+  /** Profile of calls that name none. @defaultValue 'standard' */
+  profile?: SecurityProfile;
+}
+
+/** The engine's view of a runtime result (also of the partial result of a failure). */
+export function toEngineResult(result: ExecuteResult): CodeEngineResult {
+  const out: CodeEngineResult = { stdout: result.stdout ?? '', stderr: result.stderr ?? '' };
+  if (result.value !== undefined) out.value = result.value;
+  if (result.backend !== undefined) out.backend = result.backend;
+  if (result.limitsEnforced !== undefined) out.limitsEnforced = result.limitsEnforced;
+  return out;
+}
+
+/**
+ * Maps a runtime failure to the error code mode reports (Go §2.10), with the partial engine
+ * result under `details.result`.
+ *
+ * @remarks
+ * - `TIMEOUT` and `RESOURCE_LIMIT` → `LIMIT_EXCEEDED` (`limit exceeded: <message>`), the runtime's
+ *   error as `cause` (so `hasErrorCode(err, 'TIMEOUT')` still holds), its details kept.
+ * - `SANDBOX_VIOLATION` → `CODE_EXECUTION` (`code execution error: <message>`), cause the original.
+ * - Everything else keeps its code and message (`ABORTED`, `MISSING_CODE`, `RUNTIME_UNAVAILABLE`,
+ *   `CODE_EXECUTION`, `LIMIT_EXCEEDED` from the call budget, ...). So does a `TIMEOUT` that a
+ *   *tool call* reported (its cause is the run layer's `ToolError`): that is the tool's deadline,
+ *   not the snippet's, and is not a code-mode limit.
+ *
+ * Unlike Go the original error is never flattened: it is the `cause`.
+ */
+export function mapRuntimeError(err: unknown): ToolexecError {
+  const partial = partialResultOf(err);
+  const result = partial === undefined ? undefined : toEngineResult(partial);
+  if (!ToolexecError.isInstance(err)) {
+    const message = err instanceof Error ? err.message : String(err);
+    return new ToolexecError('CODE_EXECUTION', `code execution error: ${message}`, {
+      cause: err,
+      ...(result === undefined ? {} : { details: { result } }),
+    });
+  }
+  const { result: _runtimeResult, ...details } = err.details ?? {};
+  if (result !== undefined) details.result = result;
+  const fromToolCall = ToolError.isToolError(err.cause);
+  if ((err.code === 'TIMEOUT' && !fromToolCall) || err.code === 'RESOURCE_LIMIT') {
+    return new ToolexecError('LIMIT_EXCEEDED', `limit exceeded: ${err.message}`, { cause: err, details: { limit: err.code === 'TIMEOUT' ? 'timeout' : 'resource', ...details } });
+  }
+  if (err.code === 'SANDBOX_VIOLATION') {
+    return new ToolexecError('CODE_EXECUTION', `code execution error: ${err.message}`, { cause: err, details });
+  }
+  return new ToolexecError(err.code, err.message, { cause: err.cause ?? err, details });
+}
+
+/**
+ * A {@link CodeEngine} that runs snippets on a {@link Runtime} (sandbox backends by profile).
+ *
+ * @remarks
+ * Each call becomes one `ExecuteRequest`: `language`, `code`, `timeoutMs`, `limits:
+ * { maxToolCalls, maxChainSteps }` (Go maps only the call cap), `profile` (the call's, else the
+ * engine's), `metadata`, `signal`, and the execution's {@link ToolsEnvironment} as the gateway
+ * (the sandbox's `tools` object reaches it, so its budget and trace cover every call). The result
+ * is mapped back — on failure too, into `details.result` — and failures are mapped by
+ * {@link mapRuntimeError}. The engine never closes the runtime (its owner does).
+ */
+export class RuntimeEngine implements CodeEngine {
+  readonly #runtime: Runtime;
+  readonly #profile: SecurityProfile;
+
+  constructor(options: RuntimeEngineOptions) {
+    const runtime = (options as Partial<RuntimeEngineOptions> | undefined)?.runtime;
+    if (runtime === undefined || runtime === null || typeof runtime.execute !== 'function') {
+      throw new ToolexecError('RUNTIME_UNAVAILABLE', 'runtime unavailable: the runtime engine needs a runtime');
+    }
+    const profile = options.profile ?? DEFAULT_ENGINE_PROFILE;
+    if (!isSecurityProfile(profile)) {
+      throw new ToolexecError('CONFIGURATION', `configuration error: unknown profile "${String(profile)}"`, {
+        details: { field: 'profile', value: profile },
+      });
+    }
+    this.#runtime = runtime;
+    this.#profile = profile;
+  }
+
+  /** The profile of calls that name none. */
+  get profile(): SecurityProfile {
+    return this.#profile;
+  }
+
+  /** The runtime snippets run on. */
+  get runtime(): Runtime {
+    return this.#runtime;
+  }
+
+  async execute(params: CodeEngineParams, tools: ToolsEnvironment): Promise<CodeEngineResult> {
+    const request: ExecuteRequest = {
+      language: params.language,
+      code: params.code,
+      timeoutMs: params.timeoutMs,
+      limits: { maxToolCalls: params.maxToolCalls, maxChainSteps: params.maxChainSteps },
+      profile: params.profile ?? this.#profile,
+      gateway: tools,
+      signal: params.signal,
+    };
+    if (params.metadata !== undefined) request.metadata = params.metadata;
+    let result: ExecuteResult;
+    try {
+      result = await this.#runtime.execute(request);
+    } catch (err) {
+      throw mapRuntimeError(err);
+    }
+    return toEngineResult(result);
+  }
+}
+
+/**
+ * Creates the runtime engine.
+ *
+ * @throws `RUNTIME_UNAVAILABLE` without a runtime; `CONFIGURATION` for an unknown profile.
+ */
+export function createRuntimeEngine(options: RuntimeEngineOptions): RuntimeEngine {
+  return new RuntimeEngine(options);
+}

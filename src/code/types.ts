@@ -1,0 +1,178 @@
+import type { DocStore, ToolIndex } from '../discovery/index.js';
+import type { Runner } from '../run/index.js';
+import type {
+  BackendInfo,
+  LimitsEnforced,
+  Runtime,
+  SecurityProfile,
+  ToolCallRecord,
+  ToolGateway,
+} from '../runtime/index.js';
+
+/** What one {@link CodeExecutor.executeCode} call runs. */
+export interface CodeParams {
+  /** The snippet. An empty string is passed to the engine (the runtime engine rejects it with `MISSING_CODE`). */
+  code: string;
+  /** `javascript` / `typescript` (or `js` / `ts`); `undefined` or `''` use the executor's default. */
+  language?: string;
+  /**
+   * Wall-clock budget in milliseconds (a positive number; fractions round up).
+   * @defaultValue the executor's `defaultTimeoutMs`
+   */
+  timeoutMs?: number;
+  /**
+   * Most tool calls (single runs plus chain steps) the snippet may make; `0` means as many as the
+   * executor allows. The executor's own `maxToolCalls`, when set, caps it.
+   */
+  maxToolCalls?: number;
+  /** @defaultValue the executor's `profile` (or the engine's) */
+  profile?: SecurityProfile;
+  /** Cancels the run (`ABORTED`, `cause` = the signal's reason). */
+  signal?: AbortSignal;
+  /**
+   * Passed to the engine (and by the runtime engine to the runtime request): e.g.
+   * `{ unsafeOptIn: true }`, which the host backend of the `dev` profile requires.
+   */
+  metadata?: Record<string, unknown>;
+}
+
+/** The outcome of a snippet. */
+export interface CodeResult {
+  /** What the snippet returned at top level, or assigned to `__out`. */
+  value?: unknown;
+  /**
+   * The sandbox's stdout followed by what the engine printed through the tools environment
+   * ({@link ToolsEnvironment.println}); both are kept.
+   */
+  stdout: string;
+  stderr: string;
+  /** Every tool call the snippet made, from the tools environment (the one trace), in completion order. */
+  toolCalls: ToolCallRecord[];
+  /** Wall-clock time of the whole execution, measured by the executor. */
+  durationMs: number;
+  /** The runtime backend that ran the snippet (runtime engine). */
+  backend?: BackendInfo;
+  /** The limits the backend really enforced on this run (runtime engine). */
+  limitsEnforced?: LimitsEnforced;
+}
+
+/**
+ * What a snippet's engine can reach: the six gateway methods (discovery and tool calls, with the
+ * execution's call budget and trace), plus `println` for engines that produce output themselves.
+ *
+ * @remarks Created fresh for every execution; safe for concurrent calls (`Promise.all` in a snippet).
+ */
+export interface ToolsEnvironment extends ToolGateway {
+  /**
+   * Appends one line to the environment's output: values separated by single spaces, strings as
+   * they are, anything else as JSON (falling back to `String(value)`), then a newline.
+   *
+   * @throws `RESOURCE_LIMIT` (`details.limit: 'output'`) past {@link ToolsEnvironmentOptions.maxOutputBytes}.
+   */
+  println(...values: unknown[]): void;
+  /** What `println` has collected so far. */
+  readonly stdout: string;
+  /** A copy of the tool-call records so far (completion order). */
+  readonly toolCalls: ToolCallRecord[];
+  /** The execution's signal: aborted on timeout or when the caller aborts. */
+  readonly signal: AbortSignal;
+  /** A copy of the tool-call records so far (the direct gateway's name, used by runtimes as a trace fallback). */
+  getToolCalls(): ToolCallRecord[];
+}
+
+/** Options of {@link ToolsEnvironment}s (see `createToolsEnvironment`). */
+export interface ToolsEnvironmentOptions {
+  index: ToolIndex;
+  docs: DocStore;
+  runner: Runner;
+  /** Most tool calls; 0 or absent: unlimited. */
+  maxToolCalls?: number;
+  /** Most steps per chain; 0 or absent: unlimited. */
+  maxChainSteps?: number;
+  /** Passed to every tool call that brings no signal of its own (and combined with one that does). */
+  signal?: AbortSignal;
+  /** Cap on `println` output. @defaultValue 1 MiB */
+  maxOutputBytes?: number;
+}
+
+/** What the executor hands an engine: the call's parameters with every default applied. */
+export interface CodeEngineParams {
+  code: string;
+  /** Never empty: the executor applies its default language. */
+  language: string;
+  /** The effective wall-clock budget (integer milliseconds). */
+  timeoutMs: number;
+  /** The effective tool-call cap (already capped by the executor's config); 0 = unlimited. */
+  maxToolCalls: number;
+  /** The executor's chain-step cap; 0 = unlimited. */
+  maxChainSteps: number;
+  /** The requested profile, when the call or the executor names one. */
+  profile?: SecurityProfile;
+  metadata?: Record<string, unknown>;
+  /** Aborted at the deadline (reason: a `TimeoutError` DOMException) or when the caller aborts. */
+  signal: AbortSignal;
+}
+
+/** What an engine returns. The executor adds `toolCalls` and `durationMs`. */
+export interface CodeEngineResult {
+  value?: unknown;
+  stdout?: string;
+  stderr?: string;
+  backend?: BackendInfo;
+  limitsEnforced?: LimitsEnforced;
+}
+
+/**
+ * Runs snippets (Go's `code.Engine`). The default is the runtime engine
+ * (`createRuntimeEngine`), which runs them in a sandbox through a {@link Runtime}.
+ *
+ * @remarks
+ * An engine rejects with a `ToolexecError`; it may put its partial {@link CodeEngineResult} under
+ * `details.result` (stdout and stderr so far), which the executor keeps. It should stop when
+ * `params.signal` aborts; the executor stops waiting shortly after the deadline either way.
+ */
+export interface CodeEngine {
+  execute(params: CodeEngineParams, tools: ToolsEnvironment): Promise<CodeEngineResult>;
+  /** Releases what the engine holds (sandboxes, pools). Idempotent. */
+  close?(): Promise<void>;
+}
+
+/** Options of `createCodeExecutor`. */
+export interface CodeExecutorOptions {
+  /** Answers `tools.searchTools` / `tools.listNamespaces`. Required. */
+  index: ToolIndex;
+  /** Answers `tools.describeTool` / `tools.listToolExamples`. Required. */
+  docs: DocStore;
+  /** Runs `tools.runTool` / `tools.runChain`. Required. */
+  runner: Runner;
+  /**
+   * The runtime of the default engine. @defaultValue `createRuntime()` (standard and hardened → the
+   * WASM sandbox, dev → the host, with its per-request opt-in), closed by `close()`
+   */
+  runtime?: Runtime;
+  /** @defaultValue the runtime engine over `runtime` */
+  engine?: CodeEngine;
+  /** @defaultValue 'javascript' */
+  defaultLanguage?: string;
+  /** Budget of a call that names none, in milliseconds (positive, finite). @defaultValue 30000 */
+  defaultTimeoutMs?: number;
+  /** Caps every call's tool calls; 0 or absent: only the call's own value applies. */
+  maxToolCalls?: number;
+  /** Most steps per chain; 0 or absent: unlimited. */
+  maxChainSteps?: number;
+  /** Profile of calls that name none. @defaultValue the engine's (the runtime engine: 'standard') */
+  profile?: SecurityProfile;
+}
+
+/** Runs snippets that orchestrate tools (Go's `code.Executor`). */
+export interface CodeExecutor {
+  /**
+   * Runs one snippet.
+   *
+   * @remarks Rejects with a `ToolexecError` whose `details.result` holds the partial
+   * {@link CodeResult} (stdout, stderr, tool calls so far, duration).
+   */
+  executeCode(params: CodeParams): Promise<CodeResult>;
+  /** Releases the runtime / engine the executor created. Idempotent. */
+  close?(): Promise<void>;
+}

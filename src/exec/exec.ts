@@ -1,0 +1,339 @@
+/**
+ * The facade: one object over the index, the doc store, the runner, MCP servers and code mode.
+ */
+import { ToolexecError, localBackend, toolId as toolIdOf, type McpTool } from '../model/index.js';
+import { createDocStore, createToolIndex, type DetailLevel, type DocStore, type ToolDoc, type ToolIndex, type ToolSummary } from '../discovery/index.js';
+import {
+  createLocalRegistry,
+  createRunner,
+  type LocalHandlerRegistry,
+  type McpExecutor,
+  type RunOptions,
+  type Runner,
+  type StreamEvent,
+} from '../run/index.js';
+import { createMcpExecutor, type McpExecutorClient, type McpToolSink } from '../mcp/index.js';
+import { createRuntime, type Runtime } from '../runtime/index.js';
+import { createCodeExecutor, type CodeParams, type CodeResult, type DefaultCodeExecutor } from '../code/index.js';
+import { elapsedMs, runExecChain } from './chain.js';
+import { McpRouter } from './mcp-router.js';
+import { DEFAULT_SEARCH_LIMIT, resolveExecOptions, type ResolvedExecOptions } from './options.js';
+import type { Exec, ExecChainResult, ExecOptions, Result, Step } from './types.js';
+
+const RESOLVED = Promise.resolve();
+
+/** CONNECTION_CLOSED: the facade was closed. */
+function closedError(): ToolexecError {
+  return new ToolexecError('CONNECTION_CLOSED', 'exec: the Exec instance is closed');
+}
+
+/**
+ * Attaches the call's duration to a failed call's error as a non-enumerable `durationMs` (read it
+ * with {@link durationOf}); the error is otherwise the run layer's, unchanged.
+ */
+function withDuration(err: unknown, durationMs: number): unknown {
+  if (err !== null && typeof err === 'object' && Object.isExtensible(err)) {
+    Object.defineProperty(err, 'durationMs', { value: durationMs, configurable: true, writable: true, enumerable: false });
+  }
+  return err;
+}
+
+/** How long a failed `runTool` call took (the `durationMs` the facade attaches to its rejection), if known. */
+export function durationOf(err: unknown): number | undefined {
+  const value = (err as { durationMs?: unknown } | null)?.durationMs;
+  return typeof value === 'number' ? value : undefined;
+}
+
+/**
+ * The standard {@link Exec}: the single entry point of the library.
+ *
+ * @remarks
+ * Built from {@link ExecOptions} with the defaults Go documents but does not apply
+ * (`resolveExecOptions`): input and output validation on, a 30 s deadline on every call that sets
+ * none, 100 tool calls per snippet, and snippets in a real sandbox (`standard`: the WASM sandbox of
+ * `createRuntime()`; Docker or gVisor when registered on `runtime`) — never on the host unless the
+ * `dev` profile is asked for by name, in which case the facade passes the host backend's opt-in.
+ *
+ * - **Tools.** `tools` are registered in the index (backend `local`, name = tool ID) with their
+ *   docs; `localHandlers` serve local backends by name. `mcpServers` are connected and their tools
+ *   imported (namespace = server name) before the first search, doc lookup, run or snippet — one
+ *   shared attempt; a failure rejects the calls waiting on it and the next call tries again (only
+ *   the servers that failed). A server's `tools/list_changed` makes the next call re-import it.
+ *   Connecting and listing use the MCP executor's own request timeout (60 s: a server may be slow
+ *   to start), not `defaultTimeoutMs`; a call's `durationMs` does not include the import.
+ * - **Calls.** `runTool` resolves `{ value, toolId, durationMs }`; a failure rejects with the run
+ *   layer's error unchanged (a `ToolError`: code, op, backend, cause), carrying the call's
+ *   duration as a non-enumerable `durationMs` ({@link durationOf}). `timeoutMs` (or
+ *   `defaultTimeoutMs`) is handed to the runner, whose single per-call controller and timer enforce
+ *   it and tell the handler through `ctx.signal`; `timeoutMs: Infinity` turns it off for a call.
+ * - **Chains.** `runChain` adds `stopOnError: false` (the chain goes on, the step is reported
+ *   failed), real step durations and skipped steps; the deadline covers the whole chain; a stopping
+ *   failure rejects with an `ExecChainError` (a run-layer `ChainError`) carrying every step.
+ * - **Streams.** `runToolStream` is the runner's stream under the same deadline rule.
+ * - **Code.** `executeCode` runs on a code executor over this index, doc store and runner.
+ * - `close()` closes the MCP connections and the runtime the facade created (not the ones it was
+ *   given); idempotent. Afterwards every call rejects with `CONNECTION_CLOSED`. Calls already in
+ *   flight on local handlers finish on their own.
+ */
+export class DefaultExec implements Exec {
+  readonly #options: ResolvedExecOptions;
+  readonly #index: ToolIndex;
+  readonly #docs: DocStore;
+  readonly #runner: Runner;
+  readonly #local: LocalHandlerRegistry;
+  readonly #code: DefaultCodeExecutor;
+  readonly #mcpClient: McpExecutorClient | undefined;
+  readonly #ownedRuntime: Runtime | undefined;
+  /** What a call without options hands the runner. */
+  readonly #defaultRunOptions: RunOptions | undefined;
+  readonly #timeoutMs: number | undefined;
+  /** MCP servers whose tools are not (or no longer) imported. */
+  readonly #pending = new Set<string>();
+  /** Tool IDs registered per MCP server by the last import. */
+  readonly #imported = new Map<string, string[]>();
+  #ready: boolean;
+  #init: Promise<void> | undefined;
+  #closing: Promise<void> | undefined;
+
+  constructor(options: ExecOptions = {}) {
+    const o = resolveExecOptions(options);
+    this.#options = o;
+    this.#index = o.index ?? createToolIndex();
+    this.#docs = o.docs ?? createDocStore({ index: this.#index });
+    this.#local = createLocalRegistry(o.localHandlers);
+    this.#registerLocalTools();
+
+    const serverNames = Object.keys(o.mcpServers);
+    let mcp: McpExecutor | undefined = o.mcp;
+    if (serverNames.length > 0) {
+      const client = createMcpExecutor({
+        servers: o.mcpServers,
+        onToolsListChanged: (serverName) => {
+          this.#pending.add(serverName);
+          this.#ready = false;
+        },
+      });
+      this.#mcpClient = client;
+      for (const name of serverNames) this.#pending.add(name);
+      mcp = o.mcp === undefined ? client : new McpRouter(serverNames, client, o.mcp);
+    }
+    this.#ready = this.#pending.size === 0;
+
+    this.#runner = createRunner({
+      index: this.#index,
+      local: this.#local,
+      validateInput: o.validateInput,
+      validateOutput: o.validateOutput,
+      ...(mcp === undefined ? {} : { mcp }),
+      ...(o.provider === undefined ? {} : { provider: o.provider }),
+    });
+    const runtime = o.runtime ?? (this.#ownedRuntime = createRuntime());
+    this.#code = createCodeExecutor({
+      index: this.#index,
+      docs: this.#docs,
+      runner: this.#runner,
+      runtime,
+      defaultLanguage: o.defaultLanguage,
+      ...(o.defaultTimeoutMs === undefined ? {} : { defaultTimeoutMs: o.defaultTimeoutMs }),
+      maxToolCalls: o.maxToolCalls,
+      maxChainSteps: o.maxChainSteps,
+      profile: o.securityProfile,
+    });
+    this.#timeoutMs = o.defaultTimeoutMs;
+    this.#defaultRunOptions = o.defaultTimeoutMs === undefined ? undefined : Object.freeze({ timeoutMs: o.defaultTimeoutMs });
+  }
+
+  /** The tool index (register more tools on it at any time). */
+  get index(): ToolIndex {
+    return this.#index;
+  }
+
+  /** The doc store. */
+  get docs(): DocStore {
+    return this.#docs;
+  }
+
+  /** The runner every call goes through. */
+  get runner(): Runner {
+    return this.#runner;
+  }
+
+  /** The local handlers by backend name (register more at any time). */
+  get localHandlers(): LocalHandlerRegistry {
+    return this.#local;
+  }
+
+  async searchTools(query: string, limit: number = DEFAULT_SEARCH_LIMIT): Promise<ToolSummary[]> {
+    await this.#prepare();
+    return this.#index.search(query, limit);
+  }
+
+  async listNamespaces(): Promise<string[]> {
+    await this.#prepare();
+    return this.#index.listNamespaces();
+  }
+
+  async getToolDoc(id: string, level: DetailLevel = 'summary'): Promise<ToolDoc> {
+    await this.#prepare();
+    return this.#docs.describeTool(id, level);
+  }
+
+  runTool(id: string, args?: Record<string, unknown>, options?: RunOptions): Promise<Result> {
+    if (this.#ready) return this.#runTool(id, args, options);
+    return this.#prepare().then(() => this.#runTool(id, args, options));
+  }
+
+  runToolStream(id: string, args?: Record<string, unknown>, options?: RunOptions): AsyncIterable<StreamEvent> {
+    return this.#stream(id, args, options);
+  }
+
+  async runChain(steps: Step[], options?: RunOptions): Promise<ExecChainResult> {
+    await this.#prepare();
+    return runExecChain(this.#runner, steps, options, this.#timeoutFor(options));
+  }
+
+  async executeCode(params: CodeParams): Promise<CodeResult> {
+    await this.#prepare();
+    const given = params as Partial<CodeParams> | null | undefined;
+    const profile = given?.profile ?? this.#options.securityProfile;
+    if (profile === 'dev' && typeof given === 'object' && given !== null && given.metadata?.unsafeOptIn === undefined) {
+      // The host backend runs snippets only with this opt-in; `dev` was named by the caller.
+      return this.#code.executeCode({ ...params, metadata: { ...params.metadata, unsafeOptIn: true } });
+    }
+    return this.#code.executeCode(params);
+  }
+
+  close(): Promise<void> {
+    this.#ready = false;
+    this.#closing ??= Promise.allSettled([this.#mcpClient?.close(), this.#code.close(), this.#ownedRuntime?.close?.()]).then(() => undefined);
+    return this.#closing;
+  }
+
+  async #runTool(id: string, args: Record<string, unknown> | undefined, options: RunOptions | undefined): Promise<Result> {
+    const started = performance.now();
+    try {
+      const result = await this.#runner.run(id, args, options === undefined ? this.#defaultRunOptions : this.#callOptions(options));
+      return { value: result.structured, toolId: id, durationMs: elapsedMs(started) };
+    } catch (err) {
+      throw withDuration(err, elapsedMs(started));
+    }
+  }
+
+  async *#stream(id: string, args: Record<string, unknown> | undefined, options: RunOptions | undefined): AsyncGenerator<StreamEvent, void, undefined> {
+    await this.#prepare();
+    yield* this.#runner.runStream(id, args, options === undefined ? this.#defaultRunOptions : this.#callOptions(options));
+  }
+
+  /** The caller's options with the default deadline applied (`timeoutMs: Infinity` removes it). */
+  #callOptions(options: RunOptions): RunOptions | undefined {
+    if (options === null) return this.#defaultRunOptions;
+    const timeoutMs = options.timeoutMs;
+    if (timeoutMs === undefined) return this.#timeoutMs === undefined ? options : { ...options, timeoutMs: this.#timeoutMs };
+    if (timeoutMs === Infinity) {
+      const { timeoutMs: _none, ...rest } = options;
+      return rest;
+    }
+    return options;
+  }
+
+  #timeoutFor(options: RunOptions | undefined): number | undefined {
+    const timeoutMs = options?.timeoutMs;
+    if (timeoutMs === undefined) return this.#timeoutMs;
+    if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs)) {
+      throw new ToolexecError('INVALID_ARGUMENT', 'run option timeoutMs must be a number of milliseconds');
+    }
+    return timeoutMs === Infinity ? undefined : timeoutMs;
+  }
+
+  /** Resolves once every MCP server's tools are imported; rejects after close(). */
+  #prepare(): Promise<void> {
+    if (this.#closing !== undefined) return Promise.reject(closedError());
+    if (this.#ready) return RESOLVED;
+    this.#init ??= this.#importPending().finally(() => {
+      this.#init = undefined;
+    });
+    return this.#init;
+  }
+
+  async #importPending(): Promise<void> {
+    const client = this.#mcpClient as McpExecutorClient;
+    const names = [...this.#pending];
+    for (const name of names) this.#pending.delete(name);
+    const outcomes = await Promise.allSettled(names.map((name) => client.importTools(this.#sink(), [name])));
+    if (this.#closing !== undefined) throw closedError();
+    const failures: { server: string; error: unknown }[] = [];
+    outcomes.forEach((outcome, i) => {
+      const server = names[i] as string;
+      if (outcome.status === 'rejected') {
+        this.#pending.add(server);
+        failures.push({ server, error: outcome.reason });
+      }
+    });
+    if (this.#pending.size === 0) this.#ready = true;
+    if (failures.length === 0) return;
+    const first = failures[0] as { server: string; error: unknown };
+    if (failures.length === 1) throw first.error;
+    throw new ToolexecError(
+      ToolexecError.isInstance(first.error) ? first.error.code : 'EXECUTION',
+      `exec: importing the tools of MCP servers ${failures.map((f) => `"${f.server}"`).join(', ')} failed`,
+      { cause: new AggregateError(failures.map((f) => f.error)), details: { servers: failures.map((f) => f.server) } },
+    );
+  }
+
+  /** Registers a server's tools, replacing what its previous import registered. */
+  #sink(): McpToolSink {
+    return {
+      registerToolsFromMcp: (serverName: string, tools: readonly McpTool[]) => {
+        for (const id of this.#imported.get(serverName) ?? []) {
+          try {
+            this.#index.unregisterBackend(id, 'mcp', serverName);
+          } catch {
+            // already gone
+          }
+        }
+        this.#index.registerToolsFromMcp(serverName, tools);
+        this.#imported.set(
+          serverName,
+          tools.map((tool) => toolIdOf({ ...tool, namespace: (tool as { namespace?: string }).namespace || serverName })),
+        );
+      },
+    };
+  }
+
+  #registerLocalTools(): void {
+    const seen = new Set<string>();
+    for (const definition of this.#options.tools) {
+      const id = toolIdOf(definition.tool);
+      if (seen.has(id) || this.#local.has(id)) {
+        throw new ToolexecError('CONFIGURATION', `configuration error: local tool "${id}" is defined twice`, { details: { toolId: id } });
+      }
+      seen.add(id);
+      this.#index.registerTool(definition.tool, localBackend(id));
+      this.#local.register(id, definition.handler);
+      if (definition.doc !== undefined) this.#docs.registerDoc(id, definition.doc);
+      if (definition.examples !== undefined) this.#docs.registerExamples(id, definition.examples);
+    }
+  }
+}
+
+/**
+ * Creates the facade.
+ *
+ * @throws `CONFIGURATION` naming every invalid option; `INVALID_TOOL` for a bad tool definition.
+ *
+ * @example
+ * ```ts
+ * const exec = createExec({
+ *   tools: [{ tool: { name: 'add', namespace: 'math', inputSchema: { type: 'object',
+ *     properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } },
+ *     handler: ({ a, b }) => (a as number) + (b as number) }],
+ *   mcpServers: { files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '.'] } },
+ * });
+ * const { value } = await exec.runTool('math:add', { a: 1, b: 2 });           // 3
+ * const run = await exec.executeCode({ code: 'return (await tools.runTool("math:add", { a: 2, b: 3 })).structured' });
+ * await exec.close();
+ * ```
+ */
+export function createExec(options?: ExecOptions): DefaultExec {
+  return new DefaultExec(options);
+}

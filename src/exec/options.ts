@@ -1,0 +1,107 @@
+/**
+ * The facade's defaults and the one place they are resolved and checked.
+ */
+import { ToolexecError } from '../model/index.js';
+import type { LocalHandler } from '../run/index.js';
+import { DEFAULT_SECURITY_PROFILE, isSecurityProfile, type SecurityProfile } from '../runtime/index.js';
+import type { ExecOptions, LocalToolDefinition } from './types.js';
+
+/** Deadline of every call that names none: 30 s (Go documents it but never applies it). */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** Most tool calls one snippet may make: 100. */
+export const DEFAULT_MAX_TOOL_CALLS = 100;
+
+/** Most steps of one chain inside a snippet: 0 (unlimited). */
+export const DEFAULT_MAX_CHAIN_STEPS = 0;
+
+/** Language of snippets: JavaScript (Go: "go"). */
+export const DEFAULT_LANGUAGE = 'javascript';
+
+/** Default `limit` of `searchTools`. */
+export const DEFAULT_SEARCH_LIMIT = 10;
+
+/** {@link ExecOptions} with every default applied. */
+export interface ResolvedExecOptions {
+  index: ExecOptions['index'];
+  docs: ExecOptions['docs'];
+  tools: readonly LocalToolDefinition[];
+  localHandlers: Readonly<Record<string, LocalHandler>>;
+  mcpServers: NonNullable<ExecOptions['mcpServers']>;
+  mcp: ExecOptions['mcp'];
+  provider: ExecOptions['provider'];
+  validateInput: boolean;
+  validateOutput: boolean | 'warn';
+  /** `undefined` when the default deadline is off (`Infinity`). */
+  defaultTimeoutMs: number | undefined;
+  securityProfile: SecurityProfile;
+  runtime: ExecOptions['runtime'];
+  maxToolCalls: number;
+  maxChainSteps: number;
+  defaultLanguage: string;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object';
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}
+
+function hasMethod(value: unknown, name: string): boolean {
+  return isObject(value) && typeof value[name] === 'function';
+}
+
+/**
+ * Checks `options` and applies the defaults: validation on (input and output), a 30 s deadline
+ * for every call, 100 tool calls per snippet, the `standard` profile, JavaScript.
+ *
+ * @throws `CONFIGURATION`, one message naming every invalid field.
+ */
+export function resolveExecOptions(options: ExecOptions = {}): ResolvedExecOptions {
+  if (!isObject(options)) throw new ToolexecError('CONFIGURATION', 'configuration error: exec options must be an object');
+  const o: ExecOptions = options;
+  const invalid: string[] = [];
+  const check = (field: keyof ExecOptions, ok: boolean): void => {
+    if (o[field] !== undefined && !ok) invalid.push(field);
+  };
+  check('index', hasMethod(o.index, 'search') && hasMethod(o.index, 'getTool'));
+  check('docs', hasMethod(o.docs, 'describeTool'));
+  check('tools', Array.isArray(o.tools) && o.tools.every((def: unknown) => isObject(def) && isObject(def.tool) && typeof def.handler === 'function'));
+  check('localHandlers', isObject(o.localHandlers) && Object.values(o.localHandlers as object).every((h) => typeof h === 'function'));
+  check('mcpServers', isObject(o.mcpServers) && Object.values(o.mcpServers as object).every(isObject));
+  check('mcp', hasMethod(o.mcp, 'callTool'));
+  check('provider', hasMethod(o.provider, 'callTool'));
+  check('validateInput', typeof o.validateInput === 'boolean');
+  check('validateOutput', typeof o.validateOutput === 'boolean' || o.validateOutput === 'warn');
+  check('defaultTimeoutMs', typeof o.defaultTimeoutMs === 'number' && o.defaultTimeoutMs > 0);
+  check('securityProfile', isSecurityProfile(o.securityProfile));
+  check('runtime', hasMethod(o.runtime, 'execute'));
+  check('maxToolCalls', isCount(o.maxToolCalls));
+  check('maxChainSteps', isCount(o.maxChainSteps));
+  check('defaultLanguage', typeof o.defaultLanguage === 'string' && o.defaultLanguage !== '');
+  if (invalid.length > 0) {
+    throw new ToolexecError('CONFIGURATION', `configuration error: invalid exec options: ${invalid.join(', ')}`, {
+      details: { invalid },
+    });
+  }
+  const timeout = o.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+  return {
+    index: o.index,
+    docs: o.docs,
+    tools: o.tools ?? [],
+    localHandlers: o.localHandlers ?? {},
+    mcpServers: o.mcpServers ?? {},
+    mcp: o.mcp,
+    provider: o.provider,
+    validateInput: o.validateInput ?? true,
+    validateOutput: o.validateOutput ?? true,
+    defaultTimeoutMs: Number.isFinite(timeout) ? timeout : undefined,
+    securityProfile: o.securityProfile ?? DEFAULT_SECURITY_PROFILE,
+    runtime: o.runtime,
+    maxToolCalls: o.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS,
+    maxChainSteps: o.maxChainSteps ?? DEFAULT_MAX_CHAIN_STEPS,
+    defaultLanguage: o.defaultLanguage ?? DEFAULT_LANGUAGE,
+  };
+}

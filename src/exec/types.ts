@@ -1,0 +1,139 @@
+import type { ToolexecError, Tool } from '../model/index.js';
+import type { DetailLevel, DocEntry, DocStore, ToolDoc, ToolExample, ToolIndex, ToolSummary } from '../discovery/index.js';
+import type { ChainStep, LocalHandler, McpExecutor, ProviderExecutor, RunOptions, StreamEvent } from '../run/index.js';
+import type { McpServerConfig } from '../mcp/index.js';
+import type { Runtime, SecurityProfile } from '../runtime/index.js';
+import type { CodeParams, CodeResult } from '../code/index.js';
+
+/** A local tool: its definition and the function that runs it. */
+export interface LocalToolDefinition {
+  /** Registered in the index with a `local` backend named after the tool's ID. */
+  tool: Tool;
+  handler: LocalHandler;
+  /** Documentation for `getToolDoc` / `tools.describeTool` (summary, notes, examples). */
+  doc?: DocEntry;
+  /** Examples for `tools.listToolExamples`. */
+  examples?: ToolExample[];
+}
+
+/** Options of `createExec`. Every field is optional. */
+export interface ExecOptions {
+  /** @defaultValue a new `createToolIndex()` */
+  index?: ToolIndex;
+  /**
+   * Documentation of the tools; when you pass one, pass the `index` it reads from too.
+   * @defaultValue a new `createDocStore({ index })`
+   */
+  docs?: DocStore;
+  /** Local tools, registered in the index with backend name = tool ID. */
+  tools?: LocalToolDefinition[];
+  /** Local handlers by backend name, for tools registered in the index by other means. */
+  localHandlers?: Record<string, LocalHandler>;
+  /**
+   * MCP servers to connect to. Their tools are imported into the index (namespace = server name)
+   * before the first search, doc lookup, run or snippet; `close()` ends the connections.
+   */
+  mcpServers?: Record<string, McpServerConfig>;
+  /** Runs tools of `mcp` backends whose server is not in `mcpServers` (an executor you own and close). */
+  mcp?: McpExecutor;
+  /** Runs tools of `provider` backends. */
+  provider?: ProviderExecutor;
+  /** Validate arguments against the input schema (`VALIDATION` with violations). @defaultValue true */
+  validateInput?: boolean;
+  /** Validate results against the output schema: fatal (`true`) or `'warn'`. @defaultValue true */
+  validateOutput?: boolean | 'warn';
+  /**
+   * Deadline of every call that sets no `timeoutMs` of its own (runTool, runToolStream, the
+   * whole of runChain, executeCode), in milliseconds. `Infinity`: tool calls get no deadline
+   * (snippets then get the code layer's 30 s). @defaultValue 30000
+   */
+  defaultTimeoutMs?: number;
+  /**
+   * Profile of `executeCode` calls that name none. `standard` / `hardened` run in a real sandbox
+   * (WASM by default; Docker or gVisor when registered on `runtime`); `dev` runs snippets on this
+   * machine, and only because it was named here or in the call. @defaultValue 'standard'
+   */
+  securityProfile?: SecurityProfile;
+  /** Where snippets run. @defaultValue `createRuntime()`, closed by `close()` */
+  runtime?: Runtime;
+  /** Most tool calls one snippet may make (0: unlimited). @defaultValue 100 */
+  maxToolCalls?: number;
+  /** Most steps of one chain inside a snippet (0: unlimited). @defaultValue 0 */
+  maxChainSteps?: number;
+  /** Language of snippets that name none. @defaultValue 'javascript' */
+  defaultLanguage?: string;
+}
+
+/** The outcome of one call (or of a whole chain). */
+export interface Result {
+  /** The tool's structured result. */
+  value?: unknown;
+  /** The tool ID as the caller wrote it (a chain: its last step's). */
+  toolId: string;
+  /** Wall-clock time of the call, measured by the facade. */
+  durationMs: number;
+  /** Set on a chain result whose last step failed without stopping the chain (`stopOnError: false`). */
+  error?: ToolexecError;
+}
+
+/** One chain step, with the facade's `stopOnError`. */
+export type Step = ChainStep & {
+  /**
+   * `false`: a failure of this step is recorded and the chain goes on (the step is reported with
+   * its `error`). A timeout or abort of the chain stops it regardless. @defaultValue true
+   */
+  stopOnError?: boolean;
+};
+
+/** What happened to one chain step. */
+export interface ExecStepResult {
+  /** 0-based position in the chain. */
+  stepIndex: number;
+  toolId: string;
+  /** The caller's arguments, as given (without the injected `previous`). */
+  args?: Record<string, unknown>;
+  /** The step's structured result. */
+  value?: unknown;
+  /** Wall-clock time of the step (0 for a skipped step). */
+  durationMs: number;
+  error?: ToolexecError;
+  /** True for a step that never ran because an earlier step stopped the chain. */
+  skipped?: boolean;
+}
+
+/** The result of `runChain`. */
+export interface ExecChainResult {
+  /** The last step's outcome; `durationMs` is the whole chain's. */
+  result: Result;
+  steps: ExecStepResult[];
+}
+
+/** The facade: discovery, execution, chains, streaming and code mode behind one object. */
+export interface Exec {
+  /** Full-text search over the index (MCP tools imported first). @defaultValue limit 10 */
+  searchTools(query: string, limit?: number): Promise<ToolSummary[]>;
+  /** The namespaces of the registered tools, sorted. */
+  listNamespaces(): Promise<string[]>;
+  /** A tool's documentation. `TOOL_NOT_FOUND`, `INVALID_DETAIL`. @defaultValue level 'summary' */
+  getToolDoc(id: string, level?: DetailLevel): Promise<ToolDoc>;
+  /**
+   * Runs one tool: `{ value, toolId, durationMs }`. Rejects with the run layer's error (code, op,
+   * backend, cause). Without `options.timeoutMs` the facade's default deadline applies;
+   * `timeoutMs: Infinity` runs without one.
+   */
+  runTool(id: string, args?: Record<string, unknown>, options?: RunOptions): Promise<Result>;
+  /**
+   * Runs one tool as a stream of events (progress, chunks, done). Failures before dispatch throw
+   * on the first iteration; the default deadline applies as for `runTool`.
+   */
+  runToolStream(id: string, args?: Record<string, unknown>, options?: RunOptions): AsyncIterable<StreamEvent>;
+  /**
+   * Runs steps in order (`usePrevious` passes the previous value as `args.previous`); a step with
+   * `stopOnError: false` may fail without stopping the chain. The deadline covers the whole chain.
+   */
+  runChain(steps: Step[], options?: RunOptions): Promise<ExecChainResult>;
+  /** Runs a code-mode snippet in the sandbox of its profile. Failures carry the partial result in `details.result`. */
+  executeCode(params: CodeParams): Promise<CodeResult>;
+  /** Closes MCP connections and the runtime backends the facade created. Idempotent. */
+  close(): Promise<void>;
+}

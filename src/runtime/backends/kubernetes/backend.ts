@@ -1,0 +1,282 @@
+/**
+ * The `kubernetes` backend (beta): a validated pod spec with a real Pod manifest, handed to an
+ * injected client that creates the pod and attaches to its guest container.
+ */
+import { SpecBackend, resolveWith, type EnforcedResources, type SpecInput } from '../spec/engine.js';
+import { DEFAULT_SPEC_SANDBOX_IMAGE } from '../spec/guest.js';
+import { copyLimits, specLabels } from '../spec/mapping.js';
+import {
+  imageResolverOption,
+  objectOption,
+  optionError,
+  positiveIntegerOption,
+  resolveCommonOptions,
+  stringOption,
+  type SpecBackendCommonOptions,
+} from '../spec/options.js';
+import type { BaseSandboxSpec, HealthChecker, ImageResolver, SandboxCapabilities, SandboxClient } from '../spec/types.js';
+import { invalidSpec, validateGuest, validateResources, validateSecurity } from '../spec/validate.js';
+import type { SecurityProfile } from '../../types.js';
+import { buildKubernetesPod, type KubernetesPodManifest } from './manifest.js';
+
+/** Default namespace. */
+export const DEFAULT_KUBERNETES_NAMESPACE = 'default';
+
+/** Default timeout of a kubernetes run: 60 s (pods start slower than containers). */
+export const DEFAULT_KUBERNETES_TIMEOUT_MS = 60_000;
+
+/** The non-root user of kubernetes pods (nobody). */
+export const KUBERNETES_USER = '65534';
+
+/** Default size of the pod's `/tmp`: 64 MiB. */
+export const DEFAULT_KUBERNETES_TMP_BYTES = 64 * 1024 * 1024;
+
+/** Resource limits of a pod. 0 = none. */
+export interface KubernetesResources {
+  memoryBytes: number;
+  /** Millicores: `cpuQuotaMs` unchanged (1000 ms of CPU per second = one core). */
+  cpuMillis: number;
+  /** Carried for completeness; a Pod cannot set it (pids are never reported as enforced). */
+  pidsLimit: number;
+  /** Ephemeral storage. */
+  diskBytes: number;
+}
+
+/** Pod isolation. */
+export interface KubernetesSecurity {
+  user: string;
+  readOnlyRootfs: boolean;
+  /** `none` (needs a NetworkPolicy, see `buildKubernetesNetworkPolicy`) or `default`. */
+  networkMode: string;
+}
+
+/** What a {@link KubernetesClient} starts: one pod, described by {@link KubernetesPodSpec.manifest}. */
+export interface KubernetesPodSpec extends BaseSandboxSpec {
+  namespace: string;
+  image: string;
+  runtimeClassName: string;
+  serviceAccount: string;
+  podName: string;
+  resources: KubernetesResources;
+  security: KubernetesSecurity;
+  /** The Pod to create, ready for the API (assignable to `V1Pod`). */
+  manifest: KubernetesPodManifest;
+}
+
+/**
+ * Creates the pod of a {@link KubernetesPodSpec} and attaches to it.
+ *
+ * @remarks
+ * A real client creates `spec.manifest` in `spec.namespace`, waits until the `guest` container is
+ * running, attaches to it with stdin, stdout and stderr (the Attach API; the container was created
+ * with `stdin: true, stdinOnce: true` and its node waits for the first stdin line, so nothing is
+ * lost by attaching after the start), resolves `exited` when the pod terminates, and deletes the
+ * pod on `kill()` (grace period 0). With `@kubernetes/client-node`: `CoreV1Api.createNamespacedPod`,
+ * `Attach.attach(namespace, pod, 'guest', stdout, stderr, stdin, false)`, `deleteNamespacedPod`.
+ * A client with `ping()` doubles as the health checker when none is configured.
+ */
+export interface KubernetesClient extends SandboxClient<KubernetesPodSpec> {
+  /** Optional cluster health check (e.g. `/version`). */
+  ping?(options: { signal: AbortSignal }): Promise<void>;
+}
+
+/** Options of {@link createKubernetesBackend}. */
+export interface KubernetesBackendOptions extends SpecBackendCommonOptions {
+  /** Creates and attaches the pods. Without it every run fails with `RUNTIME_UNAVAILABLE`. */
+  client?: KubernetesClient;
+  imageResolver?: ImageResolver;
+  /** @defaultValue 'default' */
+  namespace?: string;
+  /** @defaultValue 'toolruntime-sandbox:latest' */
+  image?: string;
+  /** A RuntimeClass for stronger isolation (`gvisor`, `kata`, ...). */
+  runtimeClassName?: string;
+  /** The pod's service account (its token is never mounted). */
+  serviceAccount?: string;
+  /** Pod names are `<prefix>-<runId>`. @defaultValue 'toolexec' */
+  podNamePrefix?: string;
+  /** Size of the writable `/tmp` when the request sets no disk limit. @defaultValue 64 MiB */
+  tmpSizeBytes?: number;
+  /** Seconds added to the timeout for `activeDeadlineSeconds` (scheduling, pulling). @defaultValue 30 */
+  deadlineGraceSeconds?: number;
+  /** The container's `imagePullPolicy`. @defaultValue unset (the cluster default) */
+  imagePullPolicy?: string;
+}
+
+function networkMode(profile: SecurityProfile): string {
+  return profile === 'dev' ? 'default' : 'none';
+}
+
+/**
+ * The `kubernetes` backend.
+ *
+ * @remarks
+ * Go's defaults (namespace `default`, image `toolruntime-sandbox:latest`, **timeout 60 s**, user
+ * `65534`) and order (see {@link SpecBackend}); the health checker is the configured one, else the
+ * client when it has `ping()` (decided once, at construction: no mutation during runs). Profiles:
+ * `dev` → default network, writable rootfs; `standard`/`hardened` → `none` network (label
+ * `toolexec.dev/network=none`, enforced only by a NetworkPolicy), read-only rootfs. CPU maps to
+ * millicores unchanged. Pids are never enforced (a Pod cannot limit them). Details
+ * `{ namespace, image, runtimeClassName, profile, runId }`.
+ */
+export class KubernetesBackend extends SpecBackend<KubernetesPodSpec> {
+  readonly kind = 'kubernetes' as const;
+  readonly readiness = 'beta' as const;
+  protected readonly clientLabel = 'kubernetes client';
+  protected readonly unavailableLabel = 'kubernetes cluster unavailable';
+  protected readonly logMessage = 'executing in kubernetes';
+  readonly #namespace: string;
+  readonly #image: string;
+  readonly #runtimeClassName: string;
+  readonly #serviceAccount: string;
+  readonly #podNamePrefix: string;
+  readonly #tmpSizeBytes: number;
+  readonly #deadlineGraceSeconds: number;
+  readonly #imagePullPolicy: string;
+  readonly #resolver: ImageResolver | undefined;
+
+  constructor(options: KubernetesBackendOptions = {}) {
+    const client = objectOption('kubernetes', 'client', options.client, ['start']);
+    const clientHealth: HealthChecker | undefined =
+      options.healthChecker === undefined && client !== undefined && typeof client.ping === 'function'
+        ? { ping: (opts) => (client.ping as (o: { signal: AbortSignal }) => Promise<void>).call(client, opts) }
+        : undefined;
+    super(
+      resolveCommonOptions('kubernetes', { ...options, ...(clientHealth === undefined ? {} : { healthChecker: clientHealth }) }, DEFAULT_KUBERNETES_TIMEOUT_MS),
+      client,
+    );
+    this.#namespace = stringOption('kubernetes', 'namespace', options.namespace, DEFAULT_KUBERNETES_NAMESPACE);
+    this.#image = stringOption('kubernetes', 'image', options.image, DEFAULT_SPEC_SANDBOX_IMAGE);
+    this.#runtimeClassName = stringOption('kubernetes', 'runtimeClassName', options.runtimeClassName, '');
+    this.#serviceAccount = stringOption('kubernetes', 'serviceAccount', options.serviceAccount, '');
+    this.#podNamePrefix = stringOption('kubernetes', 'podNamePrefix', options.podNamePrefix, 'toolexec');
+    this.#tmpSizeBytes = positiveIntegerOption('kubernetes', 'tmpSizeBytes', options.tmpSizeBytes, DEFAULT_KUBERNETES_TMP_BYTES);
+    const grace: unknown = options.deadlineGraceSeconds;
+    if (grace !== undefined && (typeof grace !== 'number' || !Number.isInteger(grace) || grace < 0)) {
+      throw optionError('kubernetes', 'deadlineGraceSeconds', 'must be a non-negative integer', grace);
+    }
+    this.#deadlineGraceSeconds = grace ?? 30;
+    this.#imagePullPolicy = stringOption('kubernetes', 'imagePullPolicy', options.imagePullPolicy, '');
+    this.#resolver = imageResolverOption('kubernetes', options.imageResolver);
+  }
+
+  /** The resolved configuration. */
+  get config(): { namespace: string; image: string; runtimeClassName: string; serviceAccount: string; podNamePrefix: string; tmpSizeBytes: number } {
+    return {
+      namespace: this.#namespace,
+      image: this.#image,
+      runtimeClassName: this.#runtimeClassName,
+      serviceAccount: this.#serviceAccount,
+      podNamePrefix: this.#podNamePrefix,
+      tmpSizeBytes: this.#tmpSizeBytes,
+    };
+  }
+
+  protected override imageToResolve(): string {
+    return this.#image;
+  }
+
+  protected override async resolveImage(image: string, signal: AbortSignal): Promise<string> {
+    return resolveWith(this.#resolver, image, signal);
+  }
+
+  protected buildSpec(input: SpecInput): KubernetesPodSpec {
+    const limits = input.request.limits;
+    const positive = (value: number | undefined) => (value !== undefined && value > 0 ? value : 0);
+    const resources: KubernetesResources = {
+      memoryBytes: positive(limits?.memoryBytes),
+      cpuMillis: positive(limits?.cpuQuotaMs),
+      pidsLimit: positive(limits?.pidsMax),
+      diskBytes: positive(limits?.diskBytes),
+    };
+    const security: KubernetesSecurity = {
+      user: KUBERNETES_USER,
+      readOnlyRootfs: input.profile !== 'dev',
+      networkMode: networkMode(input.profile),
+    };
+    const podName = `${this.#podNamePrefix}-${input.runId}`;
+    const labels = specLabels(input.profile, this.kind, input.runId);
+    const image = input.image;
+    validateKubernetesSpec({ image, security, resources, podName });
+    validateGuest(input.guest, input.timeoutMs);
+    const manifest = buildKubernetesPod({
+      name: podName,
+      namespace: this.#namespace,
+      image,
+      command: input.guest.command,
+      env: input.guest.env,
+      workingDir: input.guest.workingDir,
+      labels,
+      userId: Number(KUBERNETES_USER),
+      readOnlyRootfs: security.readOnlyRootfs,
+      networkMode: security.networkMode,
+      memoryBytes: resources.memoryBytes,
+      cpuMillis: resources.cpuMillis,
+      diskBytes: resources.diskBytes,
+      tmpSizeBytes: resources.diskBytes > 0 ? Math.min(resources.diskBytes, this.#tmpSizeBytes) : this.#tmpSizeBytes,
+      activeDeadlineSeconds: Math.ceil(input.timeoutMs / 1000) + this.#deadlineGraceSeconds,
+      ...(this.#runtimeClassName === '' ? {} : { runtimeClassName: this.#runtimeClassName }),
+      ...(this.#serviceAccount === '' ? {} : { serviceAccountName: this.#serviceAccount }),
+      ...(this.#imagePullPolicy === '' ? {} : { imagePullPolicy: this.#imagePullPolicy }),
+    });
+    return {
+      runId: input.runId,
+      profile: input.profile,
+      namespace: this.#namespace,
+      image,
+      runtimeClassName: this.#runtimeClassName,
+      serviceAccount: this.#serviceAccount,
+      podName,
+      resources,
+      security,
+      timeoutMs: input.timeoutMs,
+      limits: copyLimits(limits),
+      labels,
+      guest: input.guest,
+      manifest,
+    };
+  }
+
+  protected enforcedResources(spec: KubernetesPodSpec, capabilities: SandboxCapabilities): EnforcedResources {
+    return {
+      memory: spec.resources.memoryBytes > 0 && capabilities.memory === true,
+      cpu: spec.resources.cpuMillis > 0 && capabilities.cpu === true,
+      pids: false,
+      disk: spec.resources.diskBytes > 0 && capabilities.disk === true,
+    };
+  }
+
+  protected details(profile: string): Record<string, unknown> {
+    return { namespace: this.#namespace, image: this.#image, runtimeClassName: this.#runtimeClassName, profile };
+  }
+
+  protected logFields(spec: KubernetesPodSpec): Record<string, unknown> {
+    return { profile: spec.profile, namespace: spec.namespace, runtimeClassName: spec.runtimeClassName, pod: spec.podName, runId: spec.runId };
+  }
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/**
+ * Checks the pod settings in Go's order: `image is required`, security (`host network not
+ * allowed`), resources (`... cannot be negative`); plus a valid pod name (a DNS label of at most
+ * 63 characters). @throws `CONFIGURATION` / `SANDBOX_VIOLATION`.
+ */
+export function validateKubernetesSpec(spec: { image: string; security: KubernetesSecurity; resources: KubernetesResources; podName: string }): void {
+  if (typeof spec.image !== 'string' || spec.image === '') throw invalidSpec('image is required', 'image');
+  validateSecurity(spec.security);
+  validateResources({
+    memoryBytes: spec.resources.memoryBytes,
+    cpuQuotaUs: spec.resources.cpuMillis,
+    pidsLimit: spec.resources.pidsLimit,
+    diskBytes: spec.resources.diskBytes,
+  });
+  if (spec.podName.length > 63 || !DNS_LABEL.test(spec.podName)) {
+    throw invalidSpec(`pod name "${spec.podName}" is not a valid DNS label`, 'podName');
+  }
+}
+
+/** Creates a {@link KubernetesBackend}. @throws `CONFIGURATION` for an option of the wrong type. */
+export function createKubernetesBackend(options: KubernetesBackendOptions = {}): KubernetesBackend {
+  return new KubernetesBackend(options);
+}

@@ -1,0 +1,346 @@
+/**
+ * The `proxmox_lxc` backend (beta): makes sure a Proxmox LXC container is running, then runs the
+ * snippet inside it — through an injected runtime client that starts the node guest in the
+ * container (e.g. `pct exec`), or by delegating to any runtime backend that reaches a runtime
+ * service in the container (e.g. {@link createRemoteBackend} to a `createRemoteRuntimeHandler`
+ * server, Go's design).
+ */
+import { ToolexecError, errorMessage } from '../../../model/index.js';
+import { abortError, runtimeError, withPartialResult } from '../../errors.js';
+import { validateRequest } from '../../request.js';
+import type { BackendInfo, ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../types.js';
+import { SpecBackend, underSignal, type EnforcedResources, type SpecInput } from '../spec/engine.js';
+import { SANDBOX_USER, containerEnforced, containerResources, copyLimits, specLabels } from '../spec/mapping.js';
+import {
+  objectOption,
+  optionError,
+  positiveIntegerOption,
+  resolveCommonOptions,
+  stringOption,
+  type SpecBackendCommonOptions,
+} from '../spec/options.js';
+import type { BaseSandboxSpec, SandboxCapabilities, SandboxClient, SandboxResources } from '../spec/types.js';
+import { validateGuest, validateResources } from '../spec/validate.js';
+
+/** How long to wait for a started container to report `running`: 2 min. */
+export const DEFAULT_PROXMOX_START_TIMEOUT_MS = 120_000;
+
+/** How often to poll the container status while it starts: 2 s. */
+export const DEFAULT_PROXMOX_POLL_INTERVAL_MS = 2_000;
+
+/** How long the auto-stop call may take: 30 s. */
+export const DEFAULT_PROXMOX_STOP_TIMEOUT_MS = 30_000;
+
+/** An LXC container's status as the Proxmox API reports it (`running`, `stopped`, ...). */
+export interface LxcStatus {
+  status: string;
+}
+
+/** The Proxmox VE API calls the backend needs (`/nodes/{node}/lxc/{vmid}/status/...`). */
+export interface ProxmoxApiClient {
+  status(node: string, vmid: number, options: { signal: AbortSignal }): Promise<LxcStatus>;
+  start(node: string, vmid: number, options: { signal: AbortSignal }): Promise<void>;
+  stop(node: string, vmid: number, options: { signal: AbortSignal }): Promise<void>;
+}
+
+/** What a {@link ProxmoxRuntimeClient} starts: the guest as a process inside the container. */
+export interface ProxmoxExecSpec extends BaseSandboxSpec {
+  node: string;
+  vmid: number;
+  /** The non-root user to run the guest as. */
+  user: string;
+  /** Per-run limits the client may apply (e.g. a transient systemd scope inside the container). */
+  resources: SandboxResources;
+}
+
+/**
+ * Starts the guest inside the running container and attaches its stdio.
+ *
+ * @remarks
+ * E.g. over SSH to the node: `pct exec <vmid> -- setpriv --reuid=65534 --regid=65534
+ * --clear-groups <spec.guest.command...>` with `spec.guest.env` as the environment, killing the
+ * process (group) on `kill()`. The container's own limits apply to every run; declare
+ * `capabilities` only for the per-run `resources` you really apply.
+ */
+export type ProxmoxRuntimeClient = SandboxClient<ProxmoxExecSpec>;
+
+/** Options of {@link createProxmoxBackend}. */
+export interface ProxmoxBackendOptions extends SpecBackendCommonOptions {
+  /** The Proxmox node name. */
+  node?: string;
+  /** The LXC container id. */
+  vmid?: number;
+  /** Status, start and stop of the container. */
+  client?: ProxmoxApiClient;
+  /** Starts the guest in the container (use this or `runtime`). */
+  runtimeClient?: ProxmoxRuntimeClient;
+  /** A backend reaching a runtime service inside the container (use this or `runtimeClient`). */
+  runtime?: RuntimeBackend;
+  /** Start the container when it is not running. @defaultValue true */
+  autoStart?: boolean;
+  /** Stop the container after the last concurrent run. @defaultValue false */
+  autoStop?: boolean;
+  /** @defaultValue 120000 */
+  startTimeoutMs?: number;
+  /** @defaultValue 2000 */
+  pollIntervalMs?: number;
+  /** @defaultValue 30000 */
+  stopTimeoutMs?: number;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal.aborted) {
+      reject(abortError(signal, 'container start'));
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortError(signal, 'container start'));
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * The `proxmox_lxc` backend.
+ *
+ * @remarks
+ * Go's defaults (autoStart true, autoStop false, start timeout 2 min, poll 2 s, stop timeout 30 s)
+ * and order: request checks → the runtime (`RUNTIME_UNAVAILABLE` `proxmox runtime client not
+ * configured`) → the API client (`proxmox client not configured`) → with autoStart, the container:
+ * node and vmid required, `status`, `start` when not running, then `status` every poll interval
+ * until `running` (each failure `RUNTIME_UNAVAILABLE` `proxmox not available: ...`) → the run. The
+ * result's backend is `proxmox_lxc` (details `{ node, vmid, profile, ... }`) on success and
+ * failure. With autoStop the container is stopped after the last concurrent run (errors ignored).
+ */
+export class ProxmoxBackend extends SpecBackend<ProxmoxExecSpec> {
+  readonly kind = 'proxmox_lxc' as const;
+  readonly readiness = 'beta' as const;
+  protected readonly clientLabel = 'proxmox runtime client';
+  protected readonly unavailableLabel = 'proxmox not available';
+  protected readonly logMessage = 'executing in proxmox lxc';
+  readonly #node: string;
+  readonly #vmid: number;
+  readonly #api: ProxmoxApiClient | undefined;
+  readonly #runtime: RuntimeBackend | undefined;
+  readonly #hasRuntimeClient: boolean;
+  readonly #autoStart: boolean;
+  readonly #autoStop: boolean;
+  readonly #startTimeoutMs: number;
+  readonly #pollIntervalMs: number;
+  readonly #stopTimeoutMs: number;
+  #active = 0;
+
+  constructor(options: ProxmoxBackendOptions = {}) {
+    const runtimeClient = objectOption('proxmox_lxc', 'runtimeClient', options.runtimeClient, ['start']);
+    super(resolveCommonOptions('proxmox_lxc', options), runtimeClient);
+    const runtime = objectOption('proxmox_lxc', 'runtime', options.runtime, ['execute']);
+    if (runtime !== undefined && runtimeClient !== undefined) {
+      throw optionError('proxmox_lxc', 'runtime', 'cannot be combined with runtimeClient', 'both');
+    }
+    this.#runtime = runtime;
+    this.#hasRuntimeClient = runtimeClient !== undefined;
+    this.#api = objectOption('proxmox_lxc', 'client', options.client, ['status', 'start', 'stop']);
+    this.#node = stringOption('proxmox_lxc', 'node', options.node, '');
+    const vmid: unknown = options.vmid;
+    if (vmid !== undefined && (typeof vmid !== 'number' || !Number.isInteger(vmid) || vmid < 0)) {
+      throw optionError('proxmox_lxc', 'vmid', 'must be a non-negative integer', vmid);
+    }
+    this.#vmid = vmid ?? 0;
+    for (const [name, value] of [['autoStart', options.autoStart], ['autoStop', options.autoStop]] as const) {
+      if (value !== undefined && typeof value !== 'boolean') throw optionError('proxmox_lxc', name, 'must be a boolean', value);
+    }
+    this.#autoStart = options.autoStart ?? true;
+    this.#autoStop = options.autoStop ?? false;
+    this.#startTimeoutMs = positiveIntegerOption('proxmox_lxc', 'startTimeoutMs', options.startTimeoutMs, DEFAULT_PROXMOX_START_TIMEOUT_MS);
+    this.#pollIntervalMs = positiveIntegerOption('proxmox_lxc', 'pollIntervalMs', options.pollIntervalMs, DEFAULT_PROXMOX_POLL_INTERVAL_MS);
+    this.#stopTimeoutMs = positiveIntegerOption('proxmox_lxc', 'stopTimeoutMs', options.stopTimeoutMs, DEFAULT_PROXMOX_STOP_TIMEOUT_MS);
+  }
+
+  /** The resolved configuration. */
+  get config(): { node: string; vmid: number; autoStart: boolean; autoStop: boolean; startTimeoutMs: number; pollIntervalMs: number; stopTimeoutMs: number } {
+    return {
+      node: this.#node,
+      vmid: this.#vmid,
+      autoStart: this.#autoStart,
+      autoStop: this.#autoStop,
+      startTimeoutMs: this.#startTimeoutMs,
+      pollIntervalMs: this.#pollIntervalMs,
+      stopTimeoutMs: this.#stopTimeoutMs,
+    };
+  }
+
+  override async execute(request: ExecuteRequest): Promise<ExecuteResult> {
+    let valid = true;
+    try {
+      validateRequest(request);
+    } catch {
+      valid = false;
+    }
+    // invalid requests and a missing runtime fail in the shared pipeline, with its errors
+    if (!valid || (this.#runtime === undefined && !this.#hasRuntimeClient)) return super.execute(request);
+    const runtime = this.#runtime;
+    if (runtime !== undefined) return this.#counted(() => this.#delegate(runtime, request));
+    return this.#counted(() => super.execute(request));
+  }
+
+  protected override async checkHealth(signal: AbortSignal): Promise<void> {
+    await this.#ensureRunning(signal);
+  }
+
+  protected buildSpec(input: SpecInput): ProxmoxExecSpec {
+    const spec: ProxmoxExecSpec = {
+      runId: input.runId,
+      profile: input.profile,
+      node: this.#node,
+      vmid: this.#vmid,
+      user: SANDBOX_USER,
+      resources: containerResources(input.request.limits),
+      timeoutMs: input.timeoutMs,
+      limits: copyLimits(input.request.limits),
+      labels: specLabels(input.profile, this.kind, input.runId),
+      guest: input.guest,
+    };
+    validateResources(spec.resources);
+    validateGuest(spec.guest, spec.timeoutMs);
+    return spec;
+  }
+
+  protected enforcedResources(spec: ProxmoxExecSpec, capabilities: SandboxCapabilities): EnforcedResources {
+    return containerEnforced(spec.resources, capabilities);
+  }
+
+  protected details(profile: string): Record<string, unknown> {
+    return { node: this.#node, vmid: this.#vmid, profile };
+  }
+
+  protected logFields(spec: ProxmoxExecSpec): Record<string, unknown> {
+    return { profile: spec.profile, node: spec.node, vmid: spec.vmid, runId: spec.runId };
+  }
+
+  async #counted<T>(run: () => Promise<T>): Promise<T> {
+    this.#active += 1;
+    try {
+      return await run();
+    } finally {
+      this.#active -= 1;
+      if (this.#autoStop && this.#active === 0) await this.#stop();
+    }
+  }
+
+  async #stop(): Promise<void> {
+    const api = this.#api;
+    if (api === undefined || this.#node === '' || this.#vmid === 0) return;
+    const stopping = new AbortController();
+    const timer = setTimeout(() => stopping.abort(new ToolexecError('TIMEOUT', 'container stop timed out')), this.#stopTimeoutMs);
+    try {
+      await underSignal(stopping.signal, 'container stop', () => api.stop(this.#node, this.#vmid, { signal: stopping.signal }));
+    } catch {
+      // best effort, as in Go
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #delegate(runtime: RuntimeBackend, request: ExecuteRequest): Promise<ExecuteResult> {
+    const info = (inner?: BackendInfo): BackendInfo => ({
+      kind: this.kind,
+      readiness: this.readiness,
+      details: {
+        ...this.details(request.profile ?? ''),
+        runtime: runtime.kind,
+        ...(inner === undefined ? {} : { inner }),
+      },
+    });
+    const signal = request.signal ?? new AbortController().signal;
+    try {
+      await this.#ensureRunning(signal);
+    } catch (err) {
+      throw withPartialResult(err, {
+        stdout: '',
+        stderr: '',
+        toolCalls: [],
+        durationMs: 0,
+        backend: info(),
+        limitsEnforced: { timeout: false, toolCalls: false, chainSteps: false, memory: false, cpu: false, pids: false, disk: false },
+      }, 'RUNTIME_UNAVAILABLE');
+    }
+    try {
+      const result = await runtime.execute(request);
+      return { ...result, backend: info(result.backend) };
+    } catch (err) {
+      const partial = (err as { details?: { result?: ExecuteResult } }).details?.result;
+      if (partial === undefined) throw err;
+      throw withPartialResult(err, { ...partial, backend: info(partial.backend) });
+    }
+  }
+
+  async #ensureRunning(signal: AbortSignal): Promise<void> {
+    const api = this.#api;
+    if (api === undefined) {
+      throw runtimeError('RUNTIME_UNAVAILABLE', 'runtime unavailable: proxmox client not configured', {
+        details: { backend: this.kind, reason: 'client_not_configured' },
+      });
+    }
+    if (!this.#autoStart) return;
+    if (this.#node === '' || this.#vmid === 0) {
+      throw this.#unavailable('node and vmid are required');
+    }
+    const status = async (startSignal: AbortSignal): Promise<string> => {
+      try {
+        const reply = await underSignal(startSignal, 'container status', () => api.status(this.#node, this.#vmid, { signal: startSignal }));
+        return typeof reply?.status === 'string' ? reply.status : '';
+      } catch (err) {
+        if (startSignal.aborted) throw err;
+        throw this.#unavailable(`status: ${errorMessage(err)}`, err);
+      }
+    };
+    if ((await status(signal)) === 'running') return;
+    this.log('starting proxmox lxc', { node: this.#node, vmid: this.#vmid });
+    try {
+      await underSignal(signal, 'container start', () => api.start(this.#node, this.#vmid, { signal }));
+    } catch (err) {
+      if (signal.aborted) throw err;
+      throw this.#unavailable(`start: ${errorMessage(err)}`, err);
+    }
+    const starting = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      starting.abort(new ToolexecError('TIMEOUT', `container start timed out after ${this.#startTimeoutMs}ms`));
+    }, this.#startTimeoutMs);
+    const onAbort = () => starting.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      for (;;) {
+        if ((await status(starting.signal)) === 'running') return;
+        await sleep(this.#pollIntervalMs, starting.signal);
+      }
+    } catch (err) {
+      if (timedOut && !signal.aborted) {
+        throw this.#unavailable(`container ${this.#vmid} on node ${this.#node} is not running after ${this.#startTimeoutMs}ms`, err);
+      }
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  #unavailable(reason: string, cause?: unknown) {
+    return runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: proxmox not available: ${reason}`, {
+      ...(cause === undefined ? {} : { cause }),
+      details: { backend: this.kind, node: this.#node, vmid: this.#vmid, reason: 'proxmox' },
+    });
+  }
+}
+
+/** Creates a {@link ProxmoxBackend}. @throws `CONFIGURATION` for an option of the wrong type. */
+export function createProxmoxBackend(options: ProxmoxBackendOptions = {}): ProxmoxBackend {
+  return new ProxmoxBackend(options);
+}

@@ -1,0 +1,454 @@
+/**
+ * The `remote` backend (beta): runs snippets on a remote runtime service over one signed,
+ * full-duplex HTTP exchange, serving the snippet's tool calls from the caller's own gateway.
+ */
+import http, { type Agent, type ClientRequest, type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import { ToolexecError, isErrorCode, type ErrorCode } from '../../../model/index.js';
+import { abortError, elapsedMs, limitsEnforcedNone, runtimeError } from '../../errors.js';
+import { serveGateway, type GatewayServer } from '../../gateway/server.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, createStreamConnection } from '../../gateway/stream-connection.js';
+import { createTracingGateway, type TracingGateway } from '../../gateway/tracing.js';
+import { deserializeError } from '../../gateway/wire.js';
+import { DEFAULT_TIMEOUT_MS, effectiveTimeoutMs, validateRequest } from '../../request.js';
+import type { BackendInfo, ExecuteRequest, ExecuteResult, LimitsEnforced, RuntimeBackend } from '../../types.js';
+import { ensurePartial } from '../spec/engine.js';
+import { optionError, positiveIntegerOption } from '../spec/options.js';
+import { executeMessage, readResultPayload } from './messages.js';
+import { createSignedConnection, type SignedConnection } from './signed-connection.js';
+import {
+  REMOTE_HEADERS,
+  REMOTE_PROTOCOL,
+  deriveSessionKey,
+  newNonce,
+  remoteRequestHeaders,
+  secretBytes,
+  type RemoteSecret,
+} from './signing.js';
+
+/** Time added to a run's timeout for the network (Go's `TimeoutOverhead`): 5 s. */
+export const DEFAULT_REMOTE_TIMEOUT_OVERHEAD_MS = 5_000;
+
+/** How long the server may take to answer the request (status line): 10 s. */
+export const DEFAULT_REMOTE_CONNECT_TIMEOUT_MS = 10_000;
+
+/** Largest error body read from a refusing server. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/** Gateway errors remembered per run, to give a failure its original cause. */
+const MAX_REMEMBERED_ERRORS = 100;
+
+/** Options of {@link createRemoteBackend}. */
+export interface RemoteBackendOptions {
+  /**
+   * The runtime service (`http:` or `https:`), e.g. a server running {@link createRemoteRuntimeHandler}.
+   * Without `url` and `secret` the backend is unconfigured: every run fails with `RUNTIME_UNAVAILABLE`
+   * (Go's `ErrClientNotConfigured`).
+   */
+  url?: string | URL;
+  /** The shared secret (at least 16 bytes). Required with `url`. */
+  secret?: RemoteSecret;
+  /** The key id, when the server holds several secrets. */
+  keyId?: string;
+  /** The run's timeout when the request has none (the server applies its own default too). @defaultValue 30000 */
+  defaultTimeoutMs?: number;
+  /** Added to the run's timeout for the client's own deadline. @defaultValue 5000 */
+  timeoutOverheadMs?: number;
+  /** How long the server may take to answer (`RUNTIME_UNAVAILABLE` after). @defaultValue 10000 */
+  connectTimeoutMs?: number;
+  /** Largest message in either direction; also caps the execute message (`RESOURCE_LIMIT`). @defaultValue 8 MiB */
+  maxMessageBytes?: number;
+  /** The `http.Agent` / `https.Agent` (TLS options, keep-alive, proxies). @defaultValue node's global agent */
+  agent?: Agent;
+  /** Extra request headers (e.g. for a reverse proxy). The protocol headers always win. */
+  headers?: Readonly<Record<string, string>>;
+  /** @internal Test seams. */
+  _internal?: { now?: () => number; nonce?: () => string };
+}
+
+interface Resolved {
+  url: URL;
+  endpoint: string;
+  secret: Buffer;
+  keyId: string | undefined;
+  defaultTimeoutMs: number;
+  timeoutOverheadMs: number;
+  connectTimeoutMs: number;
+  maxMessageBytes: number;
+  agent: Agent | undefined;
+  headers: Record<string, string>;
+  now: () => number;
+  nonce: () => string;
+}
+
+function resolveOptions(options: RemoteBackendOptions): Resolved | undefined {
+  if (options === null || typeof options !== 'object') throw optionError('remote', 'options', 'must be an object', options);
+  if (options.url === undefined && options.secret === undefined) return undefined;
+  if (options.url === undefined) throw optionError('remote', 'url', 'is required with secret', undefined);
+  if (options.secret === undefined) throw optionError('remote', 'secret', 'is required with url', undefined);
+  let url: URL;
+  try {
+    url = new URL(options.url);
+  } catch (err) {
+    throw optionError('remote', 'url', 'must be an absolute http(s) URL', String(options.url));
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw optionError('remote', 'url', 'must be an http: or https: URL', url.protocol);
+  if (options.keyId !== undefined && (typeof options.keyId !== 'string' || options.keyId === '' || /[\r\n]/.test(options.keyId))) {
+    throw optionError('remote', 'keyId', 'must be a non-empty single-line string', options.keyId);
+  }
+  const overhead = options.timeoutOverheadMs ?? DEFAULT_REMOTE_TIMEOUT_OVERHEAD_MS;
+  if (typeof overhead !== 'number' || !Number.isInteger(overhead) || overhead < 0) {
+    throw optionError('remote', 'timeoutOverheadMs', 'must be a non-negative integer', overhead);
+  }
+  const endpoint = `${url.origin}${url.pathname}`;
+  return {
+    url,
+    endpoint,
+    secret: secretBytes(options.secret),
+    keyId: options.keyId,
+    defaultTimeoutMs: positiveIntegerOption('remote', 'defaultTimeoutMs', options.defaultTimeoutMs, DEFAULT_TIMEOUT_MS),
+    timeoutOverheadMs: overhead,
+    connectTimeoutMs: positiveIntegerOption('remote', 'connectTimeoutMs', options.connectTimeoutMs, DEFAULT_REMOTE_CONNECT_TIMEOUT_MS),
+    maxMessageBytes: positiveIntegerOption('remote', 'maxMessageBytes', options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES),
+    agent: options.agent,
+    headers: { ...options.headers },
+    now: options._internal?.now ?? Date.now,
+    nonce: options._internal?.nonce ?? newNonce,
+  };
+}
+
+/** How an exchange ended: the server's terminal message. */
+type Terminal = { kind: 'result'; result: unknown } | { kind: 'failed'; error: unknown; result: unknown };
+
+function statusCode(status: number): ErrorCode {
+  if (status === 401 || status === 403) return 'BACKEND_DENIED';
+  if (status === 413) return 'RESOURCE_LIMIT';
+  if (status === 400 || status === 405 || status === 408 || status === 415) return 'PROTOCOL';
+  return 'RUNTIME_UNAVAILABLE';
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Reads a refusal's JSON body (bounded); `undefined` when there is none or it is not JSON. */
+function readErrorBody(res: IncomingMessage): Promise<unknown> {
+  return new Promise<unknown>((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      res.off('data', onData);
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      } catch {
+        resolve(undefined);
+      }
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_ERROR_BODY_BYTES) {
+        res.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    };
+    res.on('data', onData);
+    res.once('end', done);
+    res.once('close', done);
+    res.once('error', done);
+  });
+}
+
+function refusalError(status: number, body: unknown, endpoint: string): ToolexecError {
+  const error = isObject(body) && isObject(body.error) ? body.error : {};
+  const code = isErrorCode(error.code) ? error.code : statusCode(status);
+  const message = typeof error.message === 'string' && error.message !== '' ? error.message : `the remote runtime answered HTTP ${status}`;
+  return new ToolexecError(code, message, { details: { ...(isObject(error.details) ? error.details : {}), status, endpoint } });
+}
+
+function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise.then(
+      () => undefined,
+      () => undefined,
+    ),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Runs snippets on a remote runtime service.
+ *
+ * @remarks
+ * One run is one HTTP `POST` kept open in both directions (newline-delimited JSON): the client
+ * sends the `execute` message (code, language, timeout, limits, profile, metadata), signed with
+ * HMAC-SHA256 over method, path, timestamp, a fresh nonce, key id and the message's digest; the
+ * server answers `200` and streams the snippet's gateway requests, which this backend serves from
+ * `request.gateway` — wrapped with {@link createTracingGateway}, so `maxToolCalls` and
+ * `maxChainSteps` are enforced **here**, whatever the server does, and `toolCalls` is the
+ * caller's own record — and sends the replies back in the request body. Every message after the
+ * first carries a MAC under a session key derived from the signature, so neither side accepts
+ * injected, replayed or reordered messages, and the server proves it holds the secret. The run
+ * ends with the server's `result` or `failed` message.
+ *
+ * Failures: the server's error code and message (`CODE_EXECUTION` with line/column, `TIMEOUT`,
+ * `LIMIT_EXCEEDED` — with the caller's original gateway error as `cause` —, ...), with the partial
+ * result; a refusal keeps the server's code (`401` → `BACKEND_DENIED`: bad signature, stale
+ * timestamp, replay; `413` → `RESOURCE_LIMIT` `details.limit: 'body'`; `503` →
+ * `RUNTIME_UNAVAILABLE`); connection refused, DNS failure, no answer within `connectTimeoutMs` or
+ * a connection lost mid-run → `RUNTIME_UNAVAILABLE` with the reason; a bad MAC → `PROTOCOL`; the
+ * client's deadline (the run's timeout + `timeoutOverheadMs`) → `TIMEOUT`; `request.signal` →
+ * `ABORTED`. Aborts and timeouts destroy the HTTP exchange, which makes the server abort the run.
+ *
+ * `limitsEnforced`: timeout, tool calls and chain steps (enforced here); memory, CPU, pids and
+ * disk as the (authenticated) server reports them. `backend.details`: `{ endpoint, remote }`,
+ * where `remote` is the server's backend info.
+ */
+export class RemoteBackend implements RuntimeBackend {
+  readonly kind = 'remote' as const;
+  readonly readiness = 'beta' as const;
+  readonly #options: Resolved | undefined;
+  readonly #live = new Set<() => void>();
+
+  constructor(options: RemoteBackendOptions = {}) {
+    this.#options = resolveOptions(options);
+  }
+
+  /** The service's endpoint (origin and path, no query); `''` when unconfigured. */
+  get endpoint(): string {
+    return this.#options?.endpoint ?? '';
+  }
+
+  async execute(request: ExecuteRequest): Promise<ExecuteResult> {
+    const started = performance.now();
+    const options = this.#options;
+    const backend: BackendInfo = { kind: this.kind, readiness: this.readiness, details: { endpoint: this.endpoint } };
+    const limitsEnforced: LimitsEnforced = limitsEnforcedNone();
+    const trace: { gateway?: TracingGateway } = {};
+    const partial = (extra: Partial<ExecuteResult> = {}): ExecuteResult => ({
+      stdout: '',
+      stderr: '',
+      toolCalls: trace.gateway?.toolCalls ?? [],
+      durationMs: elapsedMs(started),
+      backend,
+      limitsEnforced,
+      ...extra,
+    });
+
+    try {
+      validateRequest(request);
+    } catch (err) {
+      throw ensurePartial(err, partial());
+    }
+    if (options === undefined) {
+      throw runtimeError('RUNTIME_UNAVAILABLE', 'runtime unavailable: remote client not configured (url and secret)', {
+        result: partial(),
+        details: { backend: this.kind, reason: 'client_not_configured' },
+      });
+    }
+    const line = JSON.stringify(executeMessage(request));
+    const bytes = Buffer.byteLength(line);
+    if (bytes > options.maxMessageBytes) {
+      throw runtimeError('RESOURCE_LIMIT', `resource limit exceeded: the execute message is ${bytes} bytes, over ${options.maxMessageBytes}`, {
+        result: partial(),
+        details: { limit: 'body', bytes, maxMessageBytes: options.maxMessageBytes },
+      });
+    }
+    const traced = createTracingGateway(request.gateway, {
+      ...(request.limits?.maxToolCalls === undefined ? {} : { maxToolCalls: request.limits.maxToolCalls }),
+      ...(request.limits?.maxChainSteps === undefined ? {} : { maxChainSteps: request.limits.maxChainSteps }),
+    });
+    trace.gateway = traced;
+    Object.assign(limitsEnforced, { timeout: true, toolCalls: true, chainSteps: true });
+
+    const timeoutMs = effectiveTimeoutMs(request, options.defaultTimeoutMs) + options.timeoutOverheadMs;
+    const gatewayErrors: unknown[] = [];
+    let terminal: Terminal;
+    try {
+      terminal = await this.#exchange(options, line, request, traced, timeoutMs, gatewayErrors);
+    } catch (err) {
+      throw ensurePartial(err, partial());
+    }
+
+    const read = readResultPayload(terminal.result);
+    backend.details = {
+      endpoint: options.endpoint,
+      ...(read.backend === undefined ? {} : { remote: read.backend }),
+      ...(read.durationMs === undefined ? {} : { remoteDurationMs: read.durationMs }),
+    };
+    Object.assign(limitsEnforced, {
+      memory: read.limitsEnforced.memory,
+      cpu: read.limitsEnforced.cpu,
+      pids: read.limitsEnforced.pids,
+      disk: read.limitsEnforced.disk,
+    });
+    const result = partial({ stdout: read.stdout, stderr: read.stderr, ...(read.hasValue ? { value: read.value } : {}) });
+    if (terminal.kind === 'result') return result;
+
+    const remote = deserializeError(terminal.error);
+    const original = gatewayErrors.find(
+      (error) => ToolexecError.isInstance(error) && error.code === remote.code && error.message === remote.message,
+    );
+    const { result: _ignored, ...details } = remote.details ?? {};
+    throw runtimeError(remote.code, remote.message, { cause: original ?? remote, result, details });
+  }
+
+  /** Tears down every exchange in progress (their runs reject with `ABORTED`). Idempotent. */
+  async close(): Promise<void> {
+    for (const destroy of [...this.#live]) destroy();
+    this.#live.clear();
+  }
+
+  #exchange(
+    options: Resolved,
+    line: string,
+    request: ExecuteRequest,
+    gateway: TracingGateway,
+    timeoutMs: number,
+    gatewayErrors: unknown[],
+  ): Promise<Terminal> {
+    const path = `${options.url.pathname}${options.url.search}`;
+    const signed = remoteRequestHeaders(options.secret, {
+      method: 'POST',
+      path,
+      timestampMs: options.now(),
+      nonce: options.nonce(),
+      ...(options.keyId === undefined ? {} : { keyId: options.keyId }),
+      body: line,
+    });
+    const sessionKey = deriveSessionKey(options.secret, signed[REMOTE_HEADERS.signature] as string);
+    const transport = options.url.protocol === 'https:' ? https : http;
+
+    return new Promise<Terminal>((resolve, reject) => {
+      let settled = false;
+      let response: IncomingMessage | undefined;
+      let refused = false;
+      let server: GatewayServer | undefined;
+      let channel: SignedConnection | undefined;
+      const signal = request.signal;
+
+      const cleanup = () => {
+        clearTimeout(deadline);
+        clearTimeout(connect);
+        signal?.removeEventListener('abort', onAbort);
+        this.#live.delete(destroy);
+      };
+      const fail = (error: Error) => {
+        if (settled) return;
+        settled = true;
+        cleanup();
+        client.destroy();
+        if (server !== undefined) void server.close();
+        reject(error);
+      };
+      const succeed = (terminal: Terminal) => {
+        if (settled) return;
+        settled = true;
+        cleanup();
+        resolve(terminal);
+        // end our side of the exchange; drop the connection if the server does not end its side
+        const closing = server === undefined ? Promise.resolve() : server.close();
+        void settleWithin(closing, 1000).then(() => {
+          const linger = setTimeout(() => {
+            if (response?.complete !== true) client.destroy();
+          }, 5000);
+          linger.unref();
+          response?.once('end', () => clearTimeout(linger));
+        });
+      };
+      const onAbort = () => fail(abortError(signal as AbortSignal, 'execution'));
+      const destroy = () => fail(new ToolexecError('ABORTED', 'execution aborted: the remote backend was closed'));
+      const deadline = setTimeout(() => {
+        fail(
+          new ToolexecError('TIMEOUT', `execution timeout: no result from the remote runtime within ${timeoutMs}ms`, {
+            details: { timeoutMs, endpoint: options.endpoint },
+          }),
+        );
+      }, timeoutMs);
+      const connect = setTimeout(() => {
+        fail(
+          runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: the remote runtime at ${options.endpoint} did not answer within ${options.connectTimeoutMs}ms`, {
+            details: { endpoint: options.endpoint, reason: 'connect_timeout' },
+          }),
+        );
+      }, options.connectTimeoutMs);
+
+      const client: ClientRequest = transport.request(options.url, {
+        method: 'POST',
+        headers: { ...options.headers, 'content-type': 'application/x-ndjson', ...signed },
+        ...(options.agent === undefined ? {} : { agent: options.agent }),
+      });
+      client.on('socket', (socket) => socket.setNoDelay(true));
+      client.on('error', (err: NodeJS.ErrnoException) => {
+        if (refused) return;
+        const reason = typeof err.code === 'string' ? err.code : 'unreachable';
+        const what = response === undefined ? 'is unreachable' : 'closed the connection mid-run';
+        fail(
+          runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: the remote runtime at ${options.endpoint} ${what}: ${err.message}`, {
+            cause: err,
+            details: { endpoint: options.endpoint, reason },
+          }),
+        );
+      });
+      client.on('response', (res) => {
+        response = res;
+        clearTimeout(connect);
+        if (res.statusCode !== 200) {
+          refused = true;
+          void readErrorBody(res).then((body) => fail(refusalError(res.statusCode ?? 0, body, options.endpoint)));
+          return;
+        }
+        if (res.headers[REMOTE_HEADERS.protocol] !== REMOTE_PROTOCOL) {
+          fail(
+            new ToolexecError('PROTOCOL', `protocol error: ${options.endpoint} does not speak ${REMOTE_PROTOCOL}`, {
+              details: { endpoint: options.endpoint },
+            }),
+          );
+          return;
+        }
+        const inner = createStreamConnection(res, client, { maxMessageBytes: options.maxMessageBytes * 2 + 1024 });
+        channel = createSignedConnection(inner, {
+          key: sessionKey,
+          sendLabel: 'c2s',
+          receiveLabel: 's2c',
+          maxMessageBytes: options.maxMessageBytes,
+        });
+        const served = serveGateway(gateway, channel, {
+          onMessage: (message) => {
+            if (message.type === 'result') succeed({ kind: 'result', result: message.result });
+            else if (message.type === 'failed') succeed({ kind: 'failed', error: message.error, result: message.result });
+          },
+          onRequestError: (_id, error) => {
+            gatewayErrors.push(error);
+            if (gatewayErrors.length > MAX_REMEMBERED_ERRORS) gatewayErrors.shift();
+          },
+        });
+        server = served;
+        void served.done.then(() => {
+          const failure = channel?.failure;
+          fail(
+            failure ??
+              runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: the remote runtime at ${options.endpoint} ended the exchange without a result`, {
+                details: { endpoint: options.endpoint, reason: 'no_result' },
+              }),
+          );
+        });
+      });
+
+      this.#live.add(destroy);
+      if (signal !== undefined) {
+        signal.addEventListener('abort', onAbort, { once: true });
+        if (signal.aborted) onAbort();
+      }
+      client.write(`${line}\n`);
+    });
+  }
+}
+
+/** Creates a {@link RemoteBackend}. @throws `CONFIGURATION` for a bad URL, secret or option. */
+export function createRemoteBackend(options: RemoteBackendOptions = {}): RemoteBackend {
+  return new RemoteBackend(options);
+}

@@ -1,0 +1,456 @@
+/**
+ * The server side of the remote runtime protocol: a `node:http` request handler that verifies a
+ * signed `execute` request, runs it on a local runtime or backend, and lets the snippet's tool
+ * calls travel back to the caller over the same HTTP exchange.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { ToolexecError, type ErrorCode } from '../../../model/index.js';
+import { partialResultOf } from '../../errors.js';
+import { createProxyGateway } from '../../gateway/proxy.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, createStreamConnection } from '../../gateway/stream-connection.js';
+import { protocolError, serializeError, type WireMessage } from '../../gateway/wire.js';
+import type { ExecuteRequest, ExecuteResult, Runtime, RuntimeBackend, SecurityProfile } from '../../types.js';
+import { optionError, positiveIntegerOption } from '../spec/options.js';
+import { parseExecuteMessage, resultPayload, type RemoteExecutePayload } from './messages.js';
+import { ReplayCache } from './replay-cache.js';
+import { createSignedConnection, type SignedConnection } from './signed-connection.js';
+import {
+  REMOTE_HEADERS,
+  REMOTE_PROTOCOL,
+  deriveSessionKey,
+  secretBytes,
+  verifyRemoteSignature,
+  type RemoteSecret,
+} from './signing.js';
+
+/** Default replay window: 5 minutes either side of the server's clock. */
+export const DEFAULT_REPLAY_WINDOW_MS = 5 * 60_000;
+
+/** Default cap on the signed execute message: 1 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** Default cap on concurrent exchanges: 16. */
+export const DEFAULT_MAX_CONCURRENT_RUNS = 16;
+
+/** Options of {@link createRemoteRuntimeHandler}. */
+export interface RemoteRuntimeHandlerOptions {
+  /** Runs the snippets (routing by profile). Give this or `backend`. */
+  runtime?: Runtime;
+  /** Runs the snippets. Give this or `runtime`. */
+  backend?: RuntimeBackend;
+  /** The shared secret (one client key). Give this or `secrets`. */
+  secret?: RemoteSecret;
+  /** Secrets by key id (key rotation, several clients); requests must then send a known key id. */
+  secrets?: Readonly<Record<string, RemoteSecret>>;
+  /** How far a request's timestamp may be from the server's clock. @defaultValue 300000 (5 min) */
+  replayWindowMs?: number;
+  /** Largest signed execute message (`413`, `RESOURCE_LIMIT` on the client). @defaultValue 1 MiB */
+  maxBodyBytes?: number;
+  /** Largest later message in either direction (gateway requests and replies, the result). @defaultValue 8 MiB */
+  maxMessageBytes?: number;
+  /** Exchanges at once; more get `503` (`RUNTIME_UNAVAILABLE`). @defaultValue 16 */
+  maxConcurrentRuns?: number;
+  /** How long the execute message may take to arrive. @defaultValue 10000 */
+  firstMessageTimeoutMs?: number;
+  /** Nonces remembered within the window; when full, new requests get `503`. @defaultValue 100000 */
+  maxReplayEntries?: number;
+  /** Per gateway call deadline on the server side; 0 = none. @defaultValue 0 */
+  gatewayRequestTimeoutMs?: number;
+  /**
+   * Pass a client's `metadata.unsafeOptIn` through to the runtime. Off by default: whether host
+   * execution is allowed is the server operator's decision (configure the backend with `optIn`).
+   * @defaultValue false
+   */
+  allowUnsafeOptIn?: boolean;
+  /** @internal Test seams. */
+  _internal?: { now?: () => number };
+}
+
+/** Counters of a {@link RemoteRuntimeHandler}. */
+export interface RemoteRuntimeHandlerStats {
+  /** Requests handled. */
+  requests: number;
+  /** Exchanges that ran a snippet (authenticated). */
+  runs: number;
+  /** Requests refused for authentication (bad signature, stale, replayed, unknown key). */
+  denied: number;
+}
+
+/** A `node:http` (and express-compatible) request handler serving the remote runtime protocol. */
+export interface RemoteRuntimeHandler {
+  (req: IncomingMessage, res: ServerResponse): void;
+  /** Exchanges in progress. */
+  readonly activeRuns: number;
+  /** A copy of the counters. */
+  readonly stats: RemoteRuntimeHandlerStats;
+  /** Refuses new requests (`503`), aborts running snippets and waits for their exchanges to end. Idempotent. */
+  close(): Promise<void>;
+}
+
+interface Resolved {
+  target: { execute(request: ExecuteRequest): Promise<ExecuteResult> };
+  secret: Buffer | undefined;
+  secrets: Map<string, Buffer> | undefined;
+  replayWindowMs: number;
+  maxBodyBytes: number;
+  maxMessageBytes: number;
+  maxConcurrentRuns: number;
+  firstMessageTimeoutMs: number;
+  gatewayRequestTimeoutMs: number;
+  allowUnsafeOptIn: boolean;
+  now: () => number;
+  replay: ReplayCache;
+}
+
+const OPTION = 'remote handler';
+
+function resolveOptions(options: RemoteRuntimeHandlerOptions): Resolved {
+  if (options === null || typeof options !== 'object') throw optionError(OPTION, 'options', 'must be an object', options);
+  const target = options.backend ?? options.runtime;
+  if ((options.backend !== undefined) === (options.runtime !== undefined) || typeof target?.execute !== 'function') {
+    throw optionError(OPTION, 'runtime', 'or backend (exactly one, with execute()) is required', typeof target);
+  }
+  if ((options.secret !== undefined) === (options.secrets !== undefined)) {
+    throw optionError(OPTION, 'secret', 'or secrets (exactly one) is required', 'secret');
+  }
+  let secrets: Map<string, Buffer> | undefined;
+  if (options.secrets !== undefined) {
+    secrets = new Map();
+    for (const [keyId, value] of Object.entries(options.secrets)) secrets.set(keyId, secretBytes(value, `secrets.${keyId}`));
+    if (secrets.size === 0) throw optionError(OPTION, 'secrets', 'must hold at least one secret', 0);
+  }
+  const replayWindowMs = positiveIntegerOption(OPTION, 'replayWindowMs', options.replayWindowMs, DEFAULT_REPLAY_WINDOW_MS);
+  const gatewayRequestTimeoutMs = options.gatewayRequestTimeoutMs ?? 0;
+  if (typeof gatewayRequestTimeoutMs !== 'number' || !Number.isInteger(gatewayRequestTimeoutMs) || gatewayRequestTimeoutMs < 0) {
+    throw optionError(OPTION, 'gatewayRequestTimeoutMs', 'must be a non-negative integer', gatewayRequestTimeoutMs);
+  }
+  return {
+    target,
+    secret: options.secret === undefined ? undefined : secretBytes(options.secret),
+    secrets,
+    replayWindowMs,
+    maxBodyBytes: positiveIntegerOption(OPTION, 'maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
+    maxMessageBytes: positiveIntegerOption(OPTION, 'maxMessageBytes', options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES),
+    maxConcurrentRuns: positiveIntegerOption(OPTION, 'maxConcurrentRuns', options.maxConcurrentRuns, DEFAULT_MAX_CONCURRENT_RUNS),
+    firstMessageTimeoutMs: positiveIntegerOption(OPTION, 'firstMessageTimeoutMs', options.firstMessageTimeoutMs, 10_000),
+    gatewayRequestTimeoutMs,
+    allowUnsafeOptIn: options.allowUnsafeOptIn === true,
+    now: options._internal?.now ?? Date.now,
+    replay: new ReplayCache(replayWindowMs, positiveIntegerOption(OPTION, 'maxReplayEntries', options.maxReplayEntries, 100_000)),
+  };
+}
+
+/** A refusal before the exchange starts: an HTTP status and a library error. */
+class Refusal extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+function deny(reason: string, message: string): Refusal {
+  return new Refusal(401, 'BACKEND_DENIED', `backend denied by policy: ${message}`, { reason });
+}
+
+function sendRefusal(res: ServerResponse, refusal: Refusal, req: IncomingMessage): void {
+  if (res.headersSent || res.destroyed) {
+    res.destroy();
+    return;
+  }
+  const body = JSON.stringify({ error: { code: refusal.code, message: refusal.message, details: refusal.details } });
+  res.writeHead(refusal.status, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+    'cache-control': 'no-store',
+    connection: 'close',
+    [REMOTE_HEADERS.protocol]: REMOTE_PROTOCOL,
+    ...refusal.headers,
+  });
+  res.end(body);
+  // discard whatever the client still sends, and drop the connection if it keeps sending
+  req.resume();
+  const timer = setTimeout(() => req.socket?.destroy(), 1000);
+  timer.unref();
+  res.once('close', () => clearTimeout(timer));
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+type FirstLine =
+  | { kind: 'line'; line: Buffer; rest: Buffer; ended: boolean }
+  | { kind: 'too_large' }
+  | { kind: 'timeout' }
+  | { kind: 'closed' };
+
+/** Reads the first line of the body (at most `maxBytes`), leaving the stream paused after it. */
+function readFirstLine(req: IncomingMessage, maxBytes: number, timeoutMs: number): Promise<FirstLine> {
+  return new Promise<FirstLine>((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (outcome: FirstLine) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onClose);
+      req.off('close', onClose);
+      resolve(outcome);
+    };
+    const onData = (chunk: Buffer) => {
+      const newline = chunk.indexOf(10);
+      const taken = newline === -1 ? chunk.length : newline;
+      if (size + taken > maxBytes) {
+        finish({ kind: 'too_large' });
+        return;
+      }
+      size += taken;
+      if (newline === -1) {
+        chunks.push(chunk);
+        return;
+      }
+      chunks.push(chunk.subarray(0, newline));
+      req.pause();
+      finish({ kind: 'line', line: Buffer.concat(chunks), rest: chunk.subarray(newline + 1), ended: false });
+    };
+    const onEnd = () => finish(size === 0 ? { kind: 'closed' } : { kind: 'line', line: Buffer.concat(chunks), rest: Buffer.alloc(0), ended: true });
+    const onClose = () => finish({ kind: 'closed' });
+    const timer = setTimeout(() => finish({ kind: 'timeout' }), timeoutMs);
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', onClose);
+    req.once('close', onClose);
+  });
+}
+
+function stripResult(err: unknown): unknown {
+  if (!ToolexecError.isInstance(err) || err.details?.result === undefined) return err;
+  const { result: _result, ...details } = err.details;
+  const copy = new ToolexecError(err.code, err.message, {
+    ...(err.cause === undefined ? {} : { cause: err.cause }),
+    ...(Object.keys(details).length === 0 ? {} : { details }),
+  });
+  copy.name = err.name;
+  return copy;
+}
+
+/** Sends a terminal message; one too large to send becomes a `failed` PROTOCOL message. */
+async function sendTerminal(connection: SignedConnection, message: WireMessage): Promise<void> {
+  try {
+    await connection.send(message);
+  } catch (err) {
+    if (!ToolexecError.isInstance(err) || err.code !== 'PROTOCOL') return;
+    const error = protocolError(`the run's ${message.type} message is too large to send (${err.message})`);
+    await connection.send({ type: 'failed', error: serializeError(error) }).catch(() => undefined);
+  }
+}
+
+function requestOf(payload: RemoteExecutePayload, allowUnsafeOptIn: boolean): Omit<ExecuteRequest, 'gateway' | 'signal'> {
+  const request: Omit<ExecuteRequest, 'gateway' | 'signal'> = { code: payload.code };
+  if (payload.language !== undefined) request.language = payload.language;
+  if (payload.timeoutMs !== undefined) request.timeoutMs = payload.timeoutMs;
+  if (payload.limits !== undefined) request.limits = payload.limits;
+  if (payload.profile !== undefined) request.profile = payload.profile as SecurityProfile;
+  if (payload.metadata !== undefined) {
+    const { unsafeOptIn, ...rest } = payload.metadata;
+    request.metadata = allowUnsafeOptIn && unsafeOptIn !== undefined ? { ...rest, unsafeOptIn } : rest;
+  }
+  return request;
+}
+
+const NONCE = /^[A-Za-z0-9_-]{8,128}$/;
+const TIMESTAMP = /^\d{1,16}$/;
+
+/**
+ * Creates the server side of the remote runtime protocol, for `http.createServer(handler)` or an
+ * express route (mount it without a body parser: it reads the body as a stream).
+ *
+ * @remarks
+ * Per request (a `POST`): the protocol header must be `toolexec-remote/1` (`400`); the timestamp,
+ * nonce and signature headers must be present and well formed, the key id known (with `secrets`),
+ * and the timestamp within `replayWindowMs` of the server's clock — otherwise `401` with code
+ * `BACKEND_DENIED` and `details.reason` (`missing_signature`, `unknown_key`, `stale_timestamp`).
+ * Then the first body line (the execute message, at most `maxBodyBytes`, else `413`
+ * `RESOURCE_LIMIT`) is read and the HMAC-SHA256 signature over method, path, timestamp, nonce, key
+ * id and the line's SHA-256 is checked in constant time (`401` `bad_signature`); a nonce already
+ * seen within the window is refused (`401` `replayed`). Only then does the server answer `200`
+ * and stream newline-delimited JSON: the snippet runs on `runtime`/`backend` with a proxy gateway
+ * whose calls go to the client as messages; the client's replies come back in the same request
+ * body. Every message after the execute message is authenticated with a session key derived from
+ * the signature (see {@link createSignedConnection}); a bad one aborts the run. The last message is
+ * `result` or `failed` (the error serialized with its code, plus the partial result). If the client
+ * closes the exchange, the run is aborted.
+ *
+ * Bounds: `maxConcurrentRuns` (`503`), `firstMessageTimeoutMs` (`408`), `maxMessageBytes` per
+ * later message, a bounded replay cache. The server's `requestTimeout` (node's default 300 s)
+ * must exceed the longest run, as the request body stays open for the whole exchange. Use HTTPS
+ * (or a private network) for confidentiality: the protocol authenticates, it does not encrypt.
+ *
+ * @throws `CONFIGURATION` for missing or invalid options.
+ */
+export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions): RemoteRuntimeHandler {
+  const resolved = resolveOptions(options);
+  const exchanges = new Set<Promise<void>>();
+  const running = new Set<AbortController>();
+  const stats: RemoteRuntimeHandlerStats = { requests: 0, runs: 0, denied: 0 };
+  let active = 0;
+  let closed = false;
+
+  async function exchange(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const protocol = header(req, REMOTE_HEADERS.protocol);
+    if (protocol !== REMOTE_PROTOCOL) {
+      throw new Refusal(400, 'PROTOCOL', `protocol error: expected ${REMOTE_HEADERS.protocol}: ${REMOTE_PROTOCOL}`, { protocol: protocol ?? null });
+    }
+    const timestamp = header(req, REMOTE_HEADERS.timestamp);
+    const nonce = header(req, REMOTE_HEADERS.nonce);
+    const signature = header(req, REMOTE_HEADERS.signature);
+    const keyId = header(req, REMOTE_HEADERS.keyId);
+    if (timestamp === undefined || !TIMESTAMP.test(timestamp) || nonce === undefined || !NONCE.test(nonce) || signature === undefined) {
+      throw deny('missing_signature', 'the request is not signed (timestamp, nonce and signature headers are required)');
+    }
+    let secret = resolved.secret;
+    if (resolved.secrets !== undefined) {
+      secret = keyId === undefined ? undefined : resolved.secrets.get(keyId);
+      if (secret === undefined) throw deny('unknown_key', 'unknown key id');
+    }
+    const now = resolved.now();
+    const timestampMs = Number(timestamp);
+    if (Math.abs(now - timestampMs) > resolved.replayWindowMs) {
+      throw deny('stale_timestamp', `the request timestamp is outside the ${resolved.replayWindowMs}ms replay window`);
+    }
+    const first = await readFirstLine(req, resolved.maxBodyBytes, resolved.firstMessageTimeoutMs);
+    if (first.kind === 'too_large') {
+      throw new Refusal(413, 'RESOURCE_LIMIT', `resource limit exceeded: the execute message is over ${resolved.maxBodyBytes} bytes`, {
+        limit: 'body',
+        maxBodyBytes: resolved.maxBodyBytes,
+      });
+    }
+    if (first.kind === 'timeout') throw new Refusal(408, 'PROTOCOL', 'protocol error: the execute message did not arrive in time');
+    if (first.kind === 'closed') {
+      res.destroy();
+      return;
+    }
+    const line = first.line.length > 0 && first.line[first.line.length - 1] === 13 ? first.line.subarray(0, -1) : first.line;
+    const path = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '/';
+    const fields = { method: req.method ?? 'POST', path, timestampMs, nonce, ...(keyId === undefined ? {} : { keyId }), body: line };
+    if (secret === undefined || !verifyRemoteSignature(secret, fields, signature)) throw deny('bad_signature', 'bad request signature');
+    const verdict = resolved.replay.remember(nonce, now);
+    if (verdict === 'replayed') throw deny('replayed', 'the request was already used (replay)');
+    if (verdict === 'full') {
+      throw new Refusal(503, 'RUNTIME_UNAVAILABLE', 'runtime unavailable: the replay cache is full', { reason: 'busy' }, { 'retry-after': '1' });
+    }
+    let payload: RemoteExecutePayload;
+    try {
+      payload = parseExecuteMessage(JSON.parse(line.toString('utf8')));
+    } catch (err) {
+      const message = ToolexecError.isInstance(err) ? err.message : 'protocol error: the execute message is not JSON';
+      throw new Refusal(400, 'PROTOCOL', message);
+    }
+
+    stats.runs += 1;
+    res.writeHead(200, {
+      'content-type': 'application/x-ndjson',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      [REMOTE_HEADERS.protocol]: REMOTE_PROTOCOL,
+    });
+    res.flushHeaders();
+    const input: Readable = first.ended ? Readable.from([]) : req;
+    if (!first.ended && first.rest.length > 0) req.unshift(first.rest);
+    const controller = new AbortController();
+    const inner = createStreamConnection(input, res, { maxMessageBytes: resolved.maxMessageBytes * 2 + 1024 });
+    if (!first.ended) req.resume();
+    const signed = createSignedConnection(inner, {
+      key: deriveSessionKey(secret, signature),
+      sendLabel: 's2c',
+      receiveLabel: 'c2s',
+      maxMessageBytes: resolved.maxMessageBytes,
+      onFailure: (error) => controller.abort(error),
+    });
+    const proxy = createProxyGateway({
+      connection: signed,
+      ...(resolved.gatewayRequestTimeoutMs > 0 ? { requestTimeoutMs: resolved.gatewayRequestTimeoutMs } : {}),
+    });
+    const onClose = () => {
+      if (!res.writableFinished) controller.abort(new ToolexecError('ABORTED', 'execution aborted: the client closed the exchange'));
+    };
+    res.once('close', onClose);
+    running.add(controller);
+    try {
+      const result = await resolved.target.execute({ ...requestOf(payload, resolved.allowUnsafeOptIn), gateway: proxy, signal: controller.signal });
+      await sendTerminal(signed, { type: 'result', result: resultPayload(result) });
+    } catch (err) {
+      const partial = partialResultOf(err);
+      await sendTerminal(signed, {
+        type: 'failed',
+        error: serializeError(stripResult(err)),
+        ...(partial === undefined ? {} : { result: resultPayload(partial) }),
+      });
+    } finally {
+      res.off('close', onClose);
+      running.delete(controller);
+      await proxy.close();
+      await signed.close();
+    }
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    stats.requests += 1;
+    if (closed) {
+      sendRefusal(res, new Refusal(503, 'RUNTIME_UNAVAILABLE', 'runtime unavailable: the remote runtime is shutting down', { reason: 'closing' }), req);
+      return;
+    }
+    if (req.method !== 'POST') {
+      sendRefusal(res, new Refusal(405, 'PROTOCOL', 'protocol error: the remote runtime accepts POST only', {}, { allow: 'POST' }), req);
+      return;
+    }
+    if (active >= resolved.maxConcurrentRuns) {
+      const refusal = new Refusal(503, 'RUNTIME_UNAVAILABLE', 'runtime unavailable: too many concurrent runs', { reason: 'busy' }, { 'retry-after': '1' });
+      sendRefusal(res, refusal, req);
+      return;
+    }
+    active += 1;
+    try {
+      await exchange(req, res);
+    } catch (err) {
+      if (err instanceof Refusal) {
+        if (err.code === 'BACKEND_DENIED') stats.denied += 1;
+        sendRefusal(res, err, req);
+      } else {
+        res.destroy();
+      }
+    } finally {
+      active -= 1;
+    }
+  }
+
+  const handler = ((req: IncomingMessage, res: ServerResponse) => {
+    const task = handle(req, res).catch(() => {
+      res.destroy();
+    });
+    exchanges.add(task);
+    void task.finally(() => exchanges.delete(task));
+  }) as RemoteRuntimeHandler;
+  Object.defineProperties(handler, {
+    activeRuns: { get: () => active },
+    stats: { get: () => ({ ...stats }) },
+    close: {
+      value: async () => {
+        closed = true;
+        for (const controller of running) controller.abort(new ToolexecError('ABORTED', 'execution aborted: the remote runtime is shutting down'));
+        while (exchanges.size > 0) await Promise.allSettled([...exchanges]);
+      },
+    },
+  });
+  return handler;
+}

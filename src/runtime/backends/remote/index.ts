@@ -1,0 +1,35 @@
+/**
+ * The `remote` runtime backend and its server side: signed, full-duplex HTTP exchanges whose
+ * gateway calls travel back to the caller.
+ */
+export {
+  DEFAULT_REMOTE_CONNECT_TIMEOUT_MS,
+  DEFAULT_REMOTE_TIMEOUT_OVERHEAD_MS,
+  RemoteBackend,
+  createRemoteBackend,
+} from './client.js';
+export type { RemoteBackendOptions } from './client.js';
+export {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_CONCURRENT_RUNS,
+  DEFAULT_REPLAY_WINDOW_MS,
+  createRemoteRuntimeHandler,
+} from './handler.js';
+export type { RemoteRuntimeHandler, RemoteRuntimeHandlerOptions, RemoteRuntimeHandlerStats } from './handler.js';
+export {
+  MIN_SECRET_BYTES,
+  REMOTE_HEADERS,
+  REMOTE_PROTOCOL,
+  canonicalRemoteRequest,
+  deriveSessionKey,
+  messageMac,
+  newNonce,
+  remoteRequestHeaders,
+  signRemoteRequest,
+  verifyRemoteSignature,
+} from './signing.js';
+export type { RemoteSecret, RemoteSignedFields } from './signing.js';
+export { createSignedConnection } from './signed-connection.js';
+export type { SignedConnection, SignedConnectionOptions } from './signed-connection.js';
+export { executeMessage, parseExecuteMessage } from './messages.js';
+export type { RemoteExecuteMessage, RemoteExecutePayload, RemoteResultPayload } from './messages.js';
