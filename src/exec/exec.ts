@@ -209,14 +209,15 @@ export class DefaultExec implements Exec {
     return this.#closing;
   }
 
-  async #runTool(id: string, args: Record<string, unknown> | undefined, options: RunOptions | undefined): Promise<Result> {
+  #runTool(id: string, args: Record<string, unknown> | undefined, options: RunOptions | undefined): Promise<Result> {
     const started = performance.now();
-    try {
-      const result = await this.#runner.run(id, args, options === undefined ? this.#defaultRunOptions : this.#callOptions(options));
-      return { value: result.structured, toolId: id, durationMs: elapsedMs(started) };
-    } catch (err) {
-      throw withDuration(err, elapsedMs(started));
-    }
+    // `.then` rather than an async frame: one promise less on the hot path.
+    return this.#runner.run(id, args, options === undefined ? this.#defaultRunOptions : this.#callOptions(options)).then(
+      (result) => ({ value: result.structured, toolId: id, durationMs: elapsedMs(started) }),
+      (err: unknown) => {
+        throw withDuration(err, elapsedMs(started));
+      },
+    );
   }
 
   async *#stream(id: string, args: Record<string, unknown> | undefined, options: RunOptions | undefined): AsyncGenerator<StreamEvent, void, undefined> {

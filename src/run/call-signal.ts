@@ -6,6 +6,12 @@ const MAX_TIMER_MS = 2_147_483_647;
  * deadline passes (a `TimeoutError` DOMException).
  *
  * @remarks
+ * Lazy: no AbortController, listener or timer exists until someone needs the signal (a handler
+ * reading `ctx.signal`, an executor, or the runner waiting on async work). A call that finishes
+ * synchronously therefore costs nothing for its deadline — creating an AbortSignal costs
+ * microseconds on Node 20, the whole call less. The deadline clock starts when the signal is first
+ * needed, which for synchronous work is the moment the call first waits.
+ *
  * Unlike `AbortSignal.any`/`AbortSignal.timeout`, everything it attaches (the listener on the
  * caller's signal, the timer) is removed by {@link CallSignal.dispose}, which the runner calls in
  * `finally` once the call settles. The signal itself stays valid (and keeps its state) after
@@ -14,40 +20,31 @@ const MAX_TIMER_MS = 2_147_483_647;
  * @internal
  */
 export class CallSignal {
-  readonly #controller = new AbortController();
   readonly #parent: AbortSignal | undefined;
+  readonly #timeoutMs: number | undefined;
+  #controller: AbortController | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #onParentAbort: (() => void) | undefined;
   #timedOut = false;
+  #disposed = false;
 
   constructor(parent: AbortSignal | undefined, timeoutMs: number | undefined) {
     this.#parent = parent;
-    if (parent !== undefined) {
-      if (parent.aborted) {
-        this.#controller.abort(parent.reason);
-        return;
-      }
-      this.#onParentAbort = () => this.#controller.abort(parent.reason);
-      parent.addEventListener('abort', this.#onParentAbort, { once: true });
-    }
-    if (timeoutMs !== undefined && timeoutMs <= MAX_TIMER_MS) {
-      if (timeoutMs <= 0) {
-        this.#timedOut = true;
-        this.#controller.abort(timeoutReason(timeoutMs));
-        this.#detachParent();
-      } else {
-        this.#timer = setTimeout(() => {
-          this.#timer = undefined;
-          this.#timedOut = !this.#controller.signal.aborted;
-          this.#controller.abort(timeoutReason(timeoutMs));
-        }, timeoutMs);
-      }
-    }
+    this.#timeoutMs = timeoutMs !== undefined && timeoutMs <= MAX_TIMER_MS ? timeoutMs : undefined;
+    // An already-passed deadline is decided now, like an expired Go context.
+    if (this.#timeoutMs !== undefined && this.#timeoutMs <= 0) this.#materialize();
   }
 
-  /** The signal handed to handlers and executors. */
+  /** True once the caller aborted or the deadline passed; never allocates. */
+  get aborted(): boolean {
+    const controller = this.#controller;
+    if (controller !== undefined) return controller.signal.aborted;
+    return this.#parent !== undefined && this.#parent.aborted;
+  }
+
+  /** The signal handed to handlers and executors (created, and the deadline armed, on first use). */
   get signal(): AbortSignal {
-    return this.#controller.signal;
+    return (this.#controller ?? this.#materialize()).signal;
   }
 
   /** True when this call's own deadline (`timeoutMs`) aborted it, not the caller. */
@@ -57,16 +54,47 @@ export class CallSignal {
 
   /** Aborts the call's signal (telling the work in flight to stop); the caller's signal is untouched. */
   abort(reason?: unknown): void {
-    this.#controller.abort(reason);
+    (this.#controller ?? this.#materialize()).abort(reason);
   }
 
   /** Removes the listener on the caller's signal and clears the timer. Idempotent. */
   dispose(): void {
+    this.#disposed = true;
     if (this.#timer !== undefined) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
     }
     this.#detachParent();
+  }
+
+  #materialize(): AbortController {
+    const controller = new AbortController();
+    this.#controller = controller;
+    const parent = this.#parent;
+    if (parent !== undefined && parent.aborted) {
+      controller.abort(parent.reason);
+      return controller;
+    }
+    const timeoutMs = this.#timeoutMs;
+    if (timeoutMs !== undefined && timeoutMs <= 0) {
+      this.#timedOut = true;
+      controller.abort(timeoutReason(timeoutMs));
+      return controller;
+    }
+    // After dispose nothing may stay attached; the signal just keeps its (unaborted) state.
+    if (this.#disposed) return controller;
+    if (parent !== undefined) {
+      this.#onParentAbort = () => controller.abort(parent.reason);
+      parent.addEventListener('abort', this.#onParentAbort, { once: true });
+    }
+    if (timeoutMs !== undefined) {
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        this.#timedOut = !controller.signal.aborted;
+        controller.abort(timeoutReason(timeoutMs));
+      }, timeoutMs);
+    }
+    return controller;
   }
 
   #detachParent(): void {

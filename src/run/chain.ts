@@ -45,7 +45,7 @@ export async function runChain(pipeline: Pipeline, steps: readonly ChainStep[], 
     for (let i = 0; i < total; i++) {
       const step = steps[i] as ChainStep | undefined;
       const toolId = typeof step?.toolId === 'string' ? step.toolId : '';
-      if (scope !== undefined && scope.signal.aborted) {
+      if (scope !== undefined && scope.aborted) {
         throw new ChainError(abortToolError(toolId, 'resolve', undefined, scope.signal.reason), results, i);
       }
       const args: Record<string, unknown> = step?.args === undefined || step.args === null ? {} : { ...step.args };

@@ -114,7 +114,7 @@ export class Pipeline {
   }
 
   #checkStart(toolId: string, scope: CallSignal | undefined): void {
-    if (scope !== undefined && scope.signal.aborted) {
+    if (scope !== undefined && scope.aborted) {
       throw abortToolError(typeof toolId === 'string' ? toolId : String(toolId), 'resolve', undefined, scope.signal.reason);
     }
     if (typeof toolId !== 'string' || toolId === '') {
@@ -282,7 +282,7 @@ export class Pipeline {
     const tool = resolved.tool;
     if (this.#validateInput) this.#checkInput(toolId, tool, backend, args);
     // An abort during an async resolution (or from inside the validator) stops the call before dispatch.
-    if (scope !== undefined && scope.signal.aborted) throw abortToolError(toolId, 'execute', backend, scope.signal.reason);
+    if (scope !== undefined && scope.aborted) throw abortToolError(toolId, 'execute', backend, scope.signal.reason);
     switch (backend.kind) {
       case 'local':
         return this.#runLocal(toolId, tool, backend, args, scope, progress);
@@ -564,7 +564,7 @@ function configError(op: ToolErrorOp, toolId: string, backend: ToolBackend, mess
 
 /** A failed dispatch: ABORTED/TIMEOUT when the call's signal fired, else EXECUTION with the original error as cause. */
 export function executeFailure(toolId: string, backend: ToolBackend, err: unknown, scope: CallSignal | undefined): ToolError {
-  if (scope !== undefined && scope.signal.aborted) return abortToolError(toolId, 'execute', backend, scope.signal.reason);
+  if (scope !== undefined && scope.aborted) return abortToolError(toolId, 'execute', backend, scope.signal.reason);
   return new ToolError({
     code: 'EXECUTION',
     op: 'execute',

@@ -42,14 +42,14 @@ export async function* streamEvents(
   let finished = false;
   try {
     const { tool, backend } = await pipeline.prepare(toolId, args, scope);
-    if (scope.signal.aborted) throw abortToolError(toolId, 'stream', backend, scope.signal.reason);
+    if (scope.aborted) throw abortToolError(toolId, 'stream', backend, scope.signal.reason);
     source = openSource(pipeline, toolId, tool, backend, args, scope);
     for (;;) {
       let step: IteratorResult<StreamEvent> | typeof ABORTED;
       try {
         step = await raceSignal(source.next(), scope.signal);
       } catch (err) {
-        if (!scope.signal.aborted) throw streamFailure(toolId, backend, err);
+        if (!scope.aborted) throw streamFailure(toolId, backend, err);
         step = ABORTED;
       }
       if (step === ABORTED) {
@@ -67,7 +67,7 @@ export async function* streamEvents(
     }
   } finally {
     if (!finished) {
-      if (!scope.signal.aborted) scope.abort(new DOMException('the stream was closed before it ended', 'AbortError'));
+      if (!scope.aborted) scope.abort(new DOMException('the stream was closed before it ended', 'AbortError'));
       closeIterator(source);
     }
     scope.dispose();
