@@ -1,1 +1,34 @@
-export {};
+/**
+ * Test support for users' own tests and for every implementation in this repo: vitest contract
+ * suites (runtime backends, gateways, hostile code) and test doubles for the interfaces a user
+ * injects (MCP and provider executors, sandbox clients).
+ *
+ * @remarks The suites import `vitest` (an optional peer dependency): install it to use them.
+ * The doubles have no test-framework dependency.
+ *
+ * @module toolexec/testing
+ */
+export { runtimeBackendContract } from './runtime-contract.js';
+export type { RuntimeBackendContractOptions } from './runtime-contract.js';
+export { createContractFixture, gatewayContract } from './gateway-contract.js';
+export type { ClosableGateway, ContractFixture } from './gateway-contract.js';
+export { HOSTILE_CASES, hostileCodeSuite } from './hostile-code.js';
+export type { HostileCase, HostileCodeSuiteOptions, HostileOutcome } from './hostile-code.js';
+export { createFakeMcpExecutor, createFakeProviderExecutor } from './executor-doubles.js';
+export type {
+  FakeMcpExecutor,
+  FakeMcpTool,
+  FakeProviderExecutor,
+  FakeProviderTool,
+  FakeToolContext,
+  RecordedCall,
+} from './executor-doubles.js';
+export { createLocalProcessClient, createProxmoxApiDouble, createRecordingClient } from './runtime-clients.js';
+export type {
+  LocalProcessClient,
+  LocalProcessClientOptions,
+  ProxmoxApiDouble,
+  ProxmoxApiDoubleOptions,
+  RecordingClient,
+  RecordingClientOptions,
+} from './runtime-clients.js';
