@@ -4,8 +4,9 @@
  * the guest's death into one outcome. Backends own only the process (spawn, kill, cleanup).
  */
 import type { Readable, Writable } from 'node:stream';
-import { ToolexecError, truncateUtf8, type ErrorCode } from '../../model/index.js';
+import { ToolexecError, truncateUtf8 } from '../../model/index.js';
 import { abortError } from '../errors.js';
+import { failureFromReport, type RunFailure } from '../failure.js';
 import { createStreamConnection, DEFAULT_MAX_MESSAGE_BYTES } from '../gateway/stream-connection.js';
 import { serveGateway } from '../gateway/server.js';
 import type { WireMessage } from '../gateway/wire.js';
@@ -47,12 +48,7 @@ export interface GuestSessionOptions {
 }
 
 /** A failure, ready for `runtimeError(code, message, { cause, details, result })`. */
-export interface GuestFailure {
-  code: ErrorCode;
-  message: string;
-  cause?: unknown;
-  details?: Record<string, unknown>;
-}
+export type GuestFailure = RunFailure;
 
 /** What one run produced. */
 export interface GuestSessionOutcome {
@@ -101,50 +97,11 @@ class OutputCapture {
   }
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-function positive(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
-}
-
 function snippetStack(stack: unknown): string | undefined {
   if (typeof stack !== 'string' || stack === '') return undefined;
   const lines = stack.split('\n');
   const kept = lines.filter((line, i) => i === 0 || line.includes('toolexec-snippet.js'));
   return kept.join('\n').replaceAll('toolexec-snippet.js', 'snippet');
-}
-
-/** Maps the guest's `failed` report to a failure. */
-function failureFromReport(report: unknown, gatewayErrors: ReadonlyMap<string, unknown>, maxOutputBytes: number): GuestFailure {
-  const r = isObject(report) ? report : {};
-  const line = positive(r.line);
-  const column = positive(r.column);
-  const where: Record<string, unknown> = line === undefined ? {} : { line, ...(column === undefined ? {} : { column }) };
-  const original = typeof r.requestId === 'string' ? gatewayErrors.get(r.requestId) : undefined;
-  if (original !== undefined && ToolexecError.isInstance(original)) {
-    return { code: original.code, message: original.message, cause: original, details: { ...original.details, ...where } };
-  }
-  const name = typeof r.name === 'string' && r.name !== '' ? r.name : 'Error';
-  const text = typeof r.message === 'string' ? r.message : 'the snippet failed';
-  if (r.limit === 'stack') {
-    return { code: 'RESOURCE_LIMIT', message: `resource limit exceeded: stack (${text})`, details: { limit: 'stack', ...where } };
-  }
-  if (r.limit === 'output') {
-    return { code: 'RESOURCE_LIMIT', message: `resource limit exceeded: output (${text})`, details: { limit: 'output', maxOutputBytes } };
-  }
-  const location = line === undefined ? '' : ` (line ${line}, col ${column ?? 0})`;
-  const details: Record<string, unknown> = { ...where, name };
-  const stack = snippetStack(r.stack);
-  if (stack !== undefined) details.stack = stack;
-  if (r.phase === 'compile') details.phase = 'compile';
-  return {
-    code: 'CODE_EXECUTION',
-    message: `${name === 'Error' ? '' : `${name}: `}${text}${location}`,
-    ...(original === undefined ? {} : { cause: original }),
-    details,
-  };
 }
 
 /** Maps a guest that ended without a report. */
@@ -308,7 +265,12 @@ export async function runGuestSession(options: GuestSessionOptions): Promise<Gue
       if (settlement.hasValue) outcome.value = settlement.value;
       break;
     case 'failed':
-      outcome.failure = failureFromReport(settlement.report, gatewayErrors, options.maxOutputBytes);
+      outcome.failure = failureFromReport(settlement.report, {
+        gatewayErrors,
+        timeoutMs: options.timeoutMs,
+        maxOutputBytes: options.maxOutputBytes,
+        formatStack: snippetStack,
+      });
       break;
     case 'output':
       outcome.failure = {

@@ -9,7 +9,7 @@ import { abortError } from '../../errors.js';
 import { serveGateway, type GatewayServer } from '../../gateway/server.js';
 import type { WireMessage } from '../../gateway/wire.js';
 import type { ToolGateway } from '../../types.js';
-import { failureFromReport, memoryFailure, outputFailure, timeoutFailure, type RunFailure } from './failure.js';
+import { failureFromReport, memoryFailure, outputFailure, timeoutFailure, type RunFailure } from '../../failure.js';
 import { createJsonPortConnection } from './json-port-connection.js';
 import type { PoolWorker, WorkerDeath, WorkerPool } from './pool.js';
 

@@ -1,8 +1,8 @@
 /**
- * Turns what the wasm worker reports about a failed run into the library's failure: the same codes,
- * messages and details as the node guest's (so every backend fails alike).
+ * Turns what a guest (the node guest, the wasm worker) reports about a failed run into the
+ * library's failure, so that every backend fails with the same codes, messages and details.
  */
-import { ToolexecError, type ErrorCode } from '../../../model/index.js';
+import { ToolexecError, type ErrorCode } from '../model/index.js';
 
 /** A failure, ready for `runtimeError(code, message, { cause, details, result })`. */
 export interface RunFailure {
@@ -18,7 +18,10 @@ export interface FailureContext {
   gatewayErrors: ReadonlyMap<string, unknown>;
   timeoutMs: number;
   maxOutputBytes: number;
-  memoryBytes: number;
+  /** The memory cap, when the backend applies one. */
+  memoryBytes?: number;
+  /** Rewrites the reported stack for the user (e.g. keeps only the snippet's frames). */
+  formatStack?: (stack: string) => string | undefined;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -48,8 +51,8 @@ export function outputFailure(maxOutputBytes: number): RunFailure {
 }
 
 /** The RESOURCE_LIMIT failure of a run that needed more than `memoryBytes`. */
-export function memoryFailure(memoryBytes: number, text?: string, extra: Record<string, unknown> = {}): RunFailure {
-  const why = text === undefined ? `more than ${memoryBytes} bytes` : text;
+export function memoryFailure(memoryBytes: number | undefined, text?: string, extra: Record<string, unknown> = {}): RunFailure {
+  const why = text === undefined ? `more than ${memoryBytes ?? '?'} bytes` : text;
   return {
     code: 'RESOURCE_LIMIT',
     message: `resource limit exceeded: memory (${why})`,
@@ -87,11 +90,15 @@ export function failureFromReport(report: unknown, context: FailureContext): Run
     };
   }
   if (r.limit === 'memory') {
-    return memoryFailure(context.memoryBytes, `the snippet needed more than ${context.memoryBytes} bytes: ${text}`, { ...where, ...extra });
+    const cap = context.memoryBytes === undefined ? 'its memory cap' : `${context.memoryBytes} bytes`;
+    return memoryFailure(context.memoryBytes, `the snippet needed more than ${cap}: ${text}`, { ...where, ...extra });
   }
   const location = line === undefined ? '' : ` (line ${line}, col ${column ?? 0})`;
   const details: Record<string, unknown> = { ...where, name, ...extra };
-  if (typeof r.stack === 'string' && r.stack !== '') details.stack = r.stack;
+  if (typeof r.stack === 'string' && r.stack !== '') {
+    const stack = context.formatStack === undefined ? r.stack : context.formatStack(r.stack);
+    if (stack !== undefined) details.stack = stack;
+  }
   if (r.phase === 'compile') details.phase = 'compile';
   return {
     code: 'CODE_EXECUTION',
