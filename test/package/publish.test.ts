@@ -22,8 +22,13 @@ describe('published shape', () => {
     expect(result.code, result.out).toBe(0);
   }, 120_000);
 
-  it('@arethetypeswrong/cli is clean on the packed tarball', () => {
-    const result = run('attw', ['--pack', '.', '--profile', 'node16', '--format', 'ascii']);
+  it('@arethetypeswrong/cli is clean on the packed tarball (ESM and CJS entry points)', () => {
+    const result = run('attw', ['--pack', '.', '--profile', 'node16', '--format', 'ascii', '--exclude-entrypoints', './testing']);
+    expect(result.code, result.out).toBe(0);
+  }, 120_000);
+
+  it('@arethetypeswrong/cli is clean on the ESM-only testing entry point', () => {
+    const result = run('attw', ['--pack', '.', '--profile', 'esm-only', '--format', 'ascii', '--entrypoints', './testing']);
     expect(result.code, result.out).toBe(0);
   }, 120_000);
 });
