@@ -229,7 +229,12 @@ export class JsonSchemaValidator implements SchemaValidator {
     throw this.#failure(compiled, data, 'OUTPUT_VALIDATION', { tool: toolName(tool), slot: 'outputSchema' });
   }
 
-  /** {@inheritDoc SchemaValidator.validate} An `undefined` instance counts as `null`. */
+  /**
+   * Validates any instance against any schema (object, boolean, or JSON text); an `undefined`
+   * instance counts as `null`.
+   *
+   * @throws `VALIDATION` with `details.violations`, or `INVALID_SCHEMA`.
+   */
   validate(schema: unknown, instance: unknown): void {
     const compiled =
       (typeof schema === 'object' && schema !== null ? this.#byIdentity.get(schema) : undefined) ??

@@ -89,8 +89,9 @@ function killGroup(child: ChildProcess): void {
  * processes the snippet started die too.
  *
  * `limits.memoryBytes` becomes `--max-old-space-size`: a cap on the V8 heap only (not buffers,
- * WASM memory or child processes); `limitsEnforced.memory` is `true` only then. CPU, pids and
- * disk limits are not enforced here (`false`).
+ * WASM memory or child processes), so `limitsEnforced.memory` stays `false` — a Buffer loop is not
+ * stopped by it — and `backend.details.heapLimitBytes` records the heap cap. CPU, pids and disk
+ * limits are not enforced here either (`false`); use a container backend for real memory caps.
  *
  * Requires `metadata.unsafeOptIn === true` (the boolean) on each request, or `optIn: true` on the
  * backend; otherwise `BACKEND_DENIED`.
@@ -147,13 +148,11 @@ export class UnsafeHostBackend implements RuntimeBackend {
     const memoryBytes = request.limits?.memoryBytes;
     const timeoutMs = effectiveTimeoutMs(request, this.#options.defaultTimeoutMs);
     const maxOutputBytes = effectiveMaxOutputBytes(request, this.#options.defaultMaxOutputBytes);
-    Object.assign(limitsEnforced, {
-      timeout: true,
-      toolCalls: true,
-      chainSteps: true,
-      memory: memoryBytes !== undefined && memoryBytes > 0,
-    });
-    backend.details = { mode: 'subprocess', timeoutMs, maxOutputBytes, ...(limitsEnforced.memory ? { heapLimitBytes: memoryBytes } : {}) };
+    // A heap cap is not a memory cap (Buffers, WASM memory and child processes escape it), so
+    // `memory` stays false; the heap cap is reported in the details instead.
+    const heapCapped = memoryBytes !== undefined && memoryBytes > 0;
+    Object.assign(limitsEnforced, { timeout: true, toolCalls: true, chainSteps: true });
+    backend.details = { mode: 'subprocess', timeoutMs, maxOutputBytes, ...(heapCapped ? { heapLimitBytes: memoryBytes } : {}) };
 
     let workDir: string | undefined;
     let child: ChildProcess | undefined;
@@ -162,7 +161,7 @@ export class UnsafeHostBackend implements RuntimeBackend {
       const args = nodeGuestArgs({
         mode: 'file',
         nodeFlags: this.#options.nodeFlags,
-        ...(limitsEnforced.memory ? { memoryBytes } : {}),
+        ...(heapCapped ? { memoryBytes } : {}),
       });
       const spawned = spawn(this.#options.nodePath, args, {
         cwd: workDir,
