@@ -14,10 +14,9 @@
 
 'use strict';
 
-/* eslint-disable @typescript-eslint/no-require-imports -- CommonJS on purpose (faster startup) */
 const { writeSync } = require('node:fs');
+const { Writable } = require('node:stream');
 const vm = require('node:vm');
-/* eslint-enable @typescript-eslint/no-require-imports */
 
 const FILENAME = 'toolexec-snippet.js';
 const CHUNK_CHARS = 64 * 1024;
@@ -69,37 +68,20 @@ function format(args) {
   return `${args.map(formatValue).join(' ')}\n`;
 }
 
+// A real Writable (so code that pipes into process.stdout, e.g. `new Worker()`, works) whose
+// writes go straight, synchronously, into the protocol as output messages.
 function captureStream(stream, fd) {
-  return {
-    fd,
-    isTTY: false,
-    writable: true,
+  const capture = new Writable({
+    decodeStrings: false,
     write(chunk, encoding, callback) {
-      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString(typeof encoding === 'string' ? encoding : 'utf8');
+      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString(encoding === 'buffer' ? 'utf8' : encoding);
       emit(stream, text);
-      const done = typeof encoding === 'function' ? encoding : callback;
-      if (typeof done === 'function') queueMicrotask(done);
-      return true;
+      callback();
     },
-    end(chunk) {
-      if (chunk !== undefined && chunk !== null) this.write(chunk);
-    },
-    on() {
-      return this;
-    },
-    once() {
-      return this;
-    },
-    off() {
-      return this;
-    },
-    removeListener() {
-      return this;
-    },
-    emit() {
-      return false;
-    },
-  };
+  });
+  capture.fd = fd;
+  capture.isTTY = false;
+  return capture;
 }
 
 const stdoutCapture = captureStream('stdout', 1);
