@@ -201,6 +201,23 @@ describe('unsafe_host backend', () => {
     expect(error.code).toBe('RESOURCE_LIMIT');
   });
 
+  it('lets a snippet pipe into process.stdout (a Worker inherits it)', async () => {
+    const result = await backend.execute(
+      request(
+        [
+          "const { Worker } = await import('node:worker_threads');",
+          'const worker = new Worker("require(\'node:worker_threads\').parentPort.postMessage(6 * 7)", { eval: true });',
+          "const value = await new Promise((resolve) => worker.on('message', resolve));",
+          'await worker.terminate();',
+          "process.stdout.write('raw write\\n');",
+          'return value;',
+        ].join('\n'),
+      ),
+    );
+    expect(result.value).toBe(42);
+    expect(result.stdout).toBe('raw write\n');
+  });
+
   it('caps the V8 heap with limits.memoryBytes', async () => {
     const flags = await backend.execute(request('return process.execArgv', { limits: { memoryBytes: 64 * 1024 * 1024 } }));
     expect(flags.value).toContain('--max-old-space-size=64');
