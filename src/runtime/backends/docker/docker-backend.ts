@@ -1,0 +1,522 @@
+/**
+ * The `docker` backend: every snippet runs in a fresh, hardened container of a Docker engine (one
+ * container per run, removed afterwards), with the node guest speaking the gateway protocol over
+ * the container's attached stdio. The `gvisor` backend is the same with the `runsc` runtime.
+ */
+import { randomBytes } from 'node:crypto';
+import type Dockerode from 'dockerode';
+import { ToolexecError } from '../../../model/index.js';
+import { abortError, elapsedMs, limitsEnforcedNone, runtimeError, withPartialResult } from '../../errors.js';
+import { createTracingGateway, type TracingGateway } from '../../gateway/tracing.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../../gateway/stream-connection.js';
+import { nodeGuestSource } from '../../guest/node-guest.js';
+import { runGuestSession, type GuestFailure } from '../../guest/session.js';
+import { effectiveMaxOutputBytes, effectiveTimeoutMs, validateRequest } from '../../request.js';
+import { prepareSnippet } from '../../snippet.js';
+import type {
+  BackendInfo,
+  BackendReadiness,
+  ExecuteRequest,
+  ExecuteResult,
+  LimitsEnforced,
+  RuntimeBackend,
+  RuntimeBackendKind,
+} from '../../types.js';
+import { connectDocker, describeEngine, dockerMessage, engineUnavailable, pingEngine, type DockerConnectionOptions } from './docker-client.js';
+import {
+  containerCreateOptions,
+  containerHeapBytes,
+  resolveContainerLimits,
+  resolveDefaultLimits,
+  sameLimits,
+  type DockerContainerLimits,
+  type ResolvedContainerLimits,
+} from './container-spec.js';
+import { startSandboxContainer, type SandboxContainer } from './sandbox-container.js';
+import { DEFAULT_SANDBOX_IMAGE, SANDBOX_NODE_PATH } from './sandbox-image.js';
+import { MAX_WARM_POOL_SIZE, WarmPool, type WarmPoolStats } from './warm-pool.js';
+
+/** Options of the warm pool (beta). */
+export interface DockerPoolOptions {
+  /** Idle containers kept started (1..16). @defaultValue 2 */
+  size?: number;
+}
+
+/** Options of {@link createDockerBackend}. */
+export interface DockerBackendOptions extends DockerConnectionOptions {
+  /** The image: anything with a Linux `node` at `nodePath`. @defaultValue {@link DEFAULT_SANDBOX_IMAGE} */
+  image?: string;
+  /** The node binary inside the image. @defaultValue '/usr/local/bin/node' */
+  nodePath?: string;
+  /**
+   * The OCI runtime (`HostConfig.Runtime`), e.g. `runsc`. It must be registered with the engine.
+   * @defaultValue the engine's default (runc)
+   */
+  runtime?: string;
+  /**
+   * Container limits when a request sets none (a request's `limits` field > 0 wins). 0 here means
+   * "no cap" for that resource (and `limitsEnforced` says so).
+   * @defaultValue {@link DEFAULT_DOCKER_LIMITS}: 256 MiB, 64 tasks, one CPU, 16 MiB of `/tmp`
+   */
+  limits?: DockerContainerLimits;
+  /** Wall-clock limit of a snippet when the request has none. @defaultValue 30000 */
+  defaultTimeoutMs?: number;
+  /** stdout + stderr cap when the request's limits have none. @defaultValue 1 MiB */
+  defaultMaxOutputBytes?: number;
+  /** Largest protocol message. @defaultValue 8 MiB */
+  maxMessageBytes?: number;
+  /** Extra environment for the guest (nothing of the host's environment is passed). */
+  env?: Record<string, string>;
+  /** Extra node flags. */
+  nodeFlags?: readonly string[];
+  /**
+   * Keep started containers ready (beta; readiness reports `beta`). Each container still serves
+   * exactly one run, so no state is shared between runs. Used only by requests whose container
+   * limits equal the backend's defaults. `true` = `{ size: 2 }`.
+   */
+  pool?: boolean | DockerPoolOptions;
+  /** Longest time the engine may take to create and start a container. @defaultValue 30000 */
+  startTimeoutMs?: number;
+  /** Longest time the engine may take to answer the first ping. @defaultValue 10000 */
+  pingTimeoutMs?: number;
+}
+
+interface ResolvedOptions {
+  connection: DockerConnectionOptions;
+  image: string;
+  nodePath: string;
+  runtime: string | undefined;
+  limits: ResolvedContainerLimits;
+  defaultTimeoutMs: number;
+  defaultMaxOutputBytes: number;
+  maxMessageBytes: number;
+  env: string[];
+  nodeFlags: readonly string[];
+  poolSize: number;
+  startTimeoutMs: number;
+  pingTimeoutMs: number;
+}
+
+function positiveOption(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new ToolexecError('INVALID_ARGUMENT', `invalid docker backend option: ${name} must be a positive number`, { details: { field: name, value } });
+  }
+  return value;
+}
+
+function resolveOptions(options: DockerBackendOptions, runtime: string | undefined): ResolvedOptions {
+  const pool = options.pool === true ? {} : options.pool === false || options.pool === undefined ? undefined : options.pool;
+  const poolSize = pool === undefined ? 0 : Math.min(MAX_WARM_POOL_SIZE, Math.floor(positiveOption('pool.size', pool.size, 2)));
+  return {
+    connection: {
+      ...(options.docker === undefined ? {} : { docker: options.docker }),
+      ...(options.dockerOptions === undefined ? {} : { dockerOptions: options.dockerOptions }),
+    },
+    image: options.image ?? DEFAULT_SANDBOX_IMAGE,
+    nodePath: options.nodePath ?? SANDBOX_NODE_PATH,
+    runtime,
+    limits: resolveDefaultLimits(options.limits),
+    defaultTimeoutMs: positiveOption('defaultTimeoutMs', options.defaultTimeoutMs, 30_000),
+    defaultMaxOutputBytes: positiveOption('defaultMaxOutputBytes', options.defaultMaxOutputBytes, 1024 * 1024),
+    maxMessageBytes: positiveOption('maxMessageBytes', options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES),
+    env: Object.entries(options.env ?? {}).map(([key, value]) => `${key}=${value}`),
+    nodeFlags: [...(options.nodeFlags ?? [])],
+    poolSize,
+    startTimeoutMs: positiveOption('startTimeoutMs', options.startTimeoutMs, 30_000),
+    pingTimeoutMs: positiveOption('pingTimeoutMs', options.pingTimeoutMs, 10_000),
+  };
+}
+
+/** What the backend learned about the engine on first use. */
+interface Engine {
+  docker: Dockerode;
+  /** CPUs of the engine's host. */
+  cpus?: number;
+  description: string;
+}
+
+/** Abort reasons of the backend itself (start deadline, close), as opposed to the caller's. */
+const OWN_REASONS = new WeakSet<object>();
+
+function ownReason(error: ToolexecError): ToolexecError {
+  OWN_REASONS.add(error);
+  return error;
+}
+
+/** A signal that aborts with any of `signals`, or after `ms` (with a RUNTIME_UNAVAILABLE reason). */
+function startDeadline(signals: readonly (AbortSignal | undefined)[], ms: number, what: string): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const listeners: [AbortSignal, () => void][] = [];
+  for (const signal of signals) {
+    if (signal === undefined) continue;
+    const onAbort = () => controller.abort(signal.reason);
+    if (signal.aborted) onAbort();
+    else {
+      signal.addEventListener('abort', onAbort, { once: true });
+      listeners.push([signal, onAbort]);
+    }
+  }
+  const timer = setTimeout(
+    () => controller.abort(ownReason(new ToolexecError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${what} did not start a container within ${ms}ms`))),
+    ms,
+  );
+  return {
+    signal: controller.signal,
+    dispose() {
+      clearTimeout(timer);
+      for (const [signal, onAbort] of listeners) signal.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
+/**
+ * The shared implementation of the `docker` and `gvisor` backends.
+ *
+ * @remarks
+ * Per run: one container from the configured image, created with the hardening of
+ * {@link containerCreateOptions} (uid 65534, no network, read-only root, no capabilities,
+ * no-new-privileges, private IPC without `/dev/shm`, a 65534-owned `/tmp` tmpfs, no engine logs)
+ * and the run's limits; attached (stdin + output over one hijacked connection) before it is
+ * started; then the node guest receives its program and the snippet on stdin and speaks the
+ * gateway protocol there ({@link runGuestSession}). The container is removed (`force`) after
+ * every run: success, failure, timeout, abort or engine error.
+ *
+ * Limits: `memoryBytes` → `Memory` = `MemorySwap` and node's heap at three quarters of it (an OOM
+ * kill is `RESOURCE_LIMIT` with `limit: 'memory'`); `pidsMax` → `PidsLimit`; `cpuQuotaMs` → CPU
+ * time per second (`NanoCpus`: 1000 = one CPU); `diskBytes` → the size of `/tmp`, the only
+ * writable place; `maxOutputBytes` → the capture cap. A request's limit (> 0) wins over the
+ * backend default; `limitsEnforced` reports what the container really got.
+ *
+ * `timeoutMs` counts from the moment the container is running (creating and starting it is
+ * bounded separately by `startTimeoutMs`); `request.signal` cancels at any point.
+ */
+export abstract class ContainerSandboxBackend implements RuntimeBackend {
+  abstract readonly kind: RuntimeBackendKind;
+  readonly readiness: BackendReadiness;
+  /** The label value of this backend's containers (`toolexec.sandbox=<id>`). */
+  readonly id: string;
+  readonly #options: ResolvedOptions;
+  readonly #pool: WarmPool | undefined;
+  readonly #active = new Set<SandboxContainer>();
+  readonly #cleanups = new Set<Promise<void>>();
+  readonly #starts = new Set<Promise<unknown>>();
+  readonly #closing = new AbortController();
+  #engine: Promise<Engine> | undefined;
+  #closed = false;
+  #runs = 0;
+
+  protected constructor(options: DockerBackendOptions, runtime: string | undefined, readiness: BackendReadiness) {
+    this.#options = resolveOptions(options, runtime);
+    this.id = randomBytes(6).toString('hex');
+    this.readiness = this.#options.poolSize > 0 ? 'beta' : readiness;
+    this.#pool =
+      this.#options.poolSize > 0
+        ? new WarmPool(this.#options.poolSize, () => this.#startPooled(), (cleanup) => this.#track(cleanup))
+        : undefined;
+  }
+
+  /** The image this backend runs. */
+  get image(): string {
+    return this.#options.image;
+  }
+
+  /** The default container limits (0 = no cap). */
+  get defaultLimits(): Readonly<ResolvedContainerLimits> {
+    return { ...this.#options.limits };
+  }
+
+  /** The warm pool's counters, when the pool is on. */
+  poolStats(): WarmPoolStats | undefined {
+    return this.#pool?.stats();
+  }
+
+  /**
+   * Checks the engine (ping, runtime registered) and, with a pool, fills it.
+   * @throws `RUNTIME_UNAVAILABLE` with the reason.
+   */
+  async warmUp(): Promise<void> {
+    await this.#connect();
+    if (this.#pool !== undefined) {
+      await this.#pool.fill();
+      const error = this.#pool.stats().lastError;
+      if (error !== undefined) throw ToolexecError.isInstance(error) ? error : engineUnavailable('cannot start a pool container', error);
+    }
+  }
+
+  #track(cleanup: Promise<void>): void {
+    const tracked = cleanup.catch(() => undefined).finally(() => this.#cleanups.delete(tracked));
+    this.#cleanups.add(tracked);
+  }
+
+  #connect(): Promise<Engine> {
+    this.#engine ??= this.#probeEngine().catch((err: unknown) => {
+      this.#engine = undefined;
+      throw err;
+    });
+    return this.#engine;
+  }
+
+  async #probeEngine(): Promise<Engine> {
+    const docker = await connectDocker(this.#options.connection);
+    const description = describeEngine(docker);
+    await pingEngine(docker, this.#options.pingTimeoutMs);
+    let info: { NCPU?: unknown; Runtimes?: Record<string, unknown> };
+    try {
+      info = (await docker.info()) as typeof info;
+    } catch (err) {
+      throw engineUnavailable(`${description} does not answer`, err, { engine: description });
+    }
+    const runtime = this.#options.runtime;
+    if (runtime !== undefined && (info.Runtimes === undefined || !Object.hasOwn(info.Runtimes, runtime))) {
+      const known = Object.keys(info.Runtimes ?? {}).join(', ');
+      throw new ToolexecError(
+        'RUNTIME_UNAVAILABLE',
+        `runtime unavailable: ${description} has no "${runtime}" runtime (registered: ${known === '' ? 'none' : known}); add it to the engine's daemon.json "runtimes"`,
+        { details: { runtime, runtimes: Object.keys(info.Runtimes ?? {}) } },
+      );
+    }
+    return { docker, description, ...(typeof info.NCPU === 'number' && info.NCPU > 0 ? { cpus: info.NCPU } : {}) };
+  }
+
+  #createOptions(engine: Engine, limits: ResolvedContainerLimits): Dockerode.ContainerCreateOptions {
+    this.#runs += 1;
+    return containerCreateOptions({
+      name: `toolexec-${this.kind}-${this.id}-${this.#runs}-${randomBytes(3).toString('hex')}`,
+      image: this.#options.image,
+      nodePath: this.#options.nodePath,
+      ...(this.#options.runtime === undefined ? {} : { runtime: this.#options.runtime }),
+      owner: this.id,
+      kind: this.kind,
+      limits,
+      env: this.#options.env,
+      nodeFlags: this.#options.nodeFlags,
+      ...(engine.cpus === undefined ? {} : { engineCpus: engine.cpus }),
+    });
+  }
+
+  async #start(engine: Engine, limits: ResolvedContainerLimits, signal: AbortSignal | undefined): Promise<SandboxContainer> {
+    const deadline = startDeadline([signal, this.#closing.signal], this.#options.startTimeoutMs, engine.description);
+    const starting = startSandboxContainer(engine.docker, this.#createOptions(engine, limits), {
+      signal: deadline.signal,
+      track: (cleanup) => this.#track(cleanup),
+      label: this.kind,
+    });
+    this.#starts.add(starting);
+    try {
+      const sandbox = await starting;
+      if (this.#closed) {
+        this.#track(sandbox.dispose());
+        throw this.#closedError();
+      }
+      return sandbox;
+    } catch (err) {
+      // the start deadline and close() abort with reasons of their own
+      const cause: unknown = ToolexecError.isInstance(err) && err.code === 'ABORTED' ? err.cause : undefined;
+      if (ToolexecError.isInstance(cause) && OWN_REASONS.has(cause)) throw cause;
+      throw err;
+    } finally {
+      this.#starts.delete(starting);
+      deadline.dispose();
+    }
+  }
+
+  #closedError(): ToolexecError {
+    return ownReason(new ToolexecError('RUNTIME_UNAVAILABLE', `runtime unavailable: the ${this.kind} backend was closed`));
+  }
+
+  /** A container for the pool: started, with the guest program already loaded (it then waits for its snippet). */
+  async #startPooled(): Promise<SandboxContainer> {
+    const engine = await this.#connect();
+    const program = await nodeGuestSource();
+    const sandbox = await this.#start(engine, resolveContainerLimits(undefined, this.#options.limits, engine.cpus), undefined);
+    sandbox.sendProgram(program);
+    return sandbox;
+  }
+
+  async execute(request: ExecuteRequest): Promise<ExecuteResult> {
+    const started = performance.now();
+    const backend: BackendInfo = { kind: this.kind, readiness: this.readiness, details: { image: this.#options.image } };
+    const limitsEnforced: LimitsEnforced = limitsEnforcedNone();
+    const trace: { gateway?: TracingGateway } = {};
+    const partial = (extra: Partial<ExecuteResult> = {}): ExecuteResult => ({
+      stdout: '',
+      stderr: '',
+      toolCalls: trace.gateway?.toolCalls ?? [],
+      durationMs: elapsedMs(started),
+      backend,
+      limitsEnforced,
+      ...extra,
+    });
+
+    try {
+      validateRequest(request);
+    } catch (err) {
+      throw withPartialResult(err, partial());
+    }
+    if (this.#closed) throw withPartialResult(this.#closedError(), partial());
+    let code: string;
+    try {
+      code = prepareSnippet(request).code;
+    } catch (err) {
+      const error = err as ToolexecError;
+      throw runtimeError(error.code, error.message, { cause: error.cause ?? error, result: partial(), details: error.details ?? {} });
+    }
+    const traced = createTracingGateway(request.gateway, {
+      ...(request.limits?.maxToolCalls === undefined ? {} : { maxToolCalls: request.limits.maxToolCalls }),
+      ...(request.limits?.maxChainSteps === undefined ? {} : { maxChainSteps: request.limits.maxChainSteps }),
+    });
+    trace.gateway = traced;
+    const timeoutMs = effectiveTimeoutMs(request, this.#options.defaultTimeoutMs);
+    const maxOutputBytes = effectiveMaxOutputBytes(request, this.#options.defaultMaxOutputBytes);
+
+    let sandbox: SandboxContainer | undefined;
+    try {
+      const engine = await this.#connectAbortable(request.signal);
+      const limits = resolveContainerLimits(request.limits, this.#options.limits, engine.cpus);
+      Object.assign(limitsEnforced, {
+        timeout: true,
+        toolCalls: true,
+        chainSteps: true,
+        memory: limits.memoryBytes > 0,
+        cpu: limits.cpuQuotaMs > 0,
+        pids: limits.pidsMax > 0,
+        // the tmpfs is the only writable place (read-only root, no /dev/shm)
+        disk: limits.diskBytes > 0,
+      });
+      const poolLimits = resolveContainerLimits(undefined, this.#options.limits, engine.cpus);
+      const pooled = this.#pool !== undefined && sameLimits(limits, poolLimits) ? this.#pool.take() : undefined;
+      backend.details = {
+        image: this.#options.image,
+        ...(this.#options.runtime === undefined ? {} : { runtime: this.#options.runtime }),
+        timeoutMs,
+        maxOutputBytes,
+        ...(limits.memoryBytes > 0 ? { memoryBytes: limits.memoryBytes, heapLimitBytes: containerHeapBytes(limits.memoryBytes) } : {}),
+        ...(limits.pidsMax > 0 ? { pidsMax: limits.pidsMax } : {}),
+        ...(limits.cpuQuotaMs > 0 ? { cpuQuotaMs: limits.cpuQuotaMs } : {}),
+        ...(limits.diskBytes > 0 ? { diskBytes: limits.diskBytes } : {}),
+        pooled: pooled !== undefined,
+      };
+      sandbox = pooled ?? (await this.#start(engine, limits, request.signal));
+      this.#active.add(sandbox);
+      backend.details.container = sandbox.name;
+      const running = sandbox;
+      const program = running.programSent ? undefined : await nodeGuestSource();
+      const outcome = await runGuestSession({
+        stdin: running.stdin,
+        stdout: running.stdout,
+        stderr: running.stderr,
+        code,
+        ...(program === undefined ? {} : { program }),
+        gateway: traced,
+        timeoutMs,
+        maxOutputBytes,
+        maxMessageBytes: this.#options.maxMessageBytes,
+        ...(request.signal === undefined ? {} : { signal: request.signal }),
+        terminate: () => {
+          if (running.alive) running.kill();
+        },
+        exited: running.exited,
+      });
+      const result = partial({
+        stdout: outcome.stdout,
+        stderr: outcome.stderr,
+        ...(outcome.hasValue ? { value: outcome.value } : {}),
+      });
+      let failure: GuestFailure | undefined = outcome.failure;
+      if (failure !== undefined && !running.killed && limits.memoryBytes > 0 && (await running.oomKilled())) {
+        failure = {
+          code: 'RESOURCE_LIMIT',
+          message: `resource limit exceeded: memory (the container was OOM-killed at ${limits.memoryBytes} bytes)`,
+          details: { limit: 'memory', memoryBytes: limits.memoryBytes, oomKilled: true },
+        };
+      } else if (failure !== undefined && running.engineError !== undefined && failure.code === 'CODE_EXECUTION') {
+        failure = {
+          code: 'RUNTIME_UNAVAILABLE',
+          message: `runtime unavailable: ${engine.description} stopped answering during the run: ${dockerMessage(running.engineError)}`,
+          cause: running.engineError,
+        };
+      } else if (failure !== undefined && this.#closed && failure.code !== 'ABORTED' && failure.code !== 'TIMEOUT') {
+        failure = { code: 'RUNTIME_UNAVAILABLE', message: `runtime unavailable: the ${this.kind} backend was closed during the run`, cause: failure.cause };
+      }
+      if (failure !== undefined) {
+        const { code: errorCode, message, cause, details } = failure;
+        throw runtimeError(errorCode, message, { cause, result, ...(details === undefined ? {} : { details }) });
+      }
+      return result;
+    } catch (err) {
+      if (ToolexecError.isInstance(err)) {
+        if (err.details?.result !== undefined) throw err;
+        throw withPartialResult(err, partial());
+      }
+      throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${err instanceof Error ? err.message : String(err)}`, {
+        cause: err,
+        result: partial(),
+      });
+    } finally {
+      if (sandbox !== undefined) {
+        // removal (kill + remove, ~0.1 s) goes on after the result; close() waits for it
+        this.#active.delete(sandbox);
+        this.#track(sandbox.dispose());
+      }
+      // refill after the run, not during it: starting a container costs the engine ~0.1 s of CPU
+      if (!this.#closed) void this.#pool?.fill();
+    }
+  }
+
+  async #connectAbortable(signal: AbortSignal | undefined): Promise<Engine> {
+    const engine = this.#connect();
+    if (signal === undefined) return engine;
+    if (signal.aborted) throw abortError(signal, 'execution');
+    let onAbort!: () => void;
+    const aborted = new Promise<never>((_resolve, reject) => {
+      onAbort = () => reject(abortError(signal, 'execution'));
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([engine, aborted]);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Settles when every container of a finished run has been removed (removal runs after the result). */
+  async settled(): Promise<void> {
+    while (this.#cleanups.size > 0) await Promise.all([...this.#cleanups]);
+  }
+
+  /**
+   * Removes every container of this backend: the warm pool's, those of runs still going (they
+   * fail), and those of finished or aborted runs still being removed. Idempotent. Later runs fail
+   * with `RUNTIME_UNAVAILABLE`.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#closing.abort(this.#closedError());
+    await this.#pool?.close();
+    await Promise.allSettled([...this.#starts]);
+    await Promise.all([...this.#active].map((sandbox) => sandbox.dispose()));
+    await this.settled();
+  }
+}
+
+/**
+ * Runs snippets in hardened Docker containers, one per run (kind `docker`, readiness `prod`, or
+ * `beta` with the warm pool). See {@link ContainerSandboxBackend} for what a run gets.
+ */
+export class DockerBackend extends ContainerSandboxBackend {
+  readonly kind = 'docker' as const;
+
+  constructor(options: DockerBackendOptions = {}) {
+    super(options, options.runtime, 'prod');
+  }
+}
+
+/**
+ * Creates a {@link DockerBackend}. With no options it uses the engine of `DOCKER_HOST` (or the
+ * default socket) and the local image {@link DEFAULT_SANDBOX_IMAGE} (`npm run sandbox:image`).
+ * Nothing is contacted until the first run (or {@link ContainerSandboxBackend.warmUp}).
+ */
+export function createDockerBackend(options: DockerBackendOptions = {}): DockerBackend {
+  return new DockerBackend(options);
+}

@@ -1,0 +1,105 @@
+/**
+ * The connection to a Docker engine: dockerode loaded lazily (it is an optional peer dependency),
+ * an injected instance or connection options, and engine failures mapped to RUNTIME_UNAVAILABLE.
+ */
+import { Agent } from 'node:http';
+import type Dockerode from 'dockerode';
+import { ToolexecError } from '../../../model/index.js';
+
+/** How a Docker backend or the image builder reaches the engine. */
+export interface DockerConnectionOptions {
+  /**
+   * A ready dockerode instance (its own agent, TLS, ssh, ...). When set, `dockerOptions` is
+   * ignored and the instance is never closed by the library.
+   */
+  docker?: Dockerode;
+  /**
+   * dockerode connection options (`socketPath`, `host`/`port`/`protocol`, TLS files, `version`).
+   * @defaultValue dockerode's defaults: `DOCKER_HOST`, else `/var/run/docker.sock`
+   */
+  dockerOptions?: Dockerode.DockerOptions;
+}
+
+type DockerodeConstructor = new (options?: Dockerode.DockerOptions) => Dockerode;
+
+let dockerodeModule: Promise<DockerodeConstructor> | undefined;
+
+/** Loads dockerode on first use. @throws `RUNTIME_UNAVAILABLE` when it is not installed. */
+export function loadDockerode(): Promise<DockerodeConstructor> {
+  dockerodeModule ??= import('dockerode').then(
+    (mod: { default?: unknown }) => (mod.default ?? mod) as DockerodeConstructor,
+    (err: unknown) => {
+      dockerodeModule = undefined;
+      throw new ToolexecError(
+        'RUNTIME_UNAVAILABLE',
+        'runtime unavailable: the docker backend needs the optional peer dependency "dockerode" (npm install dockerode)',
+        { cause: err, details: { missing: 'dockerode' } },
+      );
+    },
+  );
+  return dockerodeModule;
+}
+
+/**
+ * The dockerode instance for `options`: the injected one, or a new one on the connection options.
+ * A new instance gets an agent without keep-alive, so no idle socket to the engine outlives a call.
+ */
+export async function connectDocker(options: DockerConnectionOptions): Promise<Dockerode> {
+  if (options.docker !== undefined) return options.docker;
+  const Docker = await loadDockerode();
+  const agent = new Agent({ keepAlive: false });
+  return new Docker({ agent, ...options.dockerOptions } as Dockerode.DockerOptions);
+}
+
+/** A short description of where `docker` connects, for messages. */
+export function describeEngine(docker: Dockerode): string {
+  const modem = (docker as unknown as { modem?: { socketPath?: unknown; host?: unknown; port?: unknown; protocol?: unknown } }).modem;
+  if (modem === undefined) return 'the Docker engine';
+  if (typeof modem.host === 'string' && modem.host !== '') {
+    const protocol = typeof modem.protocol === 'string' ? modem.protocol : 'http';
+    const port = typeof modem.port === 'string' || typeof modem.port === 'number' ? `:${modem.port}` : '';
+    return `the Docker engine at ${protocol}://${modem.host}${port}`;
+  }
+  if (typeof modem.socketPath === 'string') return `the Docker engine at unix://${modem.socketPath}`;
+  return 'the Docker engine';
+}
+
+/** The HTTP status of a dockerode error, if it has one. */
+export function dockerStatus(err: unknown): number | undefined {
+  const status = (err as { statusCode?: unknown } | null)?.statusCode;
+  return typeof status === 'number' ? status : undefined;
+}
+
+/** The engine's own message from a dockerode error (`json.message`), else the error's message. */
+export function dockerMessage(err: unknown): string {
+  const json = (err as { json?: unknown } | null)?.json;
+  if (json !== null && typeof json === 'object' && typeof (json as { message?: unknown }).message === 'string') {
+    return (json as { message: string }).message;
+  }
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
+
+/** `RUNTIME_UNAVAILABLE` for an engine that cannot be used, with the reason. */
+export function engineUnavailable(what: string, err: unknown, details: Record<string, unknown> = {}): ToolexecError {
+  if (ToolexecError.isInstance(err) && err.code === 'RUNTIME_UNAVAILABLE') return err;
+  return new ToolexecError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${what}: ${dockerMessage(err)}`, { cause: err, details });
+}
+
+/**
+ * Pings the engine. @throws `RUNTIME_UNAVAILABLE` with the reason (no socket, refused, timeout,
+ * not a Docker engine).
+ */
+export async function pingEngine(docker: Dockerode, timeoutMs = 10_000): Promise<void> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs}ms`)), timeoutMs);
+  try {
+    // dockerode's ping takes an abort signal; its type does not say so
+    await (docker as unknown as { ping(options: { abortSignal: AbortSignal }): Promise<unknown> }).ping({ abortSignal: controller.signal });
+  } catch (err) {
+    const reason = controller.signal.aborted ? controller.signal.reason : err;
+    throw engineUnavailable(`${describeEngine(docker)} does not answer`, reason, { engine: describeEngine(docker) });
+  } finally {
+    clearTimeout(timer);
+  }
+}
