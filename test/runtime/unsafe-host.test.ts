@@ -201,6 +201,22 @@ describe('unsafe_host backend', () => {
     expect(error.code).toBe('RESOURCE_LIMIT');
   });
 
+  it('still answers tool calls after the snippet replaced the intrinsics the guest uses', async () => {
+    const code = [
+      'JSON.parse = () => ({ hijacked: true });',
+      'JSON.stringify = () => "{}";',
+      'Map.prototype.get = () => undefined;',
+      'Array.prototype.map = () => ["hijacked"];',
+      'Reflect.apply = () => "hijacked";',
+      'String.prototype.slice = () => "";',
+      'Error = function () { return { hijacked: true }; };',
+      "const r = await tools.runTool('test:add', { a: 1, b: 2 });",
+      'return r.structured;',
+    ].join('\n');
+    const result = await backend.execute(request(code));
+    expect(result.value).toBe(3);
+  });
+
   it('lets a snippet pipe into process.stdout (a Worker inherits it)', async () => {
     const result = await backend.execute(
       request(

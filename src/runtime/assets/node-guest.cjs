@@ -18,6 +18,31 @@ const { writeSync } = require('node:fs');
 const { Writable } = require('node:stream');
 const vm = require('node:vm');
 
+// The snippet runs in this realm and may replace any intrinsic (JSON.parse, Map.prototype.get,
+// Error, Reflect.apply, ...). Everything the protocol path needs is captured here, before the
+// snippet runs ("primordials"), so a snippet that tampers with its globals still gets its replies.
+const ReflectApply = Reflect.apply;
+const uncurry = (fn) => (self, ...args) => ReflectApply(fn, self, args);
+const JSONParse = JSON.parse;
+const JSONStringify = JSON.stringify;
+const MapGet = uncurry(Map.prototype.get);
+const MapSet = uncurry(Map.prototype.set);
+const MapDelete = uncurry(Map.prototype.delete);
+const StringSlice = uncurry(String.prototype.slice);
+const StringIndexOf = uncurry(String.prototype.indexOf);
+const StringTrim = uncurry(String.prototype.trim);
+const StringSplit = uncurry(String.prototype.split);
+const ArrayJoin = uncurry(Array.prototype.join);
+const ArraySlice = uncurry(Array.prototype.slice);
+const ArrayMap = uncurry(Array.prototype.map);
+const ArrayIsArray = Array.isArray;
+const ObjectDefineProperty = Object.defineProperty;
+const ObjectFreeze = Object.freeze;
+const GuestError = Error;
+const GuestPromise = Promise;
+const GuestString = String;
+const GuestNumber = Number;
+
 const FILENAME = 'toolexec-snippet.js';
 const CHUNK_CHARS = 64 * 1024;
 const REQUEST_ID = Symbol.for('toolexec.guest.requestId');
@@ -43,21 +68,21 @@ function writeAll(text) {
 }
 
 function send(message) {
-  writeAll(`${JSON.stringify(message)}\n`);
+  writeAll(`${JSONStringify(message)}\n`);
 }
 
 // ---- output capture -------------------------------------------------------------------------
 
 function emit(stream, text) {
   if (finished || text.length === 0) return;
-  for (let i = 0; i < text.length; i += CHUNK_CHARS) send({ type: stream, data: text.slice(i, i + CHUNK_CHARS) });
+  for (let i = 0; i < text.length; i += CHUNK_CHARS) send({ type: stream, data: StringSlice(text, i, i + CHUNK_CHARS) });
 }
 
 function formatValue(value) {
   if (typeof value === 'string') return value;
   if (value instanceof Error) return String(value);
   try {
-    const json = JSON.stringify(value);
+    const json = JSONStringify(value);
     return json === undefined ? String(value) : json;
   } catch {
     return String(value);
@@ -65,7 +90,7 @@ function formatValue(value) {
 }
 
 function format(args) {
-  return `${args.map(formatValue).join(' ')}\n`;
+  return `${ArrayJoin(ArrayMap(args, formatValue), ' ')}\n`;
 }
 
 // A real Writable (so code that pipes into process.stdout, e.g. `new Worker()`, works) whose
@@ -128,24 +153,24 @@ const pending = new Map();
 let nextId = 1;
 
 function call(type, payload) {
-  const id = String(nextId);
+  const id = GuestString(nextId);
   nextId += 1;
   // captured now, while the snippet's frame is still on the stack: a failure points at its call site
-  const site = new Error();
-  return new Promise((resolve, reject) => {
-    pending.set(id, { resolve, reject, site });
+  const site = new GuestError();
+  return new GuestPromise((resolve, reject) => {
+    MapSet(pending, id, { resolve, reject, site });
     send(payload === undefined ? { type, id } : { type, id, payload });
   });
 }
 
 function plainError(wire) {
   const payload = wire && typeof wire === 'object' ? wire : {};
-  const error = new Error(typeof payload.error === 'string' && payload.error !== '' ? payload.error : 'unknown error');
+  const error = new GuestError(typeof payload.error === 'string' && payload.error !== '' ? payload.error : 'unknown error');
   if (typeof payload.name === 'string' && payload.name !== '') error.name = payload.name;
   if (typeof payload.code === 'string') error.code = payload.code;
   if (payload.details && typeof payload.details === 'object') error.details = payload.details;
   if (typeof payload.toolId === 'string') error.toolId = payload.toolId;
-  if (Array.isArray(payload.steps)) error.steps = payload.steps.map(plainStep);
+  if (ArrayIsArray(payload.steps)) error.steps = ArrayMap(payload.steps, plainStep);
   return error;
 }
 
@@ -161,23 +186,23 @@ function plainStep(step) {
 }
 
 function reply(message) {
-  const entry = pending.get(message.id);
+  const entry = MapGet(pending, message.id);
   if (entry === undefined) return;
-  pending.delete(message.id);
+  MapDelete(pending, message.id);
   if (message.type === 'response') {
     entry.resolve(message.payload);
     return;
   }
   const error = plainError(message.payload);
-  const frames = typeof entry.site.stack === 'string' ? entry.site.stack.split('\n').slice(1).join('\n') : '';
+  const frames = typeof entry.site.stack === 'string' ? ArrayJoin(ArraySlice(StringSplit(entry.site.stack, '\n'), 1), '\n') : '';
   error.stack = `${error.name}: ${error.message}\n${frames}`;
-  Object.defineProperty(error, REQUEST_ID, { value: message.id });
+  ObjectDefineProperty(error, REQUEST_ID, { value: message.id });
   entry.reject(error);
 }
 
-const tools = Object.freeze({
+const tools = ObjectFreeze({
   async searchTools(query, limit = 10) {
-    const payload = await call('search_tools', { query: String(query ?? ''), limit: Number(limit) });
+    const payload = await call('search_tools', { query: GuestString(query ?? ''), limit: GuestNumber(limit) });
     return payload?.results ?? [];
   },
   async listNamespaces() {
@@ -185,18 +210,18 @@ const tools = Object.freeze({
     return payload?.namespaces ?? [];
   },
   async describeTool(id, level = 'summary') {
-    return call('describe_tool', { id: String(id), level: String(level) });
+    return call('describe_tool', { id: GuestString(id), level: GuestString(level) });
   },
   async listToolExamples(id, max = 0) {
-    const payload = await call('list_tool_examples', { id: String(id), max: Number(max) });
+    const payload = await call('list_tool_examples', { id: GuestString(id), max: GuestNumber(max) });
     return payload?.examples ?? [];
   },
   async runTool(id, args) {
-    return call('run_tool', args === undefined || args === null ? { id: String(id) } : { id: String(id), args });
+    return call('run_tool', args === undefined || args === null ? { id: GuestString(id) } : { id: GuestString(id), args });
   },
   async runChain(steps) {
-    const payload = await call('run_chain', { steps: Array.isArray(steps) ? steps : [] });
-    return { result: payload?.result, steps: Array.isArray(payload?.steps) ? payload.steps.map(plainStep) : [] };
+    const payload = await call('run_chain', { steps: ArrayIsArray(steps) ? steps : [] });
+    return { result: payload?.result, steps: ArrayIsArray(payload?.steps) ? ArrayMap(payload.steps, plainStep) : [] };
   },
 });
 
@@ -236,7 +261,7 @@ function fail(error, syntax = false) {
   if (syntax) report.phase = 'compile';
   if (isObject && typeof error.code === 'string') report.code = error.code;
   if (isObject && typeof error[REQUEST_ID] === 'string') report.requestId = error[REQUEST_ID];
-  if (isObject && typeof error.stack === 'string') report.stack = error.stack.slice(0, 4096);
+  if (isObject && typeof error.stack === 'string') report.stack = StringSlice(error.stack, 0, 4096);
   if (error instanceof RangeError && /call stack size/i.test(error.message)) report.limit = 'stack';
   else if (isObject && !(error instanceof Error) && typeof error.limit === 'string') report.limit = error.limit;
   finish({ type: 'failed', error: report });
@@ -273,7 +298,7 @@ async function start(message) {
   if (value === undefined) value = globalThis.__out;
   let text;
   try {
-    text = value === undefined ? undefined : JSON.stringify(value);
+    text = value === undefined ? undefined : JSONStringify(value);
   } catch (error) {
     fail({ name: 'TypeError', message: `the result is not JSON-serializable: ${error.message}` });
     return;
@@ -282,7 +307,7 @@ async function start(message) {
     fail({ name: 'RangeError', message: `the result is larger than ${maxResultBytes} bytes`, limit: 'output' });
     return;
   }
-  finish(text === undefined ? { type: 'result' } : { type: 'result', value: JSON.parse(text) });
+  finish(text === undefined ? { type: 'result' } : { type: 'result', value: JSONParse(text) });
 }
 
 // the dynamic-import loader above is flagged experimental; that is not the snippet's output
@@ -302,10 +327,10 @@ let buffer = '';
 let started = false;
 
 function handleLine(line) {
-  if (line.trim() === '') return;
+  if (StringTrim(line) === '') return;
   let message;
   try {
-    message = JSON.parse(line);
+    message = JSONParse(line);
   } catch {
     return;
   }
@@ -321,12 +346,12 @@ function handleLine(line) {
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (chunk) => {
   buffer += chunk;
-  let newline = buffer.indexOf('\n');
+  let newline = StringIndexOf(buffer, '\n');
   while (newline !== -1) {
-    const line = buffer.slice(0, newline);
-    buffer = buffer.slice(newline + 1);
+    const line = StringSlice(buffer, 0, newline);
+    buffer = StringSlice(buffer, newline + 1);
     handleLine(line);
-    newline = buffer.indexOf('\n');
+    newline = StringIndexOf(buffer, '\n');
   }
 });
 // the host closed our input (or died): nothing more can happen
