@@ -46,7 +46,7 @@ export async function runChain(pipeline: Pipeline, steps: readonly ChainStep[], 
       const step = steps[i] as ChainStep | undefined;
       const toolId = typeof step?.toolId === 'string' ? step.toolId : '';
       if (scope !== undefined && scope.aborted) {
-        throw new ChainError(abortToolError(toolId, 'resolve', undefined, scope.signal.reason), results, i);
+        throw new ChainError(abortToolError(toolId, 'resolve', undefined, scope.reason), results, i);
       }
       const args: Record<string, unknown> = step?.args === undefined || step.args === null ? {} : { ...step.args };
       if (step?.usePrevious === true) args.previous = previous;

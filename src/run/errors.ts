@@ -24,7 +24,9 @@ export const TOOL_ERROR_OPS: readonly ToolErrorOp[] = [
 
 /** What a {@link ToolError} is built from. */
 export interface ToolErrorInit {
+  /** The error's stable code. */
   code: ErrorCode;
+  /** The pipeline stage that failed. */
   op: ToolErrorOp;
   /** The tool ID the call was made with (`''` for an empty one). */
   toolId: string;
@@ -34,6 +36,7 @@ export interface ToolErrorInit {
   reason: string;
   /** The original error: a handler's own error, a validator's error, an abort reason. */
   cause?: unknown;
+  /** Structured, JSON-safe data about the failure (e.g. schema violations). */
   details?: Record<string, unknown>;
 }
 

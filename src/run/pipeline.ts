@@ -1,6 +1,6 @@
 import { ToolexecError, errorMessage, type ErrorCode, type Tool, type ToolBackend } from '../model/index.js';
 import { defaultBackendSelector } from '../discovery/index.js';
-import { ABORTED, noop, raceSignal, type CallSignal } from './call-signal.js';
+import { ABORTED, noop, type CallSignal } from './call-signal.js';
 import { ToolError, abortToolError, type ToolErrorInit, type ToolErrorOp } from './errors.js';
 import { HandlerContext } from './handler-context.js';
 import { mcpResultTexts, normalizeMcpResult } from './normalize.js';
@@ -115,7 +115,7 @@ export class Pipeline {
 
   #checkStart(toolId: string, scope: CallSignal | undefined): void {
     if (scope !== undefined && scope.aborted) {
-      throw abortToolError(typeof toolId === 'string' ? toolId : String(toolId), 'resolve', undefined, scope.signal.reason);
+      throw abortToolError(typeof toolId === 'string' ? toolId : String(toolId), 'resolve', undefined, scope.reason);
     }
     if (typeof toolId !== 'string' || toolId === '') {
       throw new ToolError({
@@ -139,8 +139,8 @@ export class Pipeline {
   }
 
   async #awaitResolve(pending: Promise<Resolved>, toolId: string, scope: CallSignal): Promise<Resolved> {
-    const resolved = await raceSignal(pending, scope.signal);
-    if (resolved === ABORTED) throw abortToolError(toolId, 'resolve', undefined, scope.signal.reason);
+    const resolved = await scope.race(pending);
+    if (resolved === ABORTED) throw abortToolError(toolId, 'resolve', undefined, scope.reason);
     return resolved;
   }
 
@@ -282,7 +282,7 @@ export class Pipeline {
     const tool = resolved.tool;
     if (this.#validateInput) this.#checkInput(toolId, tool, backend, args);
     // An abort during an async resolution (or from inside the validator) stops the call before dispatch.
-    if (scope !== undefined && scope.aborted) throw abortToolError(toolId, 'execute', backend, scope.signal.reason);
+    if (scope !== undefined && scope.aborted) throw abortToolError(toolId, 'execute', backend, scope.reason);
     switch (backend.kind) {
       case 'local':
         return this.#runLocal(toolId, tool, backend, args, scope, progress);
@@ -372,13 +372,13 @@ export class Pipeline {
       let step: IteratorResult<unknown> | typeof ABORTED;
       try {
         const next = iterator.next();
-        step = scope === undefined ? await next : await raceSignal(next, scope.signal);
+        step = scope === undefined ? await next : await scope.race(next);
       } catch (err) {
         throw executeFailure(toolId, backend, err, scope);
       }
       if (step === ABORTED) {
         closeIterator(iterator);
-        throw abortToolError(toolId, 'execute', backend, (scope as CallSignal).signal.reason);
+        throw abortToolError(toolId, 'execute', backend, (scope as CallSignal).reason);
       }
       if (step === null || typeof step !== 'object') {
         throw configError('execute', toolId, backend, 'the handler iterator returned a non-object step');
@@ -498,11 +498,11 @@ async function settle(
 ): Promise<unknown> {
   let value: unknown;
   try {
-    value = scope === undefined ? await pending : await raceSignal(pending, scope.signal);
+    value = scope === undefined ? await pending : await scope.race(pending);
   } catch (err) {
     throw executeFailure(toolId, backend, err, scope);
   }
-  if (value === ABORTED) throw abortToolError(toolId, 'execute', backend, (scope as CallSignal).signal.reason);
+  if (value === ABORTED) throw abortToolError(toolId, 'execute', backend, (scope as CallSignal).reason);
   return value;
 }
 
@@ -564,7 +564,7 @@ function configError(op: ToolErrorOp, toolId: string, backend: ToolBackend, mess
 
 /** A failed dispatch: ABORTED/TIMEOUT when the call's signal fired, else EXECUTION with the original error as cause. */
 export function executeFailure(toolId: string, backend: ToolBackend, err: unknown, scope: CallSignal | undefined): ToolError {
-  if (scope !== undefined && scope.aborted) return abortToolError(toolId, 'execute', backend, scope.signal.reason);
+  if (scope !== undefined && scope.aborted) return abortToolError(toolId, 'execute', backend, scope.reason);
   return new ToolError({
     code: 'EXECUTION',
     op: 'execute',

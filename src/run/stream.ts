@@ -1,5 +1,5 @@
 import { ToolexecError, errorMessage, type Tool, type ToolBackend } from '../model/index.js';
-import { ABORTED, CallSignal, raceSignal } from './call-signal.js';
+import { ABORTED, CallSignal } from './call-signal.js';
 import { ToolError, abortToolError } from './errors.js';
 import { HandlerContext } from './handler-context.js';
 import { closeIterator, isAsyncIterable, isPromiseLike, type Pipeline } from './pipeline.js';
@@ -42,18 +42,18 @@ export async function* streamEvents(
   let finished = false;
   try {
     const { tool, backend } = await pipeline.prepare(toolId, args, scope);
-    if (scope.aborted) throw abortToolError(toolId, 'stream', backend, scope.signal.reason);
+    if (scope.aborted) throw abortToolError(toolId, 'stream', backend, scope.reason);
     source = openSource(pipeline, toolId, tool, backend, args, scope);
     for (;;) {
       let step: IteratorResult<StreamEvent> | typeof ABORTED;
       try {
-        step = await raceSignal(source.next(), scope.signal);
+        step = await scope.race(source.next());
       } catch (err) {
         if (!scope.aborted) throw streamFailure(toolId, backend, err);
         step = ABORTED;
       }
       if (step === ABORTED) {
-        if (scope.timedOut) throw abortToolError(toolId, 'stream', backend, scope.signal.reason);
+        if (scope.timedOut) throw abortToolError(toolId, 'stream', backend, scope.reason);
         return;
       }
       if (step === null || typeof step !== 'object') throw streamFailure(toolId, backend, new TypeError('the stream source returned a non-object step'));

@@ -6,8 +6,11 @@ export type { CallToolResult };
 
 /** A progress report: `progress` out of `total` (when known), with an optional message. */
 export interface ProgressEvent {
+  /** Work done so far, in the reporter's own unit (steps, items, bytes, ...). */
   progress: number;
+  /** The total of the same unit; undefined when unknown. */
   total?: number;
+  /** A short label (`started`, `completed`, `step_completed`, or the backend's own text). */
   message?: string;
 }
 
@@ -16,6 +19,7 @@ export type StreamEventKind = 'progress' | 'chunk' | 'done' | 'error';
 
 /** One event of a streamed run. */
 export interface StreamEvent {
+  /** What the event carries: progress, a partial value, the final value, or a failure. */
   kind: StreamEventKind;
   /** The requested tool ID, filled in by the runner when the source leaves it empty. */
   toolId?: string;
@@ -83,14 +87,23 @@ export interface McpExecutor {
 
 /** Executes tools hosted by an external provider (HTTP API, gRPC service, ...). */
 export interface ProviderExecutor {
+  /**
+   * Calls `toolId` of the provider `providerId`; the resolved value becomes the run's `structured`
+   * result. A rejection fails the call with EXECUTION (the rejection as `cause`), unless the call
+   * was aborted or timed out first.
+   */
   callTool(providerId: string, toolId: string, args: Record<string, unknown>, options?: RunOptions): Promise<unknown>;
+  /** Streams progress/chunk events, then `done` with the final value; without it, `runStream` fails with STREAM_NOT_SUPPORTED. */
   callToolStream?(providerId: string, toolId: string, args: Record<string, unknown>, options?: RunOptions): AsyncIterable<StreamEvent>;
 }
 
 /** A non-fatal problem reported by the runner (e.g. output validation in `'warn'` mode). */
 export interface RunWarning {
+  /** The tool ID the call was made with. */
   toolId: string;
+  /** The backend that produced the result. */
   backend: ToolBackend;
+  /** The problem (an OUTPUT_VALIDATION error in `'warn'` mode); the call itself succeeded. */
   error: ToolexecError;
 }
 
@@ -125,7 +138,9 @@ export interface RunnerOptions {
 
 /** The normalized result of one call. */
 export interface RunResult {
+  /** The resolved tool definition. */
   tool: Tool;
+  /** The backend the call was dispatched to. */
   backend: ToolBackend;
   /** The value: a local/provider return value, or the MCP result normalized. */
   structured?: unknown;
@@ -135,7 +150,9 @@ export interface RunResult {
 
 /** One step of a chain. */
 export interface ChainStep {
+  /** The tool to run. */
   toolId: string;
+  /** The step's arguments; shallow-copied per step, `{}` when absent. */
   args?: Record<string, unknown>;
   /** Inject the previous step's structured result at `args.previous` (overwriting). */
   usePrevious?: boolean;
@@ -143,9 +160,13 @@ export interface ChainStep {
 
 /** What happened to one chain step. */
 export interface StepResult {
+  /** The step's tool ID (`''` when the step had none). */
   toolId: string;
+  /** The backend the step ran on; absent when it failed before a backend was selected. */
   backend?: ToolBackend;
+  /** The step's result; absent for the failed step. */
   result?: RunResult;
+  /** The step's failure; set only on the failed (last) step. */
   error?: ToolexecError;
 }
 
@@ -153,12 +174,16 @@ export interface StepResult {
 export interface ChainResult {
   /** The last step's result; absent (`undefined`) only for an empty chain. */
   result: RunResult;
+  /** Every step's result, in order. */
   steps: StepResult[];
 }
 
 /** Resolves, validates, dispatches and normalizes tool calls. */
 export interface Runner {
+  /** Runs one tool; rejects with a {@link ToolError} naming the failed stage. */
   run(toolId: string, args?: Record<string, unknown>, options?: RunOptions): Promise<RunResult>;
+  /** Runs one tool as a stream of events: `progress` and `chunk`, then `done` on success; failures throw a {@link ToolError}. */
   runStream(toolId: string, args?: Record<string, unknown>, options?: RunOptions): AsyncIterable<StreamEvent>;
+  /** Runs steps in order; stops at the first failure with a {@link ChainError}. */
   runChain(steps: readonly ChainStep[], options?: RunOptions): Promise<ChainResult>;
 }
