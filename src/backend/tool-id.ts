@@ -12,7 +12,7 @@ export interface BackendToolId {
  * Splits `backend:tool` (Go's `backend.ParseToolID`): `"github:create_issue:1.0.0"` gives backend
  * `github` and tool `create_issue:1.0.0`; `"toolonly"` gives backend `''`.
  *
- * @throws {@link ToolexecError} `INVALID_TOOL_ID` for `''`, more than two `:`, or an empty part
+ * @throws {@link toolexec/model!ToolexecError} `INVALID_TOOL_ID` for `''`, more than two `:`, or an empty part
  * (the model's error is the `cause`).
  */
 export function parseBackendToolId(id: string): BackendToolId {

@@ -51,11 +51,15 @@ export type BackendToolHandler = (args: Record<string, unknown>, ctx: BackendToo
 export interface LocalToolDefinition {
   /** @defaultValue the registration key */
   name?: string;
+  /** The tool's display title; copied to the listed tool. */
   title?: string;
+  /** What the tool does; copied to the listed tool. */
   description?: string;
   /** @defaultValue `{ type: 'object' }` */
   inputSchema?: Tool['inputSchema'];
+  /** The JSON Schema of the handler's result; copied to the listed tool (the runner checks results against it). */
   outputSchema?: Tool['outputSchema'];
+  /** MCP behaviour hints (`readOnlyHint`, ...); copied to the listed tool. */
   annotations?: Tool['annotations'];
   /** Normalized (`normalizeTags`) when listed. */
   tags?: string[];
@@ -68,6 +72,7 @@ export interface LocalToolDefinition {
  * fits (typed structurally: this layer does not import discovery).
  */
 export interface ToolRegistrar {
+  /** Registers `tool` bound to the local handler named `backend.local.name` (`backend:tool`). */
   registerTool(tool: Tool, backend: { kind: 'local'; local: { name: string } }): void;
 }
 
@@ -79,5 +84,6 @@ export type BridgedHandler = (args: Record<string, unknown>, ctx: { signal: Abor
 
 /** A lookup of handlers by name: what the runner's `local` option accepts. */
 export interface HandlerLookup {
+  /** The handler registered as `name` (`backend:tool`); `undefined` when there is none. */
   get(name: string): BridgedHandler | undefined;
 }

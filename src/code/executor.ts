@@ -23,7 +23,7 @@ type Settled = { ok: true; value: CodeEngineResult } | { ok: false; error: unkno
  *    Go: "go" and no deadline). `maxToolCalls` is capped by the executor's (Go step 2); the
  *    engine sees the capped value (Go passes the caller's), `maxChainSteps` is the executor's.
  * 2. A fresh {@link DefaultToolsEnvironment} with those limits, bound to the execution's signal:
- *    one {@link LinkedDeadline} (the caller's signal + the timeout).
+ *    one deadline signal linking the caller's signal and the timeout.
  * 3. The engine runs; when the signal aborts the executor waits at most
  *    {@link ENGINE_STOP_GRACE_MS} more for it to stop, then rejects with what it has.
  * 4. The result: the engine's value, stderr, backend; `stdout` = the engine's stdout followed by

@@ -21,15 +21,25 @@ export const ENGINE_STOP_GRACE_MS = 250;
 
 /** {@link CodeExecutorOptions} with every default applied. */
 export interface ResolvedCodeExecutorOptions {
+  /** Answers the snippets' `searchTools` / `listNamespaces`. */
   index: ToolIndex;
+  /** Answers the snippets' `describeTool` / `listToolExamples`. */
   docs: DocStore;
+  /** Runs the snippets' tool calls. */
   runner: Runner;
+  /** The caller's runtime; `undefined` means the executor creates its own for the default engine. */
   runtime: Runtime | undefined;
+  /** The caller's engine; `undefined` means the runtime engine. */
   engine: CodeEngine | undefined;
+  /** Language of calls that name none. @defaultValue 'javascript' */
   defaultLanguage: string;
+  /** Budget of calls that name none, in whole milliseconds (rounded up). @defaultValue 30000 */
   defaultTimeoutMs: number;
+  /** Cap on every call's tool calls; 0: no cap. @defaultValue 0 */
   maxToolCalls: number;
+  /** Most steps per chain; 0: unlimited. @defaultValue 0 */
   maxChainSteps: number;
+  /** Profile of calls that name none; `undefined` leaves it to the engine. */
   profile: SecurityProfile | undefined;
 }
 
@@ -88,12 +98,19 @@ export function resolveCodeExecutorOptions(options: CodeExecutorOptions): Resolv
 
 /** One call's parameters with the executor's defaults applied. */
 export interface ResolvedCodeParams {
+  /** The snippet. */
   code: string;
+  /** The call's language, else the executor's default; never empty. */
   language: string;
+  /** The wall-clock budget in whole milliseconds (rounded up), else the executor's default. */
   timeoutMs: number;
+  /** The call's tool-call cap, capped by the executor's; 0: unlimited. */
   maxToolCalls: number;
+  /** The call's profile, else the executor's; `undefined` leaves it to the engine. */
   profile: SecurityProfile | undefined;
+  /** The caller's cancellation signal, when given. */
   signal: AbortSignal | undefined;
+  /** The call's metadata, passed to the engine. */
   metadata: Record<string, unknown> | undefined;
 }
 
@@ -106,7 +123,7 @@ function invalidParam(field: string, value: unknown, problem: string): ToolexecE
 /**
  * Applies the executor's defaults to one call (Go §2.5 steps 1–2): the default language and
  * timeout, and the call-limit cap — `maxToolCalls = params.maxToolCalls`, replaced by the
- * executor's cap when that is set and the call's value is 0 or larger.
+ * executor's cap when that is set and the call's value is 0 (unlimited) or larger than it.
  *
  * @throws `INVALID_ARGUMENT` naming the first bad field.
  */

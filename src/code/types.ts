@@ -45,6 +45,7 @@ export interface CodeResult {
    * ({@link ToolsEnvironment.println}); both are kept.
    */
   stdout: string;
+  /** The sandbox's stderr, as the engine returned it (`''` when none). */
   stderr: string;
   /** Every tool call the snippet made, from the tools environment (the one trace), in completion order. */
   toolCalls: ToolCallRecord[];
@@ -82,8 +83,11 @@ export interface ToolsEnvironment extends ToolGateway {
 
 /** Options of {@link ToolsEnvironment}s (see `createToolsEnvironment`). */
 export interface ToolsEnvironmentOptions {
+  /** Answers `searchTools` and `listNamespaces`. */
   index: ToolIndex;
+  /** Answers `describeTool` and `listToolExamples`. */
   docs: DocStore;
+  /** Runs `runTool` and `runChain`. */
   runner: Runner;
   /** Most tool calls; 0 or absent: unlimited. */
   maxToolCalls?: number;
@@ -97,6 +101,7 @@ export interface ToolsEnvironmentOptions {
 
 /** What the executor hands an engine: the call's parameters with every default applied. */
 export interface CodeEngineParams {
+  /** The snippet, as the caller gave it (possibly `''`). */
   code: string;
   /** Never empty: the executor applies its default language. */
   language: string;
@@ -108,6 +113,7 @@ export interface CodeEngineParams {
   maxChainSteps: number;
   /** The requested profile, when the call or the executor names one. */
   profile?: SecurityProfile;
+  /** The call's metadata, passed through untouched (e.g. `{ unsafeOptIn: true }`). */
   metadata?: Record<string, unknown>;
   /** Aborted at the deadline (reason: a `TimeoutError` DOMException) or when the caller aborts. */
   signal: AbortSignal;
@@ -115,10 +121,15 @@ export interface CodeEngineParams {
 
 /** What an engine returns. The executor adds `toolCalls` and `durationMs`. */
 export interface CodeEngineResult {
+  /** The snippet's result value. */
   value?: unknown;
+  /** The sandbox's stdout; the executor appends the environment's `println` output to it. */
   stdout?: string;
+  /** The sandbox's stderr. */
   stderr?: string;
+  /** The runtime backend that ran the snippet, when the engine knows it. */
   backend?: BackendInfo;
+  /** The limits that backend really enforced, when the engine knows them. */
   limitsEnforced?: LimitsEnforced;
 }
 
@@ -132,6 +143,7 @@ export interface CodeEngineResult {
  * `params.signal` aborts; the executor stops waiting shortly after the deadline either way.
  */
 export interface CodeEngine {
+  /** Runs one snippet with `tools` as its gateway; rejects with a `ToolexecError`. */
   execute(params: CodeEngineParams, tools: ToolsEnvironment): Promise<CodeEngineResult>;
   /** Releases what the engine holds (sandboxes, pools). Idempotent. */
   close?(): Promise<void>;

@@ -4,7 +4,7 @@ import { BACKEND_KINDS, ToolexecError, type ToolBackend } from '../model/index.j
  * The default {@link BackendSelector}: the first `local` backend in list order, else the first
  * `provider`, else the first `mcp`, else the first backend of any kind.
  *
- * @throws {@link ToolexecError} `NO_BACKENDS` when the list is empty (Go returns a zero backend).
+ * @throws {@link toolexec/model!ToolexecError} `NO_BACKENDS` when the list is empty (Go returns a zero backend).
  */
 export function defaultBackendSelector(backends: ToolBackend[]): ToolBackend {
   if (!Array.isArray(backends) || backends.length === 0) {

@@ -10,9 +10,13 @@ import type { DetailLevel, DocEntry, DocStore, DocStoreOptions, ToolDoc, ToolExa
 
 /** The caps applied when docs are registered, in UTF-8 bytes (text is cut, never split mid-character). */
 export const DOC_LIMITS = Object.freeze({
+  /** Longest {@link DocEntry.summary} (and summary taken from a tool's description). */
   summaryBytes: 200,
+  /** Longest {@link DocEntry.notes}. */
   notesBytes: 2000,
+  /** Longest {@link ToolExample.description}. */
   exampleDescriptionBytes: 300,
+  /** Longest {@link ToolExample.resultHint}. */
   resultHintBytes: 200,
 });
 
@@ -272,7 +276,7 @@ export class InMemoryDocStore implements DocStore {
 /**
  * Creates an in-memory {@link DocStore}.
  *
- * @throws {@link ToolexecError} `CONFIGURATION` when an option has the wrong type.
+ * @throws {@link toolexec/model!ToolexecError} `CONFIGURATION` when an option has the wrong type.
  */
 export function createDocStore(options?: DocStoreOptions): InMemoryDocStore {
   return new InMemoryDocStore(options);

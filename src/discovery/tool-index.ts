@@ -299,7 +299,12 @@ export class InMemoryToolIndex implements ToolIndex {
     this.#changed('tool_removed', id, removed);
   }
 
-  getTool(id: string): { tool: Tool; backend: ToolBackend } {
+  getTool(id: string): {
+    /** The registered tool (frozen; read, do not modify). */
+    tool: Tool;
+    /** The backend the configured selector picked among the tool's backends. */
+    backend: ToolBackend;
+  } {
     const record = typeof id === 'string' ? this.#records.get(id) : undefined;
     if (record === undefined) throw notFound(id);
     return { tool: record.tool, backend: this.#options.backendSelector(record.backends.slice()) };
@@ -473,7 +478,7 @@ export class InMemoryToolIndex implements ToolIndex {
 /**
  * Creates an in-memory {@link ToolIndex}.
  *
- * @throws {@link ToolexecError} `CONFIGURATION` when an option has the wrong type.
+ * @throws {@link toolexec/model!ToolexecError} `CONFIGURATION` when an option has the wrong type.
  */
 export function createToolIndex(options?: ToolIndexOptions): InMemoryToolIndex {
   return new InMemoryToolIndex(options);

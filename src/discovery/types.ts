@@ -4,15 +4,26 @@ import type { BackendKind, McpTool, Tool, ToolBackend } from '../model/index.js'
  * What search returns for a tool: its ID and the short, schema-free facts a model needs to pick it.
  */
 export interface ToolSummary {
+  /** The canonical tool ID (`namespace:name[:version]`, or the bare name). */
   id: string;
+  /** The tool's name. */
   name: string;
+  /** The tool's namespace; absent when it has none. */
   namespace?: string;
   /** The summary text cut to 120 bytes (never splitting a character). */
   shortDescription?: string;
+  /** The same text as `shortDescription`: `_meta.summary`, else the description, cut to 120 bytes. */
   summary?: string;
+  /** `_meta.category`, when it is a non-empty string. */
   category?: string;
+  /** The string items of `_meta.inputModes`; absent when there are none. */
   inputModes?: string[];
+  /** The string items of `_meta.outputModes`; absent when there are none. */
   outputModes?: string[];
+  /**
+   * The key names of `_meta.securityRequirements` (else of `_meta.securitySchemes`), sorted and
+   * joined with `,`; absent when there are none.
+   */
   securitySummary?: string;
   /** Normalized tags. */
   tags?: string[];
@@ -23,6 +34,7 @@ export type ChangeType = 'registered' | 'updated' | 'backend_removed' | 'tool_re
 
 /** One change of a {@link ToolIndex}, with the index version it produced. */
 export interface ChangeEvent {
+  /** What changed. */
   type: ChangeType;
   /** The tool concerned (`''` for `refreshed`). */
   toolId: string;
@@ -34,9 +46,11 @@ export interface ChangeEvent {
 
 /** The precomputed search input of one tool, handed to a {@link Searcher}. */
 export interface SearchDoc {
+  /** The canonical tool ID. */
   id: string;
   /** Lowercased, space-joined searchable text (name, namespace, description, summary, tags, ...). */
   docText: string;
+  /** The tool's summary, as search returns it (read-only). */
   summary: ToolSummary;
 }
 
@@ -47,6 +61,7 @@ export interface SearchDoc {
  * `limit <= 0` gives `[]`.
  */
 export interface Searcher {
+  /** The best at most `limit` summaries among `docs` for `query`, best first. */
   search(query: string, limit: number, docs: readonly SearchDoc[]): ToolSummary[];
   /** True when equal inputs always give the same order (required for {@link ToolIndex.searchPage}). */
   readonly deterministic?: boolean;
@@ -57,12 +72,15 @@ export type BackendSelector = (backends: ToolBackend[]) => ToolBackend;
 
 /** One tool and the backend it is registered with. */
 export interface ToolRegistration {
+  /** The tool definition (copied and frozen by the index). */
   tool: Tool;
+  /** The backend that executes it. */
   backend: ToolBackend;
 }
 
 /** A page of search results or namespaces. */
 export interface Page<T> {
+  /** This page's items (at most the requested `limit`). */
   items: T[];
   /** Opaque; absent on the last page. Invalid (INVALID_CURSOR) after any index change. */
   nextCursor?: string;
@@ -108,7 +126,12 @@ export interface ToolIndex {
    */
   unregisterBackend(toolId: string, kind: BackendKind, backendId: string): void;
   /** The tool with exactly this ID and the backend the selector picks. @throws `TOOL_NOT_FOUND` */
-  getTool(id: string): { tool: Tool; backend: ToolBackend };
+  getTool(id: string): {
+    /** The registered tool (frozen; read, do not modify). */
+    tool: Tool;
+    /** The backend the index's {@link BackendSelector} picked among the tool's backends. */
+    backend: ToolBackend;
+  };
   /** A copy of the tool's backends in registration order. @throws `TOOL_NOT_FOUND` */
   getAllBackends(id: string): ToolBackend[];
   /**
@@ -141,18 +164,25 @@ export type DetailLevel = 'summary' | 'schema' | 'full';
 
 /** A worked example of calling a tool. */
 export interface ToolExample {
+  /** An optional identifier; an empty one is dropped. */
   id?: string;
+  /** A short name for the example. */
   title: string;
+  /** What the example does; cut to 300 bytes when registered. */
   description: string;
   /** At most depth 5 and 50 keys/items in all (ARGS_TOO_LARGE otherwise). */
   args: Record<string, unknown> | null;
+  /** What the call returns, in words; cut to 200 bytes when registered. */
   resultHint?: string;
 }
 
 /** What the input schema says about each argument. */
 export interface SchemaInfo {
+  /** The names listed in the schema's `required`. */
   required?: string[];
+  /** Each property's `default` value (a copy), by property name. */
   defaults?: Record<string, unknown>;
+  /** Each property's JSON types (`type`, as a list), by property name. */
   types?: Record<string, string[]>;
 }
 
@@ -160,22 +190,38 @@ export interface SchemaInfo {
 export interface ToolDoc {
   /** Present at `schema` and `full`. */
   tool?: Tool;
+  /** The registered doc summary, else the tool's description cut to 200 bytes; may be `''`. */
   summary: string;
+  /** As in {@link ToolSummary.inputModes}; absent when the tool is unknown or has none. */
   inputModes?: string[];
+  /** As in {@link ToolSummary.outputModes}; absent when the tool is unknown or has none. */
   outputModes?: string[];
+  /** As in {@link ToolSummary.securitySummary}; absent when the tool is unknown or has none. */
   securitySummary?: string;
+  /**
+   * The tool's MCP annotations: `readOnlyHint` and `idempotentHint` always (booleans),
+   * `destructiveHint`, `openWorldHint` and `title` when set; absent when the tool has none.
+   */
   annotations?: Record<string, unknown>;
+  /** What the input schema says about each argument; at `schema` and `full`, when it says anything. */
   schemaInfo?: SchemaInfo;
+  /** The registered notes; `full` only. */
   notes?: string;
+  /** Copies of the registered examples (capped by `maxExamples`); `full` only. */
   examples?: ToolExample[];
+  /** The registered external references; `full` only. */
   externalRefs?: string[];
 }
 
 /** Documentation registered for a tool ID. */
 export interface DocEntry {
+  /** A short description, preferred over the tool's own; cut to 200 bytes. */
   summary?: string;
+  /** Longer usage notes; cut to 2000 bytes. */
   notes?: string;
+  /** Worked examples (replacing any registered before); deep-copied. */
   examples?: ToolExample[];
+  /** Links or references to outside documentation; non-string items are dropped. */
   externalRefs?: string[];
 }
 

@@ -23,21 +23,35 @@ export const DEFAULT_SEARCH_LIMIT = 10;
 
 /** {@link ExecOptions} with every default applied. */
 export interface ResolvedExecOptions {
+  /** The caller's index; `undefined` means the facade creates its own. */
   index: ExecOptions['index'];
+  /** The caller's doc store; `undefined` means the facade creates one over its index. */
   docs: ExecOptions['docs'];
+  /** The local tools to register (`[]` when none). */
   tools: readonly LocalToolDefinition[];
+  /** Extra local handlers by backend name (`{}` when none). */
   localHandlers: Readonly<Record<string, LocalHandler>>;
+  /** The MCP servers to connect to, by name (`{}` when none). */
   mcpServers: NonNullable<ExecOptions['mcpServers']>;
+  /** The caller's MCP executor, for servers not in `mcpServers`; may be undefined. */
   mcp: ExecOptions['mcp'];
+  /** The provider executor; may be undefined. */
   provider: ExecOptions['provider'];
+  /** Whether arguments are checked against input schemas. @defaultValue true */
   validateInput: boolean;
+  /** Output-schema checking: fatal (`true`), `'warn'`, or off. @defaultValue true */
   validateOutput: boolean | 'warn';
   /** `undefined` when the default deadline is off (`Infinity`). */
   defaultTimeoutMs: number | undefined;
+  /** Profile of snippets that name none. @defaultValue 'standard' */
   securityProfile: SecurityProfile;
+  /** The caller's runtime; `undefined` means the facade creates (and closes) its own. */
   runtime: ExecOptions['runtime'];
+  /** Most tool calls per snippet (0: unlimited). @defaultValue 100 */
   maxToolCalls: number;
+  /** Most steps per chain inside a snippet (0: unlimited). @defaultValue 0 */
   maxChainSteps: number;
+  /** Language of snippets that name none. @defaultValue 'javascript' */
   defaultLanguage: string;
 }
 

@@ -9,6 +9,7 @@ import type { CodeParams, CodeResult } from '../code/index.js';
 export interface LocalToolDefinition {
   /** Registered in the index with a `local` backend named after the tool's ID. */
   tool: Tool;
+  /** Runs the tool; registered in the local registry under the tool's ID. */
   handler: LocalHandler;
   /** Documentation for `getToolDoc` / `tools.describeTool` (summary, notes, examples). */
   doc?: DocEntry;
@@ -89,6 +90,7 @@ export type Step = ChainStep & {
 export interface ExecStepResult {
   /** 0-based position in the chain. */
   stepIndex: number;
+  /** The step's tool ID (`''` when the step had none). */
   toolId: string;
   /** The caller's arguments, as given (without the injected `previous`). */
   args?: Record<string, unknown>;
@@ -96,6 +98,7 @@ export interface ExecStepResult {
   value?: unknown;
   /** Wall-clock time of the step (0 for a skipped step). */
   durationMs: number;
+  /** The step's failure; set on a failed step (whether or not it stopped the chain). */
   error?: ToolexecError;
   /** True for a step that never ran because an earlier step stopped the chain. */
   skipped?: boolean;
@@ -105,6 +108,7 @@ export interface ExecStepResult {
 export interface ExecChainResult {
   /** The last step's outcome; `durationMs` is the whole chain's. */
   result: Result;
+  /** Every step's outcome, in order. */
   steps: ExecStepResult[];
 }
 

@@ -6,7 +6,12 @@ import type { McpExecutorOptions, McpServerConfig } from './types.js';
 export const DEFAULT_MCP_REQUEST_TIMEOUT_MS = 60_000;
 
 /** The `clientInfo` sent in `initialize` unless one is given. */
-export const DEFAULT_MCP_CLIENT_INFO: Readonly<{ name: string; version: string }> = Object.freeze({
+export const DEFAULT_MCP_CLIENT_INFO: Readonly<{
+  /** The client name sent: `toolexec`. */
+  name: string;
+  /** The client version sent: `0.1.0`. */
+  version: string;
+}> = Object.freeze({
   name: 'toolexec',
   version: '0.1.0',
 });

@@ -17,10 +17,13 @@ const DRAIN_AFTER_EXIT_MS = 200;
 
 /** Options of {@link StdioProcessTransport}. */
 export interface StdioProcessTransportOptions {
+  /** The executable to spawn (looked up on `PATH`; no shell). */
   command: string;
+  /** Its command-line arguments. */
   args?: readonly string[];
   /** Added to the default safe environment ({@link serverEnvironment}). */
   env?: Record<string, string>;
+  /** Working directory of the process; a missing one fails `start()`. @defaultValue the current directory */
   cwd?: string;
   /** @defaultValue 8192 */
   stderrTailBytes?: number;
@@ -32,7 +35,9 @@ export interface StdioProcessTransportOptions {
 
 /** How a server process ended. */
 export interface ProcessExit {
+  /** The exit code; `null` when the process was killed by a signal or never started. */
   code: number | null;
+  /** The signal that ended the process; `null` when it exited by itself or never started. */
   signal: NodeJS.Signals | null;
 }
 

@@ -13,9 +13,11 @@ export type { Transport };
  * `HOME`, `USER`, ...) plus `env`; the host environment is never passed wholesale.
  */
 export interface McpStdioServerConfig {
+  /** Selects this transport. @defaultValue 'stdio' (when absent) */
   transport?: 'stdio';
   /** The executable, looked up on `PATH`. */
   command: string;
+  /** Command-line arguments, passed as-is (no shell). */
   args?: string[];
   /** Added to the default environment (and overriding it). */
   env?: Record<string, string>;
@@ -25,6 +27,7 @@ export interface McpStdioServerConfig {
 
 /** A remote server over Streamable HTTP, falling back to the legacy HTTP+SSE transport. */
 export interface McpHttpServerConfig {
+  /** Selects this transport. */
   transport: 'http';
   /** The MCP endpoint, e.g. `https://example.com/mcp`. */
   url: string;
@@ -37,7 +40,9 @@ export interface McpHttpServerConfig {
  * WebSockets, or any other {@link Transport}. Called again for every (re)connection.
  */
 export interface McpCustomServerConfig {
+  /** Selects this transport. */
   transport: 'custom';
+  /** Builds a fresh, unstarted transport; the executor connects and closes it. A throw fails that connection attempt. */
   createTransport: () => Transport | Promise<Transport>;
 }
 
@@ -60,7 +65,12 @@ export interface McpExecutorOptions {
    */
   maxTotalTimeoutMs?: number;
   /** Sent in `initialize`. @defaultValue `{ name: 'toolexec', version: '0.1.0' }` */
-  clientInfo?: { name: string; version: string };
+  clientInfo?: {
+    /** The client's name. */
+    name: string;
+    /** The client's version. */
+    version: string;
+  };
   /** How much of a stdio server's stderr is kept to quote in errors. @defaultValue 8192 */
   stderrTailBytes?: number;
   /**
@@ -81,6 +91,7 @@ export type McpCallOptions = RunOptions;
 export interface McpCallParams {
   /** The tool's MCP name (not its canonical toolexec ID). */
   name: string;
+  /** The tool's arguments; absent sends none. */
   arguments?: Record<string, unknown>;
 }
 
@@ -90,6 +101,7 @@ export interface McpCallParams {
  * discovery in the layer table.
  */
 export interface McpToolSink {
+  /** Registers `tools` with an `mcp` backend for `serverName`. */
   registerToolsFromMcp(serverName: string, tools: readonly McpTool[]): void;
 }
 

@@ -8,9 +8,35 @@ export const BACKEND_KINDS: readonly BackendKind[] = ['local', 'provider', 'mcp'
 
 /** A binding of a tool to one place that executes it. */
 export type ToolBackend =
-  | { kind: 'local'; local: { name: string } }
-  | { kind: 'provider'; provider: { providerId: string; toolId: string } }
-  | { kind: 'mcp'; mcp: { serverName: string } };
+  | {
+      /** A handler registered in-process. */
+      kind: 'local';
+      /** The local handler's binding. */
+      local: {
+        /** The name the handler is registered under. */
+        name: string;
+      };
+    }
+  | {
+      /** A tool served by a registered provider executor. */
+      kind: 'provider';
+      /** The provider's binding. */
+      provider: {
+        /** The provider's ID. */
+        providerId: string;
+        /** The tool's ID within that provider. */
+        toolId: string;
+      };
+    }
+  | {
+      /** A tool served by an MCP server. */
+      kind: 'mcp';
+      /** The MCP server's binding. */
+      mcp: {
+        /** The name of the configured MCP server. */
+        serverName: string;
+      };
+    };
 
 /** A backend bound to a local handler registered under `name`. */
 export function localBackend(name: string): ToolBackend {

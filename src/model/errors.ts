@@ -73,6 +73,7 @@ export class ToolexecError extends Error {
   readonly code: ErrorCode;
   /** Structured data about the failure. */
   readonly details?: Record<string, unknown>;
+  /** The wrapped original error (a handler's throw, an abort reason, ...); undefined when none. */
   declare readonly cause?: unknown;
 
   constructor(code: ErrorCode, message: string, options: ToolexecErrorOptions = {}) {
@@ -148,8 +149,17 @@ export function findError(err: unknown, code: ErrorCode): ToolexecError | undefi
 
 /** The envelope of seed 004: what a model or an API client receives for a failure. */
 export interface ErrorShape {
+  /** Always `'Error'`. */
   status: 'Error';
-  error: { code: string; message: string; details?: Record<string, unknown> };
+  /** The failure. */
+  error: {
+    /** The {@link ErrorCode}; `EXECUTION` for an error that is not a {@link ToolexecError}. */
+    code: string;
+    /** The error's message. */
+    message: string;
+    /** The error's `details`, when it has any. */
+    details?: Record<string, unknown>;
+  };
 }
 
 /**

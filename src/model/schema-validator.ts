@@ -261,7 +261,12 @@ export class JsonSchemaValidator implements SchemaValidator {
   }
 
   /** Cache figures: compiled schemas held by content, and compilations done so far. */
-  cacheStats(): { cachedSchemas: number; compilations: number } {
+  cacheStats(): {
+    /** Compiled schemas currently held, keyed by content. */
+    cachedSchemas: number;
+    /** Schema compilations done since the validator was created. */
+    compilations: number;
+  } {
     return { cachedSchemas: this.#byContent.size, compilations: this.#compilations };
   }
 

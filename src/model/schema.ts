@@ -15,6 +15,7 @@ export type ViolationCode =
  * @remarks `field` is a JSON-pointer-like path (`/items/0/id`, `''` for the root).
  */
 export interface ContractViolation {
+  /** The kind of violation, from the seed-004 taxonomy. */
   code: ViolationCode;
   /** JSON pointer of the offending value (`/items/0/id`); `''` is the whole value. */
   field: string;

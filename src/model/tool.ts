@@ -29,8 +29,11 @@ export interface Tool extends McpTool {
 
 /** The parts of a tool ID. */
 export interface ParsedToolId {
+  /** The part before the first `:`; undefined for a bare name. */
   namespace?: string;
+  /** The tool's name (the whole ID when it has no `:`). */
   name: string;
+  /** The part after the second `:`; undefined when the ID has fewer than two `:`. */
   version?: string;
 }
 

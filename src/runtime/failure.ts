@@ -6,9 +6,13 @@ import { ToolexecError, type ErrorCode } from '../model/index.js';
 
 /** A failure, ready for `runtimeError(code, message, { cause, details, result })`. */
 export interface RunFailure {
+  /** The error code the run fails with (`TIMEOUT`, `RESOURCE_LIMIT`, `CODE_EXECUTION`, ...). */
   code: ErrorCode;
+  /** The error message. */
   message: string;
+  /** The original error (a gateway call's error, an abort reason, a spawn error), when there is one. */
   cause?: unknown;
+  /** Structured data about the failure (`limit`, `timeoutMs`, `stderrTail`, ...). */
   details?: Record<string, unknown>;
 }
 

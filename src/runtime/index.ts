@@ -51,6 +51,7 @@ export {
   withPartialResult,
 } from './errors.js';
 export type { RuntimeErrorOptions } from './errors.js';
+export type { RunFailure } from './failure.js';
 export { createTracingGateway } from './gateway/tracing.js';
 export type { TracingGateway, TracingGatewayOptions } from './gateway/tracing.js';
 export { DirectGateway, createDirectGateway } from './gateway/direct.js';
@@ -144,6 +145,7 @@ export type {
   SandboxProcess,
   SandboxResources,
   SandboxSecurity,
+  ResolvedCommonOptions,
   SandboxStartOptions,
   SpecBackendCommonOptions,
   SpecInput,

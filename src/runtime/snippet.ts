@@ -7,6 +7,7 @@ import { ToolexecError } from '../model/index.js';
 
 /** What {@link prepareSnippet} takes: the request's code and language. */
 export interface SnippetSource {
+  /** The snippet as the caller wrote it. */
   code: string;
   /** `javascript`/`js` (default) or `typescript`/`ts`, case-insensitive. */
   language?: string;
@@ -14,7 +15,9 @@ export interface SnippetSource {
 
 /** A snippet ready to run in a JavaScript sandbox. */
 export interface PreparedSnippet {
+  /** JavaScript: the input as is, or the TypeScript transpiled (same line numbers). */
   code: string;
+  /** Always `javascript`. */
   language: 'javascript';
 }
 

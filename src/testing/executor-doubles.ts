@@ -27,6 +27,7 @@ export interface RecordedCall {
   target: string;
   /** The MCP tool name or the provider's tool ID. */
   tool: string;
+  /** The arguments as received (not copied); `undefined` when the call sent none. */
   args: Record<string, unknown> | undefined;
   /** How the call ended; `pending` while it runs. */
   outcome: 'pending' | 'ok' | 'error' | 'aborted';

@@ -10,13 +10,19 @@ import type { ToolGateway } from '../runtime/index.js';
 
 /** The tools, docs and runner a contract suite runs against. */
 export interface ContractFixture {
+  /** The index holding the `test` namespace's tools. */
   index: ToolIndex;
+  /** The docs and examples of those tools. */
   docs: DocStore;
+  /** A runner over the index with the tools' local handlers. */
   runner: Runner;
 }
 
 /** A gateway under test; `close` (when present) is called after each test. */
-export type ClosableGateway = ToolGateway & { close?(): Promise<void> | void };
+export type ClosableGateway = ToolGateway & {
+  /** Releases the gateway (and whatever the factory started for it). */
+  close?(): Promise<void> | void;
+};
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {

@@ -137,6 +137,7 @@ export interface RecordingClientOptions<Spec extends BaseSandboxSpec> {
 
 /** A client that records every spec (and kill) before delegating. */
 export interface RecordingClient<Spec extends BaseSandboxSpec = BaseSandboxSpec> extends SandboxClient<Spec> {
+  /** Deep copies of every spec passed to `start`, in order. */
   readonly specs: readonly Spec[];
   /** The most recent spec. */
   readonly lastSpec: Spec | undefined;
@@ -144,6 +145,7 @@ export interface RecordingClient<Spec extends BaseSandboxSpec = BaseSandboxSpec>
   readonly kills: number;
   /** How many times `ping` was called. */
   readonly pings: number;
+  /** Counts the call, then runs the `ping` option; present only when that option was given. */
   ping?(options: { signal: AbortSignal }): Promise<void>;
   /** Closes the default delegate (if this double created it). */
   close(): Promise<void>;
@@ -218,7 +220,14 @@ export interface ProxmoxApiDoubleOptions {
 /** A {@link ProxmoxApiClient} double with one container and a call log. */
 export interface ProxmoxApiDouble extends ProxmoxApiClient {
   /** Every call, in order: `status 'pve' 101`, ... */
-  readonly calls: readonly { method: 'status' | 'start' | 'stop'; node: string; vmid: number }[];
+  readonly calls: readonly {
+    /** The API method called. */
+    method: 'status' | 'start' | 'stop';
+    /** The node it was called with. */
+    node: string;
+    /** The container id it was called with. */
+    vmid: number;
+  }[];
   /** The container's current status. */
   readonly current: string;
 }

@@ -7,8 +7,14 @@ import type { WireMessage } from './wire.js';
 
 /** Something received on a connection: a decoded message, or input that could not be decoded. */
 export type IncomingItem =
-  | { kind: 'message'; message: WireMessage }
   | {
+      /** A decoded message. */
+      kind: 'message';
+      /** The message. */
+      message: WireMessage;
+    }
+  | {
+      /** Input that could not be decoded. */
       kind: 'malformed';
       /** A `PROTOCOL` error saying what was wrong (bad JSON, no `type`, too large, ...). */
       error: ToolexecError;
@@ -57,11 +63,12 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
     return this.#ended;
   }
 
-  /** Called whenever the consumer takes an item and the queue becomes empty. */
+  /** Called when the queue drains: the consumer took the last item, or waits on an empty queue. */
   set onDrain(listener: (() => void) | undefined) {
     this.#onDrain = listener;
   }
 
+  /** Hands `item` to the waiting consumer, or queues it; ignored once the queue has ended. */
   push(item: T): void {
     if (this.#ended) return;
     const waiter = this.#waiter;
@@ -88,6 +95,10 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
     this.end();
   }
 
+  /**
+   * The consumer's iterator (one consumer at a time): queued items in order, then `done` once
+   * ended. Leaving a `for await` loop early clears and ends the queue.
+   */
   [Symbol.asyncIterator](): AsyncIterator<T> {
     return {
       next: () => {

@@ -6,11 +6,17 @@ import { connectionClosedError, protocolError, type WireMessage } from './wire.j
 
 /** The parts of a `node:worker_threads` MessagePort (or Worker) the connection uses. */
 export interface MessagePortLike {
+  /** Sends one message (structured-cloned by the port). */
   postMessage(value: unknown): void;
+  /** Listens for the peer's messages. */
   on(event: 'message', listener: (value: unknown) => void): unknown;
+  /** Listens for the port closing. */
   on(event: 'close', listener: () => void): unknown;
+  /** Removes a message listener. */
   off(event: 'message', listener: (value: unknown) => void): unknown;
+  /** Removes a close listener. */
   off(event: 'close', listener: () => void): unknown;
+  /** Closes the port; called when the connection closes (unless `closePort: false`). */
   close?(): void;
 }
 

@@ -25,9 +25,13 @@ export type GatewayReplyType = 'response' | 'error';
  * other messages on the same channel (guest output, start, result) may not.
  */
 export interface WireMessage {
+  /** A {@link GatewayRequestType}, a {@link GatewayReplyType}, or another message type of the channel. */
   type: string;
+  /** Pairs a reply with its request; absent on messages that are neither. */
   id?: string;
+  /** The request's arguments, the reply's value, or a {@link WireError} for `error`. */
   payload?: unknown;
+  /** Other fields of channel-specific messages. */
   [key: string]: unknown;
 }
 
@@ -43,7 +47,9 @@ export interface WireError {
   details?: Record<string, unknown>;
   /** ToolError fields, when present. */
   toolId?: string;
+  /** The failed pipeline stage of a ToolError (`resolve`, `execute`, ...). */
   op?: string;
+  /** The backend of a ToolError, when one had been selected. */
   backend?: unknown;
   /** ChainError step results (each step's error serialized the same way). */
   steps?: unknown[];

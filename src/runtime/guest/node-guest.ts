@@ -73,6 +73,11 @@ export function nodeGuestArgs(options: NodeGuestArgsOptions = {}): string[] {
 }
 
 /** The first stdin line for mode `stdin`: the guest program. */
-export async function nodeGuestProgramMessage(): Promise<{ type: 'program'; source: string }> {
+export async function nodeGuestProgramMessage(): Promise<{
+  /** Always `program`. */
+  type: 'program';
+  /** The node guest's source, which the loader evaluates. */
+  source: string;
+}> {
   return { type: 'program', source: await nodeGuestSource() };
 }

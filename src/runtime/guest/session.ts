@@ -14,7 +14,9 @@ import type { ToolGateway } from '../types.js';
 
 /** How the guest process ended. */
 export interface GuestExit {
+  /** The exit code; `null` when the process was killed by a signal or never started. */
   code: number | null;
+  /** The signal that ended the process (`SIGKILL`, ...); `null` when it exited by itself. */
   signal: string | null;
   /** A spawn error, when the process never started. */
   error?: unknown;
@@ -34,10 +36,13 @@ export interface GuestSessionOptions {
   program?: string;
   /** The gateway the snippet reaches (already wrapped for the run's limits). */
   gateway: ToolGateway;
+  /** Wall-clock limit of the run in milliseconds (`TIMEOUT`). */
   timeoutMs: number;
+  /** Cap on captured stdout + stderr, in bytes (`RESOURCE_LIMIT`, `limit: 'output'`). */
   maxOutputBytes: number;
-  /** @defaultValue 8 MiB */
+  /** Largest gateway protocol message, in bytes. @defaultValue 8 MiB */
   maxMessageBytes?: number;
+  /** Cancels the run (`ABORTED`). */
   signal?: AbortSignal;
   /** Kills the guest now (its whole process group / container). Called exactly once. */
   terminate: () => void;
@@ -52,12 +57,17 @@ export type GuestFailure = RunFailure;
 
 /** What one run produced. */
 export interface GuestSessionOutcome {
+  /** The snippet's captured stdout (within `maxOutputBytes`). */
   stdout: string;
+  /** The captured stderr: the snippet's and node's own. */
   stderr: string;
   /** True when the snippet produced a value (`value` may still be `null`). */
   hasValue: boolean;
+  /** The snippet's value, when `hasValue`. */
   value?: unknown;
+  /** Why the run failed; absent for a successful run. */
   failure?: GuestFailure;
+  /** How the guest process ended, when that was observed before the outcome. */
   exit?: GuestExit;
   /** Milliseconds from the start message to the outcome. */
   durationMs: number;

@@ -34,9 +34,13 @@ export interface ContainerdSpec extends BaseSandboxSpec {
   image: string;
   /** The containerd runtime (`io.containerd.runc.v2`, `io.containerd.runsc.v1`, ...); `''` = the default. */
   runtime: string;
+  /** The containerd namespace to create the container in. */
   namespace: string;
+  /** The containerd socket to talk to. */
   socketPath: string;
+  /** The cgroup limits to apply (memory, CPU quota/period, pids, disk). */
   resources: SandboxResources;
+  /** The isolation to apply (user, rootfs, network, seccomp, capabilities). */
   security: SandboxSecurity;
 }
 
@@ -105,7 +109,18 @@ export class ContainerdBackend extends SpecBackend<ContainerdSpec> {
   }
 
   /** The resolved configuration (for diagnostics and tests). */
-  get config(): { imageRef: string; namespace: string; socketPath: string; runtime: string; seccompPath: string } {
+  get config(): {
+    /** The image run (before the resolver). */
+    imageRef: string;
+    /** The containerd namespace. */
+    namespace: string;
+    /** The containerd socket. */
+    socketPath: string;
+    /** The containerd runtime; `''` = containerd's default. */
+    runtime: string;
+    /** The seccomp profile applied under `hardened`; `''` = none. */
+    seccompPath: string;
+  } {
     return {
       imageRef: this.#imageRef,
       namespace: this.#namespace,

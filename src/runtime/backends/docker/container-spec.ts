@@ -45,7 +45,9 @@ export type ResolvedContainerLimits = Required<DockerContainerLimits>;
 
 /** What {@link containerCreateOptions} needs besides the limits. */
 export interface ContainerSpecInput {
+  /** The container's name (unique per run). */
   name: string;
+  /** The image to run (it must provide node). */
   image: string;
   /** The node binary inside the image. @defaultValue `/usr/local/bin/node` */
   nodePath?: string;
@@ -55,6 +57,7 @@ export interface ContainerSpecInput {
   owner: string;
   /** The backend kind, stored as a label. */
   kind: string;
+  /** The run's effective limits ({@link resolveContainerLimits}); 0 = not capped. */
   limits: ResolvedContainerLimits;
   /** Extra environment (`NAME=value`), after the minimal `PATH` and `HOME`. */
   env?: readonly string[];

@@ -20,16 +20,21 @@ export const DEFAULT_FIRECRACKER_MEM_MB = 128;
 
 /** The machine of a microVM. */
 export interface MicroVMResources {
+  /** vCPUs of the VM (positive). */
   vcpuCount: number;
+  /** Memory of the VM in MiB (positive). */
   memSizeMB: number;
 }
 
 /** How to boot a microVM. */
 export interface MicroVMConfig {
+  /** The guest kernel image; required (`kernelPath is required`). */
   kernelPath: string;
+  /** The root filesystem image (booted read-only, with node >= 20); required (`rootfsPath is required`). */
   rootfsPath: string;
   /** The API socket, or `''` for one per VM chosen by the client. */
   socketPath: string;
+  /** The firecracker binary to start. */
   binaryPath: string;
 }
 
@@ -37,7 +42,9 @@ export interface MicroVMConfig {
 export interface MicroVMSpec extends BaseSandboxSpec {
   /** The image name (informational: the rootfs is what boots). */
   image: string;
+  /** The VM's machine size. */
   resources: MicroVMResources;
+  /** How to boot the VM. */
   config: MicroVMConfig;
 }
 
@@ -120,7 +127,22 @@ export class FirecrackerBackend extends SpecBackend<MicroVMSpec> {
   }
 
   /** The resolved configuration. */
-  get config(): { binaryPath: string; kernelPath: string; rootfsPath: string; socketPath: string; vcpuCount: number; memSizeMB: number; image: string } {
+  get config(): {
+    /** The firecracker binary. */
+    binaryPath: string;
+    /** The guest kernel; `''` when not configured (runs then fail). */
+    kernelPath: string;
+    /** The root filesystem image; `''` when not configured (runs then fail). */
+    rootfsPath: string;
+    /** The API socket; `''` = one per VM. */
+    socketPath: string;
+    /** vCPUs per VM. */
+    vcpuCount: number;
+    /** Memory per VM, in MiB. */
+    memSizeMB: number;
+    /** The image name (informational). */
+    image: string;
+  } {
     return {
       binaryPath: this.#binaryPath,
       kernelPath: this.#kernelPath,

@@ -40,7 +40,9 @@ export interface KataSpec extends BaseSandboxSpec {
   kernelPath: string;
   /** The guest image/rootfs, or `''` for the runtime's default. */
   imagePath: string;
+  /** The resource limits to size and cap the VM with. */
   resources: SandboxResources;
+  /** The isolation to apply (user, rootfs, network, capabilities). */
   security: SandboxSecurity;
 }
 
@@ -59,6 +61,7 @@ export type KataClient = SandboxClient<KataSpec>;
 export interface KataBackendOptions extends SpecBackendCommonOptions {
   /** Starts the sandboxes. Without it every run fails with `RUNTIME_UNAVAILABLE`. */
   client?: KataClient;
+  /** Resolves (pulls, pins) the image before each run; a failure that is not a ToolexecError becomes `RUNTIME_UNAVAILABLE`. */
   imageResolver?: ImageResolver;
   /** @defaultValue 'kata-runtime' */
   runtimePath?: string;
@@ -66,7 +69,9 @@ export interface KataBackendOptions extends SpecBackendCommonOptions {
   image?: string;
   /** @defaultValue 'qemu' */
   hypervisor?: string;
+  /** The guest kernel. @defaultValue '' (the runtime's default) */
   kernelPath?: string;
+  /** The guest image/rootfs. @defaultValue '' (the runtime's default) */
   imagePath?: string;
 }
 
@@ -103,7 +108,18 @@ export class KataBackend extends SpecBackend<KataSpec> {
   }
 
   /** The resolved configuration. */
-  get config(): { runtimePath: string; image: string; hypervisor: string; kernelPath: string; imagePath: string } {
+  get config(): {
+    /** The kata runtime binary. */
+    runtimePath: string;
+    /** The image run (before the resolver). */
+    image: string;
+    /** The hypervisor. */
+    hypervisor: string;
+    /** The guest kernel; `''` = the runtime's default. */
+    kernelPath: string;
+    /** The guest image/rootfs; `''` = the runtime's default. */
+    imagePath: string;
+  } {
     return {
       runtimePath: this.#runtimePath,
       image: this.#image,

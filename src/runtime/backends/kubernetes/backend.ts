@@ -33,6 +33,7 @@ export const DEFAULT_KUBERNETES_TMP_BYTES = 64 * 1024 * 1024;
 
 /** Resource limits of a pod. 0 = none. */
 export interface KubernetesResources {
+  /** Memory limit (and request) of the guest container, in bytes. */
   memoryBytes: number;
   /** Millicores: `cpuQuotaMs` unchanged (1000 ms of CPU per second = one core). */
   cpuMillis: number;
@@ -44,7 +45,9 @@ export interface KubernetesResources {
 
 /** Pod isolation. */
 export interface KubernetesSecurity {
+  /** The numeric non-root user the container runs as ({@link KUBERNETES_USER}). */
   user: string;
+  /** Mount the root filesystem read-only: `true` except for the `dev` profile. */
   readOnlyRootfs: boolean;
   /** `none` (needs a NetworkPolicy, see `buildKubernetesNetworkPolicy`) or `default`. */
   networkMode: string;
@@ -52,12 +55,19 @@ export interface KubernetesSecurity {
 
 /** What a {@link KubernetesClient} starts: one pod, described by {@link KubernetesPodSpec.manifest}. */
 export interface KubernetesPodSpec extends BaseSandboxSpec {
+  /** The namespace to create the pod in. */
   namespace: string;
+  /** The image reference (after the resolver). */
   image: string;
+  /** The pod's RuntimeClass; `''` = the cluster default. */
   runtimeClassName: string;
+  /** The pod's service account; `''` = the namespace default (its token is never mounted). */
   serviceAccount: string;
+  /** The pod's name: `<podNamePrefix>-<runId>`. */
   podName: string;
+  /** The pod's resource limits. */
   resources: KubernetesResources;
+  /** The pod's isolation. */
   security: KubernetesSecurity;
   /** The Pod to create, ready for the API (assignable to `V1Pod`). */
   manifest: KubernetesPodManifest;
@@ -84,6 +94,7 @@ export interface KubernetesClient extends SandboxClient<KubernetesPodSpec> {
 export interface KubernetesBackendOptions extends SpecBackendCommonOptions {
   /** Creates and attaches the pods. Without it every run fails with `RUNTIME_UNAVAILABLE`. */
   client?: KubernetesClient;
+  /** Resolves (pulls, pins) the image before each run; a failure that is not a ToolexecError becomes `RUNTIME_UNAVAILABLE`. */
   imageResolver?: ImageResolver;
   /** @defaultValue 'default' */
   namespace?: string;
@@ -161,7 +172,20 @@ export class KubernetesBackend extends SpecBackend<KubernetesPodSpec> {
   }
 
   /** The resolved configuration. */
-  get config(): { namespace: string; image: string; runtimeClassName: string; serviceAccount: string; podNamePrefix: string; tmpSizeBytes: number } {
+  get config(): {
+    /** The pods' namespace. */
+    namespace: string;
+    /** The image run (before the resolver). */
+    image: string;
+    /** The pods' RuntimeClass; `''` = the cluster default. */
+    runtimeClassName: string;
+    /** The pods' service account; `''` = the namespace default. */
+    serviceAccount: string;
+    /** Pod names are `<prefix>-<runId>`. */
+    podNamePrefix: string;
+    /** Size of the writable `/tmp` when the request sets no disk limit, in bytes. */
+    tmpSizeBytes: number;
+  } {
     return {
       namespace: this.#namespace,
       image: this.#image,

@@ -15,68 +15,157 @@ export type KubernetesResourceList = Record<string, string>;
 
 /** The one container of a run's pod. */
 export interface KubernetesContainerManifest {
+  /** Always {@link GUEST_CONTAINER_NAME} (`guest`). */
   name: string;
+  /** The image to run. */
   image: string;
+  /** `Always`, `IfNotPresent` or `Never`; absent = the cluster default. */
   imagePullPolicy?: string;
+  /** The guest's argv (entrypoint override). */
   command: string[];
+  /** The guest's working directory. */
   workingDir: string;
-  env: { name: string; value: string }[];
+  /** The guest's entire environment, as name/value pairs. */
+  env: {
+    /** The variable's name. */
+    name: string;
+    /** The variable's value. */
+    value: string;
+  }[];
+  /** Always `true`: the host talks to the guest over stdin. */
   stdin: boolean;
+  /** Always `true`: stdin closes after the first attach ends. */
   stdinOnce: boolean;
+  /** Always `false`: no TTY, so stdout and stderr stay separate. */
   tty: boolean;
+  /** The container's isolation. */
   securityContext: {
+    /** Always `true`. */
     runAsNonRoot: boolean;
+    /** The numeric non-root user. */
     runAsUser: number;
+    /** The numeric group (same as the user). */
     runAsGroup: number;
+    /** `true` except for the `dev` profile. */
     readOnlyRootFilesystem: boolean;
+    /** Always `false`. */
     allowPrivilegeEscalation: boolean;
+    /** Always `false`. */
     privileged: boolean;
-    capabilities: { drop: string[] };
-    seccompProfile: { type: string };
+    /** Capabilities removed from the container. */
+    capabilities: {
+      /** Always `['ALL']`. */
+      drop: string[];
+    };
+    /** The seccomp profile. */
+    seccompProfile: {
+      /** Always `RuntimeDefault`. */
+      type: string;
+    };
   };
-  resources: { limits?: KubernetesResourceList; requests?: KubernetesResourceList };
-  volumeMounts: { name: string; mountPath: string }[];
+  /** Memory, CPU and ephemeral-storage limits; empty when the request sets none. */
+  resources: {
+    /** The limits (`memory` in bytes, `cpu` in millicores, `ephemeral-storage` in bytes). */
+    limits?: KubernetesResourceList;
+    /** Equal to `limits`. */
+    requests?: KubernetesResourceList;
+  };
+  /** Always one mount: the `tmp` volume at `/tmp`. */
+  volumeMounts: {
+    /** The volume's name. */
+    name: string;
+    /** Where it is mounted. */
+    mountPath: string;
+  }[];
 }
 
 /** A run's Pod (assignable to `V1Pod`). */
 export interface KubernetesPodManifest {
+  /** Always `v1`. */
   apiVersion: 'v1';
+  /** Always `Pod`. */
   kind: 'Pod';
-  metadata: { name: string; namespace: string; labels: Record<string, string> };
+  /** The pod's identity. */
+  metadata: {
+    /** The pod's name. */
+    name: string;
+    /** The pod's namespace. */
+    namespace: string;
+    /** The spec's labels plus `app.kubernetes.io/managed-by: toolexec` (and {@link NETWORK_LABEL} for `none`). */
+    labels: Record<string, string>;
+  };
+  /** The pod's spec. */
   spec: {
+    /** Always `Never`: a run is never restarted. */
     restartPolicy: string;
+    /** Seconds after which Kubernetes kills the pod: the run's timeout plus a grace. */
     activeDeadlineSeconds: number;
+    /** Always `false`: no service-account token in the pod. */
     automountServiceAccountToken: boolean;
+    /** Always `false`: no service environment variables. */
     enableServiceLinks: boolean;
+    /** Always `false`. */
     hostNetwork: boolean;
+    /** Always `false`. */
     hostPID: boolean;
+    /** Always `false`. */
     hostIPC: boolean;
+    /** The service account; absent = the namespace default. */
     serviceAccountName?: string;
+    /** The RuntimeClass (`gvisor`, `kata`, ...); absent = the cluster default. */
     runtimeClassName?: string;
+    /** Always 0: the pod is killed at once on delete. */
     terminationGracePeriodSeconds: number;
+    /** The pod-level isolation. */
     securityContext: {
+      /** Always `true`. */
       runAsNonRoot: boolean;
+      /** The numeric non-root user. */
       runAsUser: number;
+      /** The numeric group (same as the user). */
       runAsGroup: number;
+      /** The group owning mounted volumes (same as the user). */
       fsGroup: number;
-      seccompProfile: { type: string };
+      /** The seccomp profile. */
+      seccompProfile: {
+        /** Always `RuntimeDefault`. */
+        type: string;
+      };
     };
+    /** Exactly one container: the guest. */
     containers: KubernetesContainerManifest[];
-    volumes: { name: string; emptyDir: { sizeLimit: string } }[];
+    /** Exactly one volume: the size-limited `tmp` emptyDir. */
+    volumes: {
+      /** The volume's name (`tmp`). */
+      name: string;
+      /** A scratch volume that lives as long as the pod. */
+      emptyDir: {
+        /** Its size cap in bytes, as a quantity string. */
+        sizeLimit: string;
+      };
+    }[];
   };
 }
 
 /** What {@link buildKubernetesPod} needs. */
 export interface KubernetesPodInput {
+  /** The pod's name. */
   name: string;
+  /** The pod's namespace. */
   namespace: string;
+  /** The guest container's image. */
   image: string;
+  /** The guest's argv. */
   command: readonly string[];
+  /** The guest's entire environment. */
   env: Record<string, string>;
+  /** The guest's working directory. */
   workingDir: string;
+  /** Labels added to the pod. */
   labels: Record<string, string>;
   /** The numeric non-root user (and group). */
   userId: number;
+  /** Mount the container's root filesystem read-only. */
   readOnlyRootfs: boolean;
   /** `none` adds the {@link NETWORK_LABEL} label; anything else leaves the cluster default. */
   networkMode: string;
@@ -88,9 +177,13 @@ export interface KubernetesPodInput {
   diskBytes: number;
   /** Size of the writable `/tmp` emptyDir. */
   tmpSizeBytes: number;
+  /** Seconds after which Kubernetes kills the pod. */
   activeDeadlineSeconds: number;
+  /** The pod's RuntimeClass; absent or `''` = the cluster default. */
   runtimeClassName?: string;
+  /** The pod's service account; absent or `''` = the namespace default. */
   serviceAccountName?: string;
+  /** The container's `imagePullPolicy`; absent = the cluster default. */
   imagePullPolicy?: string;
 }
 
@@ -167,13 +260,29 @@ export function buildKubernetesPod(input: KubernetesPodInput): KubernetesPodMani
 
 /** A NetworkPolicy (assignable to `V1NetworkPolicy`). */
 export interface KubernetesNetworkPolicyManifest {
+  /** Always `networking.k8s.io/v1`. */
   apiVersion: 'networking.k8s.io/v1';
+  /** Always `NetworkPolicy`. */
   kind: 'NetworkPolicy';
-  metadata: { name: string; namespace: string };
+  /** The policy's identity. */
+  metadata: {
+    /** The policy's name. */
+    name: string;
+    /** The namespace it applies in. */
+    namespace: string;
+  };
+  /** What the policy selects and allows. */
   spec: {
-    podSelector: { matchLabels: Record<string, string> };
+    /** Which pods it applies to. */
+    podSelector: {
+      /** Pods with these labels: `toolexec.dev/network=none`. */
+      matchLabels: Record<string, string>;
+    };
+    /** Always `['Ingress', 'Egress']`: both directions are governed. */
     policyTypes: string[];
+    /** Always empty: no ingress allowed. */
     ingress: never[];
+    /** Always empty: no egress allowed. */
     egress: never[];
   };
 }

@@ -33,19 +33,25 @@ export const DEFAULT_PROXMOX_STOP_TIMEOUT_MS = 30_000;
 
 /** An LXC container's status as the Proxmox API reports it (`running`, `stopped`, ...). */
 export interface LxcStatus {
+  /** The status word; the backend waits for `running`. */
   status: string;
 }
 
 /** The Proxmox VE API calls the backend needs (`/nodes/{node}/lxc/{vmid}/status/...`). */
 export interface ProxmoxApiClient {
+  /** The container's current status (`GET .../status/current`); a rejection is `RUNTIME_UNAVAILABLE`. */
   status(node: string, vmid: number, options: { signal: AbortSignal }): Promise<LxcStatus>;
+  /** Asks Proxmox to start the container (`POST .../status/start`); the backend then polls `status`. */
   start(node: string, vmid: number, options: { signal: AbortSignal }): Promise<void>;
+  /** Asks Proxmox to stop the container (`POST .../status/stop`); used by `autoStop`, errors ignored. */
   stop(node: string, vmid: number, options: { signal: AbortSignal }): Promise<void>;
 }
 
 /** What a {@link ProxmoxRuntimeClient} starts: the guest as a process inside the container. */
 export interface ProxmoxExecSpec extends BaseSandboxSpec {
+  /** The Proxmox node the container lives on. */
   node: string;
+  /** The LXC container id. */
   vmid: number;
   /** The non-root user to run the guest as. */
   user: string;
@@ -163,7 +169,22 @@ export class ProxmoxBackend extends SpecBackend<ProxmoxExecSpec> {
   }
 
   /** The resolved configuration. */
-  get config(): { node: string; vmid: number; autoStart: boolean; autoStop: boolean; startTimeoutMs: number; pollIntervalMs: number; stopTimeoutMs: number } {
+  get config(): {
+    /** The Proxmox node; `''` when not configured. */
+    node: string;
+    /** The LXC container id; 0 when not configured. */
+    vmid: number;
+    /** Whether a stopped container is started before a run. */
+    autoStart: boolean;
+    /** Whether the container is stopped after the last concurrent run. */
+    autoStop: boolean;
+    /** How long to wait for a started container to report `running`, in milliseconds. */
+    startTimeoutMs: number;
+    /** How often the status is polled while the container starts, in milliseconds. */
+    pollIntervalMs: number;
+    /** How long the auto-stop call may take, in milliseconds. */
+    stopTimeoutMs: number;
+  } {
     return {
       node: this.#node,
       vmid: this.#vmid,

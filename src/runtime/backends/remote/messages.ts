@@ -7,28 +7,43 @@ import type { BackendInfo, ExecuteRequest, ExecuteResult, Limits, LimitsEnforced
 
 /** The request part of an `execute` message (everything but the gateway and the signal). */
 export interface RemoteExecutePayload {
+  /** {@link ExecuteRequest.language}. */
   language?: string;
+  /** {@link ExecuteRequest.code}. */
   code: string;
+  /** {@link ExecuteRequest.timeoutMs}, in milliseconds. */
   timeoutMs?: number;
+  /** A copy of {@link ExecuteRequest.limits}. */
   limits?: Limits;
+  /** {@link ExecuteRequest.profile}. */
   profile?: string;
+  /** {@link ExecuteRequest.metadata}, made JSON-safe. */
   metadata?: Record<string, unknown>;
 }
 
 /** The first message of an exchange, signed through the request headers. */
 export interface RemoteExecuteMessage {
+  /** Always `execute`. */
   type: 'execute';
+  /** The request to run. */
   request: RemoteExecutePayload;
 }
 
 /** An {@link ExecuteResult} as it crosses the wire (JSON-safe). */
 export interface RemoteResultPayload {
+  /** {@link ExecuteResult.value}, made JSON-safe. */
   value?: unknown;
+  /** {@link ExecuteResult.stdout}. */
   stdout: string;
+  /** {@link ExecuteResult.stderr}. */
   stderr: string;
+  /** {@link ExecuteResult.toolCalls}, as recorded on the server (the client keeps its own trace). */
   toolCalls: ToolCallRecord[];
+  /** {@link ExecuteResult.durationMs}, as measured on the server. */
   durationMs: number;
+  /** The server-side backend that ran the snippet. */
   backend: BackendInfo;
+  /** {@link ExecuteResult.limitsEnforced}, as the server-side backend reported them. */
   limitsEnforced: LimitsEnforced;
 }
 

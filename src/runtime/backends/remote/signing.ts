@@ -11,10 +11,15 @@ export const REMOTE_PROTOCOL = 'toolexec-remote/1';
 
 /** The HTTP headers of the protocol (lower case). */
 export const REMOTE_HEADERS = {
+  /** Carries {@link REMOTE_PROTOCOL}. */
   protocol: 'x-toolexec-protocol',
+  /** The request's time, milliseconds since the epoch (checked against the server's replay window). */
   timestamp: 'x-toolexec-timestamp',
+  /** The request's fresh random nonce (a replayed nonce is refused). */
   nonce: 'x-toolexec-nonce',
+  /** The key id, when the server holds several secrets; absent otherwise. */
   keyId: 'x-toolexec-key-id',
+  /** The hex HMAC-SHA256 signature of {@link canonicalRemoteRequest}. */
   signature: 'x-toolexec-signature',
 } as const;
 

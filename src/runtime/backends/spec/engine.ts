@@ -25,12 +25,17 @@ import type { BaseSandboxSpec, GuestSpec, ImageResolver, SandboxCapabilities, Sa
 
 /** What a backend's `buildSpec` receives. */
 export interface SpecInput {
+  /** The request being run (already checked). */
   request: ExecuteRequest;
+  /** The resolved security profile (`standard` when the request names none). */
   profile: SecurityProfile;
   /** The resolved image (backends without an image step get `''`). */
   image: string;
+  /** What runs inside the sandbox and how the host reaches it. */
   guest: GuestSpec;
+  /** The run's wall-clock limit in milliseconds (the request's, or the backend default). */
   timeoutMs: number;
+  /** A random id of this run (names containers, pods, VMs). */
   runId: string;
 }
 

@@ -29,6 +29,6 @@ export {
 export type { ContainerSecurityOptions } from './mapping.js';
 export { validateContainerSpec, validateGuest, validateResources, validateSecurity } from './validate.js';
 export { DEFAULT_KILL_TIMEOUT_MS } from './options.js';
-export type { SpecBackendCommonOptions } from './options.js';
+export type { ResolvedCommonOptions, SpecBackendCommonOptions } from './options.js';
 export { SpecBackend } from './engine.js';
 export type { EnforcedResources, SpecInput } from './engine.js';

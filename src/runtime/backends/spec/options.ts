@@ -31,13 +31,21 @@ export interface SpecBackendCommonOptions {
 
 /** {@link SpecBackendCommonOptions} with defaults applied. */
 export interface ResolvedCommonOptions {
+  /** Pinged before each run; `undefined` skips the check. */
   healthChecker: HealthChecker | undefined;
+  /** Wall-clock limit of a run whose request has none, in milliseconds (the backend's own fallback when unset). */
   defaultTimeoutMs: number;
+  /** stdout + stderr cap in bytes when the request has none. @defaultValue 1 MiB */
   defaultMaxOutputBytes: number;
+  /** Largest gateway protocol message in bytes. @defaultValue 8 MiB */
   maxMessageBytes: number;
+  /** The node binary inside the sandbox. @defaultValue 'node' */
   nodeCommand: string;
+  /** Extra flags for the guest's node (a copy). @defaultValue [] */
   nodeFlags: readonly string[];
+  /** How long to wait for the client's `kill()` after a run, in milliseconds. @defaultValue 5000 */
   killTimeoutMs: number;
+  /** Receives one `info` line per run; may be undefined. */
   logger: BackendLogger | undefined;
 }
 

@@ -43,12 +43,15 @@ export interface GuestSpec {
 
 /** Resource limits a client applies to the sandbox. 0 means unlimited. */
 export interface SandboxResources {
+  /** Memory cap in bytes (`limits.memoryBytes`). */
   memoryBytes: number;
   /** CPU time per {@link SandboxResources.cpuPeriodUs}, in microseconds (`cpuQuotaMs × 1000`). */
   cpuQuotaUs: number;
   /** The CFS period the quota refers to: 1 s (so 1,000,000 µs of quota is one full CPU). */
   cpuPeriodUs: number;
+  /** Most processes/threads (`limits.pidsMax`). */
   pidsLimit: number;
+  /** Size cap of the writable scratch space in bytes (`limits.diskBytes`). */
   diskBytes: number;
 }
 
@@ -56,6 +59,7 @@ export interface SandboxResources {
 export interface SandboxSecurity {
   /** Always a non-root user. */
   user: string;
+  /** Mount the root filesystem read-only: `true` except for the `dev` profile. */
   readOnlyRootfs: boolean;
   /** `none` (no network), `bridge`, or `''` (the runtime's default). `host` never passes validation. */
   networkMode: string;
@@ -163,6 +167,8 @@ export interface ImageResolver {
 
 /** A best-effort logger (must not throw). */
 export interface BackendLogger {
+  /** Receives an informational line with structured fields (one per run). */
   info?(message: string, fields?: Record<string, unknown>): void;
+  /** Receives a warning line with structured fields (the built-in backends emit none today). */
   warn?(message: string, fields?: Record<string, unknown>): void;
 }

@@ -65,7 +65,16 @@ export class TemporalBackend implements RuntimeBackend {
   }
 
   /** The resolved configuration. */
-  get config(): { hostPort: string; namespace: string; taskQueue: string; workflowIdPrefix: string } {
+  get config(): {
+    /** The Temporal frontend address (informational: no client is created). */
+    hostPort: string;
+    /** The Temporal namespace. */
+    namespace: string;
+    /** The task queue of execution activities. */
+    taskQueue: string;
+    /** The prefix of workflow ids. */
+    workflowIdPrefix: string;
+  } {
     return { hostPort: this.#hostPort, namespace: this.#namespace, taskQueue: this.#taskQueue, workflowIdPrefix: this.#workflowIdPrefix };
   }
 

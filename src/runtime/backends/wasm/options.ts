@@ -48,16 +48,27 @@ export interface WasmBackendOptions {
 
 /** {@link WasmBackendOptions} with every default applied. */
 export interface ResolvedWasmOptions {
+  /** Warm workers in the pool (1–64). @defaultValue min(2, available cores) */
   poolSize: number;
+  /** Wall-clock limit in milliseconds when the request has none. @defaultValue 30000 */
   defaultTimeoutMs: number;
+  /** QuickJS heap (and WASI memory) cap in bytes when the request has none. @defaultValue 64 MiB */
   defaultMemoryBytes: number;
+  /** stdout + stderr cap in bytes when the request has none. @defaultValue 1 MiB */
   defaultMaxOutputBytes: number;
+  /** QuickJS native stack budget in bytes (at most 512 KiB). @defaultValue 512 KiB */
   maxStackBytes: number;
+  /** Largest JSON result in bytes. @defaultValue 8 MiB */
   maxResultBytes: number;
+  /** Largest tool-call request in bytes. @defaultValue 8 MiB */
   maxMessageBytes: number;
+  /** How long a cancelled run may take to stop before its worker is replaced, in milliseconds. @defaultValue 100 */
   killGraceMs: number;
+  /** V8 heap of each worker, in bytes. @defaultValue 256 MiB */
   workerHeapBytes: number;
+  /** How long a new worker may take to start, in milliseconds. @defaultValue 15000 */
   workerStartupTimeoutMs: number;
+  /** Largest raw WASI module accepted, in bytes. @defaultValue 64 MiB */
   maxModuleBytes: number;
 }
 

@@ -182,11 +182,13 @@ interface Waiter {
   reject: (error: Error) => void;
 }
 
-/** Counters of a {@link WorkerPool}. */
+/** Counters of the WASM backend's worker pool (a snapshot, taken when read). */
 export interface WorkerPoolStats {
   /** Live workers (idle + busy). */
   workers: number;
+  /** Workers waiting for a run. */
   idle: number;
+  /** Workers running a snippet now. */
   busy: number;
   /** Workers being started. */
   starting: number;

@@ -123,7 +123,9 @@ export interface DeclaredMemory {
 
 /** The module after {@link capModuleMemory}. */
 export interface CappedModule {
+  /** The module's bytes: rewritten when a cap was written, else the input unchanged. */
   bytes: Uint8Array;
+  /** Every memory the module imports or defines, in declaration order; empty when it could not be parsed. */
   memories: DeclaredMemory[];
   /** The cap in pages. */
   capPages: number;
