@@ -9,9 +9,7 @@ const MAX_TIMER_MS = 2_147_483_647;
  * Exactly one controller, one listener on the caller's signal and one timer; {@link dispose}
  * (call it in `finally`) removes the listener and clears the timer. The signal keeps its state
  * after disposal. Used by the code executor for a snippet's deadline and by the exec facade for a
- * chain's budget.
- *
- * @internal
+ * chain's budget; usable for any operation of your own that needs the same semantics.
  */
 export class LinkedDeadline {
   readonly #controller = new AbortController();

@@ -24,7 +24,7 @@ export type { ResolvedCodeExecutorOptions, ResolvedCodeParams } from './options.
 export { DEFAULT_ENGINE_PROFILE, RuntimeEngine, createRuntimeEngine, mapRuntimeError, toEngineResult } from './runtime-engine.js';
 export type { RuntimeEngineOptions } from './runtime-engine.js';
 export { DefaultToolsEnvironment, createToolsEnvironment, formatPrintArgs } from './tools-environment.js';
-export { CodeError, codeResultOf, withCodeResult } from './errors.js';
+export { CodeError, codeResultOf } from './errors.js';
 export type { CodeErrorInit } from './errors.js';
 export { LinkedDeadline } from './deadline.js';
 export type {

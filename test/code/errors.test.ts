@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CodeError, codeResultOf, createCodeExecutor, withCodeResult, type CodeResult } from '../../src/code/index.js';
+import { CodeError, codeResultOf, createCodeExecutor, type CodeResult } from '../../src/code/index.js';
+import { withCodeResult } from '../../src/code/errors.js';
 import { ToolexecError, hasErrorCode } from '../../src/model/index.js';
 import { createRunner } from '../../src/run/index.js';
 import { fixture } from './helpers.js';

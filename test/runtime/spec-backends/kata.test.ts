@@ -39,7 +39,8 @@ describe('kata backend', () => {
       hypervisor: 'cloud-hypervisor',
       kernelPath: '/k/vmlinux',
       imagePath: '/k/rootfs.img',
-      image: 'toolruntime-sandbox:latest',
+      // booted from imagePath: no container image unless one is given
+      image: '',
       security: { user: 'nobody:nogroup', networkMode: 'none', readOnlyRootfs: true, seccompProfile: '', privileged: false },
       resources: { cpuQuotaUs: 250_000 },
     });
@@ -54,6 +55,11 @@ describe('kata backend', () => {
     expect(noImage.message).toBe('image or imagePath is required');
     const withPath = createKataBackend({ client, imagePath: '/k/rootfs.img', imageResolver: { resolve: async () => '' } });
     await expect(withPath.execute(request('return 2'))).resolves.toMatchObject({ value: 2 });
+    const both = createKataBackend({ client, image: 'registry/sandbox:1', imagePath: '/k/rootfs.img' });
+    await both.execute(request('return 3'));
+    expect(client.lastSpec).toMatchObject({ image: 'registry/sandbox:1', imagePath: '/k/rootfs.img' });
+    const withPathOnly = createKataBackend({ client, imagePath: '/k/rootfs.img' });
+    await withPathOnly.execute(request('return 4'));
     const spec = structuredClone(client.lastSpec as KataSpec);
     spec.security.networkMode = 'host';
     expect(() => validateKataSpec(spec)).toThrow('security: security policy violation: host network not allowed');

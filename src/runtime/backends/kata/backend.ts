@@ -100,10 +100,11 @@ export class KataBackend extends SpecBackend<KataSpec> {
   constructor(options: KataBackendOptions = {}) {
     super(resolveCommonOptions('kata', options), objectOption('kata', 'client', options.client, ['start']));
     this.#runtimePath = stringOption('kata', 'runtimePath', options.runtimePath, DEFAULT_KATA_RUNTIME);
-    this.#image = stringOption('kata', 'image', options.image, DEFAULT_SPEC_SANDBOX_IMAGE);
+    this.#imagePath = stringOption('kata', 'imagePath', options.imagePath, '');
+    // A VM booted from `imagePath` needs no container image: the default image applies only without one.
+    this.#image = stringOption('kata', 'image', options.image, this.#imagePath === '' ? DEFAULT_SPEC_SANDBOX_IMAGE : '');
     this.#hypervisor = stringOption('kata', 'hypervisor', options.hypervisor, DEFAULT_KATA_HYPERVISOR);
     this.#kernelPath = stringOption('kata', 'kernelPath', options.kernelPath, '');
-    this.#imagePath = stringOption('kata', 'imagePath', options.imagePath, '');
     this.#resolver = imageResolverOption('kata', options.imageResolver);
   }
 
