@@ -29,15 +29,16 @@ export function runtimeError(code: ErrorCode, message: string, options: RuntimeE
 }
 
 /**
- * Wraps `err` in an error with the same code, message and details plus `result` under
- * `details.result`; `cause` is `err` itself. Non-library errors get `fallbackCode`.
+ * `err` as a run's failure carrying `result` under `details.result`.
+ *
+ * @remarks A library error keeps its code, message and details, and its `cause` becomes the
+ * original failure (`err.cause`, or `err` itself when it has none); an error that already carries
+ * a partial result is returned as is. Any other value becomes `fallbackCode` with it as `cause`.
  */
 export function withPartialResult(err: unknown, result: ExecuteResult, fallbackCode: ErrorCode = 'CODE_EXECUTION'): ToolexecError {
   if (ToolexecError.isInstance(err)) {
-    return new ToolexecError(err.code, err.message, {
-      cause: err,
-      details: { ...err.details, result },
-    });
+    if (err.details?.result !== undefined) return err;
+    return new ToolexecError(err.code, err.message, { cause: err.cause ?? err, details: { ...err.details, result } });
   }
   const message = err instanceof Error ? err.message : String(err);
   return runtimeError(fallbackCode, message, { cause: err, result });

@@ -8,14 +8,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ToolexecError } from '../../model/index.js';
-import { elapsedMs, limitsEnforcedNone, runtimeError, withPartialResult } from '../errors.js';
-import { createTracingGateway, type TracingGateway } from '../gateway/tracing.js';
+import { runtimeError } from '../errors.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../gateway/stream-connection.js';
 import { nodeGuestArgs } from '../guest/node-guest.js';
 import { runGuestSession, type GuestExit } from '../guest/session.js';
 import { effectiveMaxOutputBytes, effectiveTimeoutMs, validateRequest } from '../request.js';
-import { prepareSnippet } from '../snippet.js';
-import type { BackendInfo, ExecuteRequest, ExecuteResult, LimitsEnforced, RuntimeBackend } from '../types.js';
+import { RunRecord } from '../run-record.js';
+import type { ExecuteRequest, ExecuteResult, RuntimeBackend } from '../types.js';
 
 /** Options of {@link createUnsafeHostBackend}. */
 export interface UnsafeHostBackendOptions {
@@ -107,52 +106,28 @@ export class UnsafeHostBackend implements RuntimeBackend {
   }
 
   async execute(request: ExecuteRequest): Promise<ExecuteResult> {
-    const started = performance.now();
-    const backend: BackendInfo = { kind: this.kind, readiness: this.readiness, details: { mode: 'subprocess' } };
-    const limitsEnforced: LimitsEnforced = limitsEnforcedNone();
-    const trace: { gateway?: TracingGateway } = {};
-    const partial = (extra: Partial<ExecuteResult> = {}): ExecuteResult => ({
-      stdout: '',
-      stderr: '',
-      toolCalls: trace.gateway?.toolCalls ?? [],
-      durationMs: elapsedMs(started),
-      backend,
-      limitsEnforced,
-      ...extra,
-    });
-
+    const run = new RunRecord({ kind: this.kind, readiness: this.readiness, details: { mode: 'subprocess' } });
     try {
       validateRequest(request);
     } catch (err) {
-      throw withPartialResult(err, partial());
+      throw run.fail(err);
     }
     if (!this.#options.optIn && request.metadata?.unsafeOptIn !== true) {
       throw runtimeError(
         'BACKEND_DENIED',
         'backend denied by policy: the unsafe host backend requires explicit opt-in (metadata.unsafeOptIn === true)',
-        { result: partial(), details: { backend: this.kind } },
+        { result: run.partial(), details: { backend: this.kind } },
       );
     }
-    let code: string;
-    try {
-      code = prepareSnippet(request).code;
-    } catch (err) {
-      const error = err as ToolexecError;
-      throw runtimeError(error.code, error.message, { cause: error.cause ?? error, result: partial(), details: error.details ?? {} });
-    }
-    const traced = createTracingGateway(request.gateway, {
-      ...(request.limits?.maxToolCalls === undefined ? {} : { maxToolCalls: request.limits.maxToolCalls }),
-      ...(request.limits?.maxChainSteps === undefined ? {} : { maxChainSteps: request.limits.maxChainSteps }),
-    });
-    trace.gateway = traced;
+    const code = run.prepareSnippet(request);
+    const traced = run.traceGateway(request);
     const memoryBytes = request.limits?.memoryBytes;
     const timeoutMs = effectiveTimeoutMs(request, this.#options.defaultTimeoutMs);
     const maxOutputBytes = effectiveMaxOutputBytes(request, this.#options.defaultMaxOutputBytes);
     // A heap cap is not a memory cap (Buffers, WASM memory and child processes escape it), so
     // `memory` stays false; the heap cap is reported in the details instead.
     const heapCapped = memoryBytes !== undefined && memoryBytes > 0;
-    Object.assign(limitsEnforced, { timeout: true, toolCalls: true, chainSteps: true });
-    backend.details = { mode: 'subprocess', timeoutMs, maxOutputBytes, ...(heapCapped ? { heapLimitBytes: memoryBytes } : {}) };
+    run.backend.details = { mode: 'subprocess', timeoutMs, maxOutputBytes, ...(heapCapped ? { heapLimitBytes: memoryBytes } : {}) };
 
     let workDir: string | undefined;
     let child: ChildProcess | undefined;
@@ -190,21 +165,12 @@ export class UnsafeHostBackend implements RuntimeBackend {
         terminate: () => killGroup(spawned),
         exited,
       });
-      const result = partial({
-        stdout: outcome.stdout,
-        stderr: outcome.stderr,
-        ...(outcome.hasValue ? { value: outcome.value } : {}),
-      });
-      if (outcome.failure !== undefined) {
-        const { code: errorCode, message, cause, details } = outcome.failure;
-        throw runtimeError(errorCode, message, { cause, result, ...(details === undefined ? {} : { details }) });
-      }
-      return result;
+      return run.settle(outcome);
     } catch (err) {
       if (ToolexecError.isInstance(err)) throw err;
       throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${err instanceof Error ? err.message : String(err)}`, {
         cause: err,
-        result: partial(),
+        result: run.partial(),
       });
     } finally {
       if (child !== undefined) {

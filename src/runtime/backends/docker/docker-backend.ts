@@ -6,22 +6,13 @@
 import { randomBytes } from 'node:crypto';
 import type Dockerode from 'dockerode';
 import { ToolexecError } from '../../../model/index.js';
-import { abortError, elapsedMs, limitsEnforcedNone, runtimeError, withPartialResult } from '../../errors.js';
-import { createTracingGateway, type TracingGateway } from '../../gateway/tracing.js';
+import { abortError, runtimeError } from '../../errors.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../../gateway/stream-connection.js';
 import { nodeGuestSource } from '../../guest/node-guest.js';
 import { runGuestSession, type GuestFailure } from '../../guest/session.js';
 import { effectiveMaxOutputBytes, effectiveTimeoutMs, validateRequest } from '../../request.js';
-import { prepareSnippet } from '../../snippet.js';
-import type {
-  BackendInfo,
-  BackendReadiness,
-  ExecuteRequest,
-  ExecuteResult,
-  LimitsEnforced,
-  RuntimeBackend,
-  RuntimeBackendKind,
-} from '../../types.js';
+import { RunRecord } from '../../run-record.js';
+import type { BackendReadiness, ExecuteRequest, ExecuteResult, RuntimeBackend, RuntimeBackendKind } from '../../types.js';
 import { connectDocker, describeEngine, dockerMessage, engineUnavailable, pingEngine, type DockerConnectionOptions } from './docker-client.js';
 import {
   containerCreateOptions,
@@ -335,38 +326,15 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
   }
 
   async execute(request: ExecuteRequest): Promise<ExecuteResult> {
-    const started = performance.now();
-    const backend: BackendInfo = { kind: this.kind, readiness: this.readiness, details: { image: this.#options.image } };
-    const limitsEnforced: LimitsEnforced = limitsEnforcedNone();
-    const trace: { gateway?: TracingGateway } = {};
-    const partial = (extra: Partial<ExecuteResult> = {}): ExecuteResult => ({
-      stdout: '',
-      stderr: '',
-      toolCalls: trace.gateway?.toolCalls ?? [],
-      durationMs: elapsedMs(started),
-      backend,
-      limitsEnforced,
-      ...extra,
-    });
-
+    const run = new RunRecord({ kind: this.kind, readiness: this.readiness, details: { image: this.#options.image } });
     try {
       validateRequest(request);
     } catch (err) {
-      throw withPartialResult(err, partial());
+      throw run.fail(err);
     }
-    if (this.#closed) throw withPartialResult(this.#closedError(), partial());
-    let code: string;
-    try {
-      code = prepareSnippet(request).code;
-    } catch (err) {
-      const error = err as ToolexecError;
-      throw runtimeError(error.code, error.message, { cause: error.cause ?? error, result: partial(), details: error.details ?? {} });
-    }
-    const traced = createTracingGateway(request.gateway, {
-      ...(request.limits?.maxToolCalls === undefined ? {} : { maxToolCalls: request.limits.maxToolCalls }),
-      ...(request.limits?.maxChainSteps === undefined ? {} : { maxChainSteps: request.limits.maxChainSteps }),
-    });
-    trace.gateway = traced;
+    if (this.#closed) throw run.fail(this.#closedError());
+    const code = run.prepareSnippet(request);
+    const traced = run.traceGateway(request);
     const timeoutMs = effectiveTimeoutMs(request, this.#options.defaultTimeoutMs);
     const maxOutputBytes = effectiveMaxOutputBytes(request, this.#options.defaultMaxOutputBytes);
 
@@ -374,10 +342,7 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
     try {
       const engine = await this.#connectAbortable(request.signal);
       const limits = resolveContainerLimits(request.limits, this.#options.limits, engine.cpus);
-      Object.assign(limitsEnforced, {
-        timeout: true,
-        toolCalls: true,
-        chainSteps: true,
+      Object.assign(run.limitsEnforced, {
         memory: limits.memoryBytes > 0,
         cpu: limits.cpuQuotaMs > 0,
         pids: limits.pidsMax > 0,
@@ -386,7 +351,7 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
       });
       const poolLimits = resolveContainerLimits(undefined, this.#options.limits, engine.cpus);
       const pooled = this.#pool !== undefined && sameLimits(limits, poolLimits) ? this.#pool.take() : undefined;
-      backend.details = {
+      run.backend.details = {
         image: this.#options.image,
         ...(this.#options.runtime === undefined ? {} : { runtime: this.#options.runtime }),
         timeoutMs,
@@ -399,7 +364,7 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
       };
       sandbox = pooled ?? (await this.#start(engine, limits, request.signal));
       this.#active.add(sandbox);
-      backend.details.container = sandbox.name;
+      run.backend.details.container = sandbox.name;
       const running = sandbox;
       const program = running.programSent ? undefined : await nodeGuestSource();
       const outcome = await runGuestSession({
@@ -418,11 +383,6 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
         },
         exited: running.exited,
       });
-      const result = partial({
-        stdout: outcome.stdout,
-        stderr: outcome.stderr,
-        ...(outcome.hasValue ? { value: outcome.value } : {}),
-      });
       let failure: GuestFailure | undefined = outcome.failure;
       if (failure !== undefined && !running.killed && limits.memoryBytes > 0 && (await running.oomKilled())) {
         failure = {
@@ -439,19 +399,12 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
       } else if (failure !== undefined && this.#closed && failure.code !== 'ABORTED' && failure.code !== 'TIMEOUT') {
         failure = { code: 'RUNTIME_UNAVAILABLE', message: `runtime unavailable: the ${this.kind} backend was closed during the run`, cause: failure.cause };
       }
-      if (failure !== undefined) {
-        const { code: errorCode, message, cause, details } = failure;
-        throw runtimeError(errorCode, message, { cause, result, ...(details === undefined ? {} : { details }) });
-      }
-      return result;
+      return run.settle({ ...outcome, failure });
     } catch (err) {
-      if (ToolexecError.isInstance(err)) {
-        if (err.details?.result !== undefined) throw err;
-        throw withPartialResult(err, partial());
-      }
+      if (ToolexecError.isInstance(err)) throw run.fail(err);
       throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${err instanceof Error ? err.message : String(err)}`, {
         cause: err,
-        result: partial(),
+        result: run.partial(),
       });
     } finally {
       if (sandbox !== undefined) {

@@ -6,7 +6,7 @@
  * server, Go's design).
  */
 import { ToolexecError, errorMessage } from '../../../model/index.js';
-import { abortError, runtimeError, withPartialResult } from '../../errors.js';
+import { abortError, limitsEnforcedNone, partialResultOf, runtimeError, withPartialResult } from '../../errors.js';
 import { validateRequest } from '../../request.js';
 import type { BackendInfo, ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../types.js';
 import { SpecBackend, underSignal, type EnforcedResources, type SpecInput } from '../spec/engine.js';
@@ -288,16 +288,21 @@ export class ProxmoxBackend extends SpecBackend<ProxmoxExecSpec> {
         toolCalls: [],
         durationMs: 0,
         backend: info(),
-        limitsEnforced: { timeout: false, toolCalls: false, chainSteps: false, memory: false, cpu: false, pids: false, disk: false },
+        limitsEnforced: limitsEnforcedNone(),
       }, 'RUNTIME_UNAVAILABLE');
     }
     try {
       const result = await runtime.execute(request);
       return { ...result, backend: info(result.backend) };
     } catch (err) {
-      const partial = (err as { details?: { result?: ExecuteResult } }).details?.result;
+      const partial = partialResultOf(err);
       if (partial === undefined) throw err;
-      throw withPartialResult(err, { ...partial, backend: info(partial.backend) });
+      // the inner backend's partial result, reported as this backend's
+      const inner = err as ToolexecError;
+      throw new ToolexecError(inner.code, inner.message, {
+        cause: inner.cause ?? inner,
+        details: { ...inner.details, result: { ...partial, backend: info(partial.backend) } },
+      });
     }
   }
 

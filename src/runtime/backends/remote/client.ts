@@ -5,14 +5,14 @@
 import http, { type Agent, type ClientRequest, type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { ToolexecError, isErrorCode, type ErrorCode } from '../../../model/index.js';
-import { abortError, elapsedMs, limitsEnforcedNone, runtimeError } from '../../errors.js';
+import { abortError, runtimeError } from '../../errors.js';
 import { serveGateway, type GatewayServer } from '../../gateway/server.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, createStreamConnection } from '../../gateway/stream-connection.js';
-import { createTracingGateway, type TracingGateway } from '../../gateway/tracing.js';
+import type { TracingGateway } from '../../gateway/tracing.js';
 import { deserializeError } from '../../gateway/wire.js';
 import { DEFAULT_TIMEOUT_MS, effectiveTimeoutMs, validateRequest } from '../../request.js';
-import type { BackendInfo, ExecuteRequest, ExecuteResult, LimitsEnforced, RuntimeBackend } from '../../types.js';
-import { ensurePartial } from '../spec/engine.js';
+import type { ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../types.js';
+import { RunRecord } from '../../run-record.js';
 import { optionError, positiveIntegerOption } from '../spec/options.js';
 import { executeMessage, readResultPayload } from './messages.js';
 import { createSignedConnection, type SignedConnection } from './signed-connection.js';
@@ -223,29 +223,16 @@ export class RemoteBackend implements RuntimeBackend {
   }
 
   async execute(request: ExecuteRequest): Promise<ExecuteResult> {
-    const started = performance.now();
     const options = this.#options;
-    const backend: BackendInfo = { kind: this.kind, readiness: this.readiness, details: { endpoint: this.endpoint } };
-    const limitsEnforced: LimitsEnforced = limitsEnforcedNone();
-    const trace: { gateway?: TracingGateway } = {};
-    const partial = (extra: Partial<ExecuteResult> = {}): ExecuteResult => ({
-      stdout: '',
-      stderr: '',
-      toolCalls: trace.gateway?.toolCalls ?? [],
-      durationMs: elapsedMs(started),
-      backend,
-      limitsEnforced,
-      ...extra,
-    });
-
+    const run = new RunRecord({ kind: this.kind, readiness: this.readiness, details: { endpoint: this.endpoint } });
     try {
       validateRequest(request);
     } catch (err) {
-      throw ensurePartial(err, partial());
+      throw run.fail(err, 'RUNTIME_UNAVAILABLE');
     }
     if (options === undefined) {
       throw runtimeError('RUNTIME_UNAVAILABLE', 'runtime unavailable: remote client not configured (url and secret)', {
-        result: partial(),
+        result: run.partial(),
         details: { backend: this.kind, reason: 'client_not_configured' },
       });
     }
@@ -253,16 +240,11 @@ export class RemoteBackend implements RuntimeBackend {
     const bytes = Buffer.byteLength(line);
     if (bytes > options.maxMessageBytes) {
       throw runtimeError('RESOURCE_LIMIT', `resource limit exceeded: the execute message is ${bytes} bytes, over ${options.maxMessageBytes}`, {
-        result: partial(),
+        result: run.partial(),
         details: { limit: 'body', bytes, maxMessageBytes: options.maxMessageBytes },
       });
     }
-    const traced = createTracingGateway(request.gateway, {
-      ...(request.limits?.maxToolCalls === undefined ? {} : { maxToolCalls: request.limits.maxToolCalls }),
-      ...(request.limits?.maxChainSteps === undefined ? {} : { maxChainSteps: request.limits.maxChainSteps }),
-    });
-    trace.gateway = traced;
-    Object.assign(limitsEnforced, { timeout: true, toolCalls: true, chainSteps: true });
+    const traced = run.traceGateway(request);
 
     const timeoutMs = effectiveTimeoutMs(request, options.defaultTimeoutMs) + options.timeoutOverheadMs;
     const gatewayErrors: unknown[] = [];
@@ -270,22 +252,22 @@ export class RemoteBackend implements RuntimeBackend {
     try {
       terminal = await this.#exchange(options, line, request, traced, timeoutMs, gatewayErrors);
     } catch (err) {
-      throw ensurePartial(err, partial());
+      throw run.fail(err, 'RUNTIME_UNAVAILABLE');
     }
 
     const read = readResultPayload(terminal.result);
-    backend.details = {
+    run.backend.details = {
       endpoint: options.endpoint,
       ...(read.backend === undefined ? {} : { remote: read.backend }),
       ...(read.durationMs === undefined ? {} : { remoteDurationMs: read.durationMs }),
     };
-    Object.assign(limitsEnforced, {
+    Object.assign(run.limitsEnforced, {
       memory: read.limitsEnforced.memory,
       cpu: read.limitsEnforced.cpu,
       pids: read.limitsEnforced.pids,
       disk: read.limitsEnforced.disk,
     });
-    const result = partial({ stdout: read.stdout, stderr: read.stderr, ...(read.hasValue ? { value: read.value } : {}) });
+    const result = run.partial({ stdout: read.stdout, stderr: read.stderr, ...(read.hasValue ? { value: read.value } : {}) });
     if (terminal.kind === 'result') return result;
 
     const remote = deserializeError(terminal.error);

@@ -3,13 +3,11 @@
  * sandbox through the injected client, then drive the node guest over its stdio.
  */
 import { ToolexecError, errorMessage } from '../../../model/index.js';
-import { abortError, elapsedMs, limitsEnforcedNone, runtimeError, withPartialResult } from '../../errors.js';
-import { createTracingGateway, type TracingGateway } from '../../gateway/tracing.js';
+import { abortError, runtimeError } from '../../errors.js';
 import { runGuestSession } from '../../guest/session.js';
 import { effectiveMaxOutputBytes, effectiveTimeoutMs, validateRequest } from '../../request.js';
-import { prepareSnippet } from '../../snippet.js';
+import { RunRecord } from '../../run-record.js';
 import type {
-  BackendInfo,
   BackendReadiness,
   ExecuteRequest,
   ExecuteResult,
@@ -41,20 +39,6 @@ export interface SpecInput {
 
 /** The resource limits a spec backend reports (timeout, tool calls and chain steps are always enforced). */
 export type EnforcedResources = Pick<LimitsEnforced, 'memory' | 'cpu' | 'pids' | 'disk'>;
-
-/**
- * `err` with `result` under `details.result`: a ToolexecError keeps its code, message, details and
- * original cause (its own cause, or itself); anything else becomes `RUNTIME_UNAVAILABLE`. An error
- * that already carries a result is returned as is.
- */
-export function ensurePartial(err: unknown, result: ExecuteResult): ToolexecError {
-  if (ToolexecError.isInstance(err)) {
-    if (err.details?.result !== undefined) return err;
-    // keep the original failure as the cause (not this wrapper's copy)
-    return runtimeError(err.code, err.message, { cause: err.cause ?? err, result, ...(err.details === undefined ? {} : { details: err.details }) });
-  }
-  return withPartialResult(err, result, 'RUNTIME_UNAVAILABLE');
-}
 
 function once(fn: () => void | Promise<void>): () => Promise<void> {
   let done: Promise<void> | undefined;
@@ -174,43 +158,25 @@ export abstract class SpecBackend<Spec extends BaseSandboxSpec> implements Runti
   }
 
   async execute(request: ExecuteRequest): Promise<ExecuteResult> {
-    const started = performance.now();
     const requested: unknown = (request as ExecuteRequest | undefined)?.profile;
-    const backend: BackendInfo = {
+    const run = new RunRecord({
       kind: this.kind,
       readiness: this.readiness,
       details: this.details(typeof requested === 'string' && requested !== '' ? requested : 'standard'),
-    };
-    const limitsEnforced: LimitsEnforced = limitsEnforcedNone();
-    const trace: { gateway?: TracingGateway } = {};
-    const partial = (extra: Partial<ExecuteResult> = {}): ExecuteResult => ({
-      stdout: '',
-      stderr: '',
-      toolCalls: trace.gateway?.toolCalls ?? [],
-      durationMs: elapsedMs(started),
-      backend,
-      limitsEnforced,
-      ...extra,
     });
-
     try {
       validateRequest(request);
     } catch (err) {
-      throw ensurePartial(err, partial());
+      throw run.fail(err, 'RUNTIME_UNAVAILABLE');
     }
     const client = this.#client;
     if (client === undefined) {
       throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${this.clientLabel} not configured`, {
-        result: partial(),
+        result: run.partial(),
         details: { backend: this.kind, reason: 'client_not_configured' },
       });
     }
-    let code: string;
-    try {
-      code = prepareSnippet(request).code;
-    } catch (err) {
-      throw ensurePartial(err, partial());
-    }
+    const code = run.prepareSnippet(request);
 
     const timeoutMs = effectiveTimeoutMs(request, this.#common.defaultTimeoutMs);
     const maxOutputBytes = effectiveMaxOutputBytes(request, this.#common.defaultMaxOutputBytes);
@@ -231,7 +197,7 @@ export abstract class SpecBackend<Spec extends BaseSandboxSpec> implements Runti
       let image = this.imageToResolve() ?? '';
       if (image !== '') image = await this.resolveImage(image, signal);
       const profile = resolveProfile(request);
-      backend.details = this.details(profile);
+      run.backend.details = this.details(profile);
       const runId = newRunId();
       const memoryBytes = request.limits?.memoryBytes;
       const guest = await buildGuestSpec({
@@ -242,16 +208,11 @@ export abstract class SpecBackend<Spec extends BaseSandboxSpec> implements Runti
         ...(memoryBytes === undefined ? {} : { memoryBytes }),
       });
       const spec = this.buildSpec({ request, profile, image, guest, timeoutMs, runId });
-      backend.details = { ...this.details(profile), runId };
+      run.backend.details = { ...this.details(profile), runId };
       this.#safeLog(spec);
 
-      const traced = createTracingGateway(request.gateway, {
-        ...(request.limits?.maxToolCalls === undefined ? {} : { maxToolCalls: request.limits.maxToolCalls }),
-        ...(request.limits?.maxChainSteps === undefined ? {} : { maxChainSteps: request.limits.maxChainSteps }),
-      });
-      trace.gateway = traced;
-      Object.assign(limitsEnforced, { timeout: true, toolCalls: true, chainSteps: true });
-      Object.assign(limitsEnforced, this.enforcedResources(spec, client.capabilities ?? {}));
+      const traced = run.traceGateway(request);
+      Object.assign(run.limitsEnforced, this.enforcedResources(spec, client.capabilities ?? {}));
 
       const sandbox: SandboxProcess = await underSignal(
         signal,
@@ -262,7 +223,7 @@ export abstract class SpecBackend<Spec extends BaseSandboxSpec> implements Runti
       kill = once(() => sandbox.kill());
       this.#processes.add(kill);
       clearTimeout(deadlineTimer);
-      const remainingMs = Math.max(1, Math.round(timeoutMs - (performance.now() - started)));
+      const remainingMs = Math.max(1, Math.round(timeoutMs - run.elapsedMs()));
       const outcome = await runGuestSession({
         stdin: sandbox.stdin,
         stdout: sandbox.stdout,
@@ -277,22 +238,17 @@ export abstract class SpecBackend<Spec extends BaseSandboxSpec> implements Runti
         terminate: () => void kill?.(),
         exited: sandbox.exited,
       });
-      const result = partial({
-        stdout: outcome.stdout,
-        stderr: outcome.stderr,
-        ...(outcome.hasValue ? { value: outcome.value } : {}),
-      });
-      if (outcome.failure !== undefined) {
-        const { code: errorCode, cause, details } = outcome.failure;
-        const message = errorCode === 'TIMEOUT' ? `execution timeout: the snippet ran longer than ${timeoutMs}ms` : outcome.failure.message;
-        const extra = errorCode === 'TIMEOUT' ? { ...details, timeoutMs } : details;
-        throw runtimeError(errorCode, message, { cause, result, ...(extra === undefined ? {} : { details: extra }) });
+      const failure = outcome.failure;
+      // the session ran on what was left of the deadline; the failure names the whole of it
+      if (failure?.code === 'TIMEOUT') {
+        failure.message = `execution timeout: the snippet ran longer than ${timeoutMs}ms`;
+        failure.details = { ...failure.details, timeoutMs };
       }
-      return result;
+      return run.settle(outcome);
     } catch (err) {
       if (ToolexecError.isInstance(err) && err.details?.result !== undefined) throw err;
-      if (signal.aborted) throw ensurePartial(abortError(signal, 'execution'), partial());
-      throw ensurePartial(err, partial());
+      if (signal.aborted) throw run.fail(abortError(signal, 'execution'));
+      throw run.fail(err, 'RUNTIME_UNAVAILABLE');
     } finally {
       clearTimeout(deadlineTimer);
       request.signal?.removeEventListener('abort', onCallerAbort);

@@ -3,18 +3,16 @@
  * per run, on a small pool of worker threads; raw WASI modules under `node:wasi` on the same pool.
  */
 import { ToolexecError } from '../../../model/index.js';
-import { elapsedMs, limitsEnforcedNone, runtimeError, withPartialResult } from '../../errors.js';
-import { createTracingGateway, type TracingGateway } from '../../gateway/tracing.js';
 import { effectiveMaxOutputBytes, effectiveTimeoutMs, validateRequest } from '../../request.js';
-import { prepareSnippet } from '../../snippet.js';
-import type { BackendInfo, ExecuteRequest, ExecuteResult, LimitsEnforced, RuntimeBackend } from '../../types.js';
+import { RunRecord } from '../../run-record.js';
+import type { ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../types.js';
 import { quickjsModule, wasmWorkerPath } from './engine.js';
 import { WASM32_MAX_MEMORY_BYTES, resolveWasmOptions, type ResolvedWasmOptions, type WasmBackendOptions } from './options.js';
 import { WorkerPool, type WorkerPoolStats } from './pool.js';
 import { capModuleMemory, wasiModuleBytes, WASM_PAGE_BYTES } from './wasi-module.js';
 import { closeNullFd, nullFd } from './null-fd.js';
 import { wasmApi, type CompiledWasmModule } from './webassembly.js';
-import { runOnWorker, type WorkerRunOutcome } from './worker-run.js';
+import { runOnWorker } from './worker-run.js';
 
 /**
  * Runs snippets in QuickJS compiled to WebAssembly (quickjs-wasi), off the main thread.
@@ -84,20 +82,7 @@ export class WasmBackend implements RuntimeBackend {
   }
 
   async execute(request: ExecuteRequest): Promise<ExecuteResult> {
-    const started = performance.now();
-    const backend: BackendInfo = { kind: this.kind, readiness: this.readiness, details: { engine: 'quickjs-wasi' } };
-    const limitsEnforced: LimitsEnforced = limitsEnforcedNone();
-    let traced: TracingGateway | undefined;
-    const partial = (extra: Partial<ExecuteResult> = {}): ExecuteResult => ({
-      stdout: '',
-      stderr: '',
-      toolCalls: traced?.toolCalls ?? [],
-      durationMs: elapsedMs(started),
-      backend,
-      limitsEnforced,
-      ...extra,
-    });
-
+    const run = new RunRecord({ kind: this.kind, readiness: this.readiness, details: { engine: 'quickjs-wasi' } });
     let module: Uint8Array | undefined;
     try {
       validateRequest(request);
@@ -106,30 +91,17 @@ export class WasmBackend implements RuntimeBackend {
       }
       module = wasiModuleBytes(request.metadata, this.#options.maxModuleBytes);
     } catch (err) {
-      throw withPartialResult(err, partial());
+      throw run.fail(err);
     }
-    if (module !== undefined) return this.#executeWasi(request, module, backend, limitsEnforced, partial);
+    if (module !== undefined) return this.#executeWasi(request, module, run);
 
-    let code: string;
-    try {
-      code = prepareSnippet(request).code;
-    } catch (err) {
-      const error = err as ToolexecError;
-      throw runtimeError(error.code, error.message, { cause: error.cause ?? error, result: partial(), details: error.details ?? {} });
-    }
-    try {
-      traced = createTracingGateway(request.gateway, {
-        ...(request.limits?.maxToolCalls === undefined ? {} : { maxToolCalls: request.limits.maxToolCalls }),
-        ...(request.limits?.maxChainSteps === undefined ? {} : { maxChainSteps: request.limits.maxChainSteps }),
-      });
-    } catch (err) {
-      throw withPartialResult(err, partial());
-    }
+    const code = run.prepareSnippet(request);
+    const traced = run.traceGateway(request);
     const timeoutMs = effectiveTimeoutMs(request, this.#options.defaultTimeoutMs);
     const maxOutputBytes = effectiveMaxOutputBytes(request, this.#options.defaultMaxOutputBytes);
     const memoryBytes = this.#memoryBytes(request);
-    Object.assign(limitsEnforced, { timeout: true, toolCalls: true, chainSteps: true, memory: true });
-    backend.details = {
+    run.limitsEnforced.memory = true;
+    run.backend.details = {
       engine: 'quickjs-wasi',
       timeoutMs,
       maxOutputBytes,
@@ -157,8 +129,9 @@ export class WasmBackend implements RuntimeBackend {
       interruptible: true,
       ...(request.signal === undefined ? {} : { signal: request.signal }),
     });
-    this.#describeEngine(backend, outcome);
-    return this.#finish(outcome, partial);
+    const version = outcome.versions?.quickjs;
+    if (version !== undefined) run.backend.details.engineVersion = version;
+    return run.settle(outcome);
   }
 
   /** Terminates every worker; later runs fail with `RUNTIME_UNAVAILABLE`. Idempotent. */
@@ -168,15 +141,9 @@ export class WasmBackend implements RuntimeBackend {
     if (this.#usedNullFd) closeNullFd(this);
   }
 
-  async #executeWasi(
-    request: ExecuteRequest,
-    bytes: Uint8Array,
-    backend: BackendInfo,
-    limitsEnforced: LimitsEnforced,
-    partial: (extra?: Partial<ExecuteResult>) => ExecuteResult,
-  ): Promise<ExecuteResult> {
-    backend.readiness = 'beta';
-    backend.details = { engine: 'node:wasi', wasi: 'preview1' };
+  async #executeWasi(request: ExecuteRequest, bytes: Uint8Array, run: RunRecord): Promise<ExecuteResult> {
+    run.backend.readiness = 'beta';
+    run.backend.details = { engine: 'node:wasi', wasi: 'preview1' };
     const timeoutMs = effectiveTimeoutMs(request, this.#options.defaultTimeoutMs);
     const maxOutputBytes = effectiveMaxOutputBytes(request, this.#options.defaultMaxOutputBytes);
     const memoryBytes = this.#memoryBytes(request);
@@ -203,10 +170,11 @@ export class WasmBackend implements RuntimeBackend {
         });
       }
     } catch (err) {
-      throw withPartialResult(err, partial());
+      throw run.fail(err);
     }
-    Object.assign(limitsEnforced, { timeout: true, toolCalls: true, chainSteps: true, memory: capped.enforced });
-    backend.details = {
+    // A WASI module has no gateway at all: tool calls and chain steps are trivially within limits.
+    Object.assign(run.limitsEnforced, { timeout: true, toolCalls: true, chainSteps: true, memory: capped.enforced });
+    const details: Record<string, unknown> = {
       engine: 'node:wasi',
       wasi: 'preview1',
       timeoutMs,
@@ -215,6 +183,7 @@ export class WasmBackend implements RuntimeBackend {
       maxMemoryBytes: capped.maxMemoryBytes,
       ...(request.profile === undefined ? {} : { profile: request.profile }),
     };
+    run.backend.details = details;
     const outcome = await runOnWorker(this.#pool, {
       kind: 'wasi',
       payload: { module, maxOutputBytes, nullFd: fd },
@@ -225,32 +194,18 @@ export class WasmBackend implements RuntimeBackend {
       interruptible: false,
       ...(request.signal === undefined ? {} : { signal: request.signal }),
     });
-    if (typeof outcome.info.memoryBytesUsed === 'number') backend.details.memoryBytesUsed = outcome.info.memoryBytesUsed;
+    if (typeof outcome.info.memoryBytesUsed === 'number') details.memoryBytesUsed = outcome.info.memoryBytesUsed;
     if (outcome.failure === undefined) {
       outcome.hasValue = true;
       outcome.value = { exitCode: typeof outcome.info.exitCode === 'number' ? outcome.info.exitCode : 0 };
     }
-    return this.#finish(outcome, partial);
+    return run.settle(outcome);
   }
 
   #memoryBytes(request: ExecuteRequest): number {
     const requested = request.limits?.memoryBytes;
     const bytes = requested !== undefined && requested > 0 ? requested : this.#options.defaultMemoryBytes;
     return Math.min(bytes, WASM32_MAX_MEMORY_BYTES - 1);
-  }
-
-  #describeEngine(backend: BackendInfo, outcome: WorkerRunOutcome): void {
-    const version = outcome.versions?.quickjs;
-    if (version !== undefined && backend.details !== undefined) backend.details.engineVersion = version;
-  }
-
-  #finish(outcome: WorkerRunOutcome, partial: (extra?: Partial<ExecuteResult>) => ExecuteResult): ExecuteResult {
-    const result = partial({ stdout: outcome.stdout, stderr: outcome.stderr, ...(outcome.hasValue ? { value: outcome.value } : {}) });
-    if (outcome.failure !== undefined) {
-      const { code, message, cause, details } = outcome.failure;
-      throw runtimeError(code, message, { cause, result, ...(details === undefined ? {} : { details }) });
-    }
-    return result;
   }
 }
 
