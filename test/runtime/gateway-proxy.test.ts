@@ -16,6 +16,7 @@ import { portPair, proxied, streamPair, tcpPair } from './helpers.js';
 gatewayContract('proxy over NDJSON streams', (fixture) => proxied(createDirectGateway(fixture), streamPair()));
 gatewayContract('proxy over TCP', async (fixture) => proxied(createDirectGateway(fixture), await tcpPair()));
 gatewayContract('proxy over a MessagePort', (fixture) => proxied(createDirectGateway(fixture), portPair()));
+gatewayContract('proxy over a MessagePort, as JSON text', (fixture) => proxied(createDirectGateway(fixture), portPair('json')));
 
 /** A scripted server: answers each request with `reply(message)` (or nothing), records what it saw. */
 function scripted(reply: (message: WireMessage) => WireMessage | WireMessage[] | undefined): {

@@ -23,9 +23,9 @@ export function streamPair(options: { maxMessageBytes?: number } = {}): { client
 }
 
 /** Two connected connections over a worker_threads MessageChannel. */
-export function portPair(): { client: GatewayConnection; server: GatewayConnection } {
+export function portPair(encoding: 'clone' | 'json' = 'clone'): { client: GatewayConnection; server: GatewayConnection } {
   const { port1, port2 } = new MessageChannel();
-  return { client: createMessagePortConnection(port1), server: createMessagePortConnection(port2) };
+  return { client: createMessagePortConnection(port1, { encoding }), server: createMessagePortConnection(port2, { encoding }) };
 }
 
 /** Two connected NDJSON connections over a real TCP socket on 127.0.0.1. */

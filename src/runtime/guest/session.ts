@@ -4,13 +4,14 @@
  * the guest's death into one outcome. Backends own only the process (spawn, kill, cleanup).
  */
 import type { Readable, Writable } from 'node:stream';
-import { ToolexecError, truncateUtf8 } from '../../model/index.js';
+import { ToolexecError } from '../../model/index.js';
 import { abortError } from '../errors.js';
 import { failureFromReport, type RunFailure } from '../failure.js';
 import { createStreamConnection, DEFAULT_MAX_MESSAGE_BYTES } from '../gateway/stream-connection.js';
 import { serveGateway } from '../gateway/server.js';
 import type { WireMessage } from '../gateway/wire.js';
 import type { ToolGateway } from '../types.js';
+import { OutputCapture } from '../output-capture.js';
 
 /** How the guest process ended. */
 export interface GuestExit {
@@ -84,28 +85,6 @@ type Settlement =
 
 const MAX_REMEMBERED_ERRORS = 1000;
 const TAIL_CHARS = 2000;
-
-/** stdout + stderr under one byte budget. */
-class OutputCapture {
-  stdout = '';
-  stderr = '';
-  #bytes = 0;
-  readonly #max: number;
-
-  constructor(maxBytes: number) {
-    this.#max = maxBytes;
-  }
-
-  /** Appends `text`; false once the budget is exceeded (the text is cut at the budget). */
-  add(stream: 'stdout' | 'stderr', text: string, bytes = Buffer.byteLength(text)): boolean {
-    const room = this.#max - this.#bytes;
-    const kept = bytes <= room ? text : truncateUtf8(text, Math.max(0, room));
-    this.#bytes += bytes;
-    if (stream === 'stdout') this.stdout += kept;
-    else this.stderr += kept;
-    return this.#bytes <= this.#max;
-  }
-}
 
 function snippetStack(stack: unknown): string | undefined {
   if (typeof stack !== 'string' || stack === '') return undefined;

@@ -4,14 +4,15 @@
  * and the output cap, and gives the worker back, or kills and replaces it when it cannot stop.
  */
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
-import { ToolexecError, truncateUtf8 } from '../../../model/index.js';
+import { ToolexecError } from '../../../model/index.js';
 import { abortError } from '../../errors.js';
 import { serveGateway, type GatewayServer } from '../../gateway/server.js';
+import { createMessagePortConnection } from '../../gateway/message-port-connection.js';
 import type { WireMessage } from '../../gateway/wire.js';
 import type { ToolGateway } from '../../types.js';
 import { failureFromReport, memoryFailure, outputFailure, timeoutFailure, type RunFailure } from '../../failure.js';
-import { createJsonPortConnection } from './json-port-connection.js';
 import type { PoolWorker, WorkerDeath, WorkerPool } from './pool.js';
+import { OutputCapture } from '../../output-capture.js';
 
 /** One run to do on a worker. */
 export interface WorkerRunSpec {
@@ -63,29 +64,6 @@ type Settlement =
   | { kind: 'aborted' }
   | { kind: 'died'; death: WorkerDeath }
   | { kind: 'error'; error: unknown };
-
-/** stdout + stderr under one byte budget. */
-class OutputCapture {
-  stdout = '';
-  stderr = '';
-  #bytes = 0;
-  readonly #max: number;
-
-  constructor(maxBytes: number) {
-    this.#max = maxBytes;
-  }
-
-  /** Appends `text`; false once the budget is exceeded (the text is cut at the budget). */
-  add(stream: 'stdout' | 'stderr', text: string): boolean {
-    const bytes = Buffer.byteLength(text);
-    const room = this.#max - this.#bytes;
-    const kept = bytes <= room ? text : truncateUtf8(text, Math.max(0, room));
-    this.#bytes += bytes;
-    if (stream === 'stdout') this.stdout += kept;
-    else this.stderr += kept;
-    return this.#bytes <= this.#max;
-  }
-}
 
 function delay(ms: number): { promise: Promise<void>; cancel: () => void } {
   let timer: NodeJS.Timeout | undefined;
@@ -206,7 +184,7 @@ export async function runOnWorker(pool: WorkerPool, spec: WorkerRunSpec): Promis
       }
     };
     if (spec.gateway !== undefined) {
-      server = serveGateway(spec.gateway, createJsonPortConnection(channel.port1), {
+      server = serveGateway(spec.gateway, createMessagePortConnection(channel.port1, { encoding: 'json' }), {
         onMessage,
         onRequestError: (id, error) => {
           gatewayErrors.set(id, error);
