@@ -19,6 +19,8 @@ import { readFileSync } from 'node:fs';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { JSException, QuickJS } from 'quickjs-wasi';
 
+/** How long a worker waiting on a tool call sleeps for its reply before yielding to its event loop. */
+const REPLY_WAIT_MS = 1;
 const SNIPPET_FILE = 'toolexec-snippet.js';
 const PRELUDE_FILE = 'toolexec-prelude.js';
 const PRELUDE = readFileSync(new URL('./wasm-prelude.js', import.meta.url), 'utf8');
@@ -219,6 +221,7 @@ class JsRun {
   constructor(message) {
     this.seq = message.seq;
     this.port = message.port;
+    this.replyCell = message.replyCell instanceof Int32Array ? message.replyCell : undefined;
     this.code = message.code;
     this.codeLines = message.code.split('\n').length;
     this.memoryBytes = message.memoryBytes;
@@ -459,10 +462,24 @@ class JsRun {
     for (;;) {
       this.step();
       if (this.done || this.settling || this.inFlight.size === 0) return;
-      const received = receiveMessageOnPort(this.port);
+      const received = this.takeReply();
       if (received === undefined) return;
       if (typeof received.message === 'string') this.deliver(received.message);
     }
+  }
+
+  /**
+   * A reply already on the port, or one the host posts within REPLY_WAIT_MS: the worker sleeps on
+   * the host's reply counter (a futex wake, far cheaper than a message through the event loop) and
+   * then takes the reply off the port. A slower tool call returns to the event loop as before.
+   */
+  takeReply() {
+    const cell = this.replyCell;
+    const seen = cell === undefined ? 0 : Atomics.load(cell, 0);
+    const received = receiveMessageOnPort(this.port);
+    if (received !== undefined || cell === undefined || this.timers.size > 0) return received;
+    if (Atomics.wait(cell, 0, seen, REPLY_WAIT_MS) === 'timed-out') return undefined;
+    return receiveMessageOnPort(this.port);
   }
 
   complete(outcome) {

@@ -7,7 +7,7 @@ import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { ToolexecError } from '../../../model/index.js';
 import { abortError } from '../../errors.js';
 import { serveGateway, type GatewayServer } from '../../gateway/server.js';
-import { createMessagePortConnection } from '../../gateway/message-port-connection.js';
+import { createMessagePortConnection, type MessagePortLike } from '../../gateway/message-port-connection.js';
 import type { WireMessage } from '../../gateway/wire.js';
 import type { ToolGateway } from '../../types.js';
 import { failureFromReport, memoryFailure, outputFailure, timeoutFailure, type RunFailure } from '../../failure.js';
@@ -164,6 +164,20 @@ export async function runOnWorker(pool: WorkerPool, spec: WorkerRunSpec): Promis
     idle = running.whenIdle(seq);
     const channel = new MessageChannel();
     port = channel.port1;
+    // Counts the replies posted to the worker: a worker waiting on a tool call sleeps on it (a futex
+    // wake) and takes the reply off the port at once, instead of a trip through its event loop.
+    const replyCell = new Int32Array(new SharedArrayBuffer(4));
+    const replyPort = channel.port1;
+    const notifyingPort: MessagePortLike = {
+      postMessage(value) {
+        replyPort.postMessage(value);
+        Atomics.add(replyCell, 0, 1);
+        Atomics.notify(replyCell, 0);
+      },
+      on: (event: 'message' | 'close', listener: (value: unknown) => void) => replyPort.on(event, listener),
+      off: (event: 'message' | 'close', listener: (value: unknown) => void) => replyPort.off(event, listener),
+      close: () => replyPort.close(),
+    };
     const onMessage = (message: WireMessage) => {
       switch (message.type) {
         case 'stdout':
@@ -184,7 +198,7 @@ export async function runOnWorker(pool: WorkerPool, spec: WorkerRunSpec): Promis
       }
     };
     if (spec.gateway !== undefined) {
-      server = serveGateway(spec.gateway, createMessagePortConnection(channel.port1, { encoding: 'json' }), {
+      server = serveGateway(spec.gateway, createMessagePortConnection(notifyingPort, { encoding: 'json' }), {
         onMessage,
         onRequestError: (id, error) => {
           gatewayErrors.set(id, error);
@@ -200,7 +214,7 @@ export async function runOnWorker(pool: WorkerPool, spec: WorkerRunSpec): Promis
       finish({ kind: 'died', death: gone });
     });
     try {
-      running.post({ type: spec.kind, seq, port: channel.port2, ...spec.payload }, [channel.port2]);
+      running.post({ type: spec.kind, seq, port: channel.port2, replyCell, ...spec.payload }, [channel.port2]);
     } catch (error) {
       finish({ kind: 'error', error });
     }
