@@ -2,7 +2,7 @@
  * The `containerd` backend (beta): a validated container spec handed to an injected client that
  * starts the node guest in a containerd task and attaches its stdio.
  */
-import { SpecBackend, resolveWith, type EnforcedResources, type SpecInput } from '../spec/engine.js';
+import { SpecBackend, type EnforcedResources, type SpecInput } from '../spec/engine.js';
 import { DEFAULT_SPEC_SANDBOX_IMAGE } from '../spec/guest.js';
 import { containerEnforced, containerResources, containerSecurity, copyLimits, specLabels } from '../spec/mapping.js';
 import {
@@ -96,16 +96,18 @@ export class ContainerdBackend extends SpecBackend<ContainerdSpec> {
   readonly #socketPath: string;
   readonly #runtime: string;
   readonly #seccompPath: string;
-  readonly #resolver: ImageResolver | undefined;
 
   constructor(options: ContainerdBackendOptions = {}) {
-    super(resolveCommonOptions('containerd', options), objectOption('containerd', 'client', options.client, ['start']));
+    super(
+      resolveCommonOptions('containerd', options),
+      objectOption('containerd', 'client', options.client, ['start']),
+      imageResolverOption('containerd', options.imageResolver),
+    );
     this.#imageRef = stringOption('containerd', 'imageRef', options.imageRef, DEFAULT_SPEC_SANDBOX_IMAGE);
     this.#namespace = stringOption('containerd', 'namespace', options.namespace, DEFAULT_CONTAINERD_NAMESPACE);
     this.#socketPath = stringOption('containerd', 'socketPath', options.socketPath, DEFAULT_CONTAINERD_SOCKET);
     this.#runtime = stringOption('containerd', 'runtime', options.runtime, '');
     this.#seccompPath = stringOption('containerd', 'seccompPath', options.seccompPath, '');
-    this.#resolver = imageResolverOption('containerd', options.imageResolver);
   }
 
   /** The resolved configuration (for diagnostics and tests). */
@@ -132,10 +134,6 @@ export class ContainerdBackend extends SpecBackend<ContainerdSpec> {
 
   protected override imageToResolve(): string {
     return this.#imageRef;
-  }
-
-  protected override async resolveImage(image: string, signal: AbortSignal): Promise<string> {
-    return resolveWith(this.#resolver, image, signal);
   }
 
   protected buildSpec(input: SpecInput): ContainerdSpec {

@@ -2,7 +2,7 @@
  * The `kata` backend (beta): a validated spec handed to an injected client that starts the node
  * guest in a Kata Containers VM sandbox and attaches its stdio.
  */
-import { SpecBackend, resolveWith, type EnforcedResources, type SpecInput } from '../spec/engine.js';
+import { SpecBackend, type EnforcedResources, type SpecInput } from '../spec/engine.js';
 import { DEFAULT_SPEC_SANDBOX_IMAGE } from '../spec/guest.js';
 import { containerEnforced, containerResources, containerSecurity, copyLimits, specLabels } from '../spec/mapping.js';
 import {
@@ -95,17 +95,19 @@ export class KataBackend extends SpecBackend<KataSpec> {
   readonly #hypervisor: string;
   readonly #kernelPath: string;
   readonly #imagePath: string;
-  readonly #resolver: ImageResolver | undefined;
 
   constructor(options: KataBackendOptions = {}) {
-    super(resolveCommonOptions('kata', options), objectOption('kata', 'client', options.client, ['start']));
+    super(
+      resolveCommonOptions('kata', options),
+      objectOption('kata', 'client', options.client, ['start']),
+      imageResolverOption('kata', options.imageResolver),
+    );
     this.#runtimePath = stringOption('kata', 'runtimePath', options.runtimePath, DEFAULT_KATA_RUNTIME);
     this.#imagePath = stringOption('kata', 'imagePath', options.imagePath, '');
     // A VM booted from `imagePath` needs no container image: the default image applies only without one.
     this.#image = stringOption('kata', 'image', options.image, this.#imagePath === '' ? DEFAULT_SPEC_SANDBOX_IMAGE : '');
     this.#hypervisor = stringOption('kata', 'hypervisor', options.hypervisor, DEFAULT_KATA_HYPERVISOR);
     this.#kernelPath = stringOption('kata', 'kernelPath', options.kernelPath, '');
-    this.#resolver = imageResolverOption('kata', options.imageResolver);
   }
 
   /** The resolved configuration. */
@@ -132,10 +134,6 @@ export class KataBackend extends SpecBackend<KataSpec> {
 
   protected override imageToResolve(): string {
     return this.#image;
-  }
-
-  protected override async resolveImage(image: string, signal: AbortSignal): Promise<string> {
-    return resolveWith(this.#resolver, image, signal);
   }
 
   protected buildSpec(input: SpecInput): KataSpec {

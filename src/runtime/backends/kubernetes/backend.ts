@@ -2,7 +2,7 @@
  * The `kubernetes` backend (beta): a validated pod spec with a real Pod manifest, handed to an
  * injected client that creates the pod and attaches to its guest container.
  */
-import { SpecBackend, resolveWith, type EnforcedResources, type SpecInput } from '../spec/engine.js';
+import { SpecBackend, type EnforcedResources, type SpecInput } from '../spec/engine.js';
 import { DEFAULT_SPEC_SANDBOX_IMAGE } from '../spec/guest.js';
 import { copyLimits, specLabels } from '../spec/mapping.js';
 import {
@@ -144,7 +144,6 @@ export class KubernetesBackend extends SpecBackend<KubernetesPodSpec> {
   readonly #tmpSizeBytes: number;
   readonly #deadlineGraceSeconds: number;
   readonly #imagePullPolicy: string;
-  readonly #resolver: ImageResolver | undefined;
 
   constructor(options: KubernetesBackendOptions = {}) {
     const client = objectOption('kubernetes', 'client', options.client, ['start']);
@@ -155,6 +154,7 @@ export class KubernetesBackend extends SpecBackend<KubernetesPodSpec> {
     super(
       resolveCommonOptions('kubernetes', { ...options, ...(clientHealth === undefined ? {} : { healthChecker: clientHealth }) }, DEFAULT_KUBERNETES_TIMEOUT_MS),
       client,
+      imageResolverOption('kubernetes', options.imageResolver),
     );
     this.#namespace = stringOption('kubernetes', 'namespace', options.namespace, DEFAULT_KUBERNETES_NAMESPACE);
     this.#image = stringOption('kubernetes', 'image', options.image, DEFAULT_SPEC_SANDBOX_IMAGE);
@@ -168,7 +168,6 @@ export class KubernetesBackend extends SpecBackend<KubernetesPodSpec> {
     }
     this.#deadlineGraceSeconds = grace ?? 30;
     this.#imagePullPolicy = stringOption('kubernetes', 'imagePullPolicy', options.imagePullPolicy, '');
-    this.#resolver = imageResolverOption('kubernetes', options.imageResolver);
   }
 
   /** The resolved configuration. */
@@ -198,10 +197,6 @@ export class KubernetesBackend extends SpecBackend<KubernetesPodSpec> {
 
   protected override imageToResolve(): string {
     return this.#image;
-  }
-
-  protected override async resolveImage(image: string, signal: AbortSignal): Promise<string> {
-    return resolveWith(this.#resolver, image, signal);
   }
 
   protected buildSpec(input: SpecInput): KubernetesPodSpec {

@@ -110,10 +110,12 @@ export abstract class SpecBackend<Spec extends BaseSandboxSpec> implements Runti
   readonly #processes = new Set<() => Promise<void>>();
   readonly #common: ResolvedCommonOptions;
   readonly #client: SandboxClient<Spec> | undefined;
+  readonly #imageResolver: ImageResolver | undefined;
 
-  protected constructor(common: ResolvedCommonOptions, client: SandboxClient<Spec> | undefined) {
+  protected constructor(common: ResolvedCommonOptions, client: SandboxClient<Spec> | undefined, imageResolver?: ImageResolver) {
     this.#common = common;
     this.#client = client;
+    this.#imageResolver = imageResolver;
   }
 
   /** The client's name in errors: `containerd client`, `kubernetes client`, ... */
@@ -137,9 +139,9 @@ export abstract class SpecBackend<Spec extends BaseSandboxSpec> implements Runti
     return undefined;
   }
 
-  /** Resolves the image (override to use a resolver). */
-  protected async resolveImage(image: string, _signal: AbortSignal): Promise<string> {
-    return image;
+  /** Resolves the image with the backend's image resolver, if it has one. */
+  protected async resolveImage(image: string, signal: AbortSignal): Promise<string> {
+    return resolveWith(this.#imageResolver, image, signal);
   }
 
   /** Checks the infrastructure before a run; the default pings the configured health checker. */
