@@ -40,7 +40,7 @@ export {
 } from './backend.js';
 export type { BackendKind, ToolBackend } from './backend.js';
 export { DIALECT_2020_12, DIALECT_DRAFT_07 } from './schema.js';
-export type { ContractViolation, SchemaValidator, SchemaValidatorOptions, ViolationCode } from './schema.js';
+export type { ContractViolation, SchemaValidator, SchemaValidatorOptions, ToolSchemaChecks, ViolationCode } from './schema.js';
 export {
   DEFAULT_MAX_CACHED_SCHEMAS,
   DEFAULT_MAX_VIOLATIONS,

@@ -11,6 +11,8 @@ import ajvFormats from 'ajv-formats';
 import { SchemaProblem, type Dialect, type SchemaDocument } from './schema-source.js';
 
 type AjvInstance = Ajv | Ajv2020;
+/** The optional second argument of Ajv's validate functions. */
+type DataValidationCxt = NonNullable<Parameters<ValidateFunction>[1]>;
 type FormatsPlugin = (ajv: AjvInstance, options: { keywords: boolean }) => unknown;
 
 // ajv-formats is CommonJS with `exports.default`; ESM and bundlers hand over either shape.
@@ -28,6 +30,13 @@ export interface CompiledSchema {
   readonly document: SchemaDocument;
   /** The explaining validate function, once built; `null` when it could not be built. */
   explain?: ValidateFunction | null;
+  /**
+   * The second argument to pass to {@link CompiledSchema.validate}: one shared, frozen context
+   * when nothing the schema can reach uses `$dynamicAnchor` (the only thing Ajv writes into it),
+   * else `undefined`. Ajv's functions otherwise allocate two objects per call for their defaulted
+   * context whenever V8 does not inline them.
+   */
+  readonly context: DataValidationCxt | undefined;
   /** The Ajv instances that hold the compiled functions (to release them on eviction). */
   readonly owner: AjvInstance;
   explainOwner?: AjvInstance;
@@ -52,6 +61,27 @@ export interface CompositeParams {
   passing: number[];
   /** Per branch: its own errors, or `null` when it matched. */
   branches: (ErrorObject[] | null)[];
+}
+
+/** The context every call of a schema without dynamic anchors shares (see {@link CompiledSchema.context}). */
+const SHARED_CONTEXT: DataValidationCxt = Object.freeze({
+  instancePath: '',
+  parentData: undefined as unknown as DataValidationCxt['parentData'],
+  parentDataProperty: undefined as unknown as DataValidationCxt['parentDataProperty'],
+  // `undefined` makes Ajv default it to the validated value.
+  rootData: undefined as unknown as DataValidationCxt['rootData'],
+  dynamicAnchors: Object.freeze({}) as DataValidationCxt['dynamicAnchors'],
+});
+
+/** True when a document may set dynamic anchors (checked on its JSON text: cheap, conservative). */
+function usesDynamicAnchors(document: SchemaDocument): boolean {
+  if (typeof document !== 'object') return false;
+  try {
+    const text = JSON.stringify(document);
+    return text.includes('"$dynamicAnchor"') || text.includes('"$recursiveAnchor"');
+  } catch {
+    return true;
+  }
 }
 
 const ERRORS = new Name('errors');
@@ -212,10 +242,13 @@ export class SchemaCompiler {
   readonly #options: SchemaCompilerOptions;
   readonly #compilationsPerInstance: number;
   readonly #instances = new Map<string, InstanceSlot>();
+  /** Whether a known document uses dynamic anchors (then no schema shares a context). */
+  readonly #knownDynamic: boolean;
 
   constructor(options: SchemaCompilerOptions) {
     this.#options = options;
     this.#compilationsPerInstance = options.compilationsPerInstance ?? 1000;
+    this.#knownDynamic = [...options.schemas.values()].some(usesDynamicAnchors);
   }
 
   /**
@@ -226,15 +259,16 @@ export class SchemaCompiler {
    */
   compile(document: SchemaDocument, dialect: Dialect, implicitDialect: boolean): CompiledSchema {
     const ownProperties = mentionsInheritedName(document);
+    const context = this.#knownDynamic || usesDynamicAnchors(document) ? undefined : SHARED_CONTEXT;
     try {
       const { validate, ajv } = this.#compileWith({ dialect, ownProperties, explaining: false }, document);
-      return { validate, dialect, ownProperties, document, owner: ajv };
+      return { validate, dialect, ownProperties, document, context, owner: ajv };
     } catch (err) {
       const problem = problemFrom(err, document);
       if (implicitDialect && dialect === '2020-12' && META_INVALID.test(problem.reason)) {
         try {
           const { validate, ajv } = this.#compileWith({ dialect: 'draft-07', ownProperties, explaining: false }, document);
-          return { validate, dialect: 'draft-07', ownProperties, document, owner: ajv };
+          return { validate, dialect: 'draft-07', ownProperties, document, context, owner: ajv };
         } catch {
           // report the 2020-12 problem: that is the dialect the schema was read in
         }

@@ -16,7 +16,7 @@ import {
   schemaKey,
   type SchemaDocument,
 } from './schema-source.js';
-import type { ContractViolation, SchemaValidator, SchemaValidatorOptions } from './schema.js';
+import type { ContractViolation, SchemaValidator, SchemaValidatorOptions, ToolSchemaChecks } from './schema.js';
 import type { Tool } from './tool.js';
 import { summarizeViolations, toViolations } from './violations.js';
 
@@ -70,6 +70,8 @@ interface SchemaContext {
 
 const SCHEMA_CONTEXT: SchemaContext = { slot: 'schema' };
 const EMPTY_ARGS: Readonly<Record<string, never>> = Object.freeze({});
+
+function noCheck(): void {}
 
 interface ResolvedOptions {
   formats: 'annotate' | 'assert';
@@ -203,7 +205,7 @@ export class JsonSchemaValidator implements SchemaValidator {
     const data = args === undefined ? EMPTY_ARGS : args;
     let valid: boolean;
     try {
-      valid = compiled.validate(data);
+      valid = compiled.validate(data, compiled.context);
     } catch (err) {
       throw this.#crashed(err, 'VALIDATION', { tool: toolName(tool), slot: 'inputSchema' });
     }
@@ -221,12 +223,71 @@ export class JsonSchemaValidator implements SchemaValidator {
     const data = value === undefined ? null : value;
     let valid: boolean;
     try {
-      valid = compiled.validate(data);
+      valid = compiled.validate(data, compiled.context);
     } catch (err) {
       throw this.#crashed(err, 'OUTPUT_VALIDATION', { tool: toolName(tool), slot: 'outputSchema' });
     }
     if (valid) return;
     throw this.#failure(compiled, data, 'OUTPUT_VALIDATION', { tool: toolName(tool), slot: 'outputSchema' });
+  }
+
+  /**
+   * The checks of `tool`'s two schemas, compiled now and bound to them, so that a caller that
+   * validates the same tool again and again (the runner) skips finding the compiled schema each
+   * time. They behave exactly like {@link JsonSchemaValidator.validateInput} and
+   * {@link JsonSchemaValidator.validateOutput} on `tool`. Never throws: a schema that does not
+   * compile (or a missing input schema) fails when its check is called, as those methods do.
+   */
+  forTool(tool: Tool): ToolSchemaChecks {
+    return { validateInput: this.#boundInput(tool), validateOutput: this.#boundOutput(tool) };
+  }
+
+  // The two bound checks are separate function literals on purpose: each then has its own call
+  // site into Ajv, which V8 can inline (Ajv's functions allocate their default options otherwise).
+
+  #boundInput(tool: Tool): (args: unknown) => void {
+    const compiled = this.#compiledOrUndefined(tool, 'inputSchema');
+    if (compiled === undefined) return (args) => this.validateInput(tool, args);
+    const context: SchemaContext = { tool: toolName(tool), slot: 'inputSchema' };
+    return (args) => {
+      const data = args === undefined ? EMPTY_ARGS : args;
+      let valid: boolean;
+      try {
+        valid = compiled.validate(data, compiled.context);
+      } catch (err) {
+        throw this.#crashed(err, 'VALIDATION', context);
+      }
+      if (!valid) throw this.#failure(compiled, data, 'VALIDATION', context);
+    };
+  }
+
+  #boundOutput(tool: Tool): (value: unknown) => void {
+    if (tool !== null && typeof tool === 'object' && (tool.outputSchema === undefined || tool.outputSchema === null)) return noCheck;
+    const compiled = this.#compiledOrUndefined(tool, 'outputSchema');
+    if (compiled === undefined) return (value) => this.validateOutput(tool, value);
+    const context: SchemaContext = { tool: toolName(tool), slot: 'outputSchema' };
+    return (value) => {
+      const data = value === undefined ? null : value;
+      let valid: boolean;
+      try {
+        valid = compiled.validate(data, compiled.context);
+      } catch (err) {
+        throw this.#crashed(err, 'OUTPUT_VALIDATION', context);
+      }
+      if (!valid) throw this.#failure(compiled, data, 'OUTPUT_VALIDATION', context);
+    };
+  }
+
+  /** The compiled form of one of the tool's schemas; `undefined` when there is none or it fails. */
+  #compiledOrUndefined(tool: Tool, slot: 'inputSchema' | 'outputSchema'): CompiledSchema | undefined {
+    if (tool === null || typeof tool !== 'object') return undefined;
+    const schema: unknown = tool[slot];
+    if (schema === undefined || schema === null) return undefined;
+    try {
+      return (typeof schema === 'object' ? this.#byIdentity.get(schema) : undefined) ?? this.#lookup(schema);
+    } catch {
+      return undefined;
+    }
   }
 
   /**
@@ -242,7 +303,7 @@ export class JsonSchemaValidator implements SchemaValidator {
     const data = instance === undefined ? null : instance;
     let valid: boolean;
     try {
-      valid = compiled.validate(data);
+      valid = compiled.validate(data, compiled.context);
     } catch (err) {
       throw this.#crashed(err, 'VALIDATION', SCHEMA_CONTEXT);
     }

@@ -53,6 +53,27 @@ export interface SchemaValidator {
    * @throws `VALIDATION` with `details.violations`, or `INVALID_SCHEMA`.
    */
   validate(schema: unknown, instance: unknown): void;
+  /**
+   * Optional: the checks of one tool's two schemas, bound once, for callers that validate the same
+   * tool many times (the runner keeps them with a cached resolution). They behave exactly like
+   * {@link SchemaValidator.validateInput} and {@link SchemaValidator.validateOutput} on `tool`,
+   * without finding the compiled schema again on every call. Never throws: a schema that does not
+   * compile fails (`INVALID_SCHEMA`) when its check is called.
+   */
+  forTool?(tool: Tool): ToolSchemaChecks;
+}
+
+/**
+ * The input and output checks of one tool, bound to its schemas (see {@link SchemaValidator.forTool}).
+ *
+ * @remarks Bound to the schema objects the tool had when the checks were made; a tool whose
+ * schemas change needs new checks.
+ */
+export interface ToolSchemaChecks {
+  /** As {@link SchemaValidator.validateInput} on the bound tool. */
+  validateInput(args: unknown): void;
+  /** As {@link SchemaValidator.validateOutput} on the bound tool. */
+  validateOutput(value: unknown): void;
 }
 
 /** Options of {@link createSchemaValidator}. */

@@ -9,26 +9,32 @@ import type { LocalHandlerContext, ProgressEvent } from './types.js';
  * until a handler reads `ctx.signal` (creating one costs microseconds, the whole call less).
  * Read it as `ctx.signal`; a spread copy (`{ ...ctx }`) does not carry it.
  *
+ * One private slot holds the call's {@link CallSignal}, or the signal made on first read when the
+ * call has none: a context is made on every call, so it is kept to three fields.
+ *
  * @internal
  */
 export class HandlerContext implements LocalHandlerContext {
   /** The canonical ID the call was made with. */
-  readonly toolId: string;
+  declare readonly toolId: string;
   /** Reports progress; present only when someone listens. */
-  readonly onProgress: ((progress: ProgressEvent) => void) | undefined;
-  readonly #scope: CallSignal | undefined;
-  #signal: AbortSignal | undefined;
+  declare readonly onProgress: ((progress: ProgressEvent) => void) | undefined;
+  #source: CallSignal | AbortSignal | undefined;
 
   constructor(toolId: string, scope: CallSignal | undefined, onProgress: ((progress: ProgressEvent) => void) | undefined) {
-    this.toolId = toolId;
-    this.onProgress = onProgress;
-    this.#scope = scope;
-    this.#signal = undefined;
+    (this as { toolId: string }).toolId = toolId;
+    (this as { onProgress: HandlerContext['onProgress'] }).onProgress = onProgress;
+    this.#source = scope;
   }
 
   /** Aborted when the caller aborts or the call times out. */
   get signal(): AbortSignal {
-    if (this.#scope !== undefined) return this.#scope.signal;
-    return (this.#signal ??= new AbortController().signal);
+    const source = this.#source;
+    if (source === undefined) {
+      const signal = new AbortController().signal;
+      this.#source = signal;
+      return signal;
+    }
+    return source instanceof AbortSignal ? source : source.signal;
   }
 }

@@ -73,12 +73,35 @@ export function createLocalRegistry(
 export function toLocalRegistry(local: LocalRegistry | Record<string, LocalHandler> | undefined): LocalRegistry | undefined {
   if (local === undefined || local === null) return undefined;
   if (typeof (local as { get?: unknown }).get === 'function') return local as LocalRegistry;
-  const record = local as Record<string, LocalHandler>;
-  return {
-    get(name: string): LocalHandler | undefined {
-      return Object.hasOwn(record, name) ? record[name] : undefined;
-    },
-  };
+  return new RecordRegistry(local as Record<string, LocalHandler>);
+}
+
+/**
+ * A plain record read live, own properties only. The last handler found is remembered with its
+ * name: while the record still holds that same function under that name, the own-property check
+ * (which costs more than the rest of the lookup) is not repeated.
+ */
+class RecordRegistry implements LocalRegistry {
+  readonly #record: Record<string, LocalHandler>;
+  #lastName: string | undefined;
+  #last: LocalHandler | undefined;
+
+  constructor(record: Record<string, LocalHandler>) {
+    this.#record = record;
+    this.#lastName = undefined;
+    this.#last = undefined;
+  }
+
+  get(name: string): LocalHandler | undefined {
+    const value = this.#record[name];
+    if (value === this.#last && value !== undefined && name === this.#lastName) return value;
+    if (!Object.hasOwn(this.#record, name)) return undefined;
+    if (typeof value === 'function') {
+      this.#lastName = name;
+      this.#last = value;
+    }
+    return value;
+  }
 }
 
 function isIterable(value: unknown): value is Iterable<readonly [string, LocalHandler]> {

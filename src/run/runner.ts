@@ -50,7 +50,7 @@ export class DefaultRunner implements Runner {
    */
   run(toolId: string, args?: Record<string, unknown>, options?: RunOptions): Promise<RunResult> {
     const input = args ?? {};
-    if (options === undefined || options === null) return this.#start(toolId, input, undefined, undefined);
+    if (options === undefined || options === null) return this.#pipeline.runPlain(toolId, input);
     const { signal, timeoutMs, onProgress } = options;
     if (onProgress !== undefined && onProgress !== null) return this.#runWithProgress(toolId, input, signal, timeoutMs, onProgress);
     if (signal === undefined && timeoutMs === undefined) return this.#start(toolId, input, undefined, undefined);

@@ -429,6 +429,83 @@ describe('createSchemaValidator: compile once', () => {
   });
 });
 
+describe('createSchemaValidator: forTool (bound checks)', () => {
+  const input = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };
+  const output = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
+
+  it('behaves exactly like validateInput / validateOutput on the tool', () => {
+    const v = createSchemaValidator();
+    const t = tool(input, output);
+    const checks = v.forTool(t);
+    checks.validateInput({ id: 'a' });
+    checks.validateOutput({ n: 1 });
+    for (const args of [{}, { id: 1 }, undefined, null, []]) {
+      expect(thrown(() => checks.validateInput(args))).toEqual(thrown(() => v.validateInput(t, args)));
+    }
+    for (const value of [{ n: 'x' }, undefined, null, 3]) {
+      expect(thrown(() => checks.validateOutput(value))).toEqual(thrown(() => v.validateOutput(t, value)));
+    }
+    const failure = thrown(() => checks.validateInput({}));
+    expect(failure.code).toBe('VALIDATION');
+    expect(failure.message).toBe("validation error: Field '/id' is required");
+    expect(failure.details).toMatchObject({ tool: 'probe', schema: 'inputSchema' });
+    expect(thrown(() => checks.validateOutput({})).code).toBe('OUTPUT_VALIDATION');
+  });
+
+  it('never throws itself: a bad or missing schema fails when its check is called', () => {
+    const v = createSchemaValidator();
+    const missing = v.forTool({ name: 'bare' } as unknown as Tool);
+    expect(thrown(() => missing.validateInput({})).code).toBe('INVALID_SCHEMA');
+    missing.validateOutput('anything'); // no output schema: nothing to check
+    const bad = v.forTool(tool({ type: 'nonsense' }, { minimum: 'x' }));
+    expect(thrown(() => bad.validateInput({})).code).toBe('INVALID_SCHEMA');
+    expect(thrown(() => bad.validateOutput(1)).code).toBe('INVALID_SCHEMA');
+    const notATool = v.forTool(null as unknown as Tool);
+    expect(thrown(() => notATool.validateInput({}))).toEqual(thrown(() => v.validateInput(null as unknown as Tool, {})));
+  });
+
+  it('compiles once: bound checks reuse the compiled schemas of the validator', () => {
+    const v = new JsonSchemaValidator();
+    const t = tool(input, output);
+    v.validateInput(t, { id: 'a' });
+    const checks = v.forTool(t);
+    for (let i = 0; i < 100; i++) checks.validateInput({ id: `x${i}` });
+    checks.validateOutput({ n: 2 });
+    expect(v.cacheStats().compilations).toBe(2);
+  });
+
+  it('dynamic anchors keep their per-call scope (their schemas do not share a validation context)', () => {
+    // The extensible tree of the JSON Schema Test Suite (dynamicRef, "strict-tree schema"): the
+    // strict tree's anchor reaches the children only in calls that start from the strict tree.
+    const tree = {
+      $id: 'https://example.com/tree',
+      $dynamicAnchor: 'node',
+      type: 'object',
+      properties: { data: true, children: { type: 'array', items: { $dynamicRef: '#node' } } },
+    };
+    const strictTree = { $id: 'https://example.com/strict-tree', $dynamicAnchor: 'node', $ref: 'tree', unevaluatedProperties: false };
+    const misspelled = { children: [{ daat: 1 }] };
+    const v = createSchemaValidator({ schemas: { 'https://example.com/tree': tree } });
+    for (let i = 0; i < 3; i++) {
+      expect(thrown(() => v.validate(strictTree, misspelled)).code).toBe('VALIDATION');
+      v.validate(strictTree, { children: [{ data: 1 }] });
+      v.validate(tree, misspelled);
+    }
+    // Schemas without dynamic anchors share one frozen context; recursion through $ref still works.
+    const chain = {
+      $ref: '#/$defs/node',
+      $defs: { node: { type: 'object', properties: { v: { type: 'integer' }, next: { $ref: '#/$defs/node' } } } },
+    };
+    const w = createSchemaValidator();
+    const t = tool(chain, chain);
+    const checks = w.forTool(t);
+    for (let i = 0; i < 3; i++) {
+      checks.validateInput({ v: 1, next: { v: 2, next: { v: 3 } } });
+      expect(thrown(() => checks.validateOutput({ v: 1, next: { v: 2, next: { v: 'x' } } })).message).toContain('/next/next/v');
+    }
+  });
+});
+
 describe('SchemaValidationError', () => {
   it('carries the violations, the code and a readable message', () => {
     const v = createSchemaValidator();

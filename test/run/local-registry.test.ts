@@ -50,4 +50,20 @@ describe('createLocalRegistry', () => {
     const mapRunner = createRunner({ index: indexWith([tool('t'), localBackend('h')]), local: map });
     expect((await mapRunner.run('t')).structured).toBe('from map');
   });
+
+  it('a plain record: a handler replaced, removed or shadowed after calls is seen by the next call', async () => {
+    const first: LocalHandler = () => 'first';
+    const handlers: Record<string, LocalHandler> = { h: first };
+    const runner = createRunner({ index: indexWith([tool('t'), localBackend('h')]), local: handlers });
+    for (let i = 0; i < 3; i++) expect((await runner.run('t')).structured).toBe('first');
+    handlers.h = () => 'second';
+    expect((await runner.run('t')).structured).toBe('second');
+    delete handlers.h;
+    await expect(runner.run('t')).rejects.toThrow(/local handler "h" not found/);
+    // The same function again, but only on the prototype: not an own property, so not a handler.
+    Object.setPrototypeOf(handlers, { h: first });
+    await expect(runner.run('t')).rejects.toThrow(/local handler "h" not found/);
+    handlers.h = first;
+    expect((await runner.run('t')).structured).toBe('first');
+  });
 });

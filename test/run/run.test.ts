@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { defaultBackendSelector } from '../../src/discovery/index.js';
-import { ToolexecError, hasErrorCode, type ToolBackend } from '../../src/model/index.js';
+import { ToolexecError, hasErrorCode, type SchemaValidator, type ToolBackend } from '../../src/model/index.js';
 import { DefaultRunner, ToolError, createLocalRegistry, createRunner, type LocalHandler } from '../../src/run/index.js';
 import {
   FakeMcpExecutor,
@@ -228,6 +228,89 @@ describe('the run pipeline (cases 9–42)', () => {
     await localRunner(() => 1, { validator: off, validateInput: false, validateOutput: false }).run('t', {});
     expect(off.inputCalls).toBe(0);
     expect(off.outputCalls).toBe(0);
+  });
+
+  it('a validator with forTool is bound once per resolved tool, again after the index changes', async () => {
+    const bound: string[] = [];
+    const base = new RecordingValidator();
+    const validator: SchemaValidator = {
+      validateInput: (t, args) => base.validateInput(t, args),
+      validateOutput: (t, value) => base.validateOutput(t, value),
+      validate: () => undefined,
+      forTool(t) {
+        bound.push(t.name);
+        return { validateInput: (args) => base.validateInput(t, args), validateOutput: (value) => base.validateOutput(t, value) };
+      },
+    };
+    const index = indexWith([tool('t'), localBackend('h')]);
+    const runner = createRunner({ index, local: { h: () => 1 }, validator });
+    for (let i = 0; i < 5; i++) await runner.run('t', {});
+    await runner.run('t', {}, { timeoutMs: 1_000 });
+    expect(bound).toEqual(['t']);
+    expect(base.inputCalls).toBe(6);
+    expect(base.outputCalls).toBe(6);
+    index.registerTool(tool('u'), localBackend('h'));
+    await runner.run('t', {});
+    expect(bound).toEqual(['t', 't']);
+  });
+
+  it('a forTool that throws or returns no checks falls back to the plain methods, errors at their step', async () => {
+    for (const forTool of [
+      () => {
+        throw new Error('cannot bind');
+      },
+      () => ({ validateInput: 'no' }),
+      () => null,
+    ]) {
+      const base = new RecordingValidator();
+      base.outputError = new ToolexecError('OUTPUT_VALIDATION', 'output validation error: nope');
+      const validator = Object.assign(base, { forTool }) as unknown as SchemaValidator;
+      const err = (await rejectionOf(localRunner(() => 1, { validator }).run('t', {}))) as ToolError;
+      expect(err.code).toBe('OUTPUT_VALIDATION');
+      expect(err.op).toBe('validate_output');
+      expect(base.inputCalls).toBe(1);
+    }
+  });
+
+  it('a repeated call (served from the resolution cache) ends exactly like the first', async () => {
+    const schemaTool = tool('t', {
+      inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+      outputSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
+    });
+    const handlers: Record<string, LocalHandler> = {
+      ok: () => ({ ok: true }),
+      async: async () => ({ ok: true }),
+      stream: async function* () {
+        yield { ok: false };
+        yield { ok: true };
+      },
+      throws: () => {
+        throw new Error('boom');
+      },
+      badOutput: () => ({ ok: 'yes' }),
+    };
+    const outcome = async (p: Promise<unknown>): Promise<unknown> => {
+      try {
+        const r = (await p) as { structured: unknown; backend: unknown };
+        return { structured: r.structured, backend: r.backend };
+      } catch (err) {
+        const e = err as ToolError;
+        return { code: e.code, op: e.op, message: e.message, cause: (e.cause as Error | undefined)?.message };
+      }
+    };
+    for (const [name, args] of [
+      ['ok', { n: 1 }],
+      ['ok', { n: 'x' }],
+      ['async', { n: 1 }],
+      ['stream', { n: 1 }],
+      ['throws', { n: 1 }],
+      ['badOutput', { n: 1 }],
+      ['missing', { n: 1 }],
+    ] as const) {
+      const runner = createRunner({ index: indexWith([schemaTool, localBackend(name)]), local: handlers });
+      const first = await outcome(runner.run('t', args));
+      for (let i = 0; i < 3; i++) expect(await outcome(runner.run('t', args))).toEqual(first);
+    }
   });
 
   it('case 18 (TS): failing input validation → VALIDATION, cause = the validator error, handler not called', async () => {
