@@ -26,6 +26,8 @@ export interface Resolved {
   selected: ToolBackend | undefined;
   /** The validator's checks bound to this tool's schemas, made on first use. */
   checks: ToolSchemaChecks | undefined;
+  /** The handler name of {@link Resolved.selected} when it is a local backend with a string name. */
+  localName: string | undefined;
 }
 
 /** Most index resolutions remembered per runner (the cache is dropped whole when full). */
@@ -131,7 +133,16 @@ export class Pipeline {
           throw schemaToolError('VALIDATION', 'validate_input', 'validation error', toolId, backend, err);
         }
       }
-      const handler = this.#handler(toolId, backend);
+      const registry = this.#local;
+      let handler: LocalHandler | undefined;
+      if (registry !== undefined && hit.localName !== undefined) {
+        try {
+          handler = registry.get(hit.localName);
+        } catch (err) {
+          throw registryFailure('execute', toolId, backend, hit.localName, err);
+        }
+      }
+      if (typeof handler !== 'function') handler = this.localHandler('execute', toolId, backend);
       let out: unknown;
       try {
         out = handler(args, new HandlerContext(toolId, undefined, undefined));
@@ -249,6 +260,7 @@ export class Pipeline {
           backends: Object.freeze(backends !== undefined && backends.length > 0 ? backends : [found.backend]) as ToolBackend[],
           selected: undefined,
           checks: undefined,
+          localName: undefined,
         };
         // Only an index lookup is cached: the index's version says when it goes stale.
         if (cacheable && index.version === version) {
@@ -326,7 +338,11 @@ export class Pipeline {
     if (backend === undefined || backend === null || typeof backend !== 'object') {
       throw new ToolError({ code: 'NO_BACKENDS', op: 'select_backend', toolId, reason: 'the backend selector returned no backend' });
     }
-    if (this.#defaultSelector && Object.isFrozen(backends)) resolved.selected = backend;
+    if (this.#defaultSelector && Object.isFrozen(backends)) {
+      resolved.selected = backend;
+      const name = backend.kind === 'local' ? (backend as { local?: { name?: unknown } }).local?.name : undefined;
+      resolved.localName = typeof name === 'string' ? name : undefined;
+    }
     return backend;
   }
 
@@ -684,7 +700,7 @@ function resolveFailure(toolId: string, fallback: ErrorCode, what: string, err: 
 
 function resolvedOrThrow(toolId: string, tool: Tool, backends: ToolBackend[] | undefined): Resolved {
   if (!Array.isArray(backends) || backends.length === 0) throw noBackends(toolId);
-  return { tool, backends, selected: undefined, checks: undefined };
+  return { tool, backends, selected: undefined, checks: undefined, localName: undefined };
 }
 
 /** A configuration problem found at dispatch: EXECUTION with the Go message and no cause. */
