@@ -7,9 +7,10 @@
  *     same handler directly between two raw Ajv validations of the same schemas (compiled once),
  *     inside an async function (the runner's contract is a promise, so the baseline returns one);
  * (2) a 10-step chain versus 10 sequential `runner.run` calls of the same steps.
- * For information it also times the direct call with the model's SchemaValidator (what the runner
- * validates with) instead of raw Ajv, which splits the gap into validator cost and runner cost,
- * and the direct call without any promise.
+ * For information it also times the direct call with the model's SchemaValidator methods
+ * (`validateInput`/`validateOutput`, which find the compiled schema on every call; the runner
+ * instead keeps the checks `forTool` binds with its cached resolution) instead of raw Ajv, and the
+ * direct call without any promise.
  *
  * Every task runs a batch of sequential awaited calls so that the harness's per-iteration timing
  * does not dominate; calls/s is batch size × batches/s. The whole bench runs in 7 short rounds and
