@@ -125,10 +125,9 @@ export class Pipeline {
       const hit = this.#cached(toolId);
       const backend = hit === undefined ? undefined : hit.selected;
       if (hit === undefined || backend === undefined || backend.kind !== 'local') return settleNow(this.run(toolId, args, undefined, undefined));
-      const checks = hit.checks ?? this.#checks(hit);
       if (this.#validateInput) {
         try {
-          checks.validateInput(args);
+          (hit.checks ?? this.#checks(hit)).validateInput(args);
         } catch (err) {
           throw schemaToolError('VALIDATION', 'validate_input', 'validation error', toolId, backend, err);
         }
@@ -153,7 +152,7 @@ export class Pipeline {
       if (isAsyncIterable(out)) return this.#drainLocal(out, toolId, hit, backend, undefined);
       if (this.#validateOutput !== 'off') {
         try {
-          checks.validateOutput(out);
+          (hit.checks ?? this.#checks(hit)).validateOutput(out);
         } catch (err) {
           this.#outputFailure(toolId, backend, err);
         }

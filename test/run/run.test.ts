@@ -252,6 +252,10 @@ describe('the run pipeline (cases 9–42)', () => {
     index.registerTool(tool('u'), localBackend('h'));
     await runner.run('t', {});
     expect(bound).toEqual(['t', 't']);
+    // With both validations off nothing is bound (no schema is compiled).
+    const off = createRunner({ index, local: { h: () => 1 }, validator, validateInput: false, validateOutput: false });
+    for (let i = 0; i < 3; i++) await off.run('t', {});
+    expect(bound).toEqual(['t', 't']);
   });
 
   it('a forTool that throws or returns no checks falls back to the plain methods, errors at their step', async () => {
