@@ -36,13 +36,20 @@ const { readFileSync } = await import('node:fs');
 const B = "const s=()=>{try{require('child_process').spawn(process.execPath,['-e',process.env.B],{stdio:'ignore',env:{B:process.env.B}}).on('error',()=>{})}catch{}};s();s();setInterval(()=>{},1000)";
 for (let i = 0; i < 4; i++) { try { spawn(process.execPath, ['-e', B], { stdio: 'ignore', env: { B } }).on('error', () => {}); } catch {} }
 await new Promise((r) => setTimeout(r, 2000));
-const last = await new Promise((resolve) => {
+// The cap counts tasks (threads), and a bomb child that cannot start a thread dies and frees a few:
+// probe until a fork is refused (a few seconds at most), rather than betting on one instant.
+const probe = () => new Promise((resolve) => {
   try {
     const c = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
     c.on('error', (e) => resolve(e.code));
     c.on('spawn', () => resolve('spawned'));
   } catch (e) { resolve(e.code); }
 });
+let last = await probe();
+for (let i = 0; i < 40 && last !== 'EAGAIN'; i++) {
+  await new Promise((r) => setTimeout(r, 100));
+  last = await probe();
+}
 const read = (f) => { try { return readFileSync(f, 'utf8').trim(); } catch (e) { return e.code; } };
 return { last, max: read('/sys/fs/cgroup/pids/pids.max'), current: read('/sys/fs/cgroup/pids/pids.current') };`;
 
