@@ -179,6 +179,19 @@ export function isolationSuite(options: IsolationOptions): void {
       expect(performance.now() - started).toBeLessThan(20_000);
     });
 
+    it('a SIGKILL of the main process: ignored under runc (PID 1); under gVisor taken as the memory limit, saying so', async () => {
+      const code = "process.kill(process.pid, 'SIGKILL');\nawait new Promise((r) => setTimeout(r, 1000));\nreturn 'alive';";
+      const run = backend.execute(request(code, { timeoutMs: 15_000, limits: { memoryBytes: 128 * 1024 * 1024 } }));
+      if (options.kind === 'docker') {
+        await expect(run).resolves.toMatchObject({ value: 'alive' });
+      } else {
+        const error = await failure(run);
+        expect(error.code, error.message).toBe('RESOURCE_LIMIT');
+        expect(error.details).toMatchObject({ limit: 'memory', oomKilled: false });
+        expect(error.message).toContain('the engine recorded no OOM kill');
+      }
+    });
+
     it('stops a heap that outgrows the memory limit (RESOURCE_LIMIT)', async () => {
       const code = 'const keep = [];\nfor (;;) keep.push(new Array(1 << 20).fill(1.5));';
       const error = await failure(backend.execute(request(code, { timeoutMs: 20_000, limits: { memoryBytes: 96 * 1024 * 1024 } })));

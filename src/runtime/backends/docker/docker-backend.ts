@@ -88,6 +88,18 @@ interface ResolvedOptions {
   pingTimeoutMs: number;
 }
 
+/**
+ * Whether a container that failed, and that the backend did not kill, was ended for its memory:
+ * the engine's OOM record, or else a SIGKILL exit. The engine's record is missing at times when the
+ * kill went through gVisor's sandbox on a loaded machine, and nothing but the kernel or the engine
+ * sends SIGKILL to the container's main process under runc (it is PID 1, which ignores signals from
+ * inside). Under gVisor a snippet can SIGKILL its own process; that is reported the same way.
+ */
+async function memoryKill(running: SandboxContainer): Promise<{ oomKilled: boolean } | undefined> {
+  if (await running.oomKilled()) return { oomKilled: true };
+  return (await running.exited).signal === 'SIGKILL' ? { oomKilled: false } : undefined;
+}
+
 function positiveOption(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
@@ -384,11 +396,14 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
         exited: running.exited,
       });
       let failure: GuestFailure | undefined = outcome.failure;
-      if (failure !== undefined && !running.killed && limits.memoryBytes > 0 && (await running.oomKilled())) {
+      const memory = failure !== undefined && !running.killed && limits.memoryBytes > 0 ? await memoryKill(running) : undefined;
+      if (memory !== undefined) {
         failure = {
           code: 'RESOURCE_LIMIT',
-          message: `resource limit exceeded: memory (the container was OOM-killed at ${limits.memoryBytes} bytes)`,
-          details: { limit: 'memory', memoryBytes: limits.memoryBytes, oomKilled: true },
+          message: memory.oomKilled
+            ? `resource limit exceeded: memory (the container was OOM-killed at ${limits.memoryBytes} bytes)`
+            : `resource limit exceeded: memory (the container was killed by SIGKILL under its ${limits.memoryBytes}-byte limit; the engine recorded no OOM kill)`,
+          details: { limit: 'memory', memoryBytes: limits.memoryBytes, oomKilled: memory.oomKilled },
         };
       } else if (failure !== undefined && running.engineError !== undefined && failure.code === 'CODE_EXECUTION') {
         failure = {

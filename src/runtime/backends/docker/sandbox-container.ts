@@ -3,17 +3,12 @@
  * connection) and started, ready for {@link runGuestSession}; killed and removed exactly once.
  */
 import { constants as osConstants } from 'node:os';
-import { setTimeout } from 'node:timers/promises';
 import { PassThrough, type Duplex, type Readable, type Writable } from 'node:stream';
 import type Dockerode from 'dockerode';
 import { ToolexecError } from '../../../model/index.js';
 import { abortError } from '../../errors.js';
 import type { GuestExit } from '../../guest/session.js';
 import { dockerMessage, dockerStatus, engineUnavailable } from './docker-client.js';
-
-/** How often, and how far apart, an unexplained SIGKILL exit is checked again for an OOM kill. */
-const OOM_RECHECKS = 10;
-const OOM_RECHECK_MS = 100;
 
 /** A started container whose node guest waits for its program on stdin. */
 export interface SandboxContainer {
@@ -229,19 +224,11 @@ function attachSandbox(docker: Dockerode, container: Dockerode.Container, socket
       void remove();
     },
     async oomKilled() {
-      // The engine records the OOM kill from its own event, which can land after the exit it
-      // caused (seen under gVisor on a loaded machine): a SIGKILL exit (137) we did not send is
-      // looked at again for a short while before it counts as something else.
-      for (let attempt = 0; ; attempt++) {
-        let state: { OOMKilled?: boolean; ExitCode?: number } | undefined;
-        try {
-          state = ((await container.inspect()) as { State?: { OOMKilled?: boolean; ExitCode?: number } }).State;
-        } catch {
-          return false;
-        }
-        if (state?.OOMKilled === true) return true;
-        if (killed || state?.ExitCode !== 137 || attempt >= OOM_RECHECKS) return false;
-        await setTimeout(OOM_RECHECK_MS);
+      try {
+        const info = (await container.inspect()) as { State?: { OOMKilled?: boolean } };
+        return info.State?.OOMKilled === true;
+      } catch {
+        return false;
       }
     },
     async dispose() {
