@@ -237,6 +237,50 @@ describe('serveGateway', () => {
     await client.close();
   });
 
+  it('with cancellableRequests false: one signal for every call, cancel ignored, close aborts it', async () => {
+    const seen: AbortSignal[] = [];
+    const gateway = createDirectGateway(createContractFixture());
+    const watching: ToolGateway = {
+      ...gateway,
+      searchTools: gateway.searchTools.bind(gateway),
+      listNamespaces: gateway.listNamespaces.bind(gateway),
+      describeTool: gateway.describeTool.bind(gateway),
+      listToolExamples: gateway.listToolExamples.bind(gateway),
+      runChain: gateway.runChain.bind(gateway),
+      runTool: (id, args, options) => {
+        if (options?.signal !== undefined) seen.push(options.signal);
+        return gateway.runTool(id, args, options);
+      },
+    };
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const { server, client } = serve(watching, { cancellableRequests: false });
+      // more concurrent listeners on the shared signal than EventTarget's default warning threshold
+      for (let i = 0; i < 20; i++) {
+        await client.send({ type: 'run_tool', id: `s${i}`, payload: { id: 'test:slow', args: { ms: 10_000 } } });
+      }
+      await client.send({ type: 'run_tool', id: 'fast', payload: { id: 'test:add', args: { a: 1, b: 2 } } });
+      const [fast] = await take(client, 1);
+      expect(fast).toMatchObject({ kind: 'message', message: { type: 'response', id: 'fast', payload: { structured: 3 } } });
+      await client.send({ type: 'cancel', id: 's0' });
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(seen).toHaveLength(21);
+      expect(new Set(seen).size).toBe(1);
+      expect(seen[0]?.aborted).toBe(false);
+      const started = performance.now();
+      await server.close();
+      expect(seen[0]?.aborted).toBe(true);
+      expect(performance.now() - started).toBeLessThan(1000);
+      await client.close();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('survives throwing gateways and hooks, and sanitizes results', async () => {
     const throwing = {
       searchTools: () => {

@@ -16,7 +16,7 @@
 // interrupt handler polls, so a busy VM stops without waiting for this thread's event loop.
 
 import { readFileSync } from 'node:fs';
-import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, threadId, workerData } from 'node:worker_threads';
 import { JSException, QuickJS } from 'quickjs-wasi';
 
 /** How long a worker waiting on a tool call sleeps for its reply before yielding to its event loop. */
@@ -37,15 +37,42 @@ process.emitWarning = function (warning, ...rest) {
   return emitWarning.call(process, warning, ...rest);
 };
 
-const { quickjs, control } = workerData;
+const { quickjs, control, replySpin } = workerData;
 // the seq of a run to cancel, polled by the interrupt handler
 const cancelCell = new Int32Array(control);
+// spin slots shared by the pool's workers (0: free, else the spinning worker's thread id), and how
+// long to spin for a reply before sleeping; absent on one core or when spinning is off
+const spinCells = replySpin === undefined ? undefined : new Int32Array(replySpin.slots);
+const SPIN_MS = replySpin === undefined ? 0 : replySpin.ms;
 const encoder = new TextEncoder();
 
 /** The run in progress (JsRun or WasiRun), if any. */
 let current;
 /** A VM made in advance for the next run: { key, promise }. */
 let spare;
+
+/**
+ * Waits until `cell` moves off `seen` (the host posted a reply) or REPLY_WAIT_MS passes; true when
+ * it moved. Busy-waits first for SPIN_MS if a spin slot is free: a reply that lands meanwhile skips
+ * the futex wake-up, which on a VM costs tens of microseconds per tool call.
+ */
+function waitForReply(cell, seen) {
+  if (spinCells !== undefined) {
+    for (let slot = 0; slot < spinCells.length; slot++) {
+      if (Atomics.compareExchange(spinCells, slot, 0, threadId) !== 0) continue;
+      try {
+        const until = performance.now() + SPIN_MS;
+        do {
+          if (Atomics.load(cell, 0) !== seen) return true;
+        } while (performance.now() < until);
+      } finally {
+        Atomics.store(spinCells, slot, 0);
+      }
+      break;
+    }
+  }
+  return Atomics.wait(cell, 0, seen, REPLY_WAIT_MS) !== 'timed-out';
+}
 
 function byteLength(text) {
   return Buffer.byteLength(text, 'utf8');
@@ -469,17 +496,16 @@ class JsRun {
   }
 
   /**
-   * A reply already on the port, or one the host posts within REPLY_WAIT_MS: the worker sleeps on
-   * the host's reply counter (a futex wake, far cheaper than a message through the event loop) and
-   * then takes the reply off the port. A slower tool call returns to the event loop as before.
+   * A reply already on the port, or one the host posts within REPLY_WAIT_MS: the worker spins
+   * briefly, then sleeps, on the host's reply counter (far cheaper than a message through the event
+   * loop) and then takes the reply off the port. A slower tool call returns to the event loop.
    */
   takeReply() {
     const cell = this.replyCell;
     const seen = cell === undefined ? 0 : Atomics.load(cell, 0);
     const received = receiveMessageOnPort(this.port);
     if (received !== undefined || cell === undefined || this.timers.size > 0) return received;
-    if (Atomics.wait(cell, 0, seen, REPLY_WAIT_MS) === 'timed-out') return undefined;
-    return receiveMessageOnPort(this.port);
+    return waitForReply(cell, seen) ? receiveMessageOnPort(this.port) : undefined;
   }
 
   complete(outcome) {

@@ -2,6 +2,7 @@
  * The server side of the gateway protocol: answers the requests arriving on a connection with a
  * real {@link ToolGateway}.
  */
+import { setMaxListeners } from 'node:events';
 import type { ChainStep } from '../../run/index.js';
 import type { ToolexecError } from '../../model/index.js';
 import type { ToolGateway } from '../types.js';
@@ -33,6 +34,15 @@ export interface ServeGatewayOptions {
   onRequestError?: (id: string, error: unknown) => void;
   /** Stops serving when aborted (like {@link GatewayServer.close}). */
   signal?: AbortSignal;
+  /**
+   * Whether a `cancel` message can stop one request. When true, each request gets its own signal,
+   * aborted by a `cancel` for its id or when the server closes. When false, every request gets the
+   * server's one signal, which aborts only when the server closes, and `cancel` messages are ignored.
+   * Use false for a client that never cancels a single request (the wasm sandbox's guest): on
+   * Node 20 an AbortController costs several microseconds, a large share of a fast tool call.
+   * @defaultValue true
+   */
+  cancellableRequests?: boolean;
 }
 
 /** Counters of a {@link GatewayServer}. */
@@ -140,6 +150,8 @@ class Server implements GatewayServer {
   readonly #settling = new Set<Promise<void>>();
   readonly #stats: GatewayServerStats = { requests: 0, errors: 0, protocolErrors: 0, ignored: 0 };
   #closed = false;
+  /** The one signal of every request when `cancellableRequests` is false (made on first use). */
+  #shared: AbortController | undefined;
   readonly done: Promise<void>;
 
   constructor(gateway: ToolGateway, connection: GatewayConnection, options: ServeGatewayOptions) {
@@ -160,6 +172,7 @@ class Server implements GatewayServer {
     if (!this.#closed) {
       this.#closed = true;
       for (const controller of this.#inFlight.values()) controller.abort(protocolError('gateway server closed'));
+      this.#shared?.abort(protocolError('gateway server closed'));
       await this.#connection.close();
     }
     await this.done;
@@ -200,7 +213,9 @@ class Server implements GatewayServer {
       return;
     }
     if (message.type === 'cancel') {
-      if (message.id !== undefined) this.#inFlight.get(message.id)?.abort(protocolError('request cancelled by the client'));
+      if (message.id !== undefined && this.#options.cancellableRequests !== false) {
+        this.#inFlight.get(message.id)?.abort(protocolError('request cancelled by the client'));
+      }
       return;
     }
     if (this.#options.onMessage !== undefined) {
@@ -213,7 +228,7 @@ class Server implements GatewayServer {
   }
 
   #handle(type: GatewayRequestType, id: string, payload: unknown): void {
-    const controller = new AbortController();
+    const controller = this.#options.cancellableRequests === false ? this.#sharedController() : new AbortController();
     this.#inFlight.set(id, controller);
     const task = (async () => {
       try {
@@ -231,6 +246,17 @@ class Server implements GatewayServer {
     })();
     this.#settling.add(task);
     void task.finally(() => this.#settling.delete(task));
+  }
+
+  #sharedController(): AbortController {
+    let shared = this.#shared;
+    if (shared === undefined) {
+      shared = new AbortController();
+      // every in-flight call may listen on it: concurrent calls are not a leak
+      setMaxListeners(0, shared.signal);
+      this.#shared = shared;
+    }
+    return shared;
   }
 
   #reply(id: string, type: 'response' | 'error', payload: unknown): void {
@@ -257,7 +283,8 @@ class Server implements GatewayServer {
  * Serves `gateway` on `connection`: each request (`search_tools`, `list_namespaces`,
  * `describe_tool`, `list_tool_examples`, `run_tool`, `run_chain`) is answered concurrently with a
  * `response` (the full result, JSON-safe) or an `error` reply (`{ error, code, details?, ... }`,
- * see {@link serializeError}). A `cancel` message aborts the call with that id.
+ * see {@link serializeError}). A `cancel` message aborts the call with that id (unless
+ * `cancellableRequests` is false).
  *
  * @remarks
  * Never throws into the host: a malformed request with an id gets a `PROTOCOL` error reply; one

@@ -452,6 +452,25 @@ describe('wasm backend', () => {
     it('rejects out-of-range options (CONFIGURATION)', () => {
       expect(() => createWasmBackend({ poolSize: 0 })).toThrow(expect.objectContaining({ code: 'CONFIGURATION' }));
       expect(() => createWasmBackend({ maxStackBytes: 10 * 1024 * 1024 })).toThrow(expect.objectContaining({ code: 'CONFIGURATION' }));
+      for (const replySpinMs of [-1, 11, Number.NaN, Infinity, '1' as unknown as number]) {
+        expect(() => createWasmBackend({ replySpinMs }), String(replySpinMs)).toThrow(
+          expect.objectContaining({ code: 'CONFIGURATION', details: { option: 'replySpinMs', value: replySpinMs } }),
+        );
+      }
+    });
+
+    it('answers tool calls from concurrent runs with the reply spin on and off', async () => {
+      const loop = 'let sum = 0;\nfor (let i = 0; i < 50; i++) sum += (await tools.runTool(\'test:add\', { a: i, b: 1 })).structured;\nreturn sum;';
+      for (const replySpinMs of [0, 0.2, 10]) {
+        const pool = createWasmBackend({ poolSize: 3, replySpinMs });
+        try {
+          const results = await Promise.all([1, 2, 3, 4].map(() => pool.execute({ code: loop, gateway: gateway() })));
+          expect(results.map((r) => r.value)).toEqual([1275, 1275, 1275, 1275]);
+          expect(results.every((r) => r.toolCalls?.length === 50)).toBe(true);
+        } finally {
+          await pool.close();
+        }
+      }
     });
   });
 });

@@ -9,6 +9,7 @@ import type { ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../types.
 import { quickjsModule, wasmWorkerPath } from './engine.js';
 import { WASM32_MAX_MEMORY_BYTES, resolveWasmOptions, type ResolvedWasmOptions, type WasmBackendOptions } from './options.js';
 import { WorkerPool, type WorkerPoolStats } from './pool.js';
+import { defaultSpinSlots, ReplySpinSlots } from './reply-spin.js';
 import { capModuleMemory, wasiModuleBytes, WASM_PAGE_BYTES } from './wasi-module.js';
 import { closeNullFd, nullFd } from './null-fd.js';
 import { wasmApi, type CompiledWasmModule } from './webassembly.js';
@@ -68,11 +69,15 @@ export class WasmBackend implements RuntimeBackend {
 
   constructor(options: WasmBackendOptions = {}) {
     this.#options = resolveWasmOptions(options);
+    const slots = this.#options.replySpinMs > 0 ? defaultSpinSlots(this.#options.poolSize) : 0;
+    const spin = slots > 0 ? new ReplySpinSlots(slots) : undefined;
+    const replySpin = spin === undefined ? undefined : { slots: spin.buffer, ms: this.#options.replySpinMs };
     this.#pool = new WorkerPool(this.#options.poolSize, async () => ({
       script: wasmWorkerPath(),
-      workerData: { quickjs: await quickjsModule() },
+      workerData: { quickjs: await quickjsModule(), replySpin },
       heapBytes: this.#options.workerHeapBytes,
       startupTimeoutMs: this.#options.workerStartupTimeoutMs,
+      ...(spin === undefined ? {} : { onGone: (threadId: number) => spin.release(threadId) }),
     }));
   }
 

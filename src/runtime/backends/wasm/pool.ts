@@ -21,6 +21,8 @@ export interface PoolWorkerSpec {
   workerData: Record<string, unknown>;
   heapBytes: number;
   startupTimeoutMs: number;
+  /** Called with the worker's thread id once it is gone (crash, exit, terminate). */
+  onGone?: (threadId: number) => void;
 }
 
 /**
@@ -85,6 +87,12 @@ export class PoolWorker {
       resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: 16, stackSizeMb: WORKER_STACK_MB },
     });
     const pooled = new PoolWorker(worker, new Int32Array(control));
+    // read now: a worker that has exited reports -1
+    const threadId = worker.threadId;
+    if (spec.onGone !== undefined) {
+      const onGone = spec.onGone;
+      void pooled.died.then(() => onGone(threadId));
+    }
     return new Promise<PoolWorker>((resolve, reject) => {
       let settled = false;
       const timer = setTimeout(() => fail(new Error(`the worker did not start within ${spec.startupTimeoutMs}ms`)), spec.startupTimeoutMs);

@@ -199,6 +199,8 @@ export async function runOnWorker(pool: WorkerPool, spec: WorkerRunSpec): Promis
     };
     if (spec.gateway !== undefined) {
       server = serveGateway(spec.gateway, createMessagePortConnection(notifyingPort, { encoding: 'json' }), {
+        // the guest never cancels a single call; the run's end (server close) aborts them all
+        cancellableRequests: false,
         onMessage,
         onRequestError: (id, error) => {
           gatewayErrors.set(id, error);
