@@ -150,6 +150,24 @@ describe('MessagePort connection', () => {
   });
 });
 
+/** A direct gateway whose runTool records the signal each call gets. */
+function signalWatchingGateway(): { seen: AbortSignal[]; watching: ToolGateway } {
+  const seen: AbortSignal[] = [];
+  const gateway = createDirectGateway(createContractFixture());
+  const watching: ToolGateway = {
+    searchTools: gateway.searchTools.bind(gateway),
+    listNamespaces: gateway.listNamespaces.bind(gateway),
+    describeTool: gateway.describeTool.bind(gateway),
+    listToolExamples: gateway.listToolExamples.bind(gateway),
+    runChain: gateway.runChain.bind(gateway),
+    runTool: (id, args, options) => {
+      if (options?.signal !== undefined) seen.push(options.signal);
+      return gateway.runTool(id, args, options);
+    },
+  };
+  return { seen, watching };
+}
+
 describe('serveGateway', () => {
   function serve(gateway: ToolGateway = createDirectGateway(createContractFixture()), hooks: Parameters<typeof serveGateway>[2] = {}) {
     const toServer = new PassThrough();
@@ -208,20 +226,7 @@ describe('serveGateway', () => {
   });
 
   it('aborts a call on cancel, and every in-flight call on close', async () => {
-    const seen: AbortSignal[] = [];
-    const gateway = createDirectGateway(createContractFixture());
-    const watching: ToolGateway = {
-      ...gateway,
-      searchTools: gateway.searchTools.bind(gateway),
-      listNamespaces: gateway.listNamespaces.bind(gateway),
-      describeTool: gateway.describeTool.bind(gateway),
-      listToolExamples: gateway.listToolExamples.bind(gateway),
-      runChain: gateway.runChain.bind(gateway),
-      runTool: (id, args, options) => {
-        if (options?.signal !== undefined) seen.push(options.signal);
-        return gateway.runTool(id, args, options);
-      },
-    };
+    const { seen, watching } = signalWatchingGateway();
     const { server, client } = serve(watching);
     await client.send({ type: 'run_tool', id: 'a', payload: { id: 'test:slow', args: { ms: 10_000 } } });
     await client.send({ type: 'run_tool', id: 'b', payload: { id: 'test:slow', args: { ms: 10_000 } } });
@@ -238,20 +243,7 @@ describe('serveGateway', () => {
   });
 
   it('with cancellableRequests false: one signal for every call, cancel ignored, close aborts it', async () => {
-    const seen: AbortSignal[] = [];
-    const gateway = createDirectGateway(createContractFixture());
-    const watching: ToolGateway = {
-      ...gateway,
-      searchTools: gateway.searchTools.bind(gateway),
-      listNamespaces: gateway.listNamespaces.bind(gateway),
-      describeTool: gateway.describeTool.bind(gateway),
-      listToolExamples: gateway.listToolExamples.bind(gateway),
-      runChain: gateway.runChain.bind(gateway),
-      runTool: (id, args, options) => {
-        if (options?.signal !== undefined) seen.push(options.signal);
-        return gateway.runTool(id, args, options);
-      },
-    };
+    const { seen, watching } = signalWatchingGateway();
     const warnings: Error[] = [];
     const onWarning = (warning: Error) => warnings.push(warning);
     process.on('warning', onWarning);
