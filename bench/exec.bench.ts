@@ -8,7 +8,8 @@
  *     30 s deadline to every call by default, so the like-for-like baseline is `runner.run` with
  *     `timeoutMs: 30000`: that ratio is the facade's overhead (target <= 1.1). It is measured twice:
  *     on a synchronous handler (where the run layer's lazy deadline costs nothing, so the facade's
- *     own ~0.15 µs — two clock reads for `durationMs` and the result object — is the whole ratio)
+ *     own ~0.09 µs — two clock reads for `durationMs`, ~42 ns each on a 2-core VM — is the whole
+ *     ratio: the runner applies the facade's ending where the call settles, with no extra promise)
  *     and on an async handler (the usual tool: any handler that awaits, where the deadline's timer
  *     and AbortController are really armed). For information it also compares a facade created
  *     with `defaultTimeoutMs: Infinity` with a bare `runner.run`, and `runner.run` with and without

@@ -6,16 +6,18 @@ import { createDocStore, createToolIndex, type DetailLevel, type DocStore, type 
 import {
   createLocalRegistry,
   createRunner,
+  type DefaultRunner,
   type LocalHandlerRegistry,
   type McpExecutor,
   type RunOptions,
+  type RunSettler,
   type Runner,
   type StreamEvent,
 } from '../run/index.js';
 import { createMcpExecutor, type McpExecutorClient, type McpToolSink } from '../mcp/index.js';
 import { createRuntime, type Runtime } from '../runtime/index.js';
 import { createCodeExecutor, type CodeParams, type CodeResult, type DefaultCodeExecutor } from '../code/index.js';
-import { elapsedMs, runExecChain } from './chain.js';
+import { elapsedMs, nowMs, runExecChain } from './chain.js';
 import { McpRouter } from './mcp-router.js';
 import { DEFAULT_SEARCH_LIMIT, resolveExecOptions, type ResolvedExecOptions } from './options.js';
 import type { Exec, ExecChainResult, ExecOptions, Result, Step } from './types.js';
@@ -37,6 +39,12 @@ function withDuration(err: unknown, durationMs: number): unknown {
   }
   return err;
 }
+
+/** Turns the runner's outcome into the facade's: the `Result`, or the error with its `durationMs`. */
+const RESULT_SETTLER: RunSettler<Result> = {
+  ok: (result, toolId, startedMs) => ({ value: result.structured, toolId, durationMs: elapsedMs(startedMs) }),
+  fail: (err, startedMs) => withDuration(err, elapsedMs(startedMs)),
+};
 
 /** How long a failed `runTool` call took (the `durationMs` the facade attaches to its rejection), if known. */
 export function durationOf(err: unknown): number | undefined {
@@ -79,7 +87,7 @@ export class DefaultExec implements Exec {
   readonly #options: ResolvedExecOptions;
   readonly #index: ToolIndex;
   readonly #docs: DocStore;
-  readonly #runner: Runner;
+  readonly #runner: DefaultRunner;
   readonly #local: LocalHandlerRegistry;
   readonly #code: DefaultCodeExecutor;
   readonly #mcpClient: McpExecutorClient | undefined;
@@ -210,14 +218,8 @@ export class DefaultExec implements Exec {
   }
 
   #runTool(id: string, args: Record<string, unknown> | undefined, options: RunOptions | undefined): Promise<Result> {
-    const started = performance.now();
-    // `.then` rather than an async frame: one promise less on the hot path.
-    return this.#runner.run(id, args, options === undefined ? this.#defaultRunOptions : this.#callOptions(options)).then(
-      (result) => ({ value: result.structured, toolId: id, durationMs: elapsedMs(started) }),
-      (err: unknown) => {
-        throw withDuration(err, elapsedMs(started));
-      },
-    );
+    // The runner applies the ending where the call settles: no promise hop of the facade's own.
+    return this.#runner.runSettled(id, args, options === undefined ? this.#defaultRunOptions : this.#callOptions(options), RESULT_SETTLER, nowMs());
   }
 
   async *#stream(id: string, args: Record<string, unknown> | undefined, options: RunOptions | undefined): AsyncGenerator<StreamEvent, void, undefined> {

@@ -29,6 +29,7 @@ export type {
   ProviderExecutor,
   RunOptions,
   RunResult,
+  RunSettler,
   RunWarning,
   Runner,
   RunnerOptions,

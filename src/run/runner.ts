@@ -7,7 +7,7 @@ import { Pipeline, type ProgressSink } from './pipeline.js';
 import { ProgressReporter } from './progress.js';
 import { checkRunOptions } from './run-options.js';
 import { streamEvents } from './stream.js';
-import type { ChainResult, ChainStep, ProgressEvent, RunOptions, RunResult, Runner, RunnerOptions, StreamEvent } from './types.js';
+import type { ChainResult, ChainStep, ProgressEvent, RunOptions, RunResult, RunSettler, Runner, RunnerOptions, StreamEvent } from './types.js';
 
 /**
  * The standard {@link Runner}: resolves a tool (index, then resolvers), selects a backend,
@@ -86,6 +86,31 @@ export class DefaultRunner implements Runner {
     return runChain(this.#pipeline, steps, options ?? undefined);
   }
 
+  /**
+   * {@link DefaultRunner.run} with the caller's own ending applied where the call settles, so that
+   * a layer above (the exec facade) maps the outcome without another promise on the way.
+   *
+   * @remarks Same pipeline, options and errors as `run`; `settler.ok` gets the result and
+   * `settler.fail` the error (what it returns is thrown). `startedMs` is handed back unchanged.
+   *
+   * @internal
+   */
+  runSettled<R>(toolId: string, args: Record<string, unknown> | undefined, options: RunOptions | undefined, settler: RunSettler<R>, startedMs: number): Promise<R> {
+    if (options !== undefined && options !== null) {
+      const { signal, timeoutMs, onProgress } = options;
+      if ((onProgress === undefined || onProgress === null) && (signal !== undefined || timeoutMs !== undefined)) {
+        return this.#runScoped(toolId, args ?? {}, signal, timeoutMs, undefined, settler, startedMs);
+      }
+    }
+    // Calls without a deadline or with a progress listener: the ordinary path, then the ending.
+    return this.run(toolId, args, options).then(
+      (result) => settler.ok(result, toolId, startedMs),
+      (err: unknown) => {
+        throw settler.fail(err, startedMs);
+      },
+    );
+  }
+
   #start(toolId: string, args: Record<string, unknown>, scope: CallSignal | undefined, progress: ProgressSink | undefined): Promise<RunResult> {
     try {
       const out = this.#pipeline.run(toolId, args, scope, progress);
@@ -101,22 +126,43 @@ export class DefaultRunner implements Runner {
     signal: AbortSignal | undefined,
     timeoutMs: number | undefined,
     progress: ProgressSink | undefined,
-  ): Promise<RunResult> {
+  ): Promise<RunResult>;
+  #runScoped<R>(
+    toolId: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+    timeoutMs: number | undefined,
+    progress: ProgressSink | undefined,
+    settler: RunSettler<R>,
+    startedMs: number,
+  ): Promise<R>;
+  #runScoped<R>(
+    toolId: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+    timeoutMs: number | undefined,
+    progress: ProgressSink | undefined,
+    settler?: RunSettler<R>,
+    startedMs = 0,
+  ): Promise<RunResult | R> {
     const invalid = checkRunOptions(signal, timeoutMs);
-    if (invalid !== undefined) return Promise.reject(invalid);
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the settler's error is the run layer's, passed on
+    if (invalid !== undefined) return Promise.reject(settler === undefined ? invalid : settler.fail(invalid, startedMs));
     const scope = new CallSignal(signal, timeoutMs);
     let out: RunResult | Promise<RunResult>;
     try {
       out = this.#pipeline.run(toolId, args, scope, progress);
     } catch (err) {
       scope.dispose();
-      return Promise.reject(asRunFailure(err, toolId));
+      const failure = asRunFailure(err, toolId);
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the settler's error is the run layer's, passed on
+      return Promise.reject(settler === undefined ? failure : settler.fail(failure, startedMs));
     }
     if (!(out instanceof Promise)) {
       scope.dispose();
-      return Promise.resolve(out);
+      return Promise.resolve(settler === undefined ? out : settler.ok(out, toolId, startedMs));
     }
-    return disposeAfter(out, scope);
+    return settler === undefined ? disposeAfter(out, scope) : settleAfter(out, scope, settler, toolId, startedMs);
   }
 
   #runWithProgress(
@@ -153,6 +199,18 @@ async function disposeAfter(pending: Promise<RunResult>, scope: CallSignal): Pro
   } finally {
     scope.dispose();
   }
+}
+
+async function settleAfter<R>(pending: Promise<RunResult>, scope: CallSignal, settler: RunSettler<R>, toolId: string, startedMs: number): Promise<R> {
+  let result: RunResult;
+  try {
+    result = await pending;
+  } catch (err) {
+    scope.dispose();
+    throw settler.fail(err, startedMs);
+  }
+  scope.dispose();
+  return settler.ok(result, toolId, startedMs);
 }
 
 /**

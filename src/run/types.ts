@@ -136,6 +136,17 @@ export interface RunnerOptions {
   provider?: ProviderExecutor;
 }
 
+/**
+ * How a layer above the runner ends a call (see `DefaultRunner.runSettled`): `ok` maps the result,
+ * `fail` maps the error to what the call rejects with.
+ *
+ * @internal
+ */
+export interface RunSettler<R> {
+  ok(result: RunResult, toolId: string, startedMs: number): R;
+  fail(err: unknown, startedMs: number): unknown;
+}
+
 /** The normalized result of one call. */
 export interface RunResult {
   /** The resolved tool definition. */

@@ -10,6 +10,7 @@ import {
   durationOf,
   resolveExecOptions,
   type ExecOptions,
+  type LocalToolDefinition,
 } from '../../src/exec/index.js';
 import { ChainError, ToolError, type ProgressEvent, type StreamEvent } from '../../src/run/index.js';
 import { ToolexecError, hasErrorCode, localBackend } from '../../src/model/index.js';
@@ -166,6 +167,48 @@ describe('runTool (cases 116–119)', () => {
     const events: ProgressEvent[] = [];
     await exec().runTool('test:greet', { name: 'p' }, { onProgress: (p) => events.push(p) });
     expect(events.map((p) => p.message)).toEqual(['started', 'completed']);
+  });
+
+  it('gives the same result shape and a duration on every way a call ends (deadline or not, sync or async, progress or not)', async () => {
+    const slow: LocalToolDefinition = {
+      tool: { name: 'slow', namespace: 'test', description: 'Answers after 15 ms', inputSchema: { type: 'object' } },
+      handler: () => new Promise((resolve) => setTimeout(() => resolve({ late: true }), 15)),
+    };
+    const asyncFail: LocalToolDefinition = {
+      tool: { name: 'later_fail', namespace: 'test', description: 'Fails after an await', inputSchema: { type: 'object' } },
+      handler: async () => {
+        await Promise.resolve();
+        throw new Error('async explosion');
+      },
+    };
+    const bounded = exec({ tools: [...localTools().tools, slow, asyncFail] });
+    const unbounded = exec({ tools: [...localTools().tools, slow, asyncFail], defaultTimeoutMs: Infinity });
+    const withProgress = { onProgress: () => undefined };
+    for (const e of [bounded, unbounded]) {
+      for (const options of [undefined, withProgress, { timeoutMs: 5_000 }]) {
+        // Synchronous handler, async handler (the duration covers the wait).
+        expect(await e.runTool('test:greet', { name: 'a' }, options)).toEqual({ value: { greeting: 'Hello, a!' }, toolId: 'test:greet', durationMs: expect.any(Number) });
+        const late = await e.runTool('test:slow', {}, options);
+        expect(late).toEqual({ value: { late: true }, toolId: 'test:slow', durationMs: expect.any(Number) });
+        expect(late.durationMs).toBeGreaterThanOrEqual(10);
+        // Failures decided before dispatch, thrown synchronously by a handler, and rejected later.
+        for (const [id, args, code] of [
+          ['nope:nothing', {}, 'TOOL_NOT_FOUND'],
+          ['test:greet', { name: 1 }, 'VALIDATION'],
+          ['test:fail', {}, 'EXECUTION'],
+          ['test:later_fail', {}, 'EXECUTION'],
+        ] as const) {
+          const error = await rejection(e.runTool(id, args, options));
+          expect(error.code).toBe(code);
+          expect(ToolError.isToolError(error)).toBe(true);
+          expect(durationOf(error)).toBeGreaterThanOrEqual(0);
+        }
+      }
+      // A malformed option is INVALID_ARGUMENT, with the duration too.
+      const invalid = await rejection(e.runTool('test:greet', { name: 'a' }, { timeoutMs: 'soon' as unknown as number }));
+      expect(invalid.code).toBe('INVALID_ARGUMENT');
+      expect(durationOf(invalid)).toBeGreaterThanOrEqual(0);
+    }
   });
 });
 
