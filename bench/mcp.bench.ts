@@ -10,14 +10,21 @@
  * For each: sequential awaited calls (latency) and bursts of concurrent calls (throughput), for
  * `echo` (text result, no output schema) and `structured` (structuredContent checked against the
  * outputSchema: by the runner, and by the raw client, which validates after `listTools`).
- * A second baseline, `raw+token`, is the raw client's `request('tools/call')` with an `onprogress`
- * handler, i.e. with the `_meta.progressToken` the executor always sends (so that progress can
- * restart the timeout): the difference between the two baselines is the price of that policy,
- * the rest is the executor's own.
+ * A call without a progress listener sends no progress token, like the raw `callTool`. A second
+ * pair measures what asking for progress costs: the executor with an `onProgress` listener (or
+ * `alwaysRequestProgress`), which sends `_meta.progressToken` so that progress can restart the
+ * timeout, against the raw client's `request('tools/call')` with an `onprogress` handler
+ * (`raw+token`): the difference between the two baselines is the price of the token (the SDK
+ * and the server), the ratio between the pair is the executor's own.
  * Tasks run batches so the harness's per-iteration timing does not dominate. The machine is shared
  * (2 cores), so every task is measured in many short rounds, the raw, executor and runner tasks of
- * a case back to back; a ratio is the median over rounds of that round's ratio (paired in time),
- * and a per-call time is the median over rounds.
+ * a case back to back, in an order that rotates from round to round, each after a full GC (with
+ * `--expose-gc`); a ratio is the median over rounds of that round's ratio (paired in time), and a
+ * per-call time is the median over rounds.
+ *
+ * Last, the runner's own share of an MCP call without the SDK and the server (whose scheduling
+ * swings the transports' figures by several per cent from run to run): `runner.run` against an
+ * injected executor that answers at once, versus calling that executor and normalizing directly.
  *
  * Run: `node --import tsx bench/mcp.bench.ts [--json]`
  */
@@ -28,13 +35,15 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Bench } from 'tinybench';
 import { createToolIndex } from '../src/discovery/index.js';
 import { type McpServerConfig, createMcpExecutor } from '../src/mcp/index.js';
-import { createRunner } from '../src/run/index.js';
+import { type CallToolResult, type McpExecutor, createRunner, normalizeMcpResult } from '../src/run/index.js';
 import { createFixtureServer } from '../test/fixtures/mcp/fixture-server.mjs';
 
 const asJson = process.argv.slice(2).includes('--json');
 const STDIO_SERVER = new URL('../test/fixtures/mcp/stdio-server.mjs', import.meta.url).pathname;
 const BURST = 100;
-const ROUNDS = 15;
+const ROUNDS = 20;
+/** Tasks per case (tool × mode): raw, raw+token, executor, executor+progress, runner. */
+const CASE_TASKS = 5;
 
 interface Setup {
   label: string;
@@ -73,6 +82,8 @@ const setups: Setup[] = [
 ];
 
 const withToken = { timeout: 60_000, resetTimeoutOnProgress: true, onprogress: () => undefined };
+/** Executor call options with a progress listener: the call asks for progress (sends a token). */
+const listening = { onProgress: () => undefined };
 const callRequest = (name: string, args: Record<string, unknown>) => ({ method: 'tools/call' as const, params: { name, arguments: args } });
 
 const echoArgs = { text: 'hello' };
@@ -86,6 +97,7 @@ interface Row {
   rawTokenUsPerCall: number;
   runnerUsPerCall: number;
   executorUsPerCall: number;
+  executorProgressUsPerCall: number;
   runnerRatio: number;
   executorRatio: number;
   executorVsTokenRatio: number;
@@ -124,6 +136,9 @@ for (const setup of setups) {
     tasks.set(`${tool} executor seq`, async () => {
       for (let i = 0; i < batch; i++) await executor.callTool('fx', { name: tool, arguments: args });
     });
+    tasks.set(`${tool} executor+progress seq`, async () => {
+      for (let i = 0; i < batch; i++) await executor.callTool('fx', { name: tool, arguments: args }, listening);
+    });
     tasks.set(`${tool} runner seq`, async () => {
       for (let i = 0; i < batch; i++) await runner.run(`fx:${tool}`, args);
     });
@@ -142,6 +157,11 @@ for (const setup of setups) {
         await Promise.all(Array.from({ length: BURST }, () => executor.callTool('fx', { name: tool, arguments: args })));
       }
     });
+    tasks.set(`${tool} executor+progress burst`, async () => {
+      for (let b = 0; b < bursts; b++) {
+        await Promise.all(Array.from({ length: BURST }, () => executor.callTool('fx', { name: tool, arguments: args }, listening)));
+      }
+    });
     tasks.set(`${tool} runner burst`, async () => {
       for (let b = 0; b < bursts; b++) {
         await Promise.all(Array.from({ length: BURST }, () => runner.run(`fx:${tool}`, args)));
@@ -149,9 +169,10 @@ for (const setup of setups) {
     });
   }
   const samples = new Map<string, number[]>();
+  const names = [...tasks.keys()];
   for (let round = 0; round < ROUNDS; round++) {
     const bench = new Bench({ time: 100, warmupTime: round === 0 ? 300 : 20 });
-    for (const [name, fn] of tasks) bench.add(name, fn);
+    for (const name of rotatedOrder(names, round)) bench.add(name, tasks.get(name) as () => Promise<void>, { beforeAll: collectGarbage });
     await bench.run();
     for (const name of tasks.keys()) {
       const result = bench.getTask(name)?.result;
@@ -182,9 +203,10 @@ for (const setup of setups) {
         rawTokenUsPerCall: round(usPerCall(`${tool} raw+token ${suffix}`, calls)),
         runnerUsPerCall: round(runnerUs),
         executorUsPerCall: round(executorUs),
+        executorProgressUsPerCall: round(usPerCall(`${tool} executor+progress ${suffix}`, calls)),
         runnerRatio: round(pairedRatio(`${tool} runner ${suffix}`, `${tool} raw ${suffix}`), 3),
         executorRatio: round(pairedRatio(`${tool} executor ${suffix}`, `${tool} raw ${suffix}`), 3),
-        executorVsTokenRatio: round(pairedRatio(`${tool} executor ${suffix}`, `${tool} raw+token ${suffix}`), 3),
+        executorVsTokenRatio: round(pairedRatio(`${tool} executor+progress ${suffix}`, `${tool} raw+token ${suffix}`), 3),
         runnerCallsPerSecond: Math.round(1e6 / runnerUs),
       });
     }
@@ -193,7 +215,13 @@ for (const setup of setups) {
   await raw.close();
 }
 
-const figures = { burst: BURST, rounds: ROUNDS, target: 'runnerRatio <= 1.05', rows };
+// The runner's own share of an MCP call, without the SDK's and the server's noise: an executor
+// that answers at once (an injected McpExecutor, as a user's test would give), called directly and
+// normalized, against runner.run of the same tool (lookup, input validation, dispatch,
+// normalization, result).
+const ownShare = await runnerOwnShare();
+
+const figures = { burst: BURST, rounds: ROUNDS, target: 'runnerRatio <= 1.05', rows, runnerOwnShare: ownShare };
 if (asJson) {
   process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
 } else {
@@ -204,9 +232,10 @@ if (asJson) {
     'raw µs',
     'raw+token µs',
     'executor µs',
+    'executor+progress µs',
     'runner µs',
     'executor ×',
-    'executor × token',
+    'executor+progress × token',
     'runner ×',
     'runner calls/s',
   ];
@@ -217,6 +246,7 @@ if (asJson) {
     r.rawUsPerCall.toFixed(1),
     r.rawTokenUsPerCall.toFixed(1),
     r.executorUsPerCall.toFixed(1),
+    r.executorProgressUsPerCall.toFixed(1),
     r.runnerUsPerCall.toFixed(1),
     r.executorRatio.toFixed(3),
     r.executorVsTokenRatio.toFixed(3),
@@ -229,8 +259,67 @@ if (asJson) {
   for (const line of lines) process.stdout.write(`${format(line)}\n`);
   process.stdout.write(
     `\n× = time per call relative to the raw SDK Client.callTool on the same transport (target: runner ≤ 1.05);\n` +
-      `× token = executor relative to the raw client sending the same progress token.\n`,
+      `× token = the executor with a progress listener (it sends a progress token) relative to the raw client sending one.\n`,
   );
+  process.stdout.write(
+    `\nThe runner's own share of an MCP call (an executor that answers at once): ${ownShare.runnerNs} ns per runner.run ` +
+      `vs ${ownShare.directNs} ns calling it directly and normalizing: ${ownShare.extraNs} ns a call.\n`,
+  );
+}
+
+/**
+ * The task order of one round: each case's tasks stay together (paired in time) but start at a
+ * different one every round, so that no task always runs after the same neighbour (and pays for
+ * the garbage it left).
+ */
+function rotatedOrder(names: string[], round: number): string[] {
+  const order: string[] = [];
+  for (let start = 0; start < names.length; start += CASE_TASKS) {
+    const group = names.slice(start, start + CASE_TASKS);
+    const shift = round % group.length;
+    order.push(...group.slice(shift), ...group.slice(0, shift));
+  }
+  return order;
+}
+
+/** A full collection before each task when the process runs with `--expose-gc` (`npm run bench` does). */
+function collectGarbage(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+async function runnerOwnShare(): Promise<{ directNs: number; runnerNs: number; extraNs: number }> {
+  const index = createToolIndex();
+  index.registerToolsFromMcp('fx', [{ name: 'echo', description: 'Echoes', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }]);
+  const answer: CallToolResult = { content: [{ type: 'text', text: 'hello' }] };
+  const instant: McpExecutor = {
+    callTool: () => Promise.resolve(answer),
+  };
+  const runner = createRunner({ index, mcp: instant });
+  if ((await runner.run('fx:echo', echoArgs)).structured !== 'hello') throw new Error('runner gave a wrong result');
+  const calls = 1_000;
+  const direct: number[] = [];
+  const viaRunner: number[] = [];
+  for (let round = 0; round < 15; round++) {
+    const bench = new Bench({ time: 100, warmupTime: round === 0 ? 200 : 20 });
+    bench
+      .add('direct', async () => {
+        for (let i = 0; i < calls; i++) normalizeMcpResult(await instant.callTool('fx', { name: 'echo', arguments: echoArgs }));
+      })
+      .add('runner', async () => {
+        for (let i = 0; i < calls; i++) await runner.run('fx:echo', echoArgs);
+      });
+    await bench.run();
+    const mean = (name: string): number => {
+      const result = bench.getTask(name)?.result;
+      if (result === undefined || !('latency' in result)) throw new Error(`no result for ${name}`);
+      return (result.latency.mean * 1e6) / calls;
+    };
+    direct.push(mean('direct'));
+    viaRunner.push(mean('runner'));
+  }
+  const directNs = round(median(direct), 0);
+  const runnerNs = round(median(viaRunner), 0);
+  return { directNs, runnerNs, extraNs: runnerNs - directNs };
 }
 
 function median(values: number[]): number {

@@ -11,6 +11,8 @@ export interface OperationContext {
   operation: string;
   tool?: string;
   timeoutMs: number;
+  /** False for a `tools/call` that did not ask for progress (so progress could not keep it alive). */
+  progressRequested?: boolean;
 }
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', 'UND_ERR_SOCKET']);
@@ -66,7 +68,12 @@ export function mapOperationError(error: unknown, context: OperationContext, ses
   const where = `${context.operation} on MCP server "${context.serverName}"`;
   if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) {
     const total = (error.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout;
-    const why = typeof total === 'number' ? `ran past the total limit of ${total} ms` : `no answer or progress for ${context.timeoutMs} ms`;
+    const why =
+      typeof total === 'number'
+        ? `ran past the total limit of ${total} ms`
+        : context.progressRequested === false
+          ? `no answer for ${context.timeoutMs} ms (the call did not ask for progress: give it an onProgress listener, or set alwaysRequestProgress, to let a server's progress reports keep it alive)`
+          : `no answer or progress for ${context.timeoutMs} ms`;
     return new ToolexecError('TIMEOUT', `${where} timed out: ${why}`, {
       cause: error,
       details: baseDetails(context),

@@ -23,7 +23,9 @@ const ignoreProgress = (): void => undefined;
  *   reconnects. A Streamable HTTP session the server forgot (404) is re-initialized and the request
  *   replayed once.
  * - `timeoutMs` (default `requestTimeoutMs`) is how long a call may go without hearing from the
- *   server: every progress notification restarts it (up to `maxTotalTimeoutMs`, when set).
+ *   server: every progress notification restarts it (up to `maxTotalTimeoutMs`, when set). A call
+ *   asks the server for progress when it has an `onProgress` listener (streams always do), or on
+ *   every call with `alwaysRequestProgress`.
  *   Aborting the `signal` sends `notifications/cancelled` to the server.
  * - Failures are {@link ToolexecError}s: ABORTED (cause = the abort reason), TIMEOUT, EXECUTION
  *   (lost connection, naming the server and quoting its stderr; or the server's JSON-RPC error),
@@ -46,25 +48,30 @@ export class SdkMcpExecutor implements McpExecutorClient {
   }
 
   /** Calls `params.name` on `serverName` and returns the raw `CallToolResult`. */
-  async callTool(serverName: string, params: McpCallParams, options: RunOptions = {}): Promise<CallToolResult> {
-    const slot = this.#slot(serverName);
-    const timeoutMs = resolveTimeoutMs(options.timeoutMs, this.#options.requestTimeoutMs, 'timeoutMs', 'INVALID_ARGUMENT');
-    const context: OperationContext = { serverName, operation: `tools/call "${params.name}"`, tool: params.name, timeoutMs };
-    const onProgress = options.onProgress;
-    const requestOptions: RequestOptions = {
-      timeout: timeoutMs,
-      resetTimeoutOnProgress: true,
-      ...(this.#options.maxTotalTimeoutMs === undefined ? {} : { maxTotalTimeout: this.#options.maxTotalTimeoutMs }),
-      // Always a handler: the SDK only resets the timeout on progress when one is given.
-      onprogress: onProgress === undefined ? ignoreProgress : (progress) => onProgress(toProgressEvent(progress)),
-    };
-    const request = {
-      method: 'tools/call' as const,
-      params: { name: params.name, arguments: params.arguments ?? {} },
-    };
-    return this.#withSession(slot, context, options.signal, requestOptions, (session, sdkOptions) =>
-      session.client.request(request, CallToolResultSchema, sdkOptions),
-    );
+  callTool(serverName: string, params: McpCallParams, options: RunOptions = {}): Promise<CallToolResult> {
+    // Not an async function (one promise fewer per call): #withSession is the call's one async
+    // frame, and anything thrown before it becomes a rejection here.
+    try {
+      const slot = this.#slot(serverName);
+      const timeoutMs = resolveTimeoutMs(options.timeoutMs, this.#options.requestTimeoutMs, 'timeoutMs', 'INVALID_ARGUMENT');
+      const onProgress = options.onProgress;
+      // The SDK sends a progress token (and resets the timeout on progress) only with a handler.
+      const progressRequested = onProgress !== undefined || this.#options.alwaysRequestProgress;
+      const context: OperationContext = { serverName, operation: `tools/call "${params.name}"`, tool: params.name, timeoutMs, progressRequested };
+      const requestOptions: RequestOptions = { timeout: timeoutMs, resetTimeoutOnProgress: true };
+      if (this.#options.maxTotalTimeoutMs !== undefined) requestOptions.maxTotalTimeout = this.#options.maxTotalTimeoutMs;
+      if (progressRequested) requestOptions.onprogress = onProgress === undefined ? ignoreProgress : (progress) => onProgress(toProgressEvent(progress));
+      const request = {
+        method: 'tools/call' as const,
+        params: { name: params.name, arguments: params.arguments ?? {} },
+      };
+      return this.#withSession(slot, context, options.signal, requestOptions, (session, sdkOptions) =>
+        session.client.request(request, CallToolResultSchema, sdkOptions),
+      );
+    } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passed on as thrown (a ToolexecError from the checks)
+      return Promise.reject(error);
+    }
   }
 
   /**

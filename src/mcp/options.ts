@@ -24,6 +24,7 @@ export interface ResolvedMcpExecutorOptions {
   servers: ReadonlyMap<string, McpServerConfig>;
   requestTimeoutMs: number;
   maxTotalTimeoutMs: number | undefined;
+  alwaysRequestProgress: boolean;
   clientInfo: { name: string; version: string };
   stderrTailBytes: number;
   killGraceMs: number;
@@ -48,6 +49,7 @@ export function resolveMcpExecutorOptions(options: McpExecutorOptions): Resolved
       options.maxTotalTimeoutMs === undefined
         ? undefined
         : resolveTimeoutMs(options.maxTotalTimeoutMs, 0, 'maxTotalTimeoutMs', 'CONFIGURATION'),
+    alwaysRequestProgress: flag(options.alwaysRequestProgress, 'alwaysRequestProgress'),
     clientInfo: options.clientInfo ?? { ...DEFAULT_MCP_CLIENT_INFO },
     stderrTailBytes: nonNegative(options.stderrTailBytes, DEFAULT_STDERR_TAIL_BYTES, 'stderrTailBytes'),
     killGraceMs: nonNegative(options.killGraceMs, DEFAULT_KILL_GRACE_MS, 'killGraceMs'),
@@ -100,6 +102,12 @@ export function resolveTimeoutMs(
     throw new ToolexecError(code, `${name} must be a positive number of milliseconds (got ${String(value)})`);
   }
   return Math.min(value, MAX_TIMER_MS);
+}
+
+function flag(value: boolean | undefined, name: string): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean') throw new ToolexecError('CONFIGURATION', `${name} must be a boolean (got ${String(value)})`);
+  return value;
 }
 
 function nonNegative(value: number | undefined, fallback: number, name: string): number {

@@ -149,6 +149,23 @@ describe('custom (in-memory) transport', () => {
     expect(textOf(await ex.callTool('mem', { name: 'echo', arguments: { text: 'ok' } }, { timeoutMs: Infinity }))).toBe('ok');
   });
 
+  it('reports bad arguments as a rejected promise, never a synchronous throw', async () => {
+    const ex = executor({ servers: { mem: inMemoryFixture().config } });
+    const calls = [
+      () => ex.callTool('nope', { name: 'echo' }),
+      () => ex.callTool('mem', null as never),
+      () => ex.callTool('mem', { name: 'echo' }, null as never),
+      () => ex.callTool('mem', { name: 'echo' }, { timeoutMs: 'soon' as never }),
+    ];
+    for (const call of calls) {
+      let pending: Promise<unknown> | undefined;
+      expect(() => {
+        pending = call();
+      }).not.toThrow();
+      await expect(pending).rejects.toBeInstanceOf(Error);
+    }
+  });
+
   it('caps a call that keeps reporting progress with maxTotalTimeoutMs', async () => {
     const fx = inMemoryFixture();
     const ex = executor({ servers: { mem: fx.config }, maxTotalTimeoutMs: 200 });

@@ -177,12 +177,31 @@ describe('stdio executor', () => {
     );
     expect(textOf(result)).toBe('done 7');
     expect(progress).toEqual([1, 2, 3, 4, 5, 6, 7].map((i) => ({ progress: i, total: 7, message: `step ${i}` })));
-    // Without onProgress the reset still works (the executor always installs a handler).
-    const quiet = await ex.callTool('fx', { name: 'progress', arguments: { steps: 7, delayMs: 100 } }, { timeoutMs: 450 });
-    expect(textOf(quiet)).toBe('done 7');
     // The same work without progress notifications times out.
-    const error = await rejection(ex.callTool('fx', { name: 'slow', arguments: { ms: 1500 } }, { timeoutMs: 450 }));
+    const error = await rejection(ex.callTool('fx', { name: 'slow', arguments: { ms: 1500 } }, { timeoutMs: 450, onProgress: () => undefined }));
     expect(error.code).toBe('TIMEOUT');
+    expect(error.message).toContain('no answer or progress for 450 ms');
+  });
+
+  it('asks for progress only with a listener, unless alwaysRequestProgress is set', async () => {
+    const ex = executor();
+    await stats(ex);
+    // No listener: no progress token, so the server cannot report progress and the call times out,
+    // with a message that says why and what to change.
+    const error = await rejection(ex.callTool('fx', { name: 'progress', arguments: { steps: 7, delayMs: 100 } }, { timeoutMs: 450 }));
+    expect(error.code).toBe('TIMEOUT');
+    expect(error.message).toContain('did not ask for progress');
+    expect(error.message).toContain('alwaysRequestProgress');
+    // With alwaysRequestProgress the same call is kept alive by progress it does not listen to.
+    const keepAlive = executor({ alwaysRequestProgress: true });
+    const quiet = await keepAlive.callTool('fx', { name: 'progress', arguments: { steps: 7, delayMs: 100 } }, { timeoutMs: 450 });
+    expect(textOf(quiet)).toBe('done 7');
+    // A call that asked for progress but heard none still times out, with the plain message.
+    const silent = await rejection(keepAlive.callTool('fx', { name: 'slow', arguments: { ms: 1500 } }, { timeoutMs: 300 }));
+    expect(silent.message).toContain('no answer or progress for 300 ms');
+    expect(() => executor({ alwaysRequestProgress: 'yes' as unknown as boolean })).toThrow(
+      expect.objectContaining({ code: 'CONFIGURATION', message: expect.stringContaining('alwaysRequestProgress must be a boolean') }),
+    );
   });
 
   it('reports a crash mid-call as EXECUTION naming the server with its stderr, then reconnects', async () => {
