@@ -67,8 +67,9 @@ export function durationOf(err: unknown): number | undefined {
  *   imported (namespace = server name) before the first search, doc lookup, run or snippet — one
  *   shared attempt; a failure rejects the calls waiting on it and the next call tries again (only
  *   the servers that failed). A server's `tools/list_changed` makes the next call re-import it.
- *   Connecting and listing use the MCP executor's own request timeout (60 s: a server may be slow
- *   to start), not `defaultTimeoutMs`; a call's `durationMs` does not include the import.
+ *   Connecting and listing use the MCP executor's own request timeout (`mcpOptions.requestTimeoutMs`,
+ *   60 s: a server may be slow to start), not `defaultTimeoutMs`; a call's `durationMs` does not
+ *   include the import. `mcpOptions` configures that executor (e.g. `alwaysRequestProgress`).
  * - **Calls.** `runTool` resolves `{ value, toolId, durationMs }`; a failure rejects with the run
  *   layer's error unchanged (a `ToolError`: code, op, backend, cause), carrying the call's
  *   duration as a non-enumerable `durationMs` ({@link durationOf}). `timeoutMs` (or
@@ -114,11 +115,14 @@ export class DefaultExec implements Exec {
     const serverNames = Object.keys(o.mcpServers);
     let mcp: McpExecutor | undefined = o.mcp;
     if (serverNames.length > 0) {
+      const onListChanged = o.mcpOptions.onToolsListChanged;
       const client = createMcpExecutor({
+        ...o.mcpOptions,
         servers: o.mcpServers,
         onToolsListChanged: (serverName) => {
           this.#pending.add(serverName);
           this.#ready = false;
+          onListChanged?.(serverName);
         },
       });
       this.#mcpClient = client;

@@ -33,6 +33,8 @@ export interface ResolvedExecOptions {
   localHandlers: Readonly<Record<string, LocalHandler>>;
   /** The MCP servers to connect to, by name (`{}` when none). */
   mcpServers: NonNullable<ExecOptions['mcpServers']>;
+  /** Options of the executor made for `mcpServers` (without `servers`). */
+  mcpOptions: NonNullable<ExecOptions['mcpOptions']>;
   /** The caller's MCP executor, for servers not in `mcpServers`; may be undefined. */
   mcp: ExecOptions['mcp'];
   /** The provider executor; may be undefined. */
@@ -85,6 +87,7 @@ export function resolveExecOptions(options: ExecOptions = {}): ResolvedExecOptio
   check('tools', Array.isArray(o.tools) && o.tools.every((def: unknown) => isObject(def) && isObject(def.tool) && typeof def.handler === 'function'));
   check('localHandlers', isObject(o.localHandlers) && Object.values(o.localHandlers as object).every((h) => typeof h === 'function'));
   check('mcpServers', isObject(o.mcpServers) && Object.values(o.mcpServers as object).every(isObject));
+  check('mcpOptions', isObject(o.mcpOptions) && !('servers' in (o.mcpOptions as object)));
   check('mcp', hasMethod(o.mcp, 'callTool'));
   check('provider', hasMethod(o.provider, 'callTool'));
   check('validateInput', typeof o.validateInput === 'boolean');
@@ -107,6 +110,7 @@ export function resolveExecOptions(options: ExecOptions = {}): ResolvedExecOptio
     tools: o.tools ?? [],
     localHandlers: o.localHandlers ?? {},
     mcpServers: o.mcpServers ?? {},
+    mcpOptions: o.mcpOptions ?? {},
     mcp: o.mcp,
     provider: o.provider,
     validateInput: o.validateInput ?? true,

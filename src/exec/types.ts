@@ -1,7 +1,7 @@
 import type { ToolexecError, Tool } from '../model/index.js';
 import type { DetailLevel, DocEntry, DocStore, ToolDoc, ToolExample, ToolIndex, ToolSummary } from '../discovery/index.js';
 import type { ChainStep, LocalHandler, McpExecutor, ProviderExecutor, RunOptions, StreamEvent } from '../run/index.js';
-import type { McpServerConfig } from '../mcp/index.js';
+import type { McpExecutorOptions, McpServerConfig } from '../mcp/index.js';
 import type { Runtime, SecurityProfile } from '../runtime/index.js';
 import type { CodeParams, CodeResult } from '../code/index.js';
 
@@ -35,6 +35,12 @@ export interface ExecOptions {
    * before the first search, doc lookup, run or snippet; `close()` ends the connections.
    */
   mcpServers?: Record<string, McpServerConfig>;
+  /**
+   * Options of the MCP executor made for `mcpServers` (`requestTimeoutMs`, `maxTotalTimeoutMs`,
+   * `alwaysRequestProgress`, `clientInfo`, stderr handling...), checked like `createMcpExecutor`'s.
+   * `onToolsListChanged` is called after the facade has marked the server for re-import.
+   */
+  mcpOptions?: Omit<McpExecutorOptions, 'servers'>;
   /** Runs tools of `mcp` backends whose server is not in `mcpServers` (an executor you own and close). */
   mcp?: McpExecutor;
   /** Runs tools of `provider` backends. */

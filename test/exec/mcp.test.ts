@@ -68,6 +68,30 @@ describe('createExec with an MCP server over stdio', () => {
     expect(items.at(-1)).toMatchObject({ kind: 'done', toolId: 'fx:progress', data: 'done 3' });
   });
 
+  it('passes mcpOptions to its MCP executor: requestTimeoutMs, and alwaysRequestProgress keeping a silent caller\'s call alive', async () => {
+    // 6 progress reports 100 ms apart under a 350 ms request timeout, with a 10 s deadline on the call.
+    const slowWithProgress = ['fx:progress', { steps: 6, delayMs: 100 }, { timeoutMs: 10_000 }] as const;
+    const plain = exec({ mcpServers: { fx: stdioFixture() }, mcpOptions: { requestTimeoutMs: 350 } });
+    // The executor's TIMEOUT reaches the caller as the run layer's EXECUTION failure, with its message.
+    const error = await rejection(plain.runTool(...slowWithProgress));
+    expect(hasErrorCode(error, 'TIMEOUT')).toBe(true);
+    expect(error.message).toContain('did not ask for progress');
+    // Listening asks for progress, which keeps the call alive.
+    expect((await plain.runTool(slowWithProgress[0], slowWithProgress[1], { ...slowWithProgress[2], onProgress: () => undefined })).value).toBe('done 6');
+    const changed: string[] = [];
+    const keepAlive = exec({
+      mcpServers: { fx: stdioFixture() },
+      mcpOptions: { requestTimeoutMs: 350, alwaysRequestProgress: true, onToolsListChanged: (name) => changed.push(name) },
+    });
+    expect((await keepAlive.runTool(...slowWithProgress)).value).toBe('done 6');
+    // Bad executor options are refused when the facade is created.
+    expect(() => createExec({ mcpServers: { fx: stdioFixture() }, mcpOptions: { requestTimeoutMs: -1 } })).toThrow(
+      expect.objectContaining({ code: 'CONFIGURATION', message: expect.stringContaining('requestTimeoutMs') }),
+    );
+    expect(() => createExec({ mcpOptions: { servers: {} } as never })).toThrow(expect.objectContaining({ code: 'CONFIGURATION', message: expect.stringContaining('mcpOptions') }));
+    expect(changed).toEqual([]);
+  });
+
   it('lets a code-mode snippet in the WASM sandbox call the MCP tools', async () => {
     const e = exec({ mcpServers: { fx: stdioFixture() } });
     const result = await e.executeCode({
