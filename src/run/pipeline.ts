@@ -734,7 +734,8 @@ function configError(op: ToolErrorOp, toolId: string, backend: ToolBackend, mess
 export function executeFailure(toolId: string, backend: ToolBackend, err: unknown, scope: CallSignal | undefined): ToolError {
   if (scope !== undefined && scope.aborted) return abortToolError(toolId, 'execute', backend, scope.reason);
   return new ToolError({
-    code: 'EXECUTION',
+    // An executor's own timeout (an MCP server that stopped answering) stays a TIMEOUT.
+    code: ToolexecError.isInstance(err) && err.code === 'TIMEOUT' ? 'TIMEOUT' : 'EXECUTION',
     op: 'execute',
     toolId,
     backend,

@@ -4,7 +4,7 @@ import { ToolexecError, hasErrorCode } from '../../src/model/index.js';
 import { type SdkMcpExecutor, createMcpExecutor } from '../../src/mcp/index.js';
 import { type ProgressEvent, type Runner, type StreamEvent, ToolError, createRunner } from '../../src/run/index.js';
 import { FIXTURE_TOOLS } from '../fixtures/mcp/fixture-server.mjs';
-import { activeResources, expectNoLeakedResources, isProcessAlive, jsonText, stdioFixture, waitUntil } from './helpers.js';
+import { activeResources, expectNoLeakedResources, inMemoryFixture, isProcessAlive, jsonText, stdioFixture, waitUntil } from './helpers.js';
 
 interface Stats {
   pid: number;
@@ -120,6 +120,22 @@ describe('runner over the MCP executor', () => {
   it('times out through the runner: TIMEOUT', async () => {
     const error = await rejection(runner.run('fx:hang', {}, { timeoutMs: 200 }));
     expect(hasErrorCode(error, 'TIMEOUT')).toBe(true);
+  });
+
+  it('keeps the executor\'s own timeout (a server that stopped answering) a TIMEOUT, with the executor\'s error as cause', async () => {
+    // In memory, so that connecting fits in 250 ms however busy the machine is.
+    const impatient = createMcpExecutor({ servers: { fx: inMemoryFixture().config }, requestTimeoutMs: 250 });
+    try {
+      const index = createToolIndex();
+      await impatient.importTools(index);
+      const error = await rejection(createRunner({ index, mcp: impatient }).run('fx:hang', {}));
+      expect(error.code).toBe('TIMEOUT');
+      expect(ToolError.isToolError(error) && error.op).toBe('execute');
+      expect(error.message).toContain('MCP server "fx"');
+      expect(error.cause).toMatchObject({ code: 'TIMEOUT' });
+    } finally {
+      await impatient.close();
+    }
   });
 
   it('reports a crash as EXECUTION naming the server, then the next run reconnects', async () => {
