@@ -194,6 +194,7 @@ describe('stdio executor', () => {
     expect(error.message).toContain('alwaysRequestProgress');
     // With alwaysRequestProgress the same call is kept alive by progress it does not listen to.
     const keepAlive = executor({ alwaysRequestProgress: true });
+    await stats(keepAlive); // connected first: starting node may take longer than the short timeouts below
     const quiet = await keepAlive.callTool('fx', { name: 'progress', arguments: { steps: 7, delayMs: 100 } }, { timeoutMs: 450 });
     expect(textOf(quiet)).toBe('done 7');
     // A call that asked for progress but heard none still times out, with the plain message.
