@@ -528,17 +528,7 @@ export class Pipeline {
     backend: ToolBackend,
     scope: CallSignal | undefined,
   ): Promise<RunResult> {
-    let result: CallToolResult | null | undefined;
-    if (scope === undefined) {
-      // No signal to race: await the executor here, one async frame fewer than settle().
-      try {
-        result = await pending;
-      } catch (err) {
-        throw executeFailure(toolId, backend, err, scope);
-      }
-    } else {
-      result = (await settle(pending, toolId, backend, scope)) as CallToolResult | null | undefined;
-    }
+    const result = (await settle(pending, toolId, backend, scope)) as CallToolResult | null | undefined;
     if (result === undefined || result === null) return this.#finish(toolId, resolved, backend, undefined);
     if (result.isError === true) throw mcpToolError(toolId, backend, result);
     const structured = normalizeMcpResult(result);

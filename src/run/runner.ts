@@ -54,7 +54,7 @@ export class DefaultRunner implements Runner {
     const { signal, timeoutMs, onProgress } = options;
     if (onProgress !== undefined && onProgress !== null) return this.#runWithProgress(toolId, input, signal, timeoutMs, onProgress);
     if (signal === undefined && timeoutMs === undefined) return this.#start(toolId, input, undefined, undefined);
-    return this.#runScoped(toolId, input, signal, timeoutMs, undefined);
+    return this.#runScoped(toolId, input, signal, timeoutMs, undefined, AS_IS, 0);
   }
 
   /**
@@ -120,13 +120,6 @@ export class DefaultRunner implements Runner {
     }
   }
 
-  #runScoped(
-    toolId: string,
-    args: Record<string, unknown>,
-    signal: AbortSignal | undefined,
-    timeoutMs: number | undefined,
-    progress: ProgressSink | undefined,
-  ): Promise<RunResult>;
   #runScoped<R>(
     toolId: string,
     args: Record<string, unknown>,
@@ -135,34 +128,24 @@ export class DefaultRunner implements Runner {
     progress: ProgressSink | undefined,
     settler: RunSettler<R>,
     startedMs: number,
-  ): Promise<R>;
-  #runScoped<R>(
-    toolId: string,
-    args: Record<string, unknown>,
-    signal: AbortSignal | undefined,
-    timeoutMs: number | undefined,
-    progress: ProgressSink | undefined,
-    settler?: RunSettler<R>,
-    startedMs = 0,
-  ): Promise<RunResult | R> {
+  ): Promise<R> {
     const invalid = checkRunOptions(signal, timeoutMs);
     // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the settler's error is the run layer's, passed on
-    if (invalid !== undefined) return Promise.reject(settler === undefined ? invalid : settler.fail(invalid, startedMs));
+    if (invalid !== undefined) return Promise.reject(settler.fail(invalid, startedMs));
     const scope = new CallSignal(signal, timeoutMs);
     let out: RunResult | Promise<RunResult>;
     try {
       out = this.#pipeline.run(toolId, args, scope, progress);
     } catch (err) {
       scope.dispose();
-      const failure = asRunFailure(err, toolId);
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the settler's error is the run layer's, passed on
-      return Promise.reject(settler === undefined ? failure : settler.fail(failure, startedMs));
+      return Promise.reject(settler.fail(asRunFailure(err, toolId), startedMs));
     }
     if (!(out instanceof Promise)) {
       scope.dispose();
-      return Promise.resolve(settler === undefined ? out : settler.ok(out, toolId, startedMs));
+      return Promise.resolve(settler.ok(out, toolId, startedMs));
     }
-    return settler === undefined ? disposeAfter(out, scope) : settleAfter(out, scope, settler, toolId, startedMs);
+    return settleAfter(out, scope, settler, toolId, startedMs);
   }
 
   #runWithProgress(
@@ -179,7 +162,7 @@ export class DefaultRunner implements Runner {
     const pending =
       signal === undefined && timeoutMs === undefined
         ? this.#start(toolId, args, undefined, reporter.forward)
-        : this.#runScoped(toolId, args, signal, timeoutMs, reporter.forward);
+        : this.#runScoped(toolId, args, signal, timeoutMs, reporter.forward, AS_IS, 0);
     return pending.then(
       (result) => {
         reporter.end(true);
@@ -193,14 +176,13 @@ export class DefaultRunner implements Runner {
   }
 }
 
-async function disposeAfter(pending: Promise<RunResult>, scope: CallSignal): Promise<RunResult> {
-  try {
-    return await pending;
-  } finally {
-    scope.dispose();
-  }
-}
+/** The ending of `run` itself: the result and the error as they are. */
+const AS_IS: RunSettler<RunResult> = {
+  ok: (result) => result,
+  fail: (err) => err,
+};
 
+/** Waits for the call, clears its signal's timer and listener, then applies the ending. */
 async function settleAfter<R>(pending: Promise<RunResult>, scope: CallSignal, settler: RunSettler<R>, toolId: string, startedMs: number): Promise<R> {
   let result: RunResult;
   try {
