@@ -33,9 +33,13 @@ export function nowMs(): number {
   return clock.now();
 }
 
-/** Wall-clock milliseconds since `start` (from {@link nowMs}), rounded to 0.001 ms. */
+/**
+ * Wall-clock milliseconds since `start` (from {@link nowMs}), rounded to the nanosecond (Go's
+ * `Duration` unit): a warm call to a synchronous local tool takes well under a microsecond, and
+ * its duration must still be measured (> 0), not rounded away.
+ */
 export function elapsedMs(start: number): number {
-  return Math.round((clock.now() - start) * 1000) / 1000;
+  return Math.round((clock.now() - start) * 1e6) / 1e6;
 }
 
 function emit(onProgress: ((p: ProgressEvent) => void) | undefined, progress: ProgressEvent): void {

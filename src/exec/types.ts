@@ -77,7 +77,7 @@ export interface Result {
   value?: unknown;
   /** The tool ID as the caller wrote it (a chain: its last step's). */
   toolId: string;
-  /** Wall-clock time of the call, measured by the facade. */
+  /** Wall-clock time of the call, measured by the facade, in milliseconds to the nanosecond (> 0 even for a sub-microsecond call). */
   durationMs: number;
   /** Set on a chain result whose last step failed without stopping the chain (`stopOnError: false`). */
   error?: ToolexecError;

@@ -96,19 +96,22 @@ export class DefaultRunner implements Runner {
    * @internal
    */
   runSettled<R>(toolId: string, args: Record<string, unknown> | undefined, options: RunOptions | undefined, settler: RunSettler<R>, startedMs: number): Promise<R> {
+    let signal: AbortSignal | undefined;
+    let timeoutMs: number | undefined;
     if (options !== undefined && options !== null) {
-      const { signal, timeoutMs, onProgress } = options;
-      if ((onProgress === undefined || onProgress === null) && (signal !== undefined || timeoutMs !== undefined)) {
-        return this.#runScoped(toolId, args ?? {}, signal, timeoutMs, undefined, settler, startedMs);
+      if (options.onProgress !== undefined && options.onProgress !== null) {
+        // A progress listener: the ordinary path (which reports started / completed), then the ending.
+        return this.run(toolId, args, options).then(
+          (result) => settler.ok(result, toolId, startedMs),
+          (err: unknown) => {
+            throw settler.fail(err, startedMs);
+          },
+        );
       }
+      signal = options.signal;
+      timeoutMs = options.timeoutMs;
     }
-    // Calls without a deadline or with a progress listener: the ordinary path, then the ending.
-    return this.run(toolId, args, options).then(
-      (result) => settler.ok(result, toolId, startedMs),
-      (err: unknown) => {
-        throw settler.fail(err, startedMs);
-      },
-    );
+    return this.#runScoped(toolId, args ?? {}, signal, timeoutMs, undefined, settler, startedMs);
   }
 
   #start(toolId: string, args: Record<string, unknown>, scope: CallSignal | undefined, progress: ProgressSink | undefined): Promise<RunResult> {
@@ -132,17 +135,18 @@ export class DefaultRunner implements Runner {
     const invalid = checkRunOptions(signal, timeoutMs);
     // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the settler's error is the run layer's, passed on
     if (invalid !== undefined) return Promise.reject(settler.fail(invalid, startedMs));
-    const scope = new CallSignal(signal, timeoutMs);
+    // No signal and no deadline (a facade call with `defaultTimeoutMs: Infinity`): nothing to scope.
+    const scope = signal === undefined && timeoutMs === undefined ? undefined : new CallSignal(signal, timeoutMs);
     let out: RunResult | Promise<RunResult>;
     try {
       out = this.#pipeline.run(toolId, args, scope, progress);
     } catch (err) {
-      scope.dispose();
+      scope?.dispose();
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the settler's error is the run layer's, passed on
       return Promise.reject(settler.fail(asRunFailure(err, toolId), startedMs));
     }
     if (!(out instanceof Promise)) {
-      scope.dispose();
+      scope?.dispose();
       return Promise.resolve(settler.ok(out, toolId, startedMs));
     }
     return settleAfter(out, scope, settler, toolId, startedMs);
@@ -183,15 +187,15 @@ const AS_IS: RunSettler<RunResult> = {
 };
 
 /** Waits for the call, clears its signal's timer and listener, then applies the ending. */
-async function settleAfter<R>(pending: Promise<RunResult>, scope: CallSignal, settler: RunSettler<R>, toolId: string, startedMs: number): Promise<R> {
+async function settleAfter<R>(pending: Promise<RunResult>, scope: CallSignal | undefined, settler: RunSettler<R>, toolId: string, startedMs: number): Promise<R> {
   let result: RunResult;
   try {
     result = await pending;
   } catch (err) {
-    scope.dispose();
+    scope?.dispose();
     throw settler.fail(err, startedMs);
   }
-  scope.dispose();
+  scope?.dispose();
   return settler.ok(result, toolId, startedMs);
 }
 

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createDocStore, createToolIndex } from '../../src/discovery/index.js';
 import {
   DEFAULT_MAX_TOOL_CALLS,
@@ -114,6 +114,22 @@ describe('runTool (cases 116–119)', () => {
     const result = await exec().runTool('test:greet', { name: 'World' });
     expect(result).toEqual({ value: { greeting: 'Hello, World!' }, toolId: 'test:greet', durationMs: expect.any(Number) });
     expect(result.durationMs).toBeGreaterThan(0);
+  });
+
+  it('keeps a sub-microsecond duration (a warm call to a synchronous tool) instead of rounding it to 0 (116)', async () => {
+    for (const e of [exec(), exec({ defaultTimeoutMs: Infinity })]) {
+      await e.runTool('test:greet', { name: 'W' });
+      // A clock that advances 0.25 µs per read: the call's two reads are 0.25 µs apart.
+      let now = 5_000;
+      const clock = vi.spyOn(performance, 'now').mockImplementation(() => (now += 0.00025));
+      try {
+        const { durationMs } = await e.runTool('test:greet', { name: 'W' });
+        expect(durationMs).toBeGreaterThan(0);
+        expect(durationMs).toBeLessThan(0.001);
+      } finally {
+        clock.mockRestore();
+      }
+    }
   });
 
   it('rejects an unknown tool with TOOL_NOT_FOUND, the run layer\'s error carrying the duration (117)', async () => {
