@@ -7,8 +7,9 @@ import type { McpSession } from './session.js';
 /** What a failed operation was doing, for messages. */
 export interface OperationContext {
   serverName: string;
-  /** `tools/call "echo"`, `tools/list`, `connect`. */
+  /** `tools/call`, `tools/list`, `initialize`, ... */
   operation: string;
+  /** The tool of a `tools/call` (messages then say `tools/call "echo"`). */
   tool?: string;
   timeoutMs: number;
   /** False for a `tools/call` that did not ask for progress (so progress could not keep it alive). */
@@ -25,7 +26,7 @@ export function abortError(signal: AbortSignal, context: OperationContext): Tool
     (ToolexecError.isInstance(reason) && reason.code === 'TIMEOUT');
   return new ToolexecError(
     timedOut ? 'TIMEOUT' : 'ABORTED',
-    `${context.operation} on MCP server "${context.serverName}" was ${timedOut ? 'cancelled by a timeout' : 'aborted'}`,
+    `${describe(context)} on MCP server "${context.serverName}" was ${timedOut ? 'cancelled by a timeout' : 'aborted'}`,
     { cause: reason, details: baseDetails(context) },
   );
 }
@@ -65,7 +66,7 @@ function isNetworkError(error: unknown): boolean {
  */
 export function mapOperationError(error: unknown, context: OperationContext, session?: McpSession): ToolexecError {
   if (ToolexecError.isInstance(error)) return error;
-  const where = `${context.operation} on MCP server "${context.serverName}"`;
+  const where = `${describe(context)} on MCP server "${context.serverName}"`;
   if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) {
     const total = (error.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout;
     const why =
@@ -81,7 +82,7 @@ export function mapOperationError(error: unknown, context: OperationContext, ses
   }
   if (session !== undefined && isConnectionLost(error, session)) {
     const failure = session.failureDetails();
-    let message = `MCP server "${context.serverName}" closed the connection during ${context.operation}`;
+    let message = `MCP server "${context.serverName}" closed the connection during ${describe(context)}`;
     if (failure.exitCode !== undefined || failure.signal !== undefined) {
       message += failure.signal != null ? ` (killed by ${failure.signal})` : ` (exit code ${String(failure.exitCode)})`;
     }
@@ -98,7 +99,7 @@ export function mapOperationError(error: unknown, context: OperationContext, ses
     });
   }
   if (error instanceof Error && error.name === 'ZodError') {
-    return new ToolexecError('PROTOCOL', `MCP server "${context.serverName}" sent an invalid result for ${context.operation}: ${error.message}`, {
+    return new ToolexecError('PROTOCOL', `MCP server "${context.serverName}" sent an invalid result for ${describe(context)}: ${error.message}`, {
       cause: error,
       details: baseDetails(context),
     });
@@ -128,6 +129,11 @@ export interface FailureDetails {
   signal?: string | null;
   stderr?: string;
   transportError?: string;
+}
+
+/** The operation as messages name it: `tools/call "echo"`, `tools/list`. Built only for an error. */
+function describe(context: OperationContext): string {
+  return context.tool === undefined ? context.operation : `${context.operation} "${context.tool}"`;
 }
 
 function baseDetails(context: OperationContext): Record<string, unknown> {

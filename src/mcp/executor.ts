@@ -1,7 +1,7 @@
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { CallToolResultSchema, ListToolsResultSchema, McpError, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { ToolexecError, type McpTool } from '../model/index.js';
-import type { CallToolResult, ProgressEvent, RunOptions, StreamEvent } from '../run/index.js';
+import { SETTLED_CALL, type CallSettler, type CallToolResult, type ProgressEvent, type RunOptions, type SettledMcpCall, type StreamEvent } from '../run/index.js';
 import { streamToolCall } from './call-stream.js';
 import { type OperationContext, abortError, isConnectionLost, isExpiredSession, isNotSent, mapOperationError } from './errors.js';
 import { type ResolvedMcpExecutorOptions, resolveMcpExecutorOptions, resolveTimeoutMs } from './options.js';
@@ -13,6 +13,9 @@ import type { McpCallParams, McpExecutorClient, McpExecutorOptions, McpToolSink 
 const MAX_LIST_PAGES = 10_000;
 
 const ignoreProgress = (): void => undefined;
+
+/** The options of a call given none (shared: never written to). */
+const NO_OPTIONS: RunOptions = Object.freeze({});
 
 /**
  * The {@link McpExecutorClient} over `@modelcontextprotocol/sdk`: one lazily opened, shared
@@ -32,14 +35,17 @@ const ignoreProgress = (): void => undefined;
  *   PROTOCOL (an invalid result), CONFIGURATION (unknown server), CONNECTION_CLOSED (after close()).
  * - Results are returned as the server sent them, `isError` included (the runner decides).
  */
-export class SdkMcpExecutor implements McpExecutorClient {
+export class SdkMcpExecutor implements McpExecutorClient, SettledMcpCall {
   readonly #options: ResolvedMcpExecutorOptions;
   readonly #slots = new Map<string, ServerSlot>();
+  /** The SDK request options of a call with the default timeout and no progress (shared: the SDK only reads them). */
+  readonly #plainRequestOptions: RequestOptions;
   #closing: Promise<void> | undefined;
 
   constructor(options: McpExecutorOptions) {
     this.#options = resolveMcpExecutorOptions(options);
     for (const [name, config] of this.#options.servers) this.#slots.set(name, new ServerSlot(name, config, this.#options));
+    this.#plainRequestOptions = requestOptionsFor(this.#options.requestTimeoutMs, this.#options.maxTotalTimeoutMs, undefined);
   }
 
   /** The configured server names, in configuration order. */
@@ -48,29 +54,47 @@ export class SdkMcpExecutor implements McpExecutorClient {
   }
 
   /** Calls `params.name` on `serverName` and returns the raw `CallToolResult`. */
-  callTool(serverName: string, params: McpCallParams, options: RunOptions = {}): Promise<CallToolResult> {
+  callTool(serverName: string, params: McpCallParams, options: RunOptions = NO_OPTIONS): Promise<CallToolResult> {
+    return this.#call(serverName, params, options, undefined);
+  }
+
+  /**
+   * `callTool` without options, with the runner's ending applied where the call settles (see
+   * `SETTLED_CALL` in `toolexec/run`).
+   *
+   * @internal
+   */
+  [SETTLED_CALL]<R>(serverName: string, params: McpCallParams, settler: CallSettler<R>): Promise<R> {
+    return this.#call(serverName, params, NO_OPTIONS, settler);
+  }
+
+  #call<R>(serverName: string, params: McpCallParams, options: RunOptions, settler: CallSettler<R> | undefined): Promise<R> {
     // Not an async function (one promise fewer per call): #withSession is the call's one async
     // frame, and anything thrown before it becomes a rejection here.
     try {
       const slot = this.#slot(serverName);
-      const timeoutMs = resolveTimeoutMs(options.timeoutMs, this.#options.requestTimeoutMs, 'timeoutMs', 'INVALID_ARGUMENT');
+      const resolved = this.#options;
+      const timeoutMs = resolveTimeoutMs(options.timeoutMs, resolved.requestTimeoutMs, 'timeoutMs', 'INVALID_ARGUMENT');
       const onProgress = options.onProgress;
       // The SDK sends a progress token (and resets the timeout on progress) only with a handler.
-      const progressRequested = onProgress !== undefined || this.#options.alwaysRequestProgress;
-      const context: OperationContext = { serverName, operation: `tools/call "${params.name}"`, tool: params.name, timeoutMs, progressRequested };
-      const requestOptions: RequestOptions = { timeout: timeoutMs, resetTimeoutOnProgress: true };
-      if (this.#options.maxTotalTimeoutMs !== undefined) requestOptions.maxTotalTimeout = this.#options.maxTotalTimeoutMs;
-      if (progressRequested) requestOptions.onprogress = onProgress === undefined ? ignoreProgress : (progress) => onProgress(toProgressEvent(progress));
+      const progressRequested = onProgress !== undefined || resolved.alwaysRequestProgress;
+      const context: OperationContext = { serverName, operation: 'tools/call', tool: params.name, timeoutMs, progressRequested };
+      const requestOptions =
+        !progressRequested && timeoutMs === resolved.requestTimeoutMs
+          ? this.#plainRequestOptions
+          : requestOptionsFor(
+              timeoutMs,
+              resolved.maxTotalTimeoutMs,
+              progressRequested ? (onProgress === undefined ? ignoreProgress : (progress) => onProgress(toProgressEvent(progress))) : undefined,
+            );
       const request = {
         method: 'tools/call' as const,
         params: { name: params.name, arguments: params.arguments ?? {} },
       };
-      return this.#withSession(slot, context, options.signal, requestOptions, (session, sdkOptions) =>
-        session.client.request(request, CallToolResultSchema, sdkOptions),
-      );
+      return this.#withSession(slot, context, options.signal, requestOptions, (session, sdkOptions) => session.client.request(request, CallToolResultSchema, sdkOptions), settler);
     } catch (error) {
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passed on as thrown (a ToolexecError from the checks)
-      return Promise.reject(error);
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passed on as thrown (a ToolexecError from the checks), or as the settler maps it
+      return Promise.reject(settler === undefined ? error : settler.fail(error));
     }
   }
 
@@ -148,26 +172,35 @@ export class SdkMcpExecutor implements McpExecutorClient {
   /**
    * Runs `operation` on the server's session: connects if needed (bounded by the timeout and the
    * signal), links the caller's signal, maps failures, drops a dead connection, and re-initializes
-   * a forgotten HTTP session once (replaying the request).
+   * a forgotten HTTP session once (replaying the request). With a `settler`, its `ok` gets the
+   * value (what it throws rejects as it is) and its `fail` maps the error.
    */
-  async #withSession<T>(
+  async #withSession<T, R = T>(
     slot: ServerSlot,
     context: OperationContext,
     signal: AbortSignal | undefined,
     baseOptions: RequestOptions,
     operation: (session: McpSession, options: RequestOptions) => Promise<T>,
-  ): Promise<T> {
-    if (signal?.aborted === true) throw abortError(signal, context);
+    settler?: CallSettler<R>,
+  ): Promise<R> {
+    if (signal?.aborted === true) {
+      const error = abortError(signal, context);
+      throw settler === undefined ? error : settler.fail(error);
+    }
     // The SDK never removes its abort listener: give it a per-call signal, not the caller's.
     // A per-call controller also lets us cancel on the server after a total-timeout, which the SDK
     // reports without sending notifications/cancelled.
     const link = signal === undefined && baseOptions.maxTotalTimeout === undefined ? undefined : linkSignal(signal);
     const sdkOptions = link === undefined ? baseOptions : { ...baseOptions, signal: link.signal };
+    const asksProgress = baseOptions.onprogress !== undefined;
+    let value: T;
     try {
       for (let attempt = 0; ; attempt++) {
         const session = slot.current ?? (await this.#connect(slot, context, signal));
+        if (asksProgress) session.progressCalls++;
         try {
-          return await operation(session, sdkOptions);
+          value = await operation(session, sdkOptions);
+          break;
         } catch (error) {
           if (this.#closing !== undefined && !ToolexecError.isInstance(error)) throw closedError(slot.serverName);
           if (signal !== undefined && isAborted(signal)) throw abortError(signal, context);
@@ -186,11 +219,18 @@ export class SdkMcpExecutor implements McpExecutorClient {
           if (isTotalTimeout(error)) link?.abort(mapped);
           if (isConnectionLost(error, session)) await slot.release(session);
           throw mapped;
+        } finally {
+          if (asksProgress) session.progressCalls--;
         }
       }
+    } catch (error) {
+      if (settler === undefined) throw error;
+      throw settler.fail(error);
     } finally {
       link?.dispose();
     }
+    // Outside the try: what the ending throws (the tool's isError, bad output) is the call's error.
+    return settler === undefined ? (value as unknown as R) : settler.ok(value as unknown as CallToolResult);
   }
 
   async #connect(slot: ServerSlot, context: OperationContext, signal: AbortSignal | undefined): Promise<McpSession> {
@@ -257,4 +297,12 @@ function linkSignal(outer: AbortSignal | undefined): SignalLink {
     abort: (reason) => controller.abort(reason),
     dispose: () => outer?.removeEventListener('abort', onAbort),
   };
+}
+
+/** SDK request options: `timeoutMs` restarted by progress, the total bound, the progress handler (which makes the SDK send a token). */
+function requestOptionsFor(timeoutMs: number, maxTotalTimeoutMs: number | undefined, onprogress: ((progress: Progress) => void) | undefined): RequestOptions {
+  const options: RequestOptions = { timeout: timeoutMs, resetTimeoutOnProgress: true };
+  if (maxTotalTimeoutMs !== undefined) options.maxTotalTimeout = maxTotalTimeoutMs;
+  if (onprogress !== undefined) options.onprogress = onprogress;
+  return options;
 }

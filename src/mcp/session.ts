@@ -25,6 +25,12 @@ export class McpSession {
   lastError: Error | undefined;
   /** Set when the server forgot this HTTP session (404): requests on it may be replayed elsewhere. */
   expired = false;
+  /**
+   * Requests in flight that asked for progress. While there are any, responses reach the SDK one
+   * microtask late, after the notifications that came before them (see
+   * `deliverNotificationsBeforeResponses`); otherwise at once.
+   */
+  progressCalls = 0;
   #closed = false;
   #closing: Promise<void> | undefined;
   #onClosed: (() => void) | undefined;
@@ -169,7 +175,7 @@ async function initialize(
     await session.close();
     throw connectError(error, { serverName, operation: 'initialize', timeoutMs: options.requestTimeoutMs }, session.failureDetails());
   }
-  deliverNotificationsBeforeResponses(transport);
+  deliverNotificationsBeforeResponses(transport, session);
   const onListChanged = options.onToolsListChanged;
   if (onListChanged !== undefined && client.getServerCapabilities()?.tools?.listChanged === true) {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => onListChanged(serverName));
@@ -180,14 +186,16 @@ async function initialize(
 /**
  * The SDK dispatches notifications one microtask late but responses at once, so a progress
  * notification sent just before the result (in the same chunk) reaches a handler the response
- * already removed, and the last progress report is lost. Delaying responses by one microtask keeps
- * the server's order.
+ * already removed, and the last progress report is lost. While a request that asked for progress is
+ * in flight, responses are delayed by one microtask, which keeps the server's order. With none in
+ * flight there is no progress handler to reach, and responses go through at once (a microtask and
+ * a closure less per call).
  */
-function deliverNotificationsBeforeResponses(transport: Transport): void {
+function deliverNotificationsBeforeResponses(transport: Transport, session: McpSession): void {
   const deliver = transport.onmessage;
   if (deliver === undefined) return;
   transport.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo): void => {
-    if ('id' in message && !('method' in message)) queueMicrotask(() => deliver(message, extra));
+    if (session.progressCalls > 0 && 'id' in message && !('method' in message)) queueMicrotask(() => deliver(message, extra));
     else deliver(message, extra);
   };
 }

@@ -17,7 +17,9 @@ export { ChainError, TOOL_ERROR_OPS, ToolError, formatToolErrorMessage } from '.
 export type { ToolErrorInit, ToolErrorOp } from './errors.js';
 export { mcpResultTexts, normalizeMcpResult } from './normalize.js';
 export { LocalHandlerRegistry, createLocalRegistry } from './local-registry.js';
+export { SETTLED_CALL } from './types.js';
 export type {
+  CallSettler,
   CallToolResult,
   ChainResult,
   ChainStep,
@@ -32,6 +34,7 @@ export type {
   RunSettler,
   RunWarning,
   Runner,
+  SettledMcpCall,
   RunnerOptions,
   StepResult,
   StreamEvent,

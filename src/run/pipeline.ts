@@ -5,16 +5,19 @@ import { ToolError, abortToolError, asRunFailure, type ToolErrorInit, type ToolE
 import { HandlerContext } from './handler-context.js';
 import { mcpResultTexts, normalizeMcpResult } from './normalize.js';
 import type { OutputValidationMode, ResolvedRunnerOptions } from './options.js';
-import type {
-  CallToolResult,
-  LocalHandler,
-  LocalRegistry,
-  McpExecutor,
-  ProgressEvent,
-  ProviderExecutor,
-  RunOptions,
-  RunResult,
-  RunWarning,
+import {
+  SETTLED_CALL,
+  type CallSettler,
+  type CallToolResult,
+  type LocalHandler,
+  type LocalRegistry,
+  type McpExecutor,
+  type ProgressEvent,
+  type ProviderExecutor,
+  type RunOptions,
+  type RunResult,
+  type RunWarning,
+  type SettledMcpCall,
 } from './types.js';
 
 /** A tool and the backends it can run on. @internal */
@@ -512,13 +515,30 @@ export class Pipeline {
     if (target === undefined || target === null || typeof target !== 'object') {
       throw configError('execute', toolId, backend, 'MCP backend missing server name');
     }
+    const params = { name: resolved.tool.name, arguments: args };
     let pending: Promise<CallToolResult>;
     try {
-      pending = executor.callTool(target.serverName as string, { name: resolved.tool.name, arguments: args }, executorOptions(scope, progress));
+      if (scope === undefined && progress === undefined && typeof (executor as Partial<SettledMcpCall>)[SETTLED_CALL] === 'function') {
+        // The executor applies the ending where its call settles: no promise of the runner's own.
+        return (executor as McpExecutor & SettledMcpCall)[SETTLED_CALL](target.serverName as string, params, new McpEnding(this, toolId, resolved, backend));
+      }
+      pending = executor.callTool(target.serverName as string, params, executorOptions(scope, progress));
     } catch (err) {
       throw executeFailure(toolId, backend, err, scope);
     }
     return this.#awaitMcp(pending, toolId, resolved, backend, scope);
+  }
+
+  /**
+   * The run's result from an MCP result: `isError` → EXECUTION, else normalized and checked against
+   * the output schema.
+   */
+  finishMcp(toolId: string, resolved: Resolved, backend: ToolBackend, result: CallToolResult | null | undefined): RunResult {
+    if (result === undefined || result === null) return this.#finish(toolId, resolved, backend, undefined);
+    if (result.isError === true) throw mcpToolError(toolId, backend, result);
+    const structured = normalizeMcpResult(result);
+    this.#checkOutput(toolId, resolved, backend, structured);
+    return { tool: resolved.tool, backend, structured, mcpResult: result };
   }
 
   async #awaitMcp(
@@ -528,12 +548,14 @@ export class Pipeline {
     backend: ToolBackend,
     scope: CallSignal | undefined,
   ): Promise<RunResult> {
-    const result = (await settle(pending, toolId, backend, scope)) as CallToolResult | null | undefined;
-    if (result === undefined || result === null) return this.#finish(toolId, resolved, backend, undefined);
-    if (result.isError === true) throw mcpToolError(toolId, backend, result);
-    const structured = normalizeMcpResult(result);
-    this.#checkOutput(toolId, resolved, backend, structured);
-    return { tool: resolved.tool, backend, structured, mcpResult: result };
+    let result: CallToolResult | null | undefined;
+    try {
+      result = scope === undefined ? await pending : ((await scope.race(pending)) as CallToolResult | null | undefined);
+    } catch (err) {
+      throw executeFailure(toolId, backend, err, scope);
+    }
+    if ((result as unknown) === ABORTED) throw abortToolError(toolId, 'execute', backend, (scope as CallSignal).reason);
+    return this.finishMcp(toolId, resolved, backend, result);
   }
 
   #runProvider(
@@ -794,5 +816,28 @@ export function closeIterator(iterator: AsyncIterator<unknown> | undefined): voi
     if (isPromiseLike(done)) done.then(undefined, noop);
   } catch {
     // The source is being abandoned; its cleanup failure has nowhere to go.
+  }
+}
+
+/** The runner's ending of an MCP call without a signal, deadline or listener, applied by the executor. */
+class McpEnding implements CallSettler<RunResult> {
+  readonly #pipeline: Pipeline;
+  readonly #toolId: string;
+  readonly #resolved: Resolved;
+  readonly #backend: ToolBackend;
+
+  constructor(pipeline: Pipeline, toolId: string, resolved: Resolved, backend: ToolBackend) {
+    this.#pipeline = pipeline;
+    this.#toolId = toolId;
+    this.#resolved = resolved;
+    this.#backend = backend;
+  }
+
+  ok(result: CallToolResult): RunResult {
+    return this.#pipeline.finishMcp(this.#toolId, this.#resolved, this.#backend, result);
+  }
+
+  fail(err: unknown): ToolError {
+    return executeFailure(this.#toolId, this.#backend, err, undefined);
   }
 }

@@ -85,6 +85,33 @@ export interface McpExecutor {
   ): AsyncIterable<StreamEvent>;
 }
 
+/**
+ * How the runner ends an MCP call inside the executor (see {@link SETTLED_CALL}): `ok` turns the
+ * server's result into the run's (or throws the run's error), `fail` maps the executor's error.
+ *
+ * @internal
+ */
+export interface CallSettler<R> {
+  ok(result: CallToolResult): R;
+  fail(err: unknown): unknown;
+}
+
+/**
+ * The key of an optional {@link McpExecutor} method, `[SETTLED_CALL](serverName, params, settler)`:
+ * a call with no options whose ending ({@link CallSettler}) the executor applies where the call
+ * settles, so that the runner adds no promise of its own. The SDK executor of `toolexec/mcp` has
+ * it; the runner uses it when present (for calls without a signal, deadline or progress listener)
+ * and `callTool` otherwise.
+ *
+ * @internal
+ */
+export const SETTLED_CALL: unique symbol = Symbol('toolexec.settledMcpCall');
+
+/** An {@link McpExecutor} with the {@link SETTLED_CALL} method. @internal */
+export interface SettledMcpCall {
+  [SETTLED_CALL]<R>(serverName: string, params: { name: string; arguments?: Record<string, unknown> }, settler: CallSettler<R>): Promise<R>;
+}
+
 /** Executes tools hosted by an external provider (HTTP API, gRPC service, ...). */
 export interface ProviderExecutor {
   /**

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolIndex } from '../../src/discovery/index.js';
 import { ToolexecError, hasErrorCode } from '../../src/model/index.js';
 import { type SdkMcpExecutor, createMcpExecutor } from '../../src/mcp/index.js';
-import { type ProgressEvent, type Runner, type StreamEvent, ToolError, createRunner } from '../../src/run/index.js';
+import { type ProgressEvent, type Runner, SETTLED_CALL, type StreamEvent, ToolError, createRunner } from '../../src/run/index.js';
 import { FIXTURE_TOOLS } from '../fixtures/mcp/fixture-server.mjs';
 import { activeResources, expectNoLeakedResources, inMemoryFixture, isProcessAlive, jsonText, stdioFixture, waitUntil } from './helpers.js';
 
@@ -77,6 +77,35 @@ describe('runner over the MCP executor', () => {
     const error = await rejection(runner.run('fx:fail', { reason: 'quota exceeded' }));
     expect(error.code).toBe('EXECUTION');
     expect(error.message).toContain('something broke: quota exceeded');
+  });
+
+  it('ends a call the same way whether the executor applies the ending (no options) or the runner awaits callTool (a deadline)', async () => {
+    expect(typeof (executor as Partial<Record<typeof SETTLED_CALL, unknown>>)[SETTLED_CALL]).toBe('function');
+    const outcome = async (call: Promise<unknown>): Promise<unknown> =>
+      call.then(
+        (result) => ({ ok: result }),
+        (error: ToolError) => ({ code: error.code, op: error.op, toolId: error.toolId, backend: error.backend, message: error.message, causeCode: (error.cause as ToolexecError | undefined)?.code }),
+      );
+    const missing = createToolIndex();
+    missing.registerToolsFromMcp('nowhere', [{ name: 'echo', inputSchema: { type: 'object' } }]);
+    const unknownServer = createRunner({ index: missing, mcp: executor });
+    for (const [r, id, args] of [
+      [runner, 'fx:echo', { text: 'hello' }],
+      [runner, 'fx:structured', { a: 2, b: 3 }],
+      [runner, 'fx:bad_output', {}],
+      [runner, 'fx:fail', { reason: 'quota exceeded' }],
+      [runner, 'fx:throw', {}],
+      [unknownServer, 'nowhere:echo', { text: 'x' }],
+    ] as const) {
+      const settled = await outcome(r.run(id, args));
+      expect(settled).toEqual(await outcome(r.run(id, args, { timeoutMs: 10_000 })));
+      expect(settled).toEqual(await outcome(r.run(id, args, { signal: new AbortController().signal })));
+    }
+    // The failures keep their codes and ops: the tool's isError and bad output are not executor errors.
+    expect(await outcome(runner.run('fx:bad_output', {}))).toMatchObject({ code: 'OUTPUT_VALIDATION', op: 'validate_output' });
+    expect(await outcome(runner.run('fx:fail', { reason: 'q' }))).toMatchObject({ code: 'EXECUTION', op: 'execute' });
+    expect(await outcome(runner.run('fx:throw', {}))).toMatchObject({ code: 'EXECUTION', op: 'execute', causeCode: 'EXECUTION' });
+    expect(await outcome(unknownServer.run('nowhere:echo', { text: 'x' }))).toMatchObject({ code: 'EXECUTION', op: 'execute', causeCode: 'CONFIGURATION' });
   });
 
   it('reports progress between started and completed', async () => {
