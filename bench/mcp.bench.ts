@@ -2,32 +2,42 @@
  * MCP benchmark: a tool call through `runner.run` → MCP executor → server, versus the raw SDK
  * `Client.callTool` on an identical server, in the same run.
  *
- * Two transports:
+ * Transports:
  * - in-memory: the executor's `custom` transport over `InMemoryTransport.createLinkedPair()`, the
- *   raw client over another linked pair (the floor: no I/O at all, so overhead shows most);
- * - stdio: the fixture server as a child process, one for the executor and one for the raw client.
+ *   raw client over another linked pair (no I/O at all, so the layers' cost shows most);
+ * - stdio, same core: the fixture server as a child process on the bench's core;
+ * - stdio, cross core: the server pinned to the other core (a call then wakes the other core twice).
  *
- * For each: sequential awaited calls (latency) and bursts of concurrent calls (throughput), for
- * `echo` (text result, no output schema) and `structured` (structuredContent checked against the
- * outputSchema: by the runner, and by the raw client, which validates after `listTools`).
- * A call without a progress listener sends no progress token, like the raw `callTool`. A second
- * pair measures what asking for progress costs: the executor with an `onProgress` listener (or
- * `alwaysRequestProgress`), which sends `_meta.progressToken` so that progress can restart the
- * timeout, against the raw client's `request('tools/call')` with an `onprogress` handler
- * (`raw+token`): the difference between the two baselines is the price of the token (the SDK
- * and the server), the ratio between the pair is the executor's own.
- * Tasks run batches so the harness's per-iteration timing does not dominate. The machine is shared
- * (2 cores), so every task is measured in many short rounds, the raw, executor and runner tasks of
- * a case back to back, in an order that rotates from round to round, each after a full GC (with
- * `--expose-gc`); a ratio is the median over rounds of that round's ratio (paired in time), and a
- * per-call time is the median over rounds.
+ * Where the processes run decides a stdio call's time more than any layer does: on a VM, a server
+ * that the scheduler puts on the other (idle) vCPU pays for waking it on every round trip, and the
+ * scheduler places each server process differently, so two identical raw clients measured side by
+ * side differ by up to 1.9× unpinned. So the bench pins itself to CPU 0 (re-running under `taskset`
+ * when it is installed; it says so when not) and places every server of a transport the same way.
  *
- * Last, the runner's own share of an MCP call without the SDK and the server (whose scheduling
- * swings the transports' figures by several per cent from run to run): `runner.run` against an
- * injected executor that answers at once, versus calling that executor and normalizing directly.
+ * For each transport, tool (`echo`: text result, no output schema; `structured`: structuredContent
+ * checked against the outputSchema, by the runner and by the raw client, which validates after
+ * `listTools`) and mode (sequential awaited calls; bursts of 100 concurrent calls), six paths:
+ * raw `callTool`, a second raw client on its own server (the control: its ratio to the first is
+ * how far two identical paths differ on that transport), raw with a progress token (`request('tools/call')` with `onprogress`), the
+ * executor, the executor with a progress listener (it sends a token), and `runner.run`. They are
+ * timed in short blocks (one tinybench task run each), all six back to back in a shuffled order,
+ * many times over; a path's ratio is the median over those groups of its block time over the raw
+ * block time of the same group (paired in time, so the VM's drifts cancel), with a bootstrap 95%
+ * interval of that median; a per-call time is the median block time over the calls in a block.
+ * The runner is also compared with the executor it calls: they share the connection and the server
+ * process, so that ratio is free of the differences between server processes (which the control
+ * shows can reach tens of per cent over stdio) and is the run layer's own cost.
  *
- * Run: `node --import tsx bench/mcp.bench.ts [--json]`
+ * Last, the runner's own share of an MCP call without the SDK and the server: `runner.run` against
+ * an injected executor that answers at once, versus calling that executor and normalizing directly.
+ *
+ * Run: `npm run bench -- mcp` (or `node --import tsx bench/mcp.bench.ts [--json]`);
+ * `MCP_BENCH_TRANSPORT=in-memory` (or `stdio`) runs only the transports whose label starts so.
  */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { delimiter, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -39,17 +49,32 @@ import { type CallToolResult, type McpExecutor, createRunner, normalizeMcpResult
 import { createFixtureServer } from '../test/fixtures/mcp/fixture-server.mjs';
 
 const asJson = process.argv.slice(2).includes('--json');
+const PINNED_ENV = 'TOOLEXEC_BENCH_PINNED';
+const taskset = findExecutable('taskset');
+
+// Pin the whole bench (and so every server it spawns) to CPU 0: re-run this script under taskset.
+if (process.env[PINNED_ENV] === undefined && taskset !== undefined) {
+  const run = spawnSync(taskset, ['-c', '0', process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env: { ...process.env, [PINNED_ENV]: '0' },
+  });
+  process.exit(run.status ?? 1);
+}
+const pinned = process.env[PINNED_ENV] !== undefined;
+
 const STDIO_SERVER = new URL('../test/fixtures/mcp/stdio-server.mjs', import.meta.url).pathname;
 const BURST = 100;
-const ROUNDS = 20;
-/** Tasks per case (tool × mode): raw, raw+token, executor, executor+progress, runner. */
-const CASE_TASKS = 5;
+const PATHS = ['raw', 'raw (2nd)', 'raw+token', 'executor', 'executor+progress', 'runner'] as const;
+type PathName = (typeof PATHS)[number];
 
 interface Setup {
   label: string;
-  batch: number;
+  /** Sequential calls per block. */
+  block: number;
+  /** Groups of blocks (each path once per group). */
+  groups: number;
   config: McpServerConfig;
-  rawClient: () => Promise<Client>;
+  rawTransport: () => Promise<Parameters<Client['connect']>[0]>;
 }
 
 async function inMemoryPair(): Promise<InMemoryTransport> {
@@ -58,28 +83,29 @@ async function inMemoryPair(): Promise<InMemoryTransport> {
   return client;
 }
 
-const setups: Setup[] = [
-  {
-    label: 'in-memory',
-    batch: 200,
-    config: { transport: 'custom', createTransport: inMemoryPair },
-    rawClient: async () => {
-      const client = new Client({ name: 'raw', version: '1.0.0' });
-      await client.connect(await inMemoryPair());
-      return client;
-    },
-  },
-  {
-    label: 'stdio',
-    batch: 50,
-    config: { command: process.execPath, args: [STDIO_SERVER] },
-    rawClient: async () => {
-      const client = new Client({ name: 'raw', version: '1.0.0' });
-      await client.connect(new StdioClientTransport({ command: process.execPath, args: [STDIO_SERVER], stderr: 'ignore' }));
-      return client;
-    },
-  },
+/** A stdio server: on the bench's core, or pinned to another. */
+function stdioSetup(label: string, serverCpu: number | undefined): Setup {
+  const [command, args] =
+    serverCpu === undefined || taskset === undefined
+      ? [process.execPath, [STDIO_SERVER]]
+      : [taskset, ['-c', String(serverCpu), process.execPath, STDIO_SERVER]];
+  return {
+    label,
+    block: 20,
+    groups: 250,
+    config: { command, args },
+    rawTransport: () => Promise.resolve(new StdioClientTransport({ command, args, stderr: 'ignore' })),
+  };
+}
+
+const setupsAll: Setup[] = [
+  { label: 'in-memory', block: 50, groups: 500, config: { transport: 'custom', createTransport: inMemoryPair }, rawTransport: inMemoryPair },
+  stdioSetup(pinned ? 'stdio, same core' : 'stdio (unpinned)', undefined),
 ];
+if (pinned && cpus().length > 1) setupsAll.push(stdioSetup('stdio, cross core', 1));
+
+const only = process.env.MCP_BENCH_TRANSPORT;
+const setups = setupsAll.filter((setup) => only === undefined || setup.label.startsWith(only));
 
 const withToken = { timeout: 60_000, resetTimeoutOnProgress: true, onprogress: () => undefined };
 /** Executor call options with a progress listener: the call asks for progress (sends a token). */
@@ -89,18 +115,23 @@ const callRequest = (name: string, args: Record<string, unknown>) => ({ method: 
 const echoArgs = { text: 'hello' };
 const sumArgs = { a: 2, b: 3 };
 
+interface PathFigures {
+  usPerCall: number;
+  /** Median over groups of this path's block time over raw's. */
+  ratio: number;
+  /** Bootstrap 95% interval of that median. */
+  ratioCi95: [number, number];
+}
+
 interface Row {
   transport: string;
   tool: string;
   mode: 'sequential' | `burst ${number}`;
-  rawUsPerCall: number;
-  rawTokenUsPerCall: number;
-  runnerUsPerCall: number;
-  executorUsPerCall: number;
-  executorProgressUsPerCall: number;
-  runnerRatio: number;
-  executorRatio: number;
-  executorVsTokenRatio: number;
+  paths: Record<PathName, PathFigures>;
+  /** The executor with a listener over the raw client sending a token (the token's own cost cancels). */
+  executorProgressVsRawToken: number;
+  /** The runner over the executor it calls: same connection and server, so no process differences. */
+  runnerVsExecutor: number;
   runnerCallsPerSecond: number;
 }
 
@@ -111,8 +142,14 @@ for (const setup of setups) {
   const index = createToolIndex();
   await executor.importTools(index, ['fx']);
   const runner = createRunner({ index, mcp: executor });
-  const raw = await setup.rawClient();
+  const raw = new Client({ name: 'raw', version: '1.0.0' });
+  await raw.connect(await setup.rawTransport());
   await raw.listTools(); // so the raw client validates structuredContent like the runner does
+  // The control: a second raw client on its own server. Its ratio to the first is the noise floor
+  // of the transport (the server processes' own differences, the scheduler's placement).
+  const rawControl = new Client({ name: 'raw-control', version: '1.0.0' });
+  await rawControl.connect(await setup.rawTransport());
+  await rawControl.listTools();
 
   // Sanity: every path gives the same answer before anything is timed.
   const viaRunner = await runner.run('fx:structured', sumArgs);
@@ -120,108 +157,59 @@ for (const setup of setups) {
   if (JSON.stringify(viaRunner.structured) !== JSON.stringify(viaRaw.structuredContent)) throw new Error('paths disagree');
   if ((await runner.run('fx:echo', echoArgs)).structured !== 'hello') throw new Error('runner gave a wrong result');
 
-  const { batch } = setup;
-  const bursts = Math.max(1, Math.round(batch / BURST));
-  const tasks = new Map<string, () => Promise<void>>();
   for (const [tool, args] of [
     ['echo', echoArgs],
     ['structured', sumArgs],
   ] as const) {
-    tasks.set(`${tool} raw seq`, async () => {
-      for (let i = 0; i < batch; i++) await raw.callTool({ name: tool, arguments: args });
-    });
-    tasks.set(`${tool} raw+token seq`, async () => {
-      for (let i = 0; i < batch; i++) await raw.request(callRequest(tool, args), CallToolResultSchema, withToken);
-    });
-    tasks.set(`${tool} executor seq`, async () => {
-      for (let i = 0; i < batch; i++) await executor.callTool('fx', { name: tool, arguments: args });
-    });
-    tasks.set(`${tool} executor+progress seq`, async () => {
-      for (let i = 0; i < batch; i++) await executor.callTool('fx', { name: tool, arguments: args }, listening);
-    });
-    tasks.set(`${tool} runner seq`, async () => {
-      for (let i = 0; i < batch; i++) await runner.run(`fx:${tool}`, args);
-    });
-    tasks.set(`${tool} raw burst`, async () => {
-      for (let b = 0; b < bursts; b++) {
-        await Promise.all(Array.from({ length: BURST }, () => raw.callTool({ name: tool, arguments: args })));
+    const calls: Record<PathName, () => Promise<unknown>> = {
+      raw: () => raw.callTool({ name: tool, arguments: args }),
+      'raw (2nd)': () => rawControl.callTool({ name: tool, arguments: args }),
+      'raw+token': () => raw.request(callRequest(tool, args), CallToolResultSchema, withToken),
+      executor: () => executor.callTool('fx', { name: tool, arguments: args }),
+      'executor+progress': () => executor.callTool('fx', { name: tool, arguments: args }, listening),
+      runner: () => runner.run(`fx:${tool}`, args),
+    };
+    for (const mode of ['sequential', `burst ${BURST}`] as const) {
+      const perBlock = mode === 'sequential' ? setup.block : BURST;
+      const groups = mode === 'sequential' ? setup.groups : Math.round(setup.groups / 2);
+      const block = (call: () => Promise<unknown>): (() => Promise<void>) =>
+        mode === 'sequential'
+          ? async () => {
+              for (let i = 0; i < perBlock; i++) await call();
+            }
+          : async () => {
+              await Promise.all(Array.from({ length: BURST }, call));
+            };
+      const blocks = Object.fromEntries(PATHS.map((path) => [path, block(calls[path])])) as Record<PathName, () => Promise<void>>;
+      const times = await timeGroups(blocks, groups, Math.max(20, groups / 10));
+      const figures = {} as Record<PathName, PathFigures>;
+      for (const path of PATHS) {
+        const ratios = times[path].map((t, i) => t / (times.raw[i] ?? NaN));
+        figures[path] = { usPerCall: round((median(times[path]) * 1e3) / perBlock), ratio: round(median(ratios), 3), ratioCi95: bootstrapCi(ratios) };
       }
-    });
-    tasks.set(`${tool} raw+token burst`, async () => {
-      for (let b = 0; b < bursts; b++) {
-        await Promise.all(Array.from({ length: BURST }, () => raw.request(callRequest(tool, args), CallToolResultSchema, withToken)));
-      }
-    });
-    tasks.set(`${tool} executor burst`, async () => {
-      for (let b = 0; b < bursts; b++) {
-        await Promise.all(Array.from({ length: BURST }, () => executor.callTool('fx', { name: tool, arguments: args })));
-      }
-    });
-    tasks.set(`${tool} executor+progress burst`, async () => {
-      for (let b = 0; b < bursts; b++) {
-        await Promise.all(Array.from({ length: BURST }, () => executor.callTool('fx', { name: tool, arguments: args }, listening)));
-      }
-    });
-    tasks.set(`${tool} runner burst`, async () => {
-      for (let b = 0; b < bursts; b++) {
-        await Promise.all(Array.from({ length: BURST }, () => runner.run(`fx:${tool}`, args)));
-      }
-    });
-  }
-  const samples = new Map<string, number[]>();
-  const names = [...tasks.keys()];
-  for (let round = 0; round < ROUNDS; round++) {
-    const bench = new Bench({ time: 100, warmupTime: round === 0 ? 300 : 20 });
-    for (const name of rotatedOrder(names, round)) bench.add(name, tasks.get(name) as () => Promise<void>, { beforeAll: collectGarbage });
-    await bench.run();
-    for (const name of tasks.keys()) {
-      const result = bench.getTask(name)?.result;
-      if (result === undefined || !('latency' in result)) throw new Error(`no result for ${name}`);
-      samples.set(name, [...(samples.get(name) ?? []), result.latency.mean]);
-    }
-  }
-
-  const usPerCall = (name: string, calls: number): number => (median(samples.get(name) ?? []) * 1e3) / calls;
-  const pairedRatio = (name: string, baseline: string): number => {
-    const ours = samples.get(name) ?? [];
-    const base = samples.get(baseline) ?? [];
-    return median(ours.map((value, i) => value / (base[i] ?? NaN)));
-  };
-  for (const tool of ['echo', 'structured']) {
-    for (const [mode, suffix, calls] of [
-      ['sequential', 'seq', batch],
-      [`burst ${BURST}`, 'burst', bursts * BURST],
-    ] as const) {
-      const rawUs = usPerCall(`${tool} raw ${suffix}`, calls);
-      const runnerUs = usPerCall(`${tool} runner ${suffix}`, calls);
-      const executorUs = usPerCall(`${tool} executor ${suffix}`, calls);
       rows.push({
         transport: setup.label,
         tool,
         mode,
-        rawUsPerCall: round(rawUs),
-        rawTokenUsPerCall: round(usPerCall(`${tool} raw+token ${suffix}`, calls)),
-        runnerUsPerCall: round(runnerUs),
-        executorUsPerCall: round(executorUs),
-        executorProgressUsPerCall: round(usPerCall(`${tool} executor+progress ${suffix}`, calls)),
-        runnerRatio: round(pairedRatio(`${tool} runner ${suffix}`, `${tool} raw ${suffix}`), 3),
-        executorRatio: round(pairedRatio(`${tool} executor ${suffix}`, `${tool} raw ${suffix}`), 3),
-        executorVsTokenRatio: round(pairedRatio(`${tool} executor+progress ${suffix}`, `${tool} raw+token ${suffix}`), 3),
-        runnerCallsPerSecond: Math.round(1e6 / runnerUs),
+        paths: figures,
+        executorProgressVsRawToken: round(median(times['executor+progress'].map((t, i) => t / (times['raw+token'][i] ?? NaN))), 3),
+        runnerVsExecutor: round(median(times.runner.map((t, i) => t / (times.executor[i] ?? NaN))), 3),
+        runnerCallsPerSecond: Math.round(1e6 / figures.runner.usPerCall),
       });
     }
   }
   await executor.close();
   await raw.close();
+  await rawControl.close();
 }
 
-// The runner's own share of an MCP call, without the SDK's and the server's noise: an executor
+// The runner's own share of an MCP call, without the SDK's and the server's work: an executor
 // that answers at once (an injected McpExecutor, as a user's test would give), called directly and
 // normalized, against runner.run of the same tool (lookup, input validation, dispatch,
 // normalization, result).
 const ownShare = await runnerOwnShare();
 
-const figures = { burst: BURST, rounds: ROUNDS, target: 'runnerRatio <= 1.05', rows, runnerOwnShare: ownShare };
+const figures = { burst: BURST, pinned, target: 'runner ratio <= 1.05', rows, runnerOwnShare: ownShare };
 if (asJson) {
   process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
 } else {
@@ -232,25 +220,29 @@ if (asJson) {
     'raw µs',
     'raw+token µs',
     'executor µs',
-    'executor+progress µs',
     'runner µs',
+    '2nd raw × (noise)',
     'executor ×',
     'executor+progress × token',
     'runner ×',
+    'runner 95% CI',
+    'runner × executor',
     'runner calls/s',
   ];
   const lines = rows.map((r) => [
     r.transport,
     r.tool,
     r.mode,
-    r.rawUsPerCall.toFixed(1),
-    r.rawTokenUsPerCall.toFixed(1),
-    r.executorUsPerCall.toFixed(1),
-    r.executorProgressUsPerCall.toFixed(1),
-    r.runnerUsPerCall.toFixed(1),
-    r.executorRatio.toFixed(3),
-    r.executorVsTokenRatio.toFixed(3),
-    r.runnerRatio.toFixed(3),
+    r.paths.raw.usPerCall.toFixed(1),
+    r.paths['raw+token'].usPerCall.toFixed(1),
+    r.paths.executor.usPerCall.toFixed(1),
+    r.paths.runner.usPerCall.toFixed(1),
+    `${r.paths['raw (2nd)'].ratio.toFixed(3)} (${r.paths['raw (2nd)'].ratioCi95.map((x) => x.toFixed(3)).join('–')})`,
+    r.paths.executor.ratio.toFixed(3),
+    r.executorProgressVsRawToken.toFixed(3),
+    `${r.paths.runner.ratio.toFixed(3)} ${r.paths.runner.ratio <= 1.05 ? '✓' : '✗'}`,
+    r.paths.runner.ratioCi95.map((x) => x.toFixed(3)).join('–'),
+    r.runnerVsExecutor.toFixed(3),
     String(r.runnerCallsPerSecond),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]?.length ?? 0)));
@@ -258,8 +250,11 @@ if (asJson) {
   process.stdout.write(`${format(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n`);
   for (const line of lines) process.stdout.write(`${format(line)}\n`);
   process.stdout.write(
-    `\n× = time per call relative to the raw SDK Client.callTool on the same transport (target: runner ≤ 1.05);\n` +
-      `× token = the executor with a progress listener (it sends a progress token) relative to the raw client sending one.\n`,
+    `\n× = time per call relative to the raw SDK Client.callTool on the same transport, the median over groups timed back to back (target: runner ≤ 1.05);\n` +
+      `× token = the executor with a progress listener (it sends a progress token) relative to the raw client sending one.\n` +
+      `2nd raw = a second raw client on its own server, timed like the others: how far two identical paths differ here.\n` +
+      `runner × executor = the runner over the executor it calls (same connection, same server process): the run layer's own cost.\n` +
+      (pinned ? 'The bench ran pinned to CPU 0 (taskset); "cross core" servers were pinned to CPU 1.\n' : 'taskset was not found: the bench ran unpinned, so stdio figures depend on where the scheduler put each server.\n'),
   );
   process.stdout.write(
     `\nThe runner's own share of an MCP call (an executor that answers at once): ${ownShare.runnerNs} ns per runner.run ` +
@@ -268,23 +263,51 @@ if (asJson) {
 }
 
 /**
- * The task order of one round: each case's tasks stay together (paired in time) but start at a
- * different one every round, so that no task always runs after the same neighbour (and pays for
- * the garbage it left).
+ * Times `groups` groups of blocks: each group runs every block once (one tinybench task run each),
+ * in a shuffled order, so each block pays for its neighbours' garbage as often as any other;
+ * `warmup` groups run first and are not kept. (A full GC before each group was tried: it slowed
+ * every path by a third and widened the intervals, as the heap then regrows during the blocks.)
  */
-function rotatedOrder(names: string[], round: number): string[] {
-  const order: string[] = [];
-  for (let start = 0; start < names.length; start += CASE_TASKS) {
-    const group = names.slice(start, start + CASE_TASKS);
-    const shift = round % group.length;
-    order.push(...group.slice(shift), ...group.slice(0, shift));
+async function timeGroups<K extends string>(blocks: Record<K, () => Promise<void>>, groups: number, warmup: number): Promise<Record<K, number[]>> {
+  const names = Object.keys(blocks) as K[];
+  const times = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
+  for (let g = -Math.round(warmup); g < groups; g++) {
+    const bench = new Bench({ iterations: 1, time: 0, warmup: false });
+    for (const name of shuffled(names)) bench.add(name, blocks[name]);
+    await bench.run();
+    if (g < 0) continue;
+    for (const name of names) {
+      const result = bench.getTask(name)?.result;
+      if (result === undefined || !('latency' in result)) throw new Error(`no result for ${name}`);
+      times[name].push(result.latency.mean);
+    }
   }
-  return order;
+  return times;
 }
 
-/** A full collection before each task when the process runs with `--expose-gc` (`npm run bench` does). */
-function collectGarbage(): void {
-  (globalThis as { gc?: () => void }).gc?.();
+function shuffled<T>(items: readonly T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
+}
+
+/** A bootstrap 95% interval of the median of `values` (1,000 resamples). */
+function bootstrapCi(values: number[]): [number, number] {
+  const medians: number[] = [];
+  for (let b = 0; b < 1_000; b++) medians.push(median(Array.from(values, () => values[Math.floor(Math.random() * values.length)] ?? NaN)));
+  medians.sort((a, b) => a - b);
+  return [round(medians[25] ?? NaN, 3), round(medians[974] ?? NaN, 3)];
+}
+
+/** The absolute path of `name` on PATH, if it is there. */
+function findExecutable(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir !== '' && existsSync(join(dir, name))) return join(dir, name);
+  }
+  return undefined;
 }
 
 async function runnerOwnShare(): Promise<{ directNs: number; runnerNs: number; extraNs: number }> {
