@@ -1,3 +1,5 @@
+import { onAbort } from '../run/index.js';
+
 /** Longest delay `setTimeout` honours; longer budgets mean "no deadline". */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -6,17 +8,17 @@ const MAX_TIMER_MS = 2_147_483_647;
  * budget runs out (a `TimeoutError` DOMException, so `abortError` and the runner report TIMEOUT).
  *
  * @remarks
- * Exactly one controller, one listener on the caller's signal and one timer; {@link dispose}
+ * Exactly one controller, one listener on the caller's signal (shared with every other call listening
+ * to it, so a signal shared by many calls carries one) and one timer; {@link dispose}
  * (call it in `finally`) removes the listener and clears the timer. The signal keeps its state
  * after disposal. Used by the code executor for a snippet's deadline and by the exec facade for a
  * chain's budget; usable for any operation of your own that needs the same semantics.
  */
 export class LinkedDeadline {
   readonly #controller = new AbortController();
-  readonly #parent: AbortSignal | undefined;
   readonly #timeoutMs: number | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
-  #onParentAbort: (() => void) | undefined;
+  #stopListening: (() => void) | undefined;
   #timedOut = false;
 
   /**
@@ -25,15 +27,13 @@ export class LinkedDeadline {
    *   `<= 0`: already expired
    */
   constructor(parent: AbortSignal | undefined, timeoutMs: number | undefined) {
-    this.#parent = parent;
     this.#timeoutMs = timeoutMs;
     if (parent !== undefined) {
       if (parent.aborted) {
         this.#controller.abort(parent.reason);
         return;
       }
-      this.#onParentAbort = () => this.#controller.abort(parent.reason);
-      parent.addEventListener('abort', this.#onParentAbort, { once: true });
+      this.#stopListening = onAbort(parent, () => this.#controller.abort(parent.reason));
     }
     if (timeoutMs === undefined || timeoutMs > MAX_TIMER_MS) return;
     if (timeoutMs <= 0) {
@@ -67,9 +67,9 @@ export class LinkedDeadline {
       clearTimeout(this.#timer);
       this.#timer = undefined;
     }
-    if (this.#onParentAbort !== undefined) {
-      this.#parent?.removeEventListener('abort', this.#onParentAbort);
-      this.#onParentAbort = undefined;
+    if (this.#stopListening !== undefined) {
+      this.#stopListening();
+      this.#stopListening = undefined;
     }
   }
 

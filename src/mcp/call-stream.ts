@@ -1,5 +1,5 @@
 import { ToolexecError } from '../model/index.js';
-import { normalizeMcpResult, type CallToolResult, type McpExecutor, type RunOptions, type StreamEvent } from '../run/index.js';
+import { normalizeMcpResult, onAbort, type CallToolResult, type McpExecutor, type RunOptions, type StreamEvent } from '../run/index.js';
 import type { McpCallParams } from './types.js';
 
 /**
@@ -26,9 +26,9 @@ async function* run(
 ): AsyncGenerator<StreamEvent, void, undefined> {
   const controller = new AbortController();
   const outer = options.signal;
-  const onAbort = (): void => controller.abort(outer?.reason);
+  let stopListening: (() => void) | undefined;
   if (outer?.aborted === true) controller.abort(outer.reason);
-  else outer?.addEventListener('abort', onAbort, { once: true });
+  else if (outer !== undefined) stopListening = onAbort(outer, () => controller.abort(outer.reason));
 
   const queue: StreamEvent[] = [];
   let wake: (() => void) | undefined;
@@ -73,7 +73,7 @@ async function* run(
     }
     yield { kind: 'done', data: normalizeMcpResult(result) };
   } finally {
-    outer?.removeEventListener('abort', onAbort);
+    stopListening?.();
     if (!settled) {
       controller.abort(new ToolexecError('ABORTED', `The stream of "${params.name}" on MCP server "${serverName}" was closed early`));
     }

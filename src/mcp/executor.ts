@@ -1,7 +1,7 @@
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { CallToolResultSchema, ListToolsResultSchema, McpError, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { ToolexecError, type McpTool } from '../model/index.js';
-import { SETTLED_CALL, type CallSettler, type CallToolResult, type ProgressEvent, type RunOptions, type SettledMcpCall, type StreamEvent } from '../run/index.js';
+import { SETTLED_CALL, onAbort, type CallSettler, type CallToolResult, type ProgressEvent, type RunOptions, type SettledMcpCall, type StreamEvent } from '../run/index.js';
 import { streamToolCall } from './call-stream.js';
 import { type OperationContext, abortError, isConnectionLost, isExpiredSession, isNotSent, mapOperationError } from './errors.js';
 import { type ResolvedMcpExecutorOptions, resolveMcpExecutorOptions, resolveTimeoutMs } from './options.js';
@@ -236,7 +236,7 @@ export class SdkMcpExecutor implements McpExecutorClient, SettledMcpCall {
   async #connect(slot: ServerSlot, context: OperationContext, signal: AbortSignal | undefined): Promise<McpSession> {
     const attempt = slot.acquire();
     let timer: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
+    let stopListening: (() => void) | undefined;
     const stop = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => {
         reject(
@@ -245,17 +245,14 @@ export class SdkMcpExecutor implements McpExecutorClient, SettledMcpCall {
           }),
         );
       }, context.timeoutMs);
-      if (signal !== undefined) {
-        onAbort = () => reject(abortError(signal, context));
-        signal.addEventListener('abort', onAbort, { once: true });
-      }
+      if (signal !== undefined) stopListening = onAbort(signal, () => reject(abortError(signal, context)));
     });
     try {
       // The attempt is shared: one caller giving up does not cancel it for the others.
       return await Promise.race([attempt, stop]);
     } finally {
       clearTimeout(timer);
-      if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
+      stopListening?.();
       attempt.catch(() => undefined);
     }
   }
@@ -290,12 +287,12 @@ interface SignalLink {
 
 function linkSignal(outer: AbortSignal | undefined): SignalLink {
   const controller = new AbortController();
-  const onAbort = (): void => controller.abort(outer?.reason);
-  outer?.addEventListener('abort', onAbort, { once: true });
+  // One listener on the caller's signal however many calls share it (onAbort); checked aborted before.
+  const stop = outer === undefined ? undefined : onAbort(outer, () => controller.abort(outer.reason));
   return {
     signal: controller.signal,
     abort: (reason) => controller.abort(reason),
-    dispose: () => outer?.removeEventListener('abort', onAbort),
+    dispose: () => stop?.(),
   };
 }
 

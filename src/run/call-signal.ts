@@ -1,3 +1,5 @@
+import { onAbort } from './abort-listeners.js';
+
 /** Longest delay `setTimeout` honours; longer timeouts mean "no deadline". */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -28,7 +30,8 @@ export class CallSignal {
   readonly #timeoutMs: number | undefined;
   #controller: AbortController | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
-  #onParentAbort: (() => void) | undefined;
+  /** Stops listening to the caller's signal (set while listening). */
+  #stopListening: (() => void) | undefined;
   /** Set when this call itself was aborted (deadline, `abort()`, or the caller's signal seen firing). */
   #fired = false;
   #reason: unknown;
@@ -125,8 +128,7 @@ export class CallSignal {
         this.#fire(parent.reason, false);
         return;
       }
-      this.#onParentAbort = () => this.#fire(parent.reason, false);
-      parent.addEventListener('abort', this.#onParentAbort, { once: true });
+      this.#stopListening = onAbort(parent, () => this.#fire(parent.reason, false));
     }
     const timeoutMs = this.#timeoutMs;
     if (timeoutMs !== undefined) {
@@ -152,9 +154,9 @@ export class CallSignal {
   }
 
   #detachParent(): void {
-    if (this.#onParentAbort !== undefined) {
-      this.#parent?.removeEventListener('abort', this.#onParentAbort);
-      this.#onParentAbort = undefined;
+    if (this.#stopListening !== undefined) {
+      this.#stopListening();
+      this.#stopListening = undefined;
     }
   }
 }

@@ -18,6 +18,7 @@ export type { ToolErrorInit, ToolErrorOp } from './errors.js';
 export { mcpResultTexts, normalizeMcpResult } from './normalize.js';
 export { LocalHandlerRegistry, createLocalRegistry } from './local-registry.js';
 export { SETTLED_CALL } from './types.js';
+export { onAbort } from './abort-listeners.js';
 export type {
   CallSettler,
   CallToolResult,

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ToolexecError } from '../../src/model/index.js';
@@ -55,6 +56,35 @@ describe('custom (in-memory) transport', () => {
     expect(results.map(textOf)).toEqual(Array.from({ length: 1000 }, (_, i) => String(i)));
     expect(fx.connections()).toBe(1);
     expect(fx.state.calls).toBe(1000);
+  });
+
+  it('keeps one listener on a signal shared by concurrent calls (connecting, then in flight), none after', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error): void => {
+      warnings.push(warning);
+    };
+    process.on('warning', onWarning);
+    try {
+      const fx = inMemoryFixture();
+      const ex = executor({ servers: { mem: fx.config } });
+      const shared = new AbortController().signal;
+      // The first 50 wait for the connection together, on the same signal.
+      const first = Array.from({ length: 50 }, (_, i) => ex.callTool('mem', { name: 'echo', arguments: { text: String(i) } }, { signal: shared }));
+      expect(getEventListeners(shared, 'abort')).toHaveLength(1);
+      expect((await Promise.all(first)).map(textOf)).toEqual(Array.from({ length: 50 }, (_, i) => String(i)));
+      expect(getEventListeners(shared, 'abort')).toHaveLength(0);
+      // Then 50 in flight at once, aborted together.
+      const controller = new AbortController();
+      const slow = Array.from({ length: 50 }, () => rejection(ex.callTool('mem', { name: 'slow', arguments: { ms: 5_000 } }, { signal: controller.signal })));
+      await waitUntil(() => fx.state.calls >= 100);
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+      controller.abort(new Error('enough'));
+      for (const error of await Promise.all(slow)) expect(error.code).toBe('ABORTED');
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 
   it('does not cache a failed connect: the next call retries', async () => {

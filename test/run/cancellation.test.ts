@@ -228,9 +228,43 @@ describe('concurrency', () => {
       }
     }
     await sleep(20);
+    // 1,250 calls wait on the shared signal, through one listener (Node warns past 10).
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
     controller.abort();
     await Promise.all(calls);
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('keeps one listener on a signal shared by many calls, none after they settle, and no MaxListenersExceededWarning', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error): void => {
+      warnings.push(warning);
+    };
+    process.on('warning', onWarning);
+    try {
+      const runner = runnerWith(async (args) => {
+        await sleep(Number(args.ms));
+        return args.ms;
+      });
+      const shared = new AbortController().signal;
+      const calls = Array.from({ length: 200 }, (_, i) => runner.run('t', { ms: i % 5 }, { signal: shared, timeoutMs: 5_000 }));
+      expect(getEventListeners(shared, 'abort')).toHaveLength(1);
+      expect((await Promise.all(calls)).map((r) => r.structured)).toEqual(Array.from({ length: 200 }, (_, i) => i % 5));
+      expect(getEventListeners(shared, 'abort')).toHaveLength(0);
+      // A signal listened to again after all its calls settled works the same.
+      const controller = new AbortController();
+      const first = rejectionOf(runner.run('t', { ms: 1_000 }, { signal: controller.signal }));
+      await runner.run('t', { ms: 0 }, { signal: controller.signal });
+      const second = rejectionOf(runner.run('t', { ms: 1_000 }, { signal: controller.signal }));
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+      controller.abort(new Error('stop'));
+      for (const error of await Promise.all([first, second])) expect(error.code).toBe('ABORTED');
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+      await sleep(0);
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 });
 
