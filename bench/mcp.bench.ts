@@ -17,13 +17,16 @@
  * For each transport, tool (`echo`: text result, no output schema; `structured`: structuredContent
  * checked against the outputSchema, by the runner and by the raw client, which validates after
  * `listTools`) and mode (sequential awaited calls; bursts of 100 concurrent calls), six paths:
- * raw `callTool`, a second raw client on its own server (the control: its ratio to the first is
- * how far two identical paths differ on that transport), raw with a progress token (`request('tools/call')` with `onprogress`), the
- * executor, the executor with a progress listener (it sends a token), and `runner.run`. They are
- * timed in short blocks (one tinybench task run each), all six back to back in a shuffled order,
- * many times over; a path's ratio is the median over those groups of its block time over the raw
- * block time of the same group (paired in time, so the VM's drifts cancel), with a bootstrap 95%
- * interval of that median; a per-call time is the median block time over the calls in a block.
+ * raw `callTool`, raw with a progress token (`request('tools/call')` with `onprogress`), the
+ * executor, the executor with a progress listener (it sends a token), `runner.run`, and the
+ * control: one more raw client on its own server (its ratio is how far two identical paths differ
+ * on that transport). They are timed in short blocks (one tinybench task run each), all six back
+ * to back in a shuffled order, many times over; a path's ratio is the median over those groups of
+ * its block time over the raw block time of the same group (paired in time, so the VM's drifts
+ * cancel), with a bootstrap 95% interval of that median; a per-call time is the median block time
+ * over the calls in a block. Over stdio the raw client and the executor come in three pairs of
+ * server processes, which successive groups take in turn (ratios within a pair), so that no one
+ * process's speed decides the figure.
  * The runner is also compared with the executor it calls: they share the connection and the server
  * process, so that ratio is free of the differences between server processes (which the control
  * shows can reach tens of per cent over stdio) and is the run layer's own cost.
@@ -44,8 +47,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Bench } from 'tinybench';
 import { createToolIndex } from '../src/discovery/index.js';
-import { type McpServerConfig, createMcpExecutor } from '../src/mcp/index.js';
-import { type CallToolResult, type McpExecutor, createRunner, normalizeMcpResult } from '../src/run/index.js';
+import { type McpServerConfig, type SdkMcpExecutor, createMcpExecutor } from '../src/mcp/index.js';
+import { type CallToolResult, type McpExecutor, type Runner, createRunner, normalizeMcpResult } from '../src/run/index.js';
 import { createFixtureServer } from '../test/fixtures/mcp/fixture-server.mjs';
 
 const asJson = process.argv.slice(2).includes('--json');
@@ -73,6 +76,8 @@ interface Setup {
   block: number;
   /** Groups of blocks (each path once per group). */
   groups: number;
+  /** Pairs of server processes (raw client's, executor's) that the groups take in turn. */
+  processPairs: number;
   config: McpServerConfig;
   rawTransport: () => Promise<Parameters<Client['connect']>[0]>;
 }
@@ -92,14 +97,15 @@ function stdioSetup(label: string, serverCpu: number | undefined): Setup {
   return {
     label,
     block: 20,
-    groups: 250,
+    groups: 252,
+    processPairs: 3,
     config: { command, args },
     rawTransport: () => Promise.resolve(new StdioClientTransport({ command, args, stderr: 'ignore' })),
   };
 }
 
 const setupsAll: Setup[] = [
-  { label: 'in-memory', block: 50, groups: 500, config: { transport: 'custom', createTransport: inMemoryPair }, rawTransport: inMemoryPair },
+  { label: 'in-memory', block: 50, groups: 500, processPairs: 1, config: { transport: 'custom', createTransport: inMemoryPair }, rawTransport: inMemoryPair },
   stdioSetup(pinned ? 'stdio, same core' : 'stdio (unpinned)', undefined),
 ];
 if (pinned && cpus().length > 1) setupsAll.push(stdioSetup('stdio, cross core', 1));
@@ -138,36 +144,46 @@ interface Row {
 const rows: Row[] = [];
 
 for (const setup of setups) {
-  const executor = createMcpExecutor({ servers: { fx: setup.config } });
-  const index = createToolIndex();
-  await executor.importTools(index, ['fx']);
-  const runner = createRunner({ index, mcp: executor });
-  const raw = new Client({ name: 'raw', version: '1.0.0' });
-  await raw.connect(await setup.rawTransport());
-  await raw.listTools(); // so the raw client validates structuredContent like the runner does
-  // The control: a second raw client on its own server. Its ratio to the first is the noise floor
-  // of the transport (the server processes' own differences, the scheduler's placement).
+  // Over stdio each server process has its own speed (the control shows how far two identical ones
+  // differ), so the raw client and the executor come in several pairs of processes; successive
+  // groups take the pairs in turn, and every ratio is to the raw client of the same pair.
+  const pairs: Array<{ executor: SdkMcpExecutor; runner: Runner; raw: Client }> = [];
+  for (let k = 0; k < setup.processPairs; k++) {
+    const executor = createMcpExecutor({ servers: { fx: setup.config } });
+    const index = createToolIndex();
+    await executor.importTools(index, ['fx']);
+    const runner = createRunner({ index, mcp: executor });
+    const raw = new Client({ name: 'raw', version: '1.0.0' });
+    await raw.connect(await setup.rawTransport());
+    await raw.listTools(); // so the raw client validates structuredContent like the runner does
+    // Sanity: every path gives the same answer before anything is timed.
+    const viaRunner = await runner.run('fx:structured', sumArgs);
+    const viaRaw = await raw.callTool({ name: 'structured', arguments: sumArgs });
+    if (JSON.stringify(viaRunner.structured) !== JSON.stringify(viaRaw.structuredContent)) throw new Error('paths disagree');
+    if ((await runner.run('fx:echo', echoArgs)).structured !== 'hello') throw new Error('runner gave a wrong result');
+    pairs.push({ executor, runner, raw });
+  }
+  // The control: one more raw client on its own server. Its ratio to the raw clients is the noise
+  // floor of the transport (the server processes' own differences, the scheduler's placement).
   const rawControl = new Client({ name: 'raw-control', version: '1.0.0' });
   await rawControl.connect(await setup.rawTransport());
   await rawControl.listTools();
-
-  // Sanity: every path gives the same answer before anything is timed.
-  const viaRunner = await runner.run('fx:structured', sumArgs);
-  const viaRaw = await raw.callTool({ name: 'structured', arguments: sumArgs });
-  if (JSON.stringify(viaRunner.structured) !== JSON.stringify(viaRaw.structuredContent)) throw new Error('paths disagree');
-  if ((await runner.run('fx:echo', echoArgs)).structured !== 'hello') throw new Error('runner gave a wrong result');
+  let pair = pairs[0] as (typeof pairs)[number];
+  const usePair = (group: number): void => {
+    pair = pairs[((group % pairs.length) + pairs.length) % pairs.length] as (typeof pairs)[number];
+  };
 
   for (const [tool, args] of [
     ['echo', echoArgs],
     ['structured', sumArgs],
   ] as const) {
     const calls: Record<PathName, () => Promise<unknown>> = {
-      raw: () => raw.callTool({ name: tool, arguments: args }),
+      raw: () => pair.raw.callTool({ name: tool, arguments: args }),
       'raw (2nd)': () => rawControl.callTool({ name: tool, arguments: args }),
-      'raw+token': () => raw.request(callRequest(tool, args), CallToolResultSchema, withToken),
-      executor: () => executor.callTool('fx', { name: tool, arguments: args }),
-      'executor+progress': () => executor.callTool('fx', { name: tool, arguments: args }, listening),
-      runner: () => runner.run(`fx:${tool}`, args),
+      'raw+token': () => pair.raw.request(callRequest(tool, args), CallToolResultSchema, withToken),
+      executor: () => pair.executor.callTool('fx', { name: tool, arguments: args }),
+      'executor+progress': () => pair.executor.callTool('fx', { name: tool, arguments: args }, listening),
+      runner: () => pair.runner.run(`fx:${tool}`, args),
     };
     for (const mode of ['sequential', `burst ${BURST}`] as const) {
       const perBlock = mode === 'sequential' ? setup.block : BURST;
@@ -181,7 +197,7 @@ for (const setup of setups) {
               await Promise.all(Array.from({ length: BURST }, call));
             };
       const blocks = Object.fromEntries(PATHS.map((path) => [path, block(calls[path])])) as Record<PathName, () => Promise<void>>;
-      const times = await timeGroups(blocks, groups, Math.max(20, groups / 10));
+      const times = await timeGroups(blocks, groups, Math.max(20, groups / 10), usePair);
       const figures = {} as Record<PathName, PathFigures>;
       for (const path of PATHS) {
         const ratios = times[path].map((t, i) => t / (times.raw[i] ?? NaN));
@@ -198,8 +214,10 @@ for (const setup of setups) {
       });
     }
   }
-  await executor.close();
-  await raw.close();
+  for (const { executor, raw } of pairs) {
+    await executor.close();
+    await raw.close();
+  }
   await rawControl.close();
 }
 
@@ -263,15 +281,21 @@ if (asJson) {
 }
 
 /**
- * Times `groups` groups of blocks: each group runs every block once (one tinybench task run each),
- * in a shuffled order, so each block pays for its neighbours' garbage as often as any other;
+ * Times `groups` groups of blocks: `beforeGroup` prepares each (picks its process pair), then the
+ * group runs every block once (one tinybench task run each), in a shuffled order, so each block pays for its neighbours' garbage as often as any other;
  * `warmup` groups run first and are not kept. (A full GC before each group was tried: it slowed
  * every path by a third and widened the intervals, as the heap then regrows during the blocks.)
  */
-async function timeGroups<K extends string>(blocks: Record<K, () => Promise<void>>, groups: number, warmup: number): Promise<Record<K, number[]>> {
+async function timeGroups<K extends string>(
+  blocks: Record<K, () => Promise<void>>,
+  groups: number,
+  warmup: number,
+  beforeGroup: (group: number) => void,
+): Promise<Record<K, number[]>> {
   const names = Object.keys(blocks) as K[];
   const times = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
   for (let g = -Math.round(warmup); g < groups; g++) {
+    beforeGroup(g);
     const bench = new Bench({ iterations: 1, time: 0, warmup: false });
     for (const name of shuffled(names)) bench.add(name, blocks[name]);
     await bench.run();
