@@ -17,8 +17,7 @@ const scripts = readdirSync(dir)
 let failed = 0;
 for (const script of scripts) {
   process.stdout.write(`\n### ${script}\n`);
-  // --expose-gc lets a script collect garbage between tasks, so one task's garbage is not billed to the next.
-  const result = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', join(dir, script)], { stdio: 'inherit' });
+  const result = spawnSync(process.execPath, ['--import', 'tsx', join(dir, script)], { stdio: 'inherit' });
   if (result.status !== 0) {
     failed++;
     process.stdout.write(`(${script} exited with ${result.status ?? result.signal})\n`);
