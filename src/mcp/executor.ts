@@ -183,18 +183,16 @@ export class SdkMcpExecutor implements McpExecutorClient, SettledMcpCall {
     operation: (session: McpSession, options: RequestOptions) => Promise<T>,
     settler?: CallSettler<R>,
   ): Promise<R> {
-    if (signal?.aborted === true) {
-      const error = abortError(signal, context);
-      throw settler === undefined ? error : settler.fail(error);
-    }
-    // The SDK never removes its abort listener: give it a per-call signal, not the caller's.
-    // A per-call controller also lets us cancel on the server after a total-timeout, which the SDK
-    // reports without sending notifications/cancelled.
-    const link = signal === undefined && baseOptions.maxTotalTimeout === undefined ? undefined : linkSignal(signal);
-    const sdkOptions = link === undefined ? baseOptions : { ...baseOptions, signal: link.signal };
-    const asksProgress = baseOptions.onprogress !== undefined;
+    let link: SignalLink | undefined;
     let value: T;
     try {
+      if (signal?.aborted === true) throw abortError(signal, context);
+      // The SDK never removes its abort listener: give it a per-call signal, not the caller's.
+      // A per-call controller also lets us cancel on the server after a total-timeout, which the SDK
+      // reports without sending notifications/cancelled.
+      if (signal !== undefined || baseOptions.maxTotalTimeout !== undefined) link = linkSignal(signal);
+      const sdkOptions = link === undefined ? baseOptions : { ...baseOptions, signal: link.signal };
+      const asksProgress = baseOptions.onprogress !== undefined;
       for (let attempt = 0; ; attempt++) {
         const session = slot.current ?? (await this.#connect(slot, context, signal));
         if (asksProgress) session.progressCalls++;

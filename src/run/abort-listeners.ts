@@ -36,7 +36,7 @@ class AbortFanout {
   remove(listener: () => void): void {
     if (!this.listeners.delete(listener) || this.listeners.size > 0) return;
     this.#signal.removeEventListener('abort', this.#onAbort);
-    if (fanouts.get(this.#signal) === this) fanouts.delete(this.#signal);
+    fanouts.delete(this.#signal);
   }
 }
 

@@ -548,13 +548,7 @@ export class Pipeline {
     backend: ToolBackend,
     scope: CallSignal | undefined,
   ): Promise<RunResult> {
-    let result: CallToolResult | null | undefined;
-    try {
-      result = scope === undefined ? await pending : ((await scope.race(pending)) as CallToolResult | null | undefined);
-    } catch (err) {
-      throw executeFailure(toolId, backend, err, scope);
-    }
-    if ((result as unknown) === ABORTED) throw abortToolError(toolId, 'execute', backend, (scope as CallSignal).reason);
+    const result = (await settle(pending, toolId, backend, scope)) as CallToolResult | null | undefined;
     return this.finishMcp(toolId, resolved, backend, result);
   }
 

@@ -5,6 +5,7 @@ import { ToolexecError } from '../../src/model/index.js';
 import { type McpExecutorOptions, type SdkMcpExecutor, createMcpExecutor } from '../../src/mcp/index.js';
 import type { StreamEvent } from '../../src/run/index.js';
 import { createFixtureServer } from '../fixtures/mcp/fixture-server.mjs';
+import { listenerWarningsDuring } from '../listener-warnings.js';
 import { activeResources, expectNoLeakedResources, inMemoryFixture, textOf, waitUntil } from './helpers.js';
 
 let baseline: Map<string, number>;
@@ -59,12 +60,7 @@ describe('custom (in-memory) transport', () => {
   });
 
   it('keeps one listener on a signal shared by concurrent calls (connecting, then in flight), none after', async () => {
-    const warnings: Error[] = [];
-    const onWarning = (warning: Error): void => {
-      warnings.push(warning);
-    };
-    process.on('warning', onWarning);
-    try {
+    const warnings = await listenerWarningsDuring(async () => {
       const fx = inMemoryFixture();
       const ex = executor({ servers: { mem: fx.config } });
       const shared = new AbortController().signal;
@@ -81,10 +77,8 @@ describe('custom (in-memory) transport', () => {
       controller.abort(new Error('enough'));
       for (const error of await Promise.all(slow)) expect(error.code).toBe('ABORTED');
       expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
-      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
-    } finally {
-      process.off('warning', onWarning);
-    }
+    });
+    expect(warnings).toEqual([]);
   });
 
   it('does not cache a failed connect: the next call retries', async () => {

@@ -15,6 +15,7 @@ import {
   sleep,
   tool,
 } from './helpers.js';
+import { listenerWarningsDuring } from '../listener-warnings.js';
 
 const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown): void => {
@@ -236,12 +237,7 @@ describe('concurrency', () => {
   });
 
   it('keeps one listener on a signal shared by many calls, none after they settle, and no MaxListenersExceededWarning', async () => {
-    const warnings: Error[] = [];
-    const onWarning = (warning: Error): void => {
-      warnings.push(warning);
-    };
-    process.on('warning', onWarning);
-    try {
+    const warnings = await listenerWarningsDuring(async () => {
       const runner = runnerWith(async (args) => {
         await sleep(Number(args.ms));
         return args.ms;
@@ -260,11 +256,8 @@ describe('concurrency', () => {
       controller.abort(new Error('stop'));
       for (const error of await Promise.all([first, second])) expect(error.code).toBe('ABORTED');
       expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
-      await sleep(0);
-      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
-    } finally {
-      process.off('warning', onWarning);
-    }
+    });
+    expect(warnings).toEqual([]);
   });
 });
 

@@ -11,7 +11,7 @@ import {
   type GatewayConnection,
   type WireMessage,
 } from '../../src/runtime/index.js';
-import { portPair, proxied, streamPair, tcpPair } from './helpers.js';
+import { portPair, proxied, signalWatchingGateway, streamPair, tcpPair } from './helpers.js';
 
 gatewayContract('proxy over NDJSON streams', (fixture) => proxied(createDirectGateway(fixture), streamPair()));
 gatewayContract('proxy over TCP', async (fixture) => proxied(createDirectGateway(fixture), await tcpPair()));
@@ -191,23 +191,8 @@ describe('proxy gateway', () => {
   it('times requests out (TIMEOUT) and cancels them on the server', async () => {
     const { client, server } = streamPair();
     const proxy = createProxyGateway({ connection: client, requestTimeoutMs: 50 });
-    const signals: AbortSignal[] = [];
-    const fixture = createDirectGateway(createContractFixture());
-    const served = serveGateway(
-      {
-        ...fixture,
-        searchTools: fixture.searchTools.bind(fixture),
-        listNamespaces: fixture.listNamespaces.bind(fixture),
-        describeTool: fixture.describeTool.bind(fixture),
-        listToolExamples: fixture.listToolExamples.bind(fixture),
-        runChain: fixture.runChain.bind(fixture),
-        runTool: (id, args, options) => {
-          if (options?.signal !== undefined) signals.push(options.signal);
-          return fixture.runTool(id, args, options);
-        },
-      },
-      server,
-    );
+    const { seen: signals, watching } = signalWatchingGateway();
+    const served = serveGateway(watching, server);
     const started = performance.now();
     const error = await failure(proxy.runTool('test:slow', { ms: 5000 }));
     expect(error.code).toBe('TIMEOUT');

@@ -1,7 +1,9 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { MessageChannel } from 'node:worker_threads';
+import { createContractFixture } from '../../src/testing/gateway-contract.js';
 import {
+  createDirectGateway,
   createMessagePortConnection,
   createProxyGateway,
   createStreamConnection,
@@ -57,4 +59,22 @@ export function proxied(
       if (pair.listener !== undefined) await new Promise<void>((resolve) => pair.listener?.close(() => resolve()));
     },
   });
+}
+
+/** A direct gateway whose runTool records the signal each call gets. */
+export function signalWatchingGateway(): { seen: AbortSignal[]; watching: ToolGateway } {
+  const seen: AbortSignal[] = [];
+  const gateway = createDirectGateway(createContractFixture());
+  const watching: ToolGateway = {
+    searchTools: gateway.searchTools.bind(gateway),
+    listNamespaces: gateway.listNamespaces.bind(gateway),
+    describeTool: gateway.describeTool.bind(gateway),
+    listToolExamples: gateway.listToolExamples.bind(gateway),
+    runChain: gateway.runChain.bind(gateway),
+    runTool: (id, args, options) => {
+      if (options?.signal !== undefined) seen.push(options.signal);
+      return gateway.runTool(id, args, options);
+    },
+  };
+  return { seen, watching };
 }

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ToolexecError } from '../../src/model/index.js';
 import { ChainError, ToolError } from '../../src/run/index.js';
 import { createContractFixture } from '../../src/testing/gateway-contract.js';
+import { listenerWarningsDuring } from '../listener-warnings.js';
 import {
   createDirectGateway,
   createMessagePortConnection,
@@ -16,7 +17,7 @@ import {
   type IncomingItem,
   type ToolGateway,
 } from '../../src/runtime/index.js';
-import { streamPair } from './helpers.js';
+import { signalWatchingGateway, streamPair } from './helpers.js';
 
 /** Reads every item until `count` items arrived (or the stream ended). */
 async function take(connection: GatewayConnection, count: number): Promise<IncomingItem[]> {
@@ -150,24 +151,6 @@ describe('MessagePort connection', () => {
   });
 });
 
-/** A direct gateway whose runTool records the signal each call gets. */
-function signalWatchingGateway(): { seen: AbortSignal[]; watching: ToolGateway } {
-  const seen: AbortSignal[] = [];
-  const gateway = createDirectGateway(createContractFixture());
-  const watching: ToolGateway = {
-    searchTools: gateway.searchTools.bind(gateway),
-    listNamespaces: gateway.listNamespaces.bind(gateway),
-    describeTool: gateway.describeTool.bind(gateway),
-    listToolExamples: gateway.listToolExamples.bind(gateway),
-    runChain: gateway.runChain.bind(gateway),
-    runTool: (id, args, options) => {
-      if (options?.signal !== undefined) seen.push(options.signal);
-      return gateway.runTool(id, args, options);
-    },
-  };
-  return { seen, watching };
-}
-
 describe('serveGateway', () => {
   function serve(gateway: ToolGateway = createDirectGateway(createContractFixture()), hooks: Parameters<typeof serveGateway>[2] = {}) {
     const toServer = new PassThrough();
@@ -244,10 +227,7 @@ describe('serveGateway', () => {
 
   it('with cancellableRequests false: one signal for every call, cancel ignored, close aborts it', async () => {
     const { seen, watching } = signalWatchingGateway();
-    const warnings: Error[] = [];
-    const onWarning = (warning: Error) => warnings.push(warning);
-    process.on('warning', onWarning);
-    try {
+    const warnings = await listenerWarningsDuring(async () => {
       const { server, client } = serve(watching, { cancellableRequests: false });
       // more concurrent listeners on the shared signal than EventTarget's default warning threshold
       for (let i = 0; i < 20; i++) {
@@ -266,11 +246,8 @@ describe('serveGateway', () => {
       expect(seen[0]?.aborted).toBe(true);
       expect(performance.now() - started).toBeLessThan(1000);
       await client.close();
-      await new Promise((resolve) => setImmediate(resolve));
-      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
-    } finally {
-      process.off('warning', onWarning);
-    }
+    });
+    expect(warnings).toEqual([]);
   });
 
   it('survives throwing gateways and hooks, and sanitizes results', async () => {
