@@ -1,7 +1,8 @@
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { CallToolResultSchema, ListToolsResultSchema, McpError, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { ListToolsResultSchema, McpError, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { ToolexecError, type McpTool } from '../model/index.js';
 import { SETTLED_CALL, onAbort, type CallSettler, type CallToolResult, type ProgressEvent, type RunOptions, type SettledMcpCall, type StreamEvent } from '../run/index.js';
+import { callToolResultSchema } from './call-result.js';
 import { streamToolCall } from './call-stream.js';
 import { type OperationContext, abortError, isConnectionLost, isExpiredSession, isNotSent, mapOperationError } from './errors.js';
 import { type ResolvedMcpExecutorOptions, resolveMcpExecutorOptions, resolveTimeoutMs } from './options.js';
@@ -91,7 +92,7 @@ export class SdkMcpExecutor implements McpExecutorClient, SettledMcpCall {
         method: 'tools/call' as const,
         params: { name: params.name, arguments: params.arguments ?? {} },
       };
-      return this.#withSession(slot, context, options.signal, requestOptions, (session, sdkOptions) => session.client.request(request, CallToolResultSchema, sdkOptions), settler);
+      return this.#withSession(slot, context, options.signal, requestOptions, (session, sdkOptions) => session.client.request(request, callToolResultSchema, sdkOptions), settler);
     } catch (error) {
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passed on as thrown (a ToolexecError from the checks), or as the settler maps it
       return Promise.reject(settler === undefined ? error : settler.fail(error));

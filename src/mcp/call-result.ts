@@ -1,0 +1,67 @@
+/**
+ * How a `tools/call` result is checked on arrival: the SDK's `CallToolResultSchema`, with a
+ * shortcut for the results nearly every tool returns.
+ */
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+
+type SafeParse = ReturnType<typeof CallToolResultSchema.safeParse>;
+
+/**
+ * True for a result the SDK's schema accepts and gives back unchanged: text blocks of exactly
+ * `type` and `text`, an optional `structuredContent` object, an optional boolean `isError`, no
+ * `_meta`. Anything else (images, resources, annotations, `_meta`, extra keys on a block, a missing
+ * `content`) is left to the full schema, which also reports what is wrong.
+ */
+export function isPlainCallToolResult(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const result = value as Record<string, unknown>;
+  if (result._meta !== undefined) return false;
+  const isError = result.isError;
+  if (isError !== undefined && typeof isError !== 'boolean') return false;
+  const structured = result.structuredContent;
+  if (structured !== undefined && !isJsonObject(structured)) return false;
+  const content = result.content;
+  if (!Array.isArray(content)) return false;
+  for (const block of content as unknown[]) {
+    if (!isPlainTextBlock(block)) return false;
+  }
+  return true;
+}
+
+function isJsonObject(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function isPlainTextBlock(block: unknown): boolean {
+  if (typeof block !== 'object' || block === null) return false;
+  const text = block as Record<string, unknown>;
+  if (text.type !== 'text' || typeof text.text !== 'string') return false;
+  // The schema drops keys it does not know and checks `annotations` / `_meta`: leave those to it.
+  for (const key in text) {
+    if (key !== 'type' && key !== 'text') return false;
+  }
+  return true;
+}
+
+/**
+ * The result schema the executor hands to the SDK's `request` for `tools/call`.
+ *
+ * @remarks
+ * Accepts and returns exactly what `CallToolResultSchema` does (a test holds the two to the same
+ * answers over a corpus of valid and invalid results), but a plain result
+ * ({@link isPlainCallToolResult}) is returned as it arrived instead of being rebuilt by zod: that
+ * parse costs ~0.1 µs for a text result and ~0.4 µs with `structuredContent`, a few per cent of a
+ * whole in-memory call. Every other result goes through the SDK's schema, whose error (a
+ * `ZodError`) becomes the executor's PROTOCOL error.
+ *
+ * The SDK accepts any schema with a zod-3-style `safeParse` (it supports zod 3 and 4), which is
+ * what this is.
+ */
+export const callToolResultSchema = {
+  safeParse(data: unknown): SafeParse {
+    if (isPlainCallToolResult(data)) return { success: true, data: data as SafeParse['data'] } as SafeParse;
+    return CallToolResultSchema.safeParse(data);
+  },
+} as unknown as typeof CallToolResultSchema;
