@@ -27,6 +27,10 @@
  * over the calls in a block. Over stdio the raw client and the executor come in three pairs of
  * server processes, which successive groups take in turn (ratios within a pair), so that no one
  * process's speed decides the figure.
+ * The raw client is the SDK as its users call it: it rebuilds every result through zod's
+ * `CallToolResultSchema` (~0.1 µs for a text result, ~0.4 µs with `structuredContent`); the
+ * executor accepts a plain result with a direct check that gives the same verdict
+ * (`src/mcp/call-result.ts`, ~20–30 ns), which is why the executor alone can read below 1.
  * The runner is also compared with the executor it calls: they share the connection and the server
  * process, so that ratio is free of the differences between server processes (which the control
  * shows can reach tens of per cent over stdio) and is the run layer's own cost.
@@ -37,10 +41,7 @@
  * Run: `npm run bench -- mcp` (or `node --import tsx bench/mcp.bench.ts [--json]`);
  * `MCP_BENCH_TRANSPORT=in-memory` (or `stdio`) runs only the transports whose label starts so.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { delimiter, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -50,20 +51,12 @@ import { createToolIndex } from '../src/discovery/index.js';
 import { type McpServerConfig, type SdkMcpExecutor, createMcpExecutor } from '../src/mcp/index.js';
 import { type CallToolResult, type McpExecutor, type Runner, createRunner, normalizeMcpResult } from '../src/run/index.js';
 import { createFixtureServer } from '../test/fixtures/mcp/fixture-server.mjs';
+import { bootstrapCi, findExecutable, median, pairedRatios, pinToCpu0, round, timeGroups } from './paired.js';
 
 const asJson = process.argv.slice(2).includes('--json');
-const PINNED_ENV = 'TOOLEXEC_BENCH_PINNED';
-const taskset = findExecutable('taskset');
-
-// Pin the whole bench (and so every server it spawns) to CPU 0: re-run this script under taskset.
-if (process.env[PINNED_ENV] === undefined && taskset !== undefined) {
-  const run = spawnSync(taskset, ['-c', '0', process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
-    stdio: 'inherit',
-    env: { ...process.env, [PINNED_ENV]: '0' },
-  });
-  process.exit(run.status ?? 1);
-}
-const pinned = process.env[PINNED_ENV] !== undefined;
+// Pin the whole bench (and so every server it spawns) to CPU 0.
+const pinned = pinToCpu0();
+const taskset = pinned ? findExecutable('taskset') : undefined;
 
 const STDIO_SERVER = new URL('../test/fixtures/mcp/stdio-server.mjs', import.meta.url).pathname;
 const BURST = 100;
@@ -200,7 +193,7 @@ for (const setup of setups) {
       const times = await timeGroups(blocks, groups, Math.max(20, groups / 10), usePair);
       const figures = {} as Record<PathName, PathFigures>;
       for (const path of PATHS) {
-        const ratios = times[path].map((t, i) => t / (times.raw[i] ?? NaN));
+        const ratios = pairedRatios(times[path], times.raw);
         figures[path] = { usPerCall: round((median(times[path]) * 1e3) / perBlock), ratio: round(median(ratios), 3), ratioCi95: bootstrapCi(ratios) };
       }
       rows.push({
@@ -208,8 +201,8 @@ for (const setup of setups) {
         tool,
         mode,
         paths: figures,
-        executorProgressVsRawToken: round(median(times['executor+progress'].map((t, i) => t / (times['raw+token'][i] ?? NaN))), 3),
-        runnerVsExecutor: round(median(times.runner.map((t, i) => t / (times.executor[i] ?? NaN))), 3),
+        executorProgressVsRawToken: round(median(pairedRatios(times['executor+progress'], times['raw+token'])), 3),
+        runnerVsExecutor: round(median(pairedRatios(times.runner, times.executor)), 3),
         runnerCallsPerSecond: Math.round(1e6 / figures.runner.usPerCall),
       });
     }
@@ -280,60 +273,6 @@ if (asJson) {
   );
 }
 
-/**
- * Times `groups` groups of blocks: `beforeGroup` prepares each (picks its process pair), then the
- * group runs every block once (one tinybench task run each), in a shuffled order, so each block pays for its neighbours' garbage as often as any other;
- * `warmup` groups run first and are not kept. (A full GC before each group was tried: it slowed
- * every path by a third and widened the intervals, as the heap then regrows during the blocks.)
- */
-async function timeGroups<K extends string>(
-  blocks: Record<K, () => Promise<void>>,
-  groups: number,
-  warmup: number,
-  beforeGroup: (group: number) => void,
-): Promise<Record<K, number[]>> {
-  const names = Object.keys(blocks) as K[];
-  const times = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
-  for (let g = -Math.round(warmup); g < groups; g++) {
-    beforeGroup(g);
-    const bench = new Bench({ iterations: 1, time: 0, warmup: false });
-    for (const name of shuffled(names)) bench.add(name, blocks[name]);
-    await bench.run();
-    if (g < 0) continue;
-    for (const name of names) {
-      const result = bench.getTask(name)?.result;
-      if (result === undefined || !('latency' in result)) throw new Error(`no result for ${name}`);
-      times[name].push(result.latency.mean);
-    }
-  }
-  return times;
-}
-
-function shuffled<T>(items: readonly T[]): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [out[i], out[j]] = [out[j] as T, out[i] as T];
-  }
-  return out;
-}
-
-/** A bootstrap 95% interval of the median of `values` (1,000 resamples). */
-function bootstrapCi(values: number[]): [number, number] {
-  const medians: number[] = [];
-  for (let b = 0; b < 1_000; b++) medians.push(median(Array.from(values, () => values[Math.floor(Math.random() * values.length)] ?? NaN)));
-  medians.sort((a, b) => a - b);
-  return [round(medians[25] ?? NaN, 3), round(medians[974] ?? NaN, 3)];
-}
-
-/** The absolute path of `name` on PATH, if it is there. */
-function findExecutable(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    if (dir !== '' && existsSync(join(dir, name))) return join(dir, name);
-  }
-  return undefined;
-}
-
 async function runnerOwnShare(): Promise<{ directNs: number; runnerNs: number; extraNs: number }> {
   const index = createToolIndex();
   index.registerToolsFromMcp('fx', [{ name: 'echo', description: 'Echoes', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }]);
@@ -367,15 +306,4 @@ async function runnerOwnShare(): Promise<{ directNs: number; runnerNs: number; e
   const directNs = round(median(direct), 0);
   const runnerNs = round(median(viaRunner), 0);
   return { directNs, runnerNs, extraNs: runnerNs - directNs };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? NaN) : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
-}
-
-function round(value: number, digits = 2): number {
-  const f = 10 ** digits;
-  return Math.round(value * f) / f;
 }
