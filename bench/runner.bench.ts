@@ -12,19 +12,22 @@
  * instead keeps the checks `forTool` binds with its cached resolution) instead of raw Ajv, and the
  * direct call without any promise.
  *
- * Every task runs a batch of sequential awaited calls so that the harness's per-iteration timing
- * does not dominate; calls/s is batch size × batches/s. The whole bench runs in 7 short rounds and
- * reports medians (ratios are medians of per-round ratios), so one noisy round does not decide.
+ * Every path runs in blocks of 1,000 sequential awaited calls, timed as paired groups
+ * (`bench/paired.ts`): every path once per group in a shuffled order, 400 groups, pinned to CPU 0
+ * when `taskset` is there; a ratio is the median of the per-group ratios (with a bootstrap 95%
+ * interval for the target's). (Seven rounds of tinybench's own timing, used before, read 1.38–1.56
+ * for the same code.)
  *
- * Run: `node --import tsx bench/runner.bench.ts [--json]`
+ * Run: `npm run bench -- runner` (or `node --import tsx bench/runner.bench.ts [--json]`)
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { Bench } from 'tinybench';
 import { createToolIndex } from '../src/discovery/index.js';
 import { createSchemaValidator, localBackend, type Tool } from '../src/model/index.js';
 import { createRunner, type ChainStep, type LocalHandler } from '../src/run/index.js';
+import { bootstrapCi, median, pairedRatios, pinToCpu0, round, timeGroups } from './paired.js';
 
 const asJson = process.argv.slice(2).includes('--json');
+const pinned = pinToCpu0();
 const BATCH = 1_000;
 const CHAIN_LENGTH = 10;
 
@@ -88,69 +91,37 @@ if (((await direct(args)) as { echoed?: unknown }).echoed !== 'hello') throw new
 const chained = await runner.runChain(chain);
 if (chained.steps.length !== CHAIN_LENGTH) throw new Error('chain gave a wrong result');
 
-const TASKS = {
-  direct: 'direct: handler + raw Ajv (async fn)',
-  directSync: 'direct: handler + raw Ajv (sync, no promise)',
-  directModel: 'direct: handler + model SchemaValidator (async fn)',
-  run: 'runner.run (validate in + out)',
-  tenRuns: `${CHAIN_LENGTH} × runner.run`,
-  chain: `runChain (${CHAIN_LENGTH} steps)`,
-} as const;
+const BLOCKS = {
+  direct: async () => {
+    for (let i = 0; i < BATCH; i++) await direct(args);
+  },
+  // Not awaited per call: there is no promise to wait for (async only for the harness).
+  directSync: async () => {
+    for (let i = 0; i < BATCH; i++) directSync(args);
+  },
+  directModel: async () => {
+    for (let i = 0; i < BATCH; i++) await directModel(args);
+  },
+  run: async () => {
+    for (let i = 0; i < BATCH; i++) await runner.run('bench:echo', args);
+  },
+  tenRuns: async () => {
+    for (let b = 0; b < BATCH / CHAIN_LENGTH; b++) {
+      for (const step of chain) await runner.run(step.toolId, step.args);
+    }
+  },
+  chain: async () => {
+    for (let b = 0; b < BATCH / CHAIN_LENGTH; b++) await runner.runChain(chain);
+  },
+};
+type Task = keyof typeof BLOCKS;
 
-function makeBench(): Bench {
-  const bench = new Bench({ time: 300, warmupTime: 100 });
-  bench
-    .add(TASKS.direct, async () => {
-      for (let i = 0; i < BATCH; i++) await direct(args);
-    })
-    .add(TASKS.directSync, () => {
-      for (let i = 0; i < BATCH; i++) directSync(args);
-    })
-    .add(TASKS.directModel, async () => {
-      for (let i = 0; i < BATCH; i++) await directModel(args);
-    })
-    .add(TASKS.run, async () => {
-      for (let i = 0; i < BATCH; i++) await runner.run('bench:echo', args);
-    })
-    .add(TASKS.tenRuns, async () => {
-      for (let b = 0; b < BATCH / CHAIN_LENGTH; b++) {
-        for (const step of chain) await runner.run(step.toolId, step.args);
-      }
-    })
-    .add(TASKS.chain, async () => {
-      for (let b = 0; b < BATCH / CHAIN_LENGTH; b++) await runner.runChain(chain);
-    });
-  return bench;
-}
-
-/** ns per call of each task in one round. */
-function nsPerCall(bench: Bench): Record<keyof typeof TASKS, number> {
-  const out = {} as Record<keyof typeof TASKS, number>;
-  for (const [key, name] of Object.entries(TASKS) as Array<[keyof typeof TASKS, string]>) {
-    const result = bench.getTask(name)?.result;
-    if (result?.state !== 'completed') throw new Error(`${name}: ${result?.state ?? 'no result'}`);
-    out[key] = (result.latency.mean * 1e6) / BATCH;
-  }
-  return out;
-}
-
-// Several short rounds, tasks interleaved, medians reported: a busy machine skews one round, not all.
-const ROUNDS = 7;
-const rounds: Array<Record<keyof typeof TASKS, number>> = [];
-for (let round = 0; round < ROUNDS; round++) {
-  const bench = makeBench();
-  await bench.run();
-  rounds.push(nsPerCall(bench));
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
-
-const pick = (key: keyof typeof TASKS): number => median(rounds.map((r) => r[key]));
-const ratio = (a: keyof typeof TASKS, b: keyof typeof TASKS): number => median(rounds.map((r) => r[a] / r[b]));
+// Every path once per group, in a shuffled order, 400 groups; ratios are medians of per-group ratios.
+const GROUPS = 400;
+const times = await timeGroups(BLOCKS, GROUPS, 40);
+const pick = (key: Task): number => (median(times[key]) * 1e6) / BATCH;
+const ratio = (a: Task, b: Task): number => median(pairedRatios(times[a], times[b]));
+const ci = (a: Task, b: Task): [number, number] => bootstrapCi(pairedRatios(times[a], times[b]));
 
 const directNs = pick('direct');
 const directSyncNs = pick('directSync');
@@ -162,8 +133,9 @@ const runVsDirect = ratio('run', 'direct');
 const chainVsRuns = ratio('chain', 'tenRuns');
 
 const figures = {
+  pinned,
   batch: BATCH,
-  rounds: ROUNDS,
+  groups: GROUPS,
   nsPerCall: {
     direct: round(directNs),
     directSync: round(directSyncNs),
@@ -173,10 +145,11 @@ const figures = {
     runStepInChain: round(chainNs),
   },
   runCallsPerSecond: Math.round(1e9 / runNs),
-  runVsDirect: round(runVsDirect),
+  runVsDirect: round(runVsDirect, 3),
+  runVsDirectCi95: ci('run', 'direct'),
   runVsDirectSync: round(ratio('run', 'directSync')),
   runVsDirectModelValidator: round(ratio('run', 'directModel')),
-  chainStepVsRun: round(chainVsRuns),
+  chainStepVsRun: round(chainVsRuns, 3),
   targets: {
     runVsDirect: '<= 1.5',
     runCallsPerSecond: '>= 300000',
@@ -189,14 +162,12 @@ const figures = {
   },
 };
 
-function round(value: number): number {
-  return Math.round(value * 100) / 100;
-}
-
 if (asJson) {
   console.log(JSON.stringify(figures, null, 2));
 } else {
-  console.log(`\nRunner hot path (ns per call, median of ${ROUNDS} rounds, batches of ${BATCH} sequential awaited calls)`);
+  console.log(
+    `\nRunner hot path (ns per call; blocks of ${BATCH} sequential awaited calls, every path once per group in a shuffled order, ${GROUPS} groups${pinned ? ', pinned to CPU 0' : ''})`,
+  );
   console.table({
     'direct handler + raw Ajv (async fn)': { 'ns/call': round(directNs), 'calls/s': Math.round(1e9 / directNs) },
     'direct handler + raw Ajv (sync)': { 'ns/call': round(directSyncNs), 'calls/s': Math.round(1e9 / directSyncNs) },
@@ -206,7 +177,7 @@ if (asJson) {
     [`step of runChain (${CHAIN_LENGTH} steps)`]: { 'ns/call': round(chainNs), 'calls/s': Math.round(1e9 / chainNs) },
   });
   console.table({
-    'run / direct (async)': { ratio: figures.runVsDirect, target: '<= 1.5', pass: figures.pass.runVsDirect },
+    'run / direct (async)': { ratio: figures.runVsDirect, target: '<= 1.5', pass: figures.pass.runVsDirect, '95% CI': figures.runVsDirectCi95.join('–') },
     'run / direct (sync)': { ratio: figures.runVsDirectSync, target: '(info)', pass: '' },
     'run / direct with model validator': { ratio: figures.runVsDirectModelValidator, target: '(info)', pass: '' },
     'run calls/s': { ratio: figures.runCallsPerSecond, target: '>= 300000', pass: figures.pass.runCallsPerSecond },
