@@ -7,20 +7,24 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 type SafeParse = ReturnType<typeof CallToolResultSchema.safeParse>;
 
 /**
- * True for a result the SDK's schema accepts and gives back equal: text blocks of exactly
- * `type` and `text`, an optional plain `structuredContent` object, an optional boolean `isError`,
- * no `_meta`. Anything else (images, resources, annotations, `_meta`, extra keys on a block, a
- * missing `content`, an own `"__proto__"` key) is left to the full schema, which also reports
+ * True for a result the SDK's schema accepts and gives back equal: `content` of text blocks of
+ * exactly `type` and `text`, an optional plain `structuredContent` object, an optional boolean
+ * `isError`, and no other key. Anything else (images, resources, annotations, `_meta`, extra keys,
+ * a missing `content`, an own `"__proto__"` key) is left to the full schema, which also reports
  * what is wrong.
  */
 export function isPlainCallToolResult(value: unknown): boolean {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const result = value as Record<string, unknown>;
-  if (result._meta !== undefined || Object.hasOwn(result, '__proto__')) return false;
+  // Only the three keys of a plain result: `_meta`, other keys and an own `"__proto__"` (which
+  // JSON.parse makes and zod drops) are left to the schema.
+  for (const key in result) {
+    if (key !== 'content' && key !== 'structuredContent' && key !== 'isError') return false;
+  }
   const isError = result.isError;
   if (isError !== undefined && typeof isError !== 'boolean') return false;
   const structured = result.structuredContent;
-  if (structured !== undefined && !isJsonObject(structured)) return false;
+  if (structured !== undefined && !isPlainRecord(structured)) return false;
   const content = result.content;
   if (!Array.isArray(content)) return false;
   for (const block of content as unknown[]) {
@@ -29,11 +33,15 @@ export function isPlainCallToolResult(value: unknown): boolean {
   return true;
 }
 
-function isJsonObject(value: unknown): boolean {
+/** A plain object without an own `"__proto__"` key (zod's record drops that key). */
+function isPlainRecord(value: unknown): boolean {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const proto: unknown = Object.getPrototypeOf(value);
-  // JSON.parse makes `"__proto__"` an own key; zod drops it, so such an object is left to zod.
-  return (proto === Object.prototype || proto === null) && !Object.hasOwn(value, '__proto__');
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const key in value) {
+    if (key === '__proto__') return false;
+  }
+  return true;
 }
 
 function isPlainTextBlock(block: unknown): boolean {

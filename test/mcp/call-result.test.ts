@@ -165,6 +165,8 @@ describe('results from a server, through the executor and the runner', () => {
     image: { content: [{ type: 'image', data: PNG_1PX, mimeType: 'image/png' }, { type: 'text', text: 'a dot' }] },
     broken: { content: [{ type: 'text', text: 42 }] },
     badStructured: { content: [], structuredContent: ['not', 'an', 'object'] },
+    // What JSON.parse makes of a server's `{"__proto__": …}`: an own key, a pollution risk for naive merges.
+    polluting: JSON.parse('{"content":[],"structuredContent":{"__proto__":{"isAdmin":true},"ok":1}}') as Record<string, unknown>,
   };
 
   function scripted(): SdkMcpExecutor {
@@ -177,6 +179,15 @@ describe('results from a server, through the executor and the runner', () => {
     const ex = scripted();
     expect(await ex.callTool('odd', { name: 'plain' })).toEqual(answers.plain);
     expect(await ex.callTool('odd', { name: 'image' })).toEqual(answers.image);
+  });
+
+  it('drops an own "__proto__" key from structuredContent, as the SDK schema does', async () => {
+    const result = await scripted().callTool('odd', { name: 'polluting' });
+    const structured = result.structuredContent as Record<string, unknown>;
+    expect(Object.hasOwn(structured, '__proto__')).toBe(false);
+    expect(Object.getPrototypeOf(structured)).toBe(Object.prototype);
+    expect(structured).toEqual({ ok: 1 });
+    expect(({} as { isAdmin?: unknown }).isAdmin).toBeUndefined();
   });
 
   it('rejects an invalid result with PROTOCOL naming the server and the tool, the SDK error as cause', async () => {
