@@ -30,7 +30,7 @@
  * The raw client is the SDK as its users call it: it rebuilds every result through zod's
  * `CallToolResultSchema` (~0.1 µs for a text result, ~0.4 µs with `structuredContent`); the
  * executor accepts a plain result with a direct check that gives the same verdict
- * (`src/mcp/call-result.ts`, ~20–30 ns), which is why the executor alone can read below 1.
+ * (`src/mcp/call-result.ts`, ~25–40 ns), which is why the executor alone can read below 1.
  * The runner is also compared with the executor it calls: they share the connection and the server
  * process, so that ratio is free of the differences between server processes (which the control
  * shows can reach tens of per cent over stdio) and is the run layer's own cost.
