@@ -18,6 +18,7 @@ import { Bench } from 'tinybench';
 import { createWasmBackend } from '../src/runtime/backends/wasm/index.js';
 import { createDirectGateway } from '../src/runtime/index.js';
 import { createContractFixture } from '../src/testing/gateway-contract.js';
+import { median } from './paired.js';
 
 const asJson = process.argv.slice(2).includes('--json');
 const CALLS = 100;
@@ -97,11 +98,6 @@ const rounds: Round[] = [];
 for (let i = 0; i < ROUNDS; i++) rounds.push(await round());
 await backend.close();
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
 
 const pick = (key: keyof Round): number => median(rounds.map((r) => r[key]));
 const r3 = (value: number): number => Math.round(value * 1000) / 1000;

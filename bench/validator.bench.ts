@@ -21,6 +21,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Bench } from 'tinybench';
 import { createSchemaValidator, type Tool } from '../src/model/index.js';
+import { median } from './paired.js';
 
 const ROUNDS = 5;
 const json = process.argv.includes('--json');
@@ -194,11 +195,6 @@ for (let round = 0; round < ROUNDS; round++) {
 
 const interleavedAfter = interleavedNsPerCall(3000);
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
 
 const us = (name: string): number => median(samples.get(name) ?? [Number.NaN]);
 const minUs = (name: string): number => fastest.get(name) ?? Number.NaN;
