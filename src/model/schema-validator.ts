@@ -16,7 +16,7 @@ import {
   schemaKey,
   type SchemaDocument,
 } from './schema-source.js';
-import type { ContractViolation, SchemaValidator, SchemaValidatorOptions, ToolSchemaChecks } from './schema.js';
+import { SCHEMA_TESTS, type ContractViolation, type SchemaTest, type SchemaValidator, type SchemaValidatorOptions, type TestedSchemaChecks, type ToolSchemaChecks } from './schema.js';
 import type { Tool } from './tool.js';
 import { summarizeViolations, toViolations } from './violations.js';
 
@@ -72,6 +72,16 @@ const SCHEMA_CONTEXT: SchemaContext = { slot: 'schema' };
 const EMPTY_ARGS: Readonly<Record<string, never>> = Object.freeze({});
 
 function noCheck(): void {}
+
+/** True for a tool (an object) without an output schema: its output check passes everything. */
+function hasNoOutputSchema(tool: Tool): boolean {
+  return tool !== null && typeof tool === 'object' && (tool.outputSchema === undefined || tool.outputSchema === null);
+}
+
+/** The compiled test behind a check ({@link SCHEMA_TESTS}): Ajv's fast function and its context. */
+function schemaTest(compiled: CompiledSchema | undefined): SchemaTest | undefined {
+  return compiled === undefined ? undefined : { test: compiled.validate as SchemaTest['test'], context: compiled.context };
+}
 
 interface ResolvedOptions {
   formats: 'annotate' | 'assert';
@@ -239,14 +249,20 @@ export class JsonSchemaValidator implements SchemaValidator {
    * compile (or a missing input schema) fails when its check is called, as those methods do.
    */
   forTool(tool: Tool): ToolSchemaChecks {
-    return { validateInput: this.#boundInput(tool), validateOutput: this.#boundOutput(tool) };
+    const input = this.#compiledOrUndefined(tool, 'inputSchema');
+    const output = hasNoOutputSchema(tool) ? undefined : this.#compiledOrUndefined(tool, 'outputSchema');
+    const checks: TestedSchemaChecks = {
+      validateInput: this.#boundInput(tool, input),
+      validateOutput: this.#boundOutput(tool, output),
+      [SCHEMA_TESTS]: { input: schemaTest(input), output: schemaTest(output) },
+    };
+    return checks;
   }
 
   // The two bound checks are separate function literals on purpose: each then has its own call
   // site into Ajv, which V8 can inline (Ajv's functions allocate their default options otherwise).
 
-  #boundInput(tool: Tool): (args: unknown) => void {
-    const compiled = this.#compiledOrUndefined(tool, 'inputSchema');
+  #boundInput(tool: Tool, compiled: CompiledSchema | undefined): (args: unknown) => void {
     if (compiled === undefined) return (args) => this.validateInput(tool, args);
     const context: SchemaContext = { tool: toolName(tool), slot: 'inputSchema' };
     return (args) => {
@@ -261,9 +277,8 @@ export class JsonSchemaValidator implements SchemaValidator {
     };
   }
 
-  #boundOutput(tool: Tool): (value: unknown) => void {
-    if (tool !== null && typeof tool === 'object' && (tool.outputSchema === undefined || tool.outputSchema === null)) return noCheck;
-    const compiled = this.#compiledOrUndefined(tool, 'outputSchema');
+  #boundOutput(tool: Tool, compiled: CompiledSchema | undefined): (value: unknown) => void {
+    if (hasNoOutputSchema(tool)) return noCheck;
     if (compiled === undefined) return (value) => this.validateOutput(tool, value);
     const context: SchemaContext = { tool: toolName(tool), slot: 'outputSchema' };
     return (value) => {

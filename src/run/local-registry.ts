@@ -95,6 +95,11 @@ class RecordRegistry implements LocalRegistry {
   get(name: string): LocalHandler | undefined {
     const value = this.#record[name];
     if (value === this.#last && value !== undefined && name === this.#lastName) return value;
+    return this.#own(name, value);
+  }
+
+  /** `value` (read as `record[name]`) when it is the record's own property, remembered when it is a function. */
+  #own(name: string, value: LocalHandler | undefined): LocalHandler | undefined {
     if (!Object.hasOwn(this.#record, name)) return undefined;
     if (typeof value === 'function') {
       this.#lastName = name;

@@ -1,4 +1,16 @@
-import { ToolexecError, errorMessage, type ErrorCode, type SchemaValidator, type Tool, type ToolBackend, type ToolSchemaChecks } from '../model/index.js';
+import {
+  SCHEMA_TESTS,
+  ToolexecError,
+  errorMessage,
+  type ErrorCode,
+  type SchemaTest,
+  type SchemaTests,
+  type SchemaValidator,
+  type TestedSchemaChecks,
+  type Tool,
+  type ToolBackend,
+  type ToolSchemaChecks,
+} from '../model/index.js';
 import { defaultBackendSelector } from '../discovery/index.js';
 import { ABORTED, noop, type CallSignal } from './call-signal.js';
 import { ToolError, abortToolError, asRunFailure, type ToolErrorInit, type ToolErrorOp } from './errors.js';
@@ -29,6 +41,14 @@ export interface Resolved {
   selected: ToolBackend | undefined;
   /** The validator's checks bound to this tool's schemas, made on first use. */
   checks: ToolSchemaChecks | undefined;
+  /** The compiled test behind `checks.validateInput`, when the validator gives one ({@link SCHEMA_TESTS}). */
+  inputTest: SchemaTest['test'] | undefined;
+  /** Its second argument. */
+  inputContext: unknown;
+  /** The compiled test behind `checks.validateOutput`, when the validator gives one. */
+  outputTest: SchemaTest['test'] | undefined;
+  /** Its second argument. */
+  outputContext: unknown;
   /** The handler name of {@link Resolved.selected} when it is a local backend with a string name. */
   localName: string | undefined;
 }
@@ -128,13 +148,26 @@ export class Pipeline {
       const hit = this.#cached(toolId);
       const backend = hit === undefined ? undefined : hit.selected;
       if (hit === undefined || backend === undefined || backend.kind !== 'local') return settleNow(this.run(toolId, args, undefined, undefined));
-      // #checkInput, #handler, #runLocal and #checkOutput written out on purpose: calling them here
-      // measured 0.1–0.15× slower (`npm run bench -- runner`), since V8 then stops inlining Ajv.
+      // #checkInput, #handler, #runLocal and #checkOutput written out on purpose (the schema tests
+      // too): calling them here measured 0.1–0.15× slower (`npm run bench -- runner`), since each
+      // helper takes from V8's inlining budget and the compiled schema code then stays a call.
       if (this.#validateInput) {
-        try {
-          (hit.checks ?? this.#checks(hit)).validateInput(args);
-        } catch (err) {
-          throw schemaToolError('VALIDATION', 'validate_input', 'validation error', toolId, backend, err);
+        const checks = hit.checks ?? this.#checks(hit);
+        const test = hit.inputTest;
+        let passed = false;
+        if (test !== undefined) {
+          try {
+            passed = test(args, hit.inputContext as never) === true;
+          } catch {
+            // The check below gives the verdict and the error.
+          }
+        }
+        if (!passed) {
+          try {
+            checks.validateInput(args);
+          } catch (err) {
+            throw schemaToolError('VALIDATION', 'validate_input', 'validation error', toolId, backend, err);
+          }
         }
       }
       const registry = this.#local;
@@ -156,10 +189,22 @@ export class Pipeline {
       if (isPromiseLike(out)) return this.#awaitLocal(out, toolId, hit, backend, undefined);
       if (isAsyncIterable(out)) return this.#drainLocal(out, toolId, hit, backend, undefined);
       if (this.#validateOutput !== 'off') {
-        try {
-          (hit.checks ?? this.#checks(hit)).validateOutput(out);
-        } catch (err) {
-          this.#outputFailure(toolId, backend, err);
+        const checks = hit.checks ?? this.#checks(hit);
+        const test = hit.outputTest;
+        let passed = false;
+        if (test !== undefined && out !== undefined) {
+          try {
+            passed = test(out, hit.outputContext as never) === true;
+          } catch {
+            // The check below gives the verdict and the error.
+          }
+        }
+        if (!passed) {
+          try {
+            checks.validateOutput(out);
+          } catch (err) {
+            this.#outputFailure(toolId, backend, err);
+          }
         }
       }
       return Promise.resolve({ tool: hit.tool, backend, structured: out });
@@ -178,10 +223,17 @@ export class Pipeline {
     return { tool: resolved.tool, backend };
   }
 
-  /** A remembered index resolution of `toolId`, if the index has not changed since. */
+  /**
+   * A remembered index resolution of `toolId`, if the index has not changed since. The last hit
+   * is checked here and the Map in {@link Pipeline.#cachedInMap}: a small function, for V8 to inline.
+   */
   #cached(toolId: string): Resolved | undefined {
+    if (this.#versioned && toolId === this.#lastId && (this.#index as { version: number }).version === this.#cacheVersion) return this.#last;
+    return this.#cachedInMap(toolId);
+  }
+
+  #cachedInMap(toolId: string): Resolved | undefined {
     if (!this.#versioned || (this.#index as { version: number }).version !== this.#cacheVersion) return undefined;
-    if (toolId === this.#lastId) return this.#last;
     const hit = this.#cache.get(toolId);
     if (hit !== undefined) {
       this.#lastId = toolId;
@@ -264,6 +316,10 @@ export class Pipeline {
           backends: Object.freeze(backends !== undefined && backends.length > 0 ? backends : [found.backend]) as ToolBackend[],
           selected: undefined,
           checks: undefined,
+          inputTest: undefined,
+          inputContext: undefined,
+          outputTest: undefined,
+          outputContext: undefined,
           localName: undefined,
         };
         // Only an index lookup is cached: the index's version says when it goes stale.
@@ -351,16 +407,23 @@ export class Pipeline {
   }
 
   #checkInput(toolId: string, resolved: Resolved, backend: ToolBackend, args: Record<string, unknown>): void {
+    const checks = resolved.checks ?? this.#checks(resolved);
+    if (inputPasses(resolved.inputTest, args, resolved.inputContext)) return;
     try {
-      (resolved.checks ?? this.#checks(resolved)).validateInput(args);
+      checks.validateInput(args);
     } catch (err) {
       throw schemaToolError('VALIDATION', 'validate_input', 'validation error', toolId, backend, err);
     }
   }
 
-  /** The bound schema checks of a resolution, made on first use and kept with it. */
+  /** The bound schema checks of a resolution (and their compiled tests), made on first use and kept with it. */
   #checks(resolved: Resolved): ToolSchemaChecks {
     const checks = boundChecks(this.#validator, resolved.tool);
+    const tests = schemaTestsOf(checks);
+    resolved.inputTest = tests.input?.test;
+    resolved.inputContext = tests.input?.context;
+    resolved.outputTest = tests.output?.test;
+    resolved.outputContext = tests.output?.context;
     resolved.checks = checks;
     return checks;
   }
@@ -595,8 +658,10 @@ export class Pipeline {
 
   #checkOutput(toolId: string, resolved: Resolved, backend: ToolBackend, structured: unknown): void {
     if (this.#validateOutput === 'off') return;
+    const checks = resolved.checks ?? this.#checks(resolved);
+    if (outputPasses(resolved.outputTest, structured, resolved.outputContext)) return;
     try {
-      (resolved.checks ?? this.#checks(resolved)).validateOutput(structured);
+      checks.validateOutput(structured);
     } catch (err) {
       this.#outputFailure(toolId, backend, err);
     }
@@ -650,6 +715,54 @@ function boundChecks(validator: SchemaValidator, tool: Tool): ToolSchemaChecks {
     validateInput: (args) => validator.validateInput(tool, args),
     validateOutput: (value) => validator.validateOutput(tool, value),
   };
+}
+
+const NO_TESTS: SchemaTests = Object.freeze({ input: undefined, output: undefined });
+
+/** The compiled tests of a validator's checks ({@link SCHEMA_TESTS}), each kept only when its test is a function. */
+function schemaTestsOf(checks: ToolSchemaChecks): SchemaTests {
+  let tests: Partial<SchemaTests> | undefined;
+  try {
+    tests = (checks as Partial<TestedSchemaChecks>)[SCHEMA_TESTS];
+    if (tests === null || typeof tests !== 'object') return NO_TESTS;
+    return { input: usableTest(tests.input), output: usableTest(tests.output) };
+  } catch {
+    // A checks object whose tests cannot be read is used through its checks only.
+    return NO_TESTS;
+  }
+}
+
+function usableTest(test: SchemaTest | undefined): SchemaTest | undefined {
+  if (test === null || typeof test !== 'object' || typeof test.test !== 'function') return undefined;
+  return { test: test.test, context: test.context };
+}
+
+// The two tests below are the same on purpose: each has its own call site into the compiled
+// schema code, which V8 then inlines (one shared site sees both schemas and inlines neither).
+
+/**
+ * True when a tool's compiled input test says yes to `args`; false means "ask the check". An
+ * `undefined` value is never tested: the checks give it a meaning of their own.
+ */
+function inputPasses(test: SchemaTest['test'] | undefined, args: unknown, context: unknown): boolean {
+  if (test === undefined || args === undefined) return false;
+  try {
+    return test(args, context as never) === true;
+  } catch {
+    // The check gives the verdict and the error.
+    return false;
+  }
+}
+
+/** As {@link inputPasses}, for a result and the output test. */
+function outputPasses(test: SchemaTest['test'] | undefined, value: unknown, context: unknown): boolean {
+  if (test === undefined || value === undefined) return false;
+  try {
+    return test(value, context as never) === true;
+  } catch {
+    // The check gives the verdict and the error.
+    return false;
+  }
 }
 
 /** Awaits dispatch work, racing the call's signal; maps failures to ToolErrors. */
@@ -717,7 +830,17 @@ function resolveFailure(toolId: string, fallback: ErrorCode, what: string, err: 
 
 function resolvedOrThrow(toolId: string, tool: Tool, backends: ToolBackend[] | undefined): Resolved {
   if (!Array.isArray(backends) || backends.length === 0) throw noBackends(toolId);
-  return { tool, backends, selected: undefined, checks: undefined, localName: undefined };
+  return {
+    tool,
+    backends,
+    selected: undefined,
+    checks: undefined,
+    inputTest: undefined,
+    inputContext: undefined,
+    outputTest: undefined,
+    outputContext: undefined,
+    localName: undefined,
+  };
 }
 
 /** A configuration problem found at dispatch: EXECUTION with the Go message and no cause. */

@@ -8,7 +8,15 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SchemaValidationError, ToolexecError, createSchemaValidator, type SchemaValidator } from '../../src/model/index.js';
+import {
+  SCHEMA_TESTS,
+  SchemaValidationError,
+  ToolexecError,
+  createSchemaValidator,
+  type SchemaValidator,
+  type TestedSchemaChecks,
+  type Tool,
+} from '../../src/model/index.js';
 import { SchemaCompiler, type CompiledSchema } from '../../src/model/schema-compiler.js';
 import { canonicalizeSchema, copySchemaDocument } from '../../src/model/schema-source.js';
 import { KNOWN_FAILURES } from './json-schema-test-suite.known-failures.js';
@@ -192,5 +200,54 @@ describe('JSON Schema Test Suite', () => {
     }
     expect(disagreements).toEqual([]);
     expect(compared).toBeGreaterThan(3500);
+  });
+
+  it("forTool's compiled tests (what the runner runs first) say yes exactly when the checks pass, on every case", () => {
+    const byValidator = { annotate: new Map<unknown, TestedSchemaChecks>(), assert: new Map<unknown, TestedSchemaChecks>() };
+    let compared = 0;
+    const disagreements: string[] = [];
+    for (const { draft, path } of files) {
+      for (const testCase of loadCases(draft, path)) {
+        const cache = byValidator[testCase.formats];
+        let checks = cache.get(testCase.schema);
+        if (checks === undefined) {
+          const probe = { name: 'probe', inputSchema: testCase.schema, outputSchema: testCase.schema } as Tool;
+          checks = validators[testCase.formats].forTool?.(probe) as TestedSchemaChecks;
+          cache.set(testCase.schema, checks);
+        }
+        const { input, output } = checks[SCHEMA_TESTS];
+        const slots = [
+          ['input', input, () => checks.validateInput(testCase.data)],
+          ['output', output, () => checks.validateOutput(testCase.data)],
+        ] as const;
+        for (const [slot, test, check] of slots) {
+          let passes: boolean;
+          try {
+            check();
+            passes = true;
+          } catch (err) {
+            // A schema that does not compile has no test; its check fails with INVALID_SCHEMA.
+            if (test === undefined && ToolexecError.isInstance(err) && err.code === 'INVALID_SCHEMA') continue;
+            passes = false;
+          }
+          if (test === undefined) {
+            disagreements.push(`${testCase.id}: no ${slot} test`);
+            continue;
+          }
+          let yes: boolean;
+          try {
+            yes = test.test(testCase.data, test.context as never) === true;
+          } catch {
+            yes = false; // a throw says nothing (the check reports it as a failure)
+          }
+          if (yes !== passes) {
+            disagreements.push(`${testCase.id}: the ${slot} test says ${String(!passes)}`);
+          }
+          compared++;
+        }
+      }
+    }
+    expect(disagreements).toEqual([]);
+    expect(compared).toBeGreaterThan(7000);
   });
 });
