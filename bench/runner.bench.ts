@@ -16,7 +16,7 @@
  * (`bench/paired.ts`): every path once per group in a shuffled order, 400 groups, pinned to CPU 0
  * when `taskset` is there; a ratio is the median of the per-group ratios (with a bootstrap 95%
  * interval for the target's). (Seven rounds of tinybench's own timing, used before, read 1.38–1.56
- * for the same code.)
+ * for one and the same build.)
  *
  * Run: `npm run bench -- runner` (or `node --import tsx bench/runner.bench.ts [--json]`)
  */
