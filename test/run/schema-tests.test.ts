@@ -40,6 +40,14 @@ const OUTPUT_CONTEXT = { output: true };
  */
 function testedValidator(verdict: () => unknown, checkError?: () => Error): { validator: SchemaValidator; counts: Counts } {
   const counts: Counts = { inputTest: 0, outputTest: 0, inputCheck: 0, outputCheck: 0 };
+  const countingTest = (count: 'inputTest' | 'outputTest', context: object) => ({
+    test: (_value: unknown, given: unknown) => {
+      counts[count]++;
+      expect(given).toBe(context);
+      return verdict() as boolean;
+    },
+    context,
+  });
   const checks: TestedSchemaChecks = {
     validateInput() {
       counts.inputCheck++;
@@ -49,24 +57,7 @@ function testedValidator(verdict: () => unknown, checkError?: () => Error): { va
       counts.outputCheck++;
       if (checkError !== undefined) throw checkError();
     },
-    [SCHEMA_TESTS]: {
-      input: {
-        test: (_value: unknown, context: unknown) => {
-          counts.inputTest++;
-          expect(context).toBe(INPUT_CONTEXT);
-          return verdict() as boolean;
-        },
-        context: INPUT_CONTEXT,
-      },
-      output: {
-        test: (_value: unknown, context: unknown) => {
-          counts.outputTest++;
-          expect(context).toBe(OUTPUT_CONTEXT);
-          return verdict() as boolean;
-        },
-        context: OUTPUT_CONTEXT,
-      },
-    },
+    [SCHEMA_TESTS]: { input: countingTest('inputTest', INPUT_CONTEXT), output: countingTest('outputTest', OUTPUT_CONTEXT) },
   };
   const unused = (): never => {
     throw new Error('the plain methods are not used when forTool gives checks');
