@@ -148,9 +148,9 @@ export class Pipeline {
       const hit = this.#cached(toolId);
       const backend = hit === undefined ? undefined : hit.selected;
       if (hit === undefined || backend === undefined || backend.kind !== 'local') return settleNow(this.run(toolId, args, undefined, undefined));
-      // #checkInput, #handler, #runLocal and #checkOutput written out on purpose (the schema tests
-      // too): calling them here measured 0.1–0.15× slower (`npm run bench -- runner`), since each
-      // helper takes from V8's inlining budget and the compiled schema code then stays a call.
+      // #checkInput, #handler, #runLocal and #checkOutput (with inputPasses and outputPasses)
+      // written out on purpose: calling them here measured 0.1–0.15× slower (`npm run bench --
+      // runner`), since each helper takes from V8's inlining budget and an Ajv function then stays a call.
       if (this.#validateInput) {
         const checks = hit.checks ?? this.#checks(hit);
         const test = hit.inputTest;
