@@ -207,10 +207,18 @@ if (asJson) {
   );
   console.table(
     Object.fromEntries(
-      (Object.keys(BLOCKS) as PathKey[]).map((key) => [PATH_LABELS[key], { 'ns/call': round(nsPerCall(key)), 'calls/s': Math.round(1e9 / nsPerCall(key)) }]),
+      (Object.keys(BLOCKS) as PathKey[]).map((key) => [
+        PATH_LABELS[key],
+        { 'ns/call': round(nsPerCall(key)), 'calls/s': Math.round(1e9 / nsPerCall(key)) },
+      ]),
     ),
   );
-  const row = (r: { ratio: number; ci95: [number, number] }, target: string, pass: boolean | '') => ({ ratio: r.ratio, '95% CI': `${r.ci95[0]}–${r.ci95[1]}`, target, pass });
+  const row = (r: { ratio: number; ci95: [number, number] }, target: string, pass: boolean | '') => ({
+    ratio: r.ratio,
+    '95% CI': `${r.ci95[0]}–${r.ci95[1]}`,
+    target,
+    pass,
+  });
   console.table({
     'exec.runTool / (runner.run + clock reads), sync handler': row(facade.syncOverClock, `<= ${TARGET}`, figures.pass.syncOverClock),
     'exec.runTool / (runner.run + clock reads), async handler': row(facade.asyncOverClock, `<= ${TARGET}`, figures.pass.asyncOverClock),

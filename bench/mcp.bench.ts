@@ -98,7 +98,14 @@ function stdioSetup(label: string, serverCpu: number | undefined): Setup {
 }
 
 const setupsAll: Setup[] = [
-  { label: 'in-memory', block: 50, groups: 500, processPairs: 1, config: { transport: 'custom', createTransport: inMemoryPair }, rawTransport: inMemoryPair },
+  {
+    label: 'in-memory',
+    block: 50,
+    groups: 500,
+    processPairs: 1,
+    config: { transport: 'custom', createTransport: inMemoryPair },
+    rawTransport: inMemoryPair,
+  },
   stdioSetup(pinned ? 'stdio, same core' : 'stdio (unpinned)', undefined),
 ];
 if (pinned && cpus().length > 1) setupsAll.push(stdioSetup('stdio, cross core', 1));
@@ -194,7 +201,11 @@ for (const setup of setups) {
       const figures = {} as Record<PathName, PathFigures>;
       for (const path of PATHS) {
         const ratios = pairedRatios(times[path], times.raw);
-        figures[path] = { usPerCall: round((median(times[path]) * 1e3) / perBlock), ratio: round(median(ratios), 3), ratioCi95: bootstrapCi(ratios) };
+        figures[path] = {
+          usPerCall: round((median(times[path]) * 1e3) / perBlock),
+          ratio: round(median(ratios), 3),
+          ratioCi95: bootstrapCi(ratios),
+        };
       }
       rows.push({
         transport: setup.label,
@@ -265,7 +276,9 @@ if (asJson) {
       `× token = the executor with a progress listener (it sends a progress token) relative to the raw client sending one.\n` +
       `2nd raw = a second raw client on its own server, timed like the others: how far two identical paths differ here.\n` +
       `runner × executor = the runner over the executor it calls (same connection, same server process): the run layer's own cost.\n` +
-      (pinned ? 'The bench ran pinned to CPU 0 (taskset); "cross core" servers were pinned to CPU 1.\n' : 'taskset was not found: the bench ran unpinned, so stdio figures depend on where the scheduler put each server.\n'),
+      (pinned
+        ? 'The bench ran pinned to CPU 0 (taskset); "cross core" servers were pinned to CPU 1.\n'
+        : 'taskset was not found: the bench ran unpinned, so stdio figures depend on where the scheduler put each server.\n'),
   );
   process.stdout.write(
     `\nThe runner's own share of an MCP call (an executor that answers at once): ${ownShare.runnerNs} ns per runner.run ` +
@@ -275,7 +288,9 @@ if (asJson) {
 
 async function runnerOwnShare(): Promise<{ directNs: number; runnerNs: number; extraNs: number }> {
   const index = createToolIndex();
-  index.registerToolsFromMcp('fx', [{ name: 'echo', description: 'Echoes', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }]);
+  index.registerToolsFromMcp('fx', [
+    { name: 'echo', description: 'Echoes', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
+  ]);
   const answer: CallToolResult = { content: [{ type: 'text', text: 'hello' }] };
   const instant: McpExecutor = {
     callTool: () => Promise.resolve(answer),

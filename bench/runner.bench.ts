@@ -180,7 +180,12 @@ if (asJson) {
     [`step of runChain (${CHAIN_LENGTH} steps)`]: { 'ns/call': round(chainNs), 'calls/s': Math.round(1e9 / chainNs) },
   });
   console.table({
-    'run / direct (async)': { ratio: figures.runVsDirect, target: '<= 1.5', pass: figures.pass.runVsDirect, '95% CI': figures.runVsDirectCi95.join('–') },
+    'run / direct (async)': {
+      ratio: figures.runVsDirect,
+      target: '<= 1.5',
+      pass: figures.pass.runVsDirect,
+      '95% CI': figures.runVsDirectCi95.join('–'),
+    },
     'run / direct (sync)': { ratio: figures.runVsDirectSync, target: '(info)', pass: '' },
     'run / direct with model validator': { ratio: figures.runVsDirectModelValidator, target: '(info)', pass: '' },
     'run calls/s': { ratio: figures.runCallsPerSecond, target: '>= 300000', pass: figures.pass.runCallsPerSecond },

@@ -111,7 +111,12 @@ const tasks: [string, () => Promise<void>, number, (() => Promise<void>)?][] = [
   ['floor: raw engine, node -e 0', floor, COLD_RUNS],
   ['docker cold: return 1', async () => void (await snippet(cold, 'return 1')), COLD_RUNS],
   ['docker pooled: return 1', async () => void (await snippet(pooled, 'return 1')), COLD_RUNS, () => pooled.warmUp()],
-  [`docker pooled: ${CALLS} tool calls`, async () => void insideRoundTrips.push(Number(await snippet(pooled, TIMED_LOOP))), 6, () => pooled.warmUp()],
+  [
+    `docker pooled: ${CALLS} tool calls`,
+    async () => void insideRoundTrips.push(Number(await snippet(pooled, TIMED_LOOP))),
+    6,
+    () => pooled.warmUp(),
+  ],
   [
     `in process: direct gateway runTool ×${IN_PROCESS_BATCH}`,
     async () => {
@@ -127,7 +132,14 @@ const ROUNDS = 3;
 const pools = new Map<string, number[]>(tasks.map(([name]) => [name, []]));
 for (let round = 0; round < ROUNDS; round += 1) {
   for (const [name, fn, iterations, beforeEach] of tasks) {
-    const bench = new Bench({ iterations: Math.max(1, Math.round(iterations / ROUNDS)), time: 0, warmup: round === 0, warmupIterations: 1, warmupTime: 0, retainSamples: true });
+    const bench = new Bench({
+      iterations: Math.max(1, Math.round(iterations / ROUNDS)),
+      time: 0,
+      warmup: round === 0,
+      warmupIterations: 1,
+      warmupTime: 0,
+      retainSamples: true,
+    });
     bench.add(name, fn, { async: true, ...(beforeEach === undefined ? {} : { beforeEach }) });
     for (const task of await bench.run()) {
       const samples = (task.result as { latency?: { samples?: readonly number[] } } | undefined)?.latency?.samples ?? [];
@@ -139,7 +151,8 @@ await Promise.all([cold.close(), pooled.close(), gvisor?.close(), ...floorRemova
 
 function stats(name: string): { p50: number; p95: number; n: number } {
   const samples = [...(pools.get(name) ?? [])].sort((a, b) => a - b);
-  const at = (q: number) => (samples.length === 0 ? Number.NaN : (samples[Math.min(samples.length - 1, Math.max(0, Math.ceil(samples.length * q) - 1))] as number));
+  const at = (q: number) =>
+    samples.length === 0 ? Number.NaN : (samples[Math.min(samples.length - 1, Math.max(0, Math.ceil(samples.length * q) - 1))] as number);
   return { p50: at(0.5), p95: at(0.95), n: samples.length };
 }
 const median = (values: readonly number[]) => {
@@ -180,15 +193,27 @@ if (asJson) {
   console.log(JSON.stringify(figures, null, 2));
 } else {
   const ms = (v: number) => v.toFixed(1);
-  const row = (name: string, s: { p50: number; p95: number; n: number }, note = '') => ({ case: name, 'p50 ms': ms(s.p50), 'p95 ms': ms(s.p95), n: s.n, note });
+  const row = (name: string, s: { p50: number; p95: number; n: number }, note = '') => ({
+    case: name,
+    'p50 ms': ms(s.p50),
+    'p95 ms': ms(s.p95),
+    n: s.n,
+    note,
+  });
   console.table([
     row('floor: raw engine, hardened node -e 0', floorStats, '1.00× floor'),
     row('docker cold: return 1', coldStats, `${(coldStats.p50 / floorStats.p50).toFixed(2)}× floor, target ≤ 300`),
     row('docker pooled: return 1', pooledStats, 'target ≤ 100'),
-    ...(gvisorStats === undefined ? [] : [row('gvisor cold: return 1', gvisorStats, `${(gvisorStats.p50 / floorStats.p50).toFixed(2)}× floor`)]),
+    ...(gvisorStats === undefined
+      ? []
+      : [row('gvisor cold: return 1', gvisorStats, `${(gvisorStats.p50 / floorStats.p50).toFixed(2)}× floor`)]),
   ]);
   console.table([
-    { case: 'round trip over attached stdio (timed inside)', 'per call µs': (insideMs * 1000).toFixed(1), note: `${(insideMs / directMs).toFixed(1)}× direct, target ≤ 1000` },
+    {
+      case: 'round trip over attached stdio (timed inside)',
+      'per call µs': (insideMs * 1000).toFixed(1),
+      note: `${(insideMs / directMs).toFixed(1)}× direct, target ≤ 1000`,
+    },
     { case: `round trip ((${CALLS} calls − trivial) / ${CALLS}, outside)`, 'per call µs': (outsideMs * 1000).toFixed(1), note: '' },
     { case: 'direct gateway (in process)', 'per call µs': (directMs * 1000).toFixed(1), note: '1.0× direct' },
   ]);

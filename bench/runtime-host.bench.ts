@@ -99,7 +99,8 @@ await backend.close();
 
 function stats(name: string): { p50: number; p95: number; mean: number } {
   const samples = [...(pools.get(name) ?? [])].sort((a, b) => a - b);
-  const at = (q: number) => (samples.length === 0 ? Number.NaN : (samples[Math.min(samples.length - 1, Math.max(0, Math.ceil(samples.length * q) - 1))] as number));
+  const at = (q: number) =>
+    samples.length === 0 ? Number.NaN : (samples[Math.min(samples.length - 1, Math.max(0, Math.ceil(samples.length * q) - 1))] as number);
   return { p50: at(0.5), p95: at(0.95), mean: samples.reduce((a, b) => a + b, 0) / Math.max(1, samples.length) };
 }
 
@@ -141,11 +142,35 @@ if (asJson) {
   const us = (v: number) => (v * 1000).toFixed(1);
   console.table([
     { case: 'floor: spawn node -e 0', 'p50 ms': ms(floor.p50), 'p95 ms': ms(floor.p95), 'per call µs': '', 'vs floor/direct': '1.00×' },
-    { case: 'unsafe_host: return 1', 'p50 ms': ms(trivial.p50), 'p95 ms': ms(trivial.p95), 'per call µs': '', 'vs floor/direct': `${(trivial.p50 / floor.p50).toFixed(2)}× floor` },
-    { case: `unsafe_host: ${CALLS_SMALL} calls`, 'p50 ms': ms(small.p50), 'p95 ms': ms(small.p95), 'per call µs': us(sandboxCallSmallMs), 'vs floor/direct': '' },
-    { case: `unsafe_host: ${CALLS_LARGE} calls`, 'p50 ms': ms(large.p50), 'p95 ms': ms(large.p95), 'per call µs': us(sandboxCallMs), 'vs floor/direct': `${(sandboxCallMs / directCallMs).toFixed(1)}× direct` },
+    {
+      case: 'unsafe_host: return 1',
+      'p50 ms': ms(trivial.p50),
+      'p95 ms': ms(trivial.p95),
+      'per call µs': '',
+      'vs floor/direct': `${(trivial.p50 / floor.p50).toFixed(2)}× floor`,
+    },
+    {
+      case: `unsafe_host: ${CALLS_SMALL} calls`,
+      'p50 ms': ms(small.p50),
+      'p95 ms': ms(small.p95),
+      'per call µs': us(sandboxCallSmallMs),
+      'vs floor/direct': '',
+    },
+    {
+      case: `unsafe_host: ${CALLS_LARGE} calls`,
+      'p50 ms': ms(large.p50),
+      'p95 ms': ms(large.p95),
+      'per call µs': us(sandboxCallMs),
+      'vs floor/direct': `${(sandboxCallMs / directCallMs).toFixed(1)}× direct`,
+    },
     { case: 'direct gateway (in process)', 'p50 ms': '', 'p95 ms': '', 'per call µs': us(directCallMs), 'vs floor/direct': '1.0× direct' },
-    { case: 'proxy gateway (in-memory NDJSON)', 'p50 ms': '', 'p95 ms': '', 'per call µs': us(memoryCallMs), 'vs floor/direct': `${(memoryCallMs / directCallMs).toFixed(1)}× direct` },
+    {
+      case: 'proxy gateway (in-memory NDJSON)',
+      'p50 ms': '',
+      'p95 ms': '',
+      'per call µs': us(memoryCallMs),
+      'vs floor/direct': `${(memoryCallMs / directCallMs).toFixed(1)}× direct`,
+    },
   ]);
   console.log(`targets: snippet p50 ≤ 60 ms (got ${ms(trivial.p50)}), tool call ≤ 1 ms (got ${ms(sandboxCallMs)} ms)`);
 }

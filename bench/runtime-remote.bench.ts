@@ -78,7 +78,8 @@ await host.close();
 
 function stats(name: string): { p50: number; p95: number } {
   const samples = [...(pools.get(name) ?? [])].sort((a, b) => a - b);
-  const at = (q: number) => (samples.length === 0 ? Number.NaN : (samples[Math.min(samples.length - 1, Math.max(0, Math.ceil(samples.length * q) - 1))] as number));
+  const at = (q: number) =>
+    samples.length === 0 ? Number.NaN : (samples[Math.min(samples.length - 1, Math.max(0, Math.ceil(samples.length * q) - 1))] as number);
   return { p50: at(0.5), p95: at(0.95) };
 }
 

@@ -98,7 +98,6 @@ const rounds: Round[] = [];
 for (let i = 0; i < ROUNDS; i++) rounds.push(await round());
 await backend.close();
 
-
 const pick = (key: keyof Round): number => median(rounds.map((r) => r[key]));
 const r3 = (value: number): number => Math.round(value * 1000) / 1000;
 
@@ -125,8 +124,18 @@ if (asJson) {
 } else {
   console.log(`\nWASM backend (QuickJS in a pooled worker; medians of ${ROUNDS} rounds)`);
   console.table({
-    'snippet `return 1` (ms)': { p50: figures.snippetMs.p50, p95: figures.snippetMs.p95, target: '≤ 5 (p50)', pass: figures.pass.snippetMsP50 },
-    [`snippet with ${CALLS} tool calls (ms)`]: { p50: figures.toolLoopSnippetMs.p50, p95: figures.toolLoopSnippetMs.p95, target: '', pass: '' },
+    'snippet `return 1` (ms)': {
+      p50: figures.snippetMs.p50,
+      p95: figures.snippetMs.p95,
+      target: '≤ 5 (p50)',
+      pass: figures.pass.snippetMsP50,
+    },
+    [`snippet with ${CALLS} tool calls (ms)`]: {
+      p50: figures.toolLoopSnippetMs.p50,
+      p95: figures.toolLoopSnippetMs.p95,
+      target: '',
+      pass: '',
+    },
   });
   console.table({
     'tool call from the sandbox (ms)': { 'ms/call': figures.toolCallMs.sandbox, target: '≤ 0.1', pass: figures.pass.toolCallMs },

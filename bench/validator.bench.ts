@@ -45,7 +45,15 @@ type MutableSchema = { properties: { mode: { maximum: number } } };
 const makeSchema = () => structuredClone(inputSchema) as unknown as Tool['inputSchema'];
 const makeMutableSchema = () => structuredClone(inputSchema) as unknown as MutableSchema;
 const tool: Tool = { name: 'write_file', inputSchema: makeSchema() };
-const validArgs = { path: '/tmp/a.txt', content: 'hello', encoding: 'utf8', mode: 420, createDirs: true, tags: ['a', 'b'], owner: { id: 'u1', email: 'a@b.c' } };
+const validArgs = {
+  path: '/tmp/a.txt',
+  content: 'hello',
+  encoding: 'utf8',
+  mode: 420,
+  createDirs: true,
+  tags: ['a', 'b'],
+  owner: { id: 'u1', email: 'a@b.c' },
+};
 const invalidArgs = { path: '', content: 5, encoding: 'latin1', mode: -1, owner: {}, extra: true };
 
 const validator = createSchemaValidator();
@@ -192,9 +200,7 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 
-
 const interleavedAfter = interleavedNsPerCall(3000);
-
 
 const us = (name: string): number => median(samples.get(name) ?? [Number.NaN]);
 const minUs = (name: string): number => fastest.get(name) ?? Number.NaN;

@@ -67,7 +67,10 @@ try {
       return { usdCents: quote.totalCents, chfCents: chf.amountCents };
     `,
   });
-  show('code', `${run.backend?.kind} sandbox (${String(run.backend?.details?.engine)}), ${run.toolCalls.length} tool calls, ${run.durationMs.toFixed(0)} ms`);
+  show(
+    'code',
+    `${run.backend?.kind} sandbox (${String(run.backend?.details?.engine)}), ${run.toolCalls.length} tool calls, ${run.durationMs.toFixed(0)} ms`,
+  );
   show('', `stdout   ${run.stdout.trim()}`);
   show('', `value    ${json(run.value)}`);
   for (const call of run.toolCalls) show('', `call     ${call.toolId.padEnd(20)} ${call.durationMs.toFixed(1)} ms`);

@@ -21,13 +21,53 @@ const EXAMPLES: Example[] = [
   {
     name: 'main',
     file: 'examples/main.ts',
-    expect: [/^tools +6 registered: 3 local/m, /^search +"convert currency" → fx:convert/m, /progress 3\/3 unit 3 of 3/, /= 6716 EUR cents/, /^code +wasm sandbox/m, /value +\{"usdCents":10950,"chfCents":9636\}/],
+    expect: [
+      /^tools +6 registered: 3 local/m,
+      /^search +"convert currency" → fx:convert/m,
+      /progress 3\/3 unit 3 of 3/,
+      /= 6716 EUR cents/,
+      /^code +wasm sandbox/m,
+      /value +\{"usdCents":10950,"chfCents":9636\}/,
+    ],
   },
-  { name: 'basic', file: 'examples/basic/main.ts', expect: [/Bonjour, Ada!/, /^VALIDATION +op=validate_input/m, /InvalidEnumValue +\/language/, /^OUTPUT_VALIDATION/m, /^TIMEOUT/m, /^ABORTED/m] },
-  { name: 'chain', file: 'examples/chain/main.ts', expect: [/"amountCents":5767,"currency":"GBP"/, /^stopped +VALIDATION at step 1/m, /skipped/, /^deadline +TIMEOUT at step 1/m] },
-  { name: 'discovery', file: 'examples/discovery/main.ts', expect: [/^namespaces +files, github, math/m, /"read" +→ files:read, github:read/, /INVALID_CURSOR/, /math:add:1\.2\.0 → 42/, /BACKEND_DISABLED/] },
-  { name: 'streaming', file: 'examples/streaming/main.ts', expect: [/done +\{"line":3,"text":"gamma"\}/, /the handler was told to stop/, /fx:convert_many +done/, /STREAM_NOT_SUPPORTED/] },
-  { name: 'mcp', file: 'examples/mcp/main.ts', expect: [/^importTools +6 tools; namespaces fx, remote/m, /"amountCents":2717/, /converted 3 of 3/, /^EXECUTION .*exceeds the limit/m] },
+  {
+    name: 'basic',
+    file: 'examples/basic/main.ts',
+    expect: [
+      /Bonjour, Ada!/,
+      /^VALIDATION +op=validate_input/m,
+      /InvalidEnumValue +\/language/,
+      /^OUTPUT_VALIDATION/m,
+      /^TIMEOUT/m,
+      /^ABORTED/m,
+    ],
+  },
+  {
+    name: 'chain',
+    file: 'examples/chain/main.ts',
+    expect: [/"amountCents":5767,"currency":"GBP"/, /^stopped +VALIDATION at step 1/m, /skipped/, /^deadline +TIMEOUT at step 1/m],
+  },
+  {
+    name: 'discovery',
+    file: 'examples/discovery/main.ts',
+    expect: [
+      /^namespaces +files, github, math/m,
+      /"read" +→ files:read, github:read/,
+      /INVALID_CURSOR/,
+      /math:add:1\.2\.0 → 42/,
+      /BACKEND_DISABLED/,
+    ],
+  },
+  {
+    name: 'streaming',
+    file: 'examples/streaming/main.ts',
+    expect: [/done +\{"line":3,"text":"gamma"\}/, /the handler was told to stop/, /fx:convert_many +done/, /STREAM_NOT_SUPPORTED/],
+  },
+  {
+    name: 'mcp',
+    file: 'examples/mcp/main.ts',
+    expect: [/^importTools +6 tools; namespaces fx, remote/m, /"amountCents":2717/, /converted 3 of 3/, /^EXECUTION .*exceeds the limit/m],
+  },
   {
     name: 'runtime',
     file: 'examples/runtime/main.ts',
@@ -42,8 +82,21 @@ const EXAMPLES: Example[] = [
       ...(process.env.CI === 'true' ? [/^docker +prod +\d+ ms +\d+ ms/m, /^gvisor +prod +\d+ ms +\d+ ms/m] : []),
     ],
   },
-  { name: 'code-mode', file: 'examples/code-mode/main.ts', expect: [/"skus":\["MUG-1","MUG-2"\]/, /"totalCents":10900/, /most expensive mug: 2450/, /^LIMIT_EXCEEDED +an endless loop \(cause TIMEOUT\)/m] },
-  { name: 'full', file: 'examples/full/main.ts', expect: [/Error VALIDATION: .*'\/to' must be one of/, /"totalEurCents":5365/, /Error LIMIT_EXCEEDED/] },
+  {
+    name: 'code-mode',
+    file: 'examples/code-mode/main.ts',
+    expect: [
+      /"skus":\["MUG-1","MUG-2"\]/,
+      /"totalCents":10900/,
+      /most expensive mug: 2450/,
+      /^LIMIT_EXCEEDED +an endless loop \(cause TIMEOUT\)/m,
+    ],
+  },
+  {
+    name: 'full',
+    file: 'examples/full/main.ts',
+    expect: [/Error VALIDATION: .*'\/to' must be one of/, /"totalEurCents":5365/, /Error LIMIT_EXCEEDED/],
+  },
 ];
 
 /** Longest an example may take before it is killed (they take seconds). */
@@ -73,7 +126,10 @@ function run(example: Example, root: string): Promise<Outcome> {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       const problems: string[] = [];
-      if (code !== 0) problems.push(signal === null ? `exit code ${code}` : `killed by ${signal}${signal === 'SIGKILL' ? ` after ${TIMEOUT_MS} ms` : ''}`);
+      if (code !== 0)
+        problems.push(
+          signal === null ? `exit code ${code}` : `killed by ${signal}${signal === 'SIGKILL' ? ` after ${TIMEOUT_MS} ms` : ''}`,
+        );
       if (!output.includes(`✓ ${example.name} example finished`)) problems.push(`no "✓ ${example.name} example finished" line`);
       for (const pattern of example.expect) if (!pattern.test(output)) problems.push(`output lacks ${String(pattern)}`);
       resolve({ name: example.name, ok: problems.length === 0, durationMs: performance.now() - started, problems });
@@ -97,7 +153,9 @@ for (const example of selected) {
 
 console.log('\n=== summary');
 for (const o of outcomes) {
-  console.log(`${o.ok ? '✓' : '✗'} ${o.name.padEnd(10)} ${(o.durationMs / 1000).toFixed(1).padStart(5)} s${o.ok ? '' : `  ${o.problems.join('; ')}`}`);
+  console.log(
+    `${o.ok ? '✓' : '✗'} ${o.name.padEnd(10)} ${(o.durationMs / 1000).toFixed(1).padStart(5)} s${o.ok ? '' : `  ${o.problems.join('; ')}`}`,
+  );
 }
 const failed = outcomes.filter((o) => !o.ok).length;
 console.log(failed === 0 ? `all ${outcomes.length} examples passed` : `${failed} of ${outcomes.length} examples failed`);

@@ -19,15 +19,7 @@ export {
   createExec,
   durationOf,
 } from './exec/index.js';
-export type {
-  Exec,
-  ExecChainResult,
-  ExecOptions,
-  ExecStepResult,
-  LocalToolDefinition,
-  Result,
-  Step,
-} from './exec/index.js';
+export type { Exec, ExecChainResult, ExecOptions, ExecStepResult, LocalToolDefinition, Result, Step } from './exec/index.js';
 export { ERROR_CODES, ToolexecError, defineTool, hasErrorCode, parseToolId, toErrorShape, toolId } from './model/index.js';
 export type { ErrorCode, ErrorShape, Tool, ToolBackend } from './model/index.js';
 export type { DetailLevel, ToolDoc, ToolSummary } from './discovery/index.js';

@@ -31,7 +31,11 @@ const exec = createExec({
       },
     },
     {
-      tool: defineTool({ namespace: 'demo', name: 'divide', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } }),
+      tool: defineTool({
+        namespace: 'demo',
+        name: 'divide',
+        inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+      }),
       handler: ({ a, b }) => {
         if (b === 0) throw new RangeError('division by zero');
         return (a as number) / (b as number);
@@ -39,7 +43,12 @@ const exec = createExec({
     },
     {
       // Declares an output schema its handler does not keep: the runner catches that.
-      tool: defineTool({ namespace: 'demo', name: 'broken', inputSchema: { type: 'object' }, outputSchema: { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'] } }),
+      tool: defineTool({
+        namespace: 'demo',
+        name: 'broken',
+        inputSchema: { type: 'object' },
+        outputSchema: { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'] },
+      }),
       handler: () => ({ count: 'three' }),
     },
     {
@@ -76,10 +85,17 @@ await runExample(
     const shape = toErrorShape(invalid); // what a model receives: { status: 'Error', error: { code, message, details } }
     const violations = shape.error.details?.violations as { code: string; field: string; message: string }[];
     for (const v of violations) console.log(`${''.padEnd(18)} ${v.code.padEnd(19)} ${v.field.padEnd(9)} ${v.message}`);
-    check(json(violations.map((v) => `${v.code} ${v.field}`).sort()) === json(['ConstraintViolation /extra', 'ConstraintViolation /name', 'InvalidEnumValue /language']), 'three violations');
+    check(
+      json(violations.map((v) => `${v.code} ${v.field}`).sort()) ===
+        json(['ConstraintViolation /extra', 'ConstraintViolation /name', 'InvalidEnumValue /language']),
+      'three violations',
+    );
 
     const missing = explain(await failure(exec.runTool('demo:greet', {}), 'greet without a name'));
-    check(hasErrorCode(missing, 'VALIDATION') && (missing.details?.violations as { code: string }[])[0]?.code === 'RequiredMissing', 'RequiredMissing');
+    check(
+      hasErrorCode(missing, 'VALIDATION') && (missing.details?.violations as { code: string }[])[0]?.code === 'RequiredMissing',
+      'RequiredMissing',
+    );
 
     const unknown = explain(await failure(exec.runTool('demo:greeting', { name: 'Ada' }), 'an unknown tool'));
     check(hasErrorCode(unknown, 'TOOL_NOT_FOUND'), 'TOOL_NOT_FOUND');

@@ -38,7 +38,10 @@ await runExample(
     show('chain', `3 steps in ${result.durationMs.toFixed(1)} ms; progress: ${progress.join(', ')}`);
     printSteps(steps);
     const quote = steps[1]?.value as Quote;
-    check(quote.totalCents === 7300 && json(result.value) === json({ amountCents: 5767, currency: 'GBP', rate: 0.79 }), '7300 USD cents = 5767 GBP cents');
+    check(
+      quote.totalCents === 7300 && json(result.value) === json({ amountCents: 5767, currency: 'GBP', rate: 0.79 }),
+      '7300 USD cents = 5767 GBP cents',
+    );
     check(progress.at(-1) === '3/3 step_completed', 'progress ends with the third step');
 
     // 2. A step that may fail: `stopOnError: false` records the failure and goes on.
@@ -48,7 +51,10 @@ await runExample(
     ]);
     show('\ntolerant', 'the first step failed, the chain went on:');
     printSteps(tolerant.steps);
-    check(hasErrorCode(tolerant.steps[0]?.error, 'VALIDATION') && tolerant.result.toolId === 'shop:find_products', 'step 0 failed, step 1 ran');
+    check(
+      hasErrorCode(tolerant.steps[0]?.error, 'VALIDATION') && tolerant.result.toolId === 'shop:find_products',
+      'step 0 failed, step 1 ran',
+    );
 
     // 3. Otherwise the first failure stops the chain: the rejection carries every step.
     const err = await failure(
@@ -62,7 +68,10 @@ await runExample(
     check(err instanceof ExecChainError, 'an ExecChainError');
     show('\nstopped', `${err.code} at step ${err.stepIndex} (${err.toolId}); ${err.execSteps.length} steps reported`);
     printSteps(err.execSteps);
-    check(err.code === 'VALIDATION' && err.stepIndex === 1 && err.execSteps[2]?.skipped === true, 'step 1 failed validation, step 2 skipped');
+    check(
+      err.code === 'VALIDATION' && err.stepIndex === 1 && err.execSteps[2]?.skipped === true,
+      'step 1 failed validation, step 2 skipped',
+    );
 
     // 4. The deadline covers the whole chain.
     const late = await failure(

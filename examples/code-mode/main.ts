@@ -30,7 +30,11 @@ const runtime = createRuntime(); // standard and hardened → the WASM sandbox; 
 const code = createCodeExecutor({ index, docs, runner: createRunner({ index, local }), runtime, maxToolCalls: 20 });
 
 /** Runs a snippet that must fail; prints and returns the error (its partial result is in details.result). */
-async function expectFailure(label: string, snippet: string, params: { timeoutMs?: number; maxToolCalls?: number } = {}): Promise<ToolexecError> {
+async function expectFailure(
+  label: string,
+  snippet: string,
+  params: { timeoutMs?: number; maxToolCalls?: number } = {},
+): Promise<ToolexecError> {
   const err = (await failure(code.executeCode({ code: snippet, ...params }), label)) as ToolexecError;
   const partial = err.details?.result as { toolCalls: unknown[]; durationMs: number } | undefined;
   const cause = (err.cause as { code?: string } | undefined)?.code; // LIMIT_EXCEEDED wraps the runtime's TIMEOUT / RESOURCE_LIMIT
@@ -56,7 +60,11 @@ await runExample(
     });
     show('explore', explore.stdout.trim(), 16);
     show('', `value ${json(explore.value)}`, 16);
-    show('', `${explore.backend?.kind} (${explore.backend?.readiness}), ${explore.durationMs.toFixed(0)} ms, limits enforced: ${json(explore.limitsEnforced)}`, 16);
+    show(
+      '',
+      `${explore.backend?.kind} (${explore.backend?.readiness}), ${explore.durationMs.toFixed(0)} ms, limits enforced: ${json(explore.limitsEnforced)}`,
+      16,
+    );
     check(json((explore.value as { skus: string[] }).skus) === json(['MUG-1', 'MUG-2']), 'the two mugs');
 
     // 2. Parallel calls, a chain inside the snippet, and the __out convention.
@@ -76,7 +84,10 @@ await runExample(
     });
     show('basket', json(basket.value), 16);
     for (const call of basket.toolCalls) show('', `trace ${call.toolId.padEnd(19)} ${json(call.args)}`, 16);
-    check(json(basket.value) === json({ skus: ['MUG-1', 'MUG-2', 'TEE-1'], totalCents: 10900, stock: 7 }), 'three SKUs, 109.00 USD, 7 shirts');
+    check(
+      json(basket.value) === json({ skus: ['MUG-1', 'MUG-2', 'TEE-1'], totalCents: 10900, stock: 7 }),
+      'three SKUs, 109.00 USD, 7 shirts',
+    );
     check(basket.toolCalls.length === 4, 'two runs and two chain steps in the trace');
 
     // 3. TypeScript snippets are transpiled (types stripped) before they run.
@@ -99,12 +110,22 @@ await runExample(
 
     // 5. Failures: a stable code, a message that points into the snippet, the partial result kept.
     console.log('');
-    const thrown = await expectFailure('a bug in the snippet', `const x = await tools.runTool('shop:find_products', { query: 'mug' });\nreturn x.structured.itemz.length;`);
+    const thrown = await expectFailure(
+      'a bug in the snippet',
+      `const x = await tools.runTool('shop:find_products', { query: 'mug' });\nreturn x.structured.itemz.length;`,
+    );
     check(hasErrorCode(thrown, 'CODE_EXECUTION') && thrown.details?.line === 2, 'CODE_EXECUTION at line 2');
     const invalid = await expectFailure('an invalid tool call', `await tools.runTool('shop:restock', { sku: 'MUG-1', units: 500 });`);
     check(hasErrorCode(invalid, 'VALIDATION'), 'the call failed validation');
-    const budget = await expectFailure('too many tool calls', `for (let i = 0; i < 10; i++) await tools.runTool('shop:find_products', { query: 'mug' });`, { maxToolCalls: 3 });
-    check(hasErrorCode(budget, 'LIMIT_EXCEEDED') && (budget.details?.result as { toolCalls: unknown[] }).toolCalls.length === 3, 'LIMIT_EXCEEDED after 3 calls');
+    const budget = await expectFailure(
+      'too many tool calls',
+      `for (let i = 0; i < 10; i++) await tools.runTool('shop:find_products', { query: 'mug' });`,
+      { maxToolCalls: 3 },
+    );
+    check(
+      hasErrorCode(budget, 'LIMIT_EXCEEDED') && (budget.details?.result as { toolCalls: unknown[] }).toolCalls.length === 3,
+      'LIMIT_EXCEEDED after 3 calls',
+    );
     const loop = await expectFailure('an endless loop', 'while (true) {}', { timeoutMs: 200 });
     check(loop.code === 'LIMIT_EXCEEDED' && hasErrorCode(loop, 'TIMEOUT'), 'stopped at the deadline');
     const memory = await expectFailure('a memory hog', `const a = []; while (true) a.push('x'.repeat(1024) + a.length);`);

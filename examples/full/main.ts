@@ -75,7 +75,10 @@ async function answer(request: Request): Promise<Reply> {
       }
       case 'code': {
         const run: CodeResult = await exec.executeCode({ code: request.code });
-        return { status: 'Ok', value: { value: run.value, stdout: run.stdout, calls: run.toolCalls.map((c) => c.toolId), sandbox: run.backend?.kind } };
+        return {
+          status: 'Ok',
+          value: { value: run.value, stdout: run.stdout, calls: run.toolCalls.map((c) => c.toolId), sandbox: run.backend?.kind },
+        };
       }
     }
   } catch (err) {
@@ -86,8 +89,13 @@ async function answer(request: Request): Promise<Reply> {
 const transcript: Reply[] = [];
 async function turn(request: Request): Promise<Reply> {
   if (request.op === 'code') {
-    const lines = request.code.trim().split('\n').map((l) => l.trim());
-    console.log(`model → code (a snippet of ${lines.length} line${lines.length === 1 ? '' : 's'})\n${lines.map((l) => `          ${l}`).join('\n')}`);
+    const lines = request.code
+      .trim()
+      .split('\n')
+      .map((l) => l.trim());
+    console.log(
+      `model → code (a snippet of ${lines.length} line${lines.length === 1 ? '' : 's'})\n${lines.map((l) => `          ${l}`).join('\n')}`,
+    );
   } else {
     const { op, ...rest } = request;
     console.log(`model → ${op} ${json(rest)}`);
@@ -106,7 +114,10 @@ await runExample(
     await turn({ op: 'search', query: 'convert currency' });
     await turn({ op: 'describe', id: 'fx:convert' });
     const wrong = await turn({ op: 'run', id: 'fx:convert', args: { amount: 4900, currency: 'USD', to: 'euro' } });
-    check(wrong.status === 'Error' && wrong.error.code === 'VALIDATION' && wrong.error.message.includes("'/to' must be one of"), 'the model is told what /to accepts');
+    check(
+      wrong.status === 'Error' && wrong.error.code === 'VALIDATION' && wrong.error.message.includes("'/to' must be one of"),
+      'the model is told what /to accepts',
+    );
     const fixed = await turn({ op: 'run', id: 'fx:convert', args: { amountCents: 4900, from: 'USD', to: 'EUR' } });
     check(fixed.status === 'Ok' && (fixed.value as { amountCents: number }).amountCents === 4508, '49.00 USD = 45.08 EUR');
 
@@ -123,7 +134,10 @@ await runExample(
         return { totalEurCents: eur.amountCents + vat.vatCents };
       `,
     });
-    check(task.status === 'Ok' && json((task.value as { value: unknown }).value) === json({ totalEurCents: 5365 }), '45.08 EUR + 19% VAT (8.57) = 53.65 EUR');
+    check(
+      task.status === 'Ok' && json((task.value as { value: unknown }).value) === json({ totalEurCents: 5365 }),
+      '45.08 EUR + 19% VAT (8.57) = 53.65 EUR',
+    );
     check((task.value as { sandbox: string }).sandbox === 'wasm', 'the hardened profile ran in the WASM sandbox');
 
     // A runaway snippet hits the budget; the model gets a code, not a crash.
@@ -132,7 +146,9 @@ await runExample(
 
     const restock = await turn({ op: 'run', id: 'shop:restock', args: { sku: 'MUG-2', units: 2 } });
     check(restock.status === 'Ok' && progress.length === 4, 'restock reported started, 2 units, completed');
-    console.log(`turn done: ${transcript.length} requests, ${transcript.filter((r) => r.status === 'Error').length} answered with an error the model could act on`);
+    console.log(
+      `turn done: ${transcript.length} requests, ${transcript.filter((r) => r.status === 'Error').length} answered with an error the model could act on`,
+    );
   },
   () => exec.close(),
 );

@@ -55,7 +55,10 @@ function createFxServer() {
       const amount = amountCents ?? previous?.totalCents;
       const source = from ?? previous?.currency;
       if (amount === undefined || source === undefined) {
-        return { isError: true, content: [{ type: 'text', text: 'convert needs amountCents and from (or a previous step with totalCents and currency)' }] };
+        return {
+          isError: true,
+          content: [{ type: 'text', text: 'convert needs amountCents and from (or a previous step with totalCents and currency)' }],
+        };
       }
       if (amount > MAX_AMOUNT_CENTS) {
         return { isError: true, content: [{ type: 'text', text: `amount ${amount} exceeds the limit of ${MAX_AMOUNT_CENTS} cents` }] };
@@ -87,7 +90,12 @@ function createFxServer() {
         if (token !== undefined) {
           await extra.sendNotification({
             method: 'notifications/progress',
-            params: { progressToken: token, progress: i + 1, total: amountsCents.length, message: `converted ${i + 1} of ${amountsCents.length}` },
+            params: {
+              progressToken: token,
+              progress: i + 1,
+              total: amountsCents.length,
+              message: `converted ${i + 1} of ${amountsCents.length}`,
+            },
           });
         }
       }

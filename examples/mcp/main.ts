@@ -56,9 +56,13 @@ await runExample(
 
     // Progress notifications from the server reach onProgress.
     const progress: string[] = [];
-    await runner.run('remote:convert_many', { amountsCents: [10, 20, 30], from: 'USD', to: 'CHF', delayMs: 5 }, {
-      onProgress: (p) => progress.push(p.message ?? `${p.progress}`),
-    });
+    await runner.run(
+      'remote:convert_many',
+      { amountsCents: [10, 20, 30], from: 'USD', to: 'CHF', delayMs: 5 },
+      {
+        onProgress: (p) => progress.push(p.message ?? `${p.progress}`),
+      },
+    );
     show('progress', progress.join(' | '));
     check(progress.includes('converted 3 of 3'), 'the server reported progress');
 
@@ -66,10 +70,16 @@ await runExample(
     const invalid = await failure(runner.run('fx:convert', { amountCents: -1, to: 'EUR' }), 'a negative amount');
     show('VALIDATION', (invalid as Error).message);
     check(hasErrorCode(invalid, 'VALIDATION'), 'VALIDATION');
-    const refused = await failure(runner.run('fx:convert', { amountCents: 500_000_000, from: 'USD', to: 'EUR' }), 'an amount over the limit');
+    const refused = await failure(
+      runner.run('fx:convert', { amountCents: 500_000_000, from: 'USD', to: 'EUR' }),
+      'an amount over the limit',
+    );
     show('EXECUTION', (refused as Error).message);
     check(hasErrorCode(refused, 'EXECUTION') && (refused as Error).message.includes('exceeds the limit'), 'the server refused');
-    const late = await failure(runner.run('fx:convert_many', { amountsCents: [1, 2, 3], from: 'USD', to: 'EUR', delayMs: 500 }, { timeoutMs: 100 }), 'a slow call');
+    const late = await failure(
+      runner.run('fx:convert_many', { amountsCents: [1, 2, 3], from: 'USD', to: 'EUR', delayMs: 500 }, { timeoutMs: 100 }),
+      'a slow call',
+    );
     show('TIMEOUT', (late as Error).message);
     check(hasErrorCode(late, 'TIMEOUT'), 'TIMEOUT');
   },

@@ -41,10 +41,19 @@ import { check, failure, json, runExample, show } from '../shared/report.js';
 // One tool, and the gateway a sandbox reaches: discovery and execution of tools, nothing more.
 const index = createToolIndex();
 index.registerTool(
-  defineTool({ namespace: 'math', name: 'square', inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } }),
+  defineTool({
+    namespace: 'math',
+    name: 'square',
+    inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+  }),
   localBackend('square'),
 );
-const gateway = () => createDirectGateway({ index, docs: createDocStore({ index }), runner: createRunner({ index, local: { square: ({ n }) => (n as number) ** 2 } }) });
+const gateway = () =>
+  createDirectGateway({
+    index,
+    docs: createDocStore({ index }),
+    runner: createRunner({ index, local: { square: ({ n }) => (n as number) ** 2 } }),
+  });
 
 const SNIPPET = `
   const { structured } = await tools.runTool('math:square', { n: 12 });
@@ -52,7 +61,14 @@ const SNIPPET = `
   return structured + 1;
 `;
 // Asked of every backend; each reports which of them it really enforced.
-const LIMITS: Limits = { maxToolCalls: 5, maxChainSteps: 5, memoryBytes: 128 * 1024 * 1024, cpuQuotaMs: 1000, pidsMax: 64, diskBytes: 16 * 1024 * 1024 };
+const LIMITS: Limits = {
+  maxToolCalls: 5,
+  maxChainSteps: 5,
+  memoryBytes: 128 * 1024 * 1024,
+  cpuQuotaMs: 1000,
+  pidsMax: 64,
+  diskBytes: 16 * 1024 * 1024,
+};
 const LIMIT_NAMES = ['timeout', 'toolCalls', 'chainSteps', 'memory', 'cpu', 'pids', 'disk'] as const;
 
 // A remote runtime service, here in this process on 127.0.0.1 (in production: another machine),
@@ -83,21 +99,35 @@ await runExample(
   'runtime',
   async () => {
     // 1. Every backend, the same snippet and limits.
-    console.log(`${'backend'.padEnd(12)} ${'readiness'.padEnd(9)} ${'first'.padStart(8)} ${'again'.padStart(8)}  enforced: ${LIMIT_NAMES.join(' ')}`);
+    console.log(
+      `${'backend'.padEnd(12)} ${'readiness'.padEnd(9)} ${'first'.padStart(8)} ${'again'.padStart(8)}  enforced: ${LIMIT_NAMES.join(' ')}`,
+    );
     let ran = 0;
     for (const [name, create] of backends) {
       const backend = create();
       created.push(backend);
-      const request = (): ExecuteRequest => ({ code: SNIPPET, gateway: gateway(), limits: LIMITS, timeoutMs: 20_000, profile: 'standard', metadata: { unsafeOptIn: true } });
+      const request = (): ExecuteRequest => ({
+        code: SNIPPET,
+        gateway: gateway(),
+        limits: LIMITS,
+        timeoutMs: 20_000,
+        profile: 'standard',
+        metadata: { unsafeOptIn: true },
+      });
       try {
         const first = await backend.execute(request());
         const again = await backend.execute(request());
         for (const result of [first, again]) {
-          check(result.value === 145 && result.stdout === 'square of 12 is 144\n' && result.toolCalls.length === 1, `${name}: value, stdout and trace`);
+          check(
+            result.value === 145 && result.stdout === 'square of 12 is 144\n' && result.toolCalls.length === 1,
+            `${name}: value, stdout and trace`,
+          );
         }
         const ms = (t: number): string => `${t.toFixed(0)} ms`.padStart(8);
         const enforced = LIMIT_NAMES.map((l) => (again.limitsEnforced[l] ? '✓' : '·').padEnd(l.length)).join(' ');
-        console.log(`${name.padEnd(12)} ${backend.readiness.padEnd(9)} ${ms(first.durationMs)} ${ms(again.durationMs)}            ${enforced}`);
+        console.log(
+          `${name.padEnd(12)} ${backend.readiness.padEnd(9)} ${ms(first.durationMs)} ${ms(again.durationMs)}            ${enforced}`,
+        );
         ran++;
       } catch (err) {
         // RUNTIME_UNAVAILABLE: the backend cannot run on this machine (no engine, no client, a stub).
@@ -116,25 +146,46 @@ await runExample(
     show('standard', `runs on ${standard.backend.kind}: typeof process → ${json(standard.value)}`);
     check(standard.backend.kind === 'wasm' && standard.value === 'undefined', 'no host objects in the sandbox');
 
-    const denied = (await failure(runtime.execute({ code: 'return 1', gateway: gateway(), profile: 'dev' }), 'dev without opt-in')) as ToolexecError;
+    const denied = (await failure(
+      runtime.execute({ code: 'return 1', gateway: gateway(), profile: 'dev' }),
+      'dev without opt-in',
+    )) as ToolexecError;
     show('dev', `without opt-in → ${denied.code}: ${denied.message}`);
     check(hasErrorCode(denied, 'BACKEND_DENIED'), 'BACKEND_DENIED');
-    const host = await runtime.execute({ code: 'return typeof process', gateway: gateway(), profile: 'dev', metadata: { unsafeOptIn: true } });
+    const host = await runtime.execute({
+      code: 'return typeof process',
+      gateway: gateway(),
+      profile: 'dev',
+      metadata: { unsafeOptIn: true },
+    });
     show('', `with metadata.unsafeOptIn → runs on ${host.backend.kind}: typeof process → ${json(host.value)}`);
     check(host.backend.kind === 'unsafe_host' && host.value === 'object', 'the host backend is a real node process');
 
     // denyUnsafeProfiles: the host is refused for `hardened` even when someone maps it there.
     runtime.registerBackend('hardened', createUnsafeHostBackend({ optIn: true }));
-    const refused = (await failure(runtime.execute({ code: 'return 1', gateway: gateway(), profile: 'hardened' }), 'host for hardened')) as ToolexecError;
+    const refused = (await failure(
+      runtime.execute({ code: 'return 1', gateway: gateway(), profile: 'hardened' }),
+      'host for hardened',
+    )) as ToolexecError;
     show('hardened', `mapped to the host → ${refused.code}: ${refused.message}`);
     check(hasErrorCode(refused, 'BACKEND_DENIED'), 'BACKEND_DENIED by policy');
 
     // 3. Limits hold: memory and time, on the default sandbox.
-    const oom = (await failure(runtime.execute({ code: 'const a = []; for (;;) a.push("x".repeat(1024) + a.length);', gateway: gateway(), limits: { memoryBytes: 16 << 20 } }), 'a memory hog')) as ToolexecError;
+    const oom = (await failure(
+      runtime.execute({
+        code: 'const a = []; for (;;) a.push("x".repeat(1024) + a.length);',
+        gateway: gateway(),
+        limits: { memoryBytes: 16 << 20 },
+      }),
+      'a memory hog',
+    )) as ToolexecError;
     console.log('');
     show('memory', `${oom.code} ${json(oom.details?.limit)}: ${oom.message}`);
     check(hasErrorCode(oom, 'RESOURCE_LIMIT'), 'RESOURCE_LIMIT');
-    const loop = (await failure(runtime.execute({ code: 'for (;;) {}', gateway: gateway(), timeoutMs: 150 }), 'an endless loop')) as ToolexecError;
+    const loop = (await failure(
+      runtime.execute({ code: 'for (;;) {}', gateway: gateway(), timeoutMs: 150 }),
+      'an endless loop',
+    )) as ToolexecError;
     show('time', `${loop.code}: ${loop.message}`);
     check(hasErrorCode(loop, 'TIMEOUT'), 'TIMEOUT');
     await runtime.close();

@@ -56,14 +56,17 @@ export function shopTools(): LocalToolDefinition[] {
       doc: {
         summary: 'Find products whose name contains the query (case-insensitive).',
         notes: 'Prices are in USD cents.',
-        examples: [{ title: 'Mugs', description: 'Every mug in the catalog.', args: { query: 'mug' }, resultHint: '{ items: [2 products] }' }],
+        examples: [
+          { title: 'Mugs', description: 'Every mug in the catalog.', args: { query: 'mug' }, resultHint: '{ items: [2 products] }' },
+        ],
       },
     },
     {
       tool: defineTool({
         namespace: 'shop',
         name: 'quote',
-        description: 'Price a basket: each SKU times a quantity, in USD cents. In a chain, the SKUs can come from the previous step (previous.items).',
+        description:
+          'Price a basket: each SKU times a quantity, in USD cents. In a chain, the SKUs can come from the previous step (previous.items).',
         tags: ['pricing'],
         inputSchema: {
           type: 'object',
@@ -80,7 +83,8 @@ export function shopTools(): LocalToolDefinition[] {
         },
       }),
       handler: ({ skus, quantity = 1, previous }) => {
-        const chosen = (skus as string[] | undefined) ?? ((previous as { items?: { sku: string }[] } | undefined)?.items ?? []).map((p) => p.sku);
+        const chosen =
+          (skus as string[] | undefined) ?? ((previous as { items?: { sku: string }[] } | undefined)?.items ?? []).map((p) => p.sku);
         const items: QuoteItem[] = chosen.map((sku) => ({ sku, quantity: quantity as number }));
         const totalCents = items.reduce((sum, i) => sum + i.quantity * (PRODUCTS.find((p) => p.sku === i.sku)?.priceCents ?? 0), 0);
         const quote: Quote = { items, totalCents, currency: 'USD' };

@@ -21,7 +21,12 @@ const stopped: string[] = [];
 const exec = createExec({
   tools: [
     {
-      tool: defineTool({ namespace: 'logs', name: 'tail', description: 'Stream log lines as they are read.', inputSchema: { type: 'object', properties: { lines: { type: 'integer', minimum: 1 } } } }),
+      tool: defineTool({
+        namespace: 'logs',
+        name: 'tail',
+        description: 'Stream log lines as they are read.',
+        inputSchema: { type: 'object', properties: { lines: { type: 'integer', minimum: 1 } } },
+      }),
       // An async generator: each yielded value is a chunk. `ctx.signal` aborts when the consumer leaves.
       handler: async function* ({ lines = LINES.length }, { signal, onProgress }) {
         const n = Math.min(lines as number, LINES.length);
@@ -57,7 +62,10 @@ await runExample(
       kinds.push(event.kind);
       show('logs:tail', describe(event), 16);
     }
-    check(json(kinds) === json(['progress', 'chunk', 'progress', 'chunk', 'progress', 'chunk', 'done']), 'three progress/chunk pairs, then done');
+    check(
+      json(kinds) === json(['progress', 'chunk', 'progress', 'chunk', 'progress', 'chunk', 'done']),
+      'three progress/chunk pairs, then done',
+    );
 
     // 2. Leaving the loop early aborts the handler's signal and closes the generator.
     let seen = 0;
@@ -70,7 +78,12 @@ await runExample(
 
     // 3. An MCP tool: its progress notifications arrive as events, its result as done.
     const mcpKinds: string[] = [];
-    for await (const event of exec.runToolStream('fx:convert_many', { amountsCents: [100, 250, 999], from: 'USD', to: 'EUR', delayMs: 10 })) {
+    for await (const event of exec.runToolStream('fx:convert_many', {
+      amountsCents: [100, 250, 999],
+      from: 'USD',
+      to: 'EUR',
+      delayMs: 10,
+    })) {
       mcpKinds.push(event.kind);
       show('fx:convert_many', describe(event), 16);
     }
@@ -78,14 +91,21 @@ await runExample(
 
     // 4. Progress without streaming: runTool's onProgress gets started → handler reports → completed.
     const reports: string[] = [];
-    const run = await exec.runTool('fx:convert_many', { amountsCents: [1, 2], from: 'USD', to: 'GBP', delayMs: 5 }, {
-      onProgress: (p) => reports.push(`${p.progress}/${p.total ?? '?'}`),
-    });
+    const run = await exec.runTool(
+      'fx:convert_many',
+      { amountsCents: [1, 2], from: 'USD', to: 'GBP', delayMs: 5 },
+      {
+        onProgress: (p) => reports.push(`${p.progress}/${p.total ?? '?'}`),
+      },
+    );
     show('onProgress', `${reports.join(' → ')} then ${json(run.value)}`, 16);
     check(reports[0] === '0/1' && reports.at(-1) === '1/1' && reports.length === 4, 'started, two reports, completed');
 
     // 5. A provider without callToolStream cannot stream.
-    exec.index.registerTool(defineTool({ namespace: 'weather', name: 'forecast', inputSchema: { type: 'object' } }), providerBackend('weather-api', 'forecast'));
+    exec.index.registerTool(
+      defineTool({ namespace: 'weather', name: 'forecast', inputSchema: { type: 'object' } }),
+      providerBackend('weather-api', 'forecast'),
+    );
     const direct = await exec.runTool('weather:forecast', { city: 'Oslo' });
     show('provider', `runTool → ${json(direct.value)}`, 16);
     const err = await failure(

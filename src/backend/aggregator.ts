@@ -77,21 +77,20 @@ export function createAggregator(registry: BackendRegistry): BackendAggregator {
  * await runner.run('tools:echo', { message: 'hi' });
  * ```
  */
-export async function registerBackendTools(
-  index: ToolRegistrar,
-  registry: BackendRegistry,
-  options?: BackendCallOptions,
-): Promise<number> {
+export async function registerBackendTools(index: ToolRegistrar, registry: BackendRegistry, options?: BackendCallOptions): Promise<number> {
   if (index === null || typeof index !== 'object' || typeof index.registerTool !== 'function') {
     throw new ToolexecError('INVALID_ARGUMENT', 'index must have a registerTool method');
   }
   let count = 0;
   for (const { backend, tools } of await listEnabledTools(registry, options)) {
     for (const tool of tools) {
-      index.registerTool(withNamespace(tool, backend.name), localBackend(formatBackendToolId(backend.name, tool.name)) as {
-        kind: 'local';
-        local: { name: string };
-      });
+      index.registerTool(
+        withNamespace(tool, backend.name),
+        localBackend(formatBackendToolId(backend.name, tool.name)) as {
+          kind: 'local';
+          local: { name: string };
+        },
+      );
       count++;
     }
   }

@@ -7,7 +7,13 @@ import { ToolexecError, findError } from '../model/index.js';
 import { createRuntime, type Runtime } from '../runtime/index.js';
 import { LinkedDeadline } from './deadline.js';
 import { withCodeResult } from './errors.js';
-import { ENGINE_STOP_GRACE_MS, resolveCodeExecutorOptions, resolveCodeParams, type ResolvedCodeExecutorOptions, type ResolvedCodeParams } from './options.js';
+import {
+  ENGINE_STOP_GRACE_MS,
+  resolveCodeExecutorOptions,
+  resolveCodeParams,
+  type ResolvedCodeExecutorOptions,
+  type ResolvedCodeParams,
+} from './options.js';
 import { RuntimeEngine } from './runtime-engine.js';
 import { DefaultToolsEnvironment } from './tools-environment.js';
 import type { CodeEngine, CodeEngineParams, CodeEngineResult, CodeExecutor, CodeExecutorOptions, CodeParams, CodeResult } from './types.js';
@@ -81,7 +87,9 @@ export class DefaultCodeExecutor implements CodeExecutor {
     });
     let outcome: Settled;
     try {
-      outcome = deadline.signal.aborted ? { ok: false, stopped: true } : await this.#run(this.#engineParams(call, deadline.signal), tools, deadline.signal);
+      outcome = deadline.signal.aborted
+        ? { ok: false, stopped: true }
+        : await this.#run(this.#engineParams(call, deadline.signal), tools, deadline.signal);
     } finally {
       deadline.dispose();
     }

@@ -132,11 +132,14 @@ export function resolveCodeParams(params: CodeParams, options: ResolvedCodeExecu
   const { code, language, timeoutMs, maxToolCalls, profile, signal, metadata } = params;
   if (typeof code !== 'string') throw invalidParam('code', code, 'must be a string');
   if (language !== undefined && typeof language !== 'string') throw invalidParam('language', language, 'must be a string');
-  if (timeoutMs !== undefined && !isTimeout(timeoutMs)) throw invalidParam('timeoutMs', timeoutMs, 'must be a positive, finite number of milliseconds');
-  if (maxToolCalls !== undefined && !isCount(maxToolCalls)) throw invalidParam('maxToolCalls', maxToolCalls, 'must be a non-negative integer');
+  if (timeoutMs !== undefined && !isTimeout(timeoutMs))
+    throw invalidParam('timeoutMs', timeoutMs, 'must be a positive, finite number of milliseconds');
+  if (maxToolCalls !== undefined && !isCount(maxToolCalls))
+    throw invalidParam('maxToolCalls', maxToolCalls, 'must be a non-negative integer');
   if (profile !== undefined && !isSecurityProfile(profile)) throw invalidParam('profile', profile, 'must be dev, standard or hardened');
   if (signal !== undefined && !isAbortSignalLike(signal)) throw invalidParam('signal', signal, 'must be an AbortSignal');
-  if (metadata !== undefined && (metadata === null || typeof metadata !== 'object')) throw invalidParam('metadata', metadata, 'must be an object');
+  if (metadata !== undefined && (metadata === null || typeof metadata !== 'object'))
+    throw invalidParam('metadata', metadata, 'must be an object');
   let max = maxToolCalls ?? 0;
   if (options.maxToolCalls > 0 && (max === 0 || max > options.maxToolCalls)) max = options.maxToolCalls;
   return {

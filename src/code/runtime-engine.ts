@@ -4,7 +4,14 @@
  */
 import { ToolexecError } from '../model/index.js';
 import { ToolError } from '../run/index.js';
-import { isSecurityProfile, partialResultOf, type ExecuteRequest, type ExecuteResult, type Runtime, type SecurityProfile } from '../runtime/index.js';
+import {
+  isSecurityProfile,
+  partialResultOf,
+  type ExecuteRequest,
+  type ExecuteResult,
+  type Runtime,
+  type SecurityProfile,
+} from '../runtime/index.js';
 import type { CodeEngine, CodeEngineParams, CodeEngineResult, ToolsEnvironment } from './types.js';
 
 /** Profile of the runtime engine when neither it nor the call names one (Go: `standard`). */
@@ -56,7 +63,10 @@ export function mapRuntimeError(err: unknown): ToolexecError {
   if (result !== undefined) details.result = result;
   const fromToolCall = ToolError.isToolError(err.cause);
   if ((err.code === 'TIMEOUT' && !fromToolCall) || err.code === 'RESOURCE_LIMIT') {
-    return new ToolexecError('LIMIT_EXCEEDED', `limit exceeded: ${err.message}`, { cause: err, details: { limit: err.code === 'TIMEOUT' ? 'timeout' : 'resource', ...details } });
+    return new ToolexecError('LIMIT_EXCEEDED', `limit exceeded: ${err.message}`, {
+      cause: err,
+      details: { limit: err.code === 'TIMEOUT' ? 'timeout' : 'resource', ...details },
+    });
   }
   if (err.code === 'SANDBOX_VIOLATION') {
     return new ToolexecError('CODE_EXECUTION', `code execution error: ${err.message}`, { cause: err, details });

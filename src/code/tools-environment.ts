@@ -130,7 +130,8 @@ export class DefaultToolsEnvironment implements ToolsEnvironment {
 
   #options(options: GatewayCallOptions | undefined): GatewayCallOptions {
     const own = options?.signal;
-    if (own === undefined || own === this.#signal || this.#signal === NEVER_ABORTED) return own === undefined ? this.#callOptions : { signal: own };
+    if (own === undefined || own === this.#signal || this.#signal === NEVER_ABORTED)
+      return own === undefined ? this.#callOptions : { signal: own };
     return { signal: AbortSignal.any([own, this.#signal]) };
   }
 }

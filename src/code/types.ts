@@ -1,13 +1,6 @@
 import type { DocStore, ToolIndex } from '../discovery/index.js';
 import type { Runner } from '../run/index.js';
-import type {
-  BackendInfo,
-  LimitsEnforced,
-  Runtime,
-  SecurityProfile,
-  ToolCallRecord,
-  ToolGateway,
-} from '../runtime/index.js';
+import type { BackendInfo, LimitsEnforced, Runtime, SecurityProfile, ToolCallRecord, ToolGateway } from '../runtime/index.js';
 
 /** What one {@link CodeExecutor.executeCode} call runs. */
 export interface CodeParams {

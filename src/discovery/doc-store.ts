@@ -166,7 +166,10 @@ export class InMemoryDocStore implements DocStore {
     const considered = Array.isArray(examples) && maxExamples > 0 ? examples.slice(0, maxExamples) : examples;
     const prepared = prepareExamples(considered);
     const current = this.#docs.get(id);
-    this.#docs.set(id, current === undefined ? { summary: '', notes: '', examples: prepared, externalRefs: [] } : { ...current, examples: prepared });
+    this.#docs.set(
+      id,
+      current === undefined ? { summary: '', notes: '', examples: prepared, externalRefs: [] } : { ...current, examples: prepared },
+    );
   }
 
   describeTool(id: string, level: DetailLevel): ToolDoc {

@@ -49,8 +49,7 @@ export const MIN_FUZZY_LENGTH = 5;
 const splitTerms = (text: string): string[] => text.split(' ');
 const identity = (term: string): string => term;
 const prefixFor = (term: string): boolean => term.length >= MIN_PREFIX_LENGTH;
-const fuzzyFor = (term: string): number | false =>
-  term.length >= 8 ? 2 : term.length >= MIN_FUZZY_LENGTH ? 1 : false;
+const fuzzyFor = (term: string): number | false => (term.length >= 8 ? 2 : term.length >= MIN_FUZZY_LENGTH ? 1 : false);
 
 /** Keeps a MiniSearch index of tools; all operations are synchronous and exact (no vacuuming). */
 export class TextEngine {

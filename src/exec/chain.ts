@@ -165,7 +165,12 @@ export async function runExecChain(
   function stop(error: ToolError, index: number, ran: boolean): ExecChainError {
     for (let j = ran ? index + 1 : index; j < total; j++) {
       const rest = steps[j];
-      const skipped: ExecStepResult = { stepIndex: j, toolId: typeof rest?.toolId === 'string' ? rest.toolId : '', durationMs: 0, skipped: true };
+      const skipped: ExecStepResult = {
+        stepIndex: j,
+        toolId: typeof rest?.toolId === 'string' ? rest.toolId : '',
+        durationMs: 0,
+        skipped: true,
+      };
       if (rest?.args !== undefined) skipped.args = rest.args;
       execSteps.push(skipped);
     }

@@ -2,7 +2,15 @@
  * The facade: one object over the index, the doc store, the runner, MCP servers and code mode.
  */
 import { ToolexecError, localBackend, toolId as toolIdOf, type McpTool } from '../model/index.js';
-import { createDocStore, createToolIndex, type DetailLevel, type DocStore, type ToolDoc, type ToolIndex, type ToolSummary } from '../discovery/index.js';
+import {
+  createDocStore,
+  createToolIndex,
+  type DetailLevel,
+  type DocStore,
+  type ToolDoc,
+  type ToolIndex,
+  type ToolSummary,
+} from '../discovery/index.js';
 import {
   createLocalRegistry,
   createRunner,
@@ -217,16 +225,28 @@ export class DefaultExec implements Exec {
 
   close(): Promise<void> {
     this.#ready = false;
-    this.#closing ??= Promise.allSettled([this.#mcpClient?.close(), this.#code.close(), this.#ownedRuntime?.close?.()]).then(() => undefined);
+    this.#closing ??= Promise.allSettled([this.#mcpClient?.close(), this.#code.close(), this.#ownedRuntime?.close?.()]).then(
+      () => undefined,
+    );
     return this.#closing;
   }
 
   #runTool(id: string, args: Record<string, unknown> | undefined, options: RunOptions | undefined): Promise<Result> {
     // The runner applies the ending where the call settles: no promise hop of the facade's own.
-    return this.#runner.runSettled(id, args, options === undefined ? this.#defaultRunOptions : this.#callOptions(options), RESULT_SETTLER, nowMs());
+    return this.#runner.runSettled(
+      id,
+      args,
+      options === undefined ? this.#defaultRunOptions : this.#callOptions(options),
+      RESULT_SETTLER,
+      nowMs(),
+    );
   }
 
-  async *#stream(id: string, args: Record<string, unknown> | undefined, options: RunOptions | undefined): AsyncGenerator<StreamEvent, void, undefined> {
+  async *#stream(
+    id: string,
+    args: Record<string, unknown> | undefined,
+    options: RunOptions | undefined,
+  ): AsyncGenerator<StreamEvent, void, undefined> {
     await this.#prepare();
     yield* this.#runner.runStream(id, args, options === undefined ? this.#defaultRunOptions : this.#callOptions(options));
   }

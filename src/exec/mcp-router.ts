@@ -40,7 +40,11 @@ export class McpRouter implements McpExecutor {
 
 // eslint-disable-next-line require-yield -- a stream that fails on its first iteration
 async function* notStreamable(serverName: string, tool: string): AsyncGenerator<StreamEvent> {
-  throw new ToolexecError('STREAM_NOT_SUPPORTED', `stream not supported: the MCP executor of server "${serverName}" cannot stream "${tool}"`, {
-    details: { serverName },
-  });
+  throw new ToolexecError(
+    'STREAM_NOT_SUPPORTED',
+    `stream not supported: the MCP executor of server "${serverName}" cannot stream "${tool}"`,
+    {
+      details: { serverName },
+    },
+  );
 }

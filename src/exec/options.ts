@@ -84,7 +84,10 @@ export function resolveExecOptions(options: ExecOptions = {}): ResolvedExecOptio
   };
   check('index', hasMethod(o.index, 'search') && hasMethod(o.index, 'getTool'));
   check('docs', hasMethod(o.docs, 'describeTool'));
-  check('tools', Array.isArray(o.tools) && o.tools.every((def: unknown) => isObject(def) && isObject(def.tool) && typeof def.handler === 'function'));
+  check(
+    'tools',
+    Array.isArray(o.tools) && o.tools.every((def: unknown) => isObject(def) && isObject(def.tool) && typeof def.handler === 'function'),
+  );
   check('localHandlers', isObject(o.localHandlers) && Object.values(o.localHandlers as object).every((h) => typeof h === 'function'));
   check('mcpServers', isObject(o.mcpServers) && Object.values(o.mcpServers as object).every(isObject));
   check('mcpOptions', isObject(o.mcpOptions) && !('servers' in (o.mcpOptions as object)));

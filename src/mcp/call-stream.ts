@@ -86,9 +86,7 @@ export function toolFailure(serverName: string, toolName: string, result: CallTo
     .map((item) => (item.type === 'text' ? item.text : ''))
     .filter((t) => t !== '')
     .join('\n');
-  return new ToolexecError(
-    'EXECUTION',
-    `Tool "${toolName}" on MCP server "${serverName}" failed: ${text === '' ? '(no message)' : text}`,
-    { details: { serverName, tool: toolName, result } },
-  );
+  return new ToolexecError('EXECUTION', `Tool "${toolName}" on MCP server "${serverName}" failed: ${text === '' ? '(no message)' : text}`, {
+    details: { serverName, tool: toolName, result },
+  });
 }

@@ -22,8 +22,7 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND
 export function abortError(signal: AbortSignal, context: OperationContext): ToolexecError {
   const reason: unknown = signal.reason;
   const timedOut =
-    (reason instanceof DOMException && reason.name === 'TimeoutError') ||
-    (ToolexecError.isInstance(reason) && reason.code === 'TIMEOUT');
+    (reason instanceof DOMException && reason.name === 'TimeoutError') || (ToolexecError.isInstance(reason) && reason.code === 'TIMEOUT');
   return new ToolexecError(
     timedOut ? 'TIMEOUT' : 'ABORTED',
     `${describe(context)} on MCP server "${context.serverName}" was ${timedOut ? 'cancelled by a timeout' : 'aborted'}`,
@@ -99,10 +98,14 @@ export function mapOperationError(error: unknown, context: OperationContext, ses
     });
   }
   if (error instanceof Error && error.name === 'ZodError') {
-    return new ToolexecError('PROTOCOL', `MCP server "${context.serverName}" sent an invalid result for ${describe(context)}: ${error.message}`, {
-      cause: error,
-      details: baseDetails(context),
-    });
+    return new ToolexecError(
+      'PROTOCOL',
+      `MCP server "${context.serverName}" sent an invalid result for ${describe(context)}: ${error.message}`,
+      {
+        cause: error,
+        details: baseDetails(context),
+      },
+    );
   }
   return new ToolexecError('EXECUTION', `${where} failed: ${errorMessage(error)}`, { cause: error, details: baseDetails(context) });
 }

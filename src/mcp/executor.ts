@@ -1,7 +1,16 @@
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { ListToolsResultSchema, McpError, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { ToolexecError, type McpTool } from '../model/index.js';
-import { SETTLED_CALL, onAbort, type CallSettler, type CallToolResult, type ProgressEvent, type RunOptions, type SettledMcpCall, type StreamEvent } from '../run/index.js';
+import {
+  SETTLED_CALL,
+  onAbort,
+  type CallSettler,
+  type CallToolResult,
+  type ProgressEvent,
+  type RunOptions,
+  type SettledMcpCall,
+  type StreamEvent,
+} from '../run/index.js';
 import { callToolResultSchema } from './call-result.js';
 import { streamToolCall } from './call-stream.js';
 import { type OperationContext, abortError, isConnectionLost, isExpiredSession, isNotSent, mapOperationError } from './errors.js';
@@ -86,13 +95,24 @@ export class SdkMcpExecutor implements McpExecutorClient, SettledMcpCall {
           : requestOptionsFor(
               timeoutMs,
               resolved.maxTotalTimeoutMs,
-              progressRequested ? (onProgress === undefined ? ignoreProgress : (progress) => onProgress(toProgressEvent(progress))) : undefined,
+              progressRequested
+                ? onProgress === undefined
+                  ? ignoreProgress
+                  : (progress) => onProgress(toProgressEvent(progress))
+                : undefined,
             );
       const request = {
         method: 'tools/call' as const,
         params: { name: params.name, arguments: params.arguments ?? {} },
       };
-      return this.#withSession(slot, context, options.signal, requestOptions, (session, sdkOptions) => session.client.request(request, callToolResultSchema, sdkOptions), settler);
+      return this.#withSession(
+        slot,
+        context,
+        options.signal,
+        requestOptions,
+        (session, sdkOptions) => session.client.request(request, callToolResultSchema, sdkOptions),
+        settler,
+      );
     } catch (error) {
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passed on as thrown (a ToolexecError from the checks), or as the settler maps it
       return Promise.reject(settler === undefined ? error : settler.fail(error));
@@ -296,7 +316,11 @@ function linkSignal(outer: AbortSignal | undefined): SignalLink {
 }
 
 /** SDK request options: `timeoutMs` restarted by progress, the total bound, the progress handler (which makes the SDK send a token). */
-function requestOptionsFor(timeoutMs: number, maxTotalTimeoutMs: number | undefined, onprogress: ((progress: Progress) => void) | undefined): RequestOptions {
+function requestOptionsFor(
+  timeoutMs: number,
+  maxTotalTimeoutMs: number | undefined,
+  onprogress: ((progress: Progress) => void) | undefined,
+): RequestOptions {
   const options: RequestOptions = { timeout: timeoutMs, resetTimeoutOnProgress: true };
   if (maxTotalTimeoutMs !== undefined) options.maxTotalTimeout = maxTotalTimeoutMs;
   if (onprogress !== undefined) options.onprogress = onprogress;

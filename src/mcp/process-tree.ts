@@ -81,6 +81,9 @@ export class TailBuffer {
 
   /** The kept text, trimmed; a character cut in half at the start is dropped. */
   text(): string {
-    return Buffer.concat(this.#chunks).toString('utf8').replace(/^\uFFFD+/, '').trim();
+    return Buffer.concat(this.#chunks)
+      .toString('utf8')
+      .replace(/^\uFFFD+/, '')
+      .trim();
   }
 }

@@ -140,7 +140,10 @@ export class StdioProcessTransport implements Transport {
     });
     const drained = Promise.all(
       [child.stdout, child.stderr].map(
-        (stream) => new Promise<void>((resolve) => (stream === null || stream.readableEnded || stream.destroyed ? resolve() : stream.once('close', resolve))),
+        (stream) =>
+          new Promise<void>((resolve) =>
+            stream === null || stream.readableEnded || stream.destroyed ? resolve() : stream.once('close', resolve),
+          ),
       ),
     );
     return new Promise<void>((resolve) => {

@@ -65,7 +65,12 @@ function invalidBackend(reason: string): ToolexecError {
  */
 export function validateBackend(backend: ToolBackend): void {
   if (backend === null || typeof backend !== 'object') throw invalidBackend('backend must be an object');
-  const b = backend as { kind?: unknown; mcp?: { serverName?: unknown }; provider?: { providerId?: unknown; toolId?: unknown }; local?: { name?: unknown } };
+  const b = backend as {
+    kind?: unknown;
+    mcp?: { serverName?: unknown };
+    provider?: { providerId?: unknown; toolId?: unknown };
+    local?: { name?: unknown };
+  };
   switch (b.kind) {
     case 'mcp':
       if (!isNonEmpty(b.mcp?.serverName)) throw invalidBackend('MCP backend requires ServerName');

@@ -4,15 +4,7 @@
  *
  * @module toolexec/model
  */
-export {
-  ERROR_CODES,
-  ToolexecError,
-  errorMessage,
-  findError,
-  hasErrorCode,
-  isErrorCode,
-  toErrorShape,
-} from './errors.js';
+export { ERROR_CODES, ToolexecError, errorMessage, findError, hasErrorCode, isErrorCode, toErrorShape } from './errors.js';
 export type { ErrorCode, ErrorShape, ToolexecErrorOptions } from './errors.js';
 export {
   MAX_TOOL_NAME_LENGTH,
@@ -29,15 +21,7 @@ export {
 } from './tool.js';
 export type { McpTool, ParsedToolId, Tool } from './tool.js';
 export { MAX_TAGS, MAX_TAG_LENGTH, normalizeTags } from './tags.js';
-export {
-  BACKEND_KINDS,
-  backendIdentity,
-  describeBackend,
-  localBackend,
-  mcpBackend,
-  providerBackend,
-  validateBackend,
-} from './backend.js';
+export { BACKEND_KINDS, backendIdentity, describeBackend, localBackend, mcpBackend, providerBackend, validateBackend } from './backend.js';
 export type { BackendKind, ToolBackend } from './backend.js';
 export { DIALECT_2020_12, DIALECT_DRAFT_07, SCHEMA_TESTS } from './schema.js';
 export type {

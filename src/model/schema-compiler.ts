@@ -126,7 +126,11 @@ function compositeKeyword(keyword: 'oneOf' | 'anyOf'): CodeKeywordDefinition {
           // Drop the branch's errors from the main list; they live on in `branches`.
           gen.assign(ERRORS, start);
           gen.if(_`${V_ERRORS} !== null`, () =>
-            gen.if(start, () => gen.assign(_`${V_ERRORS}.length`, start), () => gen.assign(V_ERRORS, null)),
+            gen.if(
+              start,
+              () => gen.assign(_`${V_ERRORS}.length`, start),
+              () => gen.assign(V_ERRORS, null),
+            ),
           );
         });
       });
@@ -146,7 +150,11 @@ interface MissingRef {
 }
 
 function isMissingRef(err: unknown): err is Error & MissingRef {
-  return err instanceof Error && typeof (err as Partial<MissingRef>).missingRef === 'string' && typeof (err as Partial<MissingRef>).missingSchema === 'string';
+  return (
+    err instanceof Error &&
+    typeof (err as Partial<MissingRef>).missingRef === 'string' &&
+    typeof (err as Partial<MissingRef>).missingSchema === 'string'
+  );
 }
 
 /** Removes a compiled document from Ajv's private identity cache (Ajv never drops it by itself). */
@@ -348,7 +356,10 @@ export class SchemaCompiler {
       try {
         ajv.addSchema(document, uri, undefined, false);
       } catch (err) {
-        throw new SchemaProblem(`the known schema ${uri} could not be registered: ${err instanceof Error ? err.message : String(err)}`, err);
+        throw new SchemaProblem(
+          `the known schema ${uri} could not be registered: ${err instanceof Error ? err.message : String(err)}`,
+          err,
+        );
       }
     }
     const slot = { ajv, compilations: 0 };

@@ -16,7 +16,15 @@ import {
   schemaKey,
   type SchemaDocument,
 } from './schema-source.js';
-import { SCHEMA_TESTS, type ContractViolation, type SchemaTest, type SchemaValidator, type SchemaValidatorOptions, type TestedSchemaChecks, type ToolSchemaChecks } from './schema.js';
+import {
+  SCHEMA_TESTS,
+  type ContractViolation,
+  type SchemaTest,
+  type SchemaValidator,
+  type SchemaValidatorOptions,
+  type TestedSchemaChecks,
+  type ToolSchemaChecks,
+} from './schema.js';
 import type { Tool } from './tool.js';
 import { summarizeViolations, toViolations } from './violations.js';
 
@@ -313,8 +321,7 @@ export class JsonSchemaValidator implements SchemaValidator {
    */
   validate(schema: unknown, instance: unknown): void {
     const compiled =
-      (typeof schema === 'object' && schema !== null ? this.#byIdentity.get(schema) : undefined) ??
-      this.#resolve(schema, SCHEMA_CONTEXT);
+      (typeof schema === 'object' && schema !== null ? this.#byIdentity.get(schema) : undefined) ?? this.#resolve(schema, SCHEMA_CONTEXT);
     const data = instance === undefined ? null : instance;
     let valid: boolean;
     try {
@@ -411,7 +418,12 @@ export class JsonSchemaValidator implements SchemaValidator {
     return entry;
   }
 
-  #failure(compiled: CompiledSchema, data: unknown, code: 'VALIDATION' | 'OUTPUT_VALIDATION', context: SchemaContext): SchemaValidationError {
+  #failure(
+    compiled: CompiledSchema,
+    data: unknown,
+    code: 'VALIDATION' | 'OUTPUT_VALIDATION',
+    context: SchemaContext,
+  ): SchemaValidationError {
     const details = context.tool === undefined ? undefined : { tool: context.tool, schema: context.slot };
     try {
       const errors = this.#compiler.explain(compiled, data);

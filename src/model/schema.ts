@@ -2,12 +2,7 @@ import type { Tool } from './tool.js';
 
 /** The seed-004 taxonomy of schema violations. */
 export type ViolationCode =
-  | 'RequiredMissing'
-  | 'InvalidType'
-  | 'InvalidFormat'
-  | 'InvalidEnumValue'
-  | 'DiscriminatorMismatch'
-  | 'ConstraintViolation';
+  'RequiredMissing' | 'InvalidType' | 'InvalidFormat' | 'InvalidEnumValue' | 'DiscriminatorMismatch' | 'ConstraintViolation';
 
 /**
  * One way a value breaks its schema, in a form a model can act on.

@@ -251,11 +251,16 @@ class Collector {
       }
       case 'format': {
         const value = this.#value(error);
-        this.add('InvalidFormat', field, `${label} must be a valid ${text(params.format)} string (format "${text(params.format)}"), got ${show(value)}.`, {
-          expected: params.format,
-          actual: scalar(value),
-          keyword,
-        });
+        this.add(
+          'InvalidFormat',
+          field,
+          `${label} must be a valid ${text(params.format)} string (format "${text(params.format)}"), got ${show(value)}.`,
+          {
+            expected: params.format,
+            actual: scalar(value),
+            keyword,
+          },
+        );
         return;
       }
       case 'enum': {
@@ -335,14 +340,22 @@ class Collector {
       case 'maxItems': {
         const count = Array.isArray(value) ? value.length : undefined;
         const bound = keyword === 'minItems' ? 'at least' : 'at most';
-        add(`${keyword} ${text(params.limit)}`, `must have ${bound} ${plural(params.limit, 'item', 'items')}${count === undefined ? '' : `, got ${count}`}`, count);
+        add(
+          `${keyword} ${text(params.limit)}`,
+          `must have ${bound} ${plural(params.limit, 'item', 'items')}${count === undefined ? '' : `, got ${count}`}`,
+          count,
+        );
         return;
       }
       case 'minProperties':
       case 'maxProperties': {
         const count = isPlainObject(value) ? Object.keys(value).length : undefined;
         const bound = keyword === 'minProperties' ? 'at least' : 'at most';
-        add(`${keyword} ${text(params.limit)}`, `must have ${bound} ${plural(params.limit, 'property', 'properties')}${count === undefined ? '' : `, got ${count}`}`, count);
+        add(
+          `${keyword} ${text(params.limit)}`,
+          `must have ${bound} ${plural(params.limit, 'property', 'properties')}${count === undefined ? '' : `, got ${count}`}`,
+          count,
+        );
         return;
       }
       case 'uniqueItems':
@@ -351,14 +364,22 @@ class Collector {
       case 'items':
       case 'additionalItems':
       case 'unevaluatedItems':
-        add(`${keyword} false`, `must have at most ${plural(params.limit, 'item', 'items')}${Array.isArray(value) ? `, got ${value.length}` : ''}`, undefined);
+        add(
+          `${keyword} false`,
+          `must have at most ${plural(params.limit, 'item', 'items')}${Array.isArray(value) ? `, got ${value.length}` : ''}`,
+          undefined,
+        );
         return;
       case 'contains': {
         const min = params.minContains;
         const max = params.maxContains;
         const summary = describeSchema(error.schema, this.root);
         const wanted = max === undefined ? `at least ${text(min)}` : `at least ${text(min)} and at most ${text(max)}`;
-        add(`contains ${summary}`, `must contain ${wanted} ${max === 1 || (max === undefined && min === 1) ? 'item' : 'items'} matching ${summary}`, undefined);
+        add(
+          `contains ${summary}`,
+          `must contain ${wanted} ${max === 1 || (max === undefined && min === 1) ? 'item' : 'items'} matching ${summary}`,
+          undefined,
+        );
         return;
       }
       case 'not': {
@@ -390,27 +411,43 @@ class Collector {
     const branchErrors = Array.isArray(params.branches) ? params.branches : undefined;
 
     if (keyword === 'oneOf') {
-      const passing = Array.isArray(params.passing) ? params.passing : Array.isArray(params.passingSchemas) ? (params.passingSchemas as unknown[]) : [];
+      const passing = Array.isArray(params.passing)
+        ? params.passing
+        : Array.isArray(params.passingSchemas)
+          ? (params.passingSchemas as unknown[])
+          : [];
       if (passing.length > 1) {
-        this.add('DiscriminatorMismatch', field, `${label} must match exactly one oneOf variant, but it matches variants ${passing.join(' and ')}.`, {
-          expected: branches.map((branch) => describeSchema(branch, this.root)),
-          actual,
-          keyword,
-        });
+        this.add(
+          'DiscriminatorMismatch',
+          field,
+          `${label} must match exactly one oneOf variant, but it matches variants ${passing.join(' and ')}.`,
+          {
+            expected: branches.map((branch) => describeSchema(branch, this.root)),
+            actual,
+            keyword,
+          },
+        );
         return;
       }
     }
     if (branches.length === 0 || branchErrors === undefined) {
-      this.add('DiscriminatorMismatch', field, `${label} must match ${keyword === 'oneOf' ? 'exactly one' : 'at least one'} of the ${keyword} variants.`, {
-        actual,
-        keyword,
-      });
+      this.add(
+        'DiscriminatorMismatch',
+        field,
+        `${label} must match ${keyword === 'oneOf' ? 'exactly one' : 'at least one'} of the ${keyword} variants.`,
+        {
+          actual,
+          keyword,
+        },
+      );
       return;
     }
 
     // Every branch is a fixed value: this is an enum spelled as a union.
     const resolved = branches.map((branch) => resolveLocal(branch, this.root));
-    const pinned = resolved.map((branch) => (isPlainObject(branch) && Array.isArray(branch.enum) ? { values: branch.enum as unknown[] } : pinnedValueList(branch)));
+    const pinned = resolved.map((branch) =>
+      isPlainObject(branch) && Array.isArray(branch.enum) ? { values: branch.enum as unknown[] } : pinnedValueList(branch),
+    );
     if (pinned.every((entry) => entry !== undefined)) {
       const allowed: unknown[] = [];
       const seen = new Set<string>();
@@ -446,20 +483,30 @@ class Collector {
           return;
         }
         if (selected < 0) {
-          this.add('DiscriminatorMismatch', discriminatorField, `Field '${discriminatorField}' must be one of ${showList(values)} (it selects the variant), got ${show(value[property])}.`, {
-            expected: branches.map((branch) => describeSchema(branch, this.root)),
-            allowed: values,
-            actual: scalar(value[property]),
-            keyword,
-          });
+          this.add(
+            'DiscriminatorMismatch',
+            discriminatorField,
+            `Field '${discriminatorField}' must be one of ${showList(values)} (it selects the variant), got ${show(value[property])}.`,
+            {
+              expected: branches.map((branch) => describeSchema(branch, this.root)),
+              allowed: values,
+              actual: scalar(value[property]),
+              keyword,
+            },
+          );
           return;
         }
       } else {
-        this.add('DiscriminatorMismatch', discriminatorField, `Field '${discriminatorField}' is required to select a variant; it must be one of ${showList(values)}.`, {
-          expected: branches.map((branch) => describeSchema(branch, this.root)),
-          allowed: values,
-          keyword,
-        });
+        this.add(
+          'DiscriminatorMismatch',
+          discriminatorField,
+          `Field '${discriminatorField}' is required to select a variant; it must be one of ${showList(values)}.`,
+          {
+            expected: branches.map((branch) => describeSchema(branch, this.root)),
+            allowed: values,
+            keyword,
+          },
+        );
         return;
       }
     }

@@ -2,14 +2,7 @@ import { ToolexecError, errorMessage, type ErrorCode, type ToolBackend } from '.
 import type { StepResult } from './types.js';
 
 /** The pipeline stage a {@link ToolError} comes from. */
-export type ToolErrorOp =
-  | 'validate_tool_id'
-  | 'resolve'
-  | 'select_backend'
-  | 'validate_input'
-  | 'execute'
-  | 'validate_output'
-  | 'stream';
+export type ToolErrorOp = 'validate_tool_id' | 'resolve' | 'select_backend' | 'validate_input' | 'execute' | 'validate_output' | 'stream';
 
 /** Every {@link ToolErrorOp}, in pipeline order. */
 export const TOOL_ERROR_OPS: readonly ToolErrorOp[] = [
@@ -90,12 +83,7 @@ export class ToolError extends ToolexecError {
 }
 
 /** `run: <op> <toolId> [<kind>]: <reason>`; the ` [<kind>]` part only when there is a backend. */
-export function formatToolErrorMessage(
-  op: ToolErrorOp,
-  toolId: string,
-  backend: ToolBackend | undefined,
-  reason: string,
-): string {
+export function formatToolErrorMessage(op: ToolErrorOp, toolId: string, backend: ToolBackend | undefined, reason: string): string {
   const kind = backend === undefined ? '' : ` [${String((backend as { kind?: unknown }).kind)}]`;
   return `run: ${op} ${toolId}${kind}: ${reason}`;
 }
@@ -157,12 +145,7 @@ export function isTimeoutReason(reason: unknown): boolean {
 }
 
 /** The ABORTED or TIMEOUT {@link ToolError} for an aborted call; `cause` is the abort reason. */
-export function abortToolError(
-  toolId: string,
-  op: ToolErrorOp,
-  backend: ToolBackend | undefined,
-  reason: unknown,
-): ToolError {
+export function abortToolError(toolId: string, op: ToolErrorOp, backend: ToolBackend | undefined, reason: unknown): ToolError {
   const timedOut = isTimeoutReason(reason);
   const init: ToolErrorInit = {
     code: timedOut ? 'TIMEOUT' : 'ABORTED',

@@ -128,7 +128,12 @@ export class Pipeline {
   }
 
   /** One call, start to end; the value when everything on the way was synchronous. */
-  run(toolId: string, args: Record<string, unknown>, scope: CallSignal | undefined, progress: ProgressSink | undefined): RunResult | Promise<RunResult> {
+  run(
+    toolId: string,
+    args: Record<string, unknown>,
+    scope: CallSignal | undefined,
+    progress: ProgressSink | undefined,
+  ): RunResult | Promise<RunResult> {
     // The hot path: a live call to a tool resolved before. Kept small so that V8 inlines it whole.
     const hit = scope === undefined || !scope.aborted ? this.#cached(toolId) : undefined;
     if (hit !== undefined) return this.#execute(toolId, args, hit, scope, progress);
@@ -147,7 +152,8 @@ export class Pipeline {
     try {
       const hit = this.#cached(toolId);
       const backend = hit === undefined ? undefined : hit.selected;
-      if (hit === undefined || backend === undefined || backend.kind !== 'local') return settleNow(this.run(toolId, args, undefined, undefined));
+      if (hit === undefined || backend === undefined || backend.kind !== 'local')
+        return settleNow(this.run(toolId, args, undefined, undefined));
       // #checkInput, #handler, #runLocal and #checkOutput (with inputPasses and outputPasses)
       // written out on purpose: calling them here measured 0.1–0.15× slower (`npm run bench --
       // runner`), since each helper takes from V8's inlining budget and an Ajv function then stays a call.
@@ -228,7 +234,8 @@ export class Pipeline {
    * is checked here and the Map in {@link Pipeline.#cachedInMap}: a small function, for V8 to inline.
    */
   #cached(toolId: string): Resolved | undefined {
-    if (this.#versioned && toolId === this.#lastId && (this.#index as { version: number }).version === this.#cacheVersion) return this.#last;
+    if (this.#versioned && toolId === this.#lastId && (this.#index as { version: number }).version === this.#cacheVersion)
+      return this.#last;
     return this.#cachedInMap(toolId);
   }
 
@@ -583,7 +590,11 @@ export class Pipeline {
     try {
       if (scope === undefined && progress === undefined && typeof (executor as Partial<SettledMcpCall>)[SETTLED_CALL] === 'function') {
         // The executor applies the ending where its call settles: no promise of the runner's own.
-        return (executor as McpExecutor & SettledMcpCall)[SETTLED_CALL](target.serverName as string, params, new McpEnding(this, toolId, resolved, backend));
+        return (executor as McpExecutor & SettledMcpCall)[SETTLED_CALL](
+          target.serverName as string,
+          params,
+          new McpEnding(this, toolId, resolved, backend),
+        );
       }
       pending = executor.callTool(target.serverName as string, params, executorOptions(scope, progress));
     } catch (err) {
@@ -910,9 +921,7 @@ function mcpToolError(toolId: string, backend: ToolBackend, result: CallToolResu
 /** True for objects and functions with a callable `then`. @internal */
 export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return (
-    value !== null &&
-    (typeof value === 'object' || typeof value === 'function') &&
-    typeof (value as { then?: unknown }).then === 'function'
+    value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function'
   );
 }
 

@@ -15,7 +15,10 @@ export function checkRunOptions(signal: unknown, timeoutMs: unknown): ToolexecEr
     return new ToolexecError('INVALID_ARGUMENT', 'run option signal must be an AbortSignal');
   }
   if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs))) {
-    return new ToolexecError('INVALID_ARGUMENT', `run option timeoutMs must be a number of milliseconds, got ${typeof timeoutMs === 'number' ? String(timeoutMs) : typeof timeoutMs}`);
+    return new ToolexecError(
+      'INVALID_ARGUMENT',
+      `run option timeoutMs must be a number of milliseconds, got ${typeof timeoutMs === 'number' ? String(timeoutMs) : typeof timeoutMs}`,
+    );
   }
   return undefined;
 }

@@ -7,7 +7,17 @@ import { Pipeline, type ProgressSink } from './pipeline.js';
 import { ProgressReporter } from './progress.js';
 import { checkRunOptions } from './run-options.js';
 import { streamEvents } from './stream.js';
-import type { ChainResult, ChainStep, ProgressEvent, RunOptions, RunResult, RunSettler, Runner, RunnerOptions, StreamEvent } from './types.js';
+import type {
+  ChainResult,
+  ChainStep,
+  ProgressEvent,
+  RunOptions,
+  RunResult,
+  RunSettler,
+  Runner,
+  RunnerOptions,
+  StreamEvent,
+} from './types.js';
 
 /**
  * The standard {@link Runner}: resolves a tool (index, then resolvers), selects a backend,
@@ -95,7 +105,13 @@ export class DefaultRunner implements Runner {
    *
    * @internal
    */
-  runSettled<R>(toolId: string, args: Record<string, unknown> | undefined, options: RunOptions | undefined, settler: RunSettler<R>, startedMs: number): Promise<R> {
+  runSettled<R>(
+    toolId: string,
+    args: Record<string, unknown> | undefined,
+    options: RunOptions | undefined,
+    settler: RunSettler<R>,
+    startedMs: number,
+  ): Promise<R> {
     let signal: AbortSignal | undefined;
     let timeoutMs: number | undefined;
     if (options !== undefined && options !== null) {
@@ -114,7 +130,12 @@ export class DefaultRunner implements Runner {
     return this.#runScoped(toolId, args ?? {}, signal, timeoutMs, undefined, settler, startedMs);
   }
 
-  #start(toolId: string, args: Record<string, unknown>, scope: CallSignal | undefined, progress: ProgressSink | undefined): Promise<RunResult> {
+  #start(
+    toolId: string,
+    args: Record<string, unknown>,
+    scope: CallSignal | undefined,
+    progress: ProgressSink | undefined,
+  ): Promise<RunResult> {
     try {
       const out = this.#pipeline.run(toolId, args, scope, progress);
       return out instanceof Promise ? out : Promise.resolve(out);
@@ -187,7 +208,13 @@ const AS_IS: RunSettler<RunResult> = {
 };
 
 /** Waits for the call, clears its signal's timer and listener, then applies the ending. */
-async function settleAfter<R>(pending: Promise<RunResult>, scope: CallSignal | undefined, settler: RunSettler<R>, toolId: string, startedMs: number): Promise<R> {
+async function settleAfter<R>(
+  pending: Promise<RunResult>,
+  scope: CallSignal | undefined,
+  settler: RunSettler<R>,
+  toolId: string,
+  startedMs: number,
+): Promise<R> {
   let result: RunResult;
   try {
     result = await pending;

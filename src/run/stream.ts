@@ -56,7 +56,8 @@ export async function* streamEvents(
         if (scope.timedOut) throw abortToolError(toolId, 'stream', backend, scope.reason);
         return;
       }
-      if (step === null || typeof step !== 'object') throw streamFailure(toolId, backend, new TypeError('the stream source returned a non-object step'));
+      if (step === null || typeof step !== 'object')
+        throw streamFailure(toolId, backend, new TypeError('the stream source returned a non-object step'));
       if (step.done === true) {
         finished = true;
         return;

@@ -41,15 +41,7 @@ export {
 } from './request.js';
 export { prepareSnippet } from './snippet.js';
 export type { PreparedSnippet, SnippetSource } from './snippet.js';
-export {
-  abortError,
-  cloneJson,
-  limitsEnforcedNone,
-  partialResultOf,
-  runtimeError,
-  throwIfAborted,
-  withPartialResult,
-} from './errors.js';
+export { abortError, cloneJson, limitsEnforcedNone, partialResultOf, runtimeError, throwIfAborted, withPartialResult } from './errors.js';
 export type { RuntimeErrorOptions } from './errors.js';
 export type { RunFailure } from './failure.js';
 export { createTracingGateway } from './gateway/tracing.js';
@@ -104,13 +96,7 @@ export {
   resolveWasmOptions,
   wasiModuleBytes,
 } from './backends/wasm/index.js';
-export type {
-  CappedModule,
-  DeclaredMemory,
-  ResolvedWasmOptions,
-  WasmBackendOptions,
-  WasmPoolStats,
-} from './backends/wasm/index.js';
+export type { CappedModule, DeclaredMemory, ResolvedWasmOptions, WasmBackendOptions, WasmPoolStats } from './backends/wasm/index.js';
 // --- spec backends (containerd, kata, firecracker, kubernetes, proxmox_lxc), temporal, remote ---
 export {
   CPU_PERIOD_US,

@@ -5,15 +5,7 @@
 import { ToolexecError } from '../model/index.js';
 import { createDefaultBackends, type BackendFactory } from './default-backends.js';
 import { isSecurityProfile, validateRequest } from './request.js';
-import type {
-  ExecuteRequest,
-  ExecuteResult,
-  Runtime,
-  RuntimeBackend,
-  RuntimeOptions,
-  SecurityProfile,
-  ToolCallRecord,
-} from './types.js';
+import type { ExecuteRequest, ExecuteResult, Runtime, RuntimeBackend, RuntimeOptions, SecurityProfile, ToolCallRecord } from './types.js';
 
 /** The profile used when neither the request nor the options name one. */
 export const DEFAULT_SECURITY_PROFILE: SecurityProfile = 'standard';

@@ -4,14 +4,7 @@
  * signal rejects with ABORTED, exactly as the real executors do.
  */
 import { ToolexecError, errorMessage } from '../model/index.js';
-import type {
-  CallToolResult,
-  McpExecutor,
-  ProgressEvent,
-  ProviderExecutor,
-  RunOptions,
-  StreamEvent,
-} from '../run/index.js';
+import type { CallToolResult, McpExecutor, ProgressEvent, ProviderExecutor, RunOptions, StreamEvent } from '../run/index.js';
 
 /** What a scripted tool receives besides its arguments. */
 export interface FakeToolContext {
@@ -68,7 +61,12 @@ export interface FakeProviderExecutor extends Required<ProviderExecutor> {
  */
 export function createFakeMcpExecutor(servers: Record<string, Record<string, FakeMcpTool>>): FakeMcpExecutor {
   const calls: RecordedCall[] = [];
-  const invoke = async (serverName: string, name: string, args: Record<string, unknown> | undefined, options?: RunOptions): Promise<CallToolResult> => {
+  const invoke = async (
+    serverName: string,
+    name: string,
+    args: Record<string, unknown> | undefined,
+    options?: RunOptions,
+  ): Promise<CallToolResult> => {
     const tools = Object.hasOwn(servers, serverName) ? servers[serverName] : undefined;
     if (tools === undefined) {
       throw new ToolexecError('CONFIGURATION', `no MCP server named "${serverName}" (known: ${Object.keys(servers).join(', ') || 'none'})`);
@@ -84,13 +82,17 @@ export function createFakeMcpExecutor(servers: Record<string, Record<string, Fak
       return invoke(serverName, params.name, params.arguments, options);
     },
     callToolStream(serverName, params, options) {
-      return streamOf(options, (streamOptions) => invoke(serverName, params.name, params.arguments, streamOptions), (result) => {
-        if (result.isError === true) {
-          const text = result.content.map((item) => ('text' in item && typeof item.text === 'string' ? item.text : '')).join('\n');
-          return { kind: 'error', error: new ToolexecError('EXECUTION', `execution error: ${text}`, { details: { mcpResult: result } }) };
-        }
-        return { kind: 'done', data: result.structuredContent ?? result };
-      });
+      return streamOf(
+        options,
+        (streamOptions) => invoke(serverName, params.name, params.arguments, streamOptions),
+        (result) => {
+          if (result.isError === true) {
+            const text = result.content.map((item) => ('text' in item && typeof item.text === 'string' ? item.text : '')).join('\n');
+            return { kind: 'error', error: new ToolexecError('EXECUTION', `execution error: ${text}`, { details: { mcpResult: result } }) };
+          }
+          return { kind: 'done', data: result.structuredContent ?? result };
+        },
+      );
     },
   };
 }
@@ -114,7 +116,11 @@ export function createFakeProviderExecutor(providers: Record<string, Record<stri
     calls,
     callTool: invoke,
     callToolStream(providerId, toolId, args, options) {
-      return streamOf(options, (streamOptions) => invoke(providerId, toolId, args, streamOptions), (value) => ({ kind: 'done', data: value }));
+      return streamOf(
+        options,
+        (streamOptions) => invoke(providerId, toolId, args, streamOptions),
+        (value) => ({ kind: 'done', data: value }),
+      );
     },
   };
 }

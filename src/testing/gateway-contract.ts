@@ -70,7 +70,10 @@ export function createContractFixture(): ContractFixture {
       },
       backend: localBackend('add'),
     },
-    { tool: { name: 'echo', namespace: 'test', description: 'Echo the arguments back', inputSchema: { type: 'object' } }, backend: localBackend('echo') },
+    {
+      tool: { name: 'echo', namespace: 'test', description: 'Echo the arguments back', inputSchema: { type: 'object' } },
+      backend: localBackend('echo'),
+    },
     {
       tool: {
         name: 'double',
@@ -80,7 +83,10 @@ export function createContractFixture(): ContractFixture {
       },
       backend: localBackend('double'),
     },
-    { tool: { name: 'fail', namespace: 'test', description: 'Always fails', inputSchema: { type: 'object' } }, backend: localBackend('fail') },
+    {
+      tool: { name: 'fail', namespace: 'test', description: 'Always fails', inputSchema: { type: 'object' } },
+      backend: localBackend('fail'),
+    },
     {
       tool: { name: 'slow', namespace: 'test', description: 'Wait a while', inputSchema: { type: 'object', properties: { ms: number } } },
       backend: localBackend('slow'),
@@ -125,10 +131,7 @@ function abortedSignal(): AbortSignal {
  *
  * @param factory Builds the gateway under test over the suite's {@link ContractFixture}.
  */
-export function gatewayContract(
-  name: string,
-  factory: (fixture: ContractFixture) => ClosableGateway | Promise<ClosableGateway>,
-): void {
+export function gatewayContract(name: string, factory: (fixture: ContractFixture) => ClosableGateway | Promise<ClosableGateway>): void {
   describe(`gateway contract: ${name}`, () => {
     const open: ClosableGateway[] = [];
     const make = async (): Promise<ClosableGateway> => {

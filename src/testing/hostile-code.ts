@@ -153,7 +153,8 @@ function excess(now: ResourceSnapshot, base: ResourceSnapshot): string[] {
     const before = base.handles[type] ?? 0;
     if (count > before) out.push(`${type}: ${count} > ${before}`);
   }
-  if (now.threads !== undefined && base.threads !== undefined && now.threads > base.threads) out.push(`threads: ${now.threads} > ${base.threads}`);
+  if (now.threads !== undefined && base.threads !== undefined && now.threads > base.threads)
+    out.push(`threads: ${now.threads} > ${base.threads}`);
   if (now.children !== undefined && base.children !== undefined && now.children > base.children) {
     out.push(`child processes: ${now.children} > ${base.children}`);
   }
@@ -482,7 +483,10 @@ export function hostileCodeSuite(
     function expectOutcome(which: HostileCase, outcome: RunOutcome): void {
       const expected = outcomeOf(which);
       if (expected === 'ok') {
-        expect(outcome.error, `${which}: expected the run to succeed, got ${outcome.error?.code}: ${outcome.error?.message}`).toBeUndefined();
+        expect(
+          outcome.error,
+          `${which}: expected the run to succeed, got ${outcome.error?.code}: ${outcome.error?.message}`,
+        ).toBeUndefined();
         expect(outcome.result).toBeDefined();
         return;
       }
@@ -615,10 +619,9 @@ export function hostileCodeSuite(
       });
       expectOutcome('tool-call-flood', sequential);
       expect(gateway.calls).toHaveLength(10);
-      const concurrent = await execute(
-        "await Promise.all(Array.from({ length: 500 }, (_, i) => tools.runTool('hostile:probe', { i })));",
-        { limits: { maxToolCalls: 10 } },
-      );
+      const concurrent = await execute("await Promise.all(Array.from({ length: 500 }, (_, i) => tools.runTool('hostile:probe', { i })));", {
+        limits: { maxToolCalls: 10 },
+      });
       expectOutcome('tool-call-flood', concurrent);
       expect(gateway.calls.length).toBeLessThanOrEqual(10);
     });
@@ -633,7 +636,8 @@ export function hostileCodeSuite(
         expect(visible(outcome)).not.toContain(secret);
         const facts = (outcome.result?.value ?? {}) as Record<string, unknown>;
         for (const [path, fact] of Object.entries(facts)) {
-          if (fact !== null && typeof fact === 'object') expect((fact as { pid?: unknown }).pid, `${path} reached the host process`).not.toBe(process.pid);
+          if (fact !== null && typeof fact === 'object')
+            expect((fact as { pid?: unknown }).pid, `${path} reached the host process`).not.toBe(process.pid);
         }
       } finally {
         delete process.env[key];

@@ -194,7 +194,9 @@ export function runtimeBackendContract(
     });
 
     it('makes concurrent tool calls from one snippet', async () => {
-      const result = await run("const rs = await Promise.all([1, 2, 3, 4, 5].map((a) => tools.runTool('test:add', { a, b: 10 })));\nreturn rs.map((r) => r.structured);");
+      const result = await run(
+        "const rs = await Promise.all([1, 2, 3, 4, 5].map((a) => tools.runTool('test:add', { a, b: 10 })));\nreturn rs.map((r) => r.structured);",
+      );
       expect(result.value).toEqual([11, 12, 13, 14, 15]);
       expect(result.toolCalls).toHaveLength(5);
     });
@@ -224,7 +226,8 @@ export function runtimeBackendContract(
     });
 
     it('enforces maxChainSteps (LIMIT_EXCEEDED)', async () => {
-      const code = "return await tools.runChain([{ toolId: 'test:add', args: { a: 1, b: 2 } }, { toolId: 'test:double', usePrevious: true }]);";
+      const code =
+        "return await tools.runChain([{ toolId: 'test:add', args: { a: 1, b: 2 } }, { toolId: 'test:double', usePrevious: true }]);";
       expectCode(await rejection(run(code, { limits: { maxChainSteps: 1 } })), 'LIMIT_EXCEEDED');
     });
 
@@ -267,7 +270,9 @@ export function runtimeBackendContract(
     it('stops when the signal aborts (ABORTED)', async () => {
       const controller = new AbortController();
       const started = performance.now();
-      const pending = run("console.log('started');\nawait new Promise((resolve) => setTimeout(resolve, 20000));", { signal: controller.signal });
+      const pending = run("console.log('started');\nawait new Promise((resolve) => setTimeout(resolve, 20000));", {
+        signal: controller.signal,
+      });
       setTimeout(() => controller.abort(new Error('stop')), 150);
       const error = await rejection(pending);
       expectCode(error, 'ABORTED');
@@ -278,7 +283,9 @@ export function runtimeBackendContract(
     });
 
     it('caps output (RESOURCE_LIMIT)', async () => {
-      const error = await rejection(run("for (let i = 0; i < 1000; i++) console.log('x'.repeat(100));", { limits: { maxOutputBytes: 2000 } }));
+      const error = await rejection(
+        run("for (let i = 0; i < 1000; i++) console.log('x'.repeat(100));", { limits: { maxOutputBytes: 2000 } }),
+      );
       expectCode(error, 'RESOURCE_LIMIT');
       expect(error.details?.limit).toBe('output');
       expect(partial(error).stdout.length).toBeLessThanOrEqual(2000);
@@ -286,7 +293,9 @@ export function runtimeBackendContract(
 
     it('describes the backend and the limits it enforced', async () => {
       const memory = options.enforcesMemory ?? false;
-      const result = await run('return 1', { limits: { maxToolCalls: 5, ...(memory === false ? {} : { memoryBytes: 256 * 1024 * 1024 }) } });
+      const result = await run('return 1', {
+        limits: { maxToolCalls: 5, ...(memory === false ? {} : { memoryBytes: 256 * 1024 * 1024 }) },
+      });
       expect(result.backend.kind).toBe(backend.kind);
       expect(result.backend.readiness).toBe(backend.readiness);
       expect(result.durationMs).toBeGreaterThan(0);

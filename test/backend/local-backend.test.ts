@@ -117,7 +117,9 @@ describe('LocalBackend (cases 147–151)', () => {
     expect(err.cause).toBe(boom);
     controller.abort();
     expect((await failure(backend.execute('sig', {}, { signal: controller.signal }))).code).toBe('ABORTED');
-    expect((await failure(backend.execute('sig', {}, { signal: AbortSignal.abort(new DOMException('t', 'TimeoutError')) }))).code).toBe('TIMEOUT');
+    expect((await failure(backend.execute('sig', {}, { signal: AbortSignal.abort(new DOMException('t', 'TimeoutError')) }))).code).toBe(
+      'TIMEOUT',
+    );
   });
 
   it('rejects an empty key or a non-object definition; start and stop resolve', async () => {

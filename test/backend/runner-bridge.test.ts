@@ -28,7 +28,10 @@ function setup() {
     handler: (_args, ctx) =>
       new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error), { once: true })),
   });
-  tools.registerHandler('broken', { handler: () => ({ echoed: 42 }), outputSchema: { type: 'object', properties: { echoed: { type: 'string' } } } });
+  tools.registerHandler('broken', {
+    handler: () => ({ echoed: 42 }),
+    outputSchema: { type: 'object', properties: { echoed: { type: 'string' } } },
+  });
   registry.register(tools);
   const remote = new TestBackend('remote', 'http', [tool('lookup', { namespace: 'geo' })]);
   registry.register(remote);

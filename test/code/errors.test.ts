@@ -32,7 +32,10 @@ describe('partial results on failures', () => {
 
   it('withCodeResult keeps code, message and details, replaces details.result and lifts the cause', () => {
     const timeout = new ToolexecError('TIMEOUT', 'timed out');
-    const limit = new ToolexecError('LIMIT_EXCEEDED', 'limit exceeded: timed out', { cause: timeout, details: { limit: 'timeout', result: { stdout: 'engine' } } });
+    const limit = new ToolexecError('LIMIT_EXCEEDED', 'limit exceeded: timed out', {
+      cause: timeout,
+      details: { limit: 'timeout', result: { stdout: 'engine' } },
+    });
     const error = withCodeResult(limit, partial);
     expect(error.code).toBe('LIMIT_EXCEEDED');
     expect(error.message).toBe('limit exceeded: timed out');
@@ -49,7 +52,10 @@ describe('partial results on failures', () => {
 describe('JSON shapes (cases 185, 186)', () => {
   it('a record of a call without args or result serializes to toolId, durationMs and backendKind only (185)', async () => {
     const f = fixture();
-    f.index.registerTool({ name: 'nothing', namespace: 'demo', inputSchema: { type: 'object' } }, { kind: 'local', local: { name: 'nothing' } });
+    f.index.registerTool(
+      { name: 'nothing', namespace: 'demo', inputSchema: { type: 'object' } },
+      { kind: 'local', local: { name: 'nothing' } },
+    );
     const runner = createRunner({ index: f.index, local: { nothing: () => undefined } });
     const code = createCodeExecutor({
       index: f.index,

@@ -66,7 +66,14 @@ describe('createCodeExecutor: configuration (cases 153–155)', () => {
   it('rejects invalid optional fields together with missing ones', () => {
     const f = fixture();
     expect(() =>
-      createCodeExecutor({ index: f.index, docs: f.docs, runner: f.runner, defaultTimeoutMs: -1, maxToolCalls: 1.5, profile: 'nope' as 'dev' }),
+      createCodeExecutor({
+        index: f.index,
+        docs: f.docs,
+        runner: f.runner,
+        defaultTimeoutMs: -1,
+        maxToolCalls: 1.5,
+        profile: 'nope' as 'dev',
+      }),
     ).toThrow('invalid fields: defaultTimeoutMs, maxToolCalls, profile');
     expect(() => createCodeExecutor({ index: f.index, docs: f.docs } as CodeExecutorOptions)).toThrow(/missing required fields: runner/);
   });
@@ -143,7 +150,7 @@ describe('executeCode: defaults and limits (cases 156–164)', () => {
     expect(eng.calls.length).toBe(before);
   });
 
-  it('caps the call limit by the config; the engine sees the capped value (160; Go passes the caller\'s)', async () => {
+  it("caps the call limit by the config; the engine sees the capped value (160; Go passes the caller's)", async () => {
     const eng = engine();
     const { code } = executor(eng, { maxToolCalls: 10 });
     await code.executeCode({ code: 'x', maxToolCalls: 100 });
@@ -166,7 +173,7 @@ describe('executeCode: defaults and limits (cases 156–164)', () => {
     expect(codeResultOf(error)?.toolCalls.map((c) => c.structured)).toEqual([1, 2]);
   });
 
-  it('collects println output (162) and keeps the engine\'s own stdout before it (Go drops it, 167)', async () => {
+  it("collects println output (162) and keeps the engine's own stdout before it (Go drops it, 167)", async () => {
     const eng = engine((_params, tools) => {
       tools.println('hello');
       tools.println('world');
@@ -188,7 +195,12 @@ describe('executeCode: defaults and limits (cases 156–164)', () => {
     const result = await executor(eng).code.executeCode({ code: 'x' });
     expect(result.value).toEqual({ echoed: 'hi' });
     expect(result.toolCalls).toHaveLength(1);
-    expect(result.toolCalls[0]).toMatchObject({ toolId: 'demo:echo', args: { text: 'hi' }, structured: { echoed: 'hi' }, backendKind: 'local' });
+    expect(result.toolCalls[0]).toMatchObject({
+      toolId: 'demo:echo',
+      args: { text: 'hi' },
+      structured: { echoed: 'hi' },
+      backendKind: 'local',
+    });
     expect(result.durationMs).toBeGreaterThanOrEqual(0);
   });
 
@@ -233,7 +245,7 @@ describe('executeCode: defaults and limits (cases 156–164)', () => {
     expect(new Set(result.toolCalls.map((c) => JSON.stringify(c.args))).size).toBeGreaterThan(1);
   });
 
-  it('keeps an engine\'s error code and its partial output; a non-library error becomes CODE_EXECUTION', async () => {
+  it("keeps an engine's error code and its partial output; a non-library error becomes CODE_EXECUTION", async () => {
     const eng = engine((_params, tools) => {
       tools.println('before');
       throw new ToolexecError('TOOL_NOT_FOUND', 'tool not found: x', { details: { result: { stdout: 'partial\n', stderr: 'e' } } });
@@ -250,7 +262,14 @@ describe('executeCode: defaults and limits (cases 156–164)', () => {
   it('rejects bad parameters with INVALID_ARGUMENT (and a partial result), without running the engine', async () => {
     const eng = engine();
     const { code } = executor(eng);
-    for (const params of [null, { code: 1 }, { code: 'x', timeoutMs: 0 }, { code: 'x', timeoutMs: Number.NaN }, { code: 'x', maxToolCalls: -1 }, { code: 'x', profile: 'root' }]) {
+    for (const params of [
+      null,
+      { code: 1 },
+      { code: 'x', timeoutMs: 0 },
+      { code: 'x', timeoutMs: Number.NaN },
+      { code: 'x', maxToolCalls: -1 },
+      { code: 'x', profile: 'root' },
+    ]) {
       const error = await rejection(code.executeCode(params as never));
       expect(error.code).toBe('INVALID_ARGUMENT');
       expect(codeResultOf(error)).toMatchObject({ toolCalls: [] });
@@ -258,7 +277,7 @@ describe('executeCode: defaults and limits (cases 156–164)', () => {
     expect(eng.calls).toHaveLength(0);
   });
 
-  it('passes profile and metadata to the engine; the call\'s profile wins over the config\'s', async () => {
+  it("passes profile and metadata to the engine; the call's profile wins over the config's", async () => {
     const eng = engine();
     const { code } = executor(eng, { profile: 'hardened', maxChainSteps: 4 });
     await code.executeCode({ code: 'x' });

@@ -45,7 +45,15 @@ function capturingRuntime(answer: (request: ExecuteRequest) => Promise<ExecuteRe
 }
 
 function params(extra: Partial<CodeEngineParams> = {}): CodeEngineParams {
-  return { code: 'test code', language: 'javascript', timeoutMs: 5_000, maxToolCalls: 20, maxChainSteps: 0, signal: new AbortController().signal, ...extra };
+  return {
+    code: 'test code',
+    language: 'javascript',
+    timeoutMs: 5_000,
+    maxToolCalls: 20,
+    maxChainSteps: 0,
+    signal: new AbortController().signal,
+    ...extra,
+  };
 }
 
 describe('runtime engine: construction and request mapping (cases 257, 258, 260, 262)', () => {
@@ -82,11 +90,20 @@ describe('runtime engine: construction and request mapping (cases 257, 258, 260,
   it('maps the result back: value, stdout, stderr, backend, limits (260)', async () => {
     const runtime = capturingRuntime(async () => okResult({ value: 'result', stdout: 'output', stderr: 'err' }));
     const f = fixture();
-    const out = await createRuntimeEngine({ runtime }).execute(params(), createToolsEnvironment({ index: f.index, docs: f.docs, runner: f.runner }));
-    expect(out).toEqual({ value: 'result', stdout: 'output', stderr: 'err', backend: { kind: 'wasm', readiness: 'prod' }, limitsEnforced: limitsEnforcedNone() });
+    const out = await createRuntimeEngine({ runtime }).execute(
+      params(),
+      createToolsEnvironment({ index: f.index, docs: f.docs, runner: f.runner }),
+    );
+    expect(out).toEqual({
+      value: 'result',
+      stdout: 'output',
+      stderr: 'err',
+      backend: { kind: 'wasm', readiness: 'prod' },
+      limitsEnforced: limitsEnforcedNone(),
+    });
   });
 
-  it('hands a backend a gateway that reaches the execution\'s tools environment (262)', async () => {
+  it("hands a backend a gateway that reaches the execution's tools environment (262)", async () => {
     const seen: unknown[] = [];
     const backend: RuntimeBackend = {
       kind: 'wasm',
@@ -98,7 +115,12 @@ describe('runtime engine: construction and request mapping (cases 257, 258, 260,
       },
     };
     const f = fixture();
-    const code = createCodeExecutor({ index: f.index, docs: f.docs, runner: f.runner, runtime: createRuntime({ backends: { standard: backend } }) });
+    const code = createCodeExecutor({
+      index: f.index,
+      docs: f.docs,
+      runner: f.runner,
+      runtime: createRuntime({ backends: { standard: backend } }),
+    });
     const result = await code.executeCode({ code: 'anything' });
     expect((seen[0] as { id: string }[])[0]?.id).toBe('math:add');
     expect(seen[1]).toEqual(['demo', 'math']);
@@ -121,14 +143,16 @@ describe('runtime engine: error mapping (case 259)', () => {
     const original = runtimeError(from, `${from} happened`, { result: partial, details: { limit: 'memory' } });
     const runtime = capturingRuntime(async () => Promise.reject(original));
     const f = fixture();
-    const error = await rejection(createRuntimeEngine({ runtime }).execute(params(), createToolsEnvironment({ index: f.index, docs: f.docs, runner: f.runner })));
+    const error = await rejection(
+      createRuntimeEngine({ runtime }).execute(params(), createToolsEnvironment({ index: f.index, docs: f.docs, runner: f.runner })),
+    );
     expect(error.code).toBe(to);
     expect(hasErrorCode(error, from)).toBe(true);
     if (from !== to) expect(error.cause).toBe(original);
     expect(error.details?.result).toMatchObject({ stdout: 'partial out', stderr: 'partial err' });
   });
 
-  it('leaves a TIMEOUT that a tool call reported alone (the tool\'s deadline, not the snippet\'s)', () => {
+  it("leaves a TIMEOUT that a tool call reported alone (the tool's deadline, not the snippet's)", () => {
     const toolTimeout = new ToolError({ code: 'TIMEOUT', op: 'execute', toolId: 'demo:wait', reason: 'timed out' });
     const fromSnippet = new ToolexecError('TIMEOUT', toolTimeout.message, { cause: toolTimeout, details: { line: 1 } });
     const mapped = mapRuntimeError(fromSnippet);
@@ -165,7 +189,7 @@ describe('runtime engine on the default runtime: the WASM sandbox', () => {
     expect(result.toolCalls).toMatchObject([{ toolId: 'math:add', args: { a: 40, b: 2 }, structured: 42, backendKind: 'local' }]);
   });
 
-  it('maps the sandbox\'s own timeout to LIMIT_EXCEEDED with the TIMEOUT as cause and keeps the output so far', async () => {
+  it("maps the sandbox's own timeout to LIMIT_EXCEEDED with the TIMEOUT as cause and keeps the output so far", async () => {
     const error = await rejection(code.executeCode({ code: 'console.log("started"); while (true) {}', timeoutMs: 150 }));
     expect(error.code).toBe('LIMIT_EXCEEDED');
     expect((error.cause as ToolexecError).code).toBe('TIMEOUT');
@@ -179,7 +203,9 @@ describe('runtime engine on the default runtime: the WASM sandbox', () => {
   });
 
   it('enforces the call cap inside the sandbox: LIMIT_EXCEEDED at call 6 when capped at 5', async () => {
-    const error = await rejection(code.executeCode({ code: 'for (let i = 0; i < 10; i++) await tools.runTool("math:add", { a: i, b: 0 });' }));
+    const error = await rejection(
+      code.executeCode({ code: 'for (let i = 0; i < 10; i++) await tools.runTool("math:add", { a: i, b: 0 });' }),
+    );
     expect(error.code).toBe('LIMIT_EXCEEDED');
     expect(codeResultOf(error)?.toolCalls).toHaveLength(5);
   });

@@ -210,9 +210,9 @@ describe('describeTool (foundation §8 120–127, 135–136)', () => {
   });
 
   it('135: schemaInfo handles type unions, numeric defaults, JSON text and invalid JSON', () => {
-    expect(
-      deriveSchemaInfo({ type: 'object', properties: { a: { type: ['string', 'null'], default: 0 }, b: { default: null } } }),
-    ).toEqual({ types: { a: ['string', 'null'] }, defaults: { a: 0, b: null } });
+    expect(deriveSchemaInfo({ type: 'object', properties: { a: { type: ['string', 'null'], default: 0 }, b: { default: null } } })).toEqual(
+      { types: { a: ['string', 'null'] }, defaults: { a: 0, b: null } },
+    );
     expect(deriveSchemaInfo('{"properties":{"x":{"type":"number","default":1.5}},"required":["x"]}')).toEqual({
       required: ['x'],
       types: { x: ['number'] },
@@ -341,9 +341,7 @@ describe('registration caps and copies (foundation §8 131–134)', () => {
     expect(store.listExamples('t', 0).map((e) => e.title)).toEqual(['ok']);
 
     const wide = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i]));
-    expect(expectCode(() => store.registerExamples('t', [example('Wide', wide)]), 'ARGS_TOO_LARGE').message).toContain(
-      'args exceeds caps',
-    );
+    expect(expectCode(() => store.registerExamples('t', [example('Wide', wide)]), 'ARGS_TOO_LARGE').message).toContain('args exceeds caps');
     expect(store.listExamples('t', 0).map((e) => e.title)).toEqual(['ok']);
   });
 

@@ -139,7 +139,11 @@ describe('searchPage (foundation §8 103–109)', () => {
     const index = createToolIndex();
     for (let i = 0; i < 40; i++) {
       index.registerTool(
-        tool(`tool${String(i).padStart(2, '0')}`, { namespace: `ns${i % 3}`, description: i % 2 ? 'reads files' : 'file reader', tags: ['io'] }),
+        tool(`tool${String(i).padStart(2, '0')}`, {
+          namespace: `ns${i % 3}`,
+          description: i % 2 ? 'reads files' : 'file reader',
+          tags: ['io'],
+        }),
         local(`t${i}`),
       );
     }

@@ -38,16 +38,14 @@ const query = fc.oneof(
   fc.constantFrom(...WORDS, 'fs:read', 'vcs:git-push', 'READ', 'git commit', '(git)', 'git*', '', '  '),
   fc.array(fc.constantFrom(...WORDS, ':', '-', '_', '.', ' ', '*', '"'), { maxLength: 8 }).map((parts) => parts.join('')),
 );
-const limit = fc.oneof(
-  fc.integer({ min: -5, max: 200 }),
-  fc.double(),
-  fc.constantFrom(Number.NaN, Infinity, -Infinity, 0),
-);
+const limit = fc.oneof(fc.integer({ min: -5, max: 200 }), fc.double(), fc.constantFrom(Number.NaN, Infinity, -Infinity, 0));
 const cursor = fc.oneof(
   fc.constant(undefined),
   fc.string({ maxLength: 60 }),
   fc.base64String({ maxLength: 60 }),
-  fc.record({ o: fc.integer(), v: fc.integer(), f: fc.string() }).map((payload) => Buffer.from(JSON.stringify(payload)).toString('base64url')),
+  fc
+    .record({ o: fc.integer(), v: fc.integer(), f: fc.string() })
+    .map((payload) => Buffer.from(JSON.stringify(payload)).toString('base64url')),
 );
 
 function onlyToolexecErrors(fn: () => unknown): void {
@@ -130,7 +128,13 @@ describe('properties', () => {
     const name = fc.constantFrom('x', 'y', 'read', 'read_file');
     const server = fc.constantFrom('s1', 's2');
     const op: fc.Arbitrary<Op> = fc.oneof(
-      fc.record({ kind: fc.constant('register' as const), ns, name, server, tags: fc.array(fc.constantFrom('T1', 'two', ' x '), { maxLength: 2 }) }),
+      fc.record({
+        kind: fc.constant('register' as const),
+        ns,
+        name,
+        server,
+        tags: fc.array(fc.constantFrom('T1', 'two', ' x '), { maxLength: 2 }),
+      }),
       fc.record({ kind: fc.constant('unregister' as const), ns, name, server }),
     );
     fc.assert(

@@ -573,7 +573,12 @@ describe('options', () => {
       },
     });
     index.registerTool(tool('t'), local('t'));
-    expect(hasErrorCode(captureError(() => index.getTool('t')), 'NO_BACKENDS')).toBe(true);
+    expect(
+      hasErrorCode(
+        captureError(() => index.getTool('t')),
+        'NO_BACKENDS',
+      ),
+    ).toBe(true);
   });
 
   it('a custom searcher gets frozen docs: it cannot mutate them', () => {

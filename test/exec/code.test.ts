@@ -52,21 +52,32 @@ describe('executeCode through createExec, on the default WASM sandbox', () => {
   });
 
   it('allows 100 tool calls by default and fails the 101st with LIMIT_EXCEEDED', async () => {
-    const ok = await exec.executeCode({ code: 'for (let i = 0; i < 100; i++) await tools.runTool("math:add", { a: i, b: 1 }); return "all 100";' });
+    const ok = await exec.executeCode({
+      code: 'for (let i = 0; i < 100; i++) await tools.runTool("math:add", { a: i, b: 1 }); return "all 100";',
+    });
     expect(ok.value).toBe('all 100');
     expect(ok.toolCalls).toHaveLength(100);
-    const error = await rejection(exec.executeCode({ code: 'for (let i = 0; i < 101; i++) await tools.runTool("math:add", { a: i, b: 1 });' }));
+    const error = await rejection(
+      exec.executeCode({ code: 'for (let i = 0; i < 101; i++) await tools.runTool("math:add", { a: i, b: 1 });' }),
+    );
     expect(error.code).toBe('LIMIT_EXCEEDED');
     expect(error.message).toContain('max 100 tool calls exceeded');
     expect(codeResultOf(error)?.toolCalls).toHaveLength(100);
   });
 
   it('lets a call ask for fewer tool calls, never more than the facade allows', async () => {
-    const error = await rejection(exec.executeCode({ code: 'for (let i = 0; i < 3; i++) await tools.runTool("math:add", { a: i, b: 1 });', maxToolCalls: 2 }));
+    const error = await rejection(
+      exec.executeCode({ code: 'for (let i = 0; i < 3; i++) await tools.runTool("math:add", { a: i, b: 1 });', maxToolCalls: 2 }),
+    );
     expect(error.code).toBe('LIMIT_EXCEEDED');
     const small = createExec({ tools, maxToolCalls: 1 });
     try {
-      const capped = await rejection(small.executeCode({ code: 'await tools.runTool("math:add", { a: 1, b: 1 }); await tools.runTool("math:add", { a: 1, b: 1 });', maxToolCalls: 50 }));
+      const capped = await rejection(
+        small.executeCode({
+          code: 'await tools.runTool("math:add", { a: 1, b: 1 }); await tools.runTool("math:add", { a: 1, b: 1 });',
+          maxToolCalls: 50,
+        }),
+      );
       expect(capped.code).toBe('LIMIT_EXCEEDED');
     } finally {
       await small.close();
@@ -93,7 +104,7 @@ describe('executeCode through createExec, on the default WASM sandbox', () => {
     }
   });
 
-  it('reports a failing tool call that the snippet does not catch with the tool\'s code', async () => {
+  it("reports a failing tool call that the snippet does not catch with the tool's code", async () => {
     const error = await rejection(exec.executeCode({ code: 'await tools.runTool("test:fail", {});' }));
     expect(error.code).toBe('EXECUTION');
     expect(codeResultOf(error)?.toolCalls).toMatchObject([{ toolId: 'test:fail', errorOp: 'run' }]);
@@ -112,7 +123,15 @@ describe('executeCode security profiles', () => {
       requests,
       async execute(request) {
         requests.push(request);
-        return { value: 'ran in docker', stdout: '', stderr: '', toolCalls: [], durationMs: 1, backend: { kind: 'docker', readiness: 'prod' }, limitsEnforced: limitsEnforcedNone() };
+        return {
+          value: 'ran in docker',
+          stdout: '',
+          stderr: '',
+          toolCalls: [],
+          durationMs: 1,
+          backend: { kind: 'docker', readiness: 'prod' },
+          limitsEnforced: limitsEnforcedNone(),
+        };
       },
     };
   }
@@ -137,7 +156,12 @@ describe('executeCode security profiles', () => {
     const e = createExec({ tools, runtime, securityProfile: 'standard', maxToolCalls: 7 });
     const result = await e.executeCode({ code: 'return 1' });
     expect(result.value).toBe('ran in docker');
-    expect(backend.requests[0]).toMatchObject({ profile: 'standard', language: 'javascript', timeoutMs: 30_000, limits: { maxToolCalls: 7 } });
+    expect(backend.requests[0]).toMatchObject({
+      profile: 'standard',
+      language: 'javascript',
+      timeoutMs: 30_000,
+      limits: { maxToolCalls: 7 },
+    });
     await e.close();
     expect((await runtime.execute({ code: 'return 2', gateway: backend.requests[0]!.gateway })).value).toBe('ran in docker');
     await runtime.close();

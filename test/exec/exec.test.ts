@@ -75,7 +75,12 @@ describe('createExec: construction and defaults (cases 112–115, 129, 130)', ()
   it('validates output by default and can turn validation off', async () => {
     const index = createToolIndex();
     index.registerTool(
-      { name: 'liar', namespace: 'x', inputSchema: { type: 'object', properties: { n: { type: 'number' } } }, outputSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } },
+      {
+        name: 'liar',
+        namespace: 'x',
+        inputSchema: { type: 'object', properties: { n: { type: 'number' } } },
+        outputSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
+      },
       localBackend('liar'),
     );
     const handlers = { liar: () => ({ nope: true }) };
@@ -94,7 +99,13 @@ describe('createExec: construction and defaults (cases 112–115, 129, 130)', ()
 
   it('names every invalid option in one CONFIGURATION error', () => {
     expect(() =>
-      createExec({ defaultTimeoutMs: 0, maxToolCalls: -1, securityProfile: 'root' as 'dev', validateOutput: 'loud' as 'warn', tools: [{}] as never }),
+      createExec({
+        defaultTimeoutMs: 0,
+        maxToolCalls: -1,
+        securityProfile: 'root' as 'dev',
+        validateOutput: 'loud' as 'warn',
+        tools: [{}] as never,
+      }),
     ).toThrow('configuration error: invalid exec options: tools, validateOutput, defaultTimeoutMs, securityProfile, maxToolCalls');
     expect(() => createExec(null as never)).toThrow(expect.objectContaining({ code: 'CONFIGURATION' }));
   });
@@ -110,7 +121,7 @@ describe('createExec: construction and defaults (cases 112–115, 129, 130)', ()
 });
 
 describe('runTool (cases 116–119)', () => {
-  it('runs a local tool: value, the caller\'s tool ID and a measured duration (116)', async () => {
+  it("runs a local tool: value, the caller's tool ID and a measured duration (116)", async () => {
     const result = await exec().runTool('test:greet', { name: 'World' });
     expect(result).toEqual({ value: { greeting: 'Hello, World!' }, toolId: 'test:greet', durationMs: expect.any(Number) });
     expect(result.durationMs).toBeGreaterThan(0);
@@ -132,7 +143,7 @@ describe('runTool (cases 116–119)', () => {
     }
   });
 
-  it('rejects an unknown tool with TOOL_NOT_FOUND, the run layer\'s error carrying the duration (117)', async () => {
+  it("rejects an unknown tool with TOOL_NOT_FOUND, the run layer's error carrying the duration (117)", async () => {
     const error = await rejection(exec().runTool('nope:nothing'));
     expect(error.code).toBe('TOOL_NOT_FOUND');
     expect(ToolError.isToolError(error)).toBe(true);
@@ -140,7 +151,7 @@ describe('runTool (cases 116–119)', () => {
     expect(Object.keys(error)).not.toContain('durationMs');
   });
 
-  it('rejects a handler failure with EXECUTION, the handler\'s error as cause (118)', async () => {
+  it("rejects a handler failure with EXECUTION, the handler's error as cause (118)", async () => {
     const error = await rejection(exec().runTool('test:fail'));
     expect(error.code).toBe('EXECUTION');
     expect((error.cause as Error).message).toBe('handler exploded');
@@ -173,7 +184,13 @@ describe('runTool (cases 116–119)', () => {
     expect(performance.now() - started).toBeLessThan(2_000);
     const controller = new AbortController();
     const pending = e.runTool('test:hang', {}, { timeoutMs: Infinity, signal: controller.signal });
-    const raced = await Promise.race([pending.then(() => 'settled', () => 'settled'), new Promise((r) => setTimeout(() => r('still running'), 80))]);
+    const raced = await Promise.race([
+      pending.then(
+        () => 'settled',
+        () => 'settled',
+      ),
+      new Promise((r) => setTimeout(() => r('still running'), 80)),
+    ]);
     expect(raced).toBe('still running');
     controller.abort();
     expect((await rejection(pending)).code).toBe('ABORTED');
@@ -203,7 +220,11 @@ describe('runTool (cases 116–119)', () => {
     for (const e of [bounded, unbounded]) {
       for (const options of [undefined, withProgress, { timeoutMs: 5_000 }]) {
         // Synchronous handler, async handler (the duration covers the wait).
-        expect(await e.runTool('test:greet', { name: 'a' }, options)).toEqual({ value: { greeting: 'Hello, a!' }, toolId: 'test:greet', durationMs: expect.any(Number) });
+        expect(await e.runTool('test:greet', { name: 'a' }, options)).toEqual({
+          value: { greeting: 'Hello, a!' },
+          toolId: 'test:greet',
+          durationMs: expect.any(Number),
+        });
         const late = await e.runTool('test:slow', {}, options);
         expect(late).toEqual({ value: { late: true }, toolId: 'test:slow', durationMs: expect.any(Number) });
         expect(late.durationMs).toBeGreaterThanOrEqual(10);
@@ -246,11 +267,7 @@ describe('runChain (cases 120–123, Go §5 item 4)', () => {
   it('rejects a stopping failure with a ChainError carrying every step: ran, failed, skipped (121)', async () => {
     const e = exec();
     const error = await rejection(
-      e.runChain([
-        { toolId: 'math:add', args: { a: 1, b: 1 } },
-        { toolId: 'test:fail' },
-        { toolId: 'math:double', usePrevious: true },
-      ]),
+      e.runChain([{ toolId: 'math:add', args: { a: 1, b: 1 } }, { toolId: 'test:fail' }, { toolId: 'math:double', usePrevious: true }]),
     );
     expect(error).toBeInstanceOf(ChainError);
     expect(error).toBeInstanceOf(ExecChainError);
@@ -270,7 +287,7 @@ describe('runChain (cases 120–123, Go §5 item 4)', () => {
     expect(e.calls.double).toBeUndefined();
   });
 
-  it('reports the caller\'s args without the injected previous (122)', async () => {
+  it("reports the caller's args without the injected previous (122)", async () => {
     const args = { extra: true };
     const { steps } = await exec().runChain([
       { toolId: 'math:add', args: { a: 1, b: 1 } },
@@ -336,12 +353,18 @@ describe('runChain (cases 120–123, Go §5 item 4)', () => {
     const controller = new AbortController();
     const e = exec();
     const error = await rejection(
-      e.runChain([{ toolId: 'math:add', args: { a: 1, b: 1 } }, { toolId: 'math:add', args: { a: 1, b: 1 } }], {
-        signal: controller.signal,
-        onProgress: (p) => {
-          if (p.message === 'step_completed') controller.abort(new Error('enough'));
+      e.runChain(
+        [
+          { toolId: 'math:add', args: { a: 1, b: 1 } },
+          { toolId: 'math:add', args: { a: 1, b: 1 } },
+        ],
+        {
+          signal: controller.signal,
+          onProgress: (p) => {
+            if (p.message === 'step_completed') controller.abort(new Error('enough'));
+          },
         },
-      }),
+      ),
     );
     expect(error.code).toBe('ABORTED');
     expect((error as ExecChainError).stepIndex).toBe(1);
@@ -351,12 +374,18 @@ describe('runChain (cases 120–123, Go §5 item 4)', () => {
 
   it('reports chain progress like the runner', async () => {
     const events: ProgressEvent[] = [];
-    await exec().runChain([{ toolId: 'math:add', args: { a: 1, b: 1 } }, { toolId: 'test:fail', stopOnError: false }], {
-      onProgress: (p) => {
-        events.push(p);
-        throw new Error('a listener that throws does not fail the chain');
+    await exec().runChain(
+      [
+        { toolId: 'math:add', args: { a: 1, b: 1 } },
+        { toolId: 'test:fail', stopOnError: false },
+      ],
+      {
+        onProgress: (p) => {
+          events.push(p);
+          throw new Error('a listener that throws does not fail the chain');
+        },
       },
-    });
+    );
     expect(events).toEqual([
       { progress: 0, total: 2, message: 'started' },
       { progress: 1, total: 2, message: 'step_completed' },
@@ -369,7 +398,11 @@ describe('discovery (cases 124, 125)', () => {
   it('finds a registered tool by search, first (124), with the default limit of 10', async () => {
     const e = exec();
     expect((await e.searchTools('greet'))[0]?.id).toBe('test:greet');
-    for (let i = 0; i < 15; i++) e.index.registerTool({ name: `tool${i}`, namespace: 'bulk', description: 'bulk tool', inputSchema: { type: 'object' } }, localBackend(`b${i}`));
+    for (let i = 0; i < 15; i++)
+      e.index.registerTool(
+        { name: `tool${i}`, namespace: 'bulk', description: 'bulk tool', inputSchema: { type: 'object' } },
+        localBackend(`b${i}`),
+      );
     expect(await e.searchTools('bulk')).toHaveLength(10);
     expect(await e.searchTools('bulk', 3)).toHaveLength(3);
     expect(await e.listNamespaces()).toEqual(['bulk', 'math', 'test']);

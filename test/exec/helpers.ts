@@ -22,7 +22,11 @@ export function localTools(): { tools: LocalToolDefinition[]; calls: Record<stri
         count('greet');
         return { greeting: `Hello, ${String(args.name)}!` };
       },
-      doc: { summary: 'Says hello', notes: 'Be nice', examples: [{ title: 'World', description: 'greets the world', args: { name: 'World' } }] },
+      doc: {
+        summary: 'Says hello',
+        notes: 'Be nice',
+        examples: [{ title: 'World', description: 'greets the world', args: { name: 'World' } }],
+      },
     },
     {
       tool: {
@@ -68,7 +72,12 @@ export function localTools(): { tools: LocalToolDefinition[]; calls: Record<stri
       },
     },
     {
-      tool: { name: 'ticker', namespace: 'test', description: 'Streams n numbers', inputSchema: { type: 'object', properties: { n: { type: 'integer' } } } },
+      tool: {
+        name: 'ticker',
+        namespace: 'test',
+        description: 'Streams n numbers',
+        inputSchema: { type: 'object', properties: { n: { type: 'integer' } } },
+      },
       handler: async function* (args) {
         count('ticker');
         for (let i = 1; i <= ((args.n as number | undefined) ?? 3); i++) yield i;

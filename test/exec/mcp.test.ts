@@ -20,7 +20,7 @@ afterEach(async () => {
 });
 
 describe('createExec with an MCP server over stdio', () => {
-  it('imports the server\'s tools (namespace = server name) before the first search, then runs them', async () => {
+  it("imports the server's tools (namespace = server name) before the first search, then runs them", async () => {
     const e = exec({ mcpServers: { fx: stdioFixture() } });
     const hits = await e.searchTools('echo text argument', 5);
     expect(hits.map((h) => h.id)).toContain('fx:echo');
@@ -31,9 +31,10 @@ describe('createExec with an MCP server over stdio', () => {
     expect((await e.getToolDoc('fx:structured', 'schema')).summary).toContain('Adds a and b');
   });
 
-  it('validates arguments against the server\'s schema before sending, and surfaces isError and bad output', async () => {
+  it("validates arguments against the server's schema before sending, and surfaces isError and bad output", async () => {
     const e = exec({ mcpServers: { fx: stdioFixture() } });
-    const stats = async (): Promise<{ calls: number; pid: number }> => (await e.runTool('fx:stats')).value as { calls: number; pid: number };
+    const stats = async (): Promise<{ calls: number; pid: number }> =>
+      (await e.runTool('fx:stats')).value as { calls: number; pid: number };
     const before = (await stats()).calls;
     const invalid = await rejection(e.runTool('fx:structured', { a: 'two', b: 1 }));
     expect(invalid.code).toBe('VALIDATION');
@@ -69,7 +70,7 @@ describe('createExec with an MCP server over stdio', () => {
     expect(items.at(-1)).toMatchObject({ kind: 'done', toolId: 'fx:progress', data: 'done 3' });
   });
 
-  it('passes mcpOptions to its MCP executor: requestTimeoutMs, and alwaysRequestProgress keeping a silent caller\'s call alive', async () => {
+  it("passes mcpOptions to its MCP executor: requestTimeoutMs, and alwaysRequestProgress keeping a silent caller's call alive", async () => {
     // 6 progress reports 100 ms apart under a 350 ms request timeout, with a 10 s deadline on the call.
     // The server is in memory, so that connecting fits in 350 ms however busy the machine is.
     const inMemory = (): McpServerConfig => ({
@@ -87,7 +88,9 @@ describe('createExec with an MCP server over stdio', () => {
     expect(error.code).toBe('TIMEOUT');
     expect(error.message).toContain('did not ask for progress');
     // Listening asks for progress, which keeps the call alive.
-    expect((await plain.runTool(slowWithProgress[0], slowWithProgress[1], { ...slowWithProgress[2], onProgress: () => undefined })).value).toBe('done 6');
+    expect(
+      (await plain.runTool(slowWithProgress[0], slowWithProgress[1], { ...slowWithProgress[2], onProgress: () => undefined })).value,
+    ).toBe('done 6');
     const changed: string[] = [];
     const keepAlive = exec({
       mcpServers: { fx: inMemory() },
@@ -98,7 +101,9 @@ describe('createExec with an MCP server over stdio', () => {
     expect(() => createExec({ mcpServers: { fx: stdioFixture() }, mcpOptions: { requestTimeoutMs: -1 } })).toThrow(
       expect.objectContaining({ code: 'CONFIGURATION', message: expect.stringContaining('requestTimeoutMs') }),
     );
-    expect(() => createExec({ mcpOptions: { servers: {} } as never })).toThrow(expect.objectContaining({ code: 'CONFIGURATION', message: expect.stringContaining('mcpOptions') }));
+    expect(() => createExec({ mcpOptions: { servers: {} } as never })).toThrow(
+      expect.objectContaining({ code: 'CONFIGURATION', message: expect.stringContaining('mcpOptions') }),
+    );
     expect(changed).toEqual([]);
   });
 
@@ -152,7 +157,11 @@ describe('createExec with an MCP server over Streamable HTTP', () => {
 
 describe('lazy MCP import', () => {
   /** A real fixture server over an in-memory transport whose first `failures` connections fail. */
-  function flaky(failures: number): { config: NonNullable<ExecOptions['mcpServers']>[string]; connections: () => number; state: FixtureState } {
+  function flaky(failures: number): {
+    config: NonNullable<ExecOptions['mcpServers']>[string];
+    connections: () => number;
+    state: FixtureState;
+  } {
     let attempts = 0;
     const state: FixtureState = { calls: 0, cancelled: 0, children: [] };
     return {
@@ -213,7 +222,7 @@ describe('lazy MCP import', () => {
     expect((await e.runTool('mem:fresh_tool')).value).toBe('hello from fresh_tool');
   });
 
-  it('routes servers it does not own to the caller\'s own MCP executor', async () => {
+  it("routes servers it does not own to the caller's own MCP executor", async () => {
     const fx = flaky(0);
     const calls: string[] = [];
     const own: McpExecutor = {

@@ -26,7 +26,11 @@ describe('the package root (toolexec)', () => {
   });
 
   it('works end to end from the root alone', async () => {
-    const tool = root.defineTool({ name: 'upper', namespace: 'text', inputSchema: { type: 'object', properties: { s: { type: 'string' } }, required: ['s'] } });
+    const tool = root.defineTool({
+      name: 'upper',
+      namespace: 'text',
+      inputSchema: { type: 'object', properties: { s: { type: 'string' } }, required: ['s'] },
+    });
     const exec = root.createExec({ tools: [{ tool, handler: (args) => String(args.s).toUpperCase() }] });
     try {
       expect(root.toolId(tool)).toBe('text:upper');

@@ -15,7 +15,15 @@ const PNG_1PX = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9
 const CORPUS: Array<[string, unknown]> = [
   ['one text block', { content: [{ type: 'text', text: 'hi' }] }],
   ['no blocks', { content: [] }],
-  ['several text blocks', { content: [{ type: 'text', text: 'a' }, { type: 'text', text: '' }] }],
+  [
+    'several text blocks',
+    {
+      content: [
+        { type: 'text', text: 'a' },
+        { type: 'text', text: '' },
+      ],
+    },
+  ],
   ['structured', { content: [{ type: 'text', text: '{"sum":5}' }], structuredContent: { sum: 5 } }],
   ['structured, nested', { content: [], structuredContent: { rows: [{ a: 1 }, { a: null }], meta: { deep: { x: 'y' } } } }],
   ['structured, no content', { structuredContent: { sum: 5 } }],
@@ -34,7 +42,15 @@ const CORPUS: Array<[string, unknown]> = [
   ['resource link', { content: [{ type: 'resource_link', uri: 'file:///a.txt', name: 'a' }] }],
   ['embedded text resource', { content: [{ type: 'resource', resource: { uri: 'mem://x', text: 'body' } }] }],
   ['embedded blob resource', { content: [{ type: 'resource', resource: { uri: 'mem://x', blob: 'AAAA' } }] }],
-  ['text and image', { content: [{ type: 'text', text: 'a' }, { type: 'image', data: PNG_1PX, mimeType: 'image/png' }] }],
+  [
+    'text and image',
+    {
+      content: [
+        { type: 'text', text: 'a' },
+        { type: 'image', data: PNG_1PX, mimeType: 'image/png' },
+      ],
+    },
+  ],
   ['text that is not a string', { content: [{ type: 'text', text: 5 }] }],
   ['text without text', { content: [{ type: 'text' }] }],
   ['unknown block type', { content: [{ type: 'video', url: 'x' }] }],
@@ -81,7 +97,13 @@ const generatedResult: fc.Arbitrary<unknown> = (() => {
   );
   const result = fc
     .record({
-      content: sometimes(90, fc.oneof({ weight: 9, arbitrary: fc.array(block, { maxLength: 3 }) }, { weight: 1, arbitrary: fc.constantFrom<unknown>(null, 'x', {}, 1) })),
+      content: sometimes(
+        90,
+        fc.oneof(
+          { weight: 9, arbitrary: fc.array(block, { maxLength: 3 }) },
+          { weight: 1, arbitrary: fc.constantFrom<unknown>(null, 'x', {}, 1) },
+        ),
+      ),
       structuredContent: sometimes(40, fc.constantFrom<unknown>({ a: 1 }, {}, { nested: { list: [1, 'a', null] } }, [1], null, 'x', 0)),
       isError: sometimes(30, fc.constantFrom<unknown>(true, false, 'true', 1, null)),
       _meta: sometimes(15, fc.constantFrom<unknown>({}, { progressToken: 'p' }, { progressToken: {} }, 'm')),
@@ -167,7 +189,12 @@ describe('results from a server, through the executor and the runner', () => {
 
   const answers = {
     plain: { content: [{ type: 'text', text: 'hello' }], structuredContent: { greeting: 'hello' } },
-    image: { content: [{ type: 'image', data: PNG_1PX, mimeType: 'image/png' }, { type: 'text', text: 'a dot' }] },
+    image: {
+      content: [
+        { type: 'image', data: PNG_1PX, mimeType: 'image/png' },
+        { type: 'text', text: 'a dot' },
+      ],
+    },
     broken: { content: [{ type: 'text', text: 42 }] },
     badStructured: { content: [], structuredContent: ['not', 'an', 'object'] },
     // What JSON.parse makes of a server's `{"__proto__": …}`: an own key, a pollution risk for naive merges.

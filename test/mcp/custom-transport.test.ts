@@ -65,13 +65,17 @@ describe('custom (in-memory) transport', () => {
       const ex = executor({ servers: { mem: fx.config } });
       const shared = new AbortController().signal;
       // The first 50 wait for the connection together, on the same signal.
-      const first = Array.from({ length: 50 }, (_, i) => ex.callTool('mem', { name: 'echo', arguments: { text: String(i) } }, { signal: shared }));
+      const first = Array.from({ length: 50 }, (_, i) =>
+        ex.callTool('mem', { name: 'echo', arguments: { text: String(i) } }, { signal: shared }),
+      );
       expect(getEventListeners(shared, 'abort')).toHaveLength(1);
       expect((await Promise.all(first)).map(textOf)).toEqual(Array.from({ length: 50 }, (_, i) => String(i)));
       expect(getEventListeners(shared, 'abort')).toHaveLength(0);
       // Then 50 in flight at once, aborted together.
       const controller = new AbortController();
-      const slow = Array.from({ length: 50 }, () => rejection(ex.callTool('mem', { name: 'slow', arguments: { ms: 5_000 } }, { signal: controller.signal })));
+      const slow = Array.from({ length: 50 }, () =>
+        rejection(ex.callTool('mem', { name: 'slow', arguments: { ms: 5_000 } }, { signal: controller.signal })),
+      );
       await waitUntil(() => fx.state.calls >= 100);
       expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
       controller.abort(new Error('enough'));
@@ -196,7 +200,11 @@ describe('custom (in-memory) transport', () => {
     const progress: number[] = [];
     const started = Date.now();
     const error = await rejection(
-      ex.callTool('mem', { name: 'progress', arguments: { steps: 40, delayMs: 30 } }, { timeoutMs: 150, onProgress: (p) => progress.push(p.progress) }),
+      ex.callTool(
+        'mem',
+        { name: 'progress', arguments: { steps: 40, delayMs: 30 } },
+        { timeoutMs: 150, onProgress: (p) => progress.push(p.progress) },
+      ),
     );
     expect(error.code).toBe('TIMEOUT');
     expect(error.message).toContain('total limit of 200 ms');
@@ -284,7 +292,9 @@ describe('callToolStream', () => {
     const controller = new AbortController();
     const reason = new Error('stop');
     setTimeout(() => controller.abort(reason), 50);
-    const aborted = await rejection(collect(ex.callToolStream('mem', { name: 'slow', arguments: { ms: 5000 } }, { signal: controller.signal })));
+    const aborted = await rejection(
+      collect(ex.callToolStream('mem', { name: 'slow', arguments: { ms: 5000 } }, { signal: controller.signal })),
+    );
     expect(aborted.code).toBe('ABORTED');
     expect(aborted.cause).toBe(reason);
   });

@@ -84,7 +84,14 @@ describe('runner over the MCP executor', () => {
     const outcome = async (call: Promise<unknown>): Promise<unknown> =>
       call.then(
         (result) => ({ ok: result }),
-        (error: ToolError) => ({ code: error.code, op: error.op, toolId: error.toolId, backend: error.backend, message: error.message, causeCode: (error.cause as ToolexecError | undefined)?.code }),
+        (error: ToolError) => ({
+          code: error.code,
+          op: error.op,
+          toolId: error.toolId,
+          backend: error.backend,
+          message: error.message,
+          causeCode: (error.cause as ToolexecError | undefined)?.code,
+        }),
       );
     const missing = createToolIndex();
     missing.registerToolsFromMcp('nowhere', [{ name: 'echo', inputSchema: { type: 'object' } }]);
@@ -105,7 +112,11 @@ describe('runner over the MCP executor', () => {
     expect(await outcome(runner.run('fx:bad_output', {}))).toMatchObject({ code: 'OUTPUT_VALIDATION', op: 'validate_output' });
     expect(await outcome(runner.run('fx:fail', { reason: 'q' }))).toMatchObject({ code: 'EXECUTION', op: 'execute' });
     expect(await outcome(runner.run('fx:throw', {}))).toMatchObject({ code: 'EXECUTION', op: 'execute', causeCode: 'EXECUTION' });
-    expect(await outcome(unknownServer.run('nowhere:echo', { text: 'x' }))).toMatchObject({ code: 'EXECUTION', op: 'execute', causeCode: 'CONFIGURATION' });
+    expect(await outcome(unknownServer.run('nowhere:echo', { text: 'x' }))).toMatchObject({
+      code: 'EXECUTION',
+      op: 'execute',
+      causeCode: 'CONFIGURATION',
+    });
   });
 
   it('reports progress between started and completed', async () => {
@@ -124,9 +135,7 @@ describe('runner over the MCP executor', () => {
   it('keeps the last progress report when the result follows it at once', async () => {
     const events: ProgressEvent[] = [];
     await runner.run('fx:progress', { steps: 20, delayMs: 0 }, { onProgress: (p) => events.push(p) });
-    expect(events.filter((e) => e.message?.startsWith('step')).map((e) => e.progress)).toEqual(
-      Array.from({ length: 20 }, (_, i) => i + 1),
-    );
+    expect(events.filter((e) => e.message?.startsWith('step')).map((e) => e.progress)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
   });
 
   it('streams progress then done', async () => {
@@ -151,7 +160,7 @@ describe('runner over the MCP executor', () => {
     expect(hasErrorCode(error, 'TIMEOUT')).toBe(true);
   });
 
-  it('keeps the executor\'s own timeout (a server that stopped answering) a TIMEOUT, with the executor\'s error as cause', async () => {
+  it("keeps the executor's own timeout (a server that stopped answering) a TIMEOUT, with the executor's error as cause", async () => {
     // In memory, so that connecting fits in 250 ms however busy the machine is.
     const impatient = createMcpExecutor({ servers: { fx: inMemoryFixture().config }, requestTimeoutMs: 250 });
     try {

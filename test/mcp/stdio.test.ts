@@ -178,7 +178,9 @@ describe('stdio executor', () => {
     expect(textOf(result)).toBe('done 7');
     expect(progress).toEqual([1, 2, 3, 4, 5, 6, 7].map((i) => ({ progress: i, total: 7, message: `step ${i}` })));
     // The same work without progress notifications times out.
-    const error = await rejection(ex.callTool('fx', { name: 'slow', arguments: { ms: 1500 } }, { timeoutMs: 450, onProgress: () => undefined }));
+    const error = await rejection(
+      ex.callTool('fx', { name: 'slow', arguments: { ms: 1500 } }, { timeoutMs: 450, onProgress: () => undefined }),
+    );
     expect(error.code).toBe('TIMEOUT');
     expect(error.message).toContain('no answer or progress for 450 ms');
   });

@@ -90,7 +90,11 @@ describe('normalizeTags (foundation §8, cases 25–34)', () => {
   });
 
   it('30: the Go example', () => {
-    expect(normalizeTags(['  Machine Learning  ', 'AI', 'machine-learning', 'Data Science!'])).toEqual(['machine-learning', 'ai', 'data-science']);
+    expect(normalizeTags(['  Machine Learning  ', 'AI', 'machine-learning', 'Data Science!'])).toEqual([
+      'machine-learning',
+      'ai',
+      'data-science',
+    ]);
   });
 
   it('31: never null', () => {

@@ -23,7 +23,14 @@ import { KNOWN_FAILURES } from './json-schema-test-suite.known-failures.js';
 
 const SUITE = fileURLToPath(new URL('../fixtures/jsonschema-test-suite/', import.meta.url));
 const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
-const VIOLATION_CODES = ['RequiredMissing', 'InvalidType', 'InvalidFormat', 'InvalidEnumValue', 'DiscriminatorMismatch', 'ConstraintViolation'];
+const VIOLATION_CODES = [
+  'RequiredMissing',
+  'InvalidType',
+  'InvalidFormat',
+  'InvalidEnumValue',
+  'DiscriminatorMismatch',
+  'ConstraintViolation',
+];
 
 interface SuiteCase {
   readonly id: string;
@@ -66,7 +73,11 @@ const files = ['draft2020-12', 'draft7'].flatMap((draft) => walk(join(SUITE, 'te
 function loadCases(draft: string, path: string): SuiteCase[] {
   const file = relative(join(SUITE, 'tests'), path);
   const formats = file.includes('/optional/format/') ? 'assert' : 'annotate';
-  const groups = readJson(path) as { description: string; schema: unknown; tests: { description: string; data: unknown; valid: boolean }[] }[];
+  const groups = readJson(path) as {
+    description: string;
+    schema: unknown;
+    tests: { description: string; data: unknown; valid: boolean }[];
+  }[];
   return groups.flatMap((group) => {
     let schema = group.schema;
     // The draft-07 files rarely name their dialect; our default is 2020-12.
@@ -117,7 +128,9 @@ const seenIds = new Set<string>();
 describe('JSON Schema Test Suite', () => {
   afterAll(() => {
     const parts = [...stats.byPart].map(([part, s]) => `${part} ${s.passed}/${s.total}`).join(', ');
-    console.log(`JSON Schema Test Suite: ${stats.passed}/${stats.total} cases pass (${parts}); ${stats.knownFailures} known failures, each listed with its reason.`);
+    console.log(
+      `JSON Schema Test Suite: ${stats.passed}/${stats.total} cases pass (${parts}); ${stats.knownFailures} known failures, each listed with its reason.`,
+    );
   });
 
   describe.each(files)('$path', ({ draft, path }) => {

@@ -31,18 +31,56 @@ const anything = fc.anything({
 
 /** Schema-shaped objects: real keywords with arbitrary (often wrong) values, nested. */
 const keyword = fc.constantFrom(
-  'type', 'properties', 'required', 'items', 'prefixItems', 'oneOf', 'anyOf', 'allOf', 'not', 'if', 'then', 'else',
-  'enum', 'const', 'minimum', 'maxLength', 'pattern', 'format', '$ref', '$id', '$defs', '$schema', 'definitions',
-  'additionalProperties', 'unevaluatedProperties', 'contains', 'minContains', 'propertyNames', 'dependentRequired',
-  'multipleOf', 'uniqueItems', 'discriminator', 'x-custom',
+  'type',
+  'properties',
+  'required',
+  'items',
+  'prefixItems',
+  'oneOf',
+  'anyOf',
+  'allOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  'enum',
+  'const',
+  'minimum',
+  'maxLength',
+  'pattern',
+  'format',
+  '$ref',
+  '$id',
+  '$defs',
+  '$schema',
+  'definitions',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'contains',
+  'minContains',
+  'propertyNames',
+  'dependentRequired',
+  'multipleOf',
+  'uniqueItems',
+  'discriminator',
+  'x-custom',
 );
 const schemaLike = fc.letrec((tie) => ({
   schema: fc.oneof(
     { depthSize: 'small' },
     fc.boolean(),
-    fc.dictionary(keyword, fc.oneof(anything, tie('schema'), fc.array(tie('schema'), { maxLength: 3 }), fc.dictionary(fc.string(), tie('schema'), { maxKeys: 3 })), {
-      maxKeys: 5,
-    }),
+    fc.dictionary(
+      keyword,
+      fc.oneof(
+        anything,
+        tie('schema'),
+        fc.array(tie('schema'), { maxLength: 3 }),
+        fc.dictionary(fc.string(), tie('schema'), { maxKeys: 3 }),
+      ),
+      {
+        maxKeys: 5,
+      },
+    ),
   ),
 })).schema;
 
@@ -56,7 +94,10 @@ function onlyToolexecErrors(fn: () => unknown): void {
 }
 
 const toolName = fc.stringMatching(/^[A-Za-z0-9_.-]{1,128}$/);
-const namespace = fc.option(fc.string({ minLength: 1, maxLength: 20 }).filter((s) => !s.includes(':')), { nil: undefined });
+const namespace = fc.option(
+  fc.string({ minLength: 1, maxLength: 20 }).filter((s) => !s.includes(':')),
+  { nil: undefined },
+);
 const version = fc.option(
   fc
     .tuple(fc.nat(99), fc.nat(99), fc.nat(99), fc.option(fc.stringMatching(/^[a-z][a-z0-9]{0,5}$/), { nil: undefined }))
@@ -131,7 +172,17 @@ describe('public model functions throw nothing but ToolexecError', () => {
 
   it('tool-shaped values', () => {
     const toolLike = fc.record(
-      { name: fc.oneof(toolName, anything), namespace: anything, version: anything, tags: anything, inputSchema: anything, kind: fc.constantFrom('mcp', 'local', 'provider', 'x'), mcp: anything, local: anything, provider: anything },
+      {
+        name: fc.oneof(toolName, anything),
+        namespace: anything,
+        version: anything,
+        tags: anything,
+        inputSchema: anything,
+        kind: fc.constantFrom('mcp', 'local', 'provider', 'x'),
+        mcp: anything,
+        local: anything,
+        provider: anything,
+      },
       { requiredKeys: [] },
     );
     fc.assert(

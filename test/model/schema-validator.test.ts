@@ -68,7 +68,11 @@ describe('createSchemaValidator: Go conformance (foundation §8, cases 43–58)'
   });
 
   it('46: rejects other dialects with INVALID_SCHEMA', () => {
-    for (const uri of ['http://json-schema.org/draft-04/schema#', 'http://json-schema.org/draft-06/schema#', 'https://example.com/my-schema']) {
+    for (const uri of [
+      'http://json-schema.org/draft-04/schema#',
+      'http://json-schema.org/draft-06/schema#',
+      'https://example.com/my-schema',
+    ]) {
       const err = thrown(() => v.validate({ $schema: uri, type: 'string' }, 'x'));
       expect(err.code).toBe('INVALID_SCHEMA');
       expect(err.message).toBe(`invalid JSON Schema: unsupported JSON Schema dialect: ${uri} (only 2020-12 and draft-07 are supported)`);
@@ -89,7 +93,7 @@ describe('createSchemaValidator: Go conformance (foundation §8, cases 43–58)'
     }
   });
 
-  it('49: never mutates the caller\'s schema or instance', () => {
+  it("49: never mutates the caller's schema or instance", () => {
     const schema = { $schema: DIALECT_DRAFT_07, type: 'object', properties: { a: { type: 'string' } } };
     const before = structuredClone(schema);
     v.validate(schema, { a: 'x' });
@@ -160,7 +164,9 @@ describe('createSchemaValidator: Go conformance (foundation §8, cases 43–58)'
       expect(input.message).toBe(`invalid JSON Schema: tool is ${String(bad)}`);
       expect(thrown(() => v.validateOutput(bad as unknown as Tool, {})).message).toBe(`invalid JSON Schema: tool is ${String(bad)}`);
     }
-    expect(thrown(() => v.validateInput('x' as unknown as Tool, {})).message).toBe('invalid JSON Schema: tool is not an object (got string)');
+    expect(thrown(() => v.validateInput('x' as unknown as Tool, {})).message).toBe(
+      'invalid JSON Schema: tool is not an object (got string)',
+    );
     const noSchema = thrown(() => v.validateInput({ name: 'bare' } as unknown as Tool, {}));
     expect(noSchema.code).toBe('INVALID_SCHEMA');
     expect(noSchema.message).toBe('invalid JSON Schema: tool "bare" has no inputSchema');
@@ -200,7 +206,9 @@ describe('createSchemaValidator: dialects', () => {
     expect(() => v.validate(tuple, ['a', 1])).not.toThrow();
     const err = thrown(() => v.validate(tuple, ['a', 'b']));
     expect(err.message).toBe("validation error: Field '/1' must be number, got string");
-    expect(thrown(() => v.validate(tuple, ['a', 1, true])).message).toBe("validation error: Field '(root)' must have at most 2 items, got 3");
+    expect(thrown(() => v.validate(tuple, ['a', 1, true])).message).toBe(
+      "validation error: Field '(root)' must have at most 2 items, got 3",
+    );
   });
 
   it('reads a schema without $schema that is only valid as draft-07 as draft-07', () => {
@@ -258,9 +266,13 @@ describe('createSchemaValidator: bad schemas', () => {
   });
 
   it('refuses values that are not JSON and cycles, without overflowing', () => {
-    expect(thrown(() => v.validate({ type: 'object', default: 10n }, {})).message).toBe('invalid JSON Schema: schema is not JSON: /default is a bigint');
+    expect(thrown(() => v.validate({ type: 'object', default: 10n }, {})).message).toBe(
+      'invalid JSON Schema: schema is not JSON: /default is a bigint',
+    );
     expect(thrown(() => v.validate({ minimum: Number.NaN }, 1)).message).toBe('invalid JSON Schema: schema is not JSON: /minimum is NaN');
-    expect(thrown(() => v.validate({ enum: [1, undefined] }, 1)).message).toBe('invalid JSON Schema: schema is not JSON: /enum/1 is undefined');
+    expect(thrown(() => v.validate({ enum: [1, undefined] }, 1)).message).toBe(
+      'invalid JSON Schema: schema is not JSON: /enum/1 is undefined',
+    );
     const cyclic: Record<string, unknown> = { type: 'object' };
     cyclic.properties = { self: cyclic };
     expect(thrown(() => v.validate(cyclic, {})).message).toBe('invalid JSON Schema: schema contains a cycle at /properties/self');
@@ -286,7 +298,12 @@ describe('createSchemaValidator: bad schemas', () => {
 });
 
 describe('createSchemaValidator: $ref documents (schemas option)', () => {
-  const point = { $id: 'https://example.com/point.json', type: 'object', required: ['x', 'y'], properties: { x: { type: 'number' }, y: { type: 'number' } } };
+  const point = {
+    $id: 'https://example.com/point.json',
+    type: 'object',
+    required: ['x', 'y'],
+    properties: { x: { type: 'number' }, y: { type: 'number' } },
+  };
 
   it('resolves a $ref to a known document and nothing else', () => {
     const v = createSchemaValidator({ schemas: { 'https://example.com/point.json': point } });
@@ -305,10 +322,12 @@ describe('createSchemaValidator: $ref documents (schemas option)', () => {
     expect(() => v.validate({ $ref: 'https://example.com/point.json' }, { x: 1, y: 2 })).not.toThrow();
     const bad = thrown(() => createSchemaValidator({ schemas: { 'https://example.com/bad.json': 5 } }));
     expect(bad.code).toBe('INVALID_SCHEMA');
-    expect(bad.message).toBe('invalid JSON Schema: known schema https://example.com/bad.json: expected a JSON Schema object or boolean, got number');
+    expect(bad.message).toBe(
+      'invalid JSON Schema: known schema https://example.com/bad.json: expected a JSON Schema object or boolean, got number',
+    );
   });
 
-  it('keeps each schema\'s $id to itself (same $id, different content; no cross-schema refs)', () => {
+  it("keeps each schema's $id to itself (same $id, different content; no cross-schema refs)", () => {
     const v = createSchemaValidator();
     const a = { $id: 'https://example.com/shared.json', type: 'string' };
     const b = { $id: 'https://example.com/shared.json', type: 'number' };
@@ -352,7 +371,14 @@ describe('createSchemaValidator: formats', () => {
 
 describe('createSchemaValidator: options', () => {
   it('rejects bad options with INVALID_ARGUMENT', () => {
-    const bad: unknown[] = [{ formats: 'strict' }, { maxCachedSchemas: 0 }, { maxCachedSchemas: 1.5 }, { maxViolations: -1 }, { schemas: [] }, 'x'];
+    const bad: unknown[] = [
+      { formats: 'strict' },
+      { maxCachedSchemas: 0 },
+      { maxCachedSchemas: 1.5 },
+      { maxViolations: -1 },
+      { schemas: [] },
+      'x',
+    ];
     for (const options of bad) {
       expect(thrown(() => createSchemaValidator(options as never)).code).toBe('INVALID_ARGUMENT');
     }
@@ -371,7 +397,10 @@ describe('createSchemaValidator: compile once', () => {
     for (let i = 0; i < 10_000; i++) v.validateInput(tool(schema()), { id: `x${i}`, count: i });
     expect(v.cacheStats()).toEqual({ cachedSchemas: 1, compilations: 1 });
     // Key order is not content.
-    v.validate({ required: ['id'], properties: { count: { minimum: 0, type: 'integer' }, id: { type: 'string' } }, type: 'object' }, { id: 'y' });
+    v.validate(
+      { required: ['id'], properties: { count: { minimum: 0, type: 'integer' }, id: { type: 'string' } }, type: 'object' },
+      { id: 'y' },
+    );
     expect(v.cacheStats()).toEqual({ cachedSchemas: 1, compilations: 1 });
     // Equal JSON text too.
     v.validate(JSON.stringify(schema()), { id: 'z' });
@@ -532,7 +561,9 @@ describe('SchemaValidationError', () => {
   });
 
   it('can be built directly', () => {
-    const err = new SchemaValidationError('OUTPUT_VALIDATION', [{ code: 'RequiredMissing', field: '/x', message: "Field '/x' is required." }]);
+    const err = new SchemaValidationError('OUTPUT_VALIDATION', [
+      { code: 'RequiredMissing', field: '/x', message: "Field '/x' is required." },
+    ]);
     expect(err.message).toBe("output validation error: Field '/x' is required");
     expect(err.code).toBe('OUTPUT_VALIDATION');
     expect(err.toJSON()).toMatchObject({ code: 'OUTPUT_VALIDATION', details: { violations: err.violations } });

@@ -68,7 +68,9 @@ describe('tool IDs (foundation §8, cases 1–11)', () => {
     expect(caught(() => toolId(null as unknown as Tool)).code).toBe('INVALID_TOOL');
     expect(caught(() => toolId({ name: 5 } as unknown as Tool)).message).toBe('invalid tool: name must be a string');
     expect(caught(() => toolId({ name: 'a', namespace: 1 } as unknown as Tool)).message).toBe('invalid tool: namespace must be a string');
-    expect(caught(() => toolId({ name: 'a', namespace: 'n', version: 1 } as unknown as Tool)).message).toBe('invalid tool: version must be a string');
+    expect(caught(() => toolId({ name: 'a', namespace: 'n', version: 1 } as unknown as Tool)).message).toBe(
+      'invalid tool: version must be a string',
+    );
   });
 });
 
@@ -84,7 +86,9 @@ describe('validateTool (foundation §8, cases 12–19)', () => {
   });
 
   it('14: a missing schema', () => {
-    expect(caught(() => validateTool({ name: 'ok', inputSchema: null } as unknown as Tool)).message).toBe('invalid tool: inputSchema is required');
+    expect(caught(() => validateTool({ name: 'ok', inputSchema: null } as unknown as Tool)).message).toBe(
+      'invalid tool: inputSchema is required',
+    );
     expect(caught(() => validateTool({ name: 'ok' } as unknown as Tool)).message).toBe('invalid tool: inputSchema is required');
   });
 
@@ -96,9 +100,15 @@ describe('validateTool (foundation §8, cases 12–19)', () => {
   });
 
   it('16–17: invalid characters are listed once each, in order', () => {
-    expect(caught(() => validateTool({ name: 'bad:name', inputSchema: S })).message).toBe('invalid tool: name contains invalid characters: :');
-    expect(caught(() => validateTool({ name: 'bad@name#here', inputSchema: S })).message).toBe('invalid tool: name contains invalid characters: @, #');
-    expect(caught(() => validateTool({ name: 'a b@c d😀', inputSchema: S })).message).toBe('invalid tool: name contains invalid characters:  , @, 😀');
+    expect(caught(() => validateTool({ name: 'bad:name', inputSchema: S })).message).toBe(
+      'invalid tool: name contains invalid characters: :',
+    );
+    expect(caught(() => validateTool({ name: 'bad@name#here', inputSchema: S })).message).toBe(
+      'invalid tool: name contains invalid characters: @, #',
+    );
+    expect(caught(() => validateTool({ name: 'a b@c d😀', inputSchema: S })).message).toBe(
+      'invalid tool: name contains invalid characters:  , @, 😀',
+    );
   });
 
   it('18: the namespace is not checked', () => {
@@ -114,7 +124,9 @@ describe('validateTool (foundation §8, cases 12–19)', () => {
   it('checks the types of the extensions', () => {
     expect(caught(() => validateTool(null as unknown as Tool)).message).toBe('invalid tool: tool must be an object');
     expect(caught(() => validateTool({ name: 7, inputSchema: S } as unknown as Tool)).message).toBe('invalid tool: name must be a string');
-    expect(caught(() => validateTool({ name: 'a', inputSchema: S, tags: ['x', 1] } as unknown as Tool)).message).toBe('invalid tool: tags must be an array of strings');
+    expect(caught(() => validateTool({ name: 'a', inputSchema: S, tags: ['x', 1] } as unknown as Tool)).message).toBe(
+      'invalid tool: tags must be an array of strings',
+    );
     expect(caught(() => validateTool({ name: 'a', inputSchema: S, version: 'latest' })).code).toBe('INVALID_TOOL');
     expect(() => validateTool({ name: 'a', inputSchema: S, version: 'v1.2.3' })).not.toThrow();
   });

@@ -37,18 +37,44 @@ describe('violations: one per problem, in the seed-004 taxonomy', () => {
   });
 
   it('dependentRequired / draft-07 dependencies → RequiredMissing naming the trigger', () => {
-    expect(messagesOf({ dependentRequired: { card: ['cvv'] } }, { card: '4111' })).toEqual(["Field '/cvv' is required when '/card' is present."]);
+    expect(messagesOf({ dependentRequired: { card: ['cvv'] } }, { card: '4111' })).toEqual([
+      "Field '/cvv' is required when '/card' is present.",
+    ]);
     expect(messagesOf({ $schema: 'http://json-schema.org/draft-07/schema#', dependencies: { a: ['b'] } }, { a: 1 })).toEqual([
       "Field '/b' is required when '/a' is present.",
     ]);
   });
 
   it('type → InvalidType with expected type names and the actual JSON type', () => {
-    const schema = { type: 'object', properties: { age: { type: 'integer' }, name: { type: ['string', 'null'] }, tags: { type: 'array' } } };
+    const schema = {
+      type: 'object',
+      properties: { age: { type: 'integer' }, name: { type: ['string', 'null'] }, tags: { type: 'array' } },
+    };
     expect(violationsOf(schema, { age: 'old', name: 5, tags: {} })).toEqual([
-      { code: 'InvalidType', field: '/age', message: "Field '/age' must be integer, got string.", expected: 'integer', actual: 'string', keyword: 'type' },
-      { code: 'InvalidType', field: '/name', message: "Field '/name' must be string or null, got integer.", expected: ['string', 'null'], actual: 'integer', keyword: 'type' },
-      { code: 'InvalidType', field: '/tags', message: "Field '/tags' must be array, got object.", expected: 'array', actual: 'object', keyword: 'type' },
+      {
+        code: 'InvalidType',
+        field: '/age',
+        message: "Field '/age' must be integer, got string.",
+        expected: 'integer',
+        actual: 'string',
+        keyword: 'type',
+      },
+      {
+        code: 'InvalidType',
+        field: '/name',
+        message: "Field '/name' must be string or null, got integer.",
+        expected: ['string', 'null'],
+        actual: 'integer',
+        keyword: 'type',
+      },
+      {
+        code: 'InvalidType',
+        field: '/tags',
+        message: "Field '/tags' must be array, got object.",
+        expected: 'array',
+        actual: 'object',
+        keyword: 'type',
+      },
     ]);
     expect(messagesOf({ type: 'object' }, [1])).toEqual(["Field '(root)' must be object, got array."]);
     expect(messagesOf({ type: 'integer' }, 1.5)).toEqual(["Field '(root)' must be integer, got number."]);
@@ -57,7 +83,13 @@ describe('violations: one per problem, in the seed-004 taxonomy', () => {
   });
 
   it('format (assert mode) → InvalidFormat with the expected format', () => {
-    expect(violationsOf({ type: 'object', properties: { createdAt: { type: 'string', format: 'date-time' } } }, { createdAt: 'yesterday' }, asserting)).toEqual([
+    expect(
+      violationsOf(
+        { type: 'object', properties: { createdAt: { type: 'string', format: 'date-time' } } },
+        { createdAt: 'yesterday' },
+        asserting,
+      ),
+    ).toEqual([
       {
         code: 'InvalidFormat',
         field: '/createdAt',
@@ -82,7 +114,14 @@ describe('violations: one per problem, in the seed-004 taxonomy', () => {
       },
     ]);
     expect(violationsOf({ const: 'v1' }, 'v2')).toEqual([
-      { code: 'InvalidEnumValue', field: '', message: 'Field \'(root)\' must be "v1", got "v2".', allowed: ['v1'], actual: 'v2', keyword: 'const' },
+      {
+        code: 'InvalidEnumValue',
+        field: '',
+        message: 'Field \'(root)\' must be "v1", got "v2".',
+        allowed: ['v1'],
+        actual: 'v2',
+        keyword: 'const',
+      },
     ]);
     const long = { enum: Array.from({ length: 12 }, (_, i) => i) };
     expect(messagesOf(long, 99)).toEqual(["Field '(root)' must be one of 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, … (12 in all), got 99."]);
@@ -91,7 +130,13 @@ describe('violations: one per problem, in the seed-004 taxonomy', () => {
 
   it('additionalProperties, unevaluatedProperties and false schemas → "is not allowed"', () => {
     expect(violationsOf({ type: 'object', properties: { a: {} }, additionalProperties: false }, { a: 1, extra: 2 })).toEqual([
-      { code: 'ConstraintViolation', field: '/extra', message: "Field '/extra' is not allowed.", expected: 'additionalProperties false', keyword: 'additionalProperties' },
+      {
+        code: 'ConstraintViolation',
+        field: '/extra',
+        message: "Field '/extra' is not allowed.",
+        expected: 'additionalProperties false',
+        keyword: 'additionalProperties',
+      },
     ]);
     expect(messagesOf({ properties: { a: {} }, unevaluatedProperties: false }, { a: 1, b: 2 })).toEqual(["Field '/b' is not allowed."]);
     expect(messagesOf({ properties: { secret: false } }, { secret: 'x' })).toEqual(["Field '/secret' is not allowed."]);
@@ -128,12 +173,18 @@ describe('violations: one per problem, in the seed-004 taxonomy', () => {
 
   it('not, contains, propertyNames and if/then explain themselves', () => {
     expect(messagesOf({ not: { type: 'string' } }, 'x')).toEqual(["Field '(root)' must not match string."]);
-    expect(messagesOf({ contains: { type: 'integer' }, minContains: 2 }, [1, 'a'])).toEqual(["Field '(root)' must contain at least 2 items matching integer."]);
+    expect(messagesOf({ contains: { type: 'integer' }, minContains: 2 }, [1, 'a'])).toEqual([
+      "Field '(root)' must contain at least 2 items matching integer.",
+    ]);
     expect(messagesOf({ propertyNames: { pattern: '^[a-z]+$' } }, { ok: 1, Bad: 2 })).toEqual([
       'Field \'(root)\' has a property name that is not allowed: "Bad" (names must match pattern ^[a-z]+$).',
     ]);
-    expect(messagesOf({ if: { properties: { a: { const: 1 } } }, then: { required: ['b'] } }, { a: 1 })).toEqual(["Field '/b' is required."]);
-    expect(messagesOf({ prefixItems: [{ type: 'string' }], items: false }, ['a', 1])).toEqual(["Field '(root)' must have at most 1 item, got 2."]);
+    expect(messagesOf({ if: { properties: { a: { const: 1 } } }, then: { required: ['b'] } }, { a: 1 })).toEqual([
+      "Field '/b' is required.",
+    ]);
+    expect(messagesOf({ prefixItems: [{ type: 'string' }], items: false }, ['a', 1])).toEqual([
+      "Field '(root)' must have at most 1 item, got 2.",
+    ]);
   });
 });
 
@@ -146,7 +197,7 @@ describe('violations: oneOf / anyOf without branch noise', () => {
     ],
   };
 
-  it('a discriminator value selects its branch: only that branch\'s violations are reported', () => {
+  it("a discriminator value selects its branch: only that branch's violations are reported", () => {
     expect(messagesOf(fileOrUrl, { type: 'file', path: 3 })).toEqual(["Field '/path' must be string, got integer."]);
     expect(messagesOf(fileOrUrl, { type: 'url', href: 'not a uri' }, asserting)).toEqual([
       'Field \'/href\' must be a valid uri string (format "uri"), got "not a uri".',
@@ -165,13 +216,19 @@ describe('violations: oneOf / anyOf without branch noise', () => {
         keyword: 'oneOf',
       },
     ]);
-    expect(messagesOf(fileOrUrl, { path: '/tmp' })).toEqual(['Field \'/type\' is required to select a variant; it must be one of "file", "url".']);
+    expect(messagesOf(fileOrUrl, { path: '/tmp' })).toEqual([
+      'Field \'/type\' is required to select a variant; it must be one of "file", "url".',
+    ]);
   });
 
   it('works through $ref branches, single-value enums and nested arrays', () => {
     const shapes = {
       $defs: {
-        circle: { type: 'object', required: ['kind', 'radius'], properties: { kind: { const: 'circle' }, radius: { type: 'number', exclusiveMinimum: 0 } } },
+        circle: {
+          type: 'object',
+          required: ['kind', 'radius'],
+          properties: { kind: { const: 'circle' }, radius: { type: 'number', exclusiveMinimum: 0 } },
+        },
         square: { type: 'object', required: ['kind', 'side'], properties: { kind: { enum: ['square'] }, side: { type: 'number' } } },
       },
       type: 'object',
@@ -181,7 +238,11 @@ describe('violations: oneOf / anyOf without branch noise', () => {
     expect(violationsOf(shapes, data).map(({ code, field, message }) => ({ code, field, message }))).toEqual([
       { code: 'ConstraintViolation', field: '/shapes/1/radius', message: "Field '/shapes/1/radius' must be > 0, got -1." },
       { code: 'RequiredMissing', field: '/shapes/2/side', message: "Field '/shapes/2/side' is required." },
-      { code: 'DiscriminatorMismatch', field: '/shapes/3/kind', message: 'Field \'/shapes/3/kind\' must be one of "circle", "square" (it selects the variant), got "hexagon".' },
+      {
+        code: 'DiscriminatorMismatch',
+        field: '/shapes/3/kind',
+        message: 'Field \'/shapes/3/kind\' must be one of "circle", "square" (it selects the variant), got "hexagon".',
+      },
       {
         code: 'DiscriminatorMismatch',
         field: '/shapes/4',
@@ -194,7 +255,17 @@ describe('violations: oneOf / anyOf without branch noise', () => {
   it('without a discriminator: the only branch of the right type, else a candidate summary', () => {
     const nullable = { properties: { nickname: { anyOf: [{ type: 'string', minLength: 3 }, { type: 'null' }] } } };
     expect(messagesOf(nullable, { nickname: 'ab' })).toEqual(["Field '/nickname' must be at least 3 characters long, got 2."]);
-    expect(violationsOf({ anyOf: [{ type: 'object', required: ['id'] }, { type: 'array', minItems: 1 }] }, 'x')).toEqual([
+    expect(
+      violationsOf(
+        {
+          anyOf: [
+            { type: 'object', required: ['id'] },
+            { type: 'array', minItems: 1 },
+          ],
+        },
+        'x',
+      ),
+    ).toEqual([
       {
         code: 'DiscriminatorMismatch',
         field: '',
@@ -208,7 +279,14 @@ describe('violations: oneOf / anyOf without branch noise', () => {
 
   it('a union of constants reads as an enum', () => {
     expect(violationsOf({ anyOf: [{ const: 'a' }, { const: 'b' }, { enum: ['c', 'd'] }] }, 'z')).toEqual([
-      { code: 'InvalidEnumValue', field: '', message: 'Field \'(root)\' must be one of "a", "b", "c", "d", got "z".', allowed: ['a', 'b', 'c', 'd'], actual: 'z', keyword: 'anyOf' },
+      {
+        code: 'InvalidEnumValue',
+        field: '',
+        message: 'Field \'(root)\' must be one of "a", "b", "c", "d", got "z".',
+        allowed: ['a', 'b', 'c', 'd'],
+        actual: 'z',
+        keyword: 'anyOf',
+      },
     ]);
   });
 
@@ -251,6 +329,8 @@ describe('violations: the error a caller receives', () => {
   it('handles values JSON cannot show', () => {
     expect(messagesOf({ type: 'string' }, 10n)).toEqual(["Field '(root)' must be string, got bigint."]);
     expect(messagesOf({ const: 1 }, 10n)).toEqual(["Field '(root)' must be 1, got 10."]);
-    expect(messagesOf({ type: 'object', properties: { f: { type: 'string' } } }, { f: () => 1 })).toEqual(["Field '/f' must be string, got function."]);
+    expect(messagesOf({ type: 'object', properties: { f: { type: 'string' } } }, { f: () => 1 })).toEqual([
+      "Field '/f' must be string, got function.",
+    ]);
   });
 });

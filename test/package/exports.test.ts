@@ -36,7 +36,11 @@ describe('package exports (built dist)', () => {
   for (const subpath of subpaths) {
     const spec = specifier(subpath);
     it(`${spec} resolves and loads with import`, () => {
-      const out = node(['--input-type=module', '-e', `const m = await import(${JSON.stringify(spec)}); console.log(Object.keys(m).length)`]);
+      const out = node([
+        '--input-type=module',
+        '-e',
+        `const m = await import(${JSON.stringify(spec)}); console.log(Object.keys(m).length)`,
+      ]);
       expect(Number(out.trim())).toBeGreaterThan(0);
     });
     if (ESM_ONLY.has(subpath)) continue;
@@ -53,7 +57,11 @@ describe('package exports (built dist)', () => {
   it('exposes the same names from import and require', () => {
     for (const subpath of dualSubpaths) {
       const spec = specifier(subpath);
-      const esm = node(['--input-type=module', '-e', `console.log(JSON.stringify(Object.keys(await import(${JSON.stringify(spec)})).filter(k => k !== 'default').sort()))`]);
+      const esm = node([
+        '--input-type=module',
+        '-e',
+        `console.log(JSON.stringify(Object.keys(await import(${JSON.stringify(spec)})).filter(k => k !== 'default').sort()))`,
+      ]);
       const cjs = node(['-e', `console.log(JSON.stringify(Object.keys(require(${JSON.stringify(spec)})).sort()))`]);
       expect(JSON.parse(cjs), spec).toEqual(JSON.parse(esm));
     }

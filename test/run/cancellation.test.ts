@@ -120,7 +120,11 @@ describe('abort and timeout', () => {
       provider.calls.push({ providerId: _p, toolId: _t, args: _a, options });
       return new Promise(() => {});
     };
-    const runner = createRunner({ index: indexWith([tool('m'), mcpBackend('s')], [tool('p'), providerBackend('pp', 'pt')]), mcp, provider });
+    const runner = createRunner({
+      index: indexWith([tool('m'), mcpBackend('s')], [tool('p'), providerBackend('pp', 'pt')]),
+      mcp,
+      provider,
+    });
     const controller = new AbortController();
     const a = runner.run('m', {}, { signal: controller.signal });
     const b = runner.run('p', {}, { signal: controller.signal });
@@ -225,7 +229,9 @@ describe('concurrency', () => {
           calls.push(rejectionOf(runner.run('demo:echo', { message: i })).then((e) => expect(e.code).toBe('VALIDATION')));
           break;
         default:
-          calls.push(rejectionOf(runner.run('slow', { ms: 1_000, i }, { signal: controller.signal })).then((e) => expect(e.code).toBe('ABORTED')));
+          calls.push(
+            rejectionOf(runner.run('slow', { ms: 1_000, i }, { signal: controller.signal })).then((e) => expect(e.code).toBe('ABORTED')),
+          );
       }
     }
     await sleep(20);
@@ -299,7 +305,11 @@ describe("validateOutput: 'warn'", () => {
       },
     });
     expect((await throwing.run('demo:echo', { message: 'x' })).structured).toEqual({});
-    const silent = createRunner({ index: indexWith([echoTool, localBackend('echo')]), local: { echo: () => ({}) }, validateOutput: 'warn' });
+    const silent = createRunner({
+      index: indexWith([echoTool, localBackend('echo')]),
+      local: { echo: () => ({}) },
+      validateOutput: 'warn',
+    });
     expect((await silent.run('demo:echo', { message: 'x' })).structured).toEqual({});
   });
 });

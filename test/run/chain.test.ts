@@ -26,11 +26,17 @@ describe('runChain (cases 93–107)', () => {
 
   it('case 94: steps run in order and the final result is the last one', async () => {
     const order: string[] = [];
-    const make = (name: string): LocalHandler => () => {
-      order.push(name);
-      return name;
-    };
-    const { result } = await chainRunner({ a: make('a'), b: make('b'), c: make('c') }).runChain([{ toolId: 'a' }, { toolId: 'b' }, { toolId: 'c' }]);
+    const make =
+      (name: string): LocalHandler =>
+      () => {
+        order.push(name);
+        return name;
+      };
+    const { result } = await chainRunner({ a: make('a'), b: make('b'), c: make('c') }).runChain([
+      { toolId: 'a' },
+      { toolId: 'b' },
+      { toolId: 'c' },
+    ]);
     expect(order).toEqual(['a', 'b', 'c']);
     expect(result.structured).toBe('c');
   });
@@ -140,8 +146,9 @@ describe('runChain (cases 93–107)', () => {
   it('case 104: generate → transform → summarize passes data along', async () => {
     const runner = chainRunner({
       generate: () => ({ items: ['a', 'b', 'c'] }),
-      transform: (args) => ({ items: ((args.previous as { items: string[] }).items).map((i) => i.toUpperCase()) }),
-      summarize: (args) => `${(args.previous as { items: string[] }).items.join(',')} (${(args.previous as { items: string[] }).items.length})`,
+      transform: (args) => ({ items: (args.previous as { items: string[] }).items.map((i) => i.toUpperCase()) }),
+      summarize: (args) =>
+        `${(args.previous as { items: string[] }).items.join(',')} (${(args.previous as { items: string[] }).items.length})`,
     });
     const { result } = await runner.runChain([
       { toolId: 'generate' },

@@ -70,12 +70,26 @@ describe('ToolError', () => {
       cause: new Error('inner'),
     });
     const json = JSON.parse(JSON.stringify(err)) as Record<string, unknown>;
-    expect(json).toMatchObject({ code: 'VALIDATION', toolId: 't', op: 'validate_input', backend: localBackend('h'), details: { violations: [] } });
+    expect(json).toMatchObject({
+      code: 'VALIDATION',
+      toolId: 't',
+      op: 'validate_input',
+      backend: localBackend('h'),
+      details: { violations: [] },
+    });
     expect(json.cause).toEqual({ name: 'Error', message: 'inner' });
   });
 
   it('lists the seven ops in pipeline order', () => {
-    expect(TOOL_ERROR_OPS).toEqual(['validate_tool_id', 'resolve', 'select_backend', 'validate_input', 'execute', 'validate_output', 'stream']);
+    expect(TOOL_ERROR_OPS).toEqual([
+      'validate_tool_id',
+      'resolve',
+      'select_backend',
+      'validate_input',
+      'execute',
+      'validate_output',
+      'stream',
+    ]);
   });
 });
 
@@ -89,7 +103,10 @@ describe('ChainError', () => {
       reason: 'validation error: x',
       details: { violations: [{ code: 'RequiredMissing', field: '/x', message: 'm' }] },
     });
-    const steps = [{ toolId: 'a', backend: localBackend('ha') }, { toolId: 'b', backend: localBackend('hb'), error: stepError }];
+    const steps = [
+      { toolId: 'a', backend: localBackend('ha') },
+      { toolId: 'b', backend: localBackend('hb'), error: stepError },
+    ];
     const err = new ChainError(stepError, steps, 1);
     expect(err).toBeInstanceOf(ToolError);
     expect(err.name).toBe('ChainError');

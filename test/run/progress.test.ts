@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { createRunner, type ProgressEvent, type RunResult } from '../../src/run/index.js';
-import { FakeMcpExecutor, FakeProviderExecutor, indexWith, localBackend, mcpBackend, providerBackend, rejectionOf, sleep, tool } from './helpers.js';
+import {
+  FakeMcpExecutor,
+  FakeProviderExecutor,
+  indexWith,
+  localBackend,
+  mcpBackend,
+  providerBackend,
+  rejectionOf,
+  sleep,
+  tool,
+} from './helpers.js';
 
 const started = { progress: 0, total: 1, message: 'started' };
 const completed = { progress: 1, total: 1, message: 'completed' };
@@ -35,11 +45,15 @@ describe('progress of run (cases 73, 74, 78)', () => {
   });
 
   it('a throwing progress listener does not fail the call', async () => {
-    const result = await runner.run('t', {}, {
-      onProgress: () => {
-        throw new Error('listener bug');
+    const result = await runner.run(
+      't',
+      {},
+      {
+        onProgress: () => {
+          throw new Error('listener bug');
+        },
       },
-    });
+    );
     expect(result.structured).toBe('ok');
   });
 });

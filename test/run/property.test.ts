@@ -4,7 +4,11 @@ import { ToolexecError, type ToolBackend } from '../../src/model/index.js';
 import { ToolError, createRunner } from '../../src/run/index.js';
 import { FakeMcpExecutor, echoTool, indexWith, localBackend, mcpBackend, providerBackend, tool } from './helpers.js';
 
-const index = indexWith([echoTool, localBackend('echo')], [tool('remote', { namespace: 'srv' }), mcpBackend('srv')], [tool('p'), providerBackend('pp', 'pt')]);
+const index = indexWith(
+  [echoTool, localBackend('echo')],
+  [tool('remote', { namespace: 'srv' }), mcpBackend('srv')],
+  [tool('p'), providerBackend('pp', 'pt')],
+);
 index.registerTool(tool('toString'), localBackend('toString'));
 index.registerTool(tool('odd'), localBackend('__proto__'));
 
@@ -23,7 +27,22 @@ const runner = createRunner({
 
 const toolIds = fc.oneof(
   fc.string(),
-  fc.constantFrom('', 'demo:echo', 'srv:remote', 'p', 'toString', 'odd', 'r:', 'r:x', 'r:ab', 'a:b:c:d', ':x', 'x:', '__proto__', 'constructor'),
+  fc.constantFrom(
+    '',
+    'demo:echo',
+    'srv:remote',
+    'p',
+    'toString',
+    'odd',
+    'r:',
+    'r:x',
+    'r:ab',
+    'a:b:c:d',
+    ':x',
+    'x:',
+    '__proto__',
+    'constructor',
+  ),
   fc.string().map((s) => `r:${s}`),
 );
 
@@ -47,20 +66,30 @@ describe('property: run never rejects with anything but a ToolexecError', () => 
 
   it('holds for streams and chains too', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.record({ toolId: toolIds, args: fc.option(fc.dictionary(fc.string(), fc.jsonValue()), { nil: undefined }), usePrevious: fc.boolean() }), { maxLength: 4 }), async (steps) => {
-        try {
-          await runner.runChain(steps);
-        } catch (err) {
-          expect(ToolexecError.isInstance(err)).toBe(true);
-        }
-        for (const step of steps) {
+      fc.asyncProperty(
+        fc.array(
+          fc.record({
+            toolId: toolIds,
+            args: fc.option(fc.dictionary(fc.string(), fc.jsonValue()), { nil: undefined }),
+            usePrevious: fc.boolean(),
+          }),
+          { maxLength: 4 },
+        ),
+        async (steps) => {
           try {
-            for await (const event of runner.runStream(step.toolId, step.args)) expect(typeof event.kind).toBe('string');
+            await runner.runChain(steps);
           } catch (err) {
             expect(ToolexecError.isInstance(err)).toBe(true);
           }
-        }
-      }),
+          for (const step of steps) {
+            try {
+              for await (const event of runner.runStream(step.toolId, step.args)) expect(typeof event.kind).toBe('string');
+            } catch (err) {
+              expect(ToolexecError.isInstance(err)).toBe(true);
+            }
+          }
+        },
+      ),
       { numRuns: 150 },
     );
   });

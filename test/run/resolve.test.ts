@@ -2,7 +2,16 @@ import { describe, expect, it, vi } from 'vitest';
 import type { ToolIndex } from '../../src/discovery/index.js';
 import { ToolexecError, hasErrorCode, type Tool, type ToolBackend } from '../../src/model/index.js';
 import { createRunner, type ToolError } from '../../src/run/index.js';
-import { FakeMcpExecutor, FakeProviderExecutor, indexWith, localBackend, mcpBackend, providerBackend, rejectionOf, tool } from './helpers.js';
+import {
+  FakeMcpExecutor,
+  FakeProviderExecutor,
+  indexWith,
+  localBackend,
+  mcpBackend,
+  providerBackend,
+  rejectionOf,
+  tool,
+} from './helpers.js';
 
 /** A ToolIndex double (the index is an injected interface) over a real index, with failures on demand. */
 function indexDouble(base: ToolIndex, overrides: Partial<Pick<ToolIndex, 'getTool' | 'getAllBackends'>>): ToolIndex {
@@ -76,7 +85,9 @@ describe('resolution (cases 43–55)', () => {
         throw odd;
       },
     });
-    const err = (await rejectionOf(createRunner({ index, toolResolver, backendsResolver: () => [localBackend('h')], local: handlers }).run('t'))) as ToolError;
+    const err = (await rejectionOf(
+      createRunner({ index, toolResolver, backendsResolver: () => [localBackend('h')], local: handlers }).run('t'),
+    )) as ToolError;
     expect(err.op).toBe('resolve');
     expect(err.code).toBe('TOOL_NOT_FOUND');
     expect(err.cause).toBe(odd);
@@ -211,7 +222,12 @@ describe('resolution (cases 43–55)', () => {
       },
     } as unknown as ToolBackend;
     const err = (await rejectionOf(
-      createRunner({ toolResolver: () => tool('t'), backendsResolver: () => [hostile], backendSelector: (b) => b[0] as ToolBackend, validateInput: false }).run('t'),
+      createRunner({
+        toolResolver: () => tool('t'),
+        backendsResolver: () => [hostile],
+        backendSelector: (b) => b[0] as ToolBackend,
+        validateInput: false,
+      }).run('t'),
     )) as ToolError;
     expect(err.code).toBe('EXECUTION');
     expect(err.cause).toBe(trap);

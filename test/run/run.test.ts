@@ -117,7 +117,13 @@ describe('construction and config (cases 1–8)', () => {
 
   it('a selector that throws or returns nothing fails with op select_backend', async () => {
     const boom = new Error('selector broke');
-    const throwing = createRunner({ toolResolver: () => tool('t'), backendsResolver: () => [localBackend('l')], backendSelector: () => { throw boom; } });
+    const throwing = createRunner({
+      toolResolver: () => tool('t'),
+      backendsResolver: () => [localBackend('l')],
+      backendSelector: () => {
+        throw boom;
+      },
+    });
     const err = (await rejectionOf(throwing.run('t'))) as ToolError;
     expect(err.op).toBe('select_backend');
     expect(err.code).toBe('NO_BACKENDS');
@@ -191,7 +197,12 @@ describe('the run pipeline (cases 9–42)', () => {
     const mcp = new FakeMcpExecutor();
     const raw = { content: [], structuredContent: { result: 'success' } };
     mcp.result = raw;
-    const runner = createRunner({ index: indexWith([tool('mcptool'), mcpBackend('srv')]), mcp, validateInput: false, validateOutput: false });
+    const runner = createRunner({
+      index: indexWith([tool('mcptool'), mcpBackend('srv')]),
+      mcp,
+      validateInput: false,
+      validateOutput: false,
+    });
     const result = await runner.run('mcptool', { a: 1 });
     expect(result.tool.name).toBe('mcptool');
     expect(result.backend.kind).toBe('mcp');
@@ -319,7 +330,9 @@ describe('the run pipeline (cases 9–42)', () => {
 
   it('case 18 (TS): failing input validation → VALIDATION, cause = the validator error, handler not called', async () => {
     const validator = new RecordingValidator();
-    const inner = new ToolexecError('VALIDATION', 'validation error: bad input', { details: { violations: [{ code: 'RequiredMissing', field: '/x', message: 'm' }] } });
+    const inner = new ToolexecError('VALIDATION', 'validation error: bad input', {
+      details: { violations: [{ code: 'RequiredMissing', field: '/x', message: 'm' }] },
+    });
     validator.inputError = inner;
     const handler = vi.fn(() => 1);
     const err = (await rejectionOf(localRunner(handler, { validator }).run('t', {}))) as ToolError;
@@ -380,7 +393,10 @@ describe('the run pipeline (cases 9–42)', () => {
   });
 
   it('case 28: the real validator, a required message and {message:"hello"} → {echoed:"hello"}', async () => {
-    const runner = createRunner({ index: indexWith([echoTool, localBackend('echo')]), local: { echo: (args) => ({ echoed: args.message }) } });
+    const runner = createRunner({
+      index: indexWith([echoTool, localBackend('echo')]),
+      local: { echo: (args) => ({ echoed: args.message }) },
+    });
     expect((await runner.run('demo:echo', { message: 'hello' })).structured).toEqual({ echoed: 'hello' });
   });
 
@@ -469,15 +485,27 @@ describe('the run pipeline (cases 9–42)', () => {
 
   it('case 39: a handler error (sync throw or rejection) → EXECUTION with that error as cause', async () => {
     const boom = new Error('boom');
-    const sync = await rejectionOf(localRunner(() => { throw boom; }).run('t', {}));
-    const async_ = await rejectionOf(localRunner(async () => { throw boom; }).run('t', {}));
+    const sync = await rejectionOf(
+      localRunner(() => {
+        throw boom;
+      }).run('t', {}),
+    );
+    const async_ = await rejectionOf(
+      localRunner(async () => {
+        throw boom;
+      }).run('t', {}),
+    );
     for (const err of [sync, async_]) {
       expect(err.code).toBe('EXECUTION');
       expect(err.cause).toBe(boom);
       expect(err.message).toBe('run: execute t [local]: execution error: boom');
     }
-    // eslint-disable-next-line @typescript-eslint/only-throw-error -- a handler may throw anything
-    const thrownString = await rejectionOf(localRunner(() => { throw 'plain string'; }).run('t', {}));
+    const thrownString = await rejectionOf(
+      localRunner(() => {
+        // eslint-disable-next-line @typescript-eslint/only-throw-error -- a handler may throw anything
+        throw 'plain string';
+      }).run('t', {}),
+    );
     expect(thrownString.cause).toBe('plain string');
   });
 
@@ -540,9 +568,11 @@ describe('the run pipeline (cases 9–42)', () => {
     const err = await rejectionOf(failing.run('t', {}));
     expect(err.code).toBe('EXECUTION');
     expect((err.cause as Error).message).toBe('mid-stream');
-    const promised = localRunner(async () => (async function* () {
-      yield 'only';
-    })());
+    const promised = localRunner(async () =>
+      (async function* () {
+        yield 'only';
+      })(),
+    );
     expect((await promised.run('t', {})).structured).toBe('only');
   });
 
@@ -556,7 +586,14 @@ describe('the run pipeline (cases 9–42)', () => {
 
   it('a local registry whose get throws → EXECUTION with that cause', async () => {
     const boom = new Error('registry down');
-    const runner = createRunner({ index: indexWith([tool('t'), localBackend('h')]), local: { get: () => { throw boom; } } });
+    const runner = createRunner({
+      index: indexWith([tool('t'), localBackend('h')]),
+      local: {
+        get: () => {
+          throw boom;
+        },
+      },
+    });
     const err = await rejectionOf(runner.run('t'));
     expect(err.code).toBe('EXECUTION');
     expect(err.cause).toBe(boom);

@@ -92,7 +92,12 @@ describe('compiled schema tests before the checks', () => {
       const passing = testedValidator(answer);
       const runner = runnerWith(passing.validator);
       for (let i = 0; i < CALLS_PER_PATH; i++) await runner.run('t', {}, options);
-      expect(passing.counts).toEqual({ inputTest: CALLS_PER_PATH, outputTest: CALLS_PER_PATH, inputCheck: CALLS_PER_PATH, outputCheck: CALLS_PER_PATH });
+      expect(passing.counts).toEqual({
+        inputTest: CALLS_PER_PATH,
+        outputTest: CALLS_PER_PATH,
+        inputCheck: CALLS_PER_PATH,
+        outputCheck: CALLS_PER_PATH,
+      });
 
       // The check fails: its error is the call's, at the input step.
       const failing = testedValidator(answer, () => new ToolexecError('VALIDATION', "validation error: Field '/n' is required"));
@@ -167,37 +172,40 @@ describe('compiled schema tests before the checks', () => {
     }
   });
 
-  it.each(PATHS)('with the default validator, arguments that throw while tested fail as VALIDATION naming the cause ($name)', async ({ options }) => {
-    const inputSchema = { type: 'object' as const, properties: { n: { type: 'integer' } }, required: ['n'] };
-    const index = indexWith([tool('t', { inputSchema, outputSchema: { type: 'object' } }), localBackend('h')]);
-    let handlerCalls = 0;
-    const runner = createRunner({
-      index,
-      local: {
-        h: () => {
-          handlerCalls++;
-          return {};
+  it.each(PATHS)(
+    'with the default validator, arguments that throw while tested fail as VALIDATION naming the cause ($name)',
+    async ({ options }) => {
+      const inputSchema = { type: 'object' as const, properties: { n: { type: 'integer' } }, required: ['n'] };
+      const index = indexWith([tool('t', { inputSchema, outputSchema: { type: 'object' } }), localBackend('h')]);
+      let handlerCalls = 0;
+      const runner = createRunner({
+        index,
+        local: {
+          h: () => {
+            handlerCalls++;
+            return {};
+          },
         },
-      },
-    });
-    // Valid arguments first, so that later calls take the cached short path.
-    await runner.run('t', { n: 1 }, options);
-    const hostile = Object.defineProperty({}, 'n', {
-      enumerable: true,
-      get() {
-        throw new Error('getter exploded');
-      },
-    });
-    for (let i = 0; i < CALLS_PER_PATH; i++) {
-      const err = (await rejectionOf(runner.run('t', hostile, options))) as ToolError;
-      expect(err.code).toBe('VALIDATION');
-      expect(err.op).toBe('validate_input');
-      expect(err.message).toContain('could not be validated: getter exploded');
-    }
-    expect(handlerCalls).toBe(1);
-    // Invalid arguments are explained by the check after the test said no.
-    const invalid = (await rejectionOf(runner.run('t', { n: 'x' }, options))) as ToolError;
-    expect(invalid.code).toBe('VALIDATION');
-    expect(invalid.message).toBe("run: validate_input t [local]: validation error: Field '/n' must be integer, got string");
-  });
+      });
+      // Valid arguments first, so that later calls take the cached short path.
+      await runner.run('t', { n: 1 }, options);
+      const hostile = Object.defineProperty({}, 'n', {
+        enumerable: true,
+        get() {
+          throw new Error('getter exploded');
+        },
+      });
+      for (let i = 0; i < CALLS_PER_PATH; i++) {
+        const err = (await rejectionOf(runner.run('t', hostile, options))) as ToolError;
+        expect(err.code).toBe('VALIDATION');
+        expect(err.op).toBe('validate_input');
+        expect(err.message).toContain('could not be validated: getter exploded');
+      }
+      expect(handlerCalls).toBe(1);
+      // Invalid arguments are explained by the check after the test said no.
+      const invalid = (await rejectionOf(runner.run('t', { n: 'x' }, options))) as ToolError;
+      expect(invalid.code).toBe('VALIDATION');
+      expect(invalid.message).toBe("run: validate_input t [local]: validation error: Field '/n' must be integer, got string");
+    },
+  );
 });

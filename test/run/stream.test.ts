@@ -43,7 +43,9 @@ describe('runStream before dispatch (cases 79–81, 87, 88, 92)', () => {
     const fresh = new FakeMcpExecutor();
     const controller = new AbortController();
     controller.abort();
-    const err = await firstError(createRunner({ index, mcp: fresh }).runStream('demo:echo', { message: 'x' }, { signal: controller.signal }));
+    const err = await firstError(
+      createRunner({ index, mcp: fresh }).runStream('demo:echo', { message: 'x' }, { signal: controller.signal }),
+    );
     expect(err.code).toBe('ABORTED');
     expect(fresh.streamCalls).toHaveLength(0);
   });
@@ -95,7 +97,9 @@ describe('runStream forwarding (cases 82, 83, 85, 86, 89, 91)', () => {
   it('case 82: an MCP stream yielding done delivers it; the executor gets tool.name and the server', async () => {
     const mcp = new FakeMcpExecutor();
     mcp.events = [{ kind: 'done', data: { ok: true } }];
-    const { events } = await collect(createRunner({ index: indexWith([echoTool, mcpBackend('srv')]), mcp }).runStream('demo:echo', { message: 'x' }));
+    const { events } = await collect(
+      createRunner({ index: indexWith([echoTool, mcpBackend('srv')]), mcp }).runStream('demo:echo', { message: 'x' }),
+    );
     expect(events).toEqual([{ kind: 'done', toolId: 'demo:echo', data: { ok: true } }]);
     expect(mcp.streamCalls[0]).toMatchObject({ serverName: 'srv', params: { name: 'echo', arguments: { message: 'x' } } });
     expect(mcp.streamCalls[0]?.options?.signal).toBeInstanceOf(AbortSignal);
@@ -119,7 +123,11 @@ describe('runStream forwarding (cases 82, 83, 85, 86, 89, 91)', () => {
 
   it('cases 89 & 91: the stream ends with the source, and done does not end forwarding', async () => {
     const mcp = new FakeMcpExecutor();
-    mcp.events = [{ kind: 'done', data: 1 }, { kind: 'chunk', data: 2 }, { kind: 'error', error: new ToolexecError('EXECUTION', 'x') }];
+    mcp.events = [
+      { kind: 'done', data: 1 },
+      { kind: 'chunk', data: 2 },
+      { kind: 'error', error: new ToolexecError('EXECUTION', 'x') },
+    ];
     const { events, error } = await collect(createRunner({ index: indexWith([tool('m'), mcpBackend('s')]), mcp }).runStream('m'));
     expect(error).toBeUndefined();
     expect(events.map((e) => e.kind)).toEqual(['done', 'chunk', 'error']);
@@ -325,7 +333,9 @@ describe('runStream cancellation', () => {
     };
     await sleep(30); // let timers of earlier tests run out
     const timersBefore = activeTimers();
-    const { events, error } = await collect(createRunner({ index: indexWith([tool('m'), mcpBackend('s')]), mcp }).runStream('m', {}, { timeoutMs: 50 }));
+    const { events, error } = await collect(
+      createRunner({ index: indexWith([tool('m'), mcpBackend('s')]), mcp }).runStream('m', {}, { timeoutMs: 50 }),
+    );
     expect(events).toEqual([{ kind: 'progress', toolId: 'm' }]);
     expect((error as ToolError).code).toBe('TIMEOUT');
     expect((error as ToolError).op).toBe('stream');
@@ -377,7 +387,11 @@ describe('runStream cancellation', () => {
       },
     };
     const controller = new AbortController();
-    for await (const event of createRunner({ index: indexWith([tool('m'), mcpBackend('s')]), mcp }).runStream('m', {}, { signal: controller.signal })) {
+    for await (const event of createRunner({ index: indexWith([tool('m'), mcpBackend('s')]), mcp }).runStream(
+      'm',
+      {},
+      { signal: controller.signal },
+    )) {
       if (event.data === 3) break;
     }
     expect(returned).toHaveBeenCalledTimes(1);

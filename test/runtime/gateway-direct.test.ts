@@ -34,7 +34,9 @@ async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
 
 describe('direct gateway', () => {
   it('requires index, docs and runner (CONFIGURATION)', () => {
-    expect(() => createDirectGateway({} as never)).toThrow(expect.objectContaining({ code: 'CONFIGURATION', message: expect.stringContaining('index, docs, runner') }));
+    expect(() => createDirectGateway({} as never)).toThrow(
+      expect.objectContaining({ code: 'CONFIGURATION', message: expect.stringContaining('index, docs, runner') }),
+    );
   });
 
   it('limits search results and propagates search errors (237)', async () => {
@@ -79,7 +81,9 @@ describe('direct gateway', () => {
 
   it('records only the executed steps of a failed chain and refunds the rest (240)', async () => {
     const gateway = createDirectGateway({ ...createContractFixture(), maxToolCalls: 4 });
-    await expect(gateway.runChain([{ toolId: 'test:fail' }, { toolId: 'test:add', args: { a: 1, b: 1 } }, { toolId: 'test:echo' }])).rejects.toMatchObject({ code: 'EXECUTION' });
+    await expect(
+      gateway.runChain([{ toolId: 'test:fail' }, { toolId: 'test:add', args: { a: 1, b: 1 } }, { toolId: 'test:echo' }]),
+    ).rejects.toMatchObject({ code: 'EXECUTION' });
     const calls = gateway.getToolCalls();
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ toolId: 'test:fail', errorOp: 'chain', errorCode: 'EXECUTION', backendKind: 'local' });
@@ -107,7 +111,10 @@ describe('direct gateway', () => {
     const runner = countingRunner(fixture.runner);
     const gateway = createDirectGateway({ ...fixture, runner, maxChainSteps: 2 });
     const steps = [1, 2, 3].map((a) => ({ toolId: 'test:add', args: { a, b: 0 } }));
-    await expect(gateway.runChain(steps)).rejects.toMatchObject({ code: 'LIMIT_EXCEEDED', message: 'limit exceeded: max 2 chain steps exceeded (got 3)' });
+    await expect(gateway.runChain(steps)).rejects.toMatchObject({
+      code: 'LIMIT_EXCEEDED',
+      message: 'limit exceeded: max 2 chain steps exceeded (got 3)',
+    });
     expect(runner.chains).toBe(0);
     await expect(gateway.runChain(steps.slice(0, 2))).resolves.toMatchObject({ steps: [{}, {}] });
   });

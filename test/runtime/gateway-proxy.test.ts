@@ -38,7 +38,9 @@ function scripted(reply: (message: WireMessage) => WireMessage | WireMessage[] |
   return { proxy: createProxyGateway({ connection: client }), seen, server, done };
 }
 
-const respond = (payload: unknown) => (message: WireMessage): WireMessage => ({ type: 'response', id: message.id, payload });
+const respond =
+  (payload: unknown) =>
+  (message: WireMessage): WireMessage => ({ type: 'response', id: message.id, payload });
 
 async function failure(promise: Promise<unknown>): Promise<Error & { code?: string }> {
   try {
@@ -66,7 +68,11 @@ describe('proxy gateway', () => {
             result: { structured: 'chain_result' },
             steps: [
               { toolId: 'step1', result: { structured: 'step1_result' } },
-              { toolId: 'step2', backend: { kind: 'local', local: { name: 'x' } }, error: { error: 'boom', code: 'EXECUTION', name: 'ToolError' } },
+              {
+                toolId: 'step2',
+                backend: { kind: 'local', local: { name: 'x' } },
+                error: { error: 'boom', code: 'EXECUTION', name: 'ToolError' },
+              },
             ],
           })(message);
         default:
@@ -76,7 +82,11 @@ describe('proxy gateway', () => {
     const found = await proxy.searchTools('q', 3);
     expect(found).toEqual([{ id: 'test:tool', name: 'tool', namespace: 'test', summary: 's', tags: ['a'] }]);
     expect(await proxy.listNamespaces()).toEqual(['ns1', 'ns2']);
-    expect(await proxy.describeTool('test:tool', 'schema')).toEqual({ summary: 'Summary', notes: 'Notes', schemaInfo: { required: ['x'] } });
+    expect(await proxy.describeTool('test:tool', 'schema')).toEqual({
+      summary: 'Summary',
+      notes: 'Notes',
+      schemaInfo: { required: ['x'] },
+    });
     const run = await proxy.runTool('test:tool', { a: 1 });
     expect(run).toMatchObject({ structured: 'result', backend: { kind: 'mcp' } });
     const chain = await proxy.runChain([{ toolId: 'step1' }, { toolId: 'step2', args: { x: 1 }, usePrevious: true }]);
@@ -138,7 +148,14 @@ describe('proxy gateway', () => {
     expect(plain.code).toBe('EXECUTION');
     expect((await failure(proxy.listNamespaces())).message).toBe('unknown error');
     const typed = (await failure(proxy.searchTools('', 1))) as Error & { code?: string; details?: unknown; toolId?: string; op?: string };
-    expect(typed).toMatchObject({ code: 'TOOL_NOT_FOUND', message: 'nope', name: 'ToolError', details: { id: 'x' }, toolId: 'x', op: 'resolve' });
+    expect(typed).toMatchObject({
+      code: 'TOOL_NOT_FOUND',
+      message: 'nope',
+      name: 'ToolError',
+      details: { id: 'x' },
+      toolId: 'x',
+      op: 'resolve',
+    });
     expect((await failure(proxy.runTool('a'))).code).toBe('EXECUTION');
     await proxy.close();
   });
@@ -147,10 +164,22 @@ describe('proxy gateway', () => {
     let calls = 0;
     const { proxy } = scripted((message) => {
       calls += 1;
-      return respond(calls === 1 ? { examples: [{ id: 'e1', title: 'T', description: 'D', resultHint: 'R', args: { a: 1 } }, { id: 'e2', title: 'T2' }] } : {})(message);
+      return respond(
+        calls === 1
+          ? {
+              examples: [
+                { id: 'e1', title: 'T', description: 'D', resultHint: 'R', args: { a: 1 } },
+                { id: 'e2', title: 'T2' },
+              ],
+            }
+          : {},
+      )(message);
     });
     const examples = await proxy.listToolExamples('x', 5);
-    expect(examples).toEqual([{ id: 'e1', title: 'T', description: 'D', resultHint: 'R', args: { a: 1 } }, { id: 'e2', title: 'T2' }]);
+    expect(examples).toEqual([
+      { id: 'e1', title: 'T', description: 'D', resultHint: 'R', args: { a: 1 } },
+      { id: 'e2', title: 'T2' },
+    ]);
     await expect(proxy.listToolExamples('x', 5)).resolves.toEqual([]);
     await proxy.close();
   });
@@ -266,7 +295,10 @@ describe('proxy gateway', () => {
       steps: [{ toolId: 'test:add' }, { toolId: 'test:fail', error: { code: 'EXECUTION' } }],
     });
     await proxy.runTool('test:add', { a: 1, b: 1 });
-    await expect(proxy.runTool('test:add', { a: 1, b: 1 })).rejects.toMatchObject({ code: 'LIMIT_EXCEEDED', message: 'limit exceeded: max 3 tool calls exceeded' });
+    await expect(proxy.runTool('test:add', { a: 1, b: 1 })).rejects.toMatchObject({
+      code: 'LIMIT_EXCEEDED',
+      message: 'limit exceeded: max 3 tool calls exceeded',
+    });
     expect(traced.toolCalls.map((c) => [c.toolId, c.errorOp ?? 'ok'])).toEqual([
       ['test:add', 'ok'],
       ['test:fail', 'chain'],

@@ -50,7 +50,11 @@ describe('node guest', () => {
   });
 
   it('builds its argv: heap cap, flags, then the program', () => {
-    expect(nodeGuestArgs({ memoryBytes: 64 * 1024 * 1024, nodeFlags: ['--no-warnings'] })).toEqual(['--max-old-space-size=64', '--no-warnings', nodeGuestPath()]);
+    expect(nodeGuestArgs({ memoryBytes: 64 * 1024 * 1024, nodeFlags: ['--no-warnings'] })).toEqual([
+      '--max-old-space-size=64',
+      '--no-warnings',
+      nodeGuestPath(),
+    ]);
     expect(nodeGuestArgs({ mode: 'stdin' })).toEqual(['-e', NODE_GUEST_LOADER]);
     expect(nodeGuestArgs({ guestPath: '/opt/guest.mjs' })).toEqual(['/opt/guest.mjs']);
     expect(heapLimitMiB(100)).toBe(1);
@@ -58,20 +62,28 @@ describe('node guest', () => {
   });
 
   it('runs from stdin through the loader, with tools, output and a result', async () => {
-    const outcome = await runViaStdin("console.log('hi');\nconst r = await tools.runTool('test:add', { a: 20, b: 22 });\nreturn r.structured;");
+    const outcome = await runViaStdin(
+      "console.log('hi');\nconst r = await tools.runTool('test:add', { a: 20, b: 22 });\nreturn r.structured;",
+    );
     expect(outcome.failure).toBeUndefined();
     expect(outcome).toMatchObject({ hasValue: true, value: 42, stdout: 'hi\n', stderr: '' });
   });
 
   it('reports failures with the snippet line through the loader too', async () => {
     const outcome = await runViaStdin("const a = 1;\nthrow new RangeError('bad range');");
-    expect(outcome.failure).toMatchObject({ code: 'CODE_EXECUTION', message: 'RangeError: bad range (line 2, col 7)', details: { line: 2, column: 7, name: 'RangeError' } });
+    expect(outcome.failure).toMatchObject({
+      code: 'CODE_EXECUTION',
+      message: 'RangeError: bad range (line 2, col 7)',
+      details: { line: 2, column: 7, name: 'RangeError' },
+    });
   });
 
   it('ignores unknown host messages; an AbortSignal.timeout reason reads as TIMEOUT', async () => {
     const start = (code: string, signal?: AbortSignal) => {
       const child = spawn(process.execPath, nodeGuestArgs(), { env: {}, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
-      const exited = new Promise<GuestExit>((resolve) => child.once('exit', (exitCode, exitSignal) => resolve({ code: exitCode, signal: exitSignal })));
+      const exited = new Promise<GuestExit>((resolve) =>
+        child.once('exit', (exitCode, exitSignal) => resolve({ code: exitCode, signal: exitSignal })),
+      );
       child.stdin.write('{"type":"noise"}\nnot even json\n');
       return runGuestSession({
         stdin: child.stdin,

@@ -183,7 +183,10 @@ describe('serveGateway', () => {
   it('answers an oversized request with a PROTOCOL error when its id can be read', async () => {
     const toServer = new PassThrough();
     const toClient = new PassThrough();
-    const server = serveGateway(createDirectGateway(createContractFixture()), createStreamConnection(toServer, toClient, { maxMessageBytes: 256 }));
+    const server = serveGateway(
+      createDirectGateway(createContractFixture()),
+      createStreamConnection(toServer, toClient, { maxMessageBytes: 256 }),
+    );
     const client = createStreamConnection(toClient, toServer);
     toServer.write(`{"type":"run_tool","id":"big","payload":{"id":"test:echo","args":{"s":"${'x'.repeat(5000)}"}}}\n`);
     const [reply] = await take(client, 1);
@@ -202,7 +205,10 @@ describe('serveGateway', () => {
     expect(order.indexOf('fast')).toBeLessThan(order.indexOf('slow'));
     const bad = replies.find((item) => item.kind === 'message' && item.message.id === 'bad');
     expect(bad).toMatchObject({
-      message: { type: 'error', payload: { code: 'VALIDATION', name: 'ToolError', toolId: 'test:add', op: 'validate_input', backend: { kind: 'local' } } },
+      message: {
+        type: 'error',
+        payload: { code: 'VALIDATION', name: 'ToolError', toolId: 'test:add', op: 'validate_input', backend: { kind: 'local' } },
+      },
     });
     await client.close();
     await server.done;
@@ -289,13 +295,32 @@ describe('serveGateway', () => {
 
 describe('wire errors', () => {
   it('round-trips ToolError and ChainError fields, details and causes', () => {
-    const inner = new ToolError({ code: 'EXECUTION', op: 'execute', toolId: 'ns:t', backend: { kind: 'local', local: { name: 't' } }, reason: 'boom', cause: new Error('root') });
+    const inner = new ToolError({
+      code: 'EXECUTION',
+      op: 'execute',
+      toolId: 'ns:t',
+      backend: { kind: 'local', local: { name: 't' } },
+      reason: 'boom',
+      cause: new Error('root'),
+    });
     const chain = new ChainError(inner, [{ toolId: 'ns:a' }, { toolId: 'ns:t', error: inner }], 1);
     const wire = serializeError(chain);
     const json = JSON.parse(JSON.stringify(wire));
-    const rebuilt = deserializeError(json) as ToolexecError & { toolId?: string; op?: string; backend?: unknown; steps?: { error?: ToolexecError }[] };
+    const rebuilt = deserializeError(json) as ToolexecError & {
+      toolId?: string;
+      op?: string;
+      backend?: unknown;
+      steps?: { error?: ToolexecError }[];
+    };
     expect(rebuilt).toBeInstanceOf(ToolexecError);
-    expect(rebuilt).toMatchObject({ code: 'EXECUTION', name: 'ChainError', message: chain.message, toolId: 'ns:t', op: 'execute', backend: { kind: 'local' } });
+    expect(rebuilt).toMatchObject({
+      code: 'EXECUTION',
+      name: 'ChainError',
+      message: chain.message,
+      toolId: 'ns:t',
+      op: 'execute',
+      backend: { kind: 'local' },
+    });
     expect(rebuilt.steps?.[1]?.error).toBeInstanceOf(ToolexecError);
     expect(rebuilt.steps?.[1]?.error?.code).toBe('EXECUTION');
     expect((rebuilt.cause as ToolexecError).message).toBe(inner.message);
@@ -306,7 +331,18 @@ describe('wire errors', () => {
     const cyclic: Record<string, unknown> = { a: 1 };
     cyclic.self = cyclic;
     expect(toJsonSafe(cyclic)).toEqual({ a: 1, self: '[Circular]' });
-    expect(toJsonSafe({ n: 1n, f: () => 1, u: undefined, d: new Date(0), m: new Map([['k', 1]]), s: new Set([1]), inf: Infinity, arr: [undefined] })).toEqual({
+    expect(
+      toJsonSafe({
+        n: 1n,
+        f: () => 1,
+        u: undefined,
+        d: new Date(0),
+        m: new Map([['k', 1]]),
+        s: new Set([1]),
+        inf: Infinity,
+        arr: [undefined],
+      }),
+    ).toEqual({
       n: '1',
       d: '1970-01-01T00:00:00.000Z',
       m: { k: 1 },

@@ -86,11 +86,17 @@ describe('runtime types', () => {
   it('validates limits field by field (189)', () => {
     expect(() => validateLimits(undefined)).not.toThrow();
     expect(() => validateLimits({})).not.toThrow();
-    expect(() => validateLimits({ maxToolCalls: 0, maxChainSteps: 3, cpuQuotaMs: 10, memoryBytes: 1, pidsMax: 2, diskBytes: 0, maxOutputBytes: 5 })).not.toThrow();
+    expect(() =>
+      validateLimits({ maxToolCalls: 0, maxChainSteps: 3, cpuQuotaMs: 10, memoryBytes: 1, pidsMax: 2, diskBytes: 0, maxOutputBytes: 5 }),
+    ).not.toThrow();
     for (const field of ['maxToolCalls', 'maxChainSteps', 'cpuQuotaMs', 'memoryBytes', 'pidsMax', 'diskBytes', 'maxOutputBytes'] as const) {
-      expect(() => validateLimits({ [field]: -1 })).toThrow(expect.objectContaining({ code: 'INVALID_LIMITS', message: `invalid limits: ${field} cannot be negative` }));
+      expect(() => validateLimits({ [field]: -1 })).toThrow(
+        expect.objectContaining({ code: 'INVALID_LIMITS', message: `invalid limits: ${field} cannot be negative` }),
+      );
       for (const bad of [1.5, Infinity, Number.NaN, '3']) {
-        expect(() => validateLimits({ [field]: bad as number })).toThrow(expect.objectContaining({ code: 'INVALID_LIMITS', details: { field, value: bad } }));
+        expect(() => validateLimits({ [field]: bad as number })).toThrow(
+          expect.objectContaining({ code: 'INVALID_LIMITS', details: { field, value: bad } }),
+        );
       }
     }
     expect(() => validateLimits({ maxToolCalls: -1, memoryBytes: -1 })).toThrow('maxToolCalls');
@@ -98,12 +104,20 @@ describe('runtime types', () => {
 
   it('validates requests in order: gateway, code, limits (190, 200)', () => {
     const g = gateway();
-    expect(() => validateRequest({ code: 'x' } as ExecuteRequest)).toThrow(expect.objectContaining({ code: 'MISSING_GATEWAY', message: 'gateway is required' }));
+    expect(() => validateRequest({ code: 'x' } as ExecuteRequest)).toThrow(
+      expect.objectContaining({ code: 'MISSING_GATEWAY', message: 'gateway is required' }),
+    );
     expect(() => validateRequest({ code: '' } as ExecuteRequest)).toThrow(expect.objectContaining({ code: 'MISSING_GATEWAY' }));
-    expect(() => validateRequest({ code: '', gateway: g })).toThrow(expect.objectContaining({ code: 'MISSING_CODE', message: 'code is required' }));
+    expect(() => validateRequest({ code: '', gateway: g })).toThrow(
+      expect.objectContaining({ code: 'MISSING_CODE', message: 'code is required' }),
+    );
     expect(() => validateRequest({ code: 42 as unknown as string, gateway: g })).toThrow(expect.objectContaining({ code: 'MISSING_CODE' }));
-    expect(() => validateRequest({ code: 'x', gateway: g, limits: { pidsMax: -2 } })).toThrow(expect.objectContaining({ code: 'INVALID_LIMITS' }));
-    expect(() => validateRequest({ code: 'x', gateway: g, timeoutMs: -5 })).toThrow(expect.objectContaining({ code: 'INVALID_LIMITS', message: 'invalid limits: timeoutMs cannot be negative' }));
+    expect(() => validateRequest({ code: 'x', gateway: g, limits: { pidsMax: -2 } })).toThrow(
+      expect.objectContaining({ code: 'INVALID_LIMITS' }),
+    );
+    expect(() => validateRequest({ code: 'x', gateway: g, timeoutMs: -5 })).toThrow(
+      expect.objectContaining({ code: 'INVALID_LIMITS', message: 'invalid limits: timeoutMs cannot be negative' }),
+    );
     expect(() => validateRequest({ code: 'x', gateway: g, limits: { maxToolCalls: 1 } })).not.toThrow();
   });
 });
@@ -114,7 +128,9 @@ describe('runtime', () => {
     const standard = recordingBackend('gvisor');
     const runtime = createRuntime({ backends: { dev, standard } });
     await expect(runtime.execute({ code: 'x', gateway: gateway(), profile: 'dev' })).resolves.toMatchObject({ value: 'ran on docker' });
-    await expect(runtime.execute({ code: 'x', gateway: gateway(), profile: 'standard' })).resolves.toMatchObject({ value: 'ran on gvisor' });
+    await expect(runtime.execute({ code: 'x', gateway: gateway(), profile: 'standard' })).resolves.toMatchObject({
+      value: 'ran on gvisor',
+    });
     expect(dev.requests).toHaveLength(1);
     expect(standard.requests).toHaveLength(1);
   });
@@ -128,9 +144,15 @@ describe('runtime', () => {
 
   it('denies an unsafe backend for a denied profile, and only that (193)', async () => {
     const unsafe = recordingBackend('unsafe_host');
-    const runtime = createRuntime({ backends: { standard: unsafe, dev: unsafe, hardened: recordingBackend('docker') }, denyUnsafeProfiles: ['standard', 'hardened'] });
+    const runtime = createRuntime({
+      backends: { standard: unsafe, dev: unsafe, hardened: recordingBackend('docker') },
+      denyUnsafeProfiles: ['standard', 'hardened'],
+    });
     const error = await failure(runtime.execute({ code: 'x', gateway: gateway(), profile: 'standard' }));
-    expect(error).toMatchObject({ code: 'BACKEND_DENIED', message: 'backend denied by policy: unsafe backend denied for profile "standard"' });
+    expect(error).toMatchObject({
+      code: 'BACKEND_DENIED',
+      message: 'backend denied by policy: unsafe backend denied for profile "standard"',
+    });
     await expect(runtime.execute({ code: 'x', gateway: gateway(), profile: 'dev' })).resolves.toBeDefined();
     await expect(runtime.execute({ code: 'x', gateway: gateway(), profile: 'hardened' })).resolves.toBeDefined();
     expect(unsafe.requests).toHaveLength(1);
@@ -220,7 +242,12 @@ describe('runtime', () => {
     const runtime = createRuntime();
     const denied = await failure(runtime.execute({ code: 'return 1', gateway: gateway(), profile: 'dev' }));
     expect(denied.code).toBe('BACKEND_DENIED');
-    const result = await runtime.execute({ code: "return await tools.listNamespaces()", gateway: gateway(), profile: 'dev', metadata: { unsafeOptIn: true } });
+    const result = await runtime.execute({
+      code: 'return await tools.listNamespaces()',
+      gateway: gateway(),
+      profile: 'dev',
+      metadata: { unsafeOptIn: true },
+    });
     expect(result.value).toEqual(['test']);
     expect(result.backend.kind).toBe('unsafe_host');
     await runtime.close();
@@ -228,7 +255,10 @@ describe('runtime', () => {
 
   it('uses one WASM backend for standard and hardened by default, created on first use', async () => {
     const runtime = createRuntime();
-    const standard = await runtime.execute({ code: "return (await tools.runTool('test:add', { a: 1, b: 2 })).structured", gateway: gateway() });
+    const standard = await runtime.execute({
+      code: "return (await tools.runTool('test:add', { a: 1, b: 2 })).structured",
+      gateway: gateway(),
+    });
     expect(standard.value).toBe(3);
     expect(standard.backend.kind).toBe('wasm');
     expect(standard.toolCalls).toHaveLength(1);

@@ -1,11 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { ToolexecError } from '../../src/model/index.js';
-import { abortError, cloneJson, partialResultOf, prepareSnippet, runtimeError, withPartialResult, limitsEnforcedNone, type ExecuteResult } from '../../src/runtime/index.js';
+import {
+  abortError,
+  cloneJson,
+  partialResultOf,
+  prepareSnippet,
+  runtimeError,
+  withPartialResult,
+  limitsEnforcedNone,
+  type ExecuteResult,
+} from '../../src/runtime/index.js';
 
 describe('prepareSnippet', () => {
   it('passes JavaScript through unchanged', () => {
     for (const language of [undefined, 'javascript', 'js', 'JavaScript', '']) {
-      expect(prepareSnippet({ code: 'return 1 as any', ...(language === undefined ? {} : { language }) })).toEqual({ code: 'return 1 as any', language: 'javascript' });
+      expect(prepareSnippet({ code: 'return 1 as any', ...(language === undefined ? {} : { language }) })).toEqual({
+        code: 'return 1 as any',
+        language: 'javascript',
+      });
     }
   });
 
@@ -32,13 +44,22 @@ describe('prepareSnippet', () => {
   });
 
   it('rejects other languages, naming them (RUNTIME_UNAVAILABLE)', () => {
-    expect(() => prepareSnippet({ code: 'print(1)', language: 'python' })).toThrow(expect.objectContaining({ code: 'RUNTIME_UNAVAILABLE', message: expect.stringContaining('"python"') }));
+    expect(() => prepareSnippet({ code: 'print(1)', language: 'python' })).toThrow(
+      expect.objectContaining({ code: 'RUNTIME_UNAVAILABLE', message: expect.stringContaining('"python"') }),
+    );
     expect(() => prepareSnippet({ code: 'x', language: 'go' })).toThrow(expect.objectContaining({ details: { language: 'go' } }));
   });
 });
 
 describe('runtime error helpers', () => {
-  const result: ExecuteResult = { stdout: 'o', stderr: '', toolCalls: [], durationMs: 1, backend: { kind: 'wasm', readiness: 'beta' }, limitsEnforced: limitsEnforcedNone() };
+  const result: ExecuteResult = {
+    stdout: 'o',
+    stderr: '',
+    toolCalls: [],
+    durationMs: 1,
+    backend: { kind: 'wasm', readiness: 'beta' },
+    limitsEnforced: limitsEnforcedNone(),
+  };
 
   it('builds failures carrying the partial result', () => {
     const cause = new Error('root');

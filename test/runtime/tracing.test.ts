@@ -21,7 +21,9 @@ function scriptedGateway(script: {
     listToolExamples: async () => [],
     runTool: async (id: string, args?: Record<string, unknown>) => {
       gateway.runs += 1;
-      return (script.runTool ?? (async () => ({ tool: { name: id, inputSchema: { type: 'object' as const } }, backend: local, structured: 'ok' })))(id, args);
+      return (
+        script.runTool ?? (async () => ({ tool: { name: id, inputSchema: { type: 'object' as const } }, backend: local, structured: 'ok' }))
+      )(id, args);
     },
     runChain: async (steps: readonly ChainStep[]) => {
       gateway.chains += 1;
@@ -32,7 +34,11 @@ function scriptedGateway(script: {
   return gateway;
 }
 
-const ok = (structured: unknown, backend: RunResult['backend'] = local): RunResult => ({ tool: { name: 't', inputSchema: { type: 'object' } }, backend, structured });
+const ok = (structured: unknown, backend: RunResult['backend'] = local): RunResult => ({
+  tool: { name: 't', inputSchema: { type: 'object' } },
+  backend,
+  structured,
+});
 
 describe('tracing gateway', () => {
   it('checks the limit before the call and records nothing for a refused call (168, 169)', async () => {
@@ -40,7 +46,11 @@ describe('tracing gateway', () => {
     const traced = createTracingGateway(inner, { maxToolCalls: 2 });
     await traced.runTool('a');
     await traced.runTool('b');
-    await expect(traced.runTool('c')).rejects.toMatchObject({ code: 'LIMIT_EXCEEDED', message: 'limit exceeded: max 2 tool calls exceeded', details: { limit: 'maxToolCalls', max: 2 } });
+    await expect(traced.runTool('c')).rejects.toMatchObject({
+      code: 'LIMIT_EXCEEDED',
+      message: 'limit exceeded: max 2 tool calls exceeded',
+      details: { limit: 'maxToolCalls', max: 2 },
+    });
     expect(inner.runs).toBe(2);
     expect(traced.toolCalls.map((c) => c.toolId)).toEqual(['a', 'b']);
     const unlimited = createTracingGateway(scriptedGateway({}), { maxToolCalls: 0 });
@@ -51,12 +61,20 @@ describe('tracing gateway', () => {
   it('refuses a chain longer than maxChainSteps without calling anything (170)', async () => {
     const inner = scriptedGateway({});
     const traced = createTracingGateway(inner, { maxChainSteps: 1 });
-    await expect(traced.runChain([{ toolId: 'a' }, { toolId: 'b' }])).rejects.toMatchObject({ code: 'LIMIT_EXCEEDED', message: 'limit exceeded: max 1 chain steps exceeded (got 2)' });
+    await expect(traced.runChain([{ toolId: 'a' }, { toolId: 'b' }])).rejects.toMatchObject({
+      code: 'LIMIT_EXCEEDED',
+      message: 'limit exceeded: max 1 chain steps exceeded (got 2)',
+    });
     expect(inner.chains).toBe(0);
   });
 
   it('counts chain steps against maxToolCalls (171)', async () => {
-    const inner = scriptedGateway({ runChain: async (steps) => ({ result: ok('last'), steps: steps.map((s) => ({ toolId: s.toolId, backend: local, result: ok(s.toolId) })) }) });
+    const inner = scriptedGateway({
+      runChain: async (steps) => ({
+        result: ok('last'),
+        steps: steps.map((s) => ({ toolId: s.toolId, backend: local, result: ok(s.toolId) })),
+      }),
+    });
     const traced = createTracingGateway(inner, { maxToolCalls: 3 });
     await traced.runChain([{ toolId: 'a' }, { toolId: 'b' }]);
     await expect(traced.runChain([{ toolId: 'c' }, { toolId: 'd' }])).rejects.toMatchObject({
@@ -110,7 +128,14 @@ describe('tracing gateway', () => {
     });
     const traced = createTracingGateway(inner);
     await expect(traced.runTool('t', { a: 1 })).rejects.toMatchObject({ code: 'EXECUTION' });
-    expect(traced.toolCalls[0]).toMatchObject({ toolId: 't', args: { a: 1 }, backendKind: 'mcp', errorOp: 'run', errorCode: 'EXECUTION', error: 'run: execute t [mcp]: server down' });
+    expect(traced.toolCalls[0]).toMatchObject({
+      toolId: 't',
+      args: { a: 1 },
+      backendKind: 'mcp',
+      errorOp: 'run',
+      errorCode: 'EXECUTION',
+      error: 'run: execute t [mcp]: server down',
+    });
     const plain = createTracingGateway(scriptedGateway({ runTool: () => Promise.reject(new Error('plain')) }));
     await expect(plain.runTool('p')).rejects.toThrow('plain');
     expect(plain.toolCalls[0]).toMatchObject({ error: 'plain', errorOp: 'run' });
@@ -129,7 +154,10 @@ describe('tracing gateway', () => {
       }),
     });
     const traced = createTracingGateway(inner);
-    await traced.runChain([{ toolId: 'one', args: { a: 1 } }, { toolId: 'two', args: step2Args, usePrevious: true }]);
+    await traced.runChain([
+      { toolId: 'one', args: { a: 1 } },
+      { toolId: 'two', args: step2Args, usePrevious: true },
+    ]);
     const [one, two] = traced.toolCalls;
     expect(one).toMatchObject({ toolId: 'one', args: { a: 1 }, backendKind: 'mcp', structured: { v: 1 } });
     expect(two).toMatchObject({ toolId: 'two', args: { b: 2, previous: { v: 1 } }, backendKind: 'local' });
@@ -140,7 +168,9 @@ describe('tracing gateway', () => {
   it('records a failed chain step with its error and backend (178)', async () => {
     const direct = createDirectGateway(createContractFixture());
     const traced = createTracingGateway(direct);
-    await expect(traced.runChain([{ toolId: 'test:add', args: { a: 1, b: 2 } }, { toolId: 'test:fail' }])).rejects.toMatchObject({ code: 'EXECUTION' });
+    await expect(traced.runChain([{ toolId: 'test:add', args: { a: 1, b: 2 } }, { toolId: 'test:fail' }])).rejects.toMatchObject({
+      code: 'EXECUTION',
+    });
     // the direct gateway records too; the tracing wrapper has its own records
     expect(traced.toolCalls).toHaveLength(2);
     expect(traced.toolCalls[1]).toMatchObject({ toolId: 'test:fail', backendKind: 'local', errorOp: 'chain', errorCode: 'EXECUTION' });
@@ -177,12 +207,19 @@ describe('tracing gateway', () => {
   it('reserves budget synchronously under concurrency', async () => {
     const inner = scriptedGateway({ runTool: async () => new Promise((resolve) => setTimeout(() => resolve(ok(1)), 5)) });
     const traced = createTracingGateway(inner, { maxToolCalls: 3, maxChainSteps: 5 });
-    const outcomes = await Promise.allSettled([traced.runTool('a'), traced.runChain([{ toolId: 'b' }, { toolId: 'c' }]), traced.runTool('d'), traced.runTool('e')]);
+    const outcomes = await Promise.allSettled([
+      traced.runTool('a'),
+      traced.runChain([{ toolId: 'b' }, { toolId: 'c' }]),
+      traced.runTool('d'),
+      traced.runTool('e'),
+    ]);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected']);
   });
 
   it('rejects invalid limits and can be reset', async () => {
-    expect(() => createTracingGateway(scriptedGateway({}), { maxToolCalls: -1 })).toThrow(expect.objectContaining({ code: 'INVALID_LIMITS' }));
+    expect(() => createTracingGateway(scriptedGateway({}), { maxToolCalls: -1 })).toThrow(
+      expect.objectContaining({ code: 'INVALID_LIMITS' }),
+    );
     expect(() => createTracingGateway(scriptedGateway({}), { maxChainSteps: 1.5 })).toThrow(ToolexecError);
     const traced = createTracingGateway(scriptedGateway({}), { maxToolCalls: 1 });
     await traced.runTool('a');

@@ -112,7 +112,9 @@ describe('unsafe_host backend', () => {
 
   it('denies a request whose opt-in is not the boolean true', async () => {
     for (const metadata of [undefined, {}, { unsafeOptIn: 'true' }, { unsafeOptIn: 1 }, { unsafeOptIn: false }]) {
-      const error = await failure(backend.execute({ ...request('return 1'), ...(metadata === undefined ? { metadata: undefined } : { metadata }) }));
+      const error = await failure(
+        backend.execute({ ...request('return 1'), ...(metadata === undefined ? { metadata: undefined } : { metadata }) }),
+      );
       expect(error.code).toBe('BACKEND_DENIED');
       expect(error.details?.result?.backend.kind).toBe('unsafe_host');
     }
@@ -128,7 +130,9 @@ describe('unsafe_host backend', () => {
   });
 
   it('runs in a fresh temporary directory that is removed afterwards', async () => {
-    const first = await backend.execute(request("const fs = await import('node:fs');\nfs.writeFileSync('scratch.txt', 'x');\nreturn process.cwd();"));
+    const first = await backend.execute(
+      request("const fs = await import('node:fs');\nfs.writeFileSync('scratch.txt', 'x');\nreturn process.cwd();"),
+    );
     const second = await backend.execute(request('return process.cwd()'));
     const dir = first.value as string;
     expect(dir.startsWith(join(workRoot, 'toolexec-unsafe-'))).toBe(true);
@@ -183,7 +187,9 @@ describe('unsafe_host backend', () => {
 
   it('kills a snippet that floods stdout (output cap)', async () => {
     const started = performance.now();
-    const error = await failure(backend.execute(request("while (true) console.log('y'.repeat(1000));", { limits: { maxOutputBytes: 64 * 1024 } })));
+    const error = await failure(
+      backend.execute(request("while (true) console.log('y'.repeat(1000));", { limits: { maxOutputBytes: 64 * 1024 } })),
+    );
     expect(error.code).toBe('RESOURCE_LIMIT');
     expect(error.details?.limit).toBe('output');
     expect(performance.now() - started).toBeLessThan(5000);
@@ -192,11 +198,17 @@ describe('unsafe_host backend', () => {
   });
 
   it('counts raw writes to fd 1 and 2 as output, against the same cap', async () => {
-    const ok = await backend.execute(request("const fs = await import('node:fs');\nfs.writeSync(1, 'raw text\\n');\nfs.writeSync(2, 'raw err\\n');\nreturn 1;"));
+    const ok = await backend.execute(
+      request("const fs = await import('node:fs');\nfs.writeSync(1, 'raw text\\n');\nfs.writeSync(2, 'raw err\\n');\nreturn 1;"),
+    );
     expect(ok.stdout).toBe('raw text\n');
     expect(ok.value).toBe(1);
     const error = await failure(
-      backend.execute(request("const fs = await import('node:fs');\nwhile (true) fs.writeSync(1, 'z'.repeat(1000) + '\\n');", { limits: { maxOutputBytes: 32 * 1024 } })),
+      backend.execute(
+        request("const fs = await import('node:fs');\nwhile (true) fs.writeSync(1, 'z'.repeat(1000) + '\\n');", {
+          limits: { maxOutputBytes: 32 * 1024 },
+        }),
+      ),
     );
     expect(error.code).toBe('RESOURCE_LIMIT');
   });
@@ -241,7 +253,12 @@ describe('unsafe_host backend', () => {
     expect(flags.limitsEnforced.memory).toBe(false);
     expect(flags.backend.details?.heapLimitBytes).toBe(64 * 1024 * 1024);
     const error = await failure(
-      backend.execute(request('const hog = [];\nwhile (true) hog.push(new Array(100000).fill({ a: 1 }));', { limits: { memoryBytes: 32 * 1024 * 1024 }, timeoutMs: 20_000 })),
+      backend.execute(
+        request('const hog = [];\nwhile (true) hog.push(new Array(100000).fill({ a: 1 }));', {
+          limits: { memoryBytes: 32 * 1024 * 1024 },
+          timeoutMs: 20_000,
+        }),
+      ),
     );
     expect(error.code).toBe('RESOURCE_LIMIT');
     expect(error.details?.limit).toBe('memory');
@@ -256,7 +273,9 @@ describe('unsafe_host backend', () => {
   });
 
   it('fails with the code of a floating tool call that rejects', async () => {
-    const error = await failure(backend.execute(request("tools.runTool('test:missing', {});\nawait new Promise((resolve) => setTimeout(resolve, 2000));\nreturn 1;")));
+    const error = await failure(
+      backend.execute(request("tools.runTool('test:missing', {});\nawait new Promise((resolve) => setTimeout(resolve, 2000));\nreturn 1;")),
+    );
     expect(error.code).toBe('TOOL_NOT_FOUND');
     expect((error.cause as { code?: string }).code).toBe('TOOL_NOT_FOUND');
     expect(error.details?.line).toBe(1);
@@ -269,7 +288,11 @@ describe('unsafe_host backend', () => {
   });
 
   it('reports errors thrown from callbacks and unserializable results', async () => {
-    const thrown = await failure(backend.execute(request("setTimeout(() => { throw new TypeError('late'); }, 10);\nawait new Promise((resolve) => setTimeout(resolve, 1000));")));
+    const thrown = await failure(
+      backend.execute(
+        request("setTimeout(() => { throw new TypeError('late'); }, 10);\nawait new Promise((resolve) => setTimeout(resolve, 1000));"),
+      ),
+    );
     expect(thrown.code).toBe('CODE_EXECUTION');
     expect(thrown.message).toContain('late');
     const bigint = await failure(backend.execute(request('return 10n;')));

@@ -25,7 +25,10 @@ describe('createFakeMcpExecutor', () => {
       },
     });
     const index = createToolIndex();
-    const tools: Tool[] = ['read', 'plain', 'slow', 'hang', 'broken', 'raw', 'missing'].map((name) => ({ name, inputSchema: objectSchema }));
+    const tools: Tool[] = ['read', 'plain', 'slow', 'hang', 'broken', 'raw', 'missing'].map((name) => ({
+      name,
+      inputSchema: objectSchema,
+    }));
     index.registerToolsFromMcp('files', tools);
     return { mcp, runner: createRunner({ index, mcp }) };
   };

@@ -22,7 +22,10 @@ const vm = require('node:vm');
 // Error, Reflect.apply, ...). Everything the protocol path needs is captured here, before the
 // snippet runs ("primordials"), so a snippet that tampers with its globals still gets its replies.
 const ReflectApply = Reflect.apply;
-const uncurry = (fn) => (self, ...args) => ReflectApply(fn, self, args);
+const uncurry =
+  (fn) =>
+  (self, ...args) =>
+    ReflectApply(fn, self, args);
 const JSONParse = JSON.parse;
 const JSONStringify = JSON.stringify;
 const MapGet = uncurry(Map.prototype.get);

@@ -66,7 +66,8 @@
 
   function mapArray(items, fn) {
     const out = [];
-    for (let i = 0; i < items.length; i += 1) defineProperty(out, i, { value: fn(items[i]), writable: true, enumerable: true, configurable: true });
+    for (let i = 0; i < items.length; i += 1)
+      defineProperty(out, i, { value: fn(items[i]), writable: true, enumerable: true, configurable: true });
     return out;
   }
 
@@ -127,25 +128,41 @@
 
   const tools = freeze({
     searchTools(query, limit = 10) {
-      return request('search_tools', () => ({ query: Str(query ?? ''), limit: Num(limit) }), (payload) => payload?.results ?? []);
+      return request(
+        'search_tools',
+        () => ({ query: Str(query ?? ''), limit: Num(limit) }),
+        (payload) => payload?.results ?? [],
+      );
     },
     listNamespaces() {
-      return request('list_namespaces', () => undefined, (payload) => payload?.namespaces ?? []);
+      return request(
+        'list_namespaces',
+        () => undefined,
+        (payload) => payload?.namespaces ?? [],
+      );
     },
     describeTool(id, level = 'summary') {
       return request('describe_tool', () => ({ id: Str(id), level: Str(level) }));
     },
     listToolExamples(id, max = 0) {
-      return request('list_tool_examples', () => ({ id: Str(id), max: Num(max) }), (payload) => payload?.examples ?? []);
+      return request(
+        'list_tool_examples',
+        () => ({ id: Str(id), max: Num(max) }),
+        (payload) => payload?.examples ?? [],
+      );
     },
     runTool(id, args) {
       return request('run_tool', () => (args === undefined || args === null ? { id: Str(id) } : { id: Str(id), args }));
     },
     runChain(steps) {
-      return request('run_chain', () => ({ steps: isArray(steps) ? steps : [] }), (payload) => ({
-        result: payload?.result,
-        steps: isArray(payload?.steps) ? mapArray(payload.steps, plainStep) : [],
-      }));
+      return request(
+        'run_chain',
+        () => ({ steps: isArray(steps) ? steps : [] }),
+        (payload) => ({
+          result: payload?.result,
+          steps: isArray(payload?.steps) ? mapArray(payload.steps, plainStep) : [],
+        }),
+      );
     },
   });
 
@@ -282,4 +299,4 @@
   G.clearTimeout = clearTimer;
   G.clearInterval = clearTimer;
   return { deliver, finish, report, fire };
-})
+});

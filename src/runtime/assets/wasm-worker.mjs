@@ -544,7 +544,10 @@ class JsRun {
       return;
     }
     if (text !== undefined && byteLength(text) > this.maxResultBytes) {
-      this.end({ type: 'failed', error: { name: 'RangeError', message: `the result is larger than ${this.maxResultBytes} bytes`, limit: 'output' } });
+      this.end({
+        type: 'failed',
+        error: { name: 'RangeError', message: `the result is larger than ${this.maxResultBytes} bytes`, limit: 'output' },
+      });
       return;
     }
     this.end(text === undefined ? { type: 'result' } : { type: 'result', json: text });
@@ -635,7 +638,10 @@ class JsRun {
   endStopped() {
     switch (this.stop) {
       case 'output':
-        this.end({ type: 'failed', error: { name: 'RangeError', message: `output over ${this.output.maxBytes} bytes`, limit: 'output', what: 'console' } });
+        this.end({
+          type: 'failed',
+          error: { name: 'RangeError', message: `output over ${this.output.maxBytes} bytes`, limit: 'output', what: 'console' },
+        });
         return;
       case 'timeout':
         this.end({ type: 'failed', error: { name: 'InternalError', message: 'interrupted', timeout: true } });
@@ -742,7 +748,12 @@ async function runWasi(message) {
     } else {
       post(port, {
         type: 'failed',
-        error: { name: 'ExitError', message: `the WASI module exited with code ${exitCode}`, exitCode, ...(used === undefined ? {} : { memoryBytes: used }) },
+        error: {
+          name: 'ExitError',
+          message: `the WASI module exited with code ${exitCode}`,
+          exitCode,
+          ...(used === undefined ? {} : { memoryBytes: used }),
+        },
       });
     }
   } catch (error) {

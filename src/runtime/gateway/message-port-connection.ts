@@ -138,9 +138,6 @@ class MessagePortConnection implements GatewayConnection {
  * structured clone (or as JSON text, `encoding: 'json'`); anything that is not an object with a
  * string `type` (or JSON text of one) is a `malformed` item.
  */
-export function createMessagePortConnection(
-  port: MessagePortLike,
-  options: MessagePortConnectionOptions = {},
-): GatewayConnection {
+export function createMessagePortConnection(port: MessagePortLike, options: MessagePortConnectionOptions = {}): GatewayConnection {
   return new MessagePortConnection(port, options);
 }

@@ -104,12 +104,7 @@ function chainSteps(payload: Record<string, unknown>): ChainStep[] {
   });
 }
 
-async function dispatch(
-  gateway: ToolGateway,
-  type: GatewayRequestType,
-  raw: unknown,
-  signal: AbortSignal,
-): Promise<unknown> {
+async function dispatch(gateway: ToolGateway, type: GatewayRequestType, raw: unknown, signal: AbortSignal): Promise<unknown> {
   const payload = isObject(raw) ? raw : {};
   if (raw !== undefined && raw !== null && !isObject(raw)) throw badRequest(type, 'payload must be an object');
   const options = { signal };
@@ -291,10 +286,6 @@ class Server implements GatewayServer {
  * without an id is ignored and counted ({@link GatewayServer.stats}); oversized input is a
  * `PROTOCOL` error. Each call gets a `signal` that aborts when the server closes.
  */
-export function serveGateway(
-  gateway: ToolGateway,
-  connection: GatewayConnection,
-  options: ServeGatewayOptions = {},
-): GatewayServer {
+export function serveGateway(gateway: ToolGateway, connection: GatewayConnection, options: ServeGatewayOptions = {}): GatewayServer {
   return new Server(gateway, connection, options);
 }

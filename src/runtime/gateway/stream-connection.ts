@@ -291,10 +291,6 @@ class StreamConnection implements GatewayConnection {
  * a message is split off as its own `malformed` item. `close()` ends `output` and stops reading
  * `input` (the stream is drained, not destroyed).
  */
-export function createStreamConnection(
-  input: Readable,
-  output: Writable,
-  options: StreamConnectionOptions = {},
-): GatewayConnection {
+export function createStreamConnection(input: Readable, output: Writable, options: StreamConnectionOptions = {}): GatewayConnection {
   return new StreamConnection(input, output, options);
 }

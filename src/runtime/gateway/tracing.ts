@@ -132,11 +132,9 @@ class TracingToolGateway implements TracingGateway {
     const list = steps ?? [];
     const need = list.length;
     if (this.#maxChainSteps > 0 && need > this.#maxChainSteps) {
-      throw new ToolexecError(
-        'LIMIT_EXCEEDED',
-        `limit exceeded: max ${this.#maxChainSteps} chain steps exceeded (got ${need})`,
-        { details: { limit: 'maxChainSteps', max: this.#maxChainSteps, requested: need } },
-      );
+      throw new ToolexecError('LIMIT_EXCEEDED', `limit exceeded: max ${this.#maxChainSteps} chain steps exceeded (got ${need})`, {
+        details: { limit: 'maxChainSteps', max: this.#maxChainSteps, requested: need },
+      });
     }
     const max = this.#maxToolCalls;
     if (max > 0 && this.#calls + need > max) {

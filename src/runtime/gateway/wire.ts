@@ -178,8 +178,7 @@ export function deserializeError(payload: unknown): ToolexecError {
   const wire = payload as Partial<WireError>;
   const message = typeof wire.error === 'string' && wire.error !== '' ? wire.error : 'unknown error';
   const code: ErrorCode = isErrorCode(wire.code) ? wire.code : 'EXECUTION';
-  const details =
-    wire.details !== null && typeof wire.details === 'object' && !Array.isArray(wire.details) ? wire.details : undefined;
+  const details = wire.details !== null && typeof wire.details === 'object' && !Array.isArray(wire.details) ? wire.details : undefined;
   const cause = wire.cause !== undefined ? deserializeError(wire.cause) : undefined;
   const error = new ToolexecError(code, message, {
     ...(cause === undefined ? {} : { cause }),

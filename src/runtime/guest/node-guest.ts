@@ -33,7 +33,7 @@ export function nodeGuestSource(): Promise<string> {
 export const NODE_GUEST_LOADER = [
   "let b='';const s=process.stdin;s.setEncoding('utf8');",
   "const on=(c)=>{b+=c;const i=b.indexOf('\\n');if(i<0)return;s.off('data',on);s.pause();",
-  "const m=JSON.parse(b.slice(0,i));const r=b.slice(i+1);if(r)s.unshift(r);",
+  'const m=JSON.parse(b.slice(0,i));const r=b.slice(i+1);if(r)s.unshift(r);',
   "require('node:vm').runInThisContext('(function(require){'+String(m.source)+'\\n})',",
   "{filename:'node-guest.cjs'})(require)};",
   "s.on('data',on);",

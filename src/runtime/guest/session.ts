@@ -107,7 +107,11 @@ function failureFromExit(exit: GuestExit | undefined, stderr: string): GuestFail
     return { code: 'RUNTIME_UNAVAILABLE', message: 'runtime unavailable: the guest process could not start', cause: exit.error };
   }
   const how =
-    exit === undefined ? 'closed its output' : exit.signal !== null ? `was killed by ${exit.signal}` : `exited with code ${exit.code ?? '?'}`;
+    exit === undefined
+      ? 'closed its output'
+      : exit.signal !== null
+        ? `was killed by ${exit.signal}`
+        : `exited with code ${exit.code ?? '?'}`;
   const trimmed = tail.trim();
   return {
     code: 'CODE_EXECUTION',
@@ -194,11 +198,14 @@ export async function runGuestSession(options: GuestSessionOptions): Promise<Gue
   };
   options.stderr?.setEncoding('utf8');
   options.stderr?.on('data', onStderr);
-  const stderrEnded = options.stderr === undefined ? Promise.resolve() : new Promise<void>((resolve) => {
-    options.stderr?.once('end', resolve);
-    options.stderr?.once('close', resolve);
-    options.stderr?.once('error', () => resolve());
-  });
+  const stderrEnded =
+    options.stderr === undefined
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          options.stderr?.once('end', resolve);
+          options.stderr?.once('close', resolve);
+          options.stderr?.once('error', () => resolve());
+        });
 
   const timer = setTimeout(() => finish({ kind: 'timeout' }), options.timeoutMs);
   const onAbort = () => finish({ kind: 'aborted' });

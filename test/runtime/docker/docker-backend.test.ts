@@ -66,7 +66,10 @@ describe('docker backend: container spec', () => {
       cpuQuotaMs: 10,
       diskBytes: MiB,
     });
-    expect(resolveContainerLimits({ cpuQuotaMs: 8000, memoryBytes: 1024 }, defaults, 2)).toMatchObject({ cpuQuotaMs: 2000, memoryBytes: 6 * MiB });
+    expect(resolveContainerLimits({ cpuQuotaMs: 8000, memoryBytes: 1024 }, defaults, 2)).toMatchObject({
+      cpuQuotaMs: 2000,
+      memoryBytes: 6 * MiB,
+    });
     const uncapped = { memoryBytes: 0, pidsMax: 0, cpuQuotaMs: 0, diskBytes: 0 };
     const open = containerCreateOptions({ name: 'n', image: 'i', owner: 'o', kind: 'gvisor', runtime: 'runsc', limits: uncapped });
     expect(open.HostConfig).not.toHaveProperty('Memory');
@@ -131,7 +134,9 @@ return {
   quota: read('/sys/fs/cgroup/cpu/cpu.cfs_quota_us'), period: read('/sys/fs/cgroup/cpu/cpu.cfs_period_us'),
   tmpBytes: tmp.bsize * tmp.blocks, heapLimit: v8.getHeapStatistics().heap_size_limit, shm: fs.existsSync('/dev/shm'),
 };`;
-      const result = await backend.execute(request(code, { limits: { memoryBytes: 200 * MiB, pidsMax: 40, cpuQuotaMs: 500, diskBytes: 4 * MiB } }));
+      const result = await backend.execute(
+        request(code, { limits: { memoryBytes: 200 * MiB, pidsMax: 40, cpuQuotaMs: 500, diskBytes: 4 * MiB } }),
+      );
       const value = result.value as Record<string, unknown> & { status: Record<string, string>; heapLimit: number };
       expect(value.status).toMatchObject({
         Uid: '65534\t65534\t65534\t65534',
@@ -142,10 +147,31 @@ return {
         Seccomp: '2',
       });
       expect(value.env).toEqual(['HOME', 'HOSTNAME', 'PATH']);
-      expect(value).toMatchObject({ memory: String(200 * MiB), pids: '40', quota: '50000', period: '100000', tmpBytes: 4 * MiB, shm: false });
+      expect(value).toMatchObject({
+        memory: String(200 * MiB),
+        pids: '40',
+        quota: '50000',
+        period: '100000',
+        tmpBytes: 4 * MiB,
+        shm: false,
+      });
       expect(value.heapLimit).toBeLessThan(200 * MiB);
-      expect(result.limitsEnforced).toEqual({ timeout: true, toolCalls: true, chainSteps: true, memory: true, cpu: true, pids: true, disk: true });
-      expect(result.backend.details).toMatchObject({ memoryBytes: 200 * MiB, pidsMax: 40, cpuQuotaMs: 500, diskBytes: 4 * MiB, pooled: false });
+      expect(result.limitsEnforced).toEqual({
+        timeout: true,
+        toolCalls: true,
+        chainSteps: true,
+        memory: true,
+        cpu: true,
+        pids: true,
+        disk: true,
+      });
+      expect(result.backend.details).toMatchObject({
+        memoryBytes: 200 * MiB,
+        pidsMax: 40,
+        cpuQuotaMs: 500,
+        diskBytes: 4 * MiB,
+        pooled: false,
+      });
     });
 
     it('takes the snippet on stdin: a 2 MiB snippet runs (argv and env stop at 128 KiB)', async () => {
@@ -170,9 +196,19 @@ return {
     it('reports what a backend without default caps does not enforce', async () => {
       const open = createDockerBackend({ limits: { memoryBytes: 0, pidsMax: 0, cpuQuotaMs: 0, diskBytes: 0 } });
       try {
-        const result = await open.execute(request("return (await import('node:fs')).readFileSync('/sys/fs/cgroup/pids/pids.max', 'utf8').trim()"));
+        const result = await open.execute(
+          request("return (await import('node:fs')).readFileSync('/sys/fs/cgroup/pids/pids.max', 'utf8').trim()"),
+        );
         expect(result.value).toBe('max');
-        expect(result.limitsEnforced).toEqual({ timeout: true, toolCalls: true, chainSteps: true, memory: false, cpu: false, pids: false, disk: false });
+        expect(result.limitsEnforced).toEqual({
+          timeout: true,
+          toolCalls: true,
+          chainSteps: true,
+          memory: false,
+          cpu: false,
+          pids: false,
+          disk: false,
+        });
       } finally {
         await open.close();
       }
@@ -228,7 +264,8 @@ return {
 
     it('never shows a file written by one run to the next', async () => {
       const write = "const fs = await import('node:fs');\nfs.writeFileSync('/tmp/left-behind', 'secret');\nreturn fs.readdirSync('/tmp');";
-      const read = "const fs = await import('node:fs');\nreturn { files: fs.readdirSync('/tmp'), exists: fs.existsSync('/tmp/left-behind') };";
+      const read =
+        "const fs = await import('node:fs');\nreturn { files: fs.readdirSync('/tmp'), exists: fs.existsSync('/tmp/left-behind') };";
       await pooled.warmUp();
       const first = await pooled.execute(request(write));
       expect(first.value).toEqual(['left-behind']);
@@ -272,7 +309,10 @@ return {
         expect(image.files).toContain('/usr/local/bin/node');
         expect(image.files?.some((file) => /\/libc\.so\.6$/.test(file))).toBe(true);
         expect(image.files).toEqual(expect.arrayContaining(['/etc/passwd', '/etc/group']));
-        const info = (await docker.getImage(tag).inspect()) as { Config: { User: string; WorkingDir: string; Cmd: string[]; Env: string[] }; Size: number };
+        const info = (await docker.getImage(tag).inspect()) as {
+          Config: { User: string; WorkingDir: string; Cmd: string[]; Env: string[] };
+          Size: number;
+        };
         expect(info.Config).toMatchObject({ User: '65534:65534', WorkingDir: '/tmp', Cmd: ['/usr/local/bin/node'] });
         expect(info.Config.Env).toContain('HOME=/tmp');
         expect(info.Size).toBeLessThan(200 * MiB);
@@ -280,7 +320,10 @@ return {
         await expect(backend.execute(request('return process.version'))).resolves.toMatchObject({ value: process.version });
         await backend.close();
       } finally {
-        await docker.getImage(tag).remove({ force: true }).catch(() => undefined);
+        await docker
+          .getImage(tag)
+          .remove({ force: true })
+          .catch(() => undefined);
       }
     });
   });

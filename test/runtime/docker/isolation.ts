@@ -6,12 +6,7 @@ import { createServer, type Server } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContractFixture } from '../../../src/testing/gateway-contract.js';
-import {
-  createDirectGateway,
-  type ContainerSandboxBackend,
-  type ExecuteRequest,
-  type ExecuteResult,
-} from '../../../src/runtime/index.js';
+import { createDirectGateway, type ContainerSandboxBackend, type ExecuteRequest, type ExecuteResult } from '../../../src/runtime/index.js';
 import { containersOf, ensureImage } from './engine.js';
 
 type Failure = Error & { code?: string; details?: Record<string, unknown> & { result?: ExecuteResult } };
@@ -150,7 +145,10 @@ export function isolationSuite(options: IsolationOptions): void {
       const started = performance.now();
       const outcome = await backend
         .execute(request(FORK_BOMB, { timeoutMs: 15_000, limits: { pidsMax: 32, memoryBytes: 1024 * 1024 * 1024 } }))
-        .then((result) => ({ result, error: undefined }), (error: Failure) => ({ result: undefined, error }));
+        .then(
+          (result) => ({ result, error: undefined }),
+          (error: Failure) => ({ result: undefined, error }),
+        );
       expect(performance.now() - started).toBeLessThan(20_000);
       if (options.kind === 'docker') {
         // runc: the cgroup caps the container at 32 tasks and the next fork fails inside it
@@ -250,9 +248,14 @@ export function isolationSuite(options: IsolationOptions): void {
           const controller = new AbortController();
           const roll = random();
           const code =
-            roll < 0.3 ? `return ${i}` : roll < 0.6 ? "console.log('x'); await new Promise((r) => setTimeout(r, 5000)); return 0" : `let n = 0; for (;;) n++;`;
+            roll < 0.3
+              ? `return ${i}`
+              : roll < 0.6
+                ? "console.log('x'); await new Promise((r) => setTimeout(r, 5000)); return 0"
+                : `let n = 0; for (;;) n++;`;
           const abortAfterMs = random() < 0.75 ? Math.floor(random() * 700) : undefined;
-          const timer = abortAfterMs === undefined ? undefined : setTimeout(() => controller.abort(new Error('random abort')), abortAfterMs);
+          const timer =
+            abortAfterMs === undefined ? undefined : setTimeout(() => controller.abort(new Error('random abort')), abortAfterMs);
           try {
             const result = await leaky.execute(request(code, { signal: controller.signal, timeoutMs: 1_000 }));
             outcomes.ok = (outcomes.ok ?? 0) + 1;

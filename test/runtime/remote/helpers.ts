@@ -31,10 +31,10 @@ export async function listen(listener: (req: IncomingMessage, res: ServerRespons
 }
 
 /** A server running {@link createRemoteRuntimeHandler} with `options` (secret defaults to {@link SECRET}). */
-export async function runtimeServer(options: Omit<RemoteRuntimeHandlerOptions, 'secret'> & { secret?: RemoteRuntimeHandlerOptions['secret'] }): Promise<TestServer> {
-  const handler = createRemoteRuntimeHandler(
-    options.secrets === undefined ? { ...options, secret: options.secret ?? SECRET } : options,
-  );
+export async function runtimeServer(
+  options: Omit<RemoteRuntimeHandlerOptions, 'secret'> & { secret?: RemoteRuntimeHandlerOptions['secret'] },
+): Promise<TestServer> {
+  const handler = createRemoteRuntimeHandler(options.secrets === undefined ? { ...options, secret: options.secret ?? SECRET } : options);
   const listening = await listen(handler);
   return {
     ...listening,

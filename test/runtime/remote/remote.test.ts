@@ -43,7 +43,12 @@ function recordingBackend(inner: RuntimeBackend): RuntimeBackend & { requests: E
 }
 
 /** Sends one raw signed exchange (execute line, then end) and returns the response. */
-function rawExchange(url: string, line: string, headers: Record<string, string>, method = 'POST'): Promise<{ res: IncomingMessage; body: string }> {
+function rawExchange(
+  url: string,
+  line: string,
+  headers: Record<string, string>,
+  method = 'POST',
+): Promise<{ res: IncomingMessage; body: string }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method, headers: { 'content-type': 'application/x-ndjson', ...headers } }, (res) => {
       readBody(res).then((body) => resolve({ res, body }), reject);
@@ -92,7 +97,9 @@ describe('remote backend over 127.0.0.1', () => {
     try {
       const server = await serve({ backend: wasm });
       const backend = createRemoteBackend({ url: server.url, secret: SECRET });
-      const result = await backend.execute(request("const r = await tools.runTool('test:add', { a: 1, b: 2 });\nreturn r.structured * 10;"));
+      const result = await backend.execute(
+        request("const r = await tools.runTool('test:add', { a: 1, b: 2 });\nreturn r.structured * 10;"),
+      );
       expect(result.value).toBe(30);
       expect(result.backend.details).toMatchObject({ remote: { kind: 'wasm' } });
       expect(result.limitsEnforced.memory).toBe(true);
@@ -114,7 +121,9 @@ describe('remote backend over 127.0.0.1', () => {
     const server = await serve({ backend: host });
     const backend = createRemoteBackend({ url: server.url, secret: SECRET });
     const error = await failure(
-      backend.execute(request("for (let i = 0; i < 3; i++) await tools.runTool('test:add', { a: i, b: 1 });", { limits: { maxToolCalls: 2 } })),
+      backend.execute(
+        request("for (let i = 0; i < 3; i++) await tools.runTool('test:add', { a: i, b: 1 });", { limits: { maxToolCalls: 2 } }),
+      ),
     );
     expectCode(error, 'LIMIT_EXCEEDED');
     expect(error.details?.result?.toolCalls).toHaveLength(2);
@@ -147,7 +156,13 @@ describe('remote backend over 127.0.0.1', () => {
   it('refuses an exact replay of a signed request (BACKEND_DENIED, replayed)', async () => {
     const server = await serve({ backend: host });
     const line = JSON.stringify({ type: 'execute', request: { code: 'return 6 * 7' } });
-    const headers = remoteRequestHeaders(SECRET, { method: 'POST', path: '/', timestampMs: Date.now(), nonce: 'nonce-replay-0001', body: line });
+    const headers = remoteRequestHeaders(SECRET, {
+      method: 'POST',
+      path: '/',
+      timestampMs: Date.now(),
+      nonce: 'nonce-replay-0001',
+      body: line,
+    });
     const first = await rawExchange(server.url, line, headers);
     expect(first.res.statusCode).toBe(200);
     expect(first.res.headers[REMOTE_HEADERS.protocol]).toBe(REMOTE_PROTOCOL);
@@ -157,10 +172,17 @@ describe('remote backend over 127.0.0.1', () => {
     const second = await rawExchange(server.url, line, headers);
     expect(second.res.statusCode).toBe(401);
     expect(JSON.parse(second.body)).toEqual({
-      error: { code: 'BACKEND_DENIED', message: 'backend denied by policy: the request was already used (replay)', details: { reason: 'replayed' } },
+      error: {
+        code: 'BACKEND_DENIED',
+        message: 'backend denied by policy: the request was already used (replay)',
+        details: { reason: 'replayed' },
+      },
     });
     // a tampered body under the old signature is a bad signature, not a replay
-    const tampered = await rawExchange(server.url, line.replace('6 * 7', '6 * 8'), { ...headers, [REMOTE_HEADERS.nonce]: 'nonce-replay-0002' });
+    const tampered = await rawExchange(server.url, line.replace('6 * 7', '6 * 8'), {
+      ...headers,
+      [REMOTE_HEADERS.nonce]: 'nonce-replay-0002',
+    });
     expect(tampered.res.statusCode).toBe(401);
     expect(JSON.parse(tampered.body).error.details.reason).toBe('bad_signature');
   });
@@ -221,7 +243,11 @@ describe('remote backend over 127.0.0.1', () => {
     const controller = new AbortController();
     const started = performance.now();
     const pending = failure(
-      backend.execute(request("await tools.runTool('test:add', { a: 1, b: 1 });\nawait new Promise((resolve) => setTimeout(resolve, 20000));", { signal: controller.signal })),
+      backend.execute(
+        request("await tools.runTool('test:add', { a: 1, b: 1 });\nawait new Promise((resolve) => setTimeout(resolve, 20000));", {
+          signal: controller.signal,
+        }),
+      ),
     );
     while (server.handler?.activeRuns === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -237,7 +263,12 @@ describe('remote backend over 127.0.0.1', () => {
   });
 
   it('times out on its own deadline when the server stalls (TIMEOUT)', async () => {
-    const stalled: RuntimeBackend = { kind: 'wasm', readiness: 'beta', execute: (req) => new Promise<ExecuteResult>((_r, reject) => req.signal?.addEventListener('abort', () => reject(new Error('aborted')))) };
+    const stalled: RuntimeBackend = {
+      kind: 'wasm',
+      readiness: 'beta',
+      execute: (req) =>
+        new Promise<ExecuteResult>((_r, reject) => req.signal?.addEventListener('abort', () => reject(new Error('aborted')))),
+    };
     const server = await serve({ backend: stalled });
     const backend = createRemoteBackend({ url: server.url, secret: SECRET, timeoutOverheadMs: 0 });
     const error = await failure(backend.execute(request('return 1', { timeoutMs: 200 })));
@@ -250,9 +281,13 @@ describe('remote backend over 127.0.0.1', () => {
     await expect(
       createRemoteBackend({ url: server.url, secret: 'new-secret-0123456789abcdef', keyId: 'new' }).execute(request('return 1')),
     ).resolves.toMatchObject({ value: 1 });
-    const unknown = await failure(createRemoteBackend({ url: server.url, secret: 'new-secret-0123456789abcdef', keyId: 'other' }).execute(request('return 1')));
+    const unknown = await failure(
+      createRemoteBackend({ url: server.url, secret: 'new-secret-0123456789abcdef', keyId: 'other' }).execute(request('return 1')),
+    );
     expect(unknown.details?.reason).toBe('unknown_key');
-    const swapped = await failure(createRemoteBackend({ url: server.url, secret: 'new-secret-0123456789abcdef', keyId: 'old' }).execute(request('return 1')));
+    const swapped = await failure(
+      createRemoteBackend({ url: server.url, secret: 'new-secret-0123456789abcdef', keyId: 'old' }).execute(request('return 1')),
+    );
     expect(swapped.details?.reason).toBe('bad_signature');
   });
 
@@ -270,7 +305,9 @@ describe('remote backend over 127.0.0.1', () => {
   it("leaves host opt-in to the server's operator unless allowUnsafeOptIn", async () => {
     const guarded = createUnsafeHostBackend();
     const strict = await serve({ backend: guarded });
-    const denied = await failure(createRemoteBackend({ url: strict.url, secret: SECRET }).execute(request('return 1', { metadata: { unsafeOptIn: true } })));
+    const denied = await failure(
+      createRemoteBackend({ url: strict.url, secret: SECRET }).execute(request('return 1', { metadata: { unsafeOptIn: true } })),
+    );
     expectCode(denied, 'BACKEND_DENIED');
     expect(denied.message).toContain('explicit opt-in');
     const lenient = await serve({ backend: guarded, allowUnsafeOptIn: true });
@@ -287,7 +324,9 @@ describe('remote backend over 127.0.0.1', () => {
       handler(req, res);
     }, '/runtime?tenant=a');
     open.push({ ...mounted, close: async () => (await handler.close(), await mounted.close()) });
-    await expect(createRemoteBackend({ url: mounted.url, secret: SECRET }).execute(request('return 3'))).resolves.toMatchObject({ value: 3 });
+    await expect(createRemoteBackend({ url: mounted.url, secret: SECRET }).execute(request('return 3'))).resolves.toMatchObject({
+      value: 3,
+    });
   });
 
   it('close() on the handler aborts running snippets and refuses new requests', async () => {

@@ -21,11 +21,25 @@ import { ReplayCache } from '../../../src/runtime/backends/remote/replay-cache.j
 import { gateway } from '../spec-backends/helpers.js';
 
 const SECRET = 'unit-test-secret-0123456789';
-const fields = { method: 'post', path: '/run?x=1', timestampMs: 1_700_000_000_000, nonce: 'abcdef0123456789', keyId: 'k1', body: '{"type":"execute"}' };
+const fields = {
+  method: 'post',
+  path: '/run?x=1',
+  timestampMs: 1_700_000_000_000,
+  nonce: 'abcdef0123456789',
+  keyId: 'k1',
+  body: '{"type":"execute"}',
+};
 
 describe('request signing', () => {
   it('signs protocol, method, path, timestamp, nonce, key id and the body digest', () => {
-    expect(canonicalRemoteRequest(fields).split('\n').slice(0, 6)).toEqual([REMOTE_PROTOCOL, 'POST', '/run?x=1', '1700000000000', 'abcdef0123456789', 'k1']);
+    expect(canonicalRemoteRequest(fields).split('\n').slice(0, 6)).toEqual([
+      REMOTE_PROTOCOL,
+      'POST',
+      '/run?x=1',
+      '1700000000000',
+      'abcdef0123456789',
+      'k1',
+    ]);
     expect(canonicalRemoteRequest(fields).split('\n')[6]).toMatch(/^[0-9a-f]{64}$/);
     const expected = createHmac('sha256', SECRET).update(canonicalRemoteRequest(fields)).digest('hex');
     expect(signRemoteRequest(SECRET, fields)).toBe(expected);
@@ -34,7 +48,14 @@ describe('request signing', () => {
 
   it('fails verification when anything signed changes, or the signature is malformed', () => {
     const signature = signRemoteRequest(SECRET, fields);
-    for (const change of [{ body: '{"type":"execute "}' }, { path: '/run' }, { timestampMs: fields.timestampMs + 1 }, { nonce: 'abcdef0123456788' }, { keyId: 'k2' }, { method: 'PUT' }]) {
+    for (const change of [
+      { body: '{"type":"execute "}' },
+      { path: '/run' },
+      { timestampMs: fields.timestampMs + 1 },
+      { nonce: 'abcdef0123456788' },
+      { keyId: 'k2' },
+      { method: 'PUT' },
+    ]) {
       expect(verifyRemoteSignature(SECRET, { ...fields, ...change }, signature)).toBe(false);
     }
     expect(verifyRemoteSignature('another-secret-0123456789', fields, signature)).toBe(false);
@@ -99,7 +120,12 @@ function signedPair(maxMessageBytes = 1024) {
   const toServer = new PassThrough();
   const toClient = new PassThrough();
   const failures: string[] = [];
-  const client = createSignedConnection(createStreamConnection(toClient, toServer), { key, sendLabel: 'c2s', receiveLabel: 's2c', maxMessageBytes });
+  const client = createSignedConnection(createStreamConnection(toClient, toServer), {
+    key,
+    sendLabel: 'c2s',
+    receiveLabel: 's2c',
+    maxMessageBytes,
+  });
   const server = createSignedConnection(createStreamConnection(toServer, toClient), {
     key,
     sendLabel: 's2c',

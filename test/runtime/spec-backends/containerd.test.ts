@@ -60,21 +60,36 @@ describe('containerd backend', () => {
     const client = recording();
     const backend = createContainerdBackend({ client });
     const result = await backend.execute(
-      request('const n: number = 20;\nreturn n * 2;', { language: 'typescript', limits: { memoryBytes: 128 * 1024 * 1024, maxToolCalls: 3 } }),
+      request('const n: number = 20;\nreturn n * 2;', {
+        language: 'typescript',
+        limits: { memoryBytes: 128 * 1024 * 1024, maxToolCalls: 3 },
+      }),
     );
     expect(result.value).toBe(40);
     const spec = client.lastSpec as ContainerdSpec;
     expect(spec.image).toBe('toolruntime-sandbox:latest');
     expect(spec.timeoutMs).toBe(30_000);
     expect(spec.limits).toEqual({ memoryBytes: 128 * 1024 * 1024, maxToolCalls: 3 });
-    expect(spec.guest).toMatchObject({ language: 'typescript', channel: 'stdio', protocol: 'toolexec-node-guest/1', env: {}, workingDir: '/tmp' });
+    expect(spec.guest).toMatchObject({
+      language: 'typescript',
+      channel: 'stdio',
+      protocol: 'toolexec-node-guest/1',
+      env: {},
+      workingDir: '/tmp',
+    });
     expect(spec.guest.code).toContain('return n * 2;');
     expect(spec.guest.code).not.toContain(': number');
     expect(spec.guest.command).toEqual(['node', '--max-old-space-size=128', '-e', NODE_GUEST_LOADER]);
     expect(spec.guest.program).toBe(await nodeGuestSource());
     expect(spec.labels).toEqual({ 'runtime.profile': 'standard', 'runtime.backend': 'containerd', 'toolexec.run': spec.runId });
     expect(spec.runId).toMatch(/^[0-9a-f]{12}$/);
-    expect(result.backend.details).toEqual({ imageRef: 'toolruntime-sandbox:latest', namespace: 'default', runtime: '', profile: 'standard', runId: spec.runId });
+    expect(result.backend.details).toEqual({
+      imageRef: 'toolruntime-sandbox:latest',
+      namespace: 'default',
+      runtime: '',
+      profile: 'standard',
+      runId: spec.runId,
+    });
     expect(client.kills).toBe(1);
   });
 
@@ -114,16 +129,38 @@ describe('containerd backend', () => {
       diskBytes: 1_000_000,
     });
     await createContainerdBackend({ client }).execute(request('return 1'));
-    expect((client.lastSpec as ContainerdSpec).resources).toEqual({ memoryBytes: 0, cpuQuotaUs: 0, cpuPeriodUs: 1_000_000, pidsLimit: 0, diskBytes: 0 });
+    expect((client.lastSpec as ContainerdSpec).resources).toEqual({
+      memoryBytes: 0,
+      cpuQuotaUs: 0,
+      cpuPeriodUs: 1_000_000,
+      pidsLimit: 0,
+      diskBytes: 0,
+    });
   });
 
   it('reports a resource limit as enforced only when asked for and declared by the client', async () => {
     const limits = { memoryBytes: 256 * 1024 * 1024, cpuQuotaMs: 500, pidsMax: 50, diskBytes: 1_000_000 };
     const none = await createContainerdBackend({ client: recording({ capabilities: {} }) }).execute(request('return 1', { limits }));
-    expect(none.limitsEnforced).toEqual({ timeout: true, toolCalls: true, chainSteps: true, memory: false, cpu: false, pids: false, disk: false });
+    expect(none.limitsEnforced).toEqual({
+      timeout: true,
+      toolCalls: true,
+      chainSteps: true,
+      memory: false,
+      cpu: false,
+      pids: false,
+      disk: false,
+    });
     const all = { memory: true, cpu: true, pids: true, disk: true };
     const declared = await createContainerdBackend({ client: recording({ capabilities: all }) }).execute(request('return 1', { limits }));
-    expect(declared.limitsEnforced).toEqual({ timeout: true, toolCalls: true, chainSteps: true, memory: true, cpu: true, pids: true, disk: true });
+    expect(declared.limitsEnforced).toEqual({
+      timeout: true,
+      toolCalls: true,
+      chainSteps: true,
+      memory: true,
+      cpu: true,
+      pids: true,
+      disk: true,
+    });
     const unasked = await createContainerdBackend({ client: recording({ capabilities: all }) }).execute(request('return 1'));
     expect(unasked.limitsEnforced).toMatchObject({ memory: false, cpu: false, pids: false, disk: false });
   });
@@ -149,15 +186,21 @@ describe('containerd backend', () => {
     expect((client.lastSpec as ContainerdSpec).image).toBe('toolruntime-sandbox:latest@sha256:abc123');
 
     const denied = new ToolexecError('BACKEND_DENIED', 'image not allowed');
-    const own = await failure(createContainerdBackend({ client, imageResolver: { resolve: async () => Promise.reject(denied) } }).execute(request('return 1')));
+    const own = await failure(
+      createContainerdBackend({ client, imageResolver: { resolve: async () => Promise.reject(denied) } }).execute(request('return 1')),
+    );
     expect(own.code).toBe('BACKEND_DENIED');
     expect(own.message).toBe('image not allowed');
     const plain = await failure(
-      createContainerdBackend({ client, imageResolver: { resolve: async () => Promise.reject(new Error('pull failed')) } }).execute(request('return 1')),
+      createContainerdBackend({ client, imageResolver: { resolve: async () => Promise.reject(new Error('pull failed')) } }).execute(
+        request('return 1'),
+      ),
     );
     expectCode(plain, 'RUNTIME_UNAVAILABLE');
     expect(plain.message).toBe('runtime unavailable: image resolution failed for "toolruntime-sandbox:latest": pull failed');
-    const empty = await failure(createContainerdBackend({ client, imageResolver: { resolve: async () => '' } }).execute(request('return 1')));
+    const empty = await failure(
+      createContainerdBackend({ client, imageResolver: { resolve: async () => '' } }).execute(request('return 1')),
+    );
     expectCode(empty, 'CONFIGURATION');
     expect(empty.message).toBe('image is required');
   });
@@ -180,7 +223,9 @@ describe('containerd backend', () => {
   it('stops a hanging health check and start at the timeout, or on abort', async () => {
     const hanging = { ping: () => new Promise<void>(() => undefined) };
     const started = performance.now();
-    const timedOut = await failure(createContainerdBackend({ client: recording(), healthChecker: hanging }).execute(request('return 1', { timeoutMs: 150 })));
+    const timedOut = await failure(
+      createContainerdBackend({ client: recording(), healthChecker: hanging }).execute(request('return 1', { timeoutMs: 150 })),
+    );
     expectCode(timedOut, 'TIMEOUT');
     expect(performance.now() - started).toBeLessThan(2000);
 
@@ -196,7 +241,9 @@ describe('containerd backend', () => {
     const slowStart = { start: () => new Promise<SandboxProcess>((resolve) => setTimeout(() => resolve(late), 300)) };
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('user gave up')), 50);
-    const aborted = await failure(createContainerdBackend({ client: slowStart }).execute(request('return 1', { signal: controller.signal })));
+    const aborted = await failure(
+      createContainerdBackend({ client: slowStart }).execute(request('return 1', { signal: controller.signal })),
+    );
     expectCode(aborted, 'ABORTED');
     expect((aborted.cause as Error).message).toBe('user gave up');
     await new Promise((resolve) => setTimeout(resolve, 400));
@@ -231,7 +278,10 @@ describe('containerd backend', () => {
     type Failure = Error & { code?: string };
     expect(check(() => undefined)).toBeUndefined();
     expect(check((s) => (s.image = ''))).toMatchObject({ code: 'CONFIGURATION', message: 'image is required' });
-    expect(check((s) => (s.security.privileged = true))).toMatchObject({ code: 'SANDBOX_VIOLATION', message: 'security: security policy violation' });
+    expect(check((s) => (s.security.privileged = true))).toMatchObject({
+      code: 'SANDBOX_VIOLATION',
+      message: 'security: security policy violation',
+    });
     expect(check((s) => (s.security.networkMode = 'host'))).toMatchObject({
       code: 'SANDBOX_VIOLATION',
       message: 'security: security policy violation: host network not allowed',
@@ -247,11 +297,20 @@ describe('containerd backend', () => {
   it('logs one info line per run (a throwing logger is ignored)', async () => {
     const lines: [string, Record<string, unknown> | undefined][] = [];
     const client = recording();
-    await createContainerdBackend({ client, logger: { info: (message, fields) => lines.push([message, fields]) } }).execute(request('return 1', { profile: 'dev' }));
+    await createContainerdBackend({ client, logger: { info: (message, fields) => lines.push([message, fields]) } }).execute(
+      request('return 1', { profile: 'dev' }),
+    );
     expect(lines).toEqual([
-      ['executing in containerd', { profile: 'dev', image: 'toolruntime-sandbox:latest', runtime: '', namespace: 'default', runId: client.lastSpec?.runId }],
+      [
+        'executing in containerd',
+        { profile: 'dev', image: 'toolruntime-sandbox:latest', runtime: '', namespace: 'default', runId: client.lastSpec?.runId },
+      ],
     ]);
-    const throwing = { info: () => { throw new Error('log sink down'); } };
+    const throwing = {
+      info: () => {
+        throw new Error('log sink down');
+      },
+    };
     await expect(createContainerdBackend({ client, logger: throwing }).execute(request('return 2'))).resolves.toMatchObject({ value: 2 });
   });
 

@@ -63,14 +63,27 @@ describe('firecracker backend', () => {
   it('claims no limit it does not pass on (unlike Go): memory only when the client declares the VM cap', async () => {
     const limits = { memoryBytes: 64 * 1024 * 1024, cpuQuotaMs: 100, pidsMax: 10, diskBytes: 1000 };
     const plain = await createFirecrackerBackend({ ...paths, client }).execute(request('return 1', { limits }));
-    expect(plain.limitsEnforced).toEqual({ timeout: true, toolCalls: true, chainSteps: true, memory: false, cpu: false, pids: false, disk: false });
-    const declaring = createRecordingClient<MicroVMSpec>({ delegate: client, capabilities: { memory: true, cpu: true, pids: true, disk: true } });
+    expect(plain.limitsEnforced).toEqual({
+      timeout: true,
+      toolCalls: true,
+      chainSteps: true,
+      memory: false,
+      cpu: false,
+      pids: false,
+      disk: false,
+    });
+    const declaring = createRecordingClient<MicroVMSpec>({
+      delegate: client,
+      capabilities: { memory: true, cpu: true, pids: true, disk: true },
+    });
     const capped = await createFirecrackerBackend({ ...paths, client: declaring }).execute(request('return 1', { limits }));
     expect(capped.limitsEnforced).toMatchObject({ memory: true, cpu: false, pids: false, disk: false });
   });
 
   it('wraps a health failure as "firecracker daemon unavailable"', async () => {
-    const error = await failure(createFirecrackerBackend({ ...paths, client, healthChecker: healthChecker(new Error('no /dev/kvm')) }).execute(request('return 1')));
+    const error = await failure(
+      createFirecrackerBackend({ ...paths, client, healthChecker: healthChecker(new Error('no /dev/kvm')) }).execute(request('return 1')),
+    );
     expect(error.message).toBe('runtime unavailable: firecracker daemon unavailable: no /dev/kvm');
   });
 });

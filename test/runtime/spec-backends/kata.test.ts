@@ -66,7 +66,9 @@ describe('kata backend', () => {
   });
 
   it('wraps a health failure as "kata runtime unavailable"', async () => {
-    const error = await failure(createKataBackend({ client, healthChecker: healthChecker(new Error('no kvm')) }).execute(request('return 1')));
+    const error = await failure(
+      createKataBackend({ client, healthChecker: healthChecker(new Error('no kvm')) }).execute(request('return 1')),
+    );
     expectCode(error, 'RUNTIME_UNAVAILABLE');
     expect(error.message).toBe('runtime unavailable: kata runtime unavailable: no kvm');
   });

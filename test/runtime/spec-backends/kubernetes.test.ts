@@ -50,11 +50,20 @@ describe('kubernetes backend', () => {
   it('builds a hardened Pod manifest that runs the guest with stdin attached', async () => {
     const backend = createKubernetesBackend({ client, namespace: 'sandboxes', runtimeClassName: 'gvisor', serviceAccount: 'runner' });
     const result = await backend.execute(
-      request("return 'pod'", { timeoutMs: 20_000, limits: { memoryBytes: 256 * 1024 * 1024, cpuQuotaMs: 500, diskBytes: 32 * 1024 * 1024 } }),
+      request("return 'pod'", {
+        timeoutMs: 20_000,
+        limits: { memoryBytes: 256 * 1024 * 1024, cpuQuotaMs: 500, diskBytes: 32 * 1024 * 1024 },
+      }),
     );
     expect(result.value).toBe('pod');
     const spec = client.lastSpec as KubernetesPodSpec;
-    expect(result.backend.details).toEqual({ namespace: 'sandboxes', image: 'toolruntime-sandbox:latest', runtimeClassName: 'gvisor', profile: 'standard', runId: spec.runId });
+    expect(result.backend.details).toEqual({
+      namespace: 'sandboxes',
+      image: 'toolruntime-sandbox:latest',
+      runtimeClassName: 'gvisor',
+      profile: 'standard',
+      runId: spec.runId,
+    });
     expect(spec.podName).toBe(`toolexec-${spec.runId}`);
     expect(spec.resources).toEqual({ memoryBytes: 256 * 1024 * 1024, cpuMillis: 500, pidsLimit: 0, diskBytes: 32 * 1024 * 1024 });
     expect(spec.security).toEqual({ user: '65534', readOnlyRootfs: true, networkMode: 'none' });
@@ -80,7 +89,13 @@ describe('kubernetes backend', () => {
       hostIPC: false,
       serviceAccountName: 'runner',
       runtimeClassName: 'gvisor',
-      securityContext: { runAsNonRoot: true, runAsUser: 65534, runAsGroup: 65534, fsGroup: 65534, seccompProfile: { type: 'RuntimeDefault' } },
+      securityContext: {
+        runAsNonRoot: true,
+        runAsUser: 65534,
+        runAsGroup: 65534,
+        fsGroup: 65534,
+        seccompProfile: { type: 'RuntimeDefault' },
+      },
       volumes: [{ name: 'tmp', emptyDir: { sizeLimit: String(32 * 1024 * 1024) } }],
     });
     const [container] = pod.spec.containers;
@@ -127,7 +142,10 @@ describe('kubernetes backend', () => {
     // dev: writable rootfs, the cluster network, no resource list for unset limits
     expect(pod.metadata.labels['toolexec.dev/network']).toBeUndefined();
     expect(pod.spec.containers[0]?.securityContext.readOnlyRootFilesystem).toBe(false);
-    expect(pod.spec.containers[0]?.resources).toEqual({ limits: { memory: String(64 * 1024 * 1024) }, requests: { memory: String(64 * 1024 * 1024) } });
+    expect(pod.spec.containers[0]?.resources).toEqual({
+      limits: { memory: String(64 * 1024 * 1024) },
+      requests: { memory: String(64 * 1024 * 1024) },
+    });
     expect(pod.spec.volumes[0]?.emptyDir.sizeLimit).toBe(String(64 * 1024 * 1024));
     expect(pod.spec.runtimeClassName).toBeUndefined();
     const bare = buildKubernetesPod({
@@ -161,12 +179,23 @@ describe('kubernetes backend', () => {
   });
 
   it('maps CPU to millicores unchanged and never reports pids as enforced', async () => {
-    const declaring = createRecordingClient<KubernetesPodSpec>({ delegate: client, capabilities: { memory: true, cpu: true, pids: true, disk: true } });
+    const declaring = createRecordingClient<KubernetesPodSpec>({
+      delegate: client,
+      capabilities: { memory: true, cpu: true, pids: true, disk: true },
+    });
     const result = await createKubernetesBackend({ client: declaring }).execute(
       request('return 1', { limits: { cpuQuotaMs: 1500, pidsMax: 20, memoryBytes: 64 * 1024 * 1024, diskBytes: 1 } }),
     );
     expect((declaring.lastSpec as KubernetesPodSpec).manifest.spec.containers[0]?.resources.limits?.cpu).toBe('1500m');
-    expect(result.limitsEnforced).toEqual({ timeout: true, toolCalls: true, chainSteps: true, memory: true, cpu: true, pids: false, disk: true });
+    expect(result.limitsEnforced).toEqual({
+      timeout: true,
+      toolCalls: true,
+      chainSteps: true,
+      memory: true,
+      cpu: true,
+      pids: false,
+      disk: true,
+    });
   });
 
   it("adopts the client's ping as the health check when none is configured", async () => {
@@ -177,7 +206,9 @@ describe('kubernetes backend', () => {
     expect(pinging.pings).toBe(1);
     expect(pinging.specs).toHaveLength(0);
     const configured = healthChecker();
-    await expect(createKubernetesBackend({ client: pinging, healthChecker: configured }).execute(request('return 3'))).resolves.toMatchObject({ value: 3 });
+    await expect(
+      createKubernetesBackend({ client: pinging, healthChecker: configured }).execute(request('return 3')),
+    ).resolves.toMatchObject({ value: 3 });
     expect(configured.calls).toBe(1);
     expect(pinging.pings).toBe(1);
   });
@@ -194,7 +225,9 @@ describe('kubernetes backend', () => {
     expect(() => validateKubernetesSpec({ ...good, security: { ...good.security, networkMode: 'host' } })).toThrow(
       'security: security policy violation: host network not allowed',
     );
-    expect(() => validateKubernetesSpec({ ...good, resources: { ...good.resources, cpuMillis: -1 } })).toThrow('resources: cpu quota cannot be negative');
+    expect(() => validateKubernetesSpec({ ...good, resources: { ...good.resources, cpuMillis: -1 } })).toThrow(
+      'resources: cpu quota cannot be negative',
+    );
     expect(() => validateKubernetesSpec({ ...good, podName: 'Bad_Name' })).toThrow(/not a valid DNS label/);
   });
 

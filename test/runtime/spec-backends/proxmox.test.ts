@@ -72,7 +72,11 @@ describe('proxmox_lxc backend', () => {
     const spec = runtimeClient.lastSpec as ProxmoxExecSpec;
     expect(spec).toMatchObject({ node: 'pve', vmid: 101, user: 'nobody:nogroup' });
     expect(spec.guest.command[0]).toBe('node');
-    expect(result.backend).toEqual({ kind: 'proxmox_lxc', readiness: 'beta', details: { node: 'pve', vmid: 101, profile: 'standard', runId: spec.runId } });
+    expect(result.backend).toEqual({
+      kind: 'proxmox_lxc',
+      readiness: 'beta',
+      details: { node: 'pve', vmid: 101, profile: 'standard', runId: spec.runId },
+    });
     // already running: only one status call
     const again = createProxmoxApiDouble({ initialStatus: 'running' });
     await createProxmoxBackend({ ...target, client: again, runtimeClient }).execute(request('return 1'));
@@ -81,18 +85,26 @@ describe('proxmox_lxc backend', () => {
 
   it('reports status and start failures, and a container that never comes up', async () => {
     const statusError = await failure(
-      createProxmoxBackend({ ...target, client: createProxmoxApiDouble({ statusError: new Error('401 no ticket') }), runtimeClient }).execute(request('return 1')),
+      createProxmoxBackend({
+        ...target,
+        client: createProxmoxApiDouble({ statusError: new Error('401 no ticket') }),
+        runtimeClient,
+      }).execute(request('return 1')),
     );
     expectCode(statusError, 'RUNTIME_UNAVAILABLE');
     expect(statusError.message).toBe('runtime unavailable: proxmox not available: status: 401 no ticket');
     const startError = await failure(
-      createProxmoxBackend({ ...target, client: createProxmoxApiDouble({ startError: new Error('locked') }), runtimeClient }).execute(request('return 1')),
+      createProxmoxBackend({ ...target, client: createProxmoxApiDouble({ startError: new Error('locked') }), runtimeClient }).execute(
+        request('return 1'),
+      ),
     );
     expect(startError.message).toBe('runtime unavailable: proxmox not available: start: locked');
     const slow = createProxmoxApiDouble({ pollsUntilRunning: 1000 });
     const started = performance.now();
     const never = await failure(
-      createProxmoxBackend({ ...target, client: slow, runtimeClient, pollIntervalMs: 10, startTimeoutMs: 100 }).execute(request('return 1')),
+      createProxmoxBackend({ ...target, client: slow, runtimeClient, pollIntervalMs: 10, startTimeoutMs: 100 }).execute(
+        request('return 1'),
+      ),
     );
     expectCode(never, 'RUNTIME_UNAVAILABLE');
     expect(never.message).toBe('runtime unavailable: proxmox not available: container 101 on node pve is not running after 100ms');
@@ -101,7 +113,9 @@ describe('proxmox_lxc backend', () => {
 
   it('with autoStart off, runs without touching the API', async () => {
     const api = createProxmoxApiDouble({ initialStatus: 'stopped' });
-    await expect(createProxmoxBackend({ client: api, runtimeClient, autoStart: false }).execute(request('return 5'))).resolves.toMatchObject({ value: 5 });
+    await expect(
+      createProxmoxBackend({ client: api, runtimeClient, autoStart: false }).execute(request('return 5')),
+    ).resolves.toMatchObject({ value: 5 });
     expect(api.calls).toHaveLength(0);
   });
 

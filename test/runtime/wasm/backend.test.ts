@@ -91,7 +91,10 @@ describe('wasm backend', () => {
     it('keeps timers from outliving their run', async () => {
       const solo = createWasmBackend({ poolSize: 1 });
       try {
-        await solo.execute({ code: "setInterval(() => console.log('ghost'), 1);\nsetTimeout(() => console.log('ghost'), 5);\nreturn 1;", gateway: gateway() });
+        await solo.execute({
+          code: "setInterval(() => console.log('ghost'), 1);\nsetTimeout(() => console.log('ghost'), 5);\nreturn 1;",
+          gateway: gateway(),
+        });
         await new Promise((resolve) => setTimeout(resolve, 50));
         const next = await solo.execute({ code: "await new Promise((r) => setTimeout(r, 30));\nconsole.log('next');", gateway: gateway() });
         expect(next.stdout).toBe('next\n');
@@ -155,7 +158,9 @@ describe('wasm backend', () => {
     });
 
     it('fails the run on an unhandled rejection of a floating tool call', async () => {
-      const error = await failure(run("tools.runTool('test:missing', {});\nawait new Promise((r) => setTimeout(r, 50));\nreturn 'finished';"));
+      const error = await failure(
+        run("tools.runTool('test:missing', {});\nawait new Promise((r) => setTimeout(r, 50));\nreturn 'finished';"),
+      );
       expect(error.code).toBe('TOOL_NOT_FOUND');
       expect(error.details?.line).toBe(1);
     });
@@ -167,7 +172,12 @@ describe('wasm backend', () => {
 
     it('describes the engine', async () => {
       const result = await run('return 1');
-      expect(result.backend.details).toMatchObject({ engine: 'quickjs-wasi', maxStackBytes: 512 * 1024, maxOutputBytes: 1024 * 1024, timeoutMs: 30_000 });
+      expect(result.backend.details).toMatchObject({
+        engine: 'quickjs-wasi',
+        maxStackBytes: 512 * 1024,
+        maxOutputBytes: 1024 * 1024,
+        timeoutMs: 30_000,
+      });
       expect(typeof result.backend.details?.engineVersion).toBe('string');
     });
 
@@ -198,7 +208,7 @@ describe('wasm backend', () => {
       });
       const result = await backend.execute({
         code: [
-          "JSON.stringify = () => '{\"id\":\"test:add\",\"args\":{\"a\":100,\"b\":100}}';",
+          'JSON.stringify = () => \'{"id":"test:add","args":{"a":100,"b":100}}\';',
           'JSON.parse = () => ({ structured: -1 });',
           'Map.prototype.get = () => undefined; Map.prototype.set = () => undefined;',
           'Reflect.apply = () => undefined; Promise.prototype.then = Promise.prototype.then;',
@@ -256,7 +266,15 @@ describe('wasm backend', () => {
       expect(error.details).toMatchObject({ limit: 'memory', memoryBytes: 16 * 1024 * 1024 });
       expect(process.memoryUsage.rss() - rss).toBeLessThan(256 * 1024 * 1024);
       const byDefault = await run('return 1');
-      expect(byDefault.limitsEnforced).toEqual({ timeout: true, toolCalls: true, chainSteps: true, memory: true, cpu: false, pids: false, disk: false });
+      expect(byDefault.limitsEnforced).toEqual({
+        timeout: true,
+        toolCalls: true,
+        chainSteps: true,
+        memory: true,
+        cpu: false,
+        pids: false,
+        disk: false,
+      });
       expect(byDefault.backend.details?.memoryBytes).toBe(64 * 1024 * 1024);
     });
 
@@ -264,7 +282,9 @@ describe('wasm backend', () => {
       const error = await failure(run('function down(n) { return down(n + 1) + 1; }\nreturn down(0);'));
       expect(error.code).toBe('RESOURCE_LIMIT');
       expect(error.details).toMatchObject({ limit: 'stack', line: 1 });
-      const caught = await run('function down(n) { return down(n + 1) + 1; }\ntry { down(0); } catch (e) { return e instanceof RangeError; }');
+      const caught = await run(
+        'function down(n) { return down(n + 1) + 1; }\ntry { down(0); } catch (e) { return e instanceof RangeError; }',
+      );
       expect(caught.value).toBe(true);
     });
 
@@ -297,7 +317,11 @@ describe('wasm backend', () => {
       const hanging = hangingGateway();
       const started = performance.now();
       const error = await failure(
-        backend.execute({ code: "console.log('calling');\nawait tools.runTool('test:add', { a: 1, b: 2 });", gateway: hanging.gateway, timeoutMs: 300 }),
+        backend.execute({
+          code: "console.log('calling');\nawait tools.runTool('test:add', { a: 1, b: 2 });",
+          gateway: hanging.gateway,
+          timeoutMs: 300,
+        }),
       );
       expect(error.code).toBe('TIMEOUT');
       expect(performance.now() - started).toBeLessThan(2000);
@@ -310,7 +334,11 @@ describe('wasm backend', () => {
       const hanging = hangingGateway();
       const controller = new AbortController();
       const reason = new Error('user stop');
-      const pending = backend.execute({ code: "await tools.runTool('test:add', { a: 1, b: 2 });", gateway: hanging.gateway, signal: controller.signal });
+      const pending = backend.execute({
+        code: "await tools.runTool('test:add', { a: 1, b: 2 });",
+        gateway: hanging.gateway,
+        signal: controller.signal,
+      });
       await until(() => hanging.state.started);
       const started = performance.now();
       controller.abort(reason);
@@ -323,7 +351,11 @@ describe('wasm backend', () => {
 
     it('stops output at the cap at once, without buffering the rest', async () => {
       const started = performance.now();
-      const error = await failure(run("const chunk = 'y'.repeat(1 << 20);\nfor (;;) { console.log(chunk); console.error(chunk); }", { limits: { maxOutputBytes: 3000 } }));
+      const error = await failure(
+        run("const chunk = 'y'.repeat(1 << 20);\nfor (;;) { console.log(chunk); console.error(chunk); }", {
+          limits: { maxOutputBytes: 3000 },
+        }),
+      );
       expect(error.code).toBe('RESOURCE_LIMIT');
       expect(error.details?.limit).toBe('output');
       const partial = error.details?.result as ExecuteResult;
@@ -349,7 +381,9 @@ describe('wasm backend', () => {
           peak = Math.max(peak, pool.stats.busy);
         }, 1);
         const results = await Promise.all(
-          [1, 2, 3, 4, 5, 6].map((n) => pool.execute({ code: `await new Promise((r) => setTimeout(r, 30));\nreturn ${n};`, gateway: gateway() })),
+          [1, 2, 3, 4, 5, 6].map((n) =>
+            pool.execute({ code: `await new Promise((r) => setTimeout(r, 30));\nreturn ${n};`, gateway: gateway() }),
+          ),
         );
         clearInterval(watch);
         expect(results.map((r) => r.value)).toEqual([1, 2, 3, 4, 5, 6]);
@@ -422,7 +456,10 @@ describe('wasm backend', () => {
       };
       const before = count();
       const controller = new AbortController();
-      await run("console.log('x');\nawait tools.runTool('test:add', { a: 1, b: 2 });\nreturn 1;", { signal: controller.signal, timeoutMs: 5000 });
+      await run("console.log('x');\nawait tools.runTool('test:add', { a: 1, b: 2 });\nreturn 1;", {
+        signal: controller.signal,
+        timeoutMs: 5000,
+      });
       await failure(run('while (true) {}', { timeoutMs: 100 }));
       await failure(run('await new Promise(() => {})', { timeoutMs: 100 }));
       const after = count();
@@ -460,7 +497,8 @@ describe('wasm backend', () => {
     });
 
     it('answers tool calls from concurrent runs with the reply spin on and off', async () => {
-      const loop = 'let sum = 0;\nfor (let i = 0; i < 50; i++) sum += (await tools.runTool(\'test:add\', { a: i, b: 1 })).structured;\nreturn sum;';
+      const loop =
+        "let sum = 0;\nfor (let i = 0; i < 50; i++) sum += (await tools.runTool('test:add', { a: i, b: 1 })).structured;\nreturn sum;";
       for (const replySpinMs of [0, 0.2, 10]) {
         const pool = createWasmBackend({ poolSize: 3, replySpinMs });
         try {

@@ -92,24 +92,34 @@ export function assemble(spec: ModuleSpec): Uint8Array {
     ...u32(typeIndex(entry.type)),
   ]);
   const startType = typeIndex({ params: 0, results: 0 });
-  const typeSection = vec(types.map((t) => [0x60, ...vec(Array.from({ length: t.params }, () => [I32])), ...vec(Array.from({ length: t.results }, () => [I32]))]));
+  const typeSection = vec(
+    types.map((t) => [0x60, ...vec(Array.from({ length: t.params }, () => [I32])), ...vec(Array.from({ length: t.results }, () => [I32]))]),
+  );
   const limits = spec.memory.max === undefined ? [0x00, ...u32(spec.memory.min)] : [0x01, ...u32(spec.memory.min), ...u32(spec.memory.max)];
   const startIndex = spec.imports.length;
   const body = [0x00, ...spec.start, ...op.end];
   const bytes = [
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
     ...section(1, typeSection),
     ...section(2, vec(importEntries)),
     ...section(3, vec([u32(startType)])),
     ...section(5, vec([limits])),
-    ...section(7, vec([[...str('memory'), 0x02, 0x00], [...str('_start'), 0x00, ...u32(startIndex)]])),
+    ...section(
+      7,
+      vec([
+        [...str('memory'), 0x02, 0x00],
+        [...str('_start'), 0x00, ...u32(startIndex)],
+      ]),
+    ),
     ...section(10, vec([[...u32(body.length), ...body]])),
-    ...(spec.data === undefined
-      ? []
-      : section(
-          11,
-          vec(spec.data.map((d) => [0x00, ...op.i32Const(d.offset), ...op.end, ...str(d.text)])),
-        )),
+    ...(spec.data === undefined ? [] : section(11, vec(spec.data.map((d) => [0x00, ...op.i32Const(d.offset), ...op.end, ...str(d.text)])))),
   ];
   return Uint8Array.from(bytes);
 }
@@ -119,9 +129,18 @@ const FD_WRITE = { name: 'fd_write', type: { params: 4, results: 1 } };
 /** `fd_write(fd, iovec at 0 → (ptr, len), 1, nwritten at 8)`, result dropped. */
 function write(fd: number, ptr: number, len: number): number[] {
   return [
-    ...op.i32Const(0), ...op.i32Const(ptr), ...op.i32Store,
-    ...op.i32Const(4), ...op.i32Const(len), ...op.i32Store,
-    ...op.i32Const(fd), ...op.i32Const(0), ...op.i32Const(1), ...op.i32Const(8), ...op.call(0), ...op.drop,
+    ...op.i32Const(0),
+    ...op.i32Const(ptr),
+    ...op.i32Store,
+    ...op.i32Const(4),
+    ...op.i32Const(len),
+    ...op.i32Store,
+    ...op.i32Const(fd),
+    ...op.i32Const(0),
+    ...op.i32Const(1),
+    ...op.i32Const(8),
+    ...op.call(0),
+    ...op.drop,
   ];
 }
 
@@ -130,7 +149,10 @@ export function helloModule(): Uint8Array {
   return assemble({
     imports: [FD_WRITE],
     memory: { min: 1 },
-    data: [{ offset: 16, text: 'hello\n' }, { offset: 32, text: 'oops\n' }],
+    data: [
+      { offset: 16, text: 'hello\n' },
+      { offset: 32, text: 'oops\n' },
+    ],
     start: [...write(1, 16, 6), ...write(2, 32, 5)],
   });
 }
@@ -164,10 +186,20 @@ export function growModule(pages: number, memory: { min: number; max?: number } 
   return assemble({
     imports: [FD_WRITE],
     memory,
-    data: [{ offset: 16, text: 'grown\n' }, { offset: 32, text: 'denied\n' }],
+    data: [
+      { offset: 16, text: 'grown\n' },
+      { offset: 32, text: 'denied\n' },
+    ],
     start: [
-      ...op.i32Const(pages), ...op.memoryGrow, ...op.i32Const(-1), 0x46 /* i32.eq */,
-      ...op.ifEmpty, ...write(1, 32, 7), ...op.else, ...write(1, 16, 6), ...op.end,
+      ...op.i32Const(pages),
+      ...op.memoryGrow,
+      ...op.i32Const(-1),
+      0x46 /* i32.eq */,
+      ...op.ifEmpty,
+      ...write(1, 32, 7),
+      ...op.else,
+      ...write(1, 16, 6),
+      ...op.end,
     ],
   });
 }
@@ -177,12 +209,28 @@ export function raiseModule(signal: number): Uint8Array {
   return assemble({
     imports: [FD_WRITE, { name: 'proc_raise', type: { params: 1, results: 1 } }],
     memory: { min: 1 },
-    data: [{ offset: 16, text: 'raised\n' }, { offset: 32, text: 'refused\n' }],
-    start: [...op.i32Const(signal), ...op.call(1), ...op.i32Eqz, ...op.ifEmpty, ...write(1, 16, 7), ...op.else, ...write(1, 32, 8), ...op.end],
+    data: [
+      { offset: 16, text: 'raised\n' },
+      { offset: 32, text: 'refused\n' },
+    ],
+    start: [
+      ...op.i32Const(signal),
+      ...op.call(1),
+      ...op.i32Eqz,
+      ...op.ifEmpty,
+      ...write(1, 16, 7),
+      ...op.else,
+      ...write(1, 32, 8),
+      ...op.end,
+    ],
   });
 }
 
 /** Imports a function the sandbox does not provide. */
 export function foreignImportModule(): Uint8Array {
-  return assemble({ imports: [{ module: 'env', name: 'escape', type: { params: 0, results: 0 } }], memory: { min: 1 }, start: [...op.call(0)] });
+  return assemble({
+    imports: [{ module: 'env', name: 'escape', type: { params: 0, results: 0 } }],
+    memory: { min: 1 },
+    start: [...op.call(0)],
+  });
 }

@@ -2,15 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { capModuleMemory, createWasmBackend, wasiModuleBytes, type WasmBackend } from '../../../src/runtime/backends/wasm/index.js';
 import { wasmApi } from '../../../src/runtime/backends/wasm/webassembly.js';
 import type { ExecuteRequest, ExecuteResult, ToolGateway } from '../../../src/runtime/index.js';
-import {
-  exitModule,
-  floodModule,
-  foreignImportModule,
-  growModule,
-  helloModule,
-  loopModule,
-  raiseModule,
-} from './wasi-modules.js';
+import { exitModule, floodModule, foreignImportModule, growModule, helloModule, loopModule, raiseModule } from './wasi-modules.js';
 
 type Failure = Error & { code?: string; details?: Record<string, unknown> & { result?: ExecuteResult } };
 
@@ -31,7 +23,12 @@ const unreachableGateway = new Proxy({} as ToolGateway, {
 describe('wasm backend: raw WASI modules', () => {
   let backend: WasmBackend;
   const run = (module: unknown, extra: Partial<ExecuteRequest> = {}) =>
-    backend.execute({ code: '(ignored on the WASI path)', gateway: unreachableGateway, ...extra, metadata: { wasm_module: module, ...extra.metadata } });
+    backend.execute({
+      code: '(ignored on the WASI path)',
+      gateway: unreachableGateway,
+      ...extra,
+      metadata: { wasm_module: module, ...extra.metadata },
+    });
 
   beforeAll(() => {
     backend = createWasmBackend({ poolSize: 1 });

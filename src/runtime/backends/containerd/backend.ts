@@ -5,13 +5,7 @@
 import { SpecBackend, type EnforcedResources, type SpecInput } from '../spec/engine.js';
 import { DEFAULT_SPEC_SANDBOX_IMAGE } from '../spec/guest.js';
 import { containerEnforced, containerResources, containerSecurity, copyLimits, specLabels } from '../spec/mapping.js';
-import {
-  imageResolverOption,
-  objectOption,
-  resolveCommonOptions,
-  stringOption,
-  type SpecBackendCommonOptions,
-} from '../spec/options.js';
+import { imageResolverOption, objectOption, resolveCommonOptions, stringOption, type SpecBackendCommonOptions } from '../spec/options.js';
 import type {
   BaseSandboxSpec,
   ImageResolver,

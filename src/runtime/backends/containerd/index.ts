@@ -1,8 +1,3 @@
 /** The `containerd` runtime backend. */
-export {
-  ContainerdBackend,
-  DEFAULT_CONTAINERD_NAMESPACE,
-  DEFAULT_CONTAINERD_SOCKET,
-  createContainerdBackend,
-} from './backend.js';
+export { ContainerdBackend, DEFAULT_CONTAINERD_NAMESPACE, DEFAULT_CONTAINERD_SOCKET, createContainerdBackend } from './backend.js';
 export type { ContainerdBackendOptions, ContainerdClient, ContainerdSpec } from './backend.js';

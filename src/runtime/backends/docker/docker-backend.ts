@@ -13,7 +13,14 @@ import { runGuestSession, type GuestFailure } from '../../guest/session.js';
 import { effectiveMaxOutputBytes, effectiveTimeoutMs, validateRequest } from '../../request.js';
 import { RunRecord } from '../../run-record.js';
 import type { BackendReadiness, ExecuteRequest, ExecuteResult, RuntimeBackend, RuntimeBackendKind } from '../../types.js';
-import { connectDocker, describeEngine, dockerMessage, engineUnavailable, pingEngine, type DockerConnectionOptions } from './docker-client.js';
+import {
+  connectDocker,
+  describeEngine,
+  dockerMessage,
+  engineUnavailable,
+  pingEngine,
+  type DockerConnectionOptions,
+} from './docker-client.js';
 import {
   containerCreateOptions,
   containerHeapBytes,
@@ -103,7 +110,9 @@ async function memoryKill(running: SandboxContainer): Promise<{ oomKilled: boole
 function positiveOption(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new ToolexecError('INVALID_ARGUMENT', `invalid docker backend option: ${name} must be a positive number`, { details: { field: name, value } });
+    throw new ToolexecError('INVALID_ARGUMENT', `invalid docker backend option: ${name} must be a positive number`, {
+      details: { field: name, value },
+    });
   }
   return value;
 }
@@ -161,7 +170,10 @@ function startDeadline(signals: readonly (AbortSignal | undefined)[], ms: number
     }
   }
   const timer = setTimeout(
-    () => controller.abort(ownReason(new ToolexecError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${what} did not start a container within ${ms}ms`))),
+    () =>
+      controller.abort(
+        ownReason(new ToolexecError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${what} did not start a container within ${ms}ms`)),
+      ),
     ms,
   );
   return {
@@ -215,7 +227,11 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
     this.readiness = this.#options.poolSize > 0 ? 'beta' : readiness;
     this.#pool =
       this.#options.poolSize > 0
-        ? new WarmPool(this.#options.poolSize, () => this.#startPooled(), (cleanup) => this.#track(cleanup))
+        ? new WarmPool(
+            this.#options.poolSize,
+            () => this.#startPooled(),
+            (cleanup) => this.#track(cleanup),
+          )
         : undefined;
   }
 
@@ -412,7 +428,11 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
           cause: running.engineError,
         };
       } else if (failure !== undefined && this.#closed && failure.code !== 'ABORTED' && failure.code !== 'TIMEOUT') {
-        failure = { code: 'RUNTIME_UNAVAILABLE', message: `runtime unavailable: the ${this.kind} backend was closed during the run`, cause: failure.cause };
+        failure = {
+          code: 'RUNTIME_UNAVAILABLE',
+          message: `runtime unavailable: the ${this.kind} backend was closed during the run`,
+          cause: failure.cause,
+        };
       }
       return run.settle({ ...outcome, failure });
     } catch (err) {

@@ -88,9 +88,13 @@ export async function sharedLibrariesOf(binary: string): Promise<string[]> {
     output = await run('ldd', [binary]);
   } catch (err) {
     if (err instanceof CommandError && /not a dynamic executable|statically linked/.test(err.output)) return [];
-    throw new ToolexecError('RUNTIME_UNAVAILABLE', `runtime unavailable: cannot list the libraries of ${binary} with ldd (a Linux host is needed)`, {
-      cause: err,
-    });
+    throw new ToolexecError(
+      'RUNTIME_UNAVAILABLE',
+      `runtime unavailable: cannot list the libraries of ${binary} with ldd (a Linux host is needed)`,
+      {
+        cause: err,
+      },
+    );
   }
   const paths: string[] = [];
   for (const raw of output.split('\n')) {

@@ -152,7 +152,11 @@ export class KubernetesBackend extends SpecBackend<KubernetesPodSpec> {
         ? { ping: (opts) => (client.ping as (o: { signal: AbortSignal }) => Promise<void>).call(client, opts) }
         : undefined;
     super(
-      resolveCommonOptions('kubernetes', { ...options, ...(clientHealth === undefined ? {} : { healthChecker: clientHealth }) }, DEFAULT_KUBERNETES_TIMEOUT_MS),
+      resolveCommonOptions(
+        'kubernetes',
+        { ...options, ...(clientHealth === undefined ? {} : { healthChecker: clientHealth }) },
+        DEFAULT_KUBERNETES_TIMEOUT_MS,
+      ),
       client,
       imageResolverOption('kubernetes', options.imageResolver),
     );
@@ -270,7 +274,13 @@ export class KubernetesBackend extends SpecBackend<KubernetesPodSpec> {
   }
 
   protected logFields(spec: KubernetesPodSpec): Record<string, unknown> {
-    return { profile: spec.profile, namespace: spec.namespace, runtimeClassName: spec.runtimeClassName, pod: spec.podName, runId: spec.runId };
+    return {
+      profile: spec.profile,
+      namespace: spec.namespace,
+      runtimeClassName: spec.runtimeClassName,
+      pod: spec.podName,
+      runId: spec.runId,
+    };
   }
 }
 
@@ -281,7 +291,12 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
  * allowed`), resources (`... cannot be negative`); plus a valid pod name (a DNS label of at most
  * 63 characters). @throws `CONFIGURATION` / `SANDBOX_VIOLATION`.
  */
-export function validateKubernetesSpec(spec: { image: string; security: KubernetesSecurity; resources: KubernetesResources; podName: string }): void {
+export function validateKubernetesSpec(spec: {
+  image: string;
+  security: KubernetesSecurity;
+  resources: KubernetesResources;
+  podName: string;
+}): void {
   if (typeof spec.image !== 'string' || spec.image === '') throw invalidSpec('image is required', 'image');
   validateSecurity(spec.security);
   validateResources({

@@ -8,13 +8,7 @@ export {
   createKubernetesBackend,
   validateKubernetesSpec,
 } from './backend.js';
-export type {
-  KubernetesBackendOptions,
-  KubernetesClient,
-  KubernetesPodSpec,
-  KubernetesResources,
-  KubernetesSecurity,
-} from './backend.js';
+export type { KubernetesBackendOptions, KubernetesClient, KubernetesPodSpec, KubernetesResources, KubernetesSecurity } from './backend.js';
 export { GUEST_CONTAINER_NAME, NETWORK_LABEL, buildKubernetesNetworkPolicy, buildKubernetesPod } from './manifest.js';
 export type {
   KubernetesContainerManifest,

@@ -242,7 +242,9 @@ export function buildKubernetesPod(input: KubernetesPodInput): KubernetesPodMani
       hostNetwork: false,
       hostPID: false,
       hostIPC: false,
-      ...(input.serviceAccountName === undefined || input.serviceAccountName === '' ? {} : { serviceAccountName: input.serviceAccountName }),
+      ...(input.serviceAccountName === undefined || input.serviceAccountName === ''
+        ? {}
+        : { serviceAccountName: input.serviceAccountName }),
       ...(input.runtimeClassName === undefined || input.runtimeClassName === '' ? {} : { runtimeClassName: input.runtimeClassName }),
       terminationGracePeriodSeconds: 0,
       securityContext: {

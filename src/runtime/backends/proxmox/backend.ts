@@ -158,7 +158,10 @@ export class ProxmoxBackend extends SpecBackend<ProxmoxExecSpec> {
       throw optionError('proxmox_lxc', 'vmid', 'must be a non-negative integer', vmid);
     }
     this.#vmid = vmid ?? 0;
-    for (const [name, value] of [['autoStart', options.autoStart], ['autoStop', options.autoStop]] as const) {
+    for (const [name, value] of [
+      ['autoStart', options.autoStart],
+      ['autoStop', options.autoStop],
+    ] as const) {
       if (value !== undefined && typeof value !== 'boolean') throw optionError('proxmox_lxc', name, 'must be a boolean', value);
     }
     this.#autoStart = options.autoStart ?? true;
@@ -282,14 +285,18 @@ export class ProxmoxBackend extends SpecBackend<ProxmoxExecSpec> {
     try {
       await this.#ensureRunning(signal);
     } catch (err) {
-      throw withPartialResult(err, {
-        stdout: '',
-        stderr: '',
-        toolCalls: [],
-        durationMs: 0,
-        backend: info(),
-        limitsEnforced: limitsEnforcedNone(),
-      }, 'RUNTIME_UNAVAILABLE');
+      throw withPartialResult(
+        err,
+        {
+          stdout: '',
+          stderr: '',
+          toolCalls: [],
+          durationMs: 0,
+          backend: info(),
+          limitsEnforced: limitsEnforcedNone(),
+        },
+        'RUNTIME_UNAVAILABLE',
+      );
     }
     try {
       const result = await runtime.execute(request);

@@ -92,7 +92,8 @@ function resolveOptions(options: RemoteBackendOptions): Resolved | undefined {
   } catch (err) {
     throw optionError('remote', 'url', 'must be an absolute http(s) URL', String(options.url));
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw optionError('remote', 'url', 'must be an http: or https: URL', url.protocol);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw optionError('remote', 'url', 'must be an http: or https: URL', url.protocol);
   if (options.keyId !== undefined && (typeof options.keyId !== 'string' || options.keyId === '' || /[\r\n]/.test(options.keyId))) {
     throw optionError('remote', 'keyId', 'must be a non-empty single-line string', options.keyId);
   }
@@ -239,10 +240,14 @@ export class RemoteBackend implements RuntimeBackend {
     const line = JSON.stringify(executeMessage(request));
     const bytes = Buffer.byteLength(line);
     if (bytes > options.maxMessageBytes) {
-      throw runtimeError('RESOURCE_LIMIT', `resource limit exceeded: the execute message is ${bytes} bytes, over ${options.maxMessageBytes}`, {
-        result: run.partial(),
-        details: { limit: 'body', bytes, maxMessageBytes: options.maxMessageBytes },
-      });
+      throw runtimeError(
+        'RESOURCE_LIMIT',
+        `resource limit exceeded: the execute message is ${bytes} bytes, over ${options.maxMessageBytes}`,
+        {
+          result: run.partial(),
+          details: { limit: 'body', bytes, maxMessageBytes: options.maxMessageBytes },
+        },
+      );
     }
     const traced = run.traceGateway(request);
 
@@ -352,9 +357,13 @@ export class RemoteBackend implements RuntimeBackend {
       }, timeoutMs);
       const connect = setTimeout(() => {
         fail(
-          runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: the remote runtime at ${options.endpoint} did not answer within ${options.connectTimeoutMs}ms`, {
-            details: { endpoint: options.endpoint, reason: 'connect_timeout' },
-          }),
+          runtimeError(
+            'RUNTIME_UNAVAILABLE',
+            `runtime unavailable: the remote runtime at ${options.endpoint} did not answer within ${options.connectTimeoutMs}ms`,
+            {
+              details: { endpoint: options.endpoint, reason: 'connect_timeout' },
+            },
+          ),
         );
       }, options.connectTimeoutMs);
 
@@ -413,9 +422,13 @@ export class RemoteBackend implements RuntimeBackend {
           const failure = channel?.failure;
           fail(
             failure ??
-              runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: the remote runtime at ${options.endpoint} ended the exchange without a result`, {
-                details: { endpoint: options.endpoint, reason: 'no_result' },
-              }),
+              runtimeError(
+                'RUNTIME_UNAVAILABLE',
+                `runtime unavailable: the remote runtime at ${options.endpoint} ended the exchange without a result`,
+                {
+                  details: { endpoint: options.endpoint, reason: 'no_result' },
+                },
+              ),
           );
         });
       });

@@ -15,14 +15,7 @@ import { optionError, positiveIntegerOption } from '../spec/options.js';
 import { parseExecuteMessage, resultPayload, type RemoteExecutePayload } from './messages.js';
 import { ReplayCache } from './replay-cache.js';
 import { createSignedConnection, type SignedConnection } from './signed-connection.js';
-import {
-  REMOTE_HEADERS,
-  REMOTE_PROTOCOL,
-  deriveSessionKey,
-  secretBytes,
-  verifyRemoteSignature,
-  type RemoteSecret,
-} from './signing.js';
+import { REMOTE_HEADERS, REMOTE_PROTOCOL, deriveSessionKey, secretBytes, verifyRemoteSignature, type RemoteSecret } from './signing.js';
 
 /** Default replay window: 5 minutes either side of the server's clock. */
 export const DEFAULT_REPLAY_WINDOW_MS = 5 * 60_000;
@@ -186,10 +179,7 @@ function header(req: IncomingMessage, name: string): string | undefined {
 }
 
 type FirstLine =
-  | { kind: 'line'; line: Buffer; rest: Buffer; ended: boolean }
-  | { kind: 'too_large' }
-  | { kind: 'timeout' }
-  | { kind: 'closed' };
+  { kind: 'line'; line: Buffer; rest: Buffer; ended: boolean } | { kind: 'too_large' } | { kind: 'timeout' } | { kind: 'closed' };
 
 /** Reads the first line of the body (at most `maxBytes`), leaving the stream paused after it. */
 function readFirstLine(req: IncomingMessage, maxBytes: number, timeoutMs: number): Promise<FirstLine> {
@@ -223,7 +213,8 @@ function readFirstLine(req: IncomingMessage, maxBytes: number, timeoutMs: number
       req.pause();
       finish({ kind: 'line', line: Buffer.concat(chunks), rest: chunk.subarray(newline + 1), ended: false });
     };
-    const onEnd = () => finish(size === 0 ? { kind: 'closed' } : { kind: 'line', line: Buffer.concat(chunks), rest: Buffer.alloc(0), ended: true });
+    const onEnd = () =>
+      finish(size === 0 ? { kind: 'closed' } : { kind: 'line', line: Buffer.concat(chunks), rest: Buffer.alloc(0), ended: true });
     const onClose = () => finish({ kind: 'closed' });
     const timer = setTimeout(() => finish({ kind: 'timeout' }), timeoutMs);
     req.on('data', onData);
@@ -309,7 +300,9 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
   async function exchange(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const protocol = header(req, REMOTE_HEADERS.protocol);
     if (protocol !== REMOTE_PROTOCOL) {
-      throw new Refusal(400, 'PROTOCOL', `protocol error: expected ${REMOTE_HEADERS.protocol}: ${REMOTE_PROTOCOL}`, { protocol: protocol ?? null });
+      throw new Refusal(400, 'PROTOCOL', `protocol error: expected ${REMOTE_HEADERS.protocol}: ${REMOTE_PROTOCOL}`, {
+        protocol: protocol ?? null,
+      });
     }
     const timestamp = header(req, REMOTE_HEADERS.timestamp);
     const nonce = header(req, REMOTE_HEADERS.nonce);
@@ -347,7 +340,13 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
     const verdict = resolved.replay.remember(nonce, now);
     if (verdict === 'replayed') throw deny('replayed', 'the request was already used (replay)');
     if (verdict === 'full') {
-      throw new Refusal(503, 'RUNTIME_UNAVAILABLE', 'runtime unavailable: the replay cache is full', { reason: 'busy' }, { 'retry-after': '1' });
+      throw new Refusal(
+        503,
+        'RUNTIME_UNAVAILABLE',
+        'runtime unavailable: the replay cache is full',
+        { reason: 'busy' },
+        { 'retry-after': '1' },
+      );
     }
     let payload: RemoteExecutePayload;
     try {
@@ -387,7 +386,11 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
     res.once('close', onClose);
     running.add(controller);
     try {
-      const result = await resolved.target.execute({ ...requestOf(payload, resolved.allowUnsafeOptIn), gateway: proxy, signal: controller.signal });
+      const result = await resolved.target.execute({
+        ...requestOf(payload, resolved.allowUnsafeOptIn),
+        gateway: proxy,
+        signal: controller.signal,
+      });
       await sendTerminal(signed, { type: 'result', result: resultPayload(result) });
     } catch (err) {
       const partial = partialResultOf(err);
@@ -407,7 +410,11 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     stats.requests += 1;
     if (closed) {
-      sendRefusal(res, new Refusal(503, 'RUNTIME_UNAVAILABLE', 'runtime unavailable: the remote runtime is shutting down', { reason: 'closing' }), req);
+      sendRefusal(
+        res,
+        new Refusal(503, 'RUNTIME_UNAVAILABLE', 'runtime unavailable: the remote runtime is shutting down', { reason: 'closing' }),
+        req,
+      );
       return;
     }
     if (req.method !== 'POST') {
@@ -415,7 +422,13 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
       return;
     }
     if (active >= resolved.maxConcurrentRuns) {
-      const refusal = new Refusal(503, 'RUNTIME_UNAVAILABLE', 'runtime unavailable: too many concurrent runs', { reason: 'busy' }, { 'retry-after': '1' });
+      const refusal = new Refusal(
+        503,
+        'RUNTIME_UNAVAILABLE',
+        'runtime unavailable: too many concurrent runs',
+        { reason: 'busy' },
+        { 'retry-after': '1' },
+      );
       sendRefusal(res, refusal, req);
       return;
     }
@@ -447,7 +460,8 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
     close: {
       value: async () => {
         closed = true;
-        for (const controller of running) controller.abort(new ToolexecError('ABORTED', 'execution aborted: the remote runtime is shutting down'));
+        for (const controller of running)
+          controller.abort(new ToolexecError('ABORTED', 'execution aborted: the remote runtime is shutting down'));
         while (exchanges.size > 0) await Promise.allSettled([...exchanges]);
       },
     },

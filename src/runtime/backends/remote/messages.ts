@@ -56,7 +56,8 @@ export function executeMessage(request: ExecuteRequest): RemoteExecuteMessage {
   if (request.profile !== undefined) payload.profile = request.profile;
   if (request.metadata !== undefined) {
     const metadata = toJsonSafe(request.metadata);
-    if (metadata !== null && typeof metadata === 'object' && !Array.isArray(metadata)) payload.metadata = metadata as Record<string, unknown>;
+    if (metadata !== null && typeof metadata === 'object' && !Array.isArray(metadata))
+      payload.metadata = metadata as Record<string, unknown>;
   }
   return { type: 'execute', request: payload };
 }
@@ -115,7 +116,8 @@ export function readResultPayload(value: unknown): {
   limitsEnforced: LimitsEnforced;
 } {
   const payload = isObject(value) ? value : {};
-  const backend = isObject(payload.backend) && typeof payload.backend.kind === 'string' ? (payload.backend as unknown as BackendInfo) : undefined;
+  const backend =
+    isObject(payload.backend) && typeof payload.backend.kind === 'string' ? (payload.backend as unknown as BackendInfo) : undefined;
   return {
     hasValue: Object.hasOwn(payload, 'value'),
     ...(Object.hasOwn(payload, 'value') ? { value: payload.value } : {}),

@@ -132,7 +132,12 @@ class Signed implements SignedConnection {
     } catch {
       return this.#fail(`message ${expected} is not JSON`);
     }
-    if (!isObject(parsed) || typeof parsed.type !== 'string' || parsed.type === '' || (parsed.id !== undefined && typeof parsed.id !== 'string')) {
+    if (
+      !isObject(parsed) ||
+      typeof parsed.type !== 'string' ||
+      parsed.type === '' ||
+      (parsed.id !== undefined && typeof parsed.id !== 'string')
+    ) {
       return this.#fail(`message ${expected} is not a protocol message`);
     }
     return parsed as WireMessage;

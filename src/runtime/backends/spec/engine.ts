@@ -220,7 +220,10 @@ export abstract class SpecBackend<Spec extends BaseSandboxSpec> implements Runti
         signal,
         'sandbox start',
         () => this.#start(client, spec, signal),
-        (late) => void Promise.resolve().then(() => late.kill()).catch(() => undefined),
+        (late) =>
+          void Promise.resolve()
+            .then(() => late.kill())
+            .catch(() => undefined),
       );
       kill = once(() => sandbox.kill());
       this.#processes.add(kill);

@@ -18,14 +18,7 @@ export type {
 } from './types.js';
 export { DEFAULT_SPEC_SANDBOX_IMAGE, GUEST_WORKING_DIR, buildGuestSpec, newRunId } from './guest.js';
 export type { GuestSpecOptions } from './guest.js';
-export {
-  CPU_PERIOD_US,
-  SANDBOX_USER,
-  containerEnforced,
-  containerResources,
-  containerSecurity,
-  resolveProfile,
-} from './mapping.js';
+export { CPU_PERIOD_US, SANDBOX_USER, containerEnforced, containerResources, containerSecurity, resolveProfile } from './mapping.js';
 export type { ContainerSecurityOptions } from './mapping.js';
 export { validateContainerSpec, validateGuest, validateResources, validateSecurity } from './validate.js';
 export { DEFAULT_KILL_TIMEOUT_MS } from './options.js';

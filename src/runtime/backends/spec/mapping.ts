@@ -83,7 +83,10 @@ export function specLabels(profile: SecurityProfile, backend: string, runId: str
 }
 
 /** Resource limits enforced: asked for in the spec and declared by the client. */
-export function containerEnforced(resources: SandboxResources, capabilities: SandboxCapabilities): Pick<LimitsEnforced, 'memory' | 'cpu' | 'pids' | 'disk'> {
+export function containerEnforced(
+  resources: SandboxResources,
+  capabilities: SandboxCapabilities,
+): Pick<LimitsEnforced, 'memory' | 'cpu' | 'pids' | 'disk'> {
   return {
     memory: resources.memoryBytes > 0 && capabilities.memory === true,
     cpu: resources.cpuQuotaUs > 0 && capabilities.cpu === true,

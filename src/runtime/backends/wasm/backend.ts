@@ -92,7 +92,9 @@ export class WasmBackend implements RuntimeBackend {
     try {
       validateRequest(request);
       if (this.#closed) {
-        throw new ToolexecError('RUNTIME_UNAVAILABLE', 'runtime unavailable: the wasm backend is closed', { details: { backend: this.kind } });
+        throw new ToolexecError('RUNTIME_UNAVAILABLE', 'runtime unavailable: the wasm backend is closed', {
+          details: { backend: this.kind },
+        });
       }
       module = wasiModuleBytes(request.metadata, this.#options.maxModuleBytes);
     } catch (err) {
@@ -160,19 +162,27 @@ export class WasmBackend implements RuntimeBackend {
       try {
         module = await wasmApi.compile(capped.bytes);
       } catch (err) {
-        throw new ToolexecError('INVALID_ARGUMENT', `invalid WASI module: it does not compile: ${err instanceof Error ? err.message : String(err)}`, {
-          cause: err,
-          details: { field: 'metadata.wasm_module' },
-        });
+        throw new ToolexecError(
+          'INVALID_ARGUMENT',
+          `invalid WASI module: it does not compile: ${err instanceof Error ? err.message : String(err)}`,
+          {
+            cause: err,
+            details: { field: 'metadata.wasm_module' },
+          },
+        );
       }
       checkWasiShape(module);
       this.#usedNullFd = true;
       try {
         fd = nullFd(this);
       } catch (err) {
-        throw new ToolexecError('RUNTIME_UNAVAILABLE', `runtime unavailable: cannot open the null device for WASI stdio: ${err instanceof Error ? err.message : String(err)}`, {
-          cause: err,
-        });
+        throw new ToolexecError(
+          'RUNTIME_UNAVAILABLE',
+          `runtime unavailable: cannot open the null device for WASI stdio: ${err instanceof Error ? err.message : String(err)}`,
+          {
+            cause: err,
+          },
+        );
       }
     } catch (err) {
       throw run.fail(err);

@@ -99,9 +99,13 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
 function spinMs(value: number | undefined): number {
   if (value === undefined) return DEFAULT_REPLY_SPIN_MS;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > MAX_REPLY_SPIN_MS) {
-    throw new ToolexecError('CONFIGURATION', `invalid wasm backend option: replySpinMs must be a number between 0 and ${MAX_REPLY_SPIN_MS}`, {
-      details: { option: 'replySpinMs', value },
-    });
+    throw new ToolexecError(
+      'CONFIGURATION',
+      `invalid wasm backend option: replySpinMs must be a number between 0 and ${MAX_REPLY_SPIN_MS}`,
+      {
+        details: { option: 'replySpinMs', value },
+      },
+    );
   }
   return value;
 }
@@ -116,7 +120,12 @@ export function resolveWasmOptions(options: WasmBackendOptions = {}): ResolvedWa
   return {
     poolSize: positiveInteger('poolSize', options.poolSize, Math.max(1, Math.min(2, availableParallelism())), 64),
     defaultTimeoutMs: positiveInteger('defaultTimeoutMs', options.defaultTimeoutMs, DEFAULT_TIMEOUT_MS),
-    defaultMemoryBytes: positiveInteger('defaultMemoryBytes', options.defaultMemoryBytes, DEFAULT_WASM_MEMORY_BYTES, WASM32_MAX_MEMORY_BYTES),
+    defaultMemoryBytes: positiveInteger(
+      'defaultMemoryBytes',
+      options.defaultMemoryBytes,
+      DEFAULT_WASM_MEMORY_BYTES,
+      WASM32_MAX_MEMORY_BYTES,
+    ),
     defaultMaxOutputBytes: positiveInteger('defaultMaxOutputBytes', options.defaultMaxOutputBytes, DEFAULT_MAX_OUTPUT_BYTES),
     maxStackBytes: positiveInteger('maxStackBytes', options.maxStackBytes, DEFAULT_WASM_MAX_STACK_BYTES, DEFAULT_WASM_MAX_STACK_BYTES),
     maxResultBytes: positiveInteger('maxResultBytes', options.maxResultBytes, 8 * 1024 * 1024),

@@ -215,7 +215,12 @@ export function capModuleMemory(bytes: Uint8Array, capBytes: number): CappedModu
             memories.push({ minPages: limits.min, maxPages: max, imported: false, capped: true });
           } else {
             payload.push(limits.flags, ...leb(limits.min), ...(limits.max === undefined ? [] : leb(limits.max)));
-            memories.push({ minPages: limits.min, ...(limits.max === undefined ? {} : { maxPages: limits.max }), imported: false, capped: false });
+            memories.push({
+              minPages: limits.min,
+              ...(limits.max === undefined ? {} : { maxPages: limits.max }),
+              imported: false,
+              capped: false,
+            });
           }
         }
         if (reader.offset !== end) throw new RangeError('trailing bytes in the memory section');

@@ -103,7 +103,10 @@ function waitingOf(report: unknown): Record<string, unknown> {
   if (waiting === null || typeof waiting !== 'object') return {};
   const { toolCalls, timers } = waiting as { toolCalls?: unknown; timers?: unknown };
   if (typeof toolCalls !== 'number' || typeof timers !== 'number') return {};
-  return { waiting: { toolCalls, timers }, ...(toolCalls === 0 && timers === 0 ? { hint: 'the snippet was awaiting a promise that nothing could settle' } : {}) };
+  return {
+    waiting: { toolCalls, timers },
+    ...(toolCalls === 0 && timers === 0 ? { hint: 'the snippet was awaiting a promise that nothing could settle' } : {}),
+  };
 }
 
 /**
@@ -290,7 +293,12 @@ export async function runOnWorker(pool: WorkerPool, spec: WorkerRunSpec): Promis
     case 'error': {
       const { error } = settlement;
       if (ToolexecError.isInstance(error)) {
-        outcome.failure = { code: error.code, message: error.message, cause: error, ...(error.details === undefined ? {} : { details: error.details }) };
+        outcome.failure = {
+          code: error.code,
+          message: error.message,
+          cause: error,
+          ...(error.details === undefined ? {} : { details: error.details }),
+        };
       } else {
         const reason = error instanceof Error ? error.message : String(error);
         outcome.failure = { code: 'RUNTIME_UNAVAILABLE', message: `runtime unavailable: ${reason}`, cause: error };
