@@ -5,8 +5,10 @@
 
 /** Every stable error code the library produces, grouped by the layer that raises it. */
 export const ERROR_CODES = [
-  // any layer: an argument outside its documented range (a non-positive page size, ...)
+  // any layer: a bad argument to a call (a non-positive page size, a malformed per-call option, ...)
   'INVALID_ARGUMENT',
+  // any layer: a bad option given when something is created (createRunner, createExec, a backend, ...)
+  'CONFIGURATION',
   // model / discovery
   'INVALID_TOOL',
   'INVALID_TOOL_ID',
@@ -29,7 +31,6 @@ export const ERROR_CODES = [
   'BACKEND_DISABLED',
   'BACKEND_EXISTS',
   // code
-  'CONFIGURATION',
   'LIMIT_EXCEEDED',
   'CODE_EXECUTION',
   // runtime

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { layerErrors } from '../../src/model/internal.js';
 import {
   ERROR_CODES,
   SchemaValidationError,
@@ -99,6 +100,28 @@ describe('toErrorShape / errorMessage / isErrorCode', () => {
       message: 'outer',
       cause: { name: 'ToolexecError', code: 'TIMEOUT', message: 'inner', cause: '[object Object]' },
     });
-    expect(errorMessage(Object.assign(Object.create(null) as object, { toJSON: () => { throw new Error('no'); } }))).toBe('[object Object]');
+    expect(
+      errorMessage(
+        Object.assign(Object.create(null) as object, {
+          toJSON: () => {
+            throw new Error('no');
+          },
+        }),
+      ),
+    ).toBe('[object Object]');
+  });
+});
+
+describe('layerErrors (the one place a layer makes its errors)', () => {
+  it('prefixes every message with the layer and picks the code by what was wrong', () => {
+    const errors = layerErrors('run');
+    const any = errors('TOOL_NOT_FOUND', 'tool "x" not found', { details: { toolId: 'x' } });
+    expect(any).toBeInstanceOf(ToolexecError);
+    expect([any.code, any.message, any.details]).toEqual(['TOOL_NOT_FOUND', 'run: tool "x" not found', { toolId: 'x' }]);
+    const argument = errors.invalidArgument('timeoutMs', 'must be a number ≥ 0, got -1');
+    expect([argument.code, argument.message]).toEqual(['INVALID_ARGUMENT', 'run: timeoutMs must be a number ≥ 0, got -1']);
+    const cause = new Error('boom');
+    const option = errors.configuration('local', 'must be an object', { cause });
+    expect([option.code, option.message, option.cause]).toEqual(['CONFIGURATION', 'run: option local must be an object', cause]);
   });
 });

@@ -1,0 +1,30 @@
+import { ToolexecError, type ErrorCode, type ToolexecErrorOptions } from './errors.js';
+
+/**
+ * The one place a layer makes its errors, so that every message reads the same way:
+ * `<layer>: <what went wrong>`, the code chosen by what was wrong:
+ *
+ * - `INVALID_ARGUMENT`: a bad argument to a call (a method's parameter, a per-call option);
+ * - `CONFIGURATION`: a bad option given when something is created (`createX(options)`);
+ * - any other code: through the call signature, with the same prefix.
+ */
+export interface LayerErrors {
+  /** `<layer>: <message>` with any code. */
+  (code: ErrorCode, message: string, options?: ToolexecErrorOptions): ToolexecError;
+  /** `<layer>: <name> <problem>`, code `INVALID_ARGUMENT` (a bad argument to a call). */
+  invalidArgument(name: string, problem: string, options?: ToolexecErrorOptions): ToolexecError;
+  /** `<layer>: option <name> <problem>`, code `CONFIGURATION` (a bad option when creating something). */
+  configuration(name: string, problem: string, options?: ToolexecErrorOptions): ToolexecError;
+}
+
+/** The error factory of one layer (`run`, `mcp`, `runtime`, ...). */
+export function layerErrors(layer: string): LayerErrors {
+  const make = (code: ErrorCode, message: string, options?: ToolexecErrorOptions): ToolexecError =>
+    new ToolexecError(code, `${layer}: ${message}`, options);
+  return Object.assign(make, {
+    invalidArgument: (name: string, problem: string, options?: ToolexecErrorOptions) =>
+      make('INVALID_ARGUMENT', `${name} ${problem}`, options),
+    configuration: (name: string, problem: string, options?: ToolexecErrorOptions) =>
+      make('CONFIGURATION', `option ${name} ${problem}`, options),
+  });
+}

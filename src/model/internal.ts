@@ -1,0 +1,8 @@
+/**
+ * What the model layer shares with the layers above it but not with users: imported by other
+ * layers as `../model/internal.js`, never listed in package.json `exports`.
+ *
+ * @internal
+ * @module
+ */
+export { layerErrors, type LayerErrors } from './error-factory.js';
