@@ -1,5 +1,5 @@
 /**
- * The size caps of example arguments (foundation §6, `ValidateArgs`).
+ * The size caps of example arguments (Go: `tooldoc.ValidateArgs`).
  */
 
 /** Deepest nesting of example args: the top-level object is depth 1. */

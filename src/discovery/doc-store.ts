@@ -1,6 +1,6 @@
 /**
  * The in-memory documentation store: summaries, notes, examples and schema facts at three
- * levels of detail (foundation §6).
+ * levels of detail (the Go `tooldoc` package's behaviour).
  */
 import { ToolexecError, errorMessage, truncateUtf8, type Tool } from '../model/index.js';
 import { MAX_ARGS_DEPTH, MAX_ARGS_KEYS, measureArgs } from './args-caps.js';

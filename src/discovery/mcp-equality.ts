@@ -1,5 +1,5 @@
 /**
- * Whether two registrations of one tool ID describe the same MCP tool (foundation §4.3 step 6).
+ * Whether two registrations of one tool ID describe the same MCP tool (Go: `index.RegisterTool`'s re-registration check).
  */
 import type { Tool } from '../model/index.js';
 

@@ -1,5 +1,5 @@
 /**
- * What a tool's input schema says about each argument (foundation §6, `DescribeTool` step 8).
+ * What a tool's input schema says about each argument (Go: `tooldoc.DescribeTool`, its schema-info step).
  */
 import type { SchemaInfo } from './types.js';
 

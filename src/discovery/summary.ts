@@ -1,5 +1,5 @@
 /**
- * Search summaries and search-doc text (foundation §4.6).
+ * Search summaries and search-doc text (Go: `index` summaries and search docs).
  */
 import { truncateUtf8, type Tool } from '../model/index.js';
 import { category, modes, securitySummary, summaryText } from './tool-facts.js';

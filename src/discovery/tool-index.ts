@@ -1,6 +1,6 @@
 /**
  * The in-memory tool index: registration, lookup, full-text search, pages and change events
- * (foundation §4).
+ * (the Go `index` package's behaviour; see docs/go-parity.md).
  */
 import {
   ToolexecError,

@@ -79,7 +79,7 @@ function invalidTool(reason: string): ToolexecError {
 
 /**
  * Checks a tool against the model's rules, in the Go order: name present, name at most 128 bytes,
- * name characters in `[A-Za-z0-9_.-]`, `inputSchema` present; then (beyond Go) the optional
+ * name characters in `[A-Za-z0-9_.-]`, `inputSchema` present; then the optional
  * extensions: `namespace` a string, `version` a semantic version, `tags` an array of strings.
  *
  * @throws {@link ToolexecError} `INVALID_TOOL` naming the first rule broken.
