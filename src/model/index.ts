@@ -19,7 +19,7 @@ export {
   utf8ByteLength,
   validateTool,
 } from './tool.js';
-export type { McpTool, ParsedToolId, Tool } from './tool.js';
+export type { McpTool, ParsedToolId, ParsedVersion, Tool } from './tool.js';
 export { MAX_TAGS, MAX_TAG_LENGTH, normalizeTags } from './tags.js';
 export { BACKEND_KINDS, backendIdentity, describeBackend, localBackend, mcpBackend, providerBackend, validateBackend } from './backend.js';
 export type { BackendKind, ToolBackend } from './backend.js';

@@ -159,16 +159,33 @@ export function parseToolId(id: string): ParsedToolId {
   return { namespace, name, version };
 }
 
+/** A semantic version, as {@link parsedVersion} reads it (plain data: no library's class). */
+export interface ParsedVersion {
+  /** The version in canonical form (`v2.0.0` reads `2.0.0`). */
+  readonly version: string;
+  /** The major version. */
+  readonly major: number;
+  /** The minor version. */
+  readonly minor: number;
+  /** The patch version. */
+  readonly patch: number;
+  /** The pre-release identifiers (`1.0.0-alpha.1` → `['alpha', 1]`); empty for a release. */
+  readonly prerelease: readonly (string | number)[];
+  /** The build metadata identifiers (`1.0.0+sha.5` → `['sha', '5']`). */
+  readonly build: readonly string[];
+}
+
 /**
  * The parsed semantic version of a tool.
  *
  * @throws {@link ToolexecError} `INVALID_TOOL` when the tool has no version or it is not semver.
  */
-export function parsedVersion(tool: Pick<Tool, 'version'>): semver.SemVer {
+export function parsedVersion(tool: Pick<Tool, 'version'>): ParsedVersion {
   if (!tool.version) throw invalidTool('tool has no version');
   const parsed = semver.parse(tool.version);
   if (parsed === null) throw invalidTool(`version "${tool.version}" is not a semantic version`);
-  return parsed;
+  const { version, major, minor, patch, prerelease, build } = parsed;
+  return Object.freeze({ version, major, minor, patch, prerelease: Object.freeze([...prerelease]), build: Object.freeze([...build]) });
 }
 
 /**

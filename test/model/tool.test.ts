@@ -202,6 +202,15 @@ describe('defineTool, cloneTool, toMcpTool, parsedVersion (foundation §8, cases
     expect(caught(() => parsedVersion({})).code).toBe('INVALID_TOOL');
     expect(parsedVersion({ version: 'v2.0.0' }).version).toBe('2.0.0');
     expect(parsedVersion({ version: '1.0.0-alpha.1' }).prerelease).toEqual(['alpha', 1]);
+    expect(parsedVersion({ version: '1.2.3+sha.5' })).toEqual({
+      version: '1.2.3',
+      major: 1,
+      minor: 2,
+      patch: 3,
+      prerelease: [],
+      build: ['sha', '5'],
+    });
+    expect(Object.isFrozen(parsedVersion({ version: '1.2.3' }))).toBe(true);
     expect(caught(() => parsedVersion({ version: 'not-a-version' })).code).toBe('INVALID_TOOL');
   });
 

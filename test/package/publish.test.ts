@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, normalize } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -30,5 +31,33 @@ describe('published shape', () => {
   it('@arethetypeswrong/cli is clean on the ESM-only testing entry point', () => {
     const result = run('attw', ['--pack', '.', '--profile', 'esm-only', '--format', 'ascii', '--entrypoints', './testing']);
     expect(result.code, result.out).toBe(0);
+  }, 120_000);
+
+  it('packs what the README points to, a LICENSE, the build, and nothing of the sources or tests', () => {
+    const packed = JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' }),
+    ) as [{ files: { path: string }[] }];
+    const files = new Set(packed[0].files.map((file) => file.path));
+    for (const required of [
+      'package.json',
+      'README.md',
+      'LICENSE',
+      'dist/index.js',
+      'dist/index.cjs',
+      'dist/index.d.ts',
+      'dist/index.d.cts',
+    ]) {
+      expect(files, required).toContain(required);
+    }
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const links = [...readme.matchAll(/\]\((?!https?:|#)([^)#\s]+)/g)].map((match) => normalize(match[1]!).replace(/\/$/, ''));
+    expect(links.length).toBeGreaterThan(5);
+    for (const link of links) {
+      expect(
+        [...files].some((file) => file === link || file.startsWith(`${link}/`)),
+        `README links to ${link}`,
+      ).toBe(true);
+    }
+    expect([...files].filter((file) => /^(src|test|bench|scripts|docs\/api|node_modules)\//.test(file))).toEqual([]);
   }, 120_000);
 });
