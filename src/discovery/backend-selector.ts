@@ -1,4 +1,5 @@
-import { BACKEND_KINDS, ToolexecError, type ToolBackend } from '../model/index.js';
+import { BACKEND_KINDS, type ToolBackend } from '../model/index.js';
+import { discoveryErrors as errors } from './errors.js';
 
 /**
  * The default {@link BackendSelector}: the first `local` backend in list order, else the first
@@ -8,7 +9,7 @@ import { BACKEND_KINDS, ToolexecError, type ToolBackend } from '../model/index.j
  */
 export function defaultBackendSelector(backends: ToolBackend[]): ToolBackend {
   if (!Array.isArray(backends) || backends.length === 0) {
-    throw new ToolexecError('NO_BACKENDS', 'no backends to select from');
+    throw errors.noBackends();
   }
   for (const kind of BACKEND_KINDS) {
     const match = backends.find((backend) => backend?.kind === kind);

@@ -3,7 +3,7 @@
  * cursor to one index state and the fingerprint to one listing (a search query or the namespace
  * list), so a cursor is rejected after any change and cannot be replayed for another listing.
  */
-import { ToolexecError } from '../model/index.js';
+import { discoveryErrors as errors } from './errors.js';
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 const MAX_CURSOR_LENGTH = 512;
@@ -14,12 +14,7 @@ interface CursorPayload {
   f: string;
 }
 
-function invalidCursor(reason: string, cause?: unknown): ToolexecError {
-  return new ToolexecError('INVALID_CURSOR', `invalid cursor: ${reason}`, {
-    details: { reason },
-    ...(cause === undefined ? {} : { cause }),
-  });
-}
+const { invalidCursor } = errors;
 
 /** A short, stable fingerprint of a listing key (53-bit cyrb53 hash, base-36). */
 export function fingerprint(key: string): string {

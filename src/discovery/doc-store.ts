@@ -7,6 +7,7 @@ import { MAX_ARGS_DEPTH, MAX_ARGS_KEYS, measureArgs } from './args-caps.js';
 import { deriveSchemaInfo } from './schema-info.js';
 import { modes, securitySummary } from './tool-facts.js';
 import type { DetailLevel, DocEntry, DocStore, DocStoreOptions, ToolDoc, ToolExample, ToolIndex } from './types.js';
+import { discoveryErrors as errors } from './errors.js';
 
 /** The caps applied when docs are registered, in UTF-8 bytes (text is cut, never split mid-character). */
 export const DOC_LIMITS = Object.freeze({
@@ -46,26 +47,24 @@ interface Resolution {
 function resolveDocStoreOptions(options: DocStoreOptions | undefined): ResolvedDocStoreOptions {
   const { index, toolResolver, maxExamples = 0 } = options ?? {};
   if (index !== undefined && (index === null || typeof index.getTool !== 'function')) {
-    throw new ToolexecError('CONFIGURATION', 'index must be a ToolIndex (with getTool)');
+    throw errors.configuration('index must be a ToolIndex (with getTool)');
   }
   if (toolResolver !== undefined && typeof toolResolver !== 'function') {
-    throw new ToolexecError('CONFIGURATION', 'toolResolver must be a function');
+    throw errors.configuration('toolResolver must be a function');
   }
   if (typeof maxExamples !== 'number' || !(maxExamples >= 0) || !Number.isInteger(maxExamples)) {
-    throw new ToolexecError('CONFIGURATION', 'maxExamples must be a non-negative integer (0 = no cap)', {
-      details: { maxExamples },
-    });
+    throw errors.configuration('maxExamples must be a non-negative integer (0 = no cap)', { maxExamples });
   }
   return { index, toolResolver, maxExamples };
 }
 
 function notFound(id: string): ToolexecError {
-  return new ToolexecError('TOOL_NOT_FOUND', `tool not found: ${id}`, { details: { toolId: id } });
+  return errors.toolNotFound(id, { details: { toolId: id } });
 }
 
 function checkId(id: unknown): asserts id is string {
   if (typeof id !== 'string') {
-    throw new ToolexecError('INVALID_ARGUMENT', 'tool ID must be a string', { details: { toolId: typeof id } });
+    throw errors.invalidArgument('tool ID must be a string', { toolId: typeof id });
   }
 }
 
@@ -80,24 +79,20 @@ function isThenable(value: unknown): boolean {
 /** Truncates and deep-copies one example, checking its args against the caps. */
 function prepareExample(example: ToolExample, index: number): ToolExample {
   if (example === null || typeof example !== 'object') {
-    throw new ToolexecError('INVALID_ARGUMENT', `example ${index} must be an object`, { details: { index } });
+    throw errors.invalidArgument(`example ${index} must be an object`, { index });
   }
   const title = typeof example.title === 'string' ? example.title : '';
   let args: Record<string, unknown> | null;
   try {
     args = example.args === undefined || example.args === null ? null : structuredClone(example.args);
   } catch (error) {
-    throw new ToolexecError('INVALID_ARGUMENT', `example ${index} (${title}) args must be plain data: ${errorMessage(error)}`, {
-      cause: error,
-      details: { index, title },
-    });
+    throw errors.invalidArgument(`example ${index} (${title}) args must be plain data: ${errorMessage(error)}`, { index, title }, error);
   }
   const { depth, keys, ok } = measureArgs(args);
   if (!ok) {
-    throw new ToolexecError(
-      'ARGS_TOO_LARGE',
-      `args exceeds caps: example ${index} (${title}) has depth=${depth} (max ${MAX_ARGS_DEPTH}), keys=${keys} (max ${MAX_ARGS_KEYS})`,
-      { details: { index, title, depth, keys, maxDepth: MAX_ARGS_DEPTH, maxKeys: MAX_ARGS_KEYS } },
+    throw errors.argsTooLarge(
+      `example ${index} (${title}) has depth=${depth} (max ${MAX_ARGS_DEPTH}), keys=${keys} (max ${MAX_ARGS_KEYS})`,
+      { index, title, depth, keys, maxDepth: MAX_ARGS_DEPTH, maxKeys: MAX_ARGS_KEYS },
     );
   }
   const prepared: ToolExample = { title, description: text(example.description, DOC_LIMITS.exampleDescriptionBytes), args };
@@ -109,7 +104,7 @@ function prepareExample(example: ToolExample, index: number): ToolExample {
 
 function prepareExamples(examples: readonly ToolExample[] | undefined): ToolExample[] {
   if (examples === undefined || examples === null) return [];
-  if (!Array.isArray(examples)) throw new ToolexecError('INVALID_ARGUMENT', 'examples must be an array');
+  if (!Array.isArray(examples)) throw errors.invalidArgument('examples must be an array');
   return (examples as readonly ToolExample[]).map(prepareExample);
 }
 
@@ -149,7 +144,7 @@ export class InMemoryDocStore implements DocStore {
 
   registerDoc(id: string, entry: DocEntry): void {
     checkId(id);
-    if (entry === null || typeof entry !== 'object') throw new ToolexecError('INVALID_ARGUMENT', 'doc entry must be an object');
+    if (entry === null || typeof entry !== 'object') throw errors.invalidArgument('doc entry must be an object');
     const examples = prepareExamples(entry.examples);
     const refs: unknown = entry.externalRefs;
     this.#docs.set(id, {
@@ -174,7 +169,7 @@ export class InMemoryDocStore implements DocStore {
 
   describeTool(id: string, level: DetailLevel): ToolDoc {
     if (!DETAIL_LEVELS.includes(level)) {
-      throw new ToolexecError('INVALID_DETAIL', `invalid detail level: ${String(level)}`, { details: { level } });
+      throw errors.invalidDetail(level);
     }
     checkId(id);
     const doc = this.#docs.get(id);
@@ -182,9 +177,7 @@ export class InMemoryDocStore implements DocStore {
     if (level !== 'summary' && tool === undefined) {
       if (error !== undefined) throw error;
       if (doc === undefined) throw notFound(id);
-      throw new ToolexecError('TOOL_NOT_FOUND', `tool required for schema/full level: ${id}`, {
-        details: { toolId: id, level, reason: 'a doc exists but no tool is known for this ID' },
-      });
+      throw errors.toolRequired(id, level);
     }
     let summary = doc?.summary ?? '';
     if (summary === '' && tool !== undefined && typeof tool.description === 'string') {
@@ -262,7 +255,7 @@ export class InMemoryDocStore implements DocStore {
     } catch (error) {
       if (ToolexecError.isInstance(error)) return { error };
       return {
-        error: new ToolexecError('TOOL_NOT_FOUND', `tool not found: ${id} (the tool resolver failed: ${errorMessage(error)})`, {
+        error: errors.toolNotFound(`${id} (the tool resolver failed: ${errorMessage(error)})`, {
           cause: error,
           details: { toolId: id },
         }),
@@ -270,7 +263,7 @@ export class InMemoryDocStore implements DocStore {
     }
     if (tool === undefined || tool === null) return {};
     if (isThenable(tool) || typeof tool !== 'object') {
-      return { error: new ToolexecError('CONFIGURATION', 'toolResolver must return a tool or undefined, synchronously') };
+      return { error: errors.configuration('toolResolver must return a tool or undefined, synchronously') };
     }
     return { tool: tool as Tool };
   }

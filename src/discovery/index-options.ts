@@ -1,20 +1,16 @@
 /**
  * The options of the in-memory tool index, resolved in one place.
  */
-import { ToolexecError, errorMessage } from '../model/index.js';
+import { errorMessage } from '../model/index.js';
 import { defaultBackendSelector } from './backend-selector.js';
 import type { BackendSelector, ChangeEvent, Searcher, ToolIndexOptions } from './types.js';
+import { discoveryErrors as errors } from './errors.js';
 
 /** {@link ToolIndexOptions} with every default filled in. */
 export interface ResolvedToolIndexOptions {
   backendSelector: BackendSelector;
   searcher: Searcher | undefined;
   onListenerError: (error: unknown, event: ChangeEvent) => void;
-}
-
-/** A CONFIGURATION error. */
-export function configurationError(message: string): ToolexecError {
-  return new ToolexecError('CONFIGURATION', message);
 }
 
 /**
@@ -25,13 +21,13 @@ export function configurationError(message: string): ToolexecError {
 export function resolveToolIndexOptions(options: ToolIndexOptions | undefined): ResolvedToolIndexOptions {
   const { backendSelector, searcher, onListenerError } = options ?? {};
   if (backendSelector !== undefined && typeof backendSelector !== 'function') {
-    throw configurationError('backendSelector must be a function');
+    throw errors.configuration('backendSelector must be a function');
   }
   if (searcher !== undefined && (searcher === null || typeof searcher.search !== 'function')) {
-    throw configurationError('searcher must have a search(query, limit, docs) method');
+    throw errors.configuration('searcher must have a search(query, limit, docs) method');
   }
   if (onListenerError !== undefined && typeof onListenerError !== 'function') {
-    throw configurationError('onListenerError must be a function');
+    throw errors.configuration('onListenerError must be a function');
   }
   return {
     backendSelector: backendSelector ?? defaultBackendSelector,

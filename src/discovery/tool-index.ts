@@ -20,7 +20,7 @@ import { decodeCursor, encodeCursor, fingerprint } from './cursor.js';
 import { frozenCopy } from './freeze.js';
 import { sameMcpFields } from './mcp-equality.js';
 import { buildDocText, buildSummary, copySummary } from './summary.js';
-import { configurationError, resolveToolIndexOptions, warnListenerError, type ResolvedToolIndexOptions } from './index-options.js';
+import { resolveToolIndexOptions, warnListenerError, type ResolvedToolIndexOptions } from './index-options.js';
 import { selectTop } from './ranking.js';
 import { TextEngine, queryTerms, type EngineDoc } from './text-engine.js';
 import { metaSummary, category } from './tool-facts.js';
@@ -35,6 +35,7 @@ import type {
   ToolRegistration,
   ToolSummary,
 } from './types.js';
+import { discoveryErrors as errors } from './errors.js';
 
 interface ToolRecord {
   readonly id: string;
@@ -56,12 +57,10 @@ interface ListenerEntry {
 const NAMESPACE_LISTING = fingerprint('namespaces');
 
 function notFound(id: unknown): ToolexecError {
-  return new ToolexecError('TOOL_NOT_FOUND', `tool not found: ${String(id)}`, { details: { toolId: id } });
+  return errors.toolNotFound(String(id), { details: { toolId: id } });
 }
 
-function invalidArgument(message: string, details?: Record<string, unknown>): ToolexecError {
-  return new ToolexecError('INVALID_ARGUMENT', message, details === undefined ? {} : { details });
-}
+const { invalidArgument } = errors;
 
 function checkQuery(query: unknown): asserts query is string {
   if (typeof query !== 'string') throw invalidArgument('query must be a string', { query: typeof query });
@@ -104,7 +103,7 @@ function storedTool(tool: Tool): Tool {
     copy = frozenCopy(tool);
   } catch (error) {
     const reason = `tool is not plain data (${errorMessage(error)})`;
-    throw new ToolexecError('INVALID_TOOL', `invalid tool: ${reason}`, { cause: error, details: { reason } });
+    throw errors.invalidTool(reason, { cause: error });
   }
   return copy;
 }
@@ -221,7 +220,7 @@ export class InMemoryToolIndex implements ToolIndex {
     }
 
     if (!sameMcpFields(existing.tool, stored)) {
-      throw new ToolexecError('INVALID_TOOL', `invalid tool: tool "${id}" MCP fields differ from existing registration`, {
+      throw errors.invalidTool(`tool "${id}" MCP fields differ from existing registration`, {
         details: { toolId: id, reason: 'MCP fields differ from existing registration' },
       });
     }
@@ -258,22 +257,18 @@ export class InMemoryToolIndex implements ToolIndex {
 
   unregisterBackend(id: string, kind: BackendKind, backendId: string): void {
     if (typeof backendId !== 'string') {
-      throw new ToolexecError('INVALID_BACKEND', 'invalid backend: backendID must be a string');
+      throw errors.invalidBackend('backendID must be a string');
     }
     let identity: string | undefined;
     if (kind === 'provider') {
       const colon = backendId.indexOf(':');
       if (colon < 0) {
-        throw new ToolexecError('INVALID_BACKEND', "invalid backend: provider backendID must be in format 'providerID:toolID'", {
-          details: { backendId },
-        });
+        throw errors.invalidBackend("provider backendID must be in format 'providerID:toolID'", { backendId });
       }
       const providerId = backendId.slice(0, colon);
       const providerToolId = backendId.slice(colon + 1);
       if (providerId === '' || providerToolId === '') {
-        throw new ToolexecError('INVALID_BACKEND', 'invalid backend: provider backendID must have non-empty providerID and toolID', {
-          details: { backendId },
-        });
+        throw errors.invalidBackend('provider backendID must have non-empty providerID and toolID', { backendId });
       }
       identity = backendIdentity({ kind, provider: { providerId, toolId: providerToolId } });
     } else if (kind === 'mcp') identity = backendIdentity({ kind, mcp: { serverName: backendId } });
@@ -283,7 +278,7 @@ export class InMemoryToolIndex implements ToolIndex {
     if (record === undefined) throw notFound(id);
     const position = identity === undefined ? -1 : record.identities.indexOf(identity);
     if (position < 0) {
-      throw new ToolexecError('TOOL_NOT_FOUND', `tool not found: backend not found (${String(kind)} "${backendId}" of ${id})`, {
+      throw errors.toolNotFound(`backend not found (${String(kind)} "${backendId}" of ${id})`, {
         details: { toolId: id, kind, backendId },
       });
     }
@@ -327,7 +322,7 @@ export class InMemoryToolIndex implements ToolIndex {
     checkQuery(query);
     const size = pageSize(limit);
     if (this.#options.searcher?.deterministic === false) {
-      throw configurationError('searchPage needs a deterministic searcher; the configured searcher declares deterministic: false');
+      throw errors.configuration('searchPage needs a deterministic searcher; the configured searcher declares deterministic: false');
     }
     const listing = fingerprint(`search\u0000${query}`);
     const offset = isAbsentCursor(cursor) ? 0 : decodeCursor(cursor, this.#version, listing);
@@ -445,10 +440,10 @@ export class InMemoryToolIndex implements ToolIndex {
       results = searcher.search(query, limit === Infinity ? docs.length : limit, docs);
     } catch (error) {
       if (ToolexecError.isInstance(error)) throw error;
-      throw new ToolexecError('EXECUTION', `searcher failed: ${errorMessage(error)}`, { cause: error });
+      throw errors.searcherFailed(errorMessage(error), error);
     }
     if (!Array.isArray(results) || results.some((item) => item === null || typeof item !== 'object')) {
-      throw new ToolexecError('EXECUTION', 'searcher failed: search() must return an array of summaries');
+      throw errors.searcherFailed('search() must return an array of summaries');
     }
     const summaries = results as Readonly<ToolSummary>[];
     return limit < summaries.length ? summaries.slice(0, limit) : summaries;

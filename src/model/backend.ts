@@ -1,4 +1,4 @@
-import { ToolexecError } from './errors.js';
+import { modelErrors } from './error-factory.js';
 
 /** Where a tool can be executed. */
 export type BackendKind = 'local' | 'provider' | 'mcp';
@@ -53,9 +53,7 @@ export function mcpBackend(serverName: string): ToolBackend {
   return { kind: 'mcp', mcp: { serverName } };
 }
 
-function invalidBackend(reason: string): ToolexecError {
-  return new ToolexecError('INVALID_BACKEND', `invalid backend: ${reason}`, { details: { reason } });
-}
+const { invalidBackend } = modelErrors;
 
 /**
  * Checks that a backend has the sub-object its kind needs, with non-empty identity fields.

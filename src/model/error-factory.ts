@@ -28,3 +28,23 @@ export function layerErrors(layer: string): LayerErrors {
       make('CONFIGURATION', `option ${name} ${problem}`, options),
   });
 }
+
+/**
+ * The model's own errors. Their messages are the Go sentinel texts (`invalid tool: name is
+ * required`, ...), which the Go conformance cases fix and the layers above embed, so they carry no
+ * layer prefix.
+ */
+export const modelErrors = {
+  /** `INVALID_TOOL`: `invalid tool: <reason>`. */
+  invalidTool: (reason: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}): ToolexecError =>
+    new ToolexecError('INVALID_TOOL', `invalid tool: ${reason}`, { ...options, details: { reason, ...options.details } }),
+  /** `INVALID_TOOL_ID`: `invalid tool ID format: <reason>`. */
+  invalidToolId: (id: unknown, reason: string): ToolexecError =>
+    new ToolexecError('INVALID_TOOL_ID', `invalid tool ID format: ${reason}`, { details: { id, reason } }),
+  /** `INVALID_BACKEND`: `invalid backend: <reason>`. */
+  invalidBackend: (reason: string, details?: Record<string, unknown>): ToolexecError =>
+    new ToolexecError('INVALID_BACKEND', `invalid backend: ${reason}`, { details: { reason, ...details } }),
+  /** `TOOL_NOT_FOUND`: `tool not found: <what>`. */
+  toolNotFound: (what: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}): ToolexecError =>
+    new ToolexecError('TOOL_NOT_FOUND', `tool not found: ${what}`, options),
+};

@@ -5,4 +5,4 @@
  * @internal
  * @module
  */
-export { layerErrors, type LayerErrors } from './error-factory.js';
+export { layerErrors, modelErrors, type LayerErrors } from './error-factory.js';

@@ -1,6 +1,6 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import semver from 'semver';
-import { ToolexecError } from './errors.js';
+import { modelErrors } from './error-factory.js';
 import { normalizeTags } from './tags.js';
 
 export type { McpTool };
@@ -73,9 +73,7 @@ export function truncateUtf8(value: string, maxBytes: number): string {
   return value.slice(0, end);
 }
 
-function invalidTool(reason: string): ToolexecError {
-  return new ToolexecError('INVALID_TOOL', `invalid tool: ${reason}`, { details: { reason } });
-}
+const { invalidTool, invalidToolId } = modelErrors;
 
 /**
  * Checks a tool against the model's rules, in the Go order: name present, name at most 128 bytes,
@@ -130,10 +128,6 @@ export function toolId(tool: Pick<Tool, 'name' | 'namespace' | 'version'>): stri
   if (version === undefined || version === null || version === '') return `${namespace}:${name}`;
   if (typeof version !== 'string') throw invalidTool('version must be a string');
   return `${namespace}:${name}:${version}`;
-}
-
-function invalidToolId(id: unknown, reason: string): ToolexecError {
-  return new ToolexecError('INVALID_TOOL_ID', `invalid tool ID format: ${reason}`, { details: { id, reason } });
 }
 
 /**
