@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { ToolexecError } from '../../src/model/index.js';
 import { ChainError, ToolError } from '../../src/run/index.js';
 import { createContractFixture } from '../../src/testing/gateway-contract.js';
-import { decodeWireStep, mapItems, readWireError, requestMessage } from '../../src/runtime/gateway/codec.js';
+import { decodeWireStep, mapItems, readWireError } from '../../src/runtime/gateway/codec.js';
 import type * as runtime from '../../src/runtime/index.js';
 import { assetPath, createDirectGateway, deserializeError, serializeError, type RuntimeBackend } from '../../src/runtime/index.js';
 
@@ -111,11 +111,6 @@ describe('wire codec', () => {
     }
     expect(called).toBe(false);
     expect(mapped).toEqual([2, 4]);
-  });
-
-  it('builds request messages with a payload only when there is one', () => {
-    expect(requestMessage('list_namespaces', '1', undefined)).toEqual({ type: 'list_namespaces', id: '1' });
-    expect(requestMessage('run_tool', '2', { id: 't' })).toEqual({ type: 'run_tool', id: '2', payload: { id: 't' } });
   });
 });
 

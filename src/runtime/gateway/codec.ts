@@ -136,11 +136,6 @@ export function decodeWireStep(step: unknown, decodeError: (wire: unknown) => un
   return { ...rest, error: decodeError(error) };
 }
 
-/** A request message: `{ type, id }`, with `payload` when there is one. */
-export function requestMessage(type: GatewayRequestType, id: string, payload: unknown): WireMessage {
-  return payload === undefined ? { type, id } : { type, id, payload };
-}
-
 // ---- the guest channel: what a host and a guest say around the gateway requests ----
 
 /** Host → node guest, first line on stdin when the guest starts through the loader: its program. */

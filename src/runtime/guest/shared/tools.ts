@@ -4,7 +4,7 @@
  * A failed call rejects with an `Error` rebuilt from the wire (its `code`, `details`, `toolId`,
  * `steps`), whose stack points at the snippet's call site.
  */
-import { decodeWireStep, mapItems, readWireError, requestMessage, type GatewayRequestType, type WireMessage } from '../../gateway/codec.js';
+import { decodeWireStep, mapItems, readWireError, type GatewayRequestType, type WireMessage } from '../../gateway/codec.js';
 import {
   GuestError,
   GuestMap,
@@ -14,13 +14,13 @@ import {
   GuestWeakMap,
   apply,
   defineProperty,
-  deleteIn,
   freeze,
-  getIn,
   isArray,
+  mapDelete,
+  mapGet,
+  mapSet,
   promiseReject,
   promiseThen,
-  setIn,
   weakMapGet,
   weakMapSet,
 } from './primordials.js';
@@ -99,12 +99,13 @@ export function createToolsBridge(channel: ToolsChannel): ToolsBridge {
   function call(type: GatewayRequestType, payload: unknown, site: Error): Promise<unknown> {
     const id = GuestString(nextId);
     nextId += 1;
+    // the Map methods are applied directly (not through helpers): this is every tool call's path
     return new GuestPromise((resolve, reject) => {
-      setIn(pending, id, { resolve, reject, site });
+      apply(mapSet, pending, [id, { resolve, reject, site }]);
       try {
-        channel.send(id, requestMessage(type, id, payload));
+        channel.send(id, payload === undefined ? { type, id } : { type, id, payload });
       } catch (error) {
-        deleteIn(pending, id);
+        apply(mapDelete, pending, [id]);
         throw error;
       }
     });
@@ -170,9 +171,9 @@ export function createToolsBridge(channel: ToolsChannel): ToolsBridge {
     if (message === null || typeof message !== 'object') return;
     const { type, id, payload } = message as WireMessage;
     if (typeof id !== 'string') return;
-    const entry = getIn(pending, id);
+    const entry: PendingCall | undefined = apply(mapGet, pending, [id]);
     if (entry === undefined) return;
-    deleteIn(pending, id);
+    apply(mapDelete, pending, [id]);
     if (type === 'response') {
       entry.resolve(payload);
       return;

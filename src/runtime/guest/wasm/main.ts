@@ -14,7 +14,7 @@ import { QuickJS } from 'quickjs-wasi';
 import { JsRun } from './js-run.js';
 import type { IdleMessage, ReadyMessage, WasmWorkerData, WorkerControlMessage } from './messages.js';
 import { ReplyWait } from './reply-wait.js';
-import { SandboxMaker } from './sandbox.js';
+import { SandboxMaker, compilePrelude } from './sandbox.js';
 import { runWasi } from './wasi-run.js';
 
 const port = parentPort;
@@ -39,8 +39,14 @@ const onIdle = (seq: number) => {
   port.postMessage({ type: 'idle', seq } satisfies IdleMessage);
 };
 
+// a first VM reports the engine's versions and compiles the prelude every run's VM loads
+const probe = await QuickJS.create({ wasm: data.quickjs });
+const versions = probe.versions;
+const prelude = compilePrelude(probe);
+probe.dispose();
+
 const context = {
-  sandboxes: new SandboxMaker(data.quickjs),
+  sandboxes: new SandboxMaker(data.quickjs, prelude),
   replyWait: new ReplyWait(data.replySpin),
   cancelCell: new Int32Array(data.control),
   onIdle,
@@ -70,7 +76,4 @@ port.on('message', (message: WorkerControlMessage | null) => {
   }
 });
 
-const probe = await QuickJS.create({ wasm: data.quickjs });
-const versions = probe.versions;
-probe.dispose();
 port.postMessage({ type: 'ready', versions } satisfies ReadyMessage);

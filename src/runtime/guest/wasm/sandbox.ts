@@ -3,14 +3,22 @@
  * memory) with the prelude evaluated, made in advance while the worker is idle and disposed after
  * the run. The host functions behind the prelude accept and return primitives only, so no object
  * of the worker ever enters the VM.
+ *
+ * The prelude is compiled to bytecode once per worker: loading bytecode into a fresh VM costs a
+ * fraction of parsing the source again (~0.2 ms instead of ~1.2 ms).
  */
 import { readFileSync } from 'node:fs';
 import { QuickJS, type JSValueHandle, type QuickJSOptions } from 'quickjs-wasi';
 import type { WasmMemory, WasmModule } from './webassembly.js';
 
 /** The prelude bundle, next to this worker's bundle. */
-const PRELUDE = readFileSync(new URL('./wasm-prelude.js', import.meta.url), 'utf8');
+const PRELUDE_URL = new URL('./wasm-prelude.js', import.meta.url);
 const PRELUDE_FILE = 'toolexec-prelude.js';
+
+/** The prelude compiled by `vm` (any VM of the same engine can load the bytecode). */
+export function compilePrelude(vm: QuickJS): Uint8Array {
+  return vm.compile(readFileSync(PRELUDE_URL, 'utf8'), PRELUDE_FILE);
+}
 
 /** What a VM's host functions and hooks call: the run in progress. */
 export interface SandboxRun {
@@ -43,7 +51,7 @@ export interface Sandbox {
 }
 
 /** A fresh VM with the prelude evaluated; its host functions route to `sandbox.run`. */
-async function createSandbox(quickjs: WasmModule, memoryBytes: number, maxStackBytes: number): Promise<Sandbox> {
+async function createSandbox(quickjs: WasmModule, prelude: Uint8Array, memoryBytes: number, maxStackBytes: number): Promise<Sandbox> {
   const holder: { run: SandboxRun | undefined } = { run: undefined };
   const options: QuickJSOptions = {
     wasm: quickjs,
@@ -89,7 +97,7 @@ async function createSandbox(quickjs: WasmModule, memoryBytes: number, maxStackB
     'timer',
     route((run, [op, id, ms]) => run.timer(op, id, ms)),
   );
-  const factory = vm.evalCode(PRELUDE, PRELUDE_FILE);
+  const factory = vm.evalBytecode(prelude);
   const bridge = vm.callFunction(factory, vm.undefined, send, write, timer);
   const handles: PreludeHandles = {
     deliver: bridge.getProp('deliver'),
@@ -113,10 +121,13 @@ export function disposeSandbox(sandbox: Sandbox): void {
 /** Makes VMs, keeping one spare ready for the next run. */
 export class SandboxMaker {
   readonly #quickjs: WasmModule;
+  readonly #prelude: Uint8Array;
   #spare: { key: string; promise: Promise<Sandbox> } | undefined;
 
-  constructor(quickjs: WasmModule) {
+  /** `prelude`: the bytecode from {@link compilePrelude}. */
+  constructor(quickjs: WasmModule, prelude: Uint8Array) {
     this.#quickjs = quickjs;
+    this.#prelude = prelude;
   }
 
   /** A VM with these caps: the spare when it matches, else a new one. */
@@ -135,13 +146,13 @@ export class SandboxMaker {
         void ready.promise.then(disposeSandbox, () => undefined);
       }
     }
-    return createSandbox(this.#quickjs, memoryBytes, maxStackBytes);
+    return createSandbox(this.#quickjs, this.#prelude, memoryBytes, maxStackBytes);
   }
 
   /** Starts making the spare VM, unless one is there. */
   prepare(memoryBytes: number, maxStackBytes: number): void {
     if (this.#spare !== undefined) return;
-    const promise = createSandbox(this.#quickjs, memoryBytes, maxStackBytes);
+    const promise = createSandbox(this.#quickjs, this.#prelude, memoryBytes, maxStackBytes);
     promise.catch(() => undefined);
     this.#spare = { key: `${memoryBytes}:${maxStackBytes}`, promise };
   }
