@@ -11,6 +11,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { QuickJS } from 'quickjs-wasi';
+import { layerErrors } from '../../../model/internal.js';
 import { JsRun } from './js-run.js';
 import type { IdleMessage, ReadyMessage, WasmWorkerData, WorkerControlMessage } from './messages.js';
 import { ReplyWait } from './reply-wait.js';
@@ -18,7 +19,7 @@ import { SandboxMaker, compilePrelude } from './sandbox.js';
 import { runWasi } from './wasi-run.js';
 
 const port = parentPort;
-if (port === null) throw new Error('the wasm worker runs in a worker thread');
+if (port === null) throw layerErrors('runtime')('RUNTIME_UNAVAILABLE', 'the wasm worker runs in a worker thread only');
 
 // this thread's stdout/stderr are the host's: node:wasi's ExperimentalWarning stays out of them
 const emitWarning = process.emitWarning.bind(process);
