@@ -5,29 +5,53 @@
  */
 /* eslint-disable @typescript-eslint/unbound-method -- methods are captured to be called through `apply` with their receiver */
 
+/** `Reflect.apply`, captured. */
 export const apply = Reflect.apply;
+/** `JSON.parse`, captured. */
 export const JSONParse = JSON.parse;
+/** `JSON.stringify`, captured. */
 export const JSONStringify = JSON.stringify;
+/** `String`, captured. */
 export const GuestString = String;
+/** `Number`, captured. */
 export const GuestNumber = Number;
+/** `Error`, captured. */
 export const GuestError = Error;
+/** `TypeError`, captured. */
 export const GuestTypeError = TypeError;
+/** `Promise`, captured. */
 export const GuestPromise = Promise;
+/** `Map`, captured. */
 export const GuestMap = Map;
+/** `WeakMap`, captured. */
 export const GuestWeakMap = WeakMap;
+/** `Array.isArray`, captured. */
 export const isArray = Array.isArray;
+/** `Object.freeze`, captured. */
 export const freeze = Object.freeze;
+/** `Object.defineProperty`, captured. */
 export const defineProperty = Object.defineProperty;
+/** `Math.floor`, captured. */
 export const floor = Math.floor;
+/** `Promise.prototype.then`, captured. */
 export const promiseThen = Promise.prototype.then;
+/** `Promise.reject`, captured. */
 export const promiseReject = Promise.reject;
+/** `Map.prototype.get`, captured. */
 export const mapGet = Map.prototype.get;
+/** `Map.prototype.set`, captured. */
 export const mapSet = Map.prototype.set;
+/** `Map.prototype.has`, captured. */
 export const mapHas = Map.prototype.has;
+/** `Map.prototype.delete`, captured. */
 export const mapDelete = Map.prototype.delete;
+/** `WeakMap.prototype.get`, captured. */
 export const weakMapGet = WeakMap.prototype.get;
+/** `WeakMap.prototype.set`, captured. */
 export const weakMapSet = WeakMap.prototype.set;
+/** `String.prototype.slice`, captured. */
 export const stringSlice = String.prototype.slice;
+/** `String.prototype.indexOf`, captured. */
 export const stringIndexOf = String.prototype.indexOf;
 
 const perf = performance;

@@ -27,11 +27,17 @@ import {
 
 /** The global `tools` of a snippet. */
 export interface GuestTools {
+  /** `search_tools` (`limit` defaults to 10): the results. */
   searchTools(query?: unknown, limit?: unknown): Promise<unknown>;
+  /** `list_namespaces`: the namespaces. */
   listNamespaces(): Promise<unknown>;
+  /** `describe_tool` (`level` defaults to `summary`): the tool's doc. */
   describeTool(id: unknown, level?: unknown): Promise<unknown>;
+  /** `list_tool_examples` (`max` defaults to 0, all): the examples. */
   listToolExamples(id: unknown, max?: unknown): Promise<unknown>;
+  /** `run_tool`: the run result. */
   runTool(id: unknown, args?: unknown): Promise<unknown>;
+  /** `run_chain`: `{ result, steps }`, each step's error a plain object. */
   runChain(steps: unknown): Promise<unknown>;
 }
 

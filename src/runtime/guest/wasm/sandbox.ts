@@ -44,7 +44,9 @@ export interface PreludeHandles {
 
 /** One VM and the run it serves. */
 export interface Sandbox {
+  /** The VM. */
   vm: QuickJS;
+  /** The prelude's bridge in it. */
   bridge: PreludeHandles;
   /** The run in progress; host functions throw when there is none. */
   run: SandboxRun | undefined;
