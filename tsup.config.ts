@@ -1,7 +1,6 @@
-import { cpSync } from 'node:fs';
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
 
-/** One entry per layer (see API.md); every file lands flat in dist/ so assets resolve the same way from any chunk. */
+/** One entry per layer (see API.md); every file lands flat in dist/ so the guest bundles resolve the same way from any chunk. */
 export const entries = {
   index: 'src/index.ts',
   model: 'src/model/index.ts',
@@ -15,20 +14,69 @@ export const entries = {
   testing: 'src/testing/index.ts',
 };
 
-export default defineConfig({
-  entry: entries,
-  format: ['esm', 'cjs'],
-  target: 'node20',
-  platform: 'node',
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  splitting: true,
-  shims: true,
-  treeshake: true,
-  outDir: 'dist',
-  async onSuccess() {
-    // Plain-JS files that run inside sandboxes (worker threads, child processes, containers).
-    cpSync('src/runtime/assets', 'dist/assets', { recursive: true });
+/** Where the guest bundles land (see src/runtime/guest/assets.ts). */
+const ASSETS_DIR = 'dist/assets';
+
+/**
+ * The guest bundles: self-contained files that run inside sandboxes, one entry each, no chunks.
+ * Only `quickjs-wasi` (a dependency, next to the package at run time) stays external.
+ */
+const guest: Options = {
+  outDir: ASSETS_DIR,
+  bundle: true,
+  splitting: false,
+  sourcemap: false,
+  dts: false,
+  shims: false,
+  removeNodeProtocol: false,
+  // the three names never change: each build overwrites its file (the main build keeps the folder)
+  clean: false,
+  silent: true,
+};
+
+export default defineConfig([
+  {
+    entry: entries,
+    format: ['esm', 'cjs'],
+    target: 'node20',
+    platform: 'node',
+    dts: true,
+    sourcemap: true,
+    // the guest bundles below are written into dist/assets at the same time
+    clean: ['!assets/**'],
+    splitting: true,
+    shims: true,
+    treeshake: true,
+    outDir: 'dist',
   },
-});
+  {
+    ...guest,
+    // the node guest: one CommonJS file, node builtins only (the sandbox image has no node_modules)
+    entry: { 'node-guest': 'src/runtime/guest/node/main.ts' },
+    format: ['cjs'],
+    platform: 'node',
+    target: 'node20',
+    outExtension: () => ({ js: '.cjs' }),
+  },
+  {
+    ...guest,
+    // the wasm worker: an ES module (top-level await) started by the pool from the ESM and CJS builds alike
+    entry: { 'wasm-worker': 'src/runtime/guest/wasm/main.ts' },
+    format: ['esm'],
+    platform: 'node',
+    target: 'node20',
+    outExtension: () => ({ js: '.mjs' }),
+  },
+  {
+    ...guest,
+    // the QuickJS prelude: a script whose value is `installPrelude`, evaluated inside each VM
+    entry: { 'wasm-prelude': 'src/runtime/guest/prelude/main.ts' },
+    format: ['iife'],
+    platform: 'neutral',
+    target: 'es2022',
+    globalName: 'toolexecPrelude',
+    outExtension: () => ({ js: '.js' }),
+    banner: { js: '(function () {' },
+    footer: { js: 'return toolexecPrelude.installPrelude;\n})()' },
+  },
+]);

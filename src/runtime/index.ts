@@ -71,7 +71,7 @@ export { ProxyGateway, createProxyGateway } from './gateway/proxy.js';
 export type { ProxyGatewayOptions, ProxyGatewayStats } from './gateway/proxy.js';
 export { serveGateway } from './gateway/server.js';
 export type { GatewayServer, GatewayServerStats, ServeGatewayOptions } from './gateway/server.js';
-export { assetPath } from './assets.js';
+export { assetPath } from './guest/assets.js';
 export {
   NODE_GUEST_ASSET,
   NODE_GUEST_LOADER,

@@ -44,7 +44,7 @@ async function runViaStdin(code: string, timeoutMs = 5000): Promise<GuestSession
 }
 
 describe('node guest', () => {
-  it('ships as an asset next to the runtime modules', () => {
+  it('ships as a bundle (dist/assets/node-guest.cjs, built from src/runtime/guest/node)', () => {
     expect(nodeGuestPath()).toBe(assetPath('node-guest.cjs'));
     expect(existsSync(nodeGuestPath())).toBe(true);
   });

@@ -1,61 +1,16 @@
 /**
- * The gateway wire protocol: message envelopes, request and reply payloads, and the one place
- * where errors and values are turned into JSON and back.
+ * The host half of the gateway wire codec: values and library errors turned into JSON and back.
+ * The message shapes and the reading of an error reply live in `codec.ts`, which the guest
+ * bundles share; this module adds what needs the library's error class.
  */
 import { ToolexecError, isErrorCode, type ErrorCode } from '../../model/index.js';
+import { layerErrors } from '../../model/internal.js';
+import { decodeWireStep, readWireError, GATEWAY_REQUEST_TYPES, type GatewayRequestType, type WireError } from './codec.js';
 
-/** The request types a gateway client sends. */
-export const GATEWAY_REQUEST_TYPES = [
-  'search_tools',
-  'list_namespaces',
-  'describe_tool',
-  'list_tool_examples',
-  'run_tool',
-  'run_chain',
-] as const;
+export { GATEWAY_REQUEST_TYPES } from './codec.js';
+export type { GatewayReplyType, GatewayRequestType, WireError, WireMessage } from './codec.js';
 
-/** A gateway request type. */
-export type GatewayRequestType = (typeof GATEWAY_REQUEST_TYPES)[number];
-
-/** The reply types: `response` (success) and `error`. */
-export type GatewayReplyType = 'response' | 'error';
-
-/**
- * One protocol message: `{ type, id, payload? }`. Requests and replies always carry an `id`;
- * other messages on the same channel (guest output, start, result) may not.
- */
-export interface WireMessage {
-  /** A {@link GatewayRequestType}, a {@link GatewayReplyType}, or another message type of the channel. */
-  type: string;
-  /** Pairs a reply with its request; absent on messages that are neither. */
-  id?: string;
-  /** The request's arguments, the reply's value, or a {@link WireError} for `error`. */
-  payload?: unknown;
-  /** Other fields of channel-specific messages. */
-  [key: string]: unknown;
-}
-
-/** The payload of an `error` reply. Everything but `error` is optional. */
-export interface WireError {
-  /** The message. */
-  error: string;
-  /** The library error code (`TOOL_NOT_FOUND`, ...). */
-  code?: string;
-  /** The error class name (`ToolError`, `ChainError`, ...). */
-  name?: string;
-  /** JSON-safe details. */
-  details?: Record<string, unknown>;
-  /** ToolError fields, when present. */
-  toolId?: string;
-  /** The failed pipeline stage of a ToolError (`resolve`, `execute`, ...). */
-  op?: string;
-  /** The backend of a ToolError, when one had been selected. */
-  backend?: unknown;
-  /** ChainError step results (each step's error serialized the same way). */
-  steps?: unknown[];
-  /** The cause chain, a few levels deep. */
-  cause?: WireError;
-}
+const errors = layerErrors('runtime');
 
 const REQUEST_TYPE_SET: ReadonlySet<string> = new Set(GATEWAY_REQUEST_TYPES);
 
@@ -158,12 +113,9 @@ export function serializeStep(step: unknown): unknown {
   return out;
 }
 
-/** Rebuilds a step result serialized by {@link serializeStep}. */
+/** Rebuilds a step result serialized by {@link serializeStep} (its `error` through {@link deserializeError}). */
 export function deserializeStep(step: unknown): unknown {
-  if (step === null || typeof step !== 'object') return step;
-  const { error, ...rest } = step as { error?: unknown } & Record<string, unknown>;
-  if (error === undefined) return rest;
-  return { ...rest, error: deserializeError(error) };
+  return decodeWireStep(step, deserializeError);
 }
 
 /**
@@ -172,36 +124,32 @@ export function deserializeStep(step: unknown): unknown {
  * and ChainError `steps` are restored as properties, the cause chain as `cause`.
  */
 export function deserializeError(payload: unknown): ToolexecError {
-  if (payload === null || typeof payload !== 'object') {
-    return new ToolexecError('EXECUTION', 'unknown error');
-  }
-  const wire = payload as Partial<WireError>;
-  const message = typeof wire.error === 'string' && wire.error !== '' ? wire.error : 'unknown error';
+  const wire = readWireError(payload);
   const code: ErrorCode = isErrorCode(wire.code) ? wire.code : 'EXECUTION';
-  const details = wire.details !== null && typeof wire.details === 'object' && !Array.isArray(wire.details) ? wire.details : undefined;
   const cause = wire.cause !== undefined ? deserializeError(wire.cause) : undefined;
-  const error = new ToolexecError(code, message, {
+  // a rebuilt error keeps the remote message as it was: it is not made here
+  const error = new ToolexecError(code, wire.message, {
     ...(cause === undefined ? {} : { cause }),
-    ...(details === undefined ? {} : { details }),
+    ...(wire.details === undefined ? {} : { details: wire.details }),
   });
-  if (typeof wire.name === 'string' && wire.name !== '') error.name = wire.name;
+  if (wire.name !== undefined) error.name = wire.name;
   const extra = error as unknown as Record<string, unknown>;
-  if (typeof wire.toolId === 'string') extra.toolId = wire.toolId;
-  if (typeof wire.op === 'string') extra.op = wire.op;
+  if (wire.toolId !== undefined) extra.toolId = wire.toolId;
+  if (wire.op !== undefined) extra.op = wire.op;
   if (wire.backend !== undefined) extra.backend = wire.backend;
-  if (Array.isArray(wire.steps)) extra.steps = wire.steps.map((step) => deserializeStep(step));
+  if (wire.steps !== undefined) extra.steps = wire.steps.map((step) => deserializeStep(step));
   return error;
 }
 
-/** A `PROTOCOL` error with `message`. */
+/** A `PROTOCOL` error: `runtime: protocol error: <message>`. */
 export function protocolError(message: string, details?: Record<string, unknown>, cause?: unknown): ToolexecError {
-  return new ToolexecError('PROTOCOL', `protocol error: ${message}`, {
+  return errors('PROTOCOL', `protocol error: ${message}`, {
     ...(details === undefined ? {} : { details }),
     ...(cause === undefined ? {} : { cause }),
   });
 }
 
-/** A `CONNECTION_CLOSED` error. */
+/** A `CONNECTION_CLOSED` error: `runtime: <message>`. */
 export function connectionClosedError(message = 'gateway connection closed', cause?: unknown): ToolexecError {
-  return new ToolexecError('CONNECTION_CLOSED', message, cause === undefined ? {} : { cause });
+  return errors('CONNECTION_CLOSED', message, cause === undefined ? {} : { cause });
 }

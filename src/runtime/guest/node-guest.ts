@@ -1,12 +1,12 @@
 /**
- * How a host starts the node guest (`assets/node-guest.cjs`): from its file, or from stdin
- * through a small loader when the guest's filesystem does not have the file (containers, VMs,
- * remote hosts).
+ * How a host starts the node guest (the bundle `node-guest.cjs`, built from `./node/`): from its
+ * file, or from stdin through a small loader when the guest's filesystem does not have the file
+ * (containers, VMs, remote hosts).
  */
 import { readFile } from 'node:fs/promises';
-import { assetPath } from '../assets.js';
+import { assetPath } from './assets.js';
 
-/** The file name of the node guest asset. */
+/** The file name of the node guest bundle. */
 export const NODE_GUEST_ASSET = 'node-guest.cjs';
 
 /** The absolute path of the node guest program on this machine. */

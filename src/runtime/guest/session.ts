@@ -9,7 +9,7 @@ import { abortError } from '../errors.js';
 import { failureFromReport, type RunFailure } from '../failure.js';
 import { createStreamConnection, DEFAULT_MAX_MESSAGE_BYTES } from '../gateway/stream-connection.js';
 import { serveGateway } from '../gateway/server.js';
-import type { WireMessage } from '../gateway/wire.js';
+import type { GuestProgramMessage, GuestStartMessage, WireMessage } from '../gateway/codec.js';
 import type { ToolGateway } from '../types.js';
 import { OutputCapture } from '../output-capture.js';
 
@@ -222,8 +222,12 @@ export async function runGuestSession(options: GuestSessionOptions): Promise<Gue
   void server.done.then(() => finish({ kind: 'ended' }));
 
   try {
-    if (options.program !== undefined) await connection.send({ type: 'program', source: options.program });
-    await connection.send({ type: 'start', code: options.code, maxResultBytes: Math.max(0, maxMessageBytes - 1024) });
+    if (options.program !== undefined) await connection.send({ type: 'program', source: options.program } satisfies GuestProgramMessage);
+    await connection.send({
+      type: 'start',
+      code: options.code,
+      maxResultBytes: Math.max(0, maxMessageBytes - 1024),
+    } satisfies GuestStartMessage);
   } catch (err) {
     if (ToolexecError.isInstance(err) && err.code === 'PROTOCOL') finish({ kind: 'error', error: err });
     // otherwise the guest is already gone: its end is noticed above

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { NODE_GUEST_LOADER, heapLimitMiB, nodeGuestSource } from '../../guest/node-guest.js';
 import { GUEST_PROTOCOL, type GuestSpec } from './types.js';
 
-/** Go's default image of the containerd, kata, firecracker and kubernetes backends. It must provide `node` >= 20 on the PATH. */
+/** The default image of the containerd, kata, firecracker and kubernetes backends. It must provide `node` >= 20 on the PATH. */
 export const DEFAULT_SPEC_SANDBOX_IMAGE = 'toolruntime-sandbox:latest';
 
 /** The guest's working directory inside a sandbox. */

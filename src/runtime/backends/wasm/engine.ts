@@ -3,10 +3,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { assetPath } from '../../assets.js';
+import { assetPath } from '../../guest/assets.js';
 import { wasmApi, type CompiledWasmModule } from './webassembly.js';
 
-/** The worker script asset (plain JS, copied to `dist/assets/` at build). */
+/** The worker bundle (built from `src/runtime/guest/wasm/` into `dist/assets/`). */
 export const WASM_WORKER_ASSET = 'wasm-worker.mjs';
 
 /** The engine package the backend runs (pinned in package.json). */

@@ -1,0 +1,59 @@
+/**
+ * The QuickJS prelude: evaluated inside each fresh QuickJS VM (never on the host) before the
+ * snippet. The bundle is one expression whose value is {@link installPrelude}; the worker calls it
+ * with three host functions that accept and return only primitives, and drives the run through the
+ * {@link PreludeBridge} it returns. Nothing here is reachable from the snippet except what it puts
+ * on `globalThis`: `tools`, `console`, `__out` and the run-scoped timers. Gateway messages cross
+ * as JSON text: the worker relays them without parsing.
+ *
+ * The snippet sees the same surface as in the node guest: the same `tools` and `console` (both
+ * shared), the same errors for failed calls.
+ */
+import { createConsole } from '../shared/console.js';
+import { JSONParse, JSONStringify } from '../shared/primordials.js';
+import { createToolsBridge } from '../shared/tools.js';
+import { reportJson, resultJson } from './outcome.js';
+import { createTimers, type HostTimer } from './timers.js';
+
+/** Relays a gateway request (its JSON text) to the host. */
+export type HostSend = (id: string, json: string) => void;
+
+/** Writes console text to the run's stdout (1) or stderr (2). */
+export type HostWrite = (fd: 1 | 2, text: string) => void;
+
+/** What the worker drives the run through. */
+export interface PreludeBridge {
+  /** Delivers a reply: the JSON text of a `response` / `error` message. */
+  deliver(json: string): void;
+  /** The snippet's value as JSON text, `undefined` when there is none; throws when not serializable. */
+  finish(value: unknown): string | undefined;
+  /** What the snippet threw, as the JSON text of a failure report. */
+  report(error: unknown): string;
+  /** Fires a timer the host armed. */
+  fire(id: number): void;
+}
+
+/** Installs `tools`, `console`, `__out` and the timers on the VM's global object. */
+export function installPrelude(hostSend: HostSend, hostWrite: HostWrite, hostTimer: HostTimer): PreludeBridge {
+  const bridge = createToolsBridge({
+    // a request crosses as the JSON text of a gateway-protocol message; the worker relays it as is
+    send: (id, message) => hostSend(id, JSONStringify(message)),
+    // QuickJS's stack holds the frames only: the call site's are the snippet's
+    stackOf: (_error, site) => site.stack,
+  });
+  const timers = createTimers(hostTimer);
+  const g = globalThis as Record<string, unknown>;
+  g.tools = bridge.tools;
+  g.console = createConsole(hostWrite);
+  g.__out = undefined;
+  g.setTimeout = timers.setTimeout;
+  g.setInterval = timers.setInterval;
+  g.clearTimeout = timers.clearTimeout;
+  g.clearInterval = timers.clearInterval;
+  return {
+    deliver: (json) => bridge.deliver(JSONParse(json)),
+    finish: resultJson,
+    report: (error) => reportJson(error, bridge.requestIdOf),
+    fire: timers.fire,
+  };
+}

@@ -1,0 +1,205 @@
+/**
+ * The `tools` object a snippet sees, the same in every sandbox (node guest, QuickJS prelude): six
+ * methods that send gateway requests through the guest's channel and settle when the host replies.
+ * A failed call rejects with an `Error` rebuilt from the wire (its `code`, `details`, `toolId`,
+ * `steps`), whose stack points at the snippet's call site.
+ */
+import { decodeWireStep, mapItems, readWireError, type GatewayRequestType, type WireMessage } from '../../gateway/codec.js';
+import {
+  GuestError,
+  GuestMap,
+  GuestNumber,
+  GuestPromise,
+  GuestString,
+  GuestWeakMap,
+  apply,
+  defineProperty,
+  freeze,
+  isArray,
+  mapDelete,
+  mapGet,
+  mapSet,
+  promiseReject,
+  promiseThen,
+  weakMapGet,
+  weakMapSet,
+} from './primordials.js';
+
+/** The global `tools` of a snippet. */
+export interface GuestTools {
+  /** `search_tools` (`limit` defaults to 10): the results. */
+  searchTools(query?: unknown, limit?: unknown): Promise<unknown>;
+  /** `list_namespaces`: the namespaces. */
+  listNamespaces(): Promise<unknown>;
+  /** `describe_tool` (`level` defaults to `summary`): the tool's doc. */
+  describeTool(id: unknown, level?: unknown): Promise<unknown>;
+  /** `list_tool_examples` (`max` defaults to 0, all): the examples. */
+  listToolExamples(id: unknown, max?: unknown): Promise<unknown>;
+  /** `run_tool`: the run result. */
+  runTool(id: unknown, args?: unknown): Promise<unknown>;
+  /** `run_chain`: `{ result, steps }`, each step's error a plain object. */
+  runChain(steps: unknown): Promise<unknown>;
+}
+
+/** What the bridge needs from its guest. */
+export interface ToolsChannel {
+  /** Sends a request to the host. May throw: the call then rejects with that error. */
+  send(id: string, message: WireMessage): void;
+  /** The stack of a failed call's error, from the error and the call site's `Error`. */
+  stackOf(error: Error, site: Error): string | undefined;
+}
+
+/** The `tools` object and what the guest drives it with. */
+export interface ToolsBridge {
+  /** The frozen object the snippet gets as `tools`. */
+  tools: GuestTools;
+  /** Settles the call a reply (`response` or `error`, already parsed) is for; others are ignored. */
+  deliver: (message: unknown) => void;
+  /** The request id of a failed call's error, while the snippet still holds that error. */
+  requestIdOf: (error: unknown) => string | undefined;
+}
+
+interface PendingCall {
+  resolve: (payload: unknown) => void;
+  reject: (error: unknown) => void;
+  site: Error;
+}
+
+/** A chain step's error inside the sandbox: a plain object, not an `Error`. */
+function guestStepError(wire: unknown): Record<string, unknown> {
+  const fields = readWireError(wire);
+  const out: Record<string, unknown> = { name: fields.name ?? 'Error', code: fields.code, message: fields.message };
+  if (fields.details !== undefined) out.details = fields.details;
+  return out;
+}
+
+function guestStep(step: unknown): unknown {
+  return decodeWireStep(step, guestStepError);
+}
+
+/** The `Error` a failed call rejects with. */
+function guestError(wire: unknown): Error {
+  const fields = readWireError(wire);
+  const error = new GuestError(fields.message);
+  const extra = error as unknown as Record<string, unknown>;
+  if (fields.name !== undefined) error.name = fields.name;
+  if (fields.code !== undefined) extra.code = fields.code;
+  if (fields.details !== undefined) extra.details = fields.details;
+  if (fields.toolId !== undefined) extra.toolId = fields.toolId;
+  if (fields.steps !== undefined) extra.steps = mapItems(fields.steps, guestStep);
+  return error;
+}
+
+/** The payload's `field`, or `[]` when it has none. */
+function listOf(payload: unknown, field: string): unknown {
+  const value = payload !== null && typeof payload === 'object' ? (payload as Record<string, unknown>)[field] : undefined;
+  return value ?? [];
+}
+
+/** Builds the tools bridge of one guest. */
+export function createToolsBridge(channel: ToolsChannel): ToolsBridge {
+  const pending = new GuestMap<string, PendingCall>();
+  const requestIds = new GuestWeakMap<object, string>();
+  let nextId = 1;
+
+  function call(type: GatewayRequestType, payload: unknown, site: Error): Promise<unknown> {
+    const id = GuestString(nextId);
+    nextId += 1;
+    // the Map methods are applied directly (not through helpers): this is every tool call's path
+    return new GuestPromise((resolve, reject) => {
+      apply(mapSet, pending, [id, { resolve, reject, site }]);
+      try {
+        channel.send(id, payload === undefined ? { type, id } : { type, id, payload });
+      } catch (error) {
+        apply(mapDelete, pending, [id]);
+        throw error;
+      }
+    });
+  }
+
+  // Each method returns a promise and never throws synchronously (like an async function), without
+  // the extra promise an async function would add to every call. The call site is captured here,
+  // while the snippet's frame is still on the stack: a failure points at its line.
+  function request(type: GatewayRequestType, build: () => unknown, after?: (payload: unknown) => unknown): Promise<unknown> {
+    try {
+      const site = new GuestError('tool call');
+      const promise = call(type, build(), site);
+      if (after === undefined) return promise;
+      const then: Promise<unknown> = apply(promiseThen, promise, [after]);
+      return then;
+    } catch (error) {
+      return apply(promiseReject, GuestPromise, [error]);
+    }
+  }
+
+  const tools: GuestTools = freeze({
+    searchTools(query?: unknown, limit: unknown = 10) {
+      return request(
+        'search_tools',
+        () => ({ query: GuestString(query ?? ''), limit: GuestNumber(limit) }),
+        (payload) => listOf(payload, 'results'),
+      );
+    },
+    listNamespaces() {
+      return request(
+        'list_namespaces',
+        () => undefined,
+        (payload) => listOf(payload, 'namespaces'),
+      );
+    },
+    describeTool(id: unknown, level: unknown = 'summary') {
+      return request('describe_tool', () => ({ id: GuestString(id), level: GuestString(level) }));
+    },
+    listToolExamples(id: unknown, max: unknown = 0) {
+      return request(
+        'list_tool_examples',
+        () => ({ id: GuestString(id), max: GuestNumber(max) }),
+        (payload) => listOf(payload, 'examples'),
+      );
+    },
+    runTool(id: unknown, args?: unknown) {
+      return request('run_tool', () => (args === undefined || args === null ? { id: GuestString(id) } : { id: GuestString(id), args }));
+    },
+    runChain(steps: unknown) {
+      return request(
+        'run_chain',
+        () => ({ steps: isArray(steps) ? steps : [] }),
+        (payload) => {
+          const reply = payload !== null && typeof payload === 'object' ? (payload as Record<string, unknown>) : undefined;
+          const results = reply?.steps;
+          return { result: reply?.result, steps: isArray(results) ? mapItems(results, guestStep) : [] };
+        },
+      );
+    },
+  });
+
+  function deliver(message: unknown): void {
+    if (message === null || typeof message !== 'object') return;
+    const { type, id, payload } = message as WireMessage;
+    if (typeof id !== 'string') return;
+    const entry: PendingCall | undefined = apply(mapGet, pending, [id]);
+    if (entry === undefined) return;
+    apply(mapDelete, pending, [id]);
+    if (type === 'response') {
+      entry.resolve(payload);
+      return;
+    }
+    const error = guestError(payload);
+    try {
+      const stack = channel.stackOf(error, entry.site);
+      if (stack !== undefined) defineProperty(error, 'stack', { value: stack, writable: true, configurable: true });
+    } catch {
+      // keep the error's own stack
+    }
+    apply(weakMapSet, requestIds, [error, id]);
+    entry.reject(error);
+  }
+
+  function requestIdOf(error: unknown): string | undefined {
+    if (error === null || (typeof error !== 'object' && typeof error !== 'function')) return undefined;
+    const id: string | undefined = apply(weakMapGet, requestIds, [error]);
+    return id;
+  }
+
+  return { tools, deliver, requestIdOf };
+}

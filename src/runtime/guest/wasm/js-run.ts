@@ -1,0 +1,428 @@
+/**
+ * One JavaScript run in the worker: a fresh QuickJS VM, the snippet compiled as the body of an
+ * async function, the VM driven until its promise settles, and exactly one outcome posted on the
+ * run's port. The VM reaches the host only through the three host functions below.
+ */
+import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { JSException, type JSValueHandle, type QuickJS } from 'quickjs-wasi';
+import type { GuestFailureReport, GuestOutcomeMessage, WireMessage } from '../../gateway/codec.js';
+import { protocolError, serializeError } from '../../gateway/wire.js';
+import { describeError, engineFailure, stoppedFailure, type StopReason } from './js-failure.js';
+import type { JsRunMessage } from './messages.js';
+import { Output, byteLength, post } from './output.js';
+import type { ReplyWait } from './reply-wait.js';
+import { disposeSandbox, type Sandbox, type SandboxMaker, type SandboxRun } from './sandbox.js';
+
+const SNIPPET_FILE = 'toolexec-snippet.js';
+const MAX_TIMERS = 10_000;
+/** setTimeout's largest delay (longer ones fire at once). */
+const MAX_TIMER_MS = 2_147_483_647;
+const ENGINE_FAILED = 'the JavaScript engine failed';
+
+/** What a run needs from its worker. */
+export interface JsRunContext {
+  sandboxes: SandboxMaker;
+  replyWait: ReplyWait;
+  /** The seq of a run to cancel, written by the host. */
+  cancelCell: Int32Array;
+  /** Called once the run is over and cleaned up. */
+  onIdle: (seq: number) => void;
+}
+
+/** The `id` of a reply's JSON text (the host writes `{"type":...,"id":"N",...}`), without parsing it all. */
+function replyId(json: string): string | undefined {
+  const match = /"id":"(\d+)"/.exec(json.slice(0, 64));
+  return match === null ? undefined : match[1];
+}
+
+/** A thrown string: no host stack enters the VM. */
+function refuse(message: string): never {
+  // eslint-disable-next-line @typescript-eslint/only-throw-error
+  throw message;
+}
+
+/** One snippet run. */
+export class JsRun implements SandboxRun {
+  readonly seq: number;
+  readonly #context: JsRunContext;
+  readonly #message: JsRunMessage;
+  readonly #port: MessagePort;
+  readonly #replyCell: Int32Array | undefined;
+  readonly #codeLines: number;
+  readonly #deadline: number;
+  readonly #output: Output;
+  readonly #inFlight = new Set<string | undefined>();
+  readonly #timers = new Map<number, NodeJS.Timeout>();
+  readonly #rejections = new Map<number, JSValueHandle>();
+  #stop: StopReason | undefined;
+  #cancelledIdle = false;
+  #done = false;
+  #settling = false;
+  #sandbox: Sandbox | undefined;
+  #main: JSValueHandle | undefined;
+
+  constructor(message: JsRunMessage, context: JsRunContext) {
+    this.seq = message.seq;
+    this.#context = context;
+    this.#message = message;
+    this.#port = message.port;
+    this.#replyCell = message.replyCell instanceof Int32Array ? message.replyCell : undefined;
+    this.#codeLines = message.code.split('\n').length;
+    this.#deadline = Date.now() + message.timeoutMs;
+    this.#output = new Output(this.#port, message.maxOutputBytes);
+    this.#port.on('message', (reply: unknown) => this.#onReply(reply));
+    this.#port.on('close', () => this.cancel(this.seq));
+  }
+
+  get #vm(): QuickJS {
+    return (this.#sandbox as Sandbox).vm;
+  }
+
+  /** Takes a VM, compiles the snippet and starts driving it. */
+  async start(): Promise<void> {
+    let sandbox: Sandbox;
+    try {
+      sandbox = await this.#context.sandboxes.take(this.#message.memoryBytes, this.#message.maxStackBytes);
+    } catch (error) {
+      this.#fail(engineFailure(error, 'the JavaScript engine could not start', () => false));
+      return;
+    }
+    if (this.#done) {
+      disposeSandbox(sandbox);
+      return;
+    }
+    this.#sandbox = sandbox;
+    sandbox.run = this;
+    if (this.#stop !== undefined) {
+      this.#endStopped();
+      return;
+    }
+    const vm = sandbox.vm;
+    let factory: JSValueHandle;
+    try {
+      factory = vm.evalCode(`(async function () {\n${this.#message.code}\n})`, SNIPPET_FILE);
+    } catch (error) {
+      this.#failWithException(error, 'compile');
+      return;
+    }
+    try {
+      this.#main = vm.callFunction(factory, vm.undefined);
+    } catch (error) {
+      this.#failWithException(error);
+      return;
+    } finally {
+      factory.dispose();
+    }
+    this.#pump();
+  }
+
+  // -- host functions (called from inside the VM) --
+
+  interrupt(): boolean {
+    if (this.#stop !== undefined) return true;
+    if (Atomics.load(this.#context.cancelCell, 0) === this.seq) {
+      this.#stop = 'cancelled';
+      return true;
+    }
+    const now = Date.now();
+    if (now > this.#deadline) {
+      this.#stop = 'timeout';
+      return true;
+    }
+    this.#output.maybeFlush(now);
+    return false;
+  }
+
+  /** Relays a gateway request (the JSON text of a protocol message) to the host, unparsed. */
+  send(idHandle: JSValueHandle | undefined, jsonHandle: JSValueHandle | undefined): undefined {
+    if (this.#done || this.#stop !== undefined) refuse('the run is over');
+    if (!idHandle?.isString || !jsonHandle?.isString) refuse('bad gateway request');
+    const id = idHandle.toString();
+    const json = jsonHandle.toString();
+    const bytes = byteLength(json);
+    const max = this.#message.maxMessageBytes;
+    if (bytes > max) {
+      const payload = serializeError(
+        protocolError(`message of ${bytes} bytes exceeds the ${max}-byte limit`, { bytes, maxMessageBytes: max }),
+      );
+      queueMicrotask(() => this.#onReply(JSON.stringify({ type: 'error', id, payload } satisfies WireMessage)));
+      return undefined;
+    }
+    this.#output.flush();
+    this.#inFlight.add(id);
+    post(this.#port, json);
+    return undefined;
+  }
+
+  write(streamHandle: JSValueHandle | undefined, textHandle: JSValueHandle | undefined): undefined {
+    if (this.#done) return undefined;
+    if (this.#stop === 'output') refuse('output limit exceeded');
+    if (!textHandle?.isString) refuse('console output must be a string');
+    const stream = streamHandle?.isNumber && streamHandle.toNumber() === 2 ? 'stderr' : 'stdout';
+    if (!this.#output.add(stream, textHandle.toString())) {
+      this.#stop = 'output';
+      refuse(`output limit of ${this.#output.maxBytes} bytes exceeded`);
+    }
+    return undefined;
+  }
+
+  timer(opHandle: JSValueHandle | undefined, idHandle: JSValueHandle | undefined, msHandle: JSValueHandle | undefined): undefined {
+    if (this.#done || this.#stop !== undefined) return undefined;
+    if (!opHandle?.isNumber || !idHandle?.isNumber || !msHandle?.isNumber) refuse('bad timer request');
+    const id = idHandle.toNumber();
+    const existing = this.#timers.get(id);
+    if (existing !== undefined) clearTimeout(existing);
+    this.#timers.delete(id);
+    if (opHandle.toNumber() === 0) return undefined;
+    if (this.#timers.size >= MAX_TIMERS) refuse(`too many timers (at most ${MAX_TIMERS})`);
+    const ms = Math.min(Math.max(1, msHandle.toNumber()), MAX_TIMER_MS);
+    this.#timers.set(
+      id,
+      setTimeout(() => {
+        this.#timers.delete(id);
+        this.#fire(id);
+      }, ms),
+    );
+    return undefined;
+  }
+
+  unhandled(promise: JSValueHandle, reason: JSValueHandle, handled: boolean): void {
+    if (this.#done) return;
+    const key = promise.identity;
+    if (handled) {
+      this.#rejections.get(key)?.dispose();
+      this.#rejections.delete(key);
+    } else if (!this.#rejections.has(key)) {
+      this.#rejections.set(key, reason.dup());
+    }
+  }
+
+  // -- host events --
+
+  /** A reply from the host: the JSON text of a `response` / `error` message, relayed unparsed. */
+  #onReply(reply: unknown): void {
+    if (this.#done || typeof reply !== 'string') return;
+    this.#deliver(reply);
+    this.#pump();
+  }
+
+  #deliver(reply: string): void {
+    this.#inFlight.delete(replyId(reply));
+    if (this.#stop !== undefined || this.#sandbox === undefined) return;
+    const vm = this.#vm;
+    let handle: JSValueHandle | undefined;
+    try {
+      handle = vm.newString(reply);
+      vm.callFunction(this.#sandbox.bridge.deliver, vm.undefined, handle).dispose();
+    } catch (error) {
+      if (error instanceof JSException) {
+        // the snippet broke its own promise machinery; the call stays pending
+        error.dispose();
+      } else {
+        this.#stop ??= 'memory';
+      }
+    } finally {
+      handle?.dispose();
+    }
+  }
+
+  #fire(id: number): void {
+    if (this.#done || this.#stop !== undefined || this.#sandbox === undefined) return;
+    const vm = this.#vm;
+    let handle: JSValueHandle | undefined;
+    try {
+      handle = vm.newNumber(id);
+      vm.callFunction(this.#sandbox.bridge.fire, vm.undefined, handle).dispose();
+    } catch (error) {
+      // an uncaught exception in a timer callback fails the run (as in node)
+      this.#failWithException(error);
+      return;
+    } finally {
+      handle?.dispose();
+    }
+    this.#pump();
+  }
+
+  /** Stops run `seq` if it is this one (a busy VM notices through the interrupt handler instead). */
+  cancel(seq: number): void {
+    if (seq !== this.seq || this.#done) return;
+    this.#stop ??= 'cancelled';
+    this.#cancelledIdle = true;
+    this.#endStopped();
+  }
+
+  // -- driving the VM --
+
+  /** Runs the VM's pending jobs and settles the run if it is over. */
+  #step(): void {
+    if (this.#done || this.#settling) return;
+    let jobError: unknown;
+    try {
+      this.#vm.executePendingJobs();
+    } catch (error) {
+      jobError = error;
+    }
+    if (this.#stop !== undefined) {
+      this.#endStopped();
+      return;
+    }
+    if (jobError !== undefined) {
+      this.#fail(this.#engineFailure(jobError));
+      return;
+    }
+    const main = this.#main as JSValueHandle;
+    if (main.promiseState !== 0) {
+      this.#settling = true;
+      void this.#vm.resolvePromise(main).then(
+        (outcome) => this.#complete(outcome),
+        (error: unknown) => this.#fail(this.#engineFailure(error)),
+      );
+      return;
+    }
+    const mainKey = main.identity;
+    for (const [key, reason] of this.#rejections) {
+      if (key === mainKey) continue;
+      this.#failWith(reason);
+      return;
+    }
+    this.#output.flush();
+  }
+
+  /**
+   * Drives the VM: runs its jobs; while it waits on tool calls, takes the replies that have already
+   * arrived in place (no trip through the event loop, no recursion), otherwise returns and lets the
+   * port's message listener deliver the next one.
+   */
+  #pump(): void {
+    for (;;) {
+      this.#step();
+      if (this.#done || this.#settling || this.#inFlight.size === 0) return;
+      const received = this.#takeReply();
+      if (received === undefined) return;
+      if (typeof received.message === 'string') this.#deliver(received.message);
+    }
+  }
+
+  /**
+   * A reply already on the port, or one the host posts within the reply wait: the worker spins
+   * briefly, then sleeps, on the host's reply counter (far cheaper than a message through the event
+   * loop) and then takes the reply off the port. A slower tool call returns to the event loop.
+   */
+  #takeReply(): { message: unknown } | undefined {
+    const cell = this.#replyCell;
+    const seen = cell === undefined ? 0 : Atomics.load(cell, 0);
+    const received = receiveMessageOnPort(this.#port);
+    if (received !== undefined || cell === undefined || this.#timers.size > 0) return received;
+    return this.#context.replyWait.wait(cell, seen) ? receiveMessageOnPort(this.#port) : undefined;
+  }
+
+  #complete(outcome: { value: JSValueHandle } | { error: JSValueHandle }): void {
+    if (this.#done) return;
+    if (this.#stop !== undefined) {
+      this.#endStopped();
+      return;
+    }
+    if ('value' in outcome) this.#succeed(outcome.value);
+    else this.#failWith(outcome.error);
+  }
+
+  #succeed(valueHandle: JSValueHandle): void {
+    const vm = this.#vm;
+    let text: string | undefined;
+    try {
+      const json = vm.callFunction((this.#sandbox as Sandbox).bridge.finish, vm.undefined, valueHandle);
+      text = json.isString ? json.toString() : undefined;
+      json.dispose();
+    } catch (error) {
+      if (this.#stop !== undefined) {
+        this.#endStopped();
+        return;
+      }
+      if (error instanceof JSException) {
+        const reason = this.#describe(error.handle);
+        error.dispose();
+        this.#fail({ name: 'TypeError', message: `the result is not JSON-serializable: ${reason.message}` });
+        return;
+      }
+      this.#fail(this.#engineFailure(error));
+      return;
+    }
+    if (this.#stop !== undefined) {
+      this.#endStopped();
+      return;
+    }
+    const maxResultBytes = this.#message.maxResultBytes;
+    if (text !== undefined && byteLength(text) > maxResultBytes) {
+      this.#fail({ name: 'RangeError', message: `the result is larger than ${maxResultBytes} bytes`, limit: 'output' });
+      return;
+    }
+    this.#end(text === undefined ? { type: 'result' } : { type: 'result', json: text });
+  }
+
+  #failWithException(error: unknown, phase?: 'compile'): void {
+    if (this.#stop !== undefined) {
+      this.#endStopped();
+      return;
+    }
+    if (!(error instanceof JSException)) {
+      this.#fail(this.#engineFailure(error));
+      return;
+    }
+    const report = this.#describe(error.handle, phase);
+    error.dispose();
+    if (this.#stop !== undefined) this.#endStopped();
+    else this.#fail(report);
+  }
+
+  #failWith(errorHandle: JSValueHandle): void {
+    const report = this.#describe(errorHandle);
+    if (this.#stop !== undefined) this.#endStopped();
+    else this.#fail(report);
+  }
+
+  #describe(errorHandle: JSValueHandle, phase?: 'compile'): GuestFailureReport {
+    return describeError(this.#vm, (this.#sandbox as Sandbox).bridge.report, errorHandle, this.#codeLines, phase);
+  }
+
+  #engineFailure(error: unknown): GuestFailureReport {
+    return engineFailure(error, ENGINE_FAILED, () => this.#nearMemoryLimit());
+  }
+
+  #nearMemoryLimit(): boolean {
+    try {
+      return this.#vm.getMemoryUsage().mallocSize > this.#message.memoryBytes * 0.9;
+    } catch {
+      return false;
+    }
+  }
+
+  #endStopped(): void {
+    const waiting = this.#cancelledIdle ? { toolCalls: this.#inFlight.size, timers: this.#timers.size } : undefined;
+    this.#fail(stoppedFailure(this.#stop ?? 'cancelled', this.#output.maxBytes, waiting));
+  }
+
+  #fail(report: GuestFailureReport): void {
+    this.#end({ type: 'failed', error: report });
+  }
+
+  #end(message: GuestOutcomeMessage): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.#output.flush();
+    post(this.#port, message);
+    for (const timer of this.#timers.values()) clearTimeout(timer);
+    this.#timers.clear();
+    this.#inFlight.clear();
+    this.#port.removeAllListeners('message');
+    const sandbox = this.#sandbox;
+    if (sandbox !== undefined) sandbox.run = undefined;
+    // ready before the VM is freed: a next run message is only handled after this turn anyway
+    this.#context.onIdle(this.seq);
+    if (sandbox !== undefined) {
+      for (const reason of this.#rejections.values()) reason.dispose();
+      this.#rejections.clear();
+      disposeSandbox(sandbox);
+    }
+    this.#context.sandboxes.prepare(this.#message.memoryBytes, this.#message.maxStackBytes);
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * The wasm worker: a pooled worker_thread that runs snippets for the `wasm` runtime backend, each
+ * JavaScript run in a fresh QuickJS VM ({@link JsRun}), each WASI module with node:wasi
+ * ({@link runWasi}), one run at a time. Bundled into `wasm-worker.mjs`; the pool starts it from
+ * that file.
+ *
+ * Control (`parentPort`): runs, cancels and `prepare` in ({@link WorkerControlMessage}); `ready`
+ * once, then `idle` after each run out. A cancel is also signalled through the shared cell
+ * (`workerData.control[0] = seq`) that the interrupt handler polls, so a busy VM stops without
+ * waiting for this thread's event loop.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { QuickJS } from 'quickjs-wasi';
+import { layerErrors } from '../../../model/internal.js';
+import { JsRun } from './js-run.js';
+import type { IdleMessage, ReadyMessage, WasmWorkerData, WorkerControlMessage } from './messages.js';
+import { ReplyWait } from './reply-wait.js';
+import { SandboxMaker, compilePrelude } from './sandbox.js';
+import { runWasi } from './wasi-run.js';
+
+const port = parentPort;
+if (port === null) throw layerErrors('runtime')('RUNTIME_UNAVAILABLE', 'the wasm worker runs in a worker thread only');
+
+// this thread's stdout/stderr are the host's: node:wasi's ExperimentalWarning stays out of them
+const emitWarning = process.emitWarning.bind(process);
+process.emitWarning = function (warning: string | Error, ...rest: unknown[]) {
+  const message: unknown = typeof warning === 'string' ? warning : (warning as { message?: unknown } | null)?.message;
+  const text = typeof message === 'string' ? message : '';
+  if (/WASI/.test(text)) return undefined;
+  return (emitWarning as (...args: unknown[]) => void)(warning, ...rest);
+};
+
+const data = workerData as WasmWorkerData;
+
+/** The run in progress, if any (a WASI run cannot be cancelled from here: the pool terminates it). */
+let current: { cancel(seq: number): void } | undefined;
+
+const onIdle = (seq: number) => {
+  current = undefined;
+  port.postMessage({ type: 'idle', seq } satisfies IdleMessage);
+};
+
+// a first VM reports the engine's versions and compiles the prelude every run's VM loads
+const probe = await QuickJS.create({ wasm: data.quickjs });
+const versions = probe.versions;
+const prelude = compilePrelude(probe);
+probe.dispose();
+
+const context = {
+  sandboxes: new SandboxMaker(data.quickjs, prelude),
+  replyWait: new ReplyWait(data.replySpin),
+  cancelCell: new Int32Array(data.control),
+  onIdle,
+};
+
+port.on('message', (message: WorkerControlMessage | null) => {
+  if (message === null || typeof message !== 'object') return;
+  switch (message.type) {
+    case 'js': {
+      const run = new JsRun(message, context);
+      current = run;
+      void run.start();
+      return;
+    }
+    case 'wasi':
+      current = { cancel: () => undefined };
+      void runWasi(message, onIdle);
+      return;
+    case 'cancel':
+      current?.cancel(message.seq);
+      return;
+    case 'prepare':
+      context.sandboxes.prepare(message.memoryBytes, message.maxStackBytes);
+      return;
+    default:
+      return;
+  }
+});
+
+port.postMessage({ type: 'ready', versions } satisfies ReadyMessage);
