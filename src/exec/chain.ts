@@ -3,8 +3,8 @@
  * durations and skipped steps.
  */
 import { ToolexecError, errorMessage } from '../model/index.js';
+import { Deadline } from '../model/internal.js';
 import { ChainError, ToolError, type ProgressEvent, type RunOptions, type Runner, type RunResult, type StepResult } from '../run/index.js';
-import { LinkedDeadline } from '../code/index.js';
 import type { ExecChainResult, ExecStepResult, Result, Step } from './types.js';
 
 /**
@@ -57,14 +57,15 @@ function asToolError(err: unknown, toolId: string): ToolError {
   return new ToolError({ code, op: 'execute', toolId, reason: errorMessage(err), cause: err });
 }
 
-function stopReason(deadline: LinkedDeadline, toolId: string): ToolError {
-  const reason: unknown = deadline.signal.reason;
+function stopReason(deadline: Deadline, toolId: string): ToolError {
+  // The chain's own budget decides TIMEOUT; any abort of the caller's signal is ABORTED.
+  const reason: unknown = deadline.reason;
   const timedOut = deadline.timedOut;
   return new ToolError({
     code: timedOut ? 'TIMEOUT' : 'ABORTED',
     op: 'resolve',
     toolId,
-    reason: timedOut ? `timed out: ${errorMessage(reason)}` : `aborted: ${errorMessage(reason)}`,
+    reason: `${timedOut ? 'timed out' : 'aborted'}: ${errorMessage(reason)}`,
     cause: reason,
   });
 }
@@ -80,7 +81,7 @@ function stopReason(deadline: LinkedDeadline, toolId: string): ToolError {
  *   progress) and the chain goes on. Otherwise the chain stops and rejects with an
  *   {@link ExecChainError}: the remaining steps are reported `skipped`.
  * - `timeoutMs` is the budget of the whole chain (like `runner.runChain`), shared with the caller's
- *   `signal` in one {@link LinkedDeadline}; running out (or an abort) stops the chain whatever
+ *   `signal` in one deadline; running out (or an abort) stops the chain whatever
  *   `stopOnError` says: `TIMEOUT` / `ABORTED`.
  * - `result` describes the last step: its value, its tool ID, the chain's duration, and its error
  *   when it failed without stopping. An empty chain gives `{ toolId: '', durationMs }` and no steps.
@@ -102,7 +103,8 @@ export async function runExecChain(
   if (onProgress !== undefined && typeof onProgress !== 'function') {
     throw new ToolexecError('INVALID_ARGUMENT', 'run option onProgress must be a function');
   }
-  const deadline = new LinkedDeadline(options?.signal ?? undefined, timeoutMs);
+  const deadline = new Deadline(options?.signal ?? undefined, timeoutMs);
+  deadline.arm();
   const stepOptions: RunOptions = { signal: deadline.signal };
   const execSteps: ExecStepResult[] = [];
   const runSteps: StepResult[] = [];

@@ -14,11 +14,10 @@ import {
 import {
   createLocalRegistry,
   createRunner,
-  type DefaultRunner,
   type LocalHandlerRegistry,
   type McpExecutor,
   type RunOptions,
-  type RunSettler,
+  type RunResult,
   type Runner,
   type StreamEvent,
 } from '../run/index.js';
@@ -48,12 +47,6 @@ function withDuration(err: unknown, durationMs: number): unknown {
   return err;
 }
 
-/** Turns the runner's outcome into the facade's: the `Result`, or the error with its `durationMs`. */
-const RESULT_SETTLER: RunSettler<Result> = {
-  ok: (result, toolId, startedMs) => ({ value: result.structured, toolId, durationMs: elapsedMs(startedMs) }),
-  fail: (err, startedMs) => withDuration(err, elapsedMs(startedMs)),
-};
-
 /** How long a failed `runTool` call took (the `durationMs` the facade attaches to its rejection), if known. */
 export function durationOf(err: unknown): number | undefined {
   const value = (err as { durationMs?: unknown } | null)?.durationMs;
@@ -81,8 +74,8 @@ export function durationOf(err: unknown): number | undefined {
  * - **Calls.** `runTool` resolves `{ value, toolId, durationMs }`; a failure rejects with the run
  *   layer's error unchanged (a `ToolError`: code, op, backend, cause), carrying the call's
  *   duration as a non-enumerable `durationMs` ({@link durationOf}). `timeoutMs` (or
- *   `defaultTimeoutMs`) is handed to the runner, whose single per-call controller and timer enforce
- *   it and tell the handler through `ctx.signal`; `timeoutMs: Infinity` turns it off for a call.
+ *   `defaultTimeoutMs`) is handed to the runner, whose per-call deadline enforces it and tells the
+ *   handler through `ctx.signal`; `timeoutMs: Infinity` turns it off for a call.
  * - **Chains.** `runChain` adds `stopOnError: false` (the chain goes on, the step is reported
  *   failed), real step durations and skipped steps; the deadline covers the whole chain; a stopping
  *   failure rejects with an `ExecChainError` (a run-layer `ChainError`) carrying every step.
@@ -96,7 +89,7 @@ export class DefaultExec implements Exec {
   readonly #options: ResolvedExecOptions;
   readonly #index: ToolIndex;
   readonly #docs: DocStore;
-  readonly #runner: DefaultRunner;
+  readonly #runner: Runner;
   readonly #local: LocalHandlerRegistry;
   readonly #code: DefaultCodeExecutor;
   readonly #mcpClient: McpExecutorClient | undefined;
@@ -232,13 +225,12 @@ export class DefaultExec implements Exec {
   }
 
   #runTool(id: string, args: Record<string, unknown> | undefined, options: RunOptions | undefined): Promise<Result> {
-    // The runner applies the ending where the call settles: no promise hop of the facade's own.
-    return this.#runner.runSettled(
-      id,
-      args,
-      options === undefined ? this.#defaultRunOptions : this.#callOptions(options),
-      RESULT_SETTLER,
-      nowMs(),
+    const startedMs = nowMs();
+    return this.#runner.run(id, args, options === undefined ? this.#defaultRunOptions : this.#callOptions(options)).then(
+      (result: RunResult): Result => ({ value: result.structured, toolId: id, durationMs: elapsedMs(startedMs) }),
+      (err: unknown) => {
+        throw withDuration(err, elapsedMs(startedMs));
+      },
     );
   }
 

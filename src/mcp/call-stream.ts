@@ -1,5 +1,6 @@
 import { ToolexecError } from '../model/index.js';
-import { normalizeMcpResult, onAbort, type CallToolResult, type McpExecutor, type RunOptions, type StreamEvent } from '../run/index.js';
+import { linkedSignal } from '../model/internal.js';
+import { normalizeMcpResult, type CallToolResult, type McpExecutor, type RunOptions, type StreamEvent } from '../run/index.js';
 import type { McpCallParams } from './types.js';
 
 /**
@@ -24,18 +25,14 @@ async function* run(
   params: McpCallParams,
   options: RunOptions,
 ): AsyncGenerator<StreamEvent, void, undefined> {
-  const controller = new AbortController();
-  const outer = options.signal;
-  let stopListening: (() => void) | undefined;
-  if (outer?.aborted === true) controller.abort(outer.reason);
-  else if (outer !== undefined) stopListening = onAbort(outer, () => controller.abort(outer.reason));
+  const link = linkedSignal(options.signal);
 
   const queue: StreamEvent[] = [];
   let wake: (() => void) | undefined;
   let settled = false;
   let outcome: { ok: true; result: CallToolResult } | { ok: false; error: unknown } | undefined;
   const callOptions: RunOptions = {
-    signal: controller.signal,
+    signal: link.signal,
     onProgress: (progress) => {
       options.onProgress?.(progress);
       queue.push({ kind: 'progress', data: progress });
@@ -73,10 +70,10 @@ async function* run(
     }
     yield { kind: 'done', data: normalizeMcpResult(result) };
   } finally {
-    stopListening?.();
     if (!settled) {
-      controller.abort(new ToolexecError('ABORTED', `The stream of "${params.name}" on MCP server "${serverName}" was closed early`));
+      link.abort(new ToolexecError('ABORTED', `The stream of "${params.name}" on MCP server "${serverName}" was closed early`));
     }
+    link.dispose();
   }
 }
 

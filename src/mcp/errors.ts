@@ -2,7 +2,22 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ToolexecError, errorMessage } from '../model/index.js';
-import type { McpSession } from './session.js';
+import { isTimeoutReason } from '../model/internal.js';
+
+/**
+ * What error mapping needs to know of a live connection (an `McpSession` has it): typed here so
+ * that this module does not import the session, which imports it.
+ */
+export interface ConnectionState {
+  /** How the connection was made. */
+  readonly mode: string;
+  /** The Streamable HTTP session ID, when the server gave one. */
+  readonly sessionId: string | undefined;
+  /** True once the connection is gone. */
+  readonly closed: boolean;
+  /** What is known about why the connection ended (exit status, stderr tail). */
+  failureDetails(): FailureDetails;
+}
 
 /** What a failed operation was doing, for messages. */
 export interface OperationContext {
@@ -21,8 +36,7 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND
 /** The error for an aborted call: ABORTED (or TIMEOUT for a timeout signal), `cause` = the reason. */
 export function abortError(signal: AbortSignal, context: OperationContext): ToolexecError {
   const reason: unknown = signal.reason;
-  const timedOut =
-    (reason instanceof DOMException && reason.name === 'TimeoutError') || (ToolexecError.isInstance(reason) && reason.code === 'TIMEOUT');
+  const timedOut = isTimeoutReason(reason);
   return new ToolexecError(
     timedOut ? 'TIMEOUT' : 'ABORTED',
     `${describe(context)} on MCP server "${context.serverName}" was ${timedOut ? 'cancelled by a timeout' : 'aborted'}`,
@@ -31,7 +45,7 @@ export function abortError(signal: AbortSignal, context: OperationContext): Tool
 }
 
 /** True when the server answered 404 to a request carrying a session ID it no longer knows. */
-export function isExpiredSession(error: unknown, session: McpSession): boolean {
+export function isExpiredSession(error: unknown, session: ConnectionState): boolean {
   return session.mode === 'http' && session.sessionId !== undefined && error instanceof StreamableHTTPError && error.code === 404;
 }
 
@@ -41,7 +55,7 @@ export function isNotSent(error: unknown): boolean {
 }
 
 /** True when the error means the connection itself is unusable (the session must be dropped). */
-export function isConnectionLost(error: unknown, session: McpSession): boolean {
+export function isConnectionLost(error: unknown, session: ConnectionState): boolean {
   if (session.closed) return true;
   if (error instanceof McpError) return error.code === (ErrorCode.ConnectionClosed as number);
   if (error instanceof SseError) return true;
@@ -63,7 +77,7 @@ function isNetworkError(error: unknown): boolean {
  * connection → EXECUTION naming the server (with exit status and stderr tail), a JSON-RPC error
  * → EXECUTION with the server's message, an invalid result → PROTOCOL. `cause` keeps the original.
  */
-export function mapOperationError(error: unknown, context: OperationContext, session?: McpSession): ToolexecError {
+export function mapOperationError(error: unknown, context: OperationContext, session?: ConnectionState): ToolexecError {
   if (ToolexecError.isInstance(error)) return error;
   const where = `${describe(context)} on MCP server "${context.serverName}"`;
   if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) {

@@ -1,3 +1,4 @@
+import { MAX_TIMER_MS } from '../model/internal.js';
 import { ToolexecError } from '../model/index.js';
 import { DEFAULT_KILL_GRACE_MS, DEFAULT_STDERR_TAIL_BYTES } from './stdio-transport.js';
 import type { McpExecutorOptions, McpServerConfig } from './types.js';
@@ -15,9 +16,6 @@ export const DEFAULT_MCP_CLIENT_INFO: Readonly<{
   name: 'toolexec',
   version: '0.1.0',
 });
-
-// setTimeout clamps anything larger to 1 ms; treat larger values (and Infinity) as "no limit".
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** @internal {@link McpExecutorOptions} with every default filled in. */
 export interface ResolvedMcpExecutorOptions {
@@ -101,6 +99,7 @@ export function resolveTimeoutMs(
   if (typeof value !== 'number' || Number.isNaN(value) || value <= 0) {
     throw new ToolexecError(code, `${name} must be a positive number of milliseconds (got ${String(value)})`);
   }
+  // setTimeout fires at once for anything larger: larger values (and Infinity) mean "no limit".
   return Math.min(value, MAX_TIMER_MS);
 }
 

@@ -1,13 +1,13 @@
-import { ToolexecError, errorMessage } from '../model/index.js';
-import { CallSignal } from './call-signal.js';
-import { ChainError, ToolError, abortToolError, asRunFailure } from './errors.js';
+import { Deadline, layerErrors } from '../model/internal.js';
+import { ChainError } from './errors.js';
+import { abortToolError, asStepFailure } from './failures.js';
 import type { Pipeline } from './pipeline.js';
 import { emitProgress } from './progress.js';
 import { checkRunOptions } from './run-options.js';
 import type { ChainResult, ChainStep, RunOptions, RunResult, StepResult } from './types.js';
 
 /**
- * Runs `steps` one after another (§2.2.9).
+ * Runs `steps` one after another.
  *
  * @remarks
  * Each step gets a fresh shallow copy of its `args` (`{}` when absent); with `usePrevious` the
@@ -15,20 +15,22 @@ import type { ChainResult, ChainStep, RunOptions, RunResult, StepResult } from '
  * even when that value is `undefined` (the first step, or a step that returned nothing). The chain
  * stops at the first failure and rejects with a {@link ChainError} holding the step results so
  * far, the failed one included. `signal` and `timeoutMs` cover the whole chain; an abort or
- * deadline noticed between steps adds no step result (as in Go). `onProgress` receives
+ * deadline noticed between steps adds no step result. `onProgress` receives
  * `{0, N, 'started'}`, then `{i+1, N, 'step_completed' | 'step_error'}` per step.
  *
- * An empty chain resolves at once with `{ result: undefined, steps: [] }` and no progress
- * (Go returns a zero result): `result` is absent only for an empty chain.
+ * An empty chain resolves at once with `{ result: undefined, steps: [] }` and no progress:
+ * `result` is `undefined` only for an empty chain.
  *
- * Steps run through the pipeline directly, sharing the chain's one signal; a step that completes
+ * Steps run through the pipeline directly, sharing the chain's one deadline; a step that completes
  * synchronously is not awaited (no promise hop per step).
  *
  * @internal
  */
+const errors = layerErrors('run');
+
 export async function runChain(pipeline: Pipeline, steps: readonly ChainStep[], options: RunOptions | undefined): Promise<ChainResult> {
   if (steps === undefined || steps === null) steps = [];
-  if (!Array.isArray(steps)) throw new ToolexecError('INVALID_ARGUMENT', 'chain steps must be an array');
+  if (!Array.isArray(steps)) throw errors.invalidArgument('chain steps', 'must be an array');
   const total = steps.length;
   if (total === 0) return { result: undefined as unknown as RunResult, steps: [] };
   const signal = options?.signal;
@@ -36,7 +38,7 @@ export async function runChain(pipeline: Pipeline, steps: readonly ChainStep[], 
   const onProgress = options?.onProgress;
   const invalid = checkRunOptions(signal, timeoutMs);
   if (invalid !== undefined) throw invalid;
-  const scope = signal === undefined && timeoutMs === undefined ? undefined : new CallSignal(signal, timeoutMs);
+  const scope = signal === undefined && timeoutMs === undefined ? undefined : new Deadline(signal, timeoutMs);
   if (onProgress !== undefined) emitProgress(onProgress, { progress: 0, total, message: 'started' });
   const results: StepResult[] = [];
   let previous: unknown;
@@ -55,7 +57,7 @@ export async function runChain(pipeline: Pipeline, steps: readonly ChainStep[], 
         const out = pipeline.run(toolId, args, scope, undefined);
         result = out instanceof Promise ? await out : out;
       } catch (err) {
-        const error = asToolError(err, toolId);
+        const error = asStepFailure(err, toolId);
         const failed: StepResult = { toolId, error };
         if (error.backend !== undefined) failed.backend = error.backend;
         results.push(failed);
@@ -71,11 +73,4 @@ export async function runChain(pipeline: Pipeline, steps: readonly ChainStep[], 
     scope?.dispose();
   }
   return { result: last as RunResult, steps: results };
-}
-
-function asToolError(err: unknown, toolId: string): ToolError {
-  if (ToolError.isToolError(err)) return err;
-  const failure = asRunFailure(err, toolId);
-  if (ToolError.isToolError(failure)) return failure;
-  return new ToolError({ code: failure.code, op: 'execute', toolId, reason: errorMessage(failure), cause: failure });
 }

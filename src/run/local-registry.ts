@@ -1,5 +1,7 @@
-import { ToolexecError } from '../model/index.js';
+import { layerErrors } from '../model/internal.js';
 import type { LocalHandler, LocalRegistry } from './types.js';
+
+const errors = layerErrors('run');
 
 /**
  * A mutable {@link LocalRegistry} backed by a Map: what {@link createLocalRegistry} returns.
@@ -22,10 +24,10 @@ export class LocalHandlerRegistry implements LocalRegistry {
    */
   register(name: string, handler: LocalHandler): this {
     if (typeof name !== 'string' || name === '') {
-      throw new ToolexecError('INVALID_ARGUMENT', 'local handler name is required');
+      throw errors.invalidArgument('local handler name', 'is required');
     }
     if (typeof handler !== 'function') {
-      throw new ToolexecError('INVALID_ARGUMENT', `local handler "${name}" must be a function`);
+      throw errors.invalidArgument(`local handler "${name}"`, 'must be a function');
     }
     this.#handlers.set(name, handler);
     return this;

@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { onAbort } from '../../src/run/index.js';
+import { onAbort } from '../../src/model/internal.js';
 
 afterEach(() => {
   vi.unstubAllGlobals();
