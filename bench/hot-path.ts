@@ -37,9 +37,18 @@ export interface HotPathRatio {
 export interface HotPathFigures {
   groups: number;
   callsPerBlock: number;
-  nsPerCall: { direct: number; runnerRun: number; execRunTool: number };
+  nsPerCall: { direct: number; directTimed: number; runnerRun: number; runnerRunDeadline: number; execRunTool: number };
+  /** `runner.run` (no options) over the baseline: the target is <= 2. */
   runnerRun: HotPathRatio;
+  /** `exec.runTool` (default 30 s deadline) over the baseline: the target is <= 2. */
   execRunTool: HotPathRatio;
+  /** `runner.run` with `timeoutMs: 30000` over the baseline (information: what the deadline adds). */
+  runnerRunDeadline: HotPathRatio;
+  /**
+   * `exec.runTool` over the baseline plus the two clock reads every `exec.runTool` must make for
+   * its `durationMs` (information: what the facade costs beyond reading the clock).
+   */
+  execRunToolOverTimed: HotPathRatio;
 }
 
 /** Times the baseline, `runner.run` and `exec.runTool` in `groups` paired groups of `calls` calls each. */
@@ -59,8 +68,18 @@ export async function measureHotPaths(groups = 200, calls = 1_000): Promise<HotP
     return out;
   };
   const args = { message: 'hello' };
+  // What `exec.runTool` must add to any call: two clock reads for `durationMs`.
+  const clock = performance;
+  let durationMs = 0;
+  const directTimed = async (args: Record<string, unknown>): Promise<unknown> => {
+    const startedMs = clock.now();
+    const out = await direct(args);
+    durationMs = clock.now() - startedMs;
+    return out;
+  };
 
   // Sanity: every path gives the same value before anything is timed.
+  const deadline = { timeoutMs: 30_000 };
   const values = [
     (await direct(args)) as { echoed?: unknown },
     (await runner.run('bench:echo', args)).structured as { echoed?: unknown },
@@ -72,8 +91,14 @@ export async function measureHotPaths(groups = 200, calls = 1_000): Promise<HotP
     direct: async () => {
       for (let i = 0; i < calls; i++) await direct(args);
     },
+    directTimed: async () => {
+      for (let i = 0; i < calls; i++) await directTimed(args);
+    },
     runnerRun: async () => {
       for (let i = 0; i < calls; i++) await runner.run('bench:echo', args);
+    },
+    runnerRunDeadline: async () => {
+      for (let i = 0; i < calls; i++) await runner.run('bench:echo', args, deadline);
     },
     execRunTool: async () => {
       for (let i = 0; i < calls; i++) await exec.runTool('bench:echo', args);
@@ -82,15 +107,24 @@ export async function measureHotPaths(groups = 200, calls = 1_000): Promise<HotP
   const times = await timeGroups(blocks, groups, Math.max(10, groups / 10));
   await exec.close();
   const ns = (key: keyof typeof blocks): number => round((median(times[key]) * 1e6) / calls);
-  const ratio = (key: 'runnerRun' | 'execRunTool'): HotPathRatio => {
-    const ratios = pairedRatios(times[key], times.direct);
+  if (!(durationMs > 0)) throw new Error('the clock reads measured nothing');
+  const ratio = (key: keyof typeof blocks, baseline: keyof typeof blocks = 'direct'): HotPathRatio => {
+    const ratios = pairedRatios(times[key], times[baseline]);
     return { ratio: round(median(ratios), 3), ci95: bootstrapCi(ratios) };
   };
   return {
     groups,
     callsPerBlock: calls,
-    nsPerCall: { direct: ns('direct'), runnerRun: ns('runnerRun'), execRunTool: ns('execRunTool') },
+    nsPerCall: {
+      direct: ns('direct'),
+      directTimed: ns('directTimed'),
+      runnerRun: ns('runnerRun'),
+      runnerRunDeadline: ns('runnerRunDeadline'),
+      execRunTool: ns('execRunTool'),
+    },
     runnerRun: ratio('runnerRun'),
     execRunTool: ratio('execRunTool'),
+    runnerRunDeadline: ratio('runnerRunDeadline'),
+    execRunToolOverTimed: ratio('execRunTool', 'directTimed'),
   };
 }

@@ -69,6 +69,20 @@ export class Dispatcher {
     }
   }
 
+  /** {@link Dispatcher.localHandler} for dispatch, with the common case (a registered string name) kept small. */
+  #handler(toolId: string, backend: ToolBackend): LocalHandler {
+    const registry = this.#local;
+    const name = (backend as { local?: { name?: unknown } }).local?.name;
+    if (registry === undefined || typeof name !== 'string') return this.localHandler('execute', toolId, backend);
+    let handler: LocalHandler | undefined;
+    try {
+      handler = registry.get(name);
+    } catch (err) {
+      throw registryFailure('execute', toolId, backend, name, err);
+    }
+    return typeof handler === 'function' ? handler : this.localHandler('execute', toolId, backend);
+  }
+
   /** The handler a local backend names. @throws ToolError (`op`) when there is none. */
   localHandler(op: ToolErrorOp, toolId: string, backend: ToolBackend): LocalHandler {
     const registry = this.#local;
@@ -96,7 +110,7 @@ export class Dispatcher {
     deadline: Deadline | undefined,
     progress: ProgressSink | undefined,
   ): RunResult | Promise<RunResult> {
-    const handler = this.localHandler('execute', toolId, backend);
+    const handler = this.#handler(toolId, backend);
     let out: unknown;
     try {
       out = handler(args, new HandlerContext(toolId, deadline, progress));

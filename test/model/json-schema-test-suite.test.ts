@@ -233,7 +233,9 @@ describe('JSON Schema Test Suite', () => {
         const cache = byValidator[testCase.formats];
         let checks = cache.get(testCase.schema);
         if (checks === undefined) {
-          checks = validator.forTool?.(probe);
+          const made = validator.forTool?.(probe);
+          if (made === undefined) throw new Error('the validator has no forTool');
+          checks = made;
           cache.set(testCase.schema, checks);
         }
         const bound = checks;
