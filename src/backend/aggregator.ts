@@ -61,8 +61,8 @@ export function createAggregator(registry: BackendRegistry): BackendAggregator {
 
 /**
  * Registers the tools of every enabled backend in an index (any {@link ToolRegistrar}, such as a
- * `ToolIndex`), each bound to the local backend `backendName:toolName`; a runner whose `local`
- * option is `registry.localRegistry()` then runs them through `backend.execute`.
+ * `ToolIndex`), each bound to the local backend `backendName:toolName`; a runner given the
+ * registry (its `backends` option) then runs them through `backend.execute`.
  *
  * @remarks
  * Tools without a namespace get the backend's name, so a tool `echo` of backend `tools` has the
@@ -73,7 +73,7 @@ export function createAggregator(registry: BackendRegistry): BackendAggregator {
  * @example
  * ```ts
  * await registerBackendTools(index, registry);
- * const runner = createRunner({ index, local: registry.localRegistry() });
+ * const runner = createRunner({ index, backends: registry });
  * await runner.run('tools:echo', { message: 'hi' });
  * ```
  */

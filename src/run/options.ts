@@ -1,7 +1,7 @@
 import { createSchemaValidator, type SchemaValidator, type Tool, type ToolBackend } from '../model/index.js';
 import { defaultBackendSelector, type ToolIndex } from '../discovery/index.js';
 import { layerErrors } from '../model/internal.js';
-import { toLocalRegistry } from './local-registry.js';
+import { localRegistryOf } from './local-registry.js';
 
 const errors = layerErrors('run');
 import type { LocalRegistry, McpExecutor, ProviderExecutor, RunWarning, RunnerOptions } from './types.js';
@@ -48,6 +48,10 @@ export function resolveRunnerOptions(options: RunnerOptions = {}): ResolvedRunne
   checkFunction(options.backendsResolver, 'backendsResolver');
   checkFunction(options.backendSelector, 'backendSelector');
   checkFunction(options.onWarning, 'onWarning');
+  const backends = options.backends ?? undefined;
+  if (backends !== undefined && (backends === null || typeof (backends as { localRegistry?: unknown }).localRegistry !== 'function')) {
+    throw errors.configuration('backends', 'must be a BackendRegistry');
+  }
   return {
     index: options.index ?? undefined,
     toolResolver: options.toolResolver ?? undefined,
@@ -57,7 +61,7 @@ export function resolveRunnerOptions(options: RunnerOptions = {}): ResolvedRunne
     validateInput: options.validateInput ?? true,
     validateOutput: validateOutput === 'warn' ? 'warn' : validateOutput ? 'error' : 'off',
     onWarning: options.onWarning ?? undefined,
-    local: toLocalRegistry(options.local),
+    local: localRegistryOf(options.local, backends),
     mcp: options.mcp ?? undefined,
     provider: options.provider ?? undefined,
   };

@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { SchemaValidator, Tool, ToolBackend, ToolexecError } from '../model/index.js';
 import type { ToolIndex } from '../discovery/index.js';
+import type { BackendRegistry } from '../backend/index.js';
 
 export type { CallToolResult };
 
@@ -130,6 +131,13 @@ export interface RunnerOptions {
    * `Map` included) or a plain record, read live through its own properties.
    */
   local?: LocalRegistry | Record<string, LocalHandler>;
+  /**
+   * Backends of `toolexec/backend` the runner dispatches to: a `local` tool backend named
+   * `backend:tool` whose `backend` is registered here runs as `backend.execute(tool, args, { signal })`
+   * (see `registerBackendTools`, which binds every enabled backend's tools so). A name the `local`
+   * option serves is looked up there first.
+   */
+  backends?: BackendRegistry;
   /** Runs tools of `mcp` backends. */
   mcp?: McpExecutor;
   /** Runs tools of `provider` backends. */

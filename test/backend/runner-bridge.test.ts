@@ -40,6 +40,31 @@ function setup() {
 }
 
 describe('backend → index + runner, end to end', () => {
+  it("dispatches through the registry given as the runner's backends option", async () => {
+    const { registry } = setup();
+    const index = createToolIndex();
+    await registerBackendTools(index, registry);
+    const runner = createRunner({ index, backends: registry });
+    const result = await runner.run('tools:echo', { message: 'hello' });
+    expect(result.structured).toEqual({ echoed: 'hello' });
+    expect(result.backend).toEqual({ kind: 'local', local: { name: 'tools:echo' } });
+    expect((await failure(runner.run('tools:echo', { message: 3 }))).code).toBe('VALIDATION');
+    expect((await failure(runner.run('tools:broken', {}))).code).toBe('OUTPUT_VALIDATION');
+  });
+
+  it('looks a name up in the local option first, then in the backends registry', async () => {
+    const { registry } = setup();
+    const index = createToolIndex();
+    await registerBackendTools(index, registry);
+    const runner = createRunner({ index, backends: registry, local: { 'tools:echo': () => ({ echoed: 'local' }) } });
+    expect((await runner.run('tools:echo', { message: 'hello' })).structured).toEqual({ echoed: 'local' });
+    expect((await runner.run('geo:lookup', {})).backend).toEqual({ kind: 'local', local: { name: 'remote:lookup' } });
+  });
+
+  it('refuses a backends option that is not a registry (CONFIGURATION)', () => {
+    expect(() => createRunner({ backends: {} as never })).toThrow(expect.objectContaining({ code: 'CONFIGURATION' }));
+  });
+
   it('registers enabled backends’ tools and runs them by backend:tool with validation', async () => {
     const { registry } = setup();
     const index = createToolIndex();
