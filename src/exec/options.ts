@@ -2,12 +2,12 @@
  * The facade's defaults and the one place they are resolved and checked.
  */
 import { ToolexecError } from '../model/index.js';
+import { DEFAULT_TIMEOUT_MS } from '../model/internal.js';
 import type { LocalHandler } from '../run/index.js';
 import { DEFAULT_SECURITY_PROFILE, isSecurityProfile, type SecurityProfile } from '../runtime/index.js';
 import type { ExecOptions, LocalToolDefinition } from './types.js';
 
-/** Deadline of every call that names none: 30 s (Go documents it but never applies it). */
-export const DEFAULT_TIMEOUT_MS = 30_000;
+export { DEFAULT_TIMEOUT_MS };
 
 /** Most tool calls one snippet may make: 100. */
 export const DEFAULT_MAX_TOOL_CALLS = 100;
