@@ -8,16 +8,8 @@ import { HandlerContext } from './handler-context.js';
 import { normalizeMcpResult } from './normalize.js';
 import type { ResolvedRunnerOptions } from './options.js';
 import type { Resolved } from './resolution.js';
-import type {
-  CallToolResult,
-  LocalHandler,
-  LocalRegistry,
-  McpExecutor,
-  ProgressEvent,
-  ProviderExecutor,
-  RunOptions,
-  RunResult,
-} from './types.js';
+import type { CallToolResult, LocalHandler, LocalRegistry, McpExecutor, ProgressEvent, ProviderExecutor, RunOptions } from './types.js';
+import type { RunResult } from './types.js';
 
 /**
  * Dispatch: a validated call to the backend it was resolved to — a local handler, the MCP executor
@@ -28,6 +20,14 @@ import type {
  * @internal
  * @module
  */
+
+/** A call that went asynchronous: what finishing it needs. */
+interface PendingCall {
+  toolId: string;
+  resolved: Resolved;
+  backend: ToolBackend;
+  deadline: Deadline | undefined;
+}
 
 /** Receives progress reports of one call. */
 export type ProgressSink = (progress: ProgressEvent) => void;
@@ -57,16 +57,19 @@ export class Dispatcher {
     deadline: Deadline | undefined,
     progress: ProgressSink | undefined,
   ): RunResult | Promise<RunResult> {
-    switch (backend.kind) {
-      case 'local':
-        return this.#runLocal(toolId, resolved, backend, args, deadline, progress);
-      case 'mcp':
-        return this.#runMcp(toolId, resolved, backend, args, deadline, progress);
-      case 'provider':
-        return this.#runProvider(toolId, resolved, backend, args, deadline, progress);
-      default:
-        throw configError('execute', toolId, backend, `unknown backend kind: ${String((backend as { kind?: unknown }).kind)}`);
+    const kind = backend.kind;
+    if (kind === 'mcp' || kind === 'provider') return this.#runRemote({ toolId, resolved, backend, deadline }, args, progress);
+    if (kind !== 'local') throw configError('execute', toolId, backend, `unknown backend kind: ${String(kind)}`);
+    const handler = this.#handler(toolId, backend);
+    let out: unknown;
+    try {
+      out = handler(args, new HandlerContext(toolId, deadline, progress));
+    } catch (err) {
+      throw executeFailure(toolId, backend, err, deadline);
     }
+    if (isPromiseLike(out)) return this.#awaitLocal(out, { toolId, resolved, backend, deadline });
+    if (isAsyncIterable(out)) return this.#drainLocal(out, { toolId, resolved, backend, deadline });
+    return this.#finish(toolId, resolved, backend, out);
   }
 
   /** {@link Dispatcher.localHandler} for dispatch, with the common case (a registered string name) kept small. */
@@ -102,46 +105,15 @@ export class Dispatcher {
     return handler;
   }
 
-  #runLocal(
-    toolId: string,
-    resolved: Resolved,
-    backend: ToolBackend,
-    args: Record<string, unknown>,
-    deadline: Deadline | undefined,
-    progress: ProgressSink | undefined,
-  ): RunResult | Promise<RunResult> {
-    const handler = this.#handler(toolId, backend);
-    let out: unknown;
-    try {
-      out = handler(args, new HandlerContext(toolId, deadline, progress));
-    } catch (err) {
-      throw executeFailure(toolId, backend, err, deadline);
-    }
-    if (isPromiseLike(out)) return this.#awaitLocal(out, toolId, resolved, backend, deadline);
-    if (isAsyncIterable(out)) return this.#drainLocal(out, toolId, resolved, backend, deadline);
-    return this.#finish(toolId, resolved, backend, out);
-  }
-
-  async #awaitLocal(
-    pending: PromiseLike<unknown>,
-    toolId: string,
-    resolved: Resolved,
-    backend: ToolBackend,
-    deadline: Deadline | undefined,
-  ): Promise<RunResult> {
-    const value = await settle(pending, toolId, backend, deadline);
-    if (isAsyncIterable(value)) return this.#drainLocal(value, toolId, resolved, backend, deadline);
-    return this.#finish(toolId, resolved, backend, value);
+  async #awaitLocal(pending: PromiseLike<unknown>, call: PendingCall): Promise<RunResult> {
+    const value = await settle(pending, call.toolId, call.backend, call.deadline);
+    if (isAsyncIterable(value)) return this.#drainLocal(value, call);
+    return this.#finish(call.toolId, call.resolved, call.backend, value);
   }
 
   /** A handler that returned an AsyncIterable: its last chunk is the result. */
-  async #drainLocal(
-    iterable: AsyncIterable<unknown>,
-    toolId: string,
-    resolved: Resolved,
-    backend: ToolBackend,
-    deadline: Deadline | undefined,
-  ): Promise<RunResult> {
+  async #drainLocal(iterable: AsyncIterable<unknown>, call: PendingCall): Promise<RunResult> {
+    const { toolId, backend, deadline } = call;
     let iterator: AsyncIterator<unknown>;
     try {
       iterator = iterable[Symbol.asyncIterator]();
@@ -167,83 +139,61 @@ export class Dispatcher {
       if (step.done === true) break;
       last = step.value;
     }
-    return this.#finish(toolId, resolved, backend, last);
+    return this.#finish(toolId, call.resolved, backend, last);
   }
 
-  #runMcp(
-    toolId: string,
-    resolved: Resolved,
-    backend: ToolBackend,
-    args: Record<string, unknown>,
-    deadline: Deadline | undefined,
-    progress: ProgressSink | undefined,
-  ): Promise<RunResult> {
-    const executor = this.mcp;
-    if (executor === undefined) throw configError('execute', toolId, backend, 'MCP executor not configured');
-    const target = (backend as { mcp?: { serverName?: unknown } }).mcp;
-    if (target === undefined || target === null || typeof target !== 'object') {
-      throw configError('execute', toolId, backend, 'MCP backend missing server name');
-    }
-    let pending: Promise<CallToolResult>;
-    try {
-      pending = executor.callTool(
-        target.serverName as string,
-        { name: resolved.tool.name, arguments: args },
-        executorOptions(deadline, progress),
+  /** An `mcp` or `provider` call: the executor's promise, awaited under the call's deadline. */
+  #runRemote(call: PendingCall, args: Record<string, unknown>, progress: ProgressSink | undefined): Promise<RunResult> {
+    const { toolId, resolved, backend, deadline } = call;
+    if (backend.kind === 'mcp') {
+      const executor = this.mcp;
+      if (executor === undefined) throw configError('execute', toolId, backend, 'MCP executor not configured');
+      const target = targetOf(toolId, backend, 'mcp', 'MCP backend missing server name');
+      const params = { name: resolved.tool.name, arguments: args };
+      return this.#callRemote(
+        toolId,
+        backend,
+        deadline,
+        () => executor.callTool(target.serverName as string, params, executorOptions(deadline, progress)),
+        (value) => this.#finishMcp(toolId, resolved, backend, value as CallToolResult | null | undefined),
       );
+    }
+    const executor = this.provider;
+    if (executor === undefined) throw configError('execute', toolId, backend, 'provider executor not configured');
+    const target = targetOf(toolId, backend, 'provider', 'provider backend missing details');
+    return this.#callRemote(
+      toolId,
+      backend,
+      deadline,
+      () => executor.callTool(target.providerId as string, target.toolId as string, args, executorOptions(deadline, progress)),
+      (value) => this.#finish(toolId, resolved, backend, value),
+    );
+  }
+
+  /** Calls an executor and waits for it under the call's deadline; `finish` makes the result. */
+  async #callRemote(
+    toolId: string,
+    backend: ToolBackend,
+    deadline: Deadline | undefined,
+    call: () => PromiseLike<unknown>,
+    finish: (value: unknown) => RunResult,
+  ): Promise<RunResult> {
+    let pending: PromiseLike<unknown>;
+    try {
+      pending = call();
     } catch (err) {
       throw executeFailure(toolId, backend, err, deadline);
     }
-    return this.#awaitMcp(pending, toolId, resolved, backend, deadline);
+    return finish(await settle(pending, toolId, backend, deadline));
   }
 
-  async #awaitMcp(
-    pending: PromiseLike<CallToolResult>,
-    toolId: string,
-    resolved: Resolved,
-    backend: ToolBackend,
-    deadline: Deadline | undefined,
-  ): Promise<RunResult> {
-    const result = (await settle(pending, toolId, backend, deadline)) as CallToolResult | null | undefined;
+  /** An MCP result: `isError` → EXECUTION, else normalized and checked against the output schema. */
+  #finishMcp(toolId: string, resolved: Resolved, backend: ToolBackend, result: CallToolResult | null | undefined): RunResult {
     if (result === undefined || result === null) return this.#finish(toolId, resolved, backend, undefined);
     if (result.isError === true) throw mcpToolError(toolId, backend, result);
     const structured = normalizeMcpResult(result);
     this.#checks.checkOutput(toolId, resolved, backend, structured);
     return { tool: resolved.tool, backend, structured, mcpResult: result };
-  }
-
-  #runProvider(
-    toolId: string,
-    resolved: Resolved,
-    backend: ToolBackend,
-    args: Record<string, unknown>,
-    deadline: Deadline | undefined,
-    progress: ProgressSink | undefined,
-  ): Promise<RunResult> {
-    const executor = this.provider;
-    if (executor === undefined) throw configError('execute', toolId, backend, 'provider executor not configured');
-    const target = (backend as { provider?: { providerId?: unknown; toolId?: unknown } }).provider;
-    if (target === undefined || target === null || typeof target !== 'object') {
-      throw configError('execute', toolId, backend, 'provider backend missing details');
-    }
-    let pending: Promise<unknown>;
-    try {
-      pending = executor.callTool(target.providerId as string, target.toolId as string, args, executorOptions(deadline, progress));
-    } catch (err) {
-      throw executeFailure(toolId, backend, err, deadline);
-    }
-    return this.#awaitProvider(pending, toolId, resolved, backend, deadline);
-  }
-
-  async #awaitProvider(
-    pending: PromiseLike<unknown>,
-    toolId: string,
-    resolved: Resolved,
-    backend: ToolBackend,
-    deadline: Deadline | undefined,
-  ): Promise<RunResult> {
-    const value = await settle(pending, toolId, backend, deadline);
-    return this.#finish(toolId, resolved, backend, value);
   }
 
   #finish(toolId: string, resolved: Resolved, backend: ToolBackend, structured: unknown): RunResult {
@@ -267,6 +217,13 @@ async function settle(
   }
   if (value === ABORTED) throw abortToolError(toolId, 'execute', backend, (deadline as Deadline).reason);
   return value;
+}
+
+/** The target of an `mcp` or `provider` backend (`backend.mcp`, `backend.provider`). @throws EXECUTION when it has none. */
+function targetOf(toolId: string, backend: ToolBackend, key: 'mcp' | 'provider', missing: string): Record<string, unknown> {
+  const target = (backend as unknown as Record<string, unknown>)[key];
+  if (target === undefined || target === null || typeof target !== 'object') throw configError('execute', toolId, backend, missing);
+  return target as Record<string, unknown>;
 }
 
 function executorOptions(deadline: Deadline | undefined, progress: ProgressSink | undefined): RunOptions | undefined {

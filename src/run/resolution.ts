@@ -113,24 +113,10 @@ export class Resolver {
     }
     const toolResolver = this.#toolResolver;
     if (toolResolver === undefined) throw toolNotFound(toolId, indexMiss);
-    let tool: Tool | undefined | Promise<Tool | undefined>;
-    try {
-      tool = toolResolver(toolId);
-    } catch (err) {
-      throw lookupFailure('resolve', toolId, 'TOOL_NOT_FOUND', 'tool resolver failed', err);
-    }
-    if (isPromiseLike(tool)) {
-      return Promise.resolve(tool).then(
-        (value) => this.#resolveBackends(toolId, value, indexMiss),
-        (err: unknown) => {
-          throw lookupFailure('resolve', toolId, 'TOOL_NOT_FOUND', 'tool resolver failed', err);
-        },
-      );
-    }
-    return this.#resolveBackends(toolId, tool, indexMiss);
+    return ask(toolResolver, toolId, 'TOOL_NOT_FOUND', 'tool resolver failed', (tool) => this.#resolveBackends(toolId, tool, indexMiss));
   }
 
-  /** The backend the call runs on: the remembered choice, or the selector's (remembered for the default selector). */
+  /** The selected backend: the remembered choice, or the selector's (remembered for the default selector). */
   select(toolId: string, resolved: Resolved): ToolBackend {
     if (resolved.selected !== undefined) return resolved.selected;
     const backends = resolved.backends;
@@ -153,21 +139,7 @@ export class Resolver {
     if (tool === undefined || tool === null || typeof tool !== 'object') throw toolNotFound(toolId, indexMiss);
     const resolver = this.#backendsResolver;
     if (resolver === undefined) throw noBackends(toolId);
-    let backends: ToolBackend[] | undefined | Promise<ToolBackend[] | undefined>;
-    try {
-      backends = resolver(toolId);
-    } catch (err) {
-      throw lookupFailure('resolve', toolId, 'NO_BACKENDS', 'backends resolver failed', err);
-    }
-    if (isPromiseLike(backends)) {
-      return Promise.resolve(backends).then(
-        (value) => resolvedOrThrow(toolId, tool, value),
-        (err: unknown) => {
-          throw lookupFailure('resolve', toolId, 'NO_BACKENDS', 'backends resolver failed', err);
-        },
-      );
-    }
-    return resolvedOrThrow(toolId, tool, backends);
+    return ask(resolver, toolId, 'NO_BACKENDS', 'backends resolver failed', (backends) => resolvedOrThrow(toolId, tool, backends));
   }
 
   #clear(): void {
@@ -175,6 +147,29 @@ export class Resolver {
     this.#lastId = undefined;
     this.#last = undefined;
   }
+}
+
+/**
+ * Calls a resolver and continues with its answer, synchronously when it gives a value; its throw
+ * or rejection fails the call (code `fallback` unless it is a library error).
+ */
+function ask<T, R>(
+  resolver: (id: string) => T | Promise<T>,
+  toolId: string,
+  fallback: 'TOOL_NOT_FOUND' | 'NO_BACKENDS',
+  what: string,
+  next: (value: T) => R | Promise<R>,
+): R | Promise<R> {
+  let answer: T | Promise<T>;
+  try {
+    answer = resolver(toolId);
+  } catch (err) {
+    throw lookupFailure('resolve', toolId, fallback, what, err);
+  }
+  if (!isPromiseLike(answer)) return next(answer);
+  return Promise.resolve(answer).then(next, (err: unknown) => {
+    throw lookupFailure('resolve', toolId, fallback, what, err);
+  });
 }
 
 function resolution(tool: Tool, backends: ToolBackend[]): Resolved {
