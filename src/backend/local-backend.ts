@@ -1,17 +1,17 @@
-import { ToolexecError, normalizeTags, type Tool } from '../model/index.js';
-import { abortedFailure, backendFailure } from './failures.js';
+import { normalizeTags, type Tool } from '../model/index.js';
+import { abortedFailure, backendDisabled, backendFailure, errors } from './failures.js';
 import type { Backend, BackendCallOptions, BackendToolContext, LocalToolDefinition } from './types.js';
 
 const DEFAULT_INPUT_SCHEMA: Tool['inputSchema'] = Object.freeze({ type: 'object' as const });
 
 /**
- * An in-process {@link Backend} built from handler functions (Go's `backend/local`).
+ * An in-process {@link Backend} built from handler functions.
  *
  * @remarks
  * Enabled when created, kind `local`. Definitions are stored under their registration key;
- * `execute` finds a tool by key first, then by its listed name (Go finds by key only, so a
- * definition whose `name` differs from its key could be listed but not called). Listings are
- * sorted by key. `start` and `stop` do nothing.
+ * `execute` finds a tool by key first, then by its listed name, so a definition whose `name`
+ * differs from its key can be called by either. Listings are sorted by key. `start` and `stop`
+ * do nothing.
  */
 export class LocalBackend implements Backend {
   /** Always `'local'`. */
@@ -22,7 +22,7 @@ export class LocalBackend implements Backend {
   #enabled = true;
 
   constructor(name: string) {
-    if (typeof name !== 'string' || name === '') throw new ToolexecError('INVALID_ARGUMENT', 'backend name is required');
+    if (typeof name !== 'string' || name === '') throw errors.invalidArgument('backend name', 'is required');
     this.name = name;
   }
 
@@ -42,9 +42,9 @@ export class LocalBackend implements Backend {
    * @throws `INVALID_ARGUMENT` for an empty key or a definition that is not an object.
    */
   registerHandler(key: string, definition: LocalToolDefinition): void {
-    if (typeof key !== 'string' || key === '') throw new ToolexecError('INVALID_ARGUMENT', 'tool key is required');
+    if (typeof key !== 'string' || key === '') throw errors.invalidArgument('tool key', 'is required');
     if (definition === null || typeof definition !== 'object') {
-      throw new ToolexecError('INVALID_ARGUMENT', `tool definition for "${key}" must be an object`);
+      throw errors.invalidArgument(`tool definition for "${key}"`, 'must be an object');
     }
     this.#definitions.set(key, { ...definition, name: definition.name || key });
   }
@@ -84,11 +84,11 @@ export class LocalBackend implements Backend {
    */
   async execute(toolName: string, args: Record<string, unknown>, options?: BackendCallOptions): Promise<unknown> {
     if (!this.#enabled) {
-      throw new ToolexecError('BACKEND_DISABLED', `backend disabled: ${this.name}`, { details: { backend: this.name } });
+      throw backendDisabled(this.name);
     }
     const definition = this.#find(toolName);
     if (definition === undefined || typeof definition.handler !== 'function') {
-      throw new ToolexecError('TOOL_NOT_FOUND', `tool not found in backend: ${this.name}:${String(toolName)}`, {
+      throw errors('TOOL_NOT_FOUND', `tool not found in backend: ${this.name}:${String(toolName)}`, {
         details: { backend: this.name, tool: toolName },
       });
     }

@@ -71,7 +71,7 @@ describe('LocalBackend (cases 147–151)', () => {
     expect((await failure(backend.execute('nohandler', {}))).code).toBe('TOOL_NOT_FOUND');
     const err = await failure(backend.execute('unknown', {}));
     expect(err.code).toBe('TOOL_NOT_FOUND');
-    expect(err.message).toBe('tool not found in backend: b:unknown');
+    expect(err.message).toBe('backend: tool not found in backend: b:unknown');
   });
 
   it('case 151: unregisterHandler removes the tool', async () => {
