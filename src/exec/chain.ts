@@ -36,8 +36,7 @@ export function nowMs(): number {
 }
 
 /**
- * Wall-clock milliseconds since `start` (from {@link nowMs}), rounded to the nanosecond (Go's
- * `Duration` unit): a warm call to a synchronous local tool takes well under a microsecond, and
+ * Wall-clock milliseconds since `start` (from {@link nowMs}), rounded to the nanosecond: a warm call to a synchronous local tool takes well under a microsecond, and
  * its duration must still be measured (> 0), not rounded away.
  */
 export function elapsedMs(start: number): number {

@@ -57,8 +57,7 @@ export function durationOf(err: unknown): number | undefined {
  * The standard {@link Exec}: the single entry point of the library.
  *
  * @remarks
- * Built from {@link ExecOptions} with the defaults Go documents but does not apply
- * (`resolveExecOptions`): input and output validation on, a 30 s deadline on every call that sets
+ * Built from {@link ExecOptions} with these defaults (`resolveExecOptions`): input and output validation on, a 30 s deadline on every call that sets
  * none, 100 tool calls per snippet, and snippets in a real sandbox (`standard`: the WASM sandbox of
  * `createRuntime()`; Docker or gVisor when registered on `runtime`) — never on the host unless the
  * `dev` profile is asked for by name, in which case the facade passes the host backend's opt-in.

@@ -15,7 +15,7 @@ export const DEFAULT_MAX_TOOL_CALLS = 100;
 /** Most steps of one chain inside a snippet: 0 (unlimited). */
 export const DEFAULT_MAX_CHAIN_STEPS = 0;
 
-/** Language of snippets: JavaScript (Go: "go"). */
+/** Language of snippets: JavaScript. */
 export const DEFAULT_LANGUAGE = 'javascript';
 
 /** Default `limit` of `searchTools`. */
