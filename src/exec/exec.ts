@@ -2,6 +2,7 @@
  * The facade: one object over the index, the doc store, the runner, MCP servers and code mode.
  */
 import { ToolexecError, localBackend, toolId as toolIdOf, type McpTool } from '../model/index.js';
+import { layerErrors } from '../model/internal.js';
 import {
   createDocStore,
   createToolIndex,
@@ -30,10 +31,11 @@ import { DEFAULT_SEARCH_LIMIT, resolveExecOptions, type ResolvedExecOptions } fr
 import type { Exec, ExecChainResult, ExecOptions, Result, Step } from './types.js';
 
 const RESOLVED = Promise.resolve();
+const errors = layerErrors('exec');
 
 /** CONNECTION_CLOSED: the facade was closed. */
 function closedError(): ToolexecError {
-  return new ToolexecError('CONNECTION_CLOSED', 'exec: the Exec instance is closed');
+  return errors('CONNECTION_CLOSED', 'the Exec instance is closed');
 }
 
 /**
@@ -258,7 +260,7 @@ export class DefaultExec implements Exec {
     const timeoutMs = options?.timeoutMs;
     if (timeoutMs === undefined) return this.#timeoutMs;
     if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs)) {
-      throw new ToolexecError('INVALID_ARGUMENT', 'run option timeoutMs must be a number of milliseconds');
+      throw errors.invalidArgument('option timeoutMs', 'must be a number of milliseconds');
     }
     return timeoutMs === Infinity ? undefined : timeoutMs;
   }
@@ -291,9 +293,9 @@ export class DefaultExec implements Exec {
     if (failures.length === 0) return;
     const first = failures[0] as { server: string; error: unknown };
     if (failures.length === 1) throw first.error;
-    throw new ToolexecError(
+    throw errors(
       ToolexecError.isInstance(first.error) ? first.error.code : 'EXECUTION',
-      `exec: importing the tools of MCP servers ${failures.map((f) => `"${f.server}"`).join(', ')} failed`,
+      `importing the tools of MCP servers ${failures.map((f) => `"${f.server}"`).join(', ')} failed`,
       { cause: new AggregateError(failures.map((f) => f.error)), details: { servers: failures.map((f) => f.server) } },
     );
   }
@@ -323,7 +325,7 @@ export class DefaultExec implements Exec {
     for (const definition of this.#options.tools) {
       const id = toolIdOf(definition.tool);
       if (seen.has(id) || this.#local.has(id)) {
-        throw new ToolexecError('CONFIGURATION', `configuration error: local tool "${id}" is defined twice`, { details: { toolId: id } });
+        throw errors.configuration('tools', `local tool "${id}" is defined twice`, { details: { toolId: id } });
       }
       seen.add(id);
       this.#index.registerTool(definition.tool, localBackend(id));
