@@ -1,7 +1,8 @@
-import { ToolexecError } from '../model/index.js';
+import { type ToolexecError } from '../model/index.js';
 import { linkedSignal } from '../model/internal.js';
 import { normalizeMcpResult, type CallToolResult, type McpExecutor, type RunOptions, type StreamEvent } from '../run/index.js';
 import type { McpCallParams } from './types.js';
+import { errors } from './errors.js';
 
 /**
  * The stream of one `tools/call`: `progress` events, then `done` (the normalized result) or an
@@ -71,7 +72,7 @@ async function* run(
     yield { kind: 'done', data: normalizeMcpResult(result) };
   } finally {
     if (!settled) {
-      link.abort(new ToolexecError('ABORTED', `The stream of "${params.name}" on MCP server "${serverName}" was closed early`));
+      link.abort(errors('ABORTED', `The stream of "${params.name}" on MCP server "${serverName}" was closed early`));
     }
     link.dispose();
   }
@@ -83,7 +84,7 @@ export function toolFailure(serverName: string, toolName: string, result: CallTo
     .map((item) => (item.type === 'text' ? item.text : ''))
     .filter((t) => t !== '')
     .join('\n');
-  return new ToolexecError('EXECUTION', `Tool "${toolName}" on MCP server "${serverName}" failed: ${text === '' ? '(no message)' : text}`, {
+  return errors('EXECUTION', `Tool "${toolName}" on MCP server "${serverName}" failed: ${text === '' ? '(no message)' : text}`, {
     details: { serverName, tool: toolName, result },
   });
 }

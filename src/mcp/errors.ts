@@ -2,8 +2,10 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ToolexecError, errorMessage } from '../model/index.js';
-import { isTimeoutReason } from '../model/internal.js';
+import { isTimeoutReason, layerErrors } from '../model/internal.js';
 
+/** The MCP layer's error factory: every message reads `mcp: <what went wrong>`. @internal */
+export const errors = layerErrors('mcp');
 /**
  * What error mapping needs to know of a live connection (an `McpSession` has it): typed here so
  * that this module does not import the session, which imports it.
@@ -37,7 +39,7 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND
 export function abortError(signal: AbortSignal, context: OperationContext): ToolexecError {
   const reason: unknown = signal.reason;
   const timedOut = isTimeoutReason(reason);
-  return new ToolexecError(
+  return errors(
     timedOut ? 'TIMEOUT' : 'ABORTED',
     `${describe(context)} on MCP server "${context.serverName}" was ${timedOut ? 'cancelled by a timeout' : 'aborted'}`,
     { cause: reason, details: baseDetails(context) },
@@ -88,7 +90,7 @@ export function mapOperationError(error: unknown, context: OperationContext, ses
         : context.progressRequested === false
           ? `no answer for ${context.timeoutMs} ms (the call did not ask for progress: give it an onProgress listener, or set alwaysRequestProgress, to let a server's progress reports keep it alive)`
           : `no answer or progress for ${context.timeoutMs} ms`;
-    return new ToolexecError('TIMEOUT', `${where} timed out: ${why}`, {
+    return errors('TIMEOUT', `${where} timed out: ${why}`, {
       cause: error,
       details: baseDetails(context),
     });
@@ -103,25 +105,21 @@ export function mapOperationError(error: unknown, context: OperationContext, ses
     else if (failure.transportError !== undefined && failure.transportError !== errorMessage(error)) {
       message += `; last transport error: ${failure.transportError}`;
     }
-    return new ToolexecError('EXECUTION', message, { cause: error, details: { ...baseDetails(context), ...failure } });
+    return errors('EXECUTION', message, { cause: error, details: { ...baseDetails(context), ...failure } });
   }
   if (error instanceof McpError) {
-    return new ToolexecError('EXECUTION', `${where} failed: ${error.message}`, {
+    return errors('EXECUTION', `${where} failed: ${error.message}`, {
       cause: error,
       details: { ...baseDetails(context), mcpCode: error.code, ...(error.data === undefined ? {} : { mcpData: error.data }) },
     });
   }
   if (error instanceof Error && error.name === 'ZodError') {
-    return new ToolexecError(
-      'PROTOCOL',
-      `MCP server "${context.serverName}" sent an invalid result for ${describe(context)}: ${error.message}`,
-      {
-        cause: error,
-        details: baseDetails(context),
-      },
-    );
+    return errors('PROTOCOL', `MCP server "${context.serverName}" sent an invalid result for ${describe(context)}: ${error.message}`, {
+      cause: error,
+      details: baseDetails(context),
+    });
   }
-  return new ToolexecError('EXECUTION', `${where} failed: ${errorMessage(error)}`, { cause: error, details: baseDetails(context) });
+  return errors('EXECUTION', `${where} failed: ${errorMessage(error)}`, { cause: error, details: baseDetails(context) });
 }
 
 /** The error for a server that could not be reached or initialized (with exit status and stderr tail). */
@@ -129,7 +127,7 @@ export function connectError(error: unknown, context: OperationContext, failure:
   if (ToolexecError.isInstance(error)) return error;
   const details = { ...baseDetails(context), ...failure };
   if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) {
-    return new ToolexecError('TIMEOUT', `MCP server "${context.serverName}" did not answer initialize within ${context.timeoutMs} ms`, {
+    return errors('TIMEOUT', `MCP server "${context.serverName}" did not answer initialize within ${context.timeoutMs} ms`, {
       cause: error,
       details,
     });
@@ -137,7 +135,7 @@ export function connectError(error: unknown, context: OperationContext, failure:
   let message = `Could not connect to MCP server "${context.serverName}": ${errorMessage(error)}`;
   if (failure.exitCode !== undefined) message += ` (exit code ${String(failure.exitCode)})`;
   if (failure.stderr !== undefined) message += `; stderr: ${lastLines(failure.stderr)}`;
-  return new ToolexecError('EXECUTION', message, { cause: error, details });
+  return errors('EXECUTION', message, { cause: error, details });
 }
 
 /** What a session knows about why it ended. */

@@ -5,7 +5,7 @@ import { linkedSignal, onAbort, type Deadline } from '../model/internal.js';
 import type { CallToolResult, ProgressEvent, RunOptions, StreamEvent } from '../run/index.js';
 import { callToolResultSchema } from './call-result.js';
 import { streamToolCall } from './call-stream.js';
-import { type OperationContext, abortError, isConnectionLost, isExpiredSession, isNotSent, mapOperationError } from './errors.js';
+import { type OperationContext, abortError, isConnectionLost, isExpiredSession, isNotSent, mapOperationError, errors } from './errors.js';
 import { type ResolvedMcpExecutorOptions, resolveMcpExecutorOptions, resolveTimeoutMs } from './options.js';
 import { ServerSlot, closedError } from './server-slot.js';
 import type { McpSession } from './session.js';
@@ -123,7 +123,7 @@ export class SdkMcpExecutor implements McpExecutorClient {
         if (seen.has(cursor)) break;
         seen.add(cursor);
       }
-      throw new ToolexecError('PROTOCOL', `MCP server "${serverName}" repeated a tools/list cursor; stopped after ${tools.length} tools`, {
+      throw errors('PROTOCOL', `MCP server "${serverName}" repeated a tools/list cursor; stopped after ${tools.length} tools`, {
         details: { serverName },
       });
     });
@@ -154,7 +154,7 @@ export class SdkMcpExecutor implements McpExecutorClient {
     const slot = this.#slots.get(serverName);
     if (slot === undefined) {
       const known = this.serverNames;
-      throw new ToolexecError(
+      throw errors(
         'CONFIGURATION',
         `Unknown MCP server "${serverName}"; configured: ${known.length === 0 ? '(none)' : known.map((n) => `"${n}"`).join(', ')}`,
         { details: { serverName, knownServers: known } },
@@ -223,7 +223,7 @@ export class SdkMcpExecutor implements McpExecutorClient {
     const stop = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => {
         reject(
-          new ToolexecError('TIMEOUT', `Connecting to MCP server "${context.serverName}" took longer than ${context.timeoutMs} ms`, {
+          errors('TIMEOUT', `Connecting to MCP server "${context.serverName}" took longer than ${context.timeoutMs} ms`, {
             details: { serverName: context.serverName },
           }),
         );
