@@ -225,14 +225,15 @@ export class DefaultExec implements Exec {
     return this.#closing;
   }
 
-  #runTool(id: string, args: Record<string, unknown> | undefined, options: RunOptions | undefined): Promise<Result> {
+  async #runTool(id: string, args: Record<string, unknown> | undefined, options: RunOptions | undefined): Promise<Result> {
     const startedMs = nowMs();
-    return this.#runner.run(id, args, options === undefined ? this.#defaultRunOptions : this.#callOptions(options)).then(
-      (result: RunResult): Result => ({ value: result.structured, toolId: id, durationMs: elapsedMs(startedMs) }),
-      (err: unknown) => {
-        throw withDuration(err, elapsedMs(startedMs));
-      },
-    );
+    let result: RunResult;
+    try {
+      result = await this.#runner.run(id, args, options === undefined ? this.#defaultRunOptions : this.#callOptions(options));
+    } catch (err) {
+      throw withDuration(err, elapsedMs(startedMs));
+    }
+    return { value: result.structured, toolId: id, durationMs: elapsedMs(startedMs) };
   }
 
   async *#stream(

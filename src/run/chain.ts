@@ -92,32 +92,54 @@ export async function runChain(pipeline: Pipeline, steps: readonly ChainStep[], 
   const invalid = checkRunOptions(signal, timeoutMs);
   if (invalid !== undefined) throw invalid;
   const deadline = signal === undefined && timeoutMs === undefined ? undefined : new Deadline(signal, timeoutMs);
-  const results: StepResult[] = [];
-  let last: RunResult | undefined;
+  const chain = new RunnerChain(pipeline, steps, deadline, options?.onProgress ?? undefined);
   try {
-    await walkChain({
-      steps,
-      deadline,
-      onProgress: options?.onProgress ?? undefined,
-      run: (toolId, args) => pipeline.run(toolId, args, deadline, undefined),
-      visitor: {
-        completed: (_index, _step, toolId, result) => {
-          results.push({ toolId, backend: result.backend, result });
-          last = result;
-        },
-        failed: (index, _step, toolId, error) => {
-          const failed: StepResult = { toolId, error };
-          if (error.backend !== undefined) failed.backend = error.backend;
-          results.push(failed);
-          throw new ChainError(error, results, index);
-        },
-        stopped: (index, _toolId, error) => {
-          throw new ChainError(error, results, index);
-        },
-      },
-    });
+    await walkChain(chain);
   } finally {
     deadline?.dispose();
   }
-  return { result: last as RunResult, steps: results };
+  return { result: chain.last as RunResult, steps: chain.results };
+}
+
+/** The runner's chain as a {@link ChainWalk} that is its own visitor (no closures per chain). */
+class RunnerChain implements ChainWalk<ChainStep>, ChainVisitor<ChainStep> {
+  readonly results: StepResult[] = [];
+  last: RunResult | undefined;
+  readonly visitor: ChainVisitor<ChainStep> = this;
+  readonly #pipeline: Pipeline;
+  readonly steps: readonly ChainStep[];
+  readonly deadline: Deadline | undefined;
+  readonly onProgress: ((progress: ProgressEvent) => void) | undefined;
+
+  constructor(
+    pipeline: Pipeline,
+    steps: readonly ChainStep[],
+    deadline: Deadline | undefined,
+    onProgress: ((progress: ProgressEvent) => void) | undefined,
+  ) {
+    this.#pipeline = pipeline;
+    this.steps = steps;
+    this.deadline = deadline;
+    this.onProgress = onProgress;
+  }
+
+  run(toolId: string, args: Record<string, unknown>): RunResult | Promise<RunResult> {
+    return this.#pipeline.run(toolId, args, this.deadline, undefined);
+  }
+
+  completed(_index: number, _step: ChainStep | undefined, toolId: string, result: RunResult): void {
+    this.results.push({ toolId, backend: result.backend, result });
+    this.last = result;
+  }
+
+  failed(index: number, _step: ChainStep | undefined, toolId: string, error: ToolError): void {
+    const failed: StepResult = { toolId, error };
+    if (error.backend !== undefined) failed.backend = error.backend;
+    this.results.push(failed);
+    throw new ChainError(error, this.results, index);
+  }
+
+  stopped(index: number, _toolId: string, error: ToolError): never {
+    throw new ChainError(error, this.results, index);
+  }
 }
