@@ -23,6 +23,6 @@ export type {
   BackendToolHandler,
   BridgedHandler,
   HandlerLookup,
-  LocalToolDefinition,
+  BackendToolDefinition,
   ToolRegistrar,
 } from './types.js';

@@ -1,6 +1,6 @@
 import { normalizeTags, type Tool } from '../model/index.js';
 import { abortedFailure, backendDisabled, backendFailure, errors } from './failures.js';
-import type { Backend, BackendCallOptions, BackendToolContext, LocalToolDefinition } from './types.js';
+import type { Backend, BackendCallOptions, BackendToolContext, BackendToolDefinition } from './types.js';
 
 const DEFAULT_INPUT_SCHEMA: Tool['inputSchema'] = Object.freeze({ type: 'object' as const });
 
@@ -18,7 +18,7 @@ export class LocalBackend implements Backend {
   readonly kind = 'local';
   /** The backend name; listed tools get it as their namespace. */
   readonly name: string;
-  readonly #definitions = new Map<string, LocalToolDefinition>();
+  readonly #definitions = new Map<string, BackendToolDefinition>();
   #enabled = true;
 
   constructor(name: string) {
@@ -41,7 +41,7 @@ export class LocalBackend implements Backend {
    *
    * @throws `INVALID_ARGUMENT` for an empty key or a definition that is not an object.
    */
-  registerHandler(key: string, definition: LocalToolDefinition): void {
+  registerHandler(key: string, definition: BackendToolDefinition): void {
     if (typeof key !== 'string' || key === '') throw errors.invalidArgument('tool key', 'is required');
     if (definition === null || typeof definition !== 'object') {
       throw errors.invalidArgument(`tool definition for "${key}"`, 'must be an object');
@@ -59,7 +59,7 @@ export class LocalBackend implements Backend {
     const keys = [...this.#definitions.keys()].sort();
     const tools: Tool[] = [];
     for (const key of keys) {
-      const definition = this.#definitions.get(key) as LocalToolDefinition;
+      const definition = this.#definitions.get(key) as BackendToolDefinition;
       const tool: Tool = {
         name: definition.name ?? key,
         inputSchema: definition.inputSchema ?? DEFAULT_INPUT_SCHEMA,
@@ -107,7 +107,7 @@ export class LocalBackend implements Backend {
   /** Nothing to stop. */
   async stop(): Promise<void> {}
 
-  #find(toolName: string): LocalToolDefinition | undefined {
+  #find(toolName: string): BackendToolDefinition | undefined {
     const byKey = this.#definitions.get(toolName);
     if (byKey !== undefined) return byKey;
     for (const definition of this.#definitions.values()) {

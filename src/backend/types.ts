@@ -48,7 +48,7 @@ export type BackendToolHandler = (args: Record<string, unknown>, ctx: BackendToo
 /**
  * A tool served by a {@link LocalBackend}: the tool's fields plus its handler.
  */
-export interface LocalToolDefinition {
+export interface BackendToolDefinition {
   /** @defaultValue the registration key */
   name?: string;
   /** The tool's display title; copied to the listed tool. */
