@@ -2,7 +2,7 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ToolexecError, errorMessage } from '../model/index.js';
-import { isTimeoutReason, layerErrors } from '../model/internal.js';
+import { abortError as stoppedError, layerErrors } from '../model/internal.js';
 
 /** The MCP layer's error factory: every message reads `mcp: <what went wrong>`. @internal */
 export const errors = layerErrors('mcp');
@@ -37,12 +37,12 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND
 
 /** The error for an aborted call: ABORTED (or TIMEOUT for a timeout signal), `cause` = the reason. */
 export function abortError(signal: AbortSignal, context: OperationContext): ToolexecError {
-  const reason: unknown = signal.reason;
-  const timedOut = isTimeoutReason(reason);
-  return errors(
-    timedOut ? 'TIMEOUT' : 'ABORTED',
-    `${describe(context)} on MCP server "${context.serverName}" was ${timedOut ? 'cancelled by a timeout' : 'aborted'}`,
-    { cause: reason, details: baseDetails(context) },
+  return stoppedError(
+    errors,
+    signal.reason,
+    (outcome) =>
+      `${describe(context)} on MCP server "${context.serverName}" was ${outcome.code === 'TIMEOUT' ? 'cancelled by a timeout' : 'aborted'}`,
+    { details: baseDetails(context) },
   );
 }
 
