@@ -121,20 +121,22 @@ export class BackendRegistry {
           return undefined;
         }
         if (target.backend === '' || !this.#backends.has(target.backend)) return undefined;
-        return (args, ctx) => this.#execute(target.backend, target.tool, args, ctx.signal);
+        return (args, ctx) => this.execute(target.backend, target.tool, args, { signal: ctx.signal });
       },
     };
   }
 
-  async #execute(backendName: string, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+  /**
+   * Runs `tool` on the backend registered as `backendName` at call time: what the runner calls
+   * for a tool bound to that backend.
+   *
+   * @throws `BACKEND_NOT_FOUND`, `BACKEND_DISABLED`, or the backend's own failure as it is.
+   */
+  async execute(backendName: string, tool: string, args: Record<string, unknown>, options?: BackendCallOptions): Promise<unknown> {
     const backend = this.#backends.get(backendName);
-    if (backend === undefined) {
-      throw backendNotFound(backendName);
-    }
-    if (!backend.enabled) {
-      throw backendDisabled(backendName);
-    }
-    return backend.execute(tool, args, { signal });
+    if (backend === undefined) throw backendNotFound(backendName);
+    if (!backend.enabled) throw backendDisabled(backendName);
+    return backend.execute(tool, args, options);
   }
 
   #all(): Backend[] {

@@ -1,4 +1,5 @@
 import type { ToolBackend } from '../model/index.js';
+import type { BackendRegistry } from '../backend/index.js';
 import { ABORTED, type Deadline } from '../model/internal.js';
 import { closeIterator, isAsyncIterable, isPromiseLike } from './async-values.js';
 import type { SchemaChecks } from './checks.js';
@@ -35,6 +36,7 @@ export type ProgressSink = (progress: ProgressEvent) => void;
 /** The three executors of one runner and the calls to them. */
 export class Dispatcher {
   readonly #local: LocalRegistry | undefined;
+  readonly #backends: BackendRegistry | undefined;
   /** The MCP executor, if configured (streams use it too). */
   readonly mcp: McpExecutor | undefined;
   /** The provider executor, if configured (streams use it too). */
@@ -43,6 +45,7 @@ export class Dispatcher {
 
   constructor(options: ResolvedRunnerOptions, checks: SchemaChecks) {
     this.#local = options.local;
+    this.#backends = options.backends;
     this.mcp = options.mcp;
     this.provider = options.provider;
     this.#checks = checks;
@@ -145,6 +148,23 @@ export class Dispatcher {
   /** An `mcp` or `provider` call: the executor's promise, awaited under the call's deadline. */
   #runRemote(call: PendingCall, args: Record<string, unknown>, progress: ProgressSink | undefined): Promise<RunResult> {
     const { toolId, resolved, backend, deadline } = call;
+    const registered = this.#registered(backend, resolved.tool.name);
+    if (registered !== undefined) {
+      // A backend of the registry serves this server or provider: it runs the tool by its name there.
+      const backends = this.#backends as BackendRegistry;
+      const options = deadline === undefined ? undefined : { signal: deadline.signal };
+      const mcp = backend.kind === 'mcp';
+      return this.#callRemote(
+        toolId,
+        backend,
+        deadline,
+        () => backends.execute(registered.name, registered.tool, args, options),
+        (value) =>
+          mcp
+            ? this.#finishMcp(toolId, resolved, backend, value as CallToolResult | null | undefined)
+            : this.#finish(toolId, resolved, backend, value),
+      );
+    }
     if (backend.kind === 'mcp') {
       const executor = this.mcp;
       if (executor === undefined) throw configError('execute', toolId, backend, 'MCP executor not configured');
@@ -168,6 +188,24 @@ export class Dispatcher {
       () => executor.callTool(target.providerId as string, target.toolId as string, args, executorOptions(deadline, progress)),
       (value) => this.#finish(toolId, resolved, backend, value),
     );
+  }
+
+  /**
+   * The registry backend that serves an `mcp` or `provider` tool backend, when the runner has a
+   * registry and it holds a backend named like the server (`mcp.serverName`) or the provider
+   * (`provider.providerId`); with the tool's name there (the tool's MCP name, or `provider.toolId`).
+   */
+  #registered(backend: ToolBackend, mcpName: string): { name: string; tool: string } | undefined {
+    const backends = this.#backends;
+    if (backends === undefined) return undefined;
+    const target = (backend as unknown as Record<string, { serverName?: unknown; providerId?: unknown; toolId?: unknown } | undefined>)[
+      backend.kind
+    ];
+    if (target === undefined || target === null || typeof target !== 'object') return undefined;
+    const name = backend.kind === 'mcp' ? target.serverName : target.providerId;
+    if (typeof name !== 'string' || backends.get(name) === undefined) return undefined;
+    const tool = backend.kind === 'mcp' ? mcpName : target.toolId;
+    return typeof tool === 'string' ? { name, tool } : undefined;
   }
 
   /** Calls an executor and waits for it under the call's deadline; `finish` makes the result. */

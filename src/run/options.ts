@@ -1,5 +1,6 @@
 import { createSchemaValidator, type SchemaValidator, type Tool, type ToolBackend } from '../model/index.js';
 import { defaultBackendSelector, type ToolIndex } from '../discovery/index.js';
+import type { BackendRegistry } from '../backend/index.js';
 import { layerErrors } from '../model/internal.js';
 import { localRegistryOf } from './local-registry.js';
 
@@ -24,6 +25,7 @@ export interface ResolvedRunnerOptions {
   validateOutput: OutputValidationMode;
   onWarning: ((warning: RunWarning) => void) | undefined;
   local: LocalRegistry | undefined;
+  backends: BackendRegistry | undefined;
   mcp: McpExecutor | undefined;
   provider: ProviderExecutor | undefined;
 }
@@ -62,6 +64,7 @@ export function resolveRunnerOptions(options: RunnerOptions = {}): ResolvedRunne
     validateOutput: validateOutput === 'warn' ? 'warn' : validateOutput ? 'error' : 'off',
     onWarning: options.onWarning ?? undefined,
     local: localRegistryOf(options.local, backends),
+    backends,
     mcp: options.mcp ?? undefined,
     provider: options.provider ?? undefined,
   };

@@ -132,10 +132,16 @@ export interface RunnerOptions {
    */
   local?: LocalRegistry | Record<string, LocalHandler>;
   /**
-   * Backends of `toolexec/backend` the runner dispatches to: a `local` tool backend named
-   * `backend:tool` whose `backend` is registered here runs as `backend.execute(tool, args, { signal })`
-   * (see `registerBackendTools`, which binds every enabled backend's tools so). A name the `local`
-   * option serves is looked up there first.
+   * Backends of `toolexec/backend` the runner dispatches to (`registry.execute`):
+   * - a `local` tool backend named `backend:tool` whose `backend` is registered here runs as
+   *   `backend.execute(tool, args, { signal })` (`registerBackendTools` binds every enabled
+   *   backend's tools so); a name the `local` option serves is looked up there first;
+   * - an `mcp` tool backend whose `serverName` names a registered backend runs there under the
+   *   tool's MCP name, its result read as an MCP result; a `provider` tool backend whose
+   *   `providerId` names one runs there under `provider.toolId`. Otherwise the `mcp` and
+   *   `provider` executors serve them.
+   *
+   * Streams (`runStream`) go through the executors only.
    */
   backends?: BackendRegistry;
   /** Runs tools of `mcp` backends. */
