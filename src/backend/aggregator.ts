@@ -1,18 +1,18 @@
-import { ToolexecError, localBackend, type Tool } from '../model/index.js';
-import { backendFailure } from './failures.js';
+import { localBackend, type Tool } from '../model/index.js';
+import { backendDisabled, backendFailure, backendNotFound, errors } from './failures.js';
 import type { BackendRegistry } from './registry.js';
 import { formatBackendToolId, parseBackendToolId } from './tool-id.js';
 import type { Backend, BackendCallOptions, ToolRegistrar } from './types.js';
 
 /**
- * One view over every backend of a registry (Go's `backend.Aggregator`): list all their tools,
+ * One view over every backend of a registry: list all their tools,
  * run a tool by `backend:tool`.
  */
 export class BackendAggregator {
   readonly #registry: BackendRegistry;
 
   constructor(registry: BackendRegistry) {
-    if (registry === null || typeof registry !== 'object') throw new ToolexecError('INVALID_ARGUMENT', 'registry is required');
+    if (registry === null || typeof registry !== 'object') throw errors.invalidArgument('registry', 'is required');
     this.#registry = registry;
   }
 
@@ -39,13 +39,13 @@ export class BackendAggregator {
   async execute(toolId: string, args?: Record<string, unknown>, options?: BackendCallOptions): Promise<unknown> {
     const { backend: name, tool } = parseBackendToolId(toolId);
     if (name === '') {
-      throw new ToolexecError('INVALID_TOOL_ID', `invalid tool ID format: "${toolId}" names no backend (expected backend:tool)`, {
+      throw errors('INVALID_TOOL_ID', `invalid tool ID format: "${toolId}" names no backend (expected backend:tool)`, {
         details: { id: toolId },
       });
     }
     const backend = this.#registry.get(name);
-    if (backend === undefined) throw new ToolexecError('BACKEND_NOT_FOUND', `backend not found: ${name}`, { details: { backend: name } });
-    if (!backend.enabled) throw new ToolexecError('BACKEND_DISABLED', `backend disabled: ${name}`, { details: { backend: name } });
+    if (backend === undefined) throw backendNotFound(name);
+    if (!backend.enabled) throw backendDisabled(name);
     try {
       return await backend.execute(tool, args ?? {}, options);
     } catch (err) {
@@ -61,8 +61,8 @@ export function createAggregator(registry: BackendRegistry): BackendAggregator {
 
 /**
  * Registers the tools of every enabled backend in an index (any {@link ToolRegistrar}, such as a
- * `ToolIndex`), each bound to the local backend `backendName:toolName`; a runner whose `local`
- * option is `registry.localRegistry()` then runs them through `backend.execute`.
+ * `ToolIndex`), each bound to the local backend `backendName:toolName`; a runner given the
+ * registry (its `backends` option) then runs them through `backend.execute`.
  *
  * @remarks
  * Tools without a namespace get the backend's name, so a tool `echo` of backend `tools` has the
@@ -73,13 +73,13 @@ export function createAggregator(registry: BackendRegistry): BackendAggregator {
  * @example
  * ```ts
  * await registerBackendTools(index, registry);
- * const runner = createRunner({ index, local: registry.localRegistry() });
+ * const runner = createRunner({ index, backends: registry });
  * await runner.run('tools:echo', { message: 'hi' });
  * ```
  */
 export async function registerBackendTools(index: ToolRegistrar, registry: BackendRegistry, options?: BackendCallOptions): Promise<number> {
   if (index === null || typeof index !== 'object' || typeof index.registerTool !== 'function') {
-    throw new ToolexecError('INVALID_ARGUMENT', 'index must have a registerTool method');
+    throw errors.invalidArgument('index', 'must have a registerTool method');
   }
   let count = 0;
   for (const { backend, tools } of await listEnabledTools(registry, options)) {

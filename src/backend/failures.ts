@@ -1,22 +1,37 @@
 import { ToolexecError, errorMessage } from '../model/index.js';
+import { abortError, layerErrors } from '../model/internal.js';
+
+/**
+ * The backend layer's errors: every one is made here or through {@link errors}, so that each reads
+ * `backend: <what went wrong>`.
+ *
+ * @internal
+ * @module
+ */
+
+/** The backend layer's error factory. */
+export const errors = layerErrors('backend');
 
 /**
  * A backend's own failure as a {@link ToolexecError}: a library error passes through unchanged,
  * anything else becomes `EXECUTION` with the original as `cause`.
- *
- * @internal
  */
 export function backendFailure(err: unknown, what: string, details: Record<string, unknown>): ToolexecError {
   if (ToolexecError.isInstance(err)) return err;
-  return new ToolexecError('EXECUTION', `backend: ${what}: ${errorMessage(err)}`, { cause: err, details });
+  return errors('EXECUTION', `${what}: ${errorMessage(err)}`, { cause: err, details });
 }
 
-/** ABORTED (or TIMEOUT for a `TimeoutError` reason) for an already-aborted signal. @internal */
+/** ABORTED (or TIMEOUT for a `TimeoutError` reason) for an already-aborted signal. */
 export function abortedFailure(signal: AbortSignal, details: Record<string, unknown>): ToolexecError {
-  const reason: unknown = signal.reason;
-  const timedOut = typeof reason === 'object' && reason !== null && (reason as { name?: unknown }).name === 'TimeoutError';
-  return new ToolexecError(timedOut ? 'TIMEOUT' : 'ABORTED', `backend: ${timedOut ? 'timed out' : 'aborted'}: ${errorMessage(reason)}`, {
-    cause: reason,
-    details,
-  });
+  return abortError(errors, signal.reason, (outcome) => outcome.text, { details });
+}
+
+/** BACKEND_NOT_FOUND for `name`. */
+export function backendNotFound(name: string): ToolexecError {
+  return errors('BACKEND_NOT_FOUND', `backend not found: ${name}`, { details: { backend: name } });
+}
+
+/** BACKEND_DISABLED for `name`. */
+export function backendDisabled(name: string): ToolexecError {
+  return errors('BACKEND_DISABLED', `backend disabled: ${name}`, { details: { backend: name } });
 }

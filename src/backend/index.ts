@@ -4,10 +4,10 @@
  * in-process {@link LocalBackend}.
  *
  * @remarks
- * Unlike Go, backends connect to the runner: {@link BackendRegistry.localRegistry} serves as the
- * runner's `local` option, and {@link registerBackendTools} registers every enabled backend's
- * tools in an index bound to it, so `runner.run('backend:tool', args)` validates and runs them.
- * This layer imports only `toolexec/model`.
+ * Backends connect to the runner: {@link registerBackendTools} registers every enabled backend's
+ * tools in an index, bound to the local backend `backend:tool`, and a runner given the registry
+ * (`createRunner({ index, backends: registry })`) dispatches those calls to `backend.execute`, so
+ * `runner.run('backend:tool', args)` validates and runs them. This layer imports only `toolexec/model`.
  *
  * @module toolexec/backend
  */
@@ -23,6 +23,6 @@ export type {
   BackendToolHandler,
   BridgedHandler,
   HandlerLookup,
-  LocalToolDefinition,
+  BackendToolDefinition,
   ToolRegistrar,
 } from './types.js';

@@ -1,28 +1,28 @@
-import { ToolexecError, normalizeTags, type Tool } from '../model/index.js';
-import { abortedFailure, backendFailure } from './failures.js';
-import type { Backend, BackendCallOptions, BackendToolContext, LocalToolDefinition } from './types.js';
+import { normalizeTags, type Tool } from '../model/index.js';
+import { abortedFailure, backendDisabled, backendFailure, errors } from './failures.js';
+import type { Backend, BackendCallOptions, BackendToolContext, BackendToolDefinition } from './types.js';
 
 const DEFAULT_INPUT_SCHEMA: Tool['inputSchema'] = Object.freeze({ type: 'object' as const });
 
 /**
- * An in-process {@link Backend} built from handler functions (Go's `backend/local`).
+ * An in-process {@link Backend} built from handler functions.
  *
  * @remarks
  * Enabled when created, kind `local`. Definitions are stored under their registration key;
- * `execute` finds a tool by key first, then by its listed name (Go finds by key only, so a
- * definition whose `name` differs from its key could be listed but not called). Listings are
- * sorted by key. `start` and `stop` do nothing.
+ * `execute` finds a tool by key first, then by its listed name, so a definition whose `name`
+ * differs from its key can be called by either. Listings are sorted by key. `start` and `stop`
+ * do nothing.
  */
 export class LocalBackend implements Backend {
   /** Always `'local'`. */
   readonly kind = 'local';
   /** The backend name; listed tools get it as their namespace. */
   readonly name: string;
-  readonly #definitions = new Map<string, LocalToolDefinition>();
+  readonly #definitions = new Map<string, BackendToolDefinition>();
   #enabled = true;
 
   constructor(name: string) {
-    if (typeof name !== 'string' || name === '') throw new ToolexecError('INVALID_ARGUMENT', 'backend name is required');
+    if (typeof name !== 'string' || name === '') throw errors.invalidArgument('backend name', 'is required');
     this.name = name;
   }
 
@@ -41,10 +41,10 @@ export class LocalBackend implements Backend {
    *
    * @throws `INVALID_ARGUMENT` for an empty key or a definition that is not an object.
    */
-  registerHandler(key: string, definition: LocalToolDefinition): void {
-    if (typeof key !== 'string' || key === '') throw new ToolexecError('INVALID_ARGUMENT', 'tool key is required');
+  registerHandler(key: string, definition: BackendToolDefinition): void {
+    if (typeof key !== 'string' || key === '') throw errors.invalidArgument('tool key', 'is required');
     if (definition === null || typeof definition !== 'object') {
-      throw new ToolexecError('INVALID_ARGUMENT', `tool definition for "${key}" must be an object`);
+      throw errors.invalidArgument(`tool definition for "${key}"`, 'must be an object');
     }
     this.#definitions.set(key, { ...definition, name: definition.name || key });
   }
@@ -59,7 +59,7 @@ export class LocalBackend implements Backend {
     const keys = [...this.#definitions.keys()].sort();
     const tools: Tool[] = [];
     for (const key of keys) {
-      const definition = this.#definitions.get(key) as LocalToolDefinition;
+      const definition = this.#definitions.get(key) as BackendToolDefinition;
       const tool: Tool = {
         name: definition.name ?? key,
         inputSchema: definition.inputSchema ?? DEFAULT_INPUT_SCHEMA,
@@ -84,11 +84,11 @@ export class LocalBackend implements Backend {
    */
   async execute(toolName: string, args: Record<string, unknown>, options?: BackendCallOptions): Promise<unknown> {
     if (!this.#enabled) {
-      throw new ToolexecError('BACKEND_DISABLED', `backend disabled: ${this.name}`, { details: { backend: this.name } });
+      throw backendDisabled(this.name);
     }
     const definition = this.#find(toolName);
     if (definition === undefined || typeof definition.handler !== 'function') {
-      throw new ToolexecError('TOOL_NOT_FOUND', `tool not found in backend: ${this.name}:${String(toolName)}`, {
+      throw errors('TOOL_NOT_FOUND', `tool not found in backend: ${this.name}:${String(toolName)}`, {
         details: { backend: this.name, tool: toolName },
       });
     }
@@ -107,7 +107,7 @@ export class LocalBackend implements Backend {
   /** Nothing to stop. */
   async stop(): Promise<void> {}
 
-  #find(toolName: string): LocalToolDefinition | undefined {
+  #find(toolName: string): BackendToolDefinition | undefined {
     const byKey = this.#definitions.get(toolName);
     if (byKey !== undefined) return byKey;
     for (const definition of this.#definitions.values()) {

@@ -1,15 +1,14 @@
-import { ToolexecError } from '../model/index.js';
-import { backendFailure } from './failures.js';
+import type { ToolexecError } from '../model/index.js';
+import { backendDisabled, backendFailure, backendNotFound, errors } from './failures.js';
 import { parseBackendToolId } from './tool-id.js';
 import type { Backend, BackendCallOptions, BridgedHandler, HandlerLookup } from './types.js';
 
 /**
- * The set of backends, by unique name (Go's `backend.Registry`).
+ * The set of backends, by unique name.
  *
  * @remarks
- * Every listing is sorted by name (Go's `List` order is random). Names must be non-empty and
- * free of `:`, since they prefix tool IDs (`name:tool`). Go's `RegisterFactory` is left out:
- * Go stores factories and never uses them.
+ * Every listing is sorted by name. Names must be non-empty and free of `:`, since they prefix
+ * tool IDs (`name:tool`).
  */
 export class BackendRegistry {
   readonly #backends = new Map<string, Backend>();
@@ -22,21 +21,21 @@ export class BackendRegistry {
    * `BACKEND_EXISTS` when the name is taken.
    */
   register(backend: Backend): void {
-    if (backend === null || typeof backend !== 'object') throw new ToolexecError('INVALID_ARGUMENT', 'backend is required');
+    if (backend === null || typeof backend !== 'object') throw errors.invalidArgument('backend', 'is required');
     const name: unknown = backend.name;
-    if (typeof name !== 'string' || name === '') throw new ToolexecError('INVALID_ARGUMENT', 'backend name is required');
+    if (typeof name !== 'string' || name === '') throw errors.invalidArgument('backend name', 'is required');
     if (name.includes(':')) {
-      throw new ToolexecError('INVALID_ARGUMENT', `backend name "${name}" must not contain ':'`, { details: { backend: name } });
+      throw errors.invalidArgument(`backend name "${name}"`, "must not contain ':'", { details: { backend: name } });
     }
     if (this.#backends.has(name)) {
-      throw new ToolexecError('BACKEND_EXISTS', `backend already registered: ${name}`, { details: { backend: name } });
+      throw errors('BACKEND_EXISTS', `backend already registered: ${name}`, { details: { backend: name } });
     }
     this.#backends.set(name, backend);
     this.#sorted = undefined;
   }
 
   /**
-   * Removes a backend and stops it (a failing `stop` is ignored, as in Go). The backend is gone
+   * Removes a backend and stops it (a failing `stop` is ignored). The backend is gone
    * from the registry at once; the promise settles when `stop` has. True when it existed.
    */
   async unregister(name: string): Promise<boolean> {
@@ -47,7 +46,7 @@ export class BackendRegistry {
     try {
       await backend.stop?.();
     } catch {
-      // Go ignores the error of Stop on unregister; the backend is gone either way.
+      // The backend is gone either way; its failure to stop has nowhere to go.
     }
     return true;
   }
@@ -91,7 +90,7 @@ export class BackendRegistry {
   }
 
   /**
-   * Stops every backend (enabled or not) in name order. Unlike Go, a failure does not leave the
+   * Stops every backend (enabled or not) in name order. A failure does not leave the
    * rest running: all are stopped, then the first failure is the rejection.
    */
   async stopAll(): Promise<void> {
@@ -122,20 +121,22 @@ export class BackendRegistry {
           return undefined;
         }
         if (target.backend === '' || !this.#backends.has(target.backend)) return undefined;
-        return (args, ctx) => this.#execute(target.backend, target.tool, args, ctx.signal);
+        return (args, ctx) => this.execute(target.backend, target.tool, args, { signal: ctx.signal });
       },
     };
   }
 
-  async #execute(backendName: string, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+  /**
+   * Runs `tool` on the backend registered as `backendName` at call time: what the runner calls
+   * for a tool bound to that backend.
+   *
+   * @throws `BACKEND_NOT_FOUND`, `BACKEND_DISABLED`, or the backend's own failure as it is.
+   */
+  async execute(backendName: string, tool: string, args: Record<string, unknown>, options?: BackendCallOptions): Promise<unknown> {
     const backend = this.#backends.get(backendName);
-    if (backend === undefined) {
-      throw new ToolexecError('BACKEND_NOT_FOUND', `backend not found: ${backendName}`, { details: { backend: backendName } });
-    }
-    if (!backend.enabled) {
-      throw new ToolexecError('BACKEND_DISABLED', `backend disabled: ${backendName}`, { details: { backend: backendName } });
-    }
-    return backend.execute(tool, args, { signal });
+    if (backend === undefined) throw backendNotFound(backendName);
+    if (!backend.enabled) throw backendDisabled(backendName);
+    return backend.execute(tool, args, options);
   }
 
   #all(): Backend[] {

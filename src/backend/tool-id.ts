@@ -1,4 +1,5 @@
-import { ToolexecError, parseToolId } from '../model/index.js';
+import { parseToolId } from '../model/index.js';
+import { errors } from './failures.js';
 
 /** A tool ID split into the backend that serves it and the tool's name in that backend. */
 export interface BackendToolId {
@@ -9,7 +10,7 @@ export interface BackendToolId {
 }
 
 /**
- * Splits `backend:tool` (Go's `backend.ParseToolID`): `"github:create_issue:1.0.0"` gives backend
+ * Splits `backend:tool`: `"github:create_issue:1.0.0"` gives backend
  * `github` and tool `create_issue:1.0.0`; `"toolonly"` gives backend `''`.
  *
  * @throws {@link toolexec/model!ToolexecError} `INVALID_TOOL_ID` for `''`, more than two `:`, or an empty part
@@ -20,7 +21,7 @@ export function parseBackendToolId(id: string): BackendToolId {
   try {
     parsed = parseToolId(id);
   } catch (err) {
-    throw new ToolexecError('INVALID_TOOL_ID', 'invalid tool ID format', { cause: err, details: { id } });
+    throw errors('INVALID_TOOL_ID', 'invalid tool ID format', { cause: err, details: { id } });
   }
   if (parsed.namespace === undefined) return { backend: '', tool: parsed.name };
   return {
@@ -29,7 +30,7 @@ export function parseBackendToolId(id: string): BackendToolId {
   };
 }
 
-/** Joins a backend name and a tool name (Go's `backend.FormatToolID`): `tool` alone when `backend` is `''`. */
+/** Joins a backend name and a tool name: `tool` alone when `backend` is `''`. */
 export function formatBackendToolId(backend: string, tool: string): string {
   return backend === '' ? tool : `${backend}:${tool}`;
 }

@@ -1,6 +1,6 @@
 import type { Tool } from '../model/index.js';
 
-/** Per-call options of a {@link Backend}: Go's context. */
+/** Per-call options of a {@link Backend}. */
 export interface BackendCallOptions {
   /** Cancels the work; implementations should stop and reject when it aborts. */
   signal?: AbortSignal;
@@ -10,7 +10,7 @@ export interface BackendCallOptions {
  * A source of tools: an in-process handler set, an MCP server, an HTTP API, ...
  *
  * @remarks
- * Contract (Go's `backend.Backend`):
+ * Contract:
  * - Concurrency: safe for concurrent calls.
  * - `name` is unique within a {@link BackendRegistry}, non-empty and without `:` (it prefixes
  *   tool IDs as `name:tool`).
@@ -46,9 +46,9 @@ export interface BackendToolContext {
 export type BackendToolHandler = (args: Record<string, unknown>, ctx: BackendToolContext) => unknown;
 
 /**
- * A tool served by a {@link LocalBackend}: the tool's fields plus its handler (Go's `local.ToolDef`).
+ * A tool served by a {@link LocalBackend}: the tool's fields plus its handler.
  */
-export interface LocalToolDefinition {
+export interface BackendToolDefinition {
   /** @defaultValue the registration key */
   name?: string;
   /** The tool's display title; copied to the listed tool. */
@@ -63,7 +63,7 @@ export interface LocalToolDefinition {
   annotations?: Tool['annotations'];
   /** Normalized (`normalizeTags`) when listed. */
   tags?: string[];
-  /** Runs the tool. A definition without one lists, but calls fail with TOOL_NOT_FOUND (as in Go). */
+  /** Runs the tool. A definition without one lists, but calls fail with TOOL_NOT_FOUND. */
   handler: BackendToolHandler;
 }
 

@@ -1,11 +1,11 @@
 /**
- * The code executor (Go's `code.DefaultExecutor`): applies defaults and limits, gives every
+ * The code executor: applies defaults and limits, gives every
  * execution a fresh tools environment, runs the engine under a deadline and assembles the result.
  */
 import { setMaxListeners } from 'node:events';
 import { ToolexecError, findError } from '../model/index.js';
 import { createRuntime, type Runtime } from '../runtime/index.js';
-import { LinkedDeadline } from './deadline.js';
+import { Deadline, onAbort } from '../model/internal.js';
 import { withCodeResult } from './errors.js';
 import {
   ENGINE_STOP_GRACE_MS,
@@ -74,7 +74,8 @@ export class DefaultCodeExecutor implements CodeExecutor {
     } catch (err) {
       throw withCodeResult(err, { stdout: '', stderr: '', toolCalls: [], durationMs: elapsedMsSince(started) });
     }
-    const deadline = new LinkedDeadline(call.signal, call.timeoutMs);
+    const deadline = new Deadline(call.signal, call.timeoutMs);
+    deadline.arm();
     // Every tool call in flight listens on this signal; a snippet may run many at once.
     setMaxListeners(0, deadline.signal);
     const tools = new DefaultToolsEnvironment({
@@ -134,16 +135,17 @@ export class DefaultCodeExecutor implements CodeExecutor {
     }
     return new Promise<Settled>((resolve) => {
       let grace: ReturnType<typeof setTimeout> | undefined;
-      const onAbort = (): void => {
+      let stopListening: (() => void) | undefined;
+      const startGrace = (): void => {
         grace = setTimeout(() => resolve({ ok: false, stopped: true }), ENGINE_STOP_GRACE_MS);
       };
       const done = (outcome: Settled): void => {
-        signal.removeEventListener('abort', onAbort);
+        stopListening?.();
         if (grace !== undefined) clearTimeout(grace);
         resolve(outcome);
       };
-      if (signal.aborted) onAbort();
-      else signal.addEventListener('abort', onAbort, { once: true });
+      if (signal.aborted) startGrace();
+      else stopListening = onAbort(signal, startGrace);
       pending.then(
         (value) => done({ ok: true, value }),
         (error: unknown) => done({ ok: false, error }),
@@ -181,7 +183,7 @@ function elapsedMsSince(start: number): number {
  * (`limit exceeded: timeout after N ms`) whose cause is the `TIMEOUT` (the engine's own, when its
  * error carries one); the caller → `ABORTED` (the engine's, or one whose cause is the signal's reason).
  */
-function stopError(deadline: LinkedDeadline, call: ResolvedCodeParams, engineError?: unknown): ToolexecError {
+function stopError(deadline: Deadline, call: ResolvedCodeParams, engineError?: unknown): ToolexecError {
   if (!deadline.timedOut) {
     if (ToolexecError.isInstance(engineError) && engineError.code === 'ABORTED') return engineError;
     const reason: unknown = deadline.signal.reason;

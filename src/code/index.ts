@@ -26,7 +26,6 @@ export type { RuntimeEngineOptions } from './runtime-engine.js';
 export { DefaultToolsEnvironment, createToolsEnvironment, formatPrintArgs } from './tools-environment.js';
 export { CodeError, codeResultOf } from './errors.js';
 export type { CodeErrorInit } from './errors.js';
-export { LinkedDeadline } from './deadline.js';
 export type {
   CodeEngine,
   CodeEngineParams,

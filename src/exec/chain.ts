@@ -1,11 +1,13 @@
 /**
- * The facade's chains: the run layer's chain semantics plus `stopOnError: false`, real per-step
- * durations and skipped steps.
+ * The facade's chains: the run layer's chain loop (`walkChain`) plus `stopOnError: false`, real
+ * per-step durations and skipped steps.
  */
-import { ToolexecError, errorMessage } from '../model/index.js';
-import { ChainError, ToolError, type ProgressEvent, type RunOptions, type Runner, type RunResult, type StepResult } from '../run/index.js';
-import { LinkedDeadline } from '../code/index.js';
+import { Deadline, layerErrors } from '../model/internal.js';
+import { ChainError, type RunOptions, type Runner, type StepResult, type ToolError } from '../run/index.js';
+import { walkChain } from '../run/internal.js';
 import type { ExecChainResult, ExecStepResult, Result, Step } from './types.js';
+
+const errors = layerErrors('exec');
 
 /**
  * A chain stopped by a failing step (or by its deadline or signal): the run layer's
@@ -34,39 +36,11 @@ export function nowMs(): number {
 }
 
 /**
- * Wall-clock milliseconds since `start` (from {@link nowMs}), rounded to the nanosecond (Go's
- * `Duration` unit): a warm call to a synchronous local tool takes well under a microsecond, and
+ * Wall-clock milliseconds since `start` (from {@link nowMs}), rounded to the nanosecond: a warm call to a synchronous local tool takes well under a microsecond, and
  * its duration must still be measured (> 0), not rounded away.
  */
 export function elapsedMs(start: number): number {
   return Math.round((clock.now() - start) * 1e6) / 1e6;
-}
-
-function emit(onProgress: ((p: ProgressEvent) => void) | undefined, progress: ProgressEvent): void {
-  if (onProgress === undefined) return;
-  try {
-    onProgress(progress);
-  } catch {
-    // a listener that throws does not fail the chain
-  }
-}
-
-function asToolError(err: unknown, toolId: string): ToolError {
-  if (ToolError.isToolError(err)) return err;
-  const code = ToolexecError.isInstance(err) ? err.code : 'EXECUTION';
-  return new ToolError({ code, op: 'execute', toolId, reason: errorMessage(err), cause: err });
-}
-
-function stopReason(deadline: LinkedDeadline, toolId: string): ToolError {
-  const reason: unknown = deadline.signal.reason;
-  const timedOut = deadline.timedOut;
-  return new ToolError({
-    code: timedOut ? 'TIMEOUT' : 'ABORTED',
-    op: 'resolve',
-    toolId,
-    reason: timedOut ? `timed out: ${errorMessage(reason)}` : `aborted: ${errorMessage(reason)}`,
-    cause: reason,
-  });
 }
 
 /**
@@ -80,7 +54,7 @@ function stopReason(deadline: LinkedDeadline, toolId: string): ToolError {
  *   progress) and the chain goes on. Otherwise the chain stops and rejects with an
  *   {@link ExecChainError}: the remaining steps are reported `skipped`.
  * - `timeoutMs` is the budget of the whole chain (like `runner.runChain`), shared with the caller's
- *   `signal` in one {@link LinkedDeadline}; running out (or an abort) stops the chain whatever
+ *   `signal` in one deadline; running out (or an abort) stops the chain whatever
  *   `stopOnError` says: `TIMEOUT` / `ABORTED`.
  * - `result` describes the last step: its value, its tool ID, the chain's duration, and its error
  *   when it failed without stopping. An empty chain gives `{ toolId: '', durationMs }` and no steps.
@@ -95,74 +69,20 @@ export async function runExecChain(
   timeoutMs: number | undefined,
 ): Promise<ExecChainResult> {
   const started = nowMs();
-  if (!Array.isArray(steps)) throw new ToolexecError('INVALID_ARGUMENT', 'runChain: steps must be an array');
+  if (!Array.isArray(steps)) throw errors.invalidArgument('runChain steps', 'must be an array');
   const total = steps.length;
   if (total === 0) return { result: { toolId: '', durationMs: elapsedMs(started) }, steps: [] };
   const onProgress = options?.onProgress ?? undefined;
   if (onProgress !== undefined && typeof onProgress !== 'function') {
-    throw new ToolexecError('INVALID_ARGUMENT', 'run option onProgress must be a function');
+    throw errors.invalidArgument('option onProgress', 'must be a function');
   }
-  const deadline = new LinkedDeadline(options?.signal ?? undefined, timeoutMs);
+  const deadline = new Deadline(options?.signal ?? undefined, timeoutMs);
   const stepOptions: RunOptions = { signal: deadline.signal };
   const execSteps: ExecStepResult[] = [];
   const runSteps: StepResult[] = [];
-  let previous: unknown;
-  let lastToolId = '';
-  let lastValue: unknown;
-  let lastError: ToolError | undefined;
-  emit(onProgress, { progress: 0, total, message: 'started' });
-  try {
-    for (let i = 0; i < total; i++) {
-      const step = steps[i];
-      const toolId = typeof step?.toolId === 'string' ? step.toolId : '';
-      const callerArgs = step?.args ?? undefined;
-      if (deadline.signal.aborted) {
-        throw stop(stopReason(deadline, toolId), i, false);
-      }
-      const args: Record<string, unknown> = callerArgs === undefined || callerArgs === null ? {} : { ...callerArgs };
-      if (step?.usePrevious === true) args.previous = previous;
-      const stepStart = nowMs();
-      let result: RunResult;
-      try {
-        result = await runner.run(toolId, args, stepOptions);
-      } catch (err) {
-        const error = asToolError(err, toolId);
-        const record: ExecStepResult = { stepIndex: i, toolId, durationMs: elapsedMs(stepStart), error };
-        if (callerArgs !== undefined) record.args = callerArgs;
-        execSteps.push(record);
-        const failed: StepResult = { toolId, error };
-        if (error.backend !== undefined) failed.backend = error.backend;
-        runSteps.push(failed);
-        emit(onProgress, { progress: i + 1, total, message: 'step_error' });
-        if (step?.stopOnError === false && !deadline.signal.aborted) {
-          lastToolId = toolId;
-          lastValue = undefined;
-          lastError = error;
-          continue;
-        }
-        throw stop(error, i, true);
-      }
-      const record: ExecStepResult = { stepIndex: i, toolId, durationMs: elapsedMs(stepStart) };
-      if (callerArgs !== undefined) record.args = callerArgs;
-      if (result.structured !== undefined) record.value = result.structured;
-      execSteps.push(record);
-      runSteps.push({ toolId, backend: result.backend, result });
-      emit(onProgress, { progress: i + 1, total, message: 'step_completed' });
-      previous = result.structured;
-      lastToolId = toolId;
-      lastValue = result.structured;
-      lastError = undefined;
-    }
-  } finally {
-    deadline.dispose();
-  }
-  const result: Result = { toolId: lastToolId, durationMs: elapsedMs(started) };
-  if (lastValue !== undefined) result.value = lastValue;
-  if (lastError !== undefined) result.error = lastError;
-  return { result, steps: execSteps };
-
+  let last: Omit<Result, 'durationMs'> = { toolId: '' };
   /** The chain's rejection at step `index`; the steps after it (and `index` itself unless it ran) are skipped. */
-  function stop(error: ToolError, index: number, ran: boolean): ExecChainError {
+  const stop = (error: ToolError, index: number, ran: boolean): ExecChainError => {
     for (let j = ran ? index + 1 : index; j < total; j++) {
       const rest = steps[j];
       const skipped: ExecStepResult = {
@@ -175,5 +95,41 @@ export async function runExecChain(
       execSteps.push(skipped);
     }
     return new ExecChainError(error, runSteps, index, execSteps, elapsedMs(started));
+  };
+  try {
+    await walkChain<Step>({
+      steps,
+      deadline,
+      onProgress,
+      clock: nowMs,
+      run: (toolId, args) => runner.run(toolId, args, stepOptions),
+      visitor: {
+        completed: (index, step, toolId, result, stepStarted) => {
+          const record: ExecStepResult = { stepIndex: index, toolId, durationMs: elapsedMs(stepStarted) };
+          if (step?.args !== undefined) record.args = step.args;
+          if (result.structured !== undefined) record.value = result.structured;
+          execSteps.push(record);
+          runSteps.push({ toolId, backend: result.backend, result });
+          last = { toolId };
+          if (result.structured !== undefined) last.value = result.structured;
+        },
+        failed: (index, step, toolId, error, stepStarted) => {
+          const record: ExecStepResult = { stepIndex: index, toolId, durationMs: elapsedMs(stepStarted), error };
+          if (step?.args !== undefined) record.args = step.args;
+          execSteps.push(record);
+          const failed: StepResult = { toolId, error };
+          if (error.backend !== undefined) failed.backend = error.backend;
+          runSteps.push(failed);
+          if (step?.stopOnError !== false || deadline.aborted) throw stop(error, index, true);
+          last = { toolId, error };
+        },
+        stopped: (index, _toolId, error) => {
+          throw stop(error, index, false);
+        },
+      },
+    });
+  } finally {
+    deadline.dispose();
   }
+  return { result: { ...last, durationMs: elapsedMs(started) }, steps: execSteps };
 }

@@ -2,6 +2,7 @@
  * The facade: one object over the index, the doc store, the runner, MCP servers and code mode.
  */
 import { ToolexecError, localBackend, toolId as toolIdOf, type McpTool } from '../model/index.js';
+import { layerErrors } from '../model/internal.js';
 import {
   createDocStore,
   createToolIndex,
@@ -14,11 +15,10 @@ import {
 import {
   createLocalRegistry,
   createRunner,
-  type DefaultRunner,
   type LocalHandlerRegistry,
   type McpExecutor,
   type RunOptions,
-  type RunSettler,
+  type RunResult,
   type Runner,
   type StreamEvent,
 } from '../run/index.js';
@@ -31,10 +31,11 @@ import { DEFAULT_SEARCH_LIMIT, resolveExecOptions, type ResolvedExecOptions } fr
 import type { Exec, ExecChainResult, ExecOptions, Result, Step } from './types.js';
 
 const RESOLVED = Promise.resolve();
+const errors = layerErrors('exec');
 
 /** CONNECTION_CLOSED: the facade was closed. */
 function closedError(): ToolexecError {
-  return new ToolexecError('CONNECTION_CLOSED', 'exec: the Exec instance is closed');
+  return errors('CONNECTION_CLOSED', 'the Exec instance is closed');
 }
 
 /**
@@ -48,12 +49,6 @@ function withDuration(err: unknown, durationMs: number): unknown {
   return err;
 }
 
-/** Turns the runner's outcome into the facade's: the `Result`, or the error with its `durationMs`. */
-const RESULT_SETTLER: RunSettler<Result> = {
-  ok: (result, toolId, startedMs) => ({ value: result.structured, toolId, durationMs: elapsedMs(startedMs) }),
-  fail: (err, startedMs) => withDuration(err, elapsedMs(startedMs)),
-};
-
 /** How long a failed `runTool` call took (the `durationMs` the facade attaches to its rejection), if known. */
 export function durationOf(err: unknown): number | undefined {
   const value = (err as { durationMs?: unknown } | null)?.durationMs;
@@ -64,8 +59,7 @@ export function durationOf(err: unknown): number | undefined {
  * The standard {@link Exec}: the single entry point of the library.
  *
  * @remarks
- * Built from {@link ExecOptions} with the defaults Go documents but does not apply
- * (`resolveExecOptions`): input and output validation on, a 30 s deadline on every call that sets
+ * Built from {@link ExecOptions} with these defaults (`resolveExecOptions`): input and output validation on, a 30 s deadline on every call that sets
  * none, 100 tool calls per snippet, and snippets in a real sandbox (`standard`: the WASM sandbox of
  * `createRuntime()`; Docker or gVisor when registered on `runtime`) — never on the host unless the
  * `dev` profile is asked for by name, in which case the facade passes the host backend's opt-in.
@@ -81,8 +75,8 @@ export function durationOf(err: unknown): number | undefined {
  * - **Calls.** `runTool` resolves `{ value, toolId, durationMs }`; a failure rejects with the run
  *   layer's error unchanged (a `ToolError`: code, op, backend, cause), carrying the call's
  *   duration as a non-enumerable `durationMs` ({@link durationOf}). `timeoutMs` (or
- *   `defaultTimeoutMs`) is handed to the runner, whose single per-call controller and timer enforce
- *   it and tell the handler through `ctx.signal`; `timeoutMs: Infinity` turns it off for a call.
+ *   `defaultTimeoutMs`) is handed to the runner, whose per-call deadline enforces it and tells the
+ *   handler through `ctx.signal`; `timeoutMs: Infinity` turns it off for a call.
  * - **Chains.** `runChain` adds `stopOnError: false` (the chain goes on, the step is reported
  *   failed), real step durations and skipped steps; the deadline covers the whole chain; a stopping
  *   failure rejects with an `ExecChainError` (a run-layer `ChainError`) carrying every step.
@@ -96,7 +90,7 @@ export class DefaultExec implements Exec {
   readonly #options: ResolvedExecOptions;
   readonly #index: ToolIndex;
   readonly #docs: DocStore;
-  readonly #runner: DefaultRunner;
+  readonly #runner: Runner;
   readonly #local: LocalHandlerRegistry;
   readonly #code: DefaultCodeExecutor;
   readonly #mcpClient: McpExecutorClient | undefined;
@@ -231,15 +225,15 @@ export class DefaultExec implements Exec {
     return this.#closing;
   }
 
-  #runTool(id: string, args: Record<string, unknown> | undefined, options: RunOptions | undefined): Promise<Result> {
-    // The runner applies the ending where the call settles: no promise hop of the facade's own.
-    return this.#runner.runSettled(
-      id,
-      args,
-      options === undefined ? this.#defaultRunOptions : this.#callOptions(options),
-      RESULT_SETTLER,
-      nowMs(),
-    );
+  async #runTool(id: string, args: Record<string, unknown> | undefined, options: RunOptions | undefined): Promise<Result> {
+    const startedMs = nowMs();
+    let result: RunResult;
+    try {
+      result = await this.#runner.run(id, args, options === undefined ? this.#defaultRunOptions : this.#callOptions(options));
+    } catch (err) {
+      throw withDuration(err, elapsedMs(startedMs));
+    }
+    return { value: result.structured, toolId: id, durationMs: elapsedMs(startedMs) };
   }
 
   async *#stream(
@@ -267,7 +261,7 @@ export class DefaultExec implements Exec {
     const timeoutMs = options?.timeoutMs;
     if (timeoutMs === undefined) return this.#timeoutMs;
     if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs)) {
-      throw new ToolexecError('INVALID_ARGUMENT', 'run option timeoutMs must be a number of milliseconds');
+      throw errors.invalidArgument('option timeoutMs', 'must be a number of milliseconds');
     }
     return timeoutMs === Infinity ? undefined : timeoutMs;
   }
@@ -300,9 +294,9 @@ export class DefaultExec implements Exec {
     if (failures.length === 0) return;
     const first = failures[0] as { server: string; error: unknown };
     if (failures.length === 1) throw first.error;
-    throw new ToolexecError(
+    throw errors(
       ToolexecError.isInstance(first.error) ? first.error.code : 'EXECUTION',
-      `exec: importing the tools of MCP servers ${failures.map((f) => `"${f.server}"`).join(', ')} failed`,
+      `importing the tools of MCP servers ${failures.map((f) => `"${f.server}"`).join(', ')} failed`,
       { cause: new AggregateError(failures.map((f) => f.error)), details: { servers: failures.map((f) => f.server) } },
     );
   }
@@ -332,7 +326,7 @@ export class DefaultExec implements Exec {
     for (const definition of this.#options.tools) {
       const id = toolIdOf(definition.tool);
       if (seen.has(id) || this.#local.has(id)) {
-        throw new ToolexecError('CONFIGURATION', `configuration error: local tool "${id}" is defined twice`, { details: { toolId: id } });
+        throw errors.configuration('tools', `local tool "${id}" is defined twice`, { details: { toolId: id } });
       }
       seen.add(id);
       this.#index.registerTool(definition.tool, localBackend(id));

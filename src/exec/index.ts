@@ -20,7 +20,7 @@ export {
   DEFAULT_TIMEOUT_MS,
   resolveExecOptions,
 } from './options.js';
-/** Profile of snippets: `standard`, a real sandbox (Go's exec defaults to "dev", the host). */
+/** Profile of snippets that name none: `standard`, a real sandbox (never the host). */
 export { DEFAULT_SECURITY_PROFILE } from '../runtime/index.js';
 export type { ResolvedExecOptions } from './options.js';
 export type { Exec, ExecChainResult, ExecOptions, ExecStepResult, LocalToolDefinition, Result, Step } from './types.js';

@@ -2,8 +2,10 @@
  * One MCP executor for the runner when the facade has two: the one it created for `mcpServers`
  * and the caller's own `mcp`.
  */
-import { ToolexecError } from '../model/index.js';
+import { layerErrors } from '../model/internal.js';
 import type { CallToolResult, McpExecutor, RunOptions, StreamEvent } from '../run/index.js';
+
+const errors = layerErrors('exec');
 
 type CallParams = { name: string; arguments?: Record<string, unknown> };
 
@@ -40,11 +42,7 @@ export class McpRouter implements McpExecutor {
 
 // eslint-disable-next-line require-yield -- a stream that fails on its first iteration
 async function* notStreamable(serverName: string, tool: string): AsyncGenerator<StreamEvent> {
-  throw new ToolexecError(
-    'STREAM_NOT_SUPPORTED',
-    `stream not supported: the MCP executor of server "${serverName}" cannot stream "${tool}"`,
-    {
-      details: { serverName },
-    },
-  );
+  throw errors('STREAM_NOT_SUPPORTED', `stream not supported: the MCP executor of server "${serverName}" cannot stream "${tool}"`, {
+    details: { serverName },
+  });
 }

@@ -1,13 +1,14 @@
 /**
  * The facade's defaults and the one place they are resolved and checked.
  */
-import { ToolexecError } from '../model/index.js';
+import { DEFAULT_TIMEOUT_MS, layerErrors } from '../model/internal.js';
 import type { LocalHandler } from '../run/index.js';
 import { DEFAULT_SECURITY_PROFILE, isSecurityProfile, type SecurityProfile } from '../runtime/index.js';
 import type { ExecOptions, LocalToolDefinition } from './types.js';
 
-/** Deadline of every call that names none: 30 s (Go documents it but never applies it). */
-export const DEFAULT_TIMEOUT_MS = 30_000;
+const errors = layerErrors('exec');
+
+export { DEFAULT_TIMEOUT_MS };
 
 /** Most tool calls one snippet may make: 100. */
 export const DEFAULT_MAX_TOOL_CALLS = 100;
@@ -15,7 +16,7 @@ export const DEFAULT_MAX_TOOL_CALLS = 100;
 /** Most steps of one chain inside a snippet: 0 (unlimited). */
 export const DEFAULT_MAX_CHAIN_STEPS = 0;
 
-/** Language of snippets: JavaScript (Go: "go"). */
+/** Language of snippets: JavaScript. */
 export const DEFAULT_LANGUAGE = 'javascript';
 
 /** Default `limit` of `searchTools`. */
@@ -76,7 +77,7 @@ function hasMethod(value: unknown, name: string): boolean {
  * @throws `CONFIGURATION`, one message naming every invalid field.
  */
 export function resolveExecOptions(options: ExecOptions = {}): ResolvedExecOptions {
-  if (!isObject(options)) throw new ToolexecError('CONFIGURATION', 'configuration error: exec options must be an object');
+  if (!isObject(options)) throw errors.configuration('exec options', 'must be an object');
   const o: ExecOptions = options;
   const invalid: string[] = [];
   const check = (field: keyof ExecOptions, ok: boolean): void => {
@@ -102,7 +103,7 @@ export function resolveExecOptions(options: ExecOptions = {}): ResolvedExecOptio
   check('maxChainSteps', isCount(o.maxChainSteps));
   check('defaultLanguage', typeof o.defaultLanguage === 'string' && o.defaultLanguage !== '');
   if (invalid.length > 0) {
-    throw new ToolexecError('CONFIGURATION', `configuration error: invalid exec options: ${invalid.join(', ')}`, {
+    throw errors('CONFIGURATION', `invalid exec options: ${invalid.join(', ')}`, {
       details: { invalid },
     });
   }

@@ -1,6 +1,8 @@
-import { ToolexecError } from '../model/index.js';
-import { normalizeMcpResult, onAbort, type CallToolResult, type McpExecutor, type RunOptions, type StreamEvent } from '../run/index.js';
+import { type ToolexecError } from '../model/index.js';
+import { linkedSignal } from '../model/internal.js';
+import { normalizeMcpResult, type CallToolResult, type McpExecutor, type RunOptions, type StreamEvent } from '../run/index.js';
 import type { McpCallParams } from './types.js';
+import { errors } from './errors.js';
 
 /**
  * The stream of one `tools/call`: `progress` events, then `done` (the normalized result) or an
@@ -24,18 +26,14 @@ async function* run(
   params: McpCallParams,
   options: RunOptions,
 ): AsyncGenerator<StreamEvent, void, undefined> {
-  const controller = new AbortController();
-  const outer = options.signal;
-  let stopListening: (() => void) | undefined;
-  if (outer?.aborted === true) controller.abort(outer.reason);
-  else if (outer !== undefined) stopListening = onAbort(outer, () => controller.abort(outer.reason));
+  const link = linkedSignal(options.signal);
 
   const queue: StreamEvent[] = [];
   let wake: (() => void) | undefined;
   let settled = false;
   let outcome: { ok: true; result: CallToolResult } | { ok: false; error: unknown } | undefined;
   const callOptions: RunOptions = {
-    signal: controller.signal,
+    signal: link.signal,
     onProgress: (progress) => {
       options.onProgress?.(progress);
       queue.push({ kind: 'progress', data: progress });
@@ -73,10 +71,10 @@ async function* run(
     }
     yield { kind: 'done', data: normalizeMcpResult(result) };
   } finally {
-    stopListening?.();
     if (!settled) {
-      controller.abort(new ToolexecError('ABORTED', `The stream of "${params.name}" on MCP server "${serverName}" was closed early`));
+      link.abort(errors('ABORTED', `The stream of "${params.name}" on MCP server "${serverName}" was closed early`));
     }
+    link.dispose();
   }
 }
 
@@ -86,7 +84,7 @@ export function toolFailure(serverName: string, toolName: string, result: CallTo
     .map((item) => (item.type === 'text' ? item.text : ''))
     .filter((t) => t !== '')
     .join('\n');
-  return new ToolexecError('EXECUTION', `Tool "${toolName}" on MCP server "${serverName}" failed: ${text === '' ? '(no message)' : text}`, {
+  return errors('EXECUTION', `Tool "${toolName}" on MCP server "${serverName}" failed: ${text === '' ? '(no message)' : text}`, {
     details: { serverName, tool: toolName, result },
   });
 }

@@ -2,7 +2,24 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ToolexecError, errorMessage } from '../model/index.js';
-import type { McpSession } from './session.js';
+import { abortError as stoppedError, layerErrors } from '../model/internal.js';
+
+/** The MCP layer's error factory: every message reads `mcp: <what went wrong>`. @internal */
+export const errors = layerErrors('mcp');
+/**
+ * What error mapping needs to know of a live connection (an `McpSession` has it): typed here so
+ * that this module does not import the session, which imports it.
+ */
+export interface ConnectionState {
+  /** How the connection was made. */
+  readonly mode: string;
+  /** The Streamable HTTP session ID, when the server gave one. */
+  readonly sessionId: string | undefined;
+  /** True once the connection is gone. */
+  readonly closed: boolean;
+  /** What is known about why the connection ended (exit status, stderr tail). */
+  failureDetails(): FailureDetails;
+}
 
 /** What a failed operation was doing, for messages. */
 export interface OperationContext {
@@ -20,18 +37,17 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND
 
 /** The error for an aborted call: ABORTED (or TIMEOUT for a timeout signal), `cause` = the reason. */
 export function abortError(signal: AbortSignal, context: OperationContext): ToolexecError {
-  const reason: unknown = signal.reason;
-  const timedOut =
-    (reason instanceof DOMException && reason.name === 'TimeoutError') || (ToolexecError.isInstance(reason) && reason.code === 'TIMEOUT');
-  return new ToolexecError(
-    timedOut ? 'TIMEOUT' : 'ABORTED',
-    `${describe(context)} on MCP server "${context.serverName}" was ${timedOut ? 'cancelled by a timeout' : 'aborted'}`,
-    { cause: reason, details: baseDetails(context) },
+  return stoppedError(
+    errors,
+    signal.reason,
+    (outcome) =>
+      `${describe(context)} on MCP server "${context.serverName}" was ${outcome.code === 'TIMEOUT' ? 'cancelled by a timeout' : 'aborted'}`,
+    { details: baseDetails(context) },
   );
 }
 
 /** True when the server answered 404 to a request carrying a session ID it no longer knows. */
-export function isExpiredSession(error: unknown, session: McpSession): boolean {
+export function isExpiredSession(error: unknown, session: ConnectionState): boolean {
   return session.mode === 'http' && session.sessionId !== undefined && error instanceof StreamableHTTPError && error.code === 404;
 }
 
@@ -41,7 +57,7 @@ export function isNotSent(error: unknown): boolean {
 }
 
 /** True when the error means the connection itself is unusable (the session must be dropped). */
-export function isConnectionLost(error: unknown, session: McpSession): boolean {
+export function isConnectionLost(error: unknown, session: ConnectionState): boolean {
   if (session.closed) return true;
   if (error instanceof McpError) return error.code === (ErrorCode.ConnectionClosed as number);
   if (error instanceof SseError) return true;
@@ -63,7 +79,7 @@ function isNetworkError(error: unknown): boolean {
  * connection → EXECUTION naming the server (with exit status and stderr tail), a JSON-RPC error
  * → EXECUTION with the server's message, an invalid result → PROTOCOL. `cause` keeps the original.
  */
-export function mapOperationError(error: unknown, context: OperationContext, session?: McpSession): ToolexecError {
+export function mapOperationError(error: unknown, context: OperationContext, session?: ConnectionState): ToolexecError {
   if (ToolexecError.isInstance(error)) return error;
   const where = `${describe(context)} on MCP server "${context.serverName}"`;
   if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) {
@@ -74,7 +90,7 @@ export function mapOperationError(error: unknown, context: OperationContext, ses
         : context.progressRequested === false
           ? `no answer for ${context.timeoutMs} ms (the call did not ask for progress: give it an onProgress listener, or set alwaysRequestProgress, to let a server's progress reports keep it alive)`
           : `no answer or progress for ${context.timeoutMs} ms`;
-    return new ToolexecError('TIMEOUT', `${where} timed out: ${why}`, {
+    return errors('TIMEOUT', `${where} timed out: ${why}`, {
       cause: error,
       details: baseDetails(context),
     });
@@ -89,25 +105,21 @@ export function mapOperationError(error: unknown, context: OperationContext, ses
     else if (failure.transportError !== undefined && failure.transportError !== errorMessage(error)) {
       message += `; last transport error: ${failure.transportError}`;
     }
-    return new ToolexecError('EXECUTION', message, { cause: error, details: { ...baseDetails(context), ...failure } });
+    return errors('EXECUTION', message, { cause: error, details: { ...baseDetails(context), ...failure } });
   }
   if (error instanceof McpError) {
-    return new ToolexecError('EXECUTION', `${where} failed: ${error.message}`, {
+    return errors('EXECUTION', `${where} failed: ${error.message}`, {
       cause: error,
       details: { ...baseDetails(context), mcpCode: error.code, ...(error.data === undefined ? {} : { mcpData: error.data }) },
     });
   }
   if (error instanceof Error && error.name === 'ZodError') {
-    return new ToolexecError(
-      'PROTOCOL',
-      `MCP server "${context.serverName}" sent an invalid result for ${describe(context)}: ${error.message}`,
-      {
-        cause: error,
-        details: baseDetails(context),
-      },
-    );
+    return errors('PROTOCOL', `MCP server "${context.serverName}" sent an invalid result for ${describe(context)}: ${error.message}`, {
+      cause: error,
+      details: baseDetails(context),
+    });
   }
-  return new ToolexecError('EXECUTION', `${where} failed: ${errorMessage(error)}`, { cause: error, details: baseDetails(context) });
+  return errors('EXECUTION', `${where} failed: ${errorMessage(error)}`, { cause: error, details: baseDetails(context) });
 }
 
 /** The error for a server that could not be reached or initialized (with exit status and stderr tail). */
@@ -115,7 +127,7 @@ export function connectError(error: unknown, context: OperationContext, failure:
   if (ToolexecError.isInstance(error)) return error;
   const details = { ...baseDetails(context), ...failure };
   if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) {
-    return new ToolexecError('TIMEOUT', `MCP server "${context.serverName}" did not answer initialize within ${context.timeoutMs} ms`, {
+    return errors('TIMEOUT', `MCP server "${context.serverName}" did not answer initialize within ${context.timeoutMs} ms`, {
       cause: error,
       details,
     });
@@ -123,7 +135,7 @@ export function connectError(error: unknown, context: OperationContext, failure:
   let message = `Could not connect to MCP server "${context.serverName}": ${errorMessage(error)}`;
   if (failure.exitCode !== undefined) message += ` (exit code ${String(failure.exitCode)})`;
   if (failure.stderr !== undefined) message += `; stderr: ${lastLines(failure.stderr)}`;
-  return new ToolexecError('EXECUTION', message, { cause: error, details });
+  return errors('EXECUTION', message, { cause: error, details });
 }
 
 /** What a session knows about why it ended. */

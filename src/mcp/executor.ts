@@ -1,19 +1,11 @@
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { ListToolsResultSchema, McpError, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { ToolexecError, type McpTool } from '../model/index.js';
-import {
-  SETTLED_CALL,
-  onAbort,
-  type CallSettler,
-  type CallToolResult,
-  type ProgressEvent,
-  type RunOptions,
-  type SettledMcpCall,
-  type StreamEvent,
-} from '../run/index.js';
+import { linkedSignal, onAbort, type Deadline } from '../model/internal.js';
+import type { CallToolResult, ProgressEvent, RunOptions, StreamEvent } from '../run/index.js';
 import { callToolResultSchema } from './call-result.js';
 import { streamToolCall } from './call-stream.js';
-import { type OperationContext, abortError, isConnectionLost, isExpiredSession, isNotSent, mapOperationError } from './errors.js';
+import { type OperationContext, abortError, isConnectionLost, isExpiredSession, isNotSent, mapOperationError, errors } from './errors.js';
 import { type ResolvedMcpExecutorOptions, resolveMcpExecutorOptions, resolveTimeoutMs } from './options.js';
 import { ServerSlot, closedError } from './server-slot.js';
 import type { McpSession } from './session.js';
@@ -45,7 +37,7 @@ const NO_OPTIONS: RunOptions = Object.freeze({});
  *   PROTOCOL (an invalid result), CONFIGURATION (unknown server), CONNECTION_CLOSED (after close()).
  * - Results are returned as the server sent them, `isError` included (the runner decides).
  */
-export class SdkMcpExecutor implements McpExecutorClient, SettledMcpCall {
+export class SdkMcpExecutor implements McpExecutorClient {
   readonly #options: ResolvedMcpExecutorOptions;
   readonly #slots = new Map<string, ServerSlot>();
   /** The SDK request options of a call with the default timeout and no progress (shared: the SDK only reads them). */
@@ -65,20 +57,6 @@ export class SdkMcpExecutor implements McpExecutorClient, SettledMcpCall {
 
   /** Calls `params.name` on `serverName` and returns the raw `CallToolResult`. */
   callTool(serverName: string, params: McpCallParams, options: RunOptions = NO_OPTIONS): Promise<CallToolResult> {
-    return this.#call(serverName, params, options, undefined);
-  }
-
-  /**
-   * `callTool` without options, with the runner's ending applied where the call settles (see
-   * `SETTLED_CALL` in `toolexec/run`).
-   *
-   * @internal
-   */
-  [SETTLED_CALL]<R>(serverName: string, params: McpCallParams, settler: CallSettler<R>): Promise<R> {
-    return this.#call(serverName, params, NO_OPTIONS, settler);
-  }
-
-  #call<R>(serverName: string, params: McpCallParams, options: RunOptions, settler: CallSettler<R> | undefined): Promise<R> {
     // Not an async function (one promise fewer per call): #withSession is the call's one async
     // frame, and anything thrown before it becomes a rejection here.
     try {
@@ -105,17 +83,12 @@ export class SdkMcpExecutor implements McpExecutorClient, SettledMcpCall {
         method: 'tools/call' as const,
         params: { name: params.name, arguments: params.arguments ?? {} },
       };
-      return this.#withSession(
-        slot,
-        context,
-        options.signal,
-        requestOptions,
-        (session, sdkOptions) => session.client.request(request, callToolResultSchema, sdkOptions),
-        settler,
+      return this.#withSession(slot, context, options.signal, requestOptions, (session, sdkOptions) =>
+        session.client.request(request, callToolResultSchema, sdkOptions),
       );
     } catch (error) {
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passed on as thrown (a ToolexecError from the checks), or as the settler maps it
-      return Promise.reject(settler === undefined ? error : settler.fail(error));
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passed on as thrown (a ToolexecError from the checks)
+      return Promise.reject(error);
     }
   }
 
@@ -150,7 +123,7 @@ export class SdkMcpExecutor implements McpExecutorClient, SettledMcpCall {
         if (seen.has(cursor)) break;
         seen.add(cursor);
       }
-      throw new ToolexecError('PROTOCOL', `MCP server "${serverName}" repeated a tools/list cursor; stopped after ${tools.length} tools`, {
+      throw errors('PROTOCOL', `MCP server "${serverName}" repeated a tools/list cursor; stopped after ${tools.length} tools`, {
         details: { serverName },
       });
     });
@@ -181,7 +154,7 @@ export class SdkMcpExecutor implements McpExecutorClient, SettledMcpCall {
     const slot = this.#slots.get(serverName);
     if (slot === undefined) {
       const known = this.serverNames;
-      throw new ToolexecError(
+      throw errors(
         'CONFIGURATION',
         `Unknown MCP server "${serverName}"; configured: ${known.length === 0 ? '(none)' : known.map((n) => `"${n}"`).join(', ')}`,
         { details: { serverName, knownServers: known } },
@@ -193,33 +166,29 @@ export class SdkMcpExecutor implements McpExecutorClient, SettledMcpCall {
   /**
    * Runs `operation` on the server's session: connects if needed (bounded by the timeout and the
    * signal), links the caller's signal, maps failures, drops a dead connection, and re-initializes
-   * a forgotten HTTP session once (replaying the request). With a `settler`, its `ok` gets the
-   * value (what it throws rejects as it is) and its `fail` maps the error.
+   * a forgotten HTTP session once (replaying the request).
    */
-  async #withSession<T, R = T>(
+  async #withSession<T>(
     slot: ServerSlot,
     context: OperationContext,
     signal: AbortSignal | undefined,
     baseOptions: RequestOptions,
     operation: (session: McpSession, options: RequestOptions) => Promise<T>,
-    settler?: CallSettler<R>,
-  ): Promise<R> {
-    let link: SignalLink | undefined;
-    let value: T;
+  ): Promise<T> {
+    let link: Deadline | undefined;
     try {
       if (signal?.aborted === true) throw abortError(signal, context);
       // The SDK never removes its abort listener: give it a per-call signal, not the caller's.
       // A per-call controller also lets us cancel on the server after a total-timeout, which the SDK
       // reports without sending notifications/cancelled.
-      if (signal !== undefined || baseOptions.maxTotalTimeout !== undefined) link = linkSignal(signal);
+      if (signal !== undefined || baseOptions.maxTotalTimeout !== undefined) link = linkedSignal(signal);
       const sdkOptions = link === undefined ? baseOptions : { ...baseOptions, signal: link.signal };
       const asksProgress = baseOptions.onprogress !== undefined;
       for (let attempt = 0; ; attempt++) {
         const session = slot.current ?? (await this.#connect(slot, context, signal));
         if (asksProgress) session.progressCalls++;
         try {
-          value = await operation(session, sdkOptions);
-          break;
+          return await operation(session, sdkOptions);
         } catch (error) {
           if (this.#closing !== undefined && !ToolexecError.isInstance(error)) throw closedError(slot.serverName);
           if (signal !== undefined && isAborted(signal)) throw abortError(signal, context);
@@ -242,14 +211,9 @@ export class SdkMcpExecutor implements McpExecutorClient, SettledMcpCall {
           if (asksProgress) session.progressCalls--;
         }
       }
-    } catch (error) {
-      if (settler === undefined) throw error;
-      throw settler.fail(error);
     } finally {
       link?.dispose();
     }
-    // Outside the try: what the ending throws (the tool's isError, bad output) is the call's error.
-    return settler === undefined ? (value as unknown as R) : settler.ok(value as unknown as CallToolResult);
   }
 
   async #connect(slot: ServerSlot, context: OperationContext, signal: AbortSignal | undefined): Promise<McpSession> {
@@ -259,7 +223,7 @@ export class SdkMcpExecutor implements McpExecutorClient, SettledMcpCall {
     const stop = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => {
         reject(
-          new ToolexecError('TIMEOUT', `Connecting to MCP server "${context.serverName}" took longer than ${context.timeoutMs} ms`, {
+          errors('TIMEOUT', `Connecting to MCP server "${context.serverName}" took longer than ${context.timeoutMs} ms`, {
             details: { serverName: context.serverName },
           }),
         );
@@ -296,23 +260,6 @@ function isAborted(signal: AbortSignal): boolean {
 
 function isTotalTimeout(error: unknown): boolean {
   return error instanceof McpError && typeof (error.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout === 'number';
-}
-
-interface SignalLink {
-  readonly signal: AbortSignal;
-  abort(reason: unknown): void;
-  dispose(): void;
-}
-
-function linkSignal(outer: AbortSignal | undefined): SignalLink {
-  const controller = new AbortController();
-  // One listener on the caller's signal however many calls share it (onAbort); checked aborted before.
-  const stop = outer === undefined ? undefined : onAbort(outer, () => controller.abort(outer.reason));
-  return {
-    signal: controller.signal,
-    abort: (reason) => controller.abort(reason),
-    dispose: () => stop?.(),
-  };
 }
 
 /** SDK request options: `timeoutMs` restarted by progress, the total bound, the progress handler (which makes the SDK send a token). */

@@ -1,6 +1,7 @@
-import { ToolexecError } from '../model/index.js';
+import { MAX_TIMER_MS } from '../model/internal.js';
 import { DEFAULT_KILL_GRACE_MS, DEFAULT_STDERR_TAIL_BYTES } from './stdio-transport.js';
 import type { McpExecutorOptions, McpServerConfig } from './types.js';
+import { errors } from './errors.js';
 
 /** Default of {@link McpExecutorOptions.requestTimeoutMs}: the SDK's own default, 60 s. */
 export const DEFAULT_MCP_REQUEST_TIMEOUT_MS = 60_000;
@@ -15,9 +16,6 @@ export const DEFAULT_MCP_CLIENT_INFO: Readonly<{
   name: 'toolexec',
   version: '0.1.0',
 });
-
-// setTimeout clamps anything larger to 1 ms; treat larger values (and Infinity) as "no limit".
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** @internal {@link McpExecutorOptions} with every default filled in. */
 export interface ResolvedMcpExecutorOptions {
@@ -35,7 +33,7 @@ export interface ResolvedMcpExecutorOptions {
 /** @internal Fills defaults and checks every server config; throws `CONFIGURATION`. */
 export function resolveMcpExecutorOptions(options: McpExecutorOptions): ResolvedMcpExecutorOptions {
   if (options === null || typeof options !== 'object' || options.servers === null || typeof options.servers !== 'object') {
-    throw new ToolexecError('CONFIGURATION', 'createMcpExecutor needs { servers: { <name>: <config> } }');
+    throw errors('CONFIGURATION', 'createMcpExecutor needs { servers: { <name>: <config> } }');
   }
   const servers = new Map<string, McpServerConfig>();
   for (const [name, config] of Object.entries(options.servers)) {
@@ -60,7 +58,7 @@ export function resolveMcpExecutorOptions(options: McpExecutorOptions): Resolved
 
 function checkServerConfig(name: string, config: McpServerConfig): void {
   const fail = (why: string): never => {
-    throw new ToolexecError('CONFIGURATION', `MCP server "${name}": ${why}`, { details: { serverName: name } });
+    throw errors('CONFIGURATION', `MCP server "${name}": ${why}`, { details: { serverName: name } });
   };
   if (name === '') fail('the server name must not be empty');
   if (config === null || typeof config !== 'object') fail('the config must be an object');
@@ -99,21 +97,22 @@ export function resolveTimeoutMs(
 ): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || Number.isNaN(value) || value <= 0) {
-    throw new ToolexecError(code, `${name} must be a positive number of milliseconds (got ${String(value)})`);
+    throw errors(code, `${name} must be a positive number of milliseconds (got ${String(value)})`);
   }
+  // setTimeout fires at once for anything larger: larger values (and Infinity) mean "no limit".
   return Math.min(value, MAX_TIMER_MS);
 }
 
 function flag(value: boolean | undefined, name: string): boolean {
   if (value === undefined) return false;
-  if (typeof value !== 'boolean') throw new ToolexecError('CONFIGURATION', `${name} must be a boolean (got ${String(value)})`);
+  if (typeof value !== 'boolean') throw errors('CONFIGURATION', `${name} must be a boolean (got ${String(value)})`);
   return value;
 }
 
 function nonNegative(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new ToolexecError('CONFIGURATION', `${name} must be a non-negative finite number (got ${String(value)})`);
+    throw errors('CONFIGURATION', `${name} must be a non-negative finite number (got ${String(value)})`);
   }
   return value;
 }

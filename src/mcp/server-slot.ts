@@ -1,7 +1,8 @@
-import { ToolexecError } from '../model/index.js';
+import { type ToolexecError } from '../model/index.js';
 import type { ResolvedMcpExecutorOptions } from './options.js';
 import { type McpSession, openSession } from './session.js';
 import type { McpServerConfig } from './types.js';
+import { errors } from './errors.js';
 
 /**
  * The connection to one configured server: opened on first use, shared by every call, dropped
@@ -77,7 +78,7 @@ export class ServerSlot {
 
 /** CONNECTION_CLOSED: the executor was closed. */
 export function closedError(serverName?: string): ToolexecError {
-  return new ToolexecError(
+  return errors(
     'CONNECTION_CLOSED',
     serverName === undefined ? 'The MCP executor is closed' : `The MCP executor is closed (server "${serverName}")`,
     serverName === undefined ? {} : { details: { serverName } },

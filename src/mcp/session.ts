@@ -7,7 +7,7 @@ import { ToolexecError, errorMessage } from '../model/index.js';
 import { StdioProcessTransport } from './stdio-transport.js';
 import type { McpServerConfig } from './types.js';
 import type { ResolvedMcpExecutorOptions } from './options.js';
-import { connectError, type FailureDetails } from './errors.js';
+import { connectError, type FailureDetails, errors } from './errors.js';
 
 /** How a session reached its server. */
 export type SessionMode = 'stdio' | 'http' | 'sse' | 'custom';
@@ -131,7 +131,7 @@ export async function openSession(
           try {
             return await initialize(serverName, new SSEClientTransport(url, { requestInit }), 'sse', options);
           } catch (sseError) {
-            throw new ToolexecError(
+            throw errors(
               'EXECUTION',
               `Could not connect to MCP server "${serverName}": Streamable HTTP failed (${errorMessage(error)}), then HTTP+SSE failed (${errorMessage(sseError)})`,
               { cause: new AggregateError([error, sseError]), details: { serverName } },
@@ -151,7 +151,7 @@ export async function openSession(
       return initialize(serverName, transport, 'custom', options);
     }
     default:
-      throw new ToolexecError('CONFIGURATION', `MCP server "${serverName}" has an unknown transport`);
+      throw errors('CONFIGURATION', `MCP server "${serverName}" has an unknown transport`);
   }
 }
 

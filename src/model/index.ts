@@ -23,17 +23,8 @@ export type { McpTool, ParsedToolId, ParsedVersion, Tool } from './tool.js';
 export { MAX_TAGS, MAX_TAG_LENGTH, normalizeTags } from './tags.js';
 export { BACKEND_KINDS, backendIdentity, describeBackend, localBackend, mcpBackend, providerBackend, validateBackend } from './backend.js';
 export type { BackendKind, ToolBackend } from './backend.js';
-export { DIALECT_2020_12, DIALECT_DRAFT_07, SCHEMA_TESTS } from './schema.js';
-export type {
-  ContractViolation,
-  SchemaTest,
-  SchemaTests,
-  SchemaValidator,
-  SchemaValidatorOptions,
-  TestedSchemaChecks,
-  ToolSchemaChecks,
-  ViolationCode,
-} from './schema.js';
+export { DIALECT_2020_12, DIALECT_DRAFT_07 } from './schema.js';
+export type { ContractViolation, SchemaValidator, SchemaValidatorOptions, ToolSchemaChecks, ViolationCode } from './schema.js';
 export {
   DEFAULT_MAX_CACHED_SCHEMAS,
   DEFAULT_MAX_VIOLATIONS,

@@ -6,3 +6,17 @@
  * @module
  */
 export { layerErrors, modelErrors, type LayerErrors } from './error-factory.js';
+export {
+  ABORTED,
+  DEFAULT_TIMEOUT_MS,
+  Deadline,
+  MAX_TIMER_MS,
+  abortError,
+  abortOutcome,
+  isTimeoutReason,
+  linkedSignal,
+  noop,
+  onAbort,
+  timerDelayMs,
+  type AbortOutcome,
+} from './deadline.js';

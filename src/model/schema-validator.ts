@@ -16,15 +16,7 @@ import {
   schemaKey,
   type SchemaDocument,
 } from './schema-source.js';
-import {
-  SCHEMA_TESTS,
-  type ContractViolation,
-  type SchemaTest,
-  type SchemaValidator,
-  type SchemaValidatorOptions,
-  type TestedSchemaChecks,
-  type ToolSchemaChecks,
-} from './schema.js';
+import type { ContractViolation, SchemaValidator, SchemaValidatorOptions, ToolSchemaChecks } from './schema.js';
 import type { Tool } from './tool.js';
 import { summarizeViolations, toViolations } from './violations.js';
 
@@ -84,11 +76,6 @@ function noCheck(): void {}
 /** True for a tool (an object) without an output schema: its output check passes everything. */
 function hasNoOutputSchema(tool: Tool): boolean {
   return tool !== null && typeof tool === 'object' && (tool.outputSchema === undefined || tool.outputSchema === null);
-}
-
-/** The compiled test behind a check ({@link SCHEMA_TESTS}): Ajv's fast function and its context. */
-function schemaTest(compiled: CompiledSchema | undefined): SchemaTest | undefined {
-  return compiled === undefined ? undefined : { test: compiled.validate as SchemaTest['test'], context: compiled.context };
 }
 
 interface ResolvedOptions {
@@ -259,12 +246,10 @@ export class JsonSchemaValidator implements SchemaValidator {
   forTool(tool: Tool): ToolSchemaChecks {
     const input = this.#compiledOrUndefined(tool, 'inputSchema');
     const output = hasNoOutputSchema(tool) ? undefined : this.#compiledOrUndefined(tool, 'outputSchema');
-    const checks: TestedSchemaChecks = {
+    return {
       validateInput: this.#boundInput(tool, input),
       validateOutput: this.#boundOutput(tool, output),
-      [SCHEMA_TESTS]: { input: schemaTest(input), output: schemaTest(output) },
     };
-    return checks;
   }
 
   // The two bound checks are separate function literals on purpose: each then has its own call

@@ -71,46 +71,6 @@ export interface ToolSchemaChecks {
   validateOutput(value: unknown): void;
 }
 
-/**
- * The key of an optional member of {@link ToolSchemaChecks}: the compiled tests behind the two
- * checks ({@link SchemaTests}). The checks of {@link createSchemaValidator} have it. A caller on a
- * hot path (the runner) runs a test first and calls the check only when the test does not say
- * yes, which saves a call per check and lets V8 inline the compiled code into the caller.
- *
- * @internal
- */
-export const SCHEMA_TESTS: unique symbol = Symbol('toolexec.schemaTests');
-
-/**
- * A compiled yes/no test of one schema: `test(value, context)`.
- *
- * @remarks For any value but `undefined`, `true` means the matching check passes that value.
- * Anything else (`false`, another result, a throw) says nothing: call the check for its verdict
- * and its error. `context` is passed as the second argument as it is.
- *
- * @internal
- */
-export interface SchemaTest {
-  /** The test (Ajv's compiled function for the default validator). */
-  readonly test: (value: unknown, context: never) => boolean;
-  /** Its second argument. */
-  readonly context: unknown;
-}
-
-/** The tests behind a tool's two checks; `undefined` where there is none. @internal */
-export interface SchemaTests {
-  /** The test behind `validateInput`. */
-  readonly input: SchemaTest | undefined;
-  /** The test behind `validateOutput`. */
-  readonly output: SchemaTest | undefined;
-}
-
-/** {@link ToolSchemaChecks} with their {@link SCHEMA_TESTS}. @internal */
-export interface TestedSchemaChecks extends ToolSchemaChecks {
-  /** The compiled tests behind the two checks. */
-  readonly [SCHEMA_TESTS]: SchemaTests;
-}
-
 /** Options of {@link createSchemaValidator}. */
 export interface SchemaValidatorOptions {
   /**

@@ -1,81 +1,145 @@
-import { ToolexecError, errorMessage } from '../model/index.js';
-import { CallSignal } from './call-signal.js';
-import { ChainError, ToolError, abortToolError, asRunFailure } from './errors.js';
+import { Deadline, layerErrors } from '../model/internal.js';
+import { ChainError, type ToolError } from './errors.js';
+import { abortToolError, asStepFailure } from './failures.js';
 import type { Pipeline } from './pipeline.js';
 import { emitProgress } from './progress.js';
 import { checkRunOptions } from './run-options.js';
-import type { ChainResult, ChainStep, RunOptions, RunResult, StepResult } from './types.js';
+import type { ChainResult, ChainStep, ProgressEvent, RunOptions, RunResult, StepResult } from './types.js';
+
+const errors = layerErrors('run');
 
 /**
- * Runs `steps` one after another (§2.2.9).
+ * What a chain does with each step's outcome (the runner's chain and the exec facade's each have one).
+ *
+ * @internal
+ */
+export interface ChainVisitor<S extends ChainStep> {
+  /** Step `index` succeeded; `startedMs` is when it started on the walker's clock (0 without one). */
+  completed(index: number, step: S | undefined, toolId: string, result: RunResult, startedMs: number): void;
+  /** Step `index` failed: throw to stop the chain, return to go on with the next step. */
+  failed(index: number, step: S | undefined, toolId: string, error: ToolError, startedMs: number): void;
+  /** The deadline (or the caller's signal) stopped the chain before step `index` ran: throw. */
+  stopped(index: number, toolId: string, error: ToolError): never;
+}
+
+/** How {@link walkChain} runs: each step, under which deadline, telling whom, timed by what. @internal */
+export interface ChainWalk<S extends ChainStep> {
+  steps: readonly S[];
+  /** Runs one step (the value when it finished synchronously). */
+  run(toolId: string, args: Record<string, unknown>): RunResult | Promise<RunResult>;
+  deadline: Deadline | undefined;
+  onProgress: ((progress: ProgressEvent) => void) | undefined;
+  visitor: ChainVisitor<S>;
+  /** Milliseconds on a monotonic clock, for step durations; none by default. */
+  clock?: () => number;
+}
+
+/**
+ * The one chain loop: steps in order, each with a fresh shallow copy of its `args` (`{}` when
+ * absent) and, with `usePrevious`, `args.previous` set to the last successful step's `structured`
+ * result (overwriting; set even when `undefined`). Between steps an aborted deadline stops the
+ * chain (ABORTED, or TIMEOUT for a deadline's reason) without a step result. Progress:
+ * `{0, N, 'started'}`, then `{i+1, N, 'step_completed' | 'step_error'}` per step. A step that
+ * finishes synchronously is not awaited.
+ *
+ * @internal
+ */
+export async function walkChain<S extends ChainStep>(walk: ChainWalk<S>): Promise<void> {
+  const { steps, deadline, onProgress, visitor, clock } = walk;
+  const total = steps.length;
+  if (onProgress !== undefined) emitProgress(onProgress, { progress: 0, total, message: 'started' });
+  let previous: unknown;
+  for (let i = 0; i < total; i++) {
+    const step = steps[i];
+    const toolId = typeof step?.toolId === 'string' ? step.toolId : '';
+    if (deadline !== undefined && deadline.aborted)
+      visitor.stopped(i, toolId, abortToolError(toolId, 'resolve', undefined, deadline.reason));
+    const args: Record<string, unknown> = step?.args === undefined || step.args === null ? {} : { ...step.args };
+    if (step?.usePrevious === true) args.previous = previous;
+    const startedMs = clock === undefined ? 0 : clock();
+    let result: RunResult;
+    try {
+      const out = walk.run(toolId, args);
+      result = out instanceof Promise ? await out : out;
+    } catch (err) {
+      if (onProgress !== undefined) emitProgress(onProgress, { progress: i + 1, total, message: 'step_error' });
+      visitor.failed(i, step, toolId, asStepFailure(err, toolId), startedMs);
+      continue;
+    }
+    if (onProgress !== undefined) emitProgress(onProgress, { progress: i + 1, total, message: 'step_completed' });
+    previous = result.structured;
+    visitor.completed(i, step, toolId, result, startedMs);
+  }
+}
+
+/**
+ * The runner's chain: {@link walkChain} through the pipeline, stopping at the first failure.
  *
  * @remarks
- * Each step gets a fresh shallow copy of its `args` (`{}` when absent); with `usePrevious` the
- * previous step's `structured` result is set at `args.previous`, overwriting, and the key is set
- * even when that value is `undefined` (the first step, or a step that returned nothing). The chain
- * stops at the first failure and rejects with a {@link ChainError} holding the step results so
- * far, the failed one included. `signal` and `timeoutMs` cover the whole chain; an abort or
- * deadline noticed between steps adds no step result (as in Go). `onProgress` receives
- * `{0, N, 'started'}`, then `{i+1, N, 'step_completed' | 'step_error'}` per step.
- *
- * An empty chain resolves at once with `{ result: undefined, steps: [] }` and no progress
- * (Go returns a zero result): `result` is absent only for an empty chain.
- *
- * Steps run through the pipeline directly, sharing the chain's one signal; a step that completes
- * synchronously is not awaited (no promise hop per step).
+ * The chain rejects with a {@link ChainError} holding the step results so far, the failed one
+ * included; an abort or deadline noticed between steps adds no step result. `signal` and
+ * `timeoutMs` cover the whole chain, every step sharing its one deadline. An empty chain resolves
+ * at once with `{ result: undefined, steps: [] }` and no progress: `result` is `undefined` only then.
  *
  * @internal
  */
 export async function runChain(pipeline: Pipeline, steps: readonly ChainStep[], options: RunOptions | undefined): Promise<ChainResult> {
   if (steps === undefined || steps === null) steps = [];
-  if (!Array.isArray(steps)) throw new ToolexecError('INVALID_ARGUMENT', 'chain steps must be an array');
-  const total = steps.length;
-  if (total === 0) return { result: undefined as unknown as RunResult, steps: [] };
+  if (!Array.isArray(steps)) throw errors.invalidArgument('chain steps', 'must be an array');
+  if (steps.length === 0) return { result: undefined as unknown as RunResult, steps: [] };
   const signal = options?.signal;
   const timeoutMs = options?.timeoutMs;
-  const onProgress = options?.onProgress;
   const invalid = checkRunOptions(signal, timeoutMs);
   if (invalid !== undefined) throw invalid;
-  const scope = signal === undefined && timeoutMs === undefined ? undefined : new CallSignal(signal, timeoutMs);
-  if (onProgress !== undefined) emitProgress(onProgress, { progress: 0, total, message: 'started' });
-  const results: StepResult[] = [];
-  let previous: unknown;
-  let last: RunResult | undefined;
+  const deadline = signal === undefined && timeoutMs === undefined ? undefined : new Deadline(signal, timeoutMs);
+  const chain = new RunnerChain(pipeline, steps, deadline, options?.onProgress ?? undefined);
   try {
-    for (let i = 0; i < total; i++) {
-      const step = steps[i] as ChainStep | undefined;
-      const toolId = typeof step?.toolId === 'string' ? step.toolId : '';
-      if (scope !== undefined && scope.aborted) {
-        throw new ChainError(abortToolError(toolId, 'resolve', undefined, scope.reason), results, i);
-      }
-      const args: Record<string, unknown> = step?.args === undefined || step.args === null ? {} : { ...step.args };
-      if (step?.usePrevious === true) args.previous = previous;
-      let result: RunResult;
-      try {
-        const out = pipeline.run(toolId, args, scope, undefined);
-        result = out instanceof Promise ? await out : out;
-      } catch (err) {
-        const error = asToolError(err, toolId);
-        const failed: StepResult = { toolId, error };
-        if (error.backend !== undefined) failed.backend = error.backend;
-        results.push(failed);
-        if (onProgress !== undefined) emitProgress(onProgress, { progress: i + 1, total, message: 'step_error' });
-        throw new ChainError(error, results, i);
-      }
-      results.push({ toolId, backend: result.backend, result });
-      if (onProgress !== undefined) emitProgress(onProgress, { progress: i + 1, total, message: 'step_completed' });
-      previous = result.structured;
-      last = result;
-    }
+    await walkChain(chain);
   } finally {
-    scope?.dispose();
+    deadline?.dispose();
   }
-  return { result: last as RunResult, steps: results };
+  return { result: chain.last as RunResult, steps: chain.results };
 }
 
-function asToolError(err: unknown, toolId: string): ToolError {
-  if (ToolError.isToolError(err)) return err;
-  const failure = asRunFailure(err, toolId);
-  if (ToolError.isToolError(failure)) return failure;
-  return new ToolError({ code: failure.code, op: 'execute', toolId, reason: errorMessage(failure), cause: failure });
+/** The runner's chain as a {@link ChainWalk} that is its own visitor (no closures per chain). */
+class RunnerChain implements ChainWalk<ChainStep>, ChainVisitor<ChainStep> {
+  readonly results: StepResult[] = [];
+  last: RunResult | undefined;
+  readonly visitor: ChainVisitor<ChainStep> = this;
+  readonly #pipeline: Pipeline;
+  readonly steps: readonly ChainStep[];
+  readonly deadline: Deadline | undefined;
+  readonly onProgress: ((progress: ProgressEvent) => void) | undefined;
+
+  constructor(
+    pipeline: Pipeline,
+    steps: readonly ChainStep[],
+    deadline: Deadline | undefined,
+    onProgress: ((progress: ProgressEvent) => void) | undefined,
+  ) {
+    this.#pipeline = pipeline;
+    this.steps = steps;
+    this.deadline = deadline;
+    this.onProgress = onProgress;
+  }
+
+  run(toolId: string, args: Record<string, unknown>): RunResult | Promise<RunResult> {
+    return this.#pipeline.run(toolId, args, this.deadline, undefined);
+  }
+
+  completed(_index: number, _step: ChainStep | undefined, toolId: string, result: RunResult): void {
+    this.results.push({ toolId, backend: result.backend, result });
+    this.last = result;
+  }
+
+  failed(index: number, _step: ChainStep | undefined, toolId: string, error: ToolError): void {
+    const failed: StepResult = { toolId, error };
+    if (error.backend !== undefined) failed.backend = error.backend;
+    this.results.push(failed);
+    throw new ChainError(error, this.results, index);
+  }
+
+  stopped(index: number, _toolId: string, error: ToolError): never {
+    throw new ChainError(error, this.results, index);
+  }
 }

@@ -1,4 +1,4 @@
-import { ToolexecError, errorMessage, type ErrorCode, type ToolBackend } from '../model/index.js';
+import { ToolexecError, type ErrorCode, type ToolBackend } from '../model/index.js';
 import type { StepResult } from './types.js';
 
 /** The pipeline stage a {@link ToolError} comes from. */
@@ -39,9 +39,9 @@ export interface ToolErrorInit {
  *
  * @remarks
  * The message is `run: <op> <toolId> [<backend kind>]: <reason>` (without ` [<kind>]` before a
- * backend was selected), as in Go. Unlike Go the inner error is never flattened: a handler's
- * error, a validator's {@link ToolexecError} or an abort reason stays reachable through `cause`,
- * and `hasErrorCode` finds codes anywhere on that chain.
+ * backend was selected). The inner error is never flattened: a handler's error, a validator's
+ * {@link ToolexecError} or an abort reason stays reachable through `cause`, and `hasErrorCode`
+ * finds codes anywhere on that chain.
  */
 export class ToolError extends ToolexecError {
   /** The tool ID the call was made with. */
@@ -94,7 +94,7 @@ export function formatToolErrorMessage(op: ToolErrorOp, toolId: string, backend:
  *
  * @remarks
  * When the chain is aborted or times out between steps, no step result is added for the step that
- * never ran (as in Go); `stepIndex` still names it.
+ * never ran; `stepIndex` still names it.
  */
 export class ChainError extends ToolError {
   /** The step results so far; the last one is the failed step unless the chain stopped between steps. */
@@ -117,43 +117,4 @@ export class ChainError extends ToolError {
     this.steps = steps;
     this.stepIndex = stepIndex;
   }
-}
-
-/**
- * Every rejection is a ToolexecError: the pipeline throws ToolErrors itself; anything else comes
- * from a misbehaving injected object (a throwing getter) and is reported as EXECUTION with it as
- * cause.
- *
- * @internal
- */
-export function asRunFailure(err: unknown, toolId: unknown): ToolexecError {
-  if (ToolexecError.isInstance(err)) return err;
-  return new ToolError({
-    code: 'EXECUTION',
-    op: 'resolve',
-    toolId: typeof toolId === 'string' ? toolId : String(toolId),
-    reason: `unexpected failure: ${errorMessage(err)}`,
-    cause: err,
-  });
-}
-
-/** True when an abort reason means a deadline passed (a `TimeoutError`, or a TIMEOUT error). */
-export function isTimeoutReason(reason: unknown): boolean {
-  if (typeof reason !== 'object' || reason === null) return false;
-  if ((reason as { name?: unknown }).name === 'TimeoutError') return true;
-  return ToolexecError.isInstance(reason) && reason.code === 'TIMEOUT';
-}
-
-/** The ABORTED or TIMEOUT {@link ToolError} for an aborted call; `cause` is the abort reason. */
-export function abortToolError(toolId: string, op: ToolErrorOp, backend: ToolBackend | undefined, reason: unknown): ToolError {
-  const timedOut = isTimeoutReason(reason);
-  const init: ToolErrorInit = {
-    code: timedOut ? 'TIMEOUT' : 'ABORTED',
-    op,
-    toolId,
-    reason: timedOut ? `timed out: ${errorMessage(reason)}` : `aborted: ${errorMessage(reason)}`,
-    cause: reason,
-  };
-  if (backend !== undefined) init.backend = backend;
-  return new ToolError(init);
 }

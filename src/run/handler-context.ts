@@ -1,4 +1,4 @@
-import type { CallSignal } from './call-signal.js';
+import type { Deadline } from '../model/internal.js';
 import type { LocalHandlerContext, ProgressEvent } from './types.js';
 
 /**
@@ -6,10 +6,10 @@ import type { LocalHandlerContext, ProgressEvent } from './types.js';
  *
  * @remarks
  * `signal` is a getter: when the call has neither a signal nor a timeout, no AbortSignal exists
- * until a handler reads `ctx.signal` (creating one costs microseconds, the whole call less).
- * Read it as `ctx.signal`; a spread copy (`{ ...ctx }`) does not carry it.
+ * until a handler reads `ctx.signal` (creating one costs more than the whole call). Read it as
+ * `ctx.signal`; a spread copy (`{ ...ctx }`) does not carry it.
  *
- * One private slot holds the call's {@link CallSignal}, or the signal made on first read when the
+ * One private slot holds the call's {@link Deadline}, or the signal made on first read when the
  * call has none: a context is made on every call, so it is kept to three fields.
  *
  * @internal
@@ -19,12 +19,12 @@ export class HandlerContext implements LocalHandlerContext {
   declare readonly toolId: string;
   /** Reports progress; present only when someone listens. */
   declare readonly onProgress: ((progress: ProgressEvent) => void) | undefined;
-  #source: CallSignal | AbortSignal | undefined;
+  #source: Deadline | AbortSignal | undefined;
 
-  constructor(toolId: string, scope: CallSignal | undefined, onProgress: ((progress: ProgressEvent) => void) | undefined) {
+  constructor(toolId: string, deadline: Deadline | undefined, onProgress: ((progress: ProgressEvent) => void) | undefined) {
     (this as { toolId: string }).toolId = toolId;
     (this as { onProgress: HandlerContext['onProgress'] }).onProgress = onProgress;
-    this.#source = scope;
+    this.#source = deadline;
   }
 
   /** Aborted when the caller aborts or the call times out. */

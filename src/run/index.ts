@@ -17,10 +17,7 @@ export { ChainError, TOOL_ERROR_OPS, ToolError, formatToolErrorMessage } from '.
 export type { ToolErrorInit, ToolErrorOp } from './errors.js';
 export { mcpResultTexts, normalizeMcpResult } from './normalize.js';
 export { LocalHandlerRegistry, createLocalRegistry } from './local-registry.js';
-export { SETTLED_CALL } from './types.js';
-export { onAbort } from './abort-listeners.js';
 export type {
-  CallSettler,
   CallToolResult,
   ChainResult,
   ChainStep,
@@ -32,10 +29,8 @@ export type {
   ProviderExecutor,
   RunOptions,
   RunResult,
-  RunSettler,
   RunWarning,
   Runner,
-  SettledMcpCall,
   RunnerOptions,
   StepResult,
   StreamEvent,

@@ -1,5 +1,8 @@
-import { ToolexecError } from '../model/index.js';
+import { layerErrors } from '../model/internal.js';
+import type { BackendRegistry } from '../backend/index.js';
 import type { LocalHandler, LocalRegistry } from './types.js';
+
+const errors = layerErrors('run');
 
 /**
  * A mutable {@link LocalRegistry} backed by a Map: what {@link createLocalRegistry} returns.
@@ -22,10 +25,10 @@ export class LocalHandlerRegistry implements LocalRegistry {
    */
   register(name: string, handler: LocalHandler): this {
     if (typeof name !== 'string' || name === '') {
-      throw new ToolexecError('INVALID_ARGUMENT', 'local handler name is required');
+      throw errors.invalidArgument('local handler name', 'is required');
     }
     if (typeof handler !== 'function') {
-      throw new ToolexecError('INVALID_ARGUMENT', `local handler "${name}" must be a function`);
+      throw errors.invalidArgument(`local handler "${name}"`, 'must be a function');
     }
     this.#handlers.set(name, handler);
     return this;
@@ -64,16 +67,42 @@ export function createLocalRegistry(
 }
 
 /**
- * The runner's view of its `local` option: a {@link LocalRegistry} (anything with a `get`
- * function) is used as is; a plain record is read live through its own properties only, so
- * `toString` or `__proto__` never resolve to a handler.
+ * Where the runner finds local handlers: its `local` option, then its `backends` registry
+ * (`backend:tool` names). A {@link LocalRegistry} (anything with a `get` function) is used as is;
+ * a plain record is read live through its own properties only, so `toString` or `__proto__` never
+ * resolve to a handler.
  *
  * @internal
  */
-export function toLocalRegistry(local: LocalRegistry | Record<string, LocalHandler> | undefined): LocalRegistry | undefined {
-  if (local === undefined || local === null) return undefined;
+export function localRegistryOf(
+  local: LocalRegistry | Record<string, LocalHandler> | undefined,
+  backends: BackendRegistry | undefined,
+): LocalRegistry | undefined {
+  const own = local === undefined || local === null ? undefined : toLocalRegistry(local);
+  if (backends === undefined) return own;
+  const bridged = backends.localRegistry() as LocalRegistry;
+  return own === undefined ? bridged : new LayeredRegistry(own, bridged);
+}
+
+function toLocalRegistry(local: LocalRegistry | Record<string, LocalHandler>): LocalRegistry {
   if (typeof (local as { get?: unknown }).get === 'function') return local as LocalRegistry;
   return new RecordRegistry(local as Record<string, LocalHandler>);
+}
+
+/** The first registry's handler for a name, else the second's. */
+class LayeredRegistry implements LocalRegistry {
+  readonly #first: LocalRegistry;
+  readonly #second: LocalRegistry;
+
+  constructor(first: LocalRegistry, second: LocalRegistry) {
+    this.#first = first;
+    this.#second = second;
+  }
+
+  get(name: string): LocalHandler | undefined {
+    const handler = this.#first.get(name);
+    return typeof handler === 'function' ? handler : this.#second.get(name);
+  }
 }
 
 /**

@@ -4,7 +4,7 @@ import type { CallToolResult } from './types.js';
  * The structured value of an MCP tool result, as the runner puts it in `RunResult.structured`.
  *
  * @remarks
- * The Go rules, exactly:
+ * The rules:
  * 1. `structuredContent`, when present (not `null`/`undefined`), is returned unchanged.
  * 2. Otherwise, from `content`:
  *    - no items → `undefined`;

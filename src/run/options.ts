@@ -1,6 +1,10 @@
-import { ToolexecError, createSchemaValidator, type SchemaValidator, type Tool, type ToolBackend } from '../model/index.js';
+import { createSchemaValidator, type SchemaValidator, type Tool, type ToolBackend } from '../model/index.js';
 import { defaultBackendSelector, type ToolIndex } from '../discovery/index.js';
-import { toLocalRegistry } from './local-registry.js';
+import type { BackendRegistry } from '../backend/index.js';
+import { layerErrors } from '../model/internal.js';
+import { localRegistryOf } from './local-registry.js';
+
+const errors = layerErrors('run');
 import type { LocalRegistry, McpExecutor, ProviderExecutor, RunWarning, RunnerOptions } from './types.js';
 
 /** How output is validated: not at all, failing the call, or reporting a warning. */
@@ -21,6 +25,7 @@ export interface ResolvedRunnerOptions {
   validateOutput: OutputValidationMode;
   onWarning: ((warning: RunWarning) => void) | undefined;
   local: LocalRegistry | undefined;
+  backends: BackendRegistry | undefined;
   mcp: McpExecutor | undefined;
   provider: ProviderExecutor | undefined;
 }
@@ -30,21 +35,25 @@ export interface ResolvedRunnerOptions {
  * default backend selector of `toolexec/discovery` (local > provider > mcp > first), input and
  * output validation on (output failures fatal).
  *
- * @throws `INVALID_ARGUMENT` for an option of the wrong type.
+ * @throws `CONFIGURATION` for an option of the wrong type.
  * @internal
  */
 export function resolveRunnerOptions(options: RunnerOptions = {}): ResolvedRunnerOptions {
   if (options === null || typeof options !== 'object') {
-    throw new ToolexecError('INVALID_ARGUMENT', 'runner options must be an object');
+    throw errors.configuration('runner options', 'must be an object');
   }
   const validateOutput = options.validateOutput ?? true;
   if (validateOutput !== true && validateOutput !== false && validateOutput !== 'warn') {
-    throw new ToolexecError('INVALID_ARGUMENT', `validateOutput must be true, false or 'warn', got ${String(validateOutput)}`);
+    throw errors.configuration('validateOutput', `must be true, false or 'warn', got ${String(validateOutput)}`);
   }
   checkFunction(options.toolResolver, 'toolResolver');
   checkFunction(options.backendsResolver, 'backendsResolver');
   checkFunction(options.backendSelector, 'backendSelector');
   checkFunction(options.onWarning, 'onWarning');
+  const backends = options.backends ?? undefined;
+  if (backends !== undefined && (backends === null || typeof (backends as { localRegistry?: unknown }).localRegistry !== 'function')) {
+    throw errors.configuration('backends', 'must be a BackendRegistry');
+  }
   return {
     index: options.index ?? undefined,
     toolResolver: options.toolResolver ?? undefined,
@@ -54,7 +63,8 @@ export function resolveRunnerOptions(options: RunnerOptions = {}): ResolvedRunne
     validateInput: options.validateInput ?? true,
     validateOutput: validateOutput === 'warn' ? 'warn' : validateOutput ? 'error' : 'off',
     onWarning: options.onWarning ?? undefined,
-    local: toLocalRegistry(options.local),
+    local: localRegistryOf(options.local, backends),
+    backends,
     mcp: options.mcp ?? undefined,
     provider: options.provider ?? undefined,
   };
@@ -62,6 +72,6 @@ export function resolveRunnerOptions(options: RunnerOptions = {}): ResolvedRunne
 
 function checkFunction(value: unknown, name: string): void {
   if (value !== undefined && value !== null && typeof value !== 'function') {
-    throw new ToolexecError('INVALID_ARGUMENT', `${name} must be a function`);
+    throw errors.configuration(name, 'must be a function');
   }
 }

@@ -15,7 +15,7 @@ export function emitProgress(listener: (progress: ProgressEvent) => void, progre
 
 /**
  * The progress of one `run`: `started`, then what the backend reports, then `completed` or
- * `error` (Go's RunWithProgress, §2.2.7, plus the backend's own reports in between). Reports that
+ * `error`, with the backend's own reports in between. Reports that
  * arrive after the end are dropped, so the order is always started → backend → end.
  *
  * @internal

@@ -1,23 +1,26 @@
-import { ToolexecError } from '../model/index.js';
+import type { ToolexecError } from '../model/index.js';
+import { layerErrors } from '../model/internal.js';
+
+const errors = layerErrors('run');
 
 /**
  * Checks the per-call `signal` and `timeoutMs`; the error to reject with, if any.
  *
  * @remarks
  * `timeoutMs` is a number of milliseconds: `<= 0` means the deadline has already passed (the call
- * fails with TIMEOUT before doing anything, like an expired Go context), `Infinity` (or anything
+ * fails with TIMEOUT before doing anything), `Infinity` (or anything
  * above the ~24.8-day timer limit) means no deadline. `NaN` and non-numbers are rejected.
  *
  * @internal
  */
 export function checkRunOptions(signal: unknown, timeoutMs: unknown): ToolexecError | undefined {
   if (signal !== undefined && !isAbortSignal(signal)) {
-    return new ToolexecError('INVALID_ARGUMENT', 'run option signal must be an AbortSignal');
+    return errors.invalidArgument('option signal', 'must be an AbortSignal');
   }
   if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs))) {
-    return new ToolexecError(
-      'INVALID_ARGUMENT',
-      `run option timeoutMs must be a number of milliseconds, got ${typeof timeoutMs === 'number' ? String(timeoutMs) : typeof timeoutMs}`,
+    return errors.invalidArgument(
+      'option timeoutMs',
+      `must be a number of milliseconds, got ${typeof timeoutMs === 'number' ? String(timeoutMs) : typeof timeoutMs}`,
     );
   }
   return undefined;

@@ -1,23 +1,15 @@
-import { ToolexecError } from '../model/index.js';
-import { CallSignal } from './call-signal.js';
+import { layerErrors } from '../model/internal.js';
+import { Deadline } from '../model/internal.js';
 import { runChain } from './chain.js';
-import { asRunFailure } from './errors.js';
+import { asRunFailure } from './failures.js';
 import { resolveRunnerOptions } from './options.js';
 import { Pipeline, type ProgressSink } from './pipeline.js';
 import { ProgressReporter } from './progress.js';
 import { checkRunOptions } from './run-options.js';
 import { streamEvents } from './stream.js';
-import type {
-  ChainResult,
-  ChainStep,
-  ProgressEvent,
-  RunOptions,
-  RunResult,
-  RunSettler,
-  Runner,
-  RunnerOptions,
-  StreamEvent,
-} from './types.js';
+import type { ChainResult, ChainStep, RunOptions, RunResult, Runner, RunnerOptions, StreamEvent } from './types.js';
+
+const errors = layerErrors('run');
 
 /**
  * The standard {@link Runner}: resolves a tool (index, then resolvers), selects a backend,
@@ -60,135 +52,12 @@ export class DefaultRunner implements Runner {
    */
   run(toolId: string, args?: Record<string, unknown>, options?: RunOptions): Promise<RunResult> {
     const input = args ?? {};
-    if (options === undefined || options === null) return this.#pipeline.runPlain(toolId, input);
+    if (options === undefined || options === null) return this.#run(toolId, input, undefined, undefined, undefined);
     const { signal, timeoutMs, onProgress } = options;
-    if (onProgress !== undefined && onProgress !== null) return this.#runWithProgress(toolId, input, signal, timeoutMs, onProgress);
-    if (signal === undefined && timeoutMs === undefined) return this.#start(toolId, input, undefined, undefined);
-    return this.#runScoped(toolId, input, signal, timeoutMs, undefined, AS_IS, 0);
-  }
-
-  /**
-   * Runs one tool as a stream of events.
-   *
-   * @remarks
-   * Failures before dispatch reject the first iteration with a {@link ToolError}. MCP and provider
-   * backends stream through their executor's `callToolStream` (`STREAM_NOT_SUPPORTED` without
-   * one). A local handler streams too: an AsyncIterable result gives `chunk` events then `done`
-   * with the last chunk; any other result gives one `done` event carrying it (Go refuses local
-   * streaming); its `ctx.onProgress` reports become `progress` events. Events get the requested
-   * `toolId` when they have none. The stream ends when the source ends; it ends quietly when the
-   * caller's `signal` aborts, and throws TIMEOUT when `timeoutMs` passes. Leaving the loop early
-   * aborts the work's signal and calls the source's `return()`. `onProgress` is not used:
-   * progress arrives as events.
-   */
-  runStream(toolId: string, args?: Record<string, unknown>, options?: RunOptions): AsyncIterable<StreamEvent> {
-    return streamEvents(this.#pipeline, toolId, args ?? {}, options ?? undefined);
-  }
-
-  /**
-   * Runs steps in order, passing results along with `usePrevious`; stops at the first failure
-   * with a {@link ChainError} carrying the step results so far.
-   *
-   * @remarks `result` is the last step's result; it is absent only for an empty chain, which
-   * resolves `{ steps: [] }` at once with no progress events.
-   */
-  runChain(steps: readonly ChainStep[], options?: RunOptions): Promise<ChainResult> {
-    return runChain(this.#pipeline, steps, options ?? undefined);
-  }
-
-  /**
-   * {@link DefaultRunner.run} with the caller's own ending applied where the call settles, so that
-   * a layer above (the exec facade) maps the outcome without another promise on the way.
-   *
-   * @remarks Same pipeline, options and errors as `run`; `settler.ok` gets the result and
-   * `settler.fail` the error (what it returns is thrown). `startedMs` is handed back unchanged.
-   *
-   * @internal
-   */
-  runSettled<R>(
-    toolId: string,
-    args: Record<string, unknown> | undefined,
-    options: RunOptions | undefined,
-    settler: RunSettler<R>,
-    startedMs: number,
-  ): Promise<R> {
-    let signal: AbortSignal | undefined;
-    let timeoutMs: number | undefined;
-    if (options !== undefined && options !== null) {
-      if (options.onProgress !== undefined && options.onProgress !== null) {
-        // A progress listener: the ordinary path (which reports started / completed), then the ending.
-        return this.run(toolId, args, options).then(
-          (result) => settler.ok(result, toolId, startedMs),
-          (err: unknown) => {
-            throw settler.fail(err, startedMs);
-          },
-        );
-      }
-      signal = options.signal;
-      timeoutMs = options.timeoutMs;
-    }
-    return this.#runScoped(toolId, args ?? {}, signal, timeoutMs, undefined, settler, startedMs);
-  }
-
-  #start(
-    toolId: string,
-    args: Record<string, unknown>,
-    scope: CallSignal | undefined,
-    progress: ProgressSink | undefined,
-  ): Promise<RunResult> {
-    try {
-      const out = this.#pipeline.run(toolId, args, scope, progress);
-      return out instanceof Promise ? out : Promise.resolve(out);
-    } catch (err) {
-      return Promise.reject(asRunFailure(err, toolId));
-    }
-  }
-
-  #runScoped<R>(
-    toolId: string,
-    args: Record<string, unknown>,
-    signal: AbortSignal | undefined,
-    timeoutMs: number | undefined,
-    progress: ProgressSink | undefined,
-    settler: RunSettler<R>,
-    startedMs: number,
-  ): Promise<R> {
-    const invalid = checkRunOptions(signal, timeoutMs);
-    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the settler's error is the run layer's, passed on
-    if (invalid !== undefined) return Promise.reject(settler.fail(invalid, startedMs));
-    // No signal and no deadline (a facade call with `defaultTimeoutMs: Infinity`): nothing to scope.
-    const scope = signal === undefined && timeoutMs === undefined ? undefined : new CallSignal(signal, timeoutMs);
-    let out: RunResult | Promise<RunResult>;
-    try {
-      out = this.#pipeline.run(toolId, args, scope, progress);
-    } catch (err) {
-      scope?.dispose();
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the settler's error is the run layer's, passed on
-      return Promise.reject(settler.fail(asRunFailure(err, toolId), startedMs));
-    }
-    if (!(out instanceof Promise)) {
-      scope?.dispose();
-      return Promise.resolve(settler.ok(out, toolId, startedMs));
-    }
-    return settleAfter(out, scope, settler, toolId, startedMs);
-  }
-
-  #runWithProgress(
-    toolId: string,
-    args: Record<string, unknown>,
-    signal: AbortSignal | undefined,
-    timeoutMs: number | undefined,
-    onProgress: (progress: ProgressEvent) => void,
-  ): Promise<RunResult> {
-    if (typeof onProgress !== 'function') {
-      return Promise.reject(new ToolexecError('INVALID_ARGUMENT', 'run option onProgress must be a function'));
-    }
+    if (onProgress === undefined || onProgress === null) return this.#run(toolId, input, signal, timeoutMs, undefined);
+    if (typeof onProgress !== 'function') return Promise.reject(errors.invalidArgument('option onProgress', 'must be a function'));
     const reporter = new ProgressReporter(onProgress);
-    const pending =
-      signal === undefined && timeoutMs === undefined
-        ? this.#start(toolId, args, undefined, reporter.forward)
-        : this.#runScoped(toolId, args, signal, timeoutMs, reporter.forward, AS_IS, 0);
-    return pending.then(
+    return this.#run(toolId, input, signal, timeoutMs, reporter.forward).then(
       (result) => {
         reporter.end(true);
         return result;
@@ -199,31 +68,70 @@ export class DefaultRunner implements Runner {
       },
     );
   }
+
+  /**
+   * Runs one tool as a stream of events.
+   *
+   * @remarks
+   * Failures before dispatch reject the first iteration with a {@link ToolError}. MCP and provider
+   * backends stream through their executor's `callToolStream` (`STREAM_NOT_SUPPORTED` without
+   * one). A local handler streams too: an AsyncIterable result gives `chunk` events then `done`
+   * with the last chunk; any other result gives one `done` event carrying it; its
+   * `ctx.onProgress` reports become `progress` events. Events get the requested `toolId` when
+   * they have none. The stream ends when the source ends; it ends quietly when the caller's
+   * `signal` aborts, and throws TIMEOUT when `timeoutMs` passes. Leaving the loop early aborts
+   * the work's signal and calls the source's `return()`. `onProgress` is not used: progress
+   * arrives as events.
+   */
+  runStream(toolId: string, args?: Record<string, unknown>, options?: RunOptions): AsyncIterable<StreamEvent> {
+    return streamEvents(this.#pipeline, toolId, args ?? {}, options ?? undefined);
+  }
+
+  /**
+   * Runs steps in order, passing results along with `usePrevious`; stops at the first failure
+   * with a {@link ChainError} carrying the step results so far.
+   *
+   * @remarks `result` is the last step's result. An empty chain resolves `{ result: undefined,
+   * steps: [] }` at once, with no progress events: `result` is `undefined` only then.
+   */
+  runChain(steps: readonly ChainStep[], options?: RunOptions): Promise<ChainResult> {
+    return runChain(this.#pipeline, steps, options ?? undefined);
+  }
+
+  /** One call under its deadline (none without a signal and a timeout): the one path of `run`. */
+  #run(
+    toolId: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+    timeoutMs: number | undefined,
+    progress: ProgressSink | undefined,
+  ): Promise<RunResult> {
+    let deadline: Deadline | undefined;
+    if (signal !== undefined || timeoutMs !== undefined) {
+      const invalid = checkRunOptions(signal, timeoutMs);
+      if (invalid !== undefined) return Promise.reject(invalid);
+      deadline = new Deadline(signal, timeoutMs);
+    }
+    let out: RunResult | Promise<RunResult>;
+    try {
+      out = this.#pipeline.run(toolId, args, deadline, progress);
+    } catch (err) {
+      deadline?.dispose();
+      return Promise.reject(asRunFailure(err, toolId));
+    }
+    if (out instanceof Promise) return deadline === undefined ? out : disposeAfter(out, deadline);
+    deadline?.dispose();
+    return Promise.resolve(out);
+  }
 }
 
-/** The ending of `run` itself: the result and the error as they are. */
-const AS_IS: RunSettler<RunResult> = {
-  ok: (result) => result,
-  fail: (err) => err,
-};
-
-/** Waits for the call, clears its signal's timer and listener, then applies the ending. */
-async function settleAfter<R>(
-  pending: Promise<RunResult>,
-  scope: CallSignal | undefined,
-  settler: RunSettler<R>,
-  toolId: string,
-  startedMs: number,
-): Promise<R> {
-  let result: RunResult;
+/** Waits for the call, then clears its deadline's timer and listener. */
+async function disposeAfter(pending: Promise<RunResult>, deadline: Deadline): Promise<RunResult> {
   try {
-    result = await pending;
-  } catch (err) {
-    scope?.dispose();
-    throw settler.fail(err, startedMs);
+    return await pending;
+  } finally {
+    deadline.dispose();
   }
-  scope?.dispose();
-  return settler.ok(result, toolId, startedMs);
 }
 
 /**
@@ -232,7 +140,7 @@ async function settleAfter<R>(
  * @remarks Defaults: the `toolexec/model` schema validator, the default backend selector (local >
  * provider > mcp > first), input validation on, output validation on and fatal.
  *
- * @throws `INVALID_ARGUMENT` for an option of the wrong type.
+ * @throws `CONFIGURATION` for an option of the wrong type.
  */
 export function createRunner(options?: RunnerOptions): DefaultRunner {
   return new DefaultRunner(options);

@@ -1,13 +1,15 @@
 import { ToolexecError, errorMessage, type Tool, type ToolBackend } from '../model/index.js';
-import { ABORTED, CallSignal } from './call-signal.js';
-import { ToolError, abortToolError } from './errors.js';
+import { ABORTED, Deadline } from '../model/internal.js';
+import { closeIterator, isAsyncIterable, isPromiseLike } from './async-values.js';
+import { ToolError } from './errors.js';
+import { abortToolError } from './failures.js';
 import { HandlerContext } from './handler-context.js';
-import { closeIterator, isAsyncIterable, isPromiseLike, type Pipeline } from './pipeline.js';
+import type { Pipeline } from './pipeline.js';
 import { checkRunOptions } from './run-options.js';
 import type { LocalHandler, ProgressEvent, RunOptions, StreamEvent } from './types.js';
 
 /**
- * The events of one streamed call (§2.2.8), as an async generator.
+ * The events of one streamed call, as an async generator.
  *
  * @remarks
  * Nothing happens until the first `next()`. Failures before dispatch (bad ID, unknown tool, input
@@ -23,7 +25,7 @@ import type { LocalHandler, ProgressEvent, RunOptions, StreamEvent } from './typ
  * Local handlers stream too: a handler returning an AsyncIterable gives one `chunk` event per
  * value then `done` with the last value; a handler returning anything else gives a single `done`
  * event with that value; `ctx.onProgress` reports become `progress` events. No output validation
- * or normalization runs on streams (as in Go).
+ * or normalization runs on streams.
  *
  * @internal
  */
@@ -37,7 +39,7 @@ export async function* streamEvents(
   const timeoutMs = options?.timeoutMs;
   const invalid = checkRunOptions(signal, timeoutMs);
   if (invalid !== undefined) throw invalid;
-  const scope = new CallSignal(signal, timeoutMs);
+  const scope = new Deadline(signal, timeoutMs);
   let source: AsyncIterator<StreamEvent> | undefined;
   let finished = false;
   try {
@@ -81,15 +83,15 @@ function openSource(
   tool: Tool,
   backend: ToolBackend,
   args: Record<string, unknown>,
-  scope: CallSignal,
+  scope: Deadline,
 ): AsyncIterator<StreamEvent> {
   switch (backend.kind) {
     case 'local': {
-      const handler = pipeline.localHandler('stream', toolId, backend);
+      const handler = pipeline.dispatcher.localHandler('stream', toolId, backend);
       return new LocalEventSource(handler, args, toolId, scope);
     }
     case 'mcp': {
-      const executor = pipeline.mcp;
+      const executor = pipeline.dispatcher.mcp;
       if (executor === undefined) throw streamConfigError(toolId, backend, 'MCP executor not configured');
       const target = (backend as { mcp?: { serverName?: unknown } }).mcp;
       if (target === undefined || target === null || typeof target !== 'object') {
@@ -101,7 +103,7 @@ function openSource(
       );
     }
     case 'provider': {
-      const executor = pipeline.provider;
+      const executor = pipeline.dispatcher.provider;
       if (executor === undefined) throw streamConfigError(toolId, backend, 'provider executor not configured');
       const target = (backend as { provider?: { providerId?: unknown; toolId?: unknown } }).provider;
       if (target === undefined || target === null || typeof target !== 'object') {
@@ -180,7 +182,7 @@ class LocalEventSource implements AsyncIterator<StreamEvent> {
   #closed = false;
   #iterator: AsyncIterator<unknown> | undefined;
 
-  constructor(handler: LocalHandler, args: Record<string, unknown>, toolId: string, scope: CallSignal) {
+  constructor(handler: LocalHandler, args: Record<string, unknown>, toolId: string, scope: Deadline) {
     this.#toolId = toolId;
     const ctx = new HandlerContext(toolId, scope, (progress: ProgressEvent) => {
       if (!this.#closed && !this.#ended) this.#deliver({ kind: 'progress', toolId, data: progress }, undefined);

@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { SchemaValidator, Tool, ToolBackend, ToolexecError } from '../model/index.js';
 import type { ToolIndex } from '../discovery/index.js';
+import type { BackendRegistry } from '../backend/index.js';
 
 export type { CallToolResult };
 
@@ -56,7 +57,7 @@ export interface LocalRegistry {
   get(name: string): LocalHandler | undefined;
 }
 
-/** Per-call options: Go's context, as an options bag. */
+/** Per-call options: cancellation, a deadline and a progress listener. */
 export interface RunOptions {
   /** Cancels the call (ABORTED); the handler or executor is told to stop. */
   signal?: AbortSignal;
@@ -83,33 +84,6 @@ export interface McpExecutor {
     params: { name: string; arguments?: Record<string, unknown> },
     options?: RunOptions,
   ): AsyncIterable<StreamEvent>;
-}
-
-/**
- * How the runner ends an MCP call inside the executor (see {@link SETTLED_CALL}): `ok` turns the
- * server's result into the run's (or throws the run's error), `fail` maps the executor's error.
- *
- * @internal
- */
-export interface CallSettler<R> {
-  ok(result: CallToolResult): R;
-  fail(err: unknown): unknown;
-}
-
-/**
- * The key of an optional {@link McpExecutor} method, `[SETTLED_CALL](serverName, params, settler)`:
- * a call with no options whose ending ({@link CallSettler}) the executor applies where the call
- * settles, so that the runner adds no promise of its own. The SDK executor of `toolexec/mcp` has
- * it; the runner uses it when present (for calls without a signal, deadline or progress listener)
- * and `callTool` otherwise.
- *
- * @internal
- */
-export const SETTLED_CALL: unique symbol = Symbol('toolexec.settledMcpCall');
-
-/** An {@link McpExecutor} with the {@link SETTLED_CALL} method. @internal */
-export interface SettledMcpCall {
-  [SETTLED_CALL]<R>(serverName: string, params: { name: string; arguments?: Record<string, unknown> }, settler: CallSettler<R>): Promise<R>;
 }
 
 /** Executes tools hosted by an external provider (HTTP API, gRPC service, ...). */
@@ -157,21 +131,23 @@ export interface RunnerOptions {
    * `Map` included) or a plain record, read live through its own properties.
    */
   local?: LocalRegistry | Record<string, LocalHandler>;
+  /**
+   * Backends of `toolexec/backend` the runner dispatches to (`registry.execute`):
+   * - a `local` tool backend named `backend:tool` whose `backend` is registered here runs as
+   *   `backend.execute(tool, args, { signal })` (`registerBackendTools` binds every enabled
+   *   backend's tools so); a name the `local` option serves is looked up there first;
+   * - an `mcp` tool backend whose `serverName` names a registered backend runs there under the
+   *   tool's MCP name, its result read as an MCP result; a `provider` tool backend whose
+   *   `providerId` names one runs there under `provider.toolId`. Otherwise the `mcp` and
+   *   `provider` executors serve them.
+   *
+   * Streams (`runStream`) go through the executors only.
+   */
+  backends?: BackendRegistry;
   /** Runs tools of `mcp` backends. */
   mcp?: McpExecutor;
   /** Runs tools of `provider` backends. */
   provider?: ProviderExecutor;
-}
-
-/**
- * How a layer above the runner ends a call (see `DefaultRunner.runSettled`): `ok` maps the result,
- * `fail` maps the error to what the call rejects with.
- *
- * @internal
- */
-export interface RunSettler<R> {
-  ok(result: RunResult, toolId: string, startedMs: number): R;
-  fail(err: unknown, startedMs: number): unknown;
 }
 
 /** The normalized result of one call. */
@@ -210,7 +186,10 @@ export interface StepResult {
 
 /** The result of a chain: the last step's result and every step's. */
 export interface ChainResult {
-  /** The last step's result; absent (`undefined`) only for an empty chain. */
+  /**
+   * The last step's result. An empty chain has none: it resolves `{ result: undefined, steps: [] }`
+   * (typed as `RunResult` for the non-empty case; check `steps.length` first when a chain may be empty).
+   */
   result: RunResult;
   /** Every step's result, in order. */
   steps: StepResult[];

@@ -104,7 +104,7 @@ describe('Aggregator (cases 139–146)', () => {
         err = e;
       }
       expect(hasErrorCode(err, 'INVALID_TOOL_ID')).toBe(true);
-      expect((err as ToolexecError).message).toBe('invalid tool ID format');
+      expect((err as ToolexecError).message).toBe('backend: invalid tool ID format');
     }
   });
 

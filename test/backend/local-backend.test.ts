@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LocalBackend, createLocalBackend, type LocalToolDefinition } from '../../src/backend/index.js';
+import { LocalBackend, createLocalBackend, type BackendToolDefinition } from '../../src/backend/index.js';
 import { ToolexecError } from '../../src/model/index.js';
 
 async function failure(promise: Promise<unknown>): Promise<ToolexecError> {
@@ -67,11 +67,11 @@ describe('LocalBackend (cases 147–151)', () => {
 
   it('case 150: no handler → TOOL_NOT_FOUND; an unknown tool → TOOL_NOT_FOUND', async () => {
     const backend = createLocalBackend('b');
-    backend.registerHandler('nohandler', { handler: undefined } as unknown as LocalToolDefinition);
+    backend.registerHandler('nohandler', { handler: undefined } as unknown as BackendToolDefinition);
     expect((await failure(backend.execute('nohandler', {}))).code).toBe('TOOL_NOT_FOUND');
     const err = await failure(backend.execute('unknown', {}));
     expect(err.code).toBe('TOOL_NOT_FOUND');
-    expect(err.message).toBe('tool not found in backend: b:unknown');
+    expect(err.message).toBe('backend: tool not found in backend: b:unknown');
   });
 
   it('case 151: unregisterHandler removes the tool', async () => {
@@ -125,7 +125,7 @@ describe('LocalBackend (cases 147–151)', () => {
   it('rejects an empty key or a non-object definition; start and stop resolve', async () => {
     const backend = createLocalBackend('b');
     expect(() => backend.registerHandler('', { handler: () => 1 })).toThrow(ToolexecError);
-    expect(() => backend.registerHandler('k', null as unknown as LocalToolDefinition)).toThrow(ToolexecError);
+    expect(() => backend.registerHandler('k', null as unknown as BackendToolDefinition)).toThrow(ToolexecError);
     await expect(backend.start()).resolves.toBeUndefined();
     await expect(backend.stop()).resolves.toBeUndefined();
   });

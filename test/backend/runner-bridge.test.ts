@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createBackendRegistry, createLocalBackend, registerBackendTools } from '../../src/backend/index.js';
+import { createBackendRegistry, createLocalBackend, registerBackendTools, type BackendCallOptions } from '../../src/backend/index.js';
 import { createToolIndex } from '../../src/discovery/index.js';
-import { ToolexecError, hasErrorCode } from '../../src/model/index.js';
+import { ToolexecError, hasErrorCode, mcpBackend, providerBackend } from '../../src/model/index.js';
 import { createRunner, type ToolError } from '../../src/run/index.js';
 import { TestBackend, tool } from './helpers.js';
 
@@ -40,6 +40,66 @@ function setup() {
 }
 
 describe('backend → index + runner, end to end', () => {
+  it("dispatches through the registry given as the runner's backends option", async () => {
+    const { registry } = setup();
+    const index = createToolIndex();
+    await registerBackendTools(index, registry);
+    const runner = createRunner({ index, backends: registry });
+    const result = await runner.run('tools:echo', { message: 'hello' });
+    expect(result.structured).toEqual({ echoed: 'hello' });
+    expect(result.backend).toEqual({ kind: 'local', local: { name: 'tools:echo' } });
+    expect((await failure(runner.run('tools:echo', { message: 3 }))).code).toBe('VALIDATION');
+    expect((await failure(runner.run('tools:broken', {}))).code).toBe('OUTPUT_VALIDATION');
+  });
+
+  it('looks a name up in the local option first, then in the backends registry', async () => {
+    const { registry } = setup();
+    const index = createToolIndex();
+    await registerBackendTools(index, registry);
+    const runner = createRunner({ index, backends: registry, local: { 'tools:echo': () => ({ echoed: 'local' }) } });
+    expect((await runner.run('tools:echo', { message: 'hello' })).structured).toEqual({ echoed: 'local' });
+    expect((await runner.run('geo:lookup', {})).backend).toEqual({ kind: 'local', local: { name: 'remote:lookup' } });
+  });
+
+  it('runs provider and MCP tool backends on the registry backend their provider or server names', async () => {
+    const registry = createBackendRegistry();
+    const api = new TestBackend('weather-api', 'http');
+    registry.register(api);
+    const server = new (class extends TestBackend {
+      override async execute(toolName: string, args: Record<string, unknown>, options?: BackendCallOptions): Promise<unknown> {
+        await super.execute(toolName, args, options);
+        return { content: [{ type: 'text', text: '{"sum":3}' }] };
+      }
+    })('calc', 'mcp');
+    registry.register(server);
+    const index = createToolIndex();
+    index.registerTool(tool('forecast', { namespace: 'wx' }), providerBackend('weather-api', 'forecast_v2'));
+    index.registerTool(tool('add', { namespace: 'calc' }), mcpBackend('calc'));
+    const runner = createRunner({ index, backends: registry });
+
+    const forecast = await runner.run('wx:forecast', { city: 'Oslo' }, { timeoutMs: 5_000 });
+    expect(forecast.structured).toEqual({ backend: 'weather-api', tool: 'forecast_v2', args: { city: 'Oslo' } });
+    expect(api.calls[0]?.options?.signal).toBeInstanceOf(AbortSignal);
+
+    const sum = await runner.run('calc:add', { a: 1, b: 2 });
+    expect(sum.structured).toEqual({ sum: 3 });
+    expect(sum.mcpResult).toEqual({ content: [{ type: 'text', text: '{"sum":3}' }] });
+    expect(server.calls[0]).toMatchObject({ toolName: 'add', args: { a: 1, b: 2 } });
+
+    server.enabled = false;
+    const disabled = await failure(runner.run('calc:add', {}));
+    expect(disabled.code).toBe('EXECUTION');
+    expect(hasErrorCode(disabled, 'BACKEND_DISABLED')).toBe(true);
+
+    // A server the registry does not hold goes to the MCP executor (none here).
+    index.registerTool(tool('other', { namespace: 'ext' }), mcpBackend('elsewhere'));
+    expect((await failure(runner.run('ext:other', {}))).message).toContain('MCP executor not configured');
+  });
+
+  it('refuses a backends option that is not a registry (CONFIGURATION)', () => {
+    expect(() => createRunner({ backends: {} as never })).toThrow(expect.objectContaining({ code: 'CONFIGURATION' }));
+  });
+
   it('registers enabled backends’ tools and runs them by backend:tool with validation', async () => {
     const { registry } = setup();
     const index = createToolIndex();

@@ -106,7 +106,7 @@ describe('createExec: construction and defaults (cases 112–115, 129, 130)', ()
         validateOutput: 'loud' as 'warn',
         tools: [{}] as never,
       }),
-    ).toThrow('configuration error: invalid exec options: tools, validateOutput, defaultTimeoutMs, securityProfile, maxToolCalls');
+    ).toThrow('exec: invalid exec options: tools, validateOutput, defaultTimeoutMs, securityProfile, maxToolCalls');
     expect(() => createExec(null as never)).toThrow(expect.objectContaining({ code: 'CONFIGURATION' }));
   });
 

@@ -9,12 +9,11 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  SCHEMA_TESTS,
   SchemaValidationError,
   ToolexecError,
   createSchemaValidator,
   type SchemaValidator,
-  type TestedSchemaChecks,
+  type ToolSchemaChecks,
   type Tool,
 } from '../../src/model/index.js';
 import { SchemaCompiler, type CompiledSchema } from '../../src/model/schema-compiler.js';
@@ -215,47 +214,39 @@ describe('JSON Schema Test Suite', () => {
     expect(compared).toBeGreaterThan(3500);
   });
 
-  it("forTool's compiled tests (what the runner runs first) say yes exactly when the checks pass, on every case", () => {
-    const byValidator = { annotate: new Map<unknown, TestedSchemaChecks>(), assert: new Map<unknown, TestedSchemaChecks>() };
+  it("forTool's bound checks (what the runner calls) pass exactly when the validator's methods do, on every case", () => {
+    const byValidator = { annotate: new Map<unknown, ToolSchemaChecks>(), assert: new Map<unknown, ToolSchemaChecks>() };
     let compared = 0;
     const disagreements: string[] = [];
+    const outcomeOf = (check: () => void): string => {
+      try {
+        check();
+        return 'pass';
+      } catch (err) {
+        return ToolexecError.isInstance(err) ? err.code : 'throw';
+      }
+    };
     for (const { draft, path } of files) {
       for (const testCase of loadCases(draft, path)) {
+        const validator = validators[testCase.formats];
+        const probe = { name: 'probe', inputSchema: testCase.schema, outputSchema: testCase.schema } as Tool;
         const cache = byValidator[testCase.formats];
         let checks = cache.get(testCase.schema);
         if (checks === undefined) {
-          const probe = { name: 'probe', inputSchema: testCase.schema, outputSchema: testCase.schema } as Tool;
-          checks = validators[testCase.formats].forTool?.(probe) as TestedSchemaChecks;
+          const made = validator.forTool?.(probe);
+          if (made === undefined) throw new Error('the validator has no forTool');
+          checks = made;
           cache.set(testCase.schema, checks);
         }
-        const { input, output } = checks[SCHEMA_TESTS];
+        const bound = checks;
         const slots = [
-          ['input', input, () => checks.validateInput(testCase.data)],
-          ['output', output, () => checks.validateOutput(testCase.data)],
+          ['input', () => bound.validateInput(testCase.data), () => validator.validateInput(probe, testCase.data)],
+          ['output', () => bound.validateOutput(testCase.data), () => validator.validateOutput(probe, testCase.data)],
         ] as const;
-        for (const [slot, test, check] of slots) {
-          let passes: boolean;
-          try {
-            check();
-            passes = true;
-          } catch (err) {
-            // A schema that does not compile has no test; its check fails with INVALID_SCHEMA.
-            if (test === undefined && ToolexecError.isInstance(err) && err.code === 'INVALID_SCHEMA') continue;
-            passes = false;
-          }
-          if (test === undefined) {
-            disagreements.push(`${testCase.id}: no ${slot} test`);
-            continue;
-          }
-          let yes: boolean;
-          try {
-            yes = test.test(testCase.data, test.context as never) === true;
-          } catch {
-            yes = false; // a throw says nothing (the check reports it as a failure)
-          }
-          if (yes !== passes) {
-            disagreements.push(`${testCase.id}: the ${slot} test says ${String(!passes)}`);
-          }
+        for (const [slot, viaChecks, viaMethod] of slots) {
+          const a = outcomeOf(viaChecks);
+          const b = outcomeOf(viaMethod);
+          if (a !== b) disagreements.push(`${testCase.id}: the bound ${slot} check gives ${a}, the method ${b}`);
           compared++;
         }
       }

@@ -137,8 +137,11 @@ describe('construction and config (cases 1–8)', () => {
     expect(err2.op).toBe('select_backend');
   });
 
-  it('rejects options of the wrong type with INVALID_ARGUMENT', () => {
+  it('rejects options of the wrong type with CONFIGURATION', () => {
     expect(() => createRunner({ validateOutput: 'loud' as unknown as boolean })).toThrow(ToolexecError);
+    expect(() => createRunner({ validateOutput: 'loud' as unknown as boolean })).toThrow(
+      expect.objectContaining({ code: 'CONFIGURATION' }),
+    );
     expect(() => createRunner({ toolResolver: 42 as unknown as () => undefined })).toThrow(/toolResolver must be a function/);
   });
 });

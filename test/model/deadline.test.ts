@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { onAbort } from '../../src/run/index.js';
+import { onAbort } from '../../src/model/internal.js';
 
 afterEach(() => {
   vi.unstubAllGlobals();
@@ -66,5 +66,51 @@ describe('onAbort', () => {
     expect(getEventListeners(b.signal, 'abort')).toHaveLength(1);
     stop();
     expect(getEventListeners(b.signal, 'abort')).toHaveLength(0);
+  });
+});
+
+describe('Deadline', () => {
+  it('stays unarmed until the work waits or reads the signal, and fires at its deadline, not before', async () => {
+    const { Deadline, ABORTED } = await import('../../src/model/internal.js');
+    const started = performance.now();
+    const deadline = new Deadline(undefined, 30);
+    expect(deadline.aborted).toBe(false);
+    const outcome = await deadline.race(new Promise(() => undefined));
+    expect(outcome).toBe(ABORTED);
+    expect(deadline.timedOut).toBe(true);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(29);
+    expect((deadline.reason as DOMException).name).toBe('TimeoutError');
+    expect(deadline.signal.aborted).toBe(true);
+  });
+
+  it('shares one timer: deadlines armed out of order each fire at their own time, disposed ones never', async () => {
+    const { Deadline } = await import('../../src/model/internal.js');
+    const fired: number[] = [];
+    const deadlines = [60, 20, 40].map((timeoutMs) => {
+      const deadline = new Deadline(undefined, timeoutMs);
+      deadline.signal.addEventListener('abort', () => fired.push(timeoutMs));
+      return deadline;
+    });
+    const disposed = new Deadline(undefined, 10);
+    disposed.signal.addEventListener('abort', () => fired.push(10));
+    disposed.dispose();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(fired).toEqual([20, 40, 60]);
+    expect(deadlines.every((deadline) => deadline.timedOut)).toBe(true);
+    expect(disposed.aborted).toBe(false);
+  });
+
+  it('follows the caller signal with its reason, and a deadline of 0 has passed already', async () => {
+    const { Deadline, abortOutcome } = await import('../../src/model/internal.js');
+    const controller = new AbortController();
+    const deadline = new Deadline(controller.signal, 10_000);
+    const signal = deadline.signal;
+    controller.abort(new Error('stop'));
+    expect(signal.aborted).toBe(true);
+    expect(abortOutcome(deadline.reason)).toEqual({ code: 'ABORTED', text: 'aborted: stop' });
+    deadline.dispose();
+    const passed = new Deadline(undefined, 0);
+    expect(passed.aborted).toBe(true);
+    expect(abortOutcome(passed.reason).code).toBe('TIMEOUT');
   });
 });

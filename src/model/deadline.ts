@@ -1,0 +1,384 @@
+/**
+ * Deadlines and cancellation, written once for every layer: the default deadline, timer clamping,
+ * one `abort` listener per caller signal however many operations share it, a lazy deadline that
+ * links a caller's signal and a relative `timeoutMs`, and the one decision abort → TIMEOUT / ABORTED.
+ *
+ * @remarks
+ * Other layers reach it through `model/internal.ts`. To move an operation of your own onto it:
+ *
+ * 1. `const deadline = new Deadline(options.signal, options.timeoutMs)` (either may be absent);
+ * 2. hand `deadline.signal` to the work, or `await deadline.race(promise)` and treat
+ *    {@link ABORTED} as "stop" — `deadline.reason` says why;
+ * 3. turn the stop into an error with {@link abortError} (`TIMEOUT` when the deadline or a
+ *    `TimeoutError` reason fired it, else `ABORTED`, `cause` = the reason);
+ * 4. `deadline.dispose()` in `finally`: nothing stays attached to the caller's signal, no timer is
+ *    left. A signal shared by thousands of operations carries one listener ({@link onAbort}).
+ *
+ * A timer of your own clamps its delay with {@link timerDelayMs} (`setTimeout` fires at once for
+ * anything above {@link MAX_TIMER_MS}).
+ *
+ * @internal
+ * @module
+ */
+import { ToolexecError, errorMessage, type ToolexecErrorOptions } from './errors.js';
+import type { LayerErrors } from './error-factory.js';
+
+/** Deadline of a call that names none, where a layer applies one (the exec facade, runtime requests): 30 s. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** Longest delay `setTimeout` honours (2^31 − 1 ms, ~24.8 days); a longer deadline means "none". */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * The timer delay for a deadline of `timeoutMs`: `undefined` when there is no deadline (absent,
+ * `Infinity`, or above {@link MAX_TIMER_MS}), `0` for one already passed (`<= 0`).
+ */
+export function timerDelayMs(timeoutMs: number | undefined): number | undefined {
+  if (timeoutMs === undefined || !(timeoutMs <= MAX_TIMER_MS)) return undefined;
+  return timeoutMs > 0 ? timeoutMs : 0;
+}
+
+// ---- one listener per caller signal ----
+
+const fanouts = new WeakMap<AbortSignal, AbortFanout>();
+
+/**
+ * Node warns once an AbortSignal has more than 10 listeners, and a caller may share one signal
+ * across thousands of concurrent operations: each registers here, and the signal carries one
+ * listener while any does, none once the last has unsubscribed.
+ */
+class AbortFanout {
+  readonly listeners = new Set<() => void>();
+  readonly #signal: AbortSignal;
+  readonly #onAbort = (): void => {
+    fanouts.delete(this.#signal);
+    const listeners = [...this.listeners];
+    this.listeners.clear();
+    for (const listener of listeners) {
+      try {
+        listener();
+      } catch (error) {
+        // As an EventTarget does: one listener's failure does not stop the others, and surfaces.
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    }
+  };
+
+  constructor(signal: AbortSignal) {
+    this.#signal = signal;
+    signal.addEventListener('abort', this.#onAbort, { once: true });
+  }
+
+  remove(listener: () => void): void {
+    if (!this.listeners.delete(listener) || this.listeners.size > 0) return;
+    this.#signal.removeEventListener('abort', this.#onAbort);
+    fanouts.delete(this.#signal);
+  }
+}
+
+/**
+ * Calls `listener` once when `signal` aborts; the returned function unsubscribes it (idempotent).
+ * The signal must not be aborted yet (check `signal.aborted` first).
+ */
+export function onAbort(signal: AbortSignal, listener: () => void): () => void {
+  let fanout = fanouts.get(signal);
+  if (fanout === undefined) {
+    fanout = new AbortFanout(signal);
+    fanouts.set(signal, fanout);
+  }
+  const entry = (): void => listener();
+  fanout.listeners.add(entry);
+  const owner = fanout;
+  return () => owner.remove(entry);
+}
+
+// ---- abort → error ----
+
+/** True when an abort reason means a deadline passed (a `TimeoutError`, or a TIMEOUT error). */
+export function isTimeoutReason(reason: unknown): boolean {
+  if (typeof reason !== 'object' || reason === null) return false;
+  if ((reason as { name?: unknown }).name === 'TimeoutError') return true;
+  return ToolexecError.isInstance(reason) && reason.code === 'TIMEOUT';
+}
+
+/** How an abort reads: its code and `timed out: <reason>` / `aborted: <reason>`. */
+export interface AbortOutcome {
+  code: 'TIMEOUT' | 'ABORTED';
+  /** `timed out: <reason's message>` or `aborted: <reason's message>`. */
+  text: string;
+}
+
+/** The one decision abort → error: TIMEOUT for a deadline (see {@link isTimeoutReason}), else ABORTED. */
+export function abortOutcome(reason: unknown): AbortOutcome {
+  return isTimeoutReason(reason)
+    ? { code: 'TIMEOUT', text: `timed out: ${errorMessage(reason)}` }
+    : { code: 'ABORTED', text: `aborted: ${errorMessage(reason)}` };
+}
+
+/**
+ * The error of an operation stopped by `reason`, made by the layer's factory: `<layer>: <what>
+ * timed out: …` (TIMEOUT) or `<layer>: <what> aborted: …` (ABORTED); `cause` is the reason. Pass a
+ * function as `what` to word the message per outcome.
+ */
+export function abortError(
+  errors: LayerErrors,
+  reason: unknown,
+  what: string | ((outcome: AbortOutcome) => string),
+  options?: Omit<ToolexecErrorOptions, 'cause'>,
+): ToolexecError {
+  const outcome = abortOutcome(reason);
+  const message = typeof what === 'function' ? what(outcome) : `${what} ${outcome.text}`;
+  return errors(outcome.code, message, { ...options, cause: reason });
+}
+
+// ---- the deadline ----
+
+/** What {@link Deadline.race} resolves with when the operation is stopped first. */
+export const ABORTED: unique symbol = Symbol('aborted');
+
+/** Does nothing; used to observe promises whose outcome no longer matters. */
+export function noop(): void {}
+
+/** One armed deadline in the {@link DeadlineTimer}: when it is due and what to do then. */
+interface DueEntry {
+  /** On the `performance.now()` clock. */
+  readonly dueMs: number;
+  readonly expire: () => void;
+}
+
+const clock = performance;
+
+/**
+ * One timer for every armed deadline: arming is a clock read and a set insertion instead of a
+ * `setTimeout` per call (which costs several times more than a whole synchronous call), and the
+ * timer is set for the earliest due deadline only. It holds the process open while any deadline
+ * is armed, as a timer per deadline would.
+ */
+class DeadlineTimer {
+  readonly #entries = new Set<DueEntry>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timerDueMs = Infinity;
+  #expiring = false;
+
+  add(entry: DueEntry): void {
+    this.#entries.add(entry);
+    if (!this.#expiring && entry.dueMs < this.#timerDueMs) this.#schedule(entry.dueMs);
+  }
+
+  delete(entry: DueEntry): void {
+    if (!this.#entries.delete(entry) || this.#entries.size > 0 || this.#timer === undefined) return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timerDueMs = Infinity;
+  }
+
+  #schedule(dueMs: number): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timerDueMs = dueMs;
+    // A timer may fire a little early by this clock: what is not due yet is rescheduled.
+    this.#timer = setTimeout(this.#onTimer, Math.max(1, Math.ceil(dueMs - clock.now())));
+  }
+
+  readonly #onTimer = (): void => {
+    this.#timer = undefined;
+    this.#timerDueMs = Infinity;
+    this.#expiring = true;
+    const nowMs = clock.now();
+    for (const entry of this.#entries) {
+      if (entry.dueMs > nowMs) continue;
+      this.#entries.delete(entry);
+      try {
+        entry.expire();
+      } catch (error) {
+        // One deadline's failure does not keep the others from expiring; it surfaces.
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    }
+    this.#expiring = false;
+    let nextMs = Infinity;
+    for (const entry of this.#entries) if (entry.dueMs < nextMs) nextMs = entry.dueMs;
+    if (nextMs !== Infinity) this.#schedule(nextMs);
+  };
+}
+
+const deadlineTimer = new DeadlineTimer();
+
+function timeoutReason(timeoutMs: number): DOMException {
+  return new DOMException(`the deadline of ${timeoutMs} ms passed`, 'TimeoutError');
+}
+
+/**
+ * The cancellation state of one operation: aborted when the caller's signal aborts (same reason)
+ * or when `timeoutMs` passes (a `TimeoutError` DOMException).
+ *
+ * @remarks
+ * Lazy, because creating an AbortSignal or a timer costs more than a whole validated call: an
+ * operation that finishes synchronously arms nothing; one that waits arms its deadline on one
+ * timer shared by every deadline (a clock read, no `setTimeout` of its own) and a listener on the
+ * caller's signal through {@link Deadline.race} or {@link Deadline.arm}; the
+ * AbortSignal exists only once someone reads {@link Deadline.signal}. The clock starts when the
+ * operation first waits, the signal is first read, or {@link Deadline.arm} is called. A deadline of
+ * `<= 0` has passed already: the operation is aborted from the start.
+ *
+ * Everything it attaches is removed by {@link Deadline.dispose} (call it in `finally`); the signal
+ * keeps its state afterwards, so work still holding it never sees a spurious abort.
+ */
+export class Deadline {
+  readonly #parent: AbortSignal | undefined;
+  readonly #timeoutMs: number | undefined;
+  readonly #delayMs: number | undefined;
+  #controller: AbortController | undefined;
+  #due: DueEntry | undefined;
+  #stopListening: (() => void) | undefined;
+  #fired = false;
+  #reason: unknown;
+  #timedOut = false;
+  #armed = false;
+  #disposed = false;
+  #waiters: Set<(value: typeof ABORTED) => void> | undefined;
+
+  /**
+   * @param parent - the caller's signal, if any
+   * @param timeoutMs - the budget in milliseconds; `undefined`, `Infinity` or above
+   *   {@link MAX_TIMER_MS}: none; `<= 0`: already passed
+   */
+  constructor(parent: AbortSignal | undefined, timeoutMs: number | undefined) {
+    this.#parent = parent;
+    this.#timeoutMs = timeoutMs;
+    this.#delayMs = timerDelayMs(timeoutMs);
+    if (this.#delayMs === 0) this.#fire(timeoutReason(timeoutMs as number), true);
+  }
+
+  /** The budget this deadline was made with. */
+  get timeoutMs(): number | undefined {
+    return this.#timeoutMs;
+  }
+
+  /** True once the caller aborted or the deadline passed; never allocates. */
+  get aborted(): boolean {
+    return this.#fired || (this.#parent !== undefined && this.#parent.aborted);
+  }
+
+  /** Why the operation was stopped (the caller's reason, or a `TimeoutError`); `undefined` while it runs. */
+  get reason(): unknown {
+    if (this.#fired) return this.#reason;
+    return this.#parent !== undefined && this.#parent.aborted ? this.#parent.reason : undefined;
+  }
+
+  /** True when the deadline itself (not the caller) stopped the operation. */
+  get timedOut(): boolean {
+    return this.#timedOut;
+  }
+
+  /** The signal to hand to the work (made, and the deadline armed, on first read). */
+  get signal(): AbortSignal {
+    let controller = this.#controller;
+    if (controller === undefined) {
+      controller = new AbortController();
+      this.#controller = controller;
+      if (this.aborted) controller.abort(this.reason);
+      else this.arm();
+    }
+    return controller.signal;
+  }
+
+  /** Stops the operation (its signal aborts with `reason`); the caller's signal is untouched. */
+  abort(reason?: unknown): void {
+    this.#fire(reason === undefined ? new DOMException('This operation was aborted', 'AbortError') : reason, false);
+  }
+
+  /**
+   * Settles like `promise`, or resolves with {@link ABORTED} as soon as the operation is stopped,
+   * whichever comes first; arms the deadline. The loser is observed (a late rejection is never unhandled).
+   */
+  race<T>(promise: PromiseLike<T>): Promise<T | typeof ABORTED> {
+    if (this.aborted) {
+      Promise.resolve(promise).then(undefined, noop);
+      return Promise.resolve(ABORTED);
+    }
+    this.arm();
+    const waiters = (this.#waiters ??= new Set());
+    return new Promise<T | typeof ABORTED>((resolve, reject) => {
+      waiters.add(resolve);
+      Promise.resolve(promise).then(
+        (value) => {
+          waiters.delete(resolve);
+          resolve(value);
+        },
+        (err: unknown) => {
+          waiters.delete(resolve);
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes the original rejection on unchanged
+          reject(err);
+        },
+      );
+    });
+  }
+
+  /** Starts the clock and listens to the caller's signal, once (never after dispose). */
+  arm(): void {
+    if (this.#armed || this.#disposed || this.#fired) return;
+    this.#armed = true;
+    const parent = this.#parent;
+    if (parent !== undefined) {
+      if (parent.aborted) {
+        this.#fire(parent.reason, false);
+        return;
+      }
+      this.#stopListening = onAbort(parent, () => this.#fire(parent.reason, false));
+    }
+    const delayMs = this.#delayMs;
+    if (delayMs !== undefined) {
+      const due: DueEntry = {
+        dueMs: clock.now() + delayMs,
+        expire: () => {
+          this.#due = undefined;
+          this.#fire(timeoutReason(delayMs), true);
+        },
+      };
+      this.#due = due;
+      deadlineTimer.add(due);
+    }
+  }
+
+  /** Removes the listener on the caller's signal and clears the timer. Idempotent. */
+  dispose(): void {
+    this.#disposed = true;
+    if (this.#due !== undefined) {
+      deadlineTimer.delete(this.#due);
+      this.#due = undefined;
+    }
+    if (this.#stopListening !== undefined) {
+      this.#stopListening();
+      this.#stopListening = undefined;
+    }
+  }
+
+  #fire(reason: unknown, timedOut: boolean): void {
+    if (this.#fired) return;
+    this.#fired = true;
+    this.#reason = reason;
+    this.#timedOut = timedOut;
+    this.#controller?.abort(reason);
+    const waiters = this.#waiters;
+    if (waiters !== undefined) {
+      for (const resolve of waiters) resolve(ABORTED);
+      waiters.clear();
+    }
+    this.dispose();
+  }
+}
+
+/**
+ * A signal that follows `parent` (same reason) and can also be aborted on its own, for work that
+ * must not hold the caller's signal (an SDK that never removes its listeners); `dispose` detaches
+ * it from `parent`. A {@link Deadline} with no budget.
+ */
+export function linkedSignal(parent: AbortSignal | undefined): Deadline {
+  const link = new Deadline(parent, undefined);
+  link.arm();
+  return link;
+}

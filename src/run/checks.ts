@@ -1,0 +1,92 @@
+import type { SchemaValidator, Tool, ToolBackend, ToolSchemaChecks } from '../model/index.js';
+import { schemaToolError } from './failures.js';
+import type { OutputValidationMode, ResolvedRunnerOptions } from './options.js';
+import type { Resolved } from './resolution.js';
+import type { RunWarning } from './types.js';
+
+/**
+ * Schema checks of a call: the input before dispatch, the result after, through the validator's
+ * checks bound to the tool ({@link SchemaValidator.forTool}), made on first use and kept with the
+ * resolution.
+ *
+ * @internal
+ */
+export class SchemaChecks {
+  readonly #validator: SchemaValidator;
+  /** Whether arguments are checked. */
+  readonly input: boolean;
+  readonly #output: OutputValidationMode;
+  readonly #onWarning: ((warning: RunWarning) => void) | undefined;
+
+  constructor(options: ResolvedRunnerOptions) {
+    this.#validator = options.validator;
+    this.input = options.validateInput;
+    this.#output = options.validateOutput;
+    this.#onWarning = options.onWarning;
+  }
+
+  /** Throws VALIDATION when `args` do not match the tool's input schema. */
+  checkInput(toolId: string, resolved: Resolved, backend: ToolBackend, args: Record<string, unknown>): void {
+    const checks = resolved.checks ?? this.#bind(resolved);
+    try {
+      checks.validateInput(args);
+    } catch (err) {
+      throw schemaToolError('VALIDATION', toolId, backend, err);
+    }
+  }
+
+  /** Throws OUTPUT_VALIDATION (or, in `'warn'` mode, reports it) when `value` does not match the output schema. */
+  checkOutput(toolId: string, resolved: Resolved, backend: ToolBackend, value: unknown): void {
+    if (this.#output === 'off') return;
+    const checks = resolved.checks ?? this.#bind(resolved);
+    try {
+      checks.validateOutput(value);
+    } catch (err) {
+      this.#outputFailure(toolId, backend, err);
+    }
+  }
+
+  #outputFailure(toolId: string, backend: ToolBackend, err: unknown): void {
+    const error = schemaToolError('OUTPUT_VALIDATION', toolId, backend, err);
+    if (this.#output === 'error') throw error;
+    const listener = this.#onWarning;
+    if (listener === undefined) return;
+    try {
+      listener({ toolId, backend, error });
+    } catch {
+      // A warning listener cannot fail the call it is told about.
+    }
+  }
+
+  #bind(resolved: Resolved): ToolSchemaChecks {
+    const checks = boundChecks(this.#validator, resolved.tool);
+    resolved.checks = checks;
+    return checks;
+  }
+}
+
+/**
+ * The validator's checks bound to `tool`, or, for a validator without `forTool` (or one whose
+ * `forTool` fails), checks that call it with the tool each time.
+ */
+function boundChecks(validator: SchemaValidator, tool: Tool): ToolSchemaChecks {
+  if (typeof validator.forTool === 'function') {
+    try {
+      const checks = validator.forTool(tool);
+      if (
+        checks !== null &&
+        typeof checks === 'object' &&
+        typeof checks.validateInput === 'function' &&
+        typeof checks.validateOutput === 'function'
+      ) {
+        return checks;
+      }
+    } catch {
+      // The plain methods below report whatever made binding fail, at the step it belongs to.
+    }
+  }
+  return {
+    validateInput: (args) => validator.validateInput(tool, args),
+    validateOutput: (value) => validator.validateOutput(tool, value),
+  };
+}

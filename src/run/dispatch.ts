@@ -1,0 +1,273 @@
+import type { ToolBackend } from '../model/index.js';
+import type { BackendRegistry } from '../backend/index.js';
+import { ABORTED, type Deadline } from '../model/internal.js';
+import { closeIterator, isAsyncIterable, isPromiseLike } from './async-values.js';
+import type { SchemaChecks } from './checks.js';
+import { abortToolError, configError, executeFailure, mcpToolError, registryFailure } from './failures.js';
+import type { ToolErrorOp } from './errors.js';
+import { HandlerContext } from './handler-context.js';
+import { normalizeMcpResult } from './normalize.js';
+import type { ResolvedRunnerOptions } from './options.js';
+import type { Resolved } from './resolution.js';
+import type { CallToolResult, LocalHandler, LocalRegistry, McpExecutor, ProgressEvent, ProviderExecutor, RunOptions } from './types.js';
+import type { RunResult } from './types.js';
+
+/**
+ * Dispatch: a validated call to the backend it was resolved to — a local handler, the MCP executor
+ * or the provider executor — then its value normalized (MCP) and checked against the output schema.
+ * A synchronous handler gives the result synchronously; anything asynchronous races the call's
+ * deadline.
+ *
+ * @internal
+ * @module
+ */
+
+/** A call that went asynchronous: what finishing it needs. */
+interface PendingCall {
+  toolId: string;
+  resolved: Resolved;
+  backend: ToolBackend;
+  deadline: Deadline | undefined;
+}
+
+/** Receives progress reports of one call. */
+export type ProgressSink = (progress: ProgressEvent) => void;
+
+/** The three executors of one runner and the calls to them. */
+export class Dispatcher {
+  readonly #local: LocalRegistry | undefined;
+  readonly #backends: BackendRegistry | undefined;
+  /** The MCP executor, if configured (streams use it too). */
+  readonly mcp: McpExecutor | undefined;
+  /** The provider executor, if configured (streams use it too). */
+  readonly provider: ProviderExecutor | undefined;
+  readonly #checks: SchemaChecks;
+
+  constructor(options: ResolvedRunnerOptions, checks: SchemaChecks) {
+    this.#local = options.local;
+    this.#backends = options.backends;
+    this.mcp = options.mcp;
+    this.provider = options.provider;
+    this.#checks = checks;
+  }
+
+  /** Runs the call on `backend`; the result when it was synchronous throughout. */
+  dispatch(
+    toolId: string,
+    resolved: Resolved,
+    backend: ToolBackend,
+    args: Record<string, unknown>,
+    deadline: Deadline | undefined,
+    progress: ProgressSink | undefined,
+  ): RunResult | Promise<RunResult> {
+    const kind = backend.kind;
+    if (kind === 'mcp' || kind === 'provider') return this.#runRemote({ toolId, resolved, backend, deadline }, args, progress);
+    if (kind !== 'local') throw configError('execute', toolId, backend, `unknown backend kind: ${String(kind)}`);
+    const handler = this.#handler(toolId, backend);
+    let out: unknown;
+    try {
+      out = handler(args, new HandlerContext(toolId, deadline, progress));
+    } catch (err) {
+      throw executeFailure(toolId, backend, err, deadline);
+    }
+    if (isPromiseLike(out)) return this.#awaitLocal(out, { toolId, resolved, backend, deadline });
+    if (isAsyncIterable(out)) return this.#drainLocal(out, { toolId, resolved, backend, deadline });
+    return this.#finish(toolId, resolved, backend, out);
+  }
+
+  /** {@link Dispatcher.localHandler} for dispatch, with the common case (a registered string name) kept small. */
+  #handler(toolId: string, backend: ToolBackend): LocalHandler {
+    const registry = this.#local;
+    const name = (backend as { local?: { name?: unknown } }).local?.name;
+    if (registry === undefined || typeof name !== 'string') return this.localHandler('execute', toolId, backend);
+    let handler: LocalHandler | undefined;
+    try {
+      handler = registry.get(name);
+    } catch (err) {
+      throw registryFailure('execute', toolId, backend, name, err);
+    }
+    return typeof handler === 'function' ? handler : this.localHandler('execute', toolId, backend);
+  }
+
+  /** The handler a local backend names. @throws ToolError (`op`) when there is none. */
+  localHandler(op: ToolErrorOp, toolId: string, backend: ToolBackend): LocalHandler {
+    const registry = this.#local;
+    if (registry === undefined) throw configError(op, toolId, backend, 'local registry not configured');
+    const target = (backend as { local?: { name?: unknown } }).local;
+    if (target === undefined || target === null || typeof target !== 'object') {
+      throw configError(op, toolId, backend, 'local backend missing name');
+    }
+    const name = String(target.name);
+    let handler: LocalHandler | undefined;
+    try {
+      handler = registry.get(name);
+    } catch (err) {
+      throw registryFailure(op, toolId, backend, name, err);
+    }
+    if (typeof handler !== 'function') throw configError(op, toolId, backend, `local handler "${name}" not found`);
+    return handler;
+  }
+
+  async #awaitLocal(pending: PromiseLike<unknown>, call: PendingCall): Promise<RunResult> {
+    const value = await settle(pending, call.toolId, call.backend, call.deadline);
+    if (isAsyncIterable(value)) return this.#drainLocal(value, call);
+    return this.#finish(call.toolId, call.resolved, call.backend, value);
+  }
+
+  /** A handler that returned an AsyncIterable: its last chunk is the result. */
+  async #drainLocal(iterable: AsyncIterable<unknown>, call: PendingCall): Promise<RunResult> {
+    const { toolId, backend, deadline } = call;
+    let iterator: AsyncIterator<unknown>;
+    try {
+      iterator = iterable[Symbol.asyncIterator]();
+    } catch (err) {
+      throw executeFailure(toolId, backend, err, deadline);
+    }
+    let last: unknown;
+    for (;;) {
+      let step: IteratorResult<unknown> | typeof ABORTED;
+      try {
+        const next = iterator.next();
+        step = deadline === undefined ? await next : await deadline.race(next);
+      } catch (err) {
+        throw executeFailure(toolId, backend, err, deadline);
+      }
+      if (step === ABORTED) {
+        closeIterator(iterator);
+        throw abortToolError(toolId, 'execute', backend, (deadline as Deadline).reason);
+      }
+      if (step === null || typeof step !== 'object') {
+        throw configError('execute', toolId, backend, 'the handler iterator returned a non-object step');
+      }
+      if (step.done === true) break;
+      last = step.value;
+    }
+    return this.#finish(toolId, call.resolved, backend, last);
+  }
+
+  /** An `mcp` or `provider` call: the executor's promise, awaited under the call's deadline. */
+  #runRemote(call: PendingCall, args: Record<string, unknown>, progress: ProgressSink | undefined): Promise<RunResult> {
+    const { toolId, resolved, backend, deadline } = call;
+    const registered = this.#registered(backend, resolved.tool.name);
+    if (registered !== undefined) {
+      // A backend of the registry serves this server or provider: it runs the tool by its name there.
+      const backends = this.#backends as BackendRegistry;
+      const options = deadline === undefined ? undefined : { signal: deadline.signal };
+      const mcp = backend.kind === 'mcp';
+      return this.#callRemote(
+        toolId,
+        backend,
+        deadline,
+        () => backends.execute(registered.name, registered.tool, args, options),
+        (value) =>
+          mcp
+            ? this.#finishMcp(toolId, resolved, backend, value as CallToolResult | null | undefined)
+            : this.#finish(toolId, resolved, backend, value),
+      );
+    }
+    if (backend.kind === 'mcp') {
+      const executor = this.mcp;
+      if (executor === undefined) throw configError('execute', toolId, backend, 'MCP executor not configured');
+      const target = targetOf(toolId, backend, 'mcp', 'MCP backend missing server name');
+      const params = { name: resolved.tool.name, arguments: args };
+      return this.#callRemote(
+        toolId,
+        backend,
+        deadline,
+        () => executor.callTool(target.serverName as string, params, executorOptions(deadline, progress)),
+        (value) => this.#finishMcp(toolId, resolved, backend, value as CallToolResult | null | undefined),
+      );
+    }
+    const executor = this.provider;
+    if (executor === undefined) throw configError('execute', toolId, backend, 'provider executor not configured');
+    const target = targetOf(toolId, backend, 'provider', 'provider backend missing details');
+    return this.#callRemote(
+      toolId,
+      backend,
+      deadline,
+      () => executor.callTool(target.providerId as string, target.toolId as string, args, executorOptions(deadline, progress)),
+      (value) => this.#finish(toolId, resolved, backend, value),
+    );
+  }
+
+  /**
+   * The registry backend that serves an `mcp` or `provider` tool backend, when the runner has a
+   * registry and it holds a backend named like the server (`mcp.serverName`) or the provider
+   * (`provider.providerId`); with the tool's name there (the tool's MCP name, or `provider.toolId`).
+   */
+  #registered(backend: ToolBackend, mcpName: string): { name: string; tool: string } | undefined {
+    const backends = this.#backends;
+    if (backends === undefined) return undefined;
+    const target = (backend as unknown as Record<string, { serverName?: unknown; providerId?: unknown; toolId?: unknown } | undefined>)[
+      backend.kind
+    ];
+    if (target === undefined || target === null || typeof target !== 'object') return undefined;
+    const name = backend.kind === 'mcp' ? target.serverName : target.providerId;
+    if (typeof name !== 'string' || backends.get(name) === undefined) return undefined;
+    const tool = backend.kind === 'mcp' ? mcpName : target.toolId;
+    return typeof tool === 'string' ? { name, tool } : undefined;
+  }
+
+  /** Calls an executor and waits for it under the call's deadline; `finish` makes the result. */
+  async #callRemote(
+    toolId: string,
+    backend: ToolBackend,
+    deadline: Deadline | undefined,
+    call: () => PromiseLike<unknown>,
+    finish: (value: unknown) => RunResult,
+  ): Promise<RunResult> {
+    let pending: PromiseLike<unknown>;
+    try {
+      pending = call();
+    } catch (err) {
+      throw executeFailure(toolId, backend, err, deadline);
+    }
+    return finish(await settle(pending, toolId, backend, deadline));
+  }
+
+  /** An MCP result: `isError` → EXECUTION, else normalized and checked against the output schema. */
+  #finishMcp(toolId: string, resolved: Resolved, backend: ToolBackend, result: CallToolResult | null | undefined): RunResult {
+    if (result === undefined || result === null) return this.#finish(toolId, resolved, backend, undefined);
+    if (result.isError === true) throw mcpToolError(toolId, backend, result);
+    const structured = normalizeMcpResult(result);
+    this.#checks.checkOutput(toolId, resolved, backend, structured);
+    return { tool: resolved.tool, backend, structured, mcpResult: result };
+  }
+
+  #finish(toolId: string, resolved: Resolved, backend: ToolBackend, structured: unknown): RunResult {
+    this.#checks.checkOutput(toolId, resolved, backend, structured);
+    return { tool: resolved.tool, backend, structured };
+  }
+}
+
+/** Awaits dispatch work, racing the call's deadline; maps failures to ToolErrors. */
+async function settle(
+  pending: PromiseLike<unknown>,
+  toolId: string,
+  backend: ToolBackend,
+  deadline: Deadline | undefined,
+): Promise<unknown> {
+  let value: unknown;
+  try {
+    value = deadline === undefined ? await pending : await deadline.race(pending);
+  } catch (err) {
+    throw executeFailure(toolId, backend, err, deadline);
+  }
+  if (value === ABORTED) throw abortToolError(toolId, 'execute', backend, (deadline as Deadline).reason);
+  return value;
+}
+
+/** The target of an `mcp` or `provider` backend (`backend.mcp`, `backend.provider`). @throws EXECUTION when it has none. */
+function targetOf(toolId: string, backend: ToolBackend, key: 'mcp' | 'provider', missing: string): Record<string, unknown> {
+  const target = (backend as unknown as Record<string, unknown>)[key];
+  if (target === undefined || target === null || typeof target !== 'object') throw configError('execute', toolId, backend, missing);
+  return target as Record<string, unknown>;
+}
+
+function executorOptions(deadline: Deadline | undefined, progress: ProgressSink | undefined): RunOptions | undefined {
+  if (deadline === undefined && progress === undefined) return undefined;
+  const options: RunOptions = {};
+  if (deadline !== undefined) options.signal = deadline.signal;
+  if (progress !== undefined) options.onProgress = progress;
+  return options;
+}

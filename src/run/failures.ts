@@ -1,0 +1,146 @@
+import { ToolexecError, errorMessage, type ErrorCode, type ToolBackend } from '../model/index.js';
+import { abortOutcome, type Deadline } from '../model/internal.js';
+import { ToolError, type ToolErrorInit, type ToolErrorOp } from './errors.js';
+import { mcpResultTexts } from './normalize.js';
+import type { CallToolResult } from './types.js';
+
+/**
+ * The run layer's failures, one function per kind: every error a call rejects with is made here,
+ * as a {@link ToolError} naming the tool, the stage (`op`) and, once selected, the backend.
+ *
+ * @internal
+ * @module
+ */
+
+/** The code of a library error, or `fallback` for anything else. */
+export function codeOf(err: unknown, fallback: ErrorCode): ErrorCode {
+  return ToolexecError.isInstance(err) ? err.code : fallback;
+}
+
+/** True for the index's "no such tool" answers, which let the resolvers try. */
+export function isNotFound(err: unknown): boolean {
+  return ToolexecError.isInstance(err) && (err.code === 'TOOL_NOT_FOUND' || err.code === 'INVALID_TOOL_ID');
+}
+
+/** The ABORTED or TIMEOUT error of a stopped call; `cause` is the abort reason. */
+export function abortToolError(toolId: string, op: ToolErrorOp, backend: ToolBackend | undefined, reason: unknown): ToolError {
+  const outcome = abortOutcome(reason);
+  const init: ToolErrorInit = { code: outcome.code, op, toolId, reason: outcome.text, cause: reason };
+  if (backend !== undefined) init.backend = backend;
+  return new ToolError(init);
+}
+
+/** INVALID_TOOL_ID: an empty ID, or one that is not a string. */
+export function invalidToolId(toolId: unknown): ToolError {
+  return new ToolError({
+    code: 'INVALID_TOOL_ID',
+    op: 'validate_tool_id',
+    toolId: typeof toolId === 'string' ? toolId : String(toolId),
+    reason: typeof toolId === 'string' ? 'invalid tool id' : 'invalid tool id: the tool ID must be a string',
+  });
+}
+
+/** TOOL_NOT_FOUND, with the index's own miss as cause when there was one. */
+export function toolNotFound(toolId: string, cause: unknown): ToolError {
+  const init: ToolErrorInit = { code: 'TOOL_NOT_FOUND', op: 'resolve', toolId, reason: 'tool not found' };
+  if (cause !== undefined) init.cause = cause;
+  return new ToolError(init);
+}
+
+/** NO_BACKENDS at `op` (resolution, or a selector left with nothing to choose from). */
+export function noBackends(toolId: string, op: 'resolve' | 'select_backend' = 'resolve', reason = 'no backends available'): ToolError {
+  return new ToolError({ code: 'NO_BACKENDS', op, toolId, reason });
+}
+
+/** A lookup (index, resolver, selector) that threw: its code when it is a library error, else `fallback`. */
+export function lookupFailure(
+  op: 'resolve' | 'select_backend',
+  toolId: string,
+  fallback: ErrorCode,
+  what: string,
+  err: unknown,
+): ToolError {
+  return new ToolError({ code: codeOf(err, fallback), op, toolId, reason: `${what}: ${errorMessage(err)}`, cause: err });
+}
+
+/** A configuration problem found at dispatch (no executor, a backend without its target): EXECUTION, no cause. */
+export function configError(op: ToolErrorOp, toolId: string, backend: ToolBackend, message: string, cause?: unknown): ToolError {
+  const init: ToolErrorInit = { code: 'EXECUTION', op, toolId, backend, reason: `execution error: ${message}` };
+  if (cause !== undefined) init.cause = cause;
+  return new ToolError(init);
+}
+
+/** A local registry whose `get` threw. */
+export function registryFailure(op: ToolErrorOp, toolId: string, backend: ToolBackend, name: string, err: unknown): ToolError {
+  return configError(op, toolId, backend, `local registry lookup of "${name}" failed: ${errorMessage(err)}`, err);
+}
+
+/**
+ * A failed dispatch: ABORTED/TIMEOUT when the call's deadline fired, else EXECUTION with the
+ * original error as cause (an executor's own TIMEOUT, a server that stopped answering, stays TIMEOUT).
+ */
+export function executeFailure(toolId: string, backend: ToolBackend, err: unknown, deadline: Deadline | undefined): ToolError {
+  if (deadline !== undefined && deadline.aborted) return abortToolError(toolId, 'execute', backend, deadline.reason);
+  return new ToolError({
+    code: ToolexecError.isInstance(err) && err.code === 'TIMEOUT' ? 'TIMEOUT' : 'EXECUTION',
+    op: 'execute',
+    toolId,
+    backend,
+    reason: `execution error: ${errorMessage(err)}`,
+    cause: err,
+  });
+}
+
+/** VALIDATION / OUTPUT_VALIDATION from a schema check's error (its details copied). */
+export function schemaToolError(code: 'VALIDATION' | 'OUTPUT_VALIDATION', toolId: string, backend: ToolBackend, err: unknown): ToolError {
+  const op = code === 'VALIDATION' ? 'validate_input' : 'validate_output';
+  const prefix = code === 'VALIDATION' ? 'validation error' : 'output validation error';
+  const message = errorMessage(err);
+  const init: ToolErrorInit = {
+    code,
+    op,
+    toolId,
+    backend,
+    reason: message.startsWith(prefix) ? message : `${prefix}: ${message}`,
+    cause: err,
+  };
+  if (ToolexecError.isInstance(err) && err.details !== undefined) init.details = { ...err.details };
+  return new ToolError(init);
+}
+
+/** EXECUTION for an MCP result with `isError: true`, quoting its texts. */
+export function mcpToolError(toolId: string, backend: ToolBackend, result: CallToolResult): ToolError {
+  const texts = mcpResultTexts(result);
+  const text = texts.length > 0 ? texts.join('\n') : 'the MCP tool reported an error without text';
+  return new ToolError({
+    code: 'EXECUTION',
+    op: 'execute',
+    toolId,
+    backend,
+    reason: `execution error: ${text}`,
+    details: { isError: true, mcpResult: result },
+  });
+}
+
+/**
+ * Every rejection is a ToolexecError: the pipeline throws ToolErrors itself; anything else comes
+ * from a misbehaving injected object (a throwing getter) and is reported as EXECUTION with it as cause.
+ */
+export function asRunFailure(err: unknown, toolId: unknown): ToolexecError {
+  if (ToolexecError.isInstance(err)) return err;
+  return new ToolError({
+    code: 'EXECUTION',
+    op: 'resolve',
+    toolId: typeof toolId === 'string' ? toolId : String(toolId),
+    reason: `unexpected failure: ${errorMessage(err)}`,
+    cause: err,
+  });
+}
+
+/** A chain step's failure as a ToolError (a library error that is not one is wrapped, op `execute`). */
+export function asStepFailure(err: unknown, toolId: string): ToolError {
+  if (ToolError.isToolError(err)) return err;
+  const failure = asRunFailure(err, toolId);
+  if (ToolError.isToolError(failure)) return failure;
+  return new ToolError({ code: failure.code, op: 'execute', toolId, reason: errorMessage(failure), cause: failure });
+}

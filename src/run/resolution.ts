@@ -1,0 +1,192 @@
+import type { Tool, ToolBackend, ToolSchemaChecks } from '../model/index.js';
+import { defaultBackendSelector } from '../discovery/index.js';
+import { isPromiseLike } from './async-values.js';
+import { isNotFound, lookupFailure, noBackends, toolNotFound } from './failures.js';
+import type { ResolvedRunnerOptions } from './options.js';
+
+/**
+ * Resolution: a tool ID to the tool and the backend a call runs on — the index first (its backends,
+ * or the default backend when it lists none), then the resolvers — and backend selection. Index
+ * resolutions are remembered while the index `version` stays the same.
+ *
+ * @internal
+ * @module
+ */
+
+/** A tool and the backends it can run on, plus what later calls to it reuse. */
+export interface Resolved {
+  tool: Tool;
+  /** Frozen when it comes from the resolution cache; custom selectors get a copy. */
+  backends: ToolBackend[];
+  /** The default selector's choice, remembered with a cached resolution. */
+  selected: ToolBackend | undefined;
+  /** The validator's checks bound to this tool's schemas, made on first use. */
+  checks: ToolSchemaChecks | undefined;
+}
+
+/** Most index resolutions remembered per runner (the cache is dropped whole when full). */
+const RESOLUTION_CACHE_SIZE = 1024;
+
+/** Resolves tool IDs and selects backends for one runner; holds only the resolution cache. */
+export class Resolver {
+  readonly #index: ResolvedRunnerOptions['index'];
+  readonly #toolResolver: ResolvedRunnerOptions['toolResolver'];
+  readonly #backendsResolver: ResolvedRunnerOptions['backendsResolver'];
+  readonly #selector: ResolvedRunnerOptions['backendSelector'];
+  readonly #defaultSelector: boolean;
+  readonly #versioned: boolean;
+  /** Index resolutions by tool ID, valid for index version {@link Resolver.#cacheVersion}. */
+  readonly #cache = new Map<string, Resolved>();
+  #cacheVersion: number | undefined;
+  /** The last cache hit: repeated calls to one tool skip the Map. */
+  #lastId: string | undefined;
+  #last: Resolved | undefined;
+
+  constructor(options: ResolvedRunnerOptions) {
+    this.#index = options.index;
+    this.#toolResolver = options.toolResolver;
+    this.#backendsResolver = options.backendsResolver;
+    this.#selector = options.backendSelector;
+    this.#defaultSelector = options.backendSelector === defaultBackendSelector;
+    this.#versioned = hasVersion(options.index);
+    this.#cacheVersion = undefined;
+    this.#lastId = undefined;
+    this.#last = undefined;
+  }
+
+  /** A remembered index resolution of `toolId`, if the index has not changed since (small, for V8 to inline). */
+  cached(toolId: string): Resolved | undefined {
+    if (this.#versioned && toolId === this.#lastId && (this.#index as { version: number }).version === this.#cacheVersion)
+      return this.#last;
+    return this.#cachedInMap(toolId);
+  }
+
+  #cachedInMap(toolId: string): Resolved | undefined {
+    if (!this.#versioned || (this.#index as { version: number }).version !== this.#cacheVersion) return undefined;
+    const hit = this.#cache.get(toolId);
+    if (hit !== undefined) {
+      this.#lastId = toolId;
+      this.#last = hit;
+    }
+    return hit;
+  }
+
+  /** The tool and its backends. A resolver that throws fails the call. */
+  resolve(toolId: string): Resolved | Promise<Resolved> {
+    let indexMiss: unknown;
+    const index = this.#index;
+    if (index !== undefined) {
+      const version = this.#versioned ? index.version : undefined;
+      const cacheable = typeof version === 'number';
+      if (cacheable) {
+        if (version === this.#cacheVersion) {
+          const hit = this.#cache.get(toolId);
+          if (hit !== undefined) return hit;
+        } else {
+          this.#clear();
+          this.#cacheVersion = version;
+        }
+      }
+      let found: { tool: Tool; backend: ToolBackend } | undefined;
+      try {
+        found = index.getTool(toolId);
+      } catch (err) {
+        if (!isNotFound(err)) throw lookupFailure('resolve', toolId, 'TOOL_NOT_FOUND', 'index lookup failed', err);
+        indexMiss = err;
+      }
+      if (found !== undefined) {
+        let backends: ToolBackend[] | undefined;
+        try {
+          backends = index.getAllBackends(toolId);
+        } catch (err) {
+          if (!isNotFound(err)) throw lookupFailure('resolve', toolId, 'NO_BACKENDS', 'index backend lookup failed', err);
+        }
+        const listed = backends !== undefined && backends.length > 0 ? backends : [found.backend];
+        const resolved = resolution(found.tool, Object.freeze(listed) as ToolBackend[]);
+        // Only an index lookup is cached: the index's version says when it goes stale.
+        if (cacheable && index.version === version) {
+          if (this.#cache.size >= RESOLUTION_CACHE_SIZE) this.#clear();
+          this.#cache.set(toolId, resolved);
+        }
+        return resolved;
+      }
+    }
+    const toolResolver = this.#toolResolver;
+    if (toolResolver === undefined) throw toolNotFound(toolId, indexMiss);
+    return ask(toolResolver, toolId, 'TOOL_NOT_FOUND', 'tool resolver failed', (tool) => this.#resolveBackends(toolId, tool, indexMiss));
+  }
+
+  /** The selected backend: the remembered choice, or the selector's (remembered for the default selector). */
+  select(toolId: string, resolved: Resolved): ToolBackend {
+    if (resolved.selected !== undefined) return resolved.selected;
+    const backends = resolved.backends;
+    if (backends.length === 0) throw noBackends(toolId, 'select_backend');
+    let backend: ToolBackend | undefined;
+    try {
+      // The default selector only reads; a custom one gets its own copy.
+      backend = this.#defaultSelector ? this.#selector(backends) : this.#selector(backends.slice());
+    } catch (err) {
+      throw lookupFailure('select_backend', toolId, 'NO_BACKENDS', 'backend selector failed', err);
+    }
+    if (backend === undefined || backend === null || typeof backend !== 'object') {
+      throw noBackends(toolId, 'select_backend', 'the backend selector returned no backend');
+    }
+    if (this.#defaultSelector && Object.isFrozen(backends)) resolved.selected = backend;
+    return backend;
+  }
+
+  #resolveBackends(toolId: string, tool: Tool | undefined, indexMiss: unknown): Resolved | Promise<Resolved> {
+    if (tool === undefined || tool === null || typeof tool !== 'object') throw toolNotFound(toolId, indexMiss);
+    const resolver = this.#backendsResolver;
+    if (resolver === undefined) throw noBackends(toolId);
+    return ask(resolver, toolId, 'NO_BACKENDS', 'backends resolver failed', (backends) => resolvedOrThrow(toolId, tool, backends));
+  }
+
+  #clear(): void {
+    this.#cache.clear();
+    this.#lastId = undefined;
+    this.#last = undefined;
+  }
+}
+
+/**
+ * Calls a resolver and continues with its answer, synchronously when it gives a value; its throw
+ * or rejection fails the call (code `fallback` unless it is a library error).
+ */
+function ask<T, R>(
+  resolver: (id: string) => T | Promise<T>,
+  toolId: string,
+  fallback: 'TOOL_NOT_FOUND' | 'NO_BACKENDS',
+  what: string,
+  next: (value: T) => R | Promise<R>,
+): R | Promise<R> {
+  let answer: T | Promise<T>;
+  try {
+    answer = resolver(toolId);
+  } catch (err) {
+    throw lookupFailure('resolve', toolId, fallback, what, err);
+  }
+  if (!isPromiseLike(answer)) return next(answer);
+  return Promise.resolve(answer).then(next, (err: unknown) => {
+    throw lookupFailure('resolve', toolId, fallback, what, err);
+  });
+}
+
+function resolution(tool: Tool, backends: ToolBackend[]): Resolved {
+  return { tool, backends, selected: undefined, checks: undefined };
+}
+
+function resolvedOrThrow(toolId: string, tool: Tool, backends: ToolBackend[] | undefined): Resolved {
+  if (!Array.isArray(backends) || backends.length === 0) throw noBackends(toolId);
+  return resolution(tool, backends);
+}
+
+/** True when the index reports a numeric version (resolutions are cached only then). */
+function hasVersion(index: ResolvedRunnerOptions['index']): boolean {
+  if (index === undefined) return false;
+  try {
+    return typeof index.version === 'number';
+  } catch {
+    return false;
+  }
+}
