@@ -70,6 +70,34 @@ describe('layering (API.md)', () => {
     expect(problems).toEqual([]);
   });
 
+  it('has no import cycles between files, type-only imports included', () => {
+    const known = new Set(files);
+    const edges = new Map<string, string[]>();
+    for (const file of files) {
+      const targets = importsOf(file)
+        .filter((spec) => spec.startsWith('.'))
+        .map((spec) => join(file, '..', spec.replace(/\.js$/, '.ts')))
+        .filter((target) => known.has(target));
+      edges.set(file, targets);
+    }
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const path: string[] = [];
+    const visit = (file: string): void => {
+      state.set(file, 'open');
+      path.push(file);
+      for (const next of edges.get(file) ?? []) {
+        if (state.get(next) === 'open') {
+          cycles.push([...path.slice(path.indexOf(next)), next].map((f) => relative(SRC, f)).join(' → '));
+        } else if (!state.has(next)) visit(next);
+      }
+      path.pop();
+      state.set(file, 'done');
+    };
+    for (const file of files) if (!state.has(file)) visit(file);
+    expect(cycles).toEqual([]);
+  });
+
   it('keeps heavy or environment-specific modules out of the lower layers', () => {
     const problems: string[] = [];
     for (const file of files) {
