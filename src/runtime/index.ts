@@ -11,7 +11,7 @@
  *
  * @module toolexec/runtime
  */
-export { RUNTIME_BACKEND_KINDS, SECURITY_PROFILES } from './types.js';
+export { RUNTIME_BACKEND_KINDS, SECURITY_PROFILES } from './core/types.js';
 export type {
   BackendInfo,
   BackendReadiness,
@@ -27,8 +27,8 @@ export type {
   SecurityProfile,
   ToolCallRecord,
   ToolGateway,
-} from './types.js';
-export { DEFAULT_SECURITY_PROFILE, DefaultRuntime, createRuntime } from './runtime.js';
+} from './core/types.js';
+export { DEFAULT_SECURITY_PROFILE, DefaultRuntime, createRuntime } from './core/runtime.js';
 export {
   DEFAULT_MAX_OUTPUT_BYTES,
   DEFAULT_TIMEOUT_MS,
@@ -38,12 +38,20 @@ export {
   isSecurityProfile,
   validateLimits,
   validateRequest,
-} from './request.js';
-export { prepareSnippet } from './snippet.js';
-export type { PreparedSnippet, SnippetSource } from './snippet.js';
-export { abortError, cloneJson, limitsEnforcedNone, partialResultOf, runtimeError, throwIfAborted, withPartialResult } from './errors.js';
-export type { RuntimeErrorOptions } from './errors.js';
-export type { RunFailure } from './failure.js';
+} from './core/request.js';
+export { prepareSnippet } from './core/snippet.js';
+export type { PreparedSnippet, SnippetSource } from './core/snippet.js';
+export {
+  abortError,
+  cloneJson,
+  limitsEnforcedNone,
+  partialResultOf,
+  runtimeError,
+  throwIfAborted,
+  withPartialResult,
+} from './core/errors.js';
+export type { RuntimeErrorOptions } from './core/errors.js';
+export type { RunFailure } from './core/failure.js';
 export { createTracingGateway } from './gateway/tracing.js';
 export type { TracingGateway, TracingGatewayOptions } from './gateway/tracing.js';
 export { DirectGateway, createDirectGateway } from './gateway/direct.js';
@@ -84,8 +92,8 @@ export {
 export type { NodeGuestArgsOptions } from './guest/node-guest.js';
 export { runGuestSession } from './guest/session.js';
 export type { GuestExit, GuestFailure, GuestSessionOptions, GuestSessionOutcome } from './guest/session.js';
-export { UnsafeHostBackend, createUnsafeHostBackend } from './backends/unsafe-host.js';
-export type { UnsafeHostBackendOptions } from './backends/unsafe-host.js';
+export { UnsafeHostBackend, createUnsafeHostBackend } from './backends/host/index.js';
+export type { UnsafeHostBackendOptions } from './backends/host/index.js';
 export {
   DEFAULT_WASM_MAX_STACK_BYTES,
   DEFAULT_WASM_MEMORY_BYTES,
@@ -116,7 +124,7 @@ export {
   validateGuest,
   validateResources,
   validateSecurity,
-} from './backends/spec/index.js';
+} from './backends/sandbox-client/index.js';
 export type {
   BackendLogger,
   BaseSandboxSpec,
@@ -135,7 +143,7 @@ export type {
   SandboxStartOptions,
   SpecBackendCommonOptions,
   SpecInput,
-} from './backends/spec/index.js';
+} from './backends/sandbox-client/index.js';
 export {
   ContainerdBackend,
   DEFAULT_CONTAINERD_NAMESPACE,

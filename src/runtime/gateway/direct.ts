@@ -5,7 +5,7 @@
 import { ToolexecError } from '../../model/index.js';
 import type { DetailLevel, DocStore, ToolDoc, ToolExample, ToolIndex, ToolSummary } from '../../discovery/index.js';
 import type { ChainResult, ChainStep, RunResult, Runner } from '../../run/index.js';
-import type { GatewayCallOptions, ToolCallRecord, ToolGateway } from '../types.js';
+import type { GatewayCallOptions, ToolCallRecord, ToolGateway } from '../core/types.js';
 import { emptyChainResult } from './empty-chain.js';
 import { createTracingGateway, type TracingGateway } from './tracing.js';
 

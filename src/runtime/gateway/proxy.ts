@@ -5,8 +5,8 @@
 import { ToolexecError } from '../../model/index.js';
 import type { DetailLevel, ToolDoc, ToolExample, ToolSummary } from '../../discovery/index.js';
 import type { ChainResult, ChainStep, RunResult, StepResult } from '../../run/index.js';
-import { abortError } from '../errors.js';
-import type { GatewayCallOptions, ToolGateway } from '../types.js';
+import { abortError } from '../core/errors.js';
+import type { GatewayCallOptions, ToolGateway } from '../core/types.js';
 import type { GatewayConnection, IncomingItem } from './connection.js';
 import { emptyChainResult } from './empty-chain.js';
 import {

@@ -2,10 +2,16 @@
  * The `containerd` backend (beta): a validated container spec handed to an injected client that
  * starts the node guest in a containerd task and attaches its stdio.
  */
-import { SpecBackend, type EnforcedResources, type SpecInput } from '../spec/engine.js';
+import { SpecBackend, type EnforcedResources, type SpecInput } from '../sandbox-client/base.js';
 import { DEFAULT_SPEC_SANDBOX_IMAGE } from '../spec/guest.js';
-import { containerEnforced, containerResources, containerSecurity, copyLimits, specLabels } from '../spec/mapping.js';
-import { imageResolverOption, objectOption, resolveCommonOptions, stringOption, type SpecBackendCommonOptions } from '../spec/options.js';
+import { containerEnforced, containerResources, containerSecurity, copyLimits, specLabels } from '../sandbox-client/mapping.js';
+import {
+  imageResolverOption,
+  objectOption,
+  resolveCommonOptions,
+  stringOption,
+  type SpecBackendCommonOptions,
+} from '../sandbox-client/options.js';
 import type {
   BaseSandboxSpec,
   ImageResolver,
@@ -13,8 +19,8 @@ import type {
   SandboxClient,
   SandboxResources,
   SandboxSecurity,
-} from '../spec/types.js';
-import { validateContainerSpec } from '../spec/validate.js';
+} from '../sandbox-client/contract.js';
+import { validateContainerSpec } from '../sandbox-client/validate.js';
 
 /** Default containerd namespace. */
 export const DEFAULT_CONTAINERD_NAMESPACE = 'default';

@@ -5,7 +5,7 @@
 import type Dockerode from 'dockerode';
 import { ToolexecError } from '../../../model/index.js';
 import { NODE_GUEST_LOADER, heapLimitMiB } from '../../guest/node-guest.js';
-import type { Limits } from '../../types.js';
+import type { Limits } from '../../core/types.js';
 import { SANDBOX_NODE_PATH, SANDBOX_USER_ID } from './sandbox-image.js';
 
 /** The label on every container the docker and gvisor backends create (value: the backend instance's id). */

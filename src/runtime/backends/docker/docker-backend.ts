@@ -6,13 +6,13 @@
 import { randomBytes } from 'node:crypto';
 import type Dockerode from 'dockerode';
 import { ToolexecError } from '../../../model/index.js';
-import { abortError, runtimeError } from '../../errors.js';
+import { abortError, runtimeError } from '../../core/errors.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../../gateway/stream-connection.js';
 import { nodeGuestSource } from '../../guest/node-guest.js';
 import { runGuestSession, type GuestFailure } from '../../guest/session.js';
-import { effectiveMaxOutputBytes, effectiveTimeoutMs, validateRequest } from '../../request.js';
-import { RunRecord } from '../../run-record.js';
-import type { BackendReadiness, ExecuteRequest, ExecuteResult, RuntimeBackend, RuntimeBackendKind } from '../../types.js';
+import { effectiveMaxOutputBytes, effectiveTimeoutMs, validateRequest } from '../../core/request.js';
+import { RunRecord } from '../../core/run-record.js';
+import type { BackendReadiness, ExecuteRequest, ExecuteResult, RuntimeBackend, RuntimeBackendKind } from '../../core/types.js';
 import {
   connectDocker,
   describeEngine,

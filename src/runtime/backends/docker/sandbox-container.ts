@@ -6,7 +6,7 @@ import { constants as osConstants } from 'node:os';
 import { PassThrough, type Duplex, type Readable, type Writable } from 'node:stream';
 import type Dockerode from 'dockerode';
 import { ToolexecError } from '../../../model/index.js';
-import { abortError } from '../../errors.js';
+import { abortError } from '../../core/errors.js';
 import type { GuestExit } from '../../guest/session.js';
 import { dockerMessage, dockerStatus, engineUnavailable } from './docker-client.js';
 

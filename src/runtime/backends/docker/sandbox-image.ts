@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, posix } from 'node:path';
 import type Dockerode from 'dockerode';
 import { ToolexecError } from '../../../model/index.js';
-import { throwIfAborted } from '../../errors.js';
+import { throwIfAborted } from '../../core/errors.js';
 import { connectDocker, dockerStatus, engineUnavailable, pingEngine, type DockerConnectionOptions } from './docker-client.js';
 
 /** Where the image keeps `node`. */

@@ -2,12 +2,12 @@
  * The `firecracker` backend (beta): a validated microVM spec handed to an injected client that
  * boots a Firecracker microVM, runs the node guest in it and bridges its stdio.
  */
-import { SpecBackend, type EnforcedResources, type SpecInput } from '../spec/engine.js';
+import { SpecBackend, type EnforcedResources, type SpecInput } from '../sandbox-client/base.js';
 import { DEFAULT_SPEC_SANDBOX_IMAGE } from '../spec/guest.js';
-import { copyLimits, specLabels } from '../spec/mapping.js';
-import { objectOption, optionError, resolveCommonOptions, stringOption, type SpecBackendCommonOptions } from '../spec/options.js';
-import type { BaseSandboxSpec, SandboxCapabilities, SandboxClient } from '../spec/types.js';
-import { invalidSpec, validateGuest } from '../spec/validate.js';
+import { copyLimits, specLabels } from '../sandbox-client/mapping.js';
+import { objectOption, optionError, resolveCommonOptions, stringOption, type SpecBackendCommonOptions } from '../sandbox-client/options.js';
+import type { BaseSandboxSpec, SandboxCapabilities, SandboxClient } from '../sandbox-client/contract.js';
+import { invalidSpec, validateGuest } from '../sandbox-client/validate.js';
 
 /** Default firecracker binary. */
 export const DEFAULT_FIRECRACKER_BINARY = 'firecracker';

@@ -2,10 +2,16 @@
  * The `kata` backend (beta): a validated spec handed to an injected client that starts the node
  * guest in a Kata Containers VM sandbox and attaches its stdio.
  */
-import { SpecBackend, type EnforcedResources, type SpecInput } from '../spec/engine.js';
+import { SpecBackend, type EnforcedResources, type SpecInput } from '../sandbox-client/base.js';
 import { DEFAULT_SPEC_SANDBOX_IMAGE } from '../spec/guest.js';
-import { containerEnforced, containerResources, containerSecurity, copyLimits, specLabels } from '../spec/mapping.js';
-import { imageResolverOption, objectOption, resolveCommonOptions, stringOption, type SpecBackendCommonOptions } from '../spec/options.js';
+import { containerEnforced, containerResources, containerSecurity, copyLimits, specLabels } from '../sandbox-client/mapping.js';
+import {
+  imageResolverOption,
+  objectOption,
+  resolveCommonOptions,
+  stringOption,
+  type SpecBackendCommonOptions,
+} from '../sandbox-client/options.js';
 import type {
   BaseSandboxSpec,
   ImageResolver,
@@ -13,8 +19,8 @@ import type {
   SandboxClient,
   SandboxResources,
   SandboxSecurity,
-} from '../spec/types.js';
-import { invalidSpec, validateGuest, validateResources, validateSecurity } from '../spec/validate.js';
+} from '../sandbox-client/contract.js';
+import { invalidSpec, validateGuest, validateResources, validateSecurity } from '../sandbox-client/validate.js';
 
 /** Default kata runtime binary. */
 export const DEFAULT_KATA_RUNTIME = 'kata-runtime';

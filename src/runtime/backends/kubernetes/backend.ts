@@ -2,9 +2,9 @@
  * The `kubernetes` backend (beta): a validated pod spec with a real Pod manifest, handed to an
  * injected client that creates the pod and attaches to its guest container.
  */
-import { SpecBackend, type EnforcedResources, type SpecInput } from '../spec/engine.js';
+import { SpecBackend, type EnforcedResources, type SpecInput } from '../sandbox-client/base.js';
 import { DEFAULT_SPEC_SANDBOX_IMAGE } from '../spec/guest.js';
-import { copyLimits, specLabels } from '../spec/mapping.js';
+import { copyLimits, specLabels } from '../sandbox-client/mapping.js';
 import {
   imageResolverOption,
   objectOption,
@@ -13,10 +13,10 @@ import {
   resolveCommonOptions,
   stringOption,
   type SpecBackendCommonOptions,
-} from '../spec/options.js';
-import type { BaseSandboxSpec, HealthChecker, ImageResolver, SandboxCapabilities, SandboxClient } from '../spec/types.js';
-import { invalidSpec, validateGuest, validateResources, validateSecurity } from '../spec/validate.js';
-import type { SecurityProfile } from '../../types.js';
+} from '../sandbox-client/options.js';
+import type { BaseSandboxSpec, HealthChecker, ImageResolver, SandboxCapabilities, SandboxClient } from '../sandbox-client/contract.js';
+import { invalidSpec, validateGuest, validateResources, validateSecurity } from '../sandbox-client/validate.js';
+import type { SecurityProfile } from '../../core/types.js';
 import { buildKubernetesPod, type KubernetesPodManifest } from './manifest.js';
 
 /** Default namespace. */

@@ -6,11 +6,11 @@
  * server, Go's design).
  */
 import { ToolexecError, errorMessage } from '../../../model/index.js';
-import { abortError, limitsEnforcedNone, partialResultOf, runtimeError, withPartialResult } from '../../errors.js';
-import { validateRequest } from '../../request.js';
-import type { BackendInfo, ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../types.js';
-import { SpecBackend, underSignal, type EnforcedResources, type SpecInput } from '../spec/engine.js';
-import { SANDBOX_USER, containerEnforced, containerResources, copyLimits, specLabels } from '../spec/mapping.js';
+import { abortError, limitsEnforcedNone, partialResultOf, runtimeError, withPartialResult } from '../../core/errors.js';
+import { validateRequest } from '../../core/request.js';
+import type { BackendInfo, ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../core/types.js';
+import { SpecBackend, underSignal, type EnforcedResources, type SpecInput } from '../sandbox-client/base.js';
+import { SANDBOX_USER, containerEnforced, containerResources, copyLimits, specLabels } from '../sandbox-client/mapping.js';
 import {
   objectOption,
   optionError,
@@ -18,9 +18,9 @@ import {
   resolveCommonOptions,
   stringOption,
   type SpecBackendCommonOptions,
-} from '../spec/options.js';
-import type { BaseSandboxSpec, SandboxCapabilities, SandboxClient, SandboxResources } from '../spec/types.js';
-import { validateGuest, validateResources } from '../spec/validate.js';
+} from '../sandbox-client/options.js';
+import type { BaseSandboxSpec, SandboxCapabilities, SandboxClient, SandboxResources } from '../sandbox-client/contract.js';
+import { validateGuest, validateResources } from '../sandbox-client/validate.js';
 
 /** How long to wait for a started container to report `running`: 2 min. */
 export const DEFAULT_PROXMOX_START_TIMEOUT_MS = 120_000;

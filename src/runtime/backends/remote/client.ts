@@ -5,15 +5,15 @@
 import http, { type Agent, type ClientRequest, type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { ToolexecError, isErrorCode, type ErrorCode } from '../../../model/index.js';
-import { abortError, runtimeError } from '../../errors.js';
+import { abortError, runtimeError } from '../../core/errors.js';
 import { serveGateway, type GatewayServer } from '../../gateway/server.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, createStreamConnection } from '../../gateway/stream-connection.js';
 import type { TracingGateway } from '../../gateway/tracing.js';
 import { deserializeError } from '../../gateway/wire.js';
-import { DEFAULT_TIMEOUT_MS, effectiveTimeoutMs, validateRequest } from '../../request.js';
-import type { ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../types.js';
-import { RunRecord } from '../../run-record.js';
-import { optionError, positiveIntegerOption } from '../spec/options.js';
+import { DEFAULT_TIMEOUT_MS, effectiveTimeoutMs, validateRequest } from '../../core/request.js';
+import type { ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../core/types.js';
+import { RunRecord } from '../../core/run-record.js';
+import { optionError, positiveIntegerOption } from '../sandbox-client/options.js';
 import { executeMessage, readResultPayload } from './messages.js';
 import { createSignedConnection, type SignedConnection } from './signed-connection.js';
 import {

@@ -6,12 +6,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { ToolexecError, type ErrorCode } from '../../../model/index.js';
-import { partialResultOf } from '../../errors.js';
+import { partialResultOf } from '../../core/errors.js';
 import { createProxyGateway } from '../../gateway/proxy.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, createStreamConnection } from '../../gateway/stream-connection.js';
 import { protocolError, serializeError, type WireMessage } from '../../gateway/wire.js';
-import type { ExecuteRequest, ExecuteResult, Runtime, RuntimeBackend, SecurityProfile } from '../../types.js';
-import { optionError, positiveIntegerOption } from '../spec/options.js';
+import type { ExecuteRequest, ExecuteResult, Runtime, RuntimeBackend, SecurityProfile } from '../../core/types.js';
+import { optionError, positiveIntegerOption } from '../sandbox-client/options.js';
 import { parseExecuteMessage, resultPayload, type RemoteExecutePayload } from './messages.js';
 import { ReplayCache } from './replay-cache.js';
 import { createSignedConnection, type SignedConnection } from './signed-connection.js';

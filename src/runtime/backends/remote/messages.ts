@@ -3,7 +3,7 @@
  * request, and the terminal `result` / `failed` messages, with their JSON forms.
  */
 import { protocolError, toJsonSafe } from '../../gateway/wire.js';
-import type { BackendInfo, ExecuteRequest, ExecuteResult, Limits, LimitsEnforced, ToolCallRecord } from '../../types.js';
+import type { BackendInfo, ExecuteRequest, ExecuteResult, Limits, LimitsEnforced, ToolCallRecord } from '../../core/types.js';
 
 /** The request part of an `execute` message (everything but the gateway and the signal). */
 export interface RemoteExecutePayload {

@@ -2,10 +2,10 @@
  * The `temporal` backend: a **stub**. It validates its configuration and each request, then always
  * fails with `RUNTIME_UNAVAILABLE` (`temporal backend not implemented`), as Go's does.
  */
-import { elapsedMs, limitsEnforcedNone, runtimeError, withPartialResult } from '../../errors.js';
-import { validateRequest } from '../../request.js';
-import type { BackendInfo, ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../types.js';
-import { objectOption, stringOption } from '../spec/options.js';
+import { elapsedMs, limitsEnforcedNone, runtimeError, withPartialResult } from '../../core/errors.js';
+import { validateRequest } from '../../core/request.js';
+import type { BackendInfo, ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../core/types.js';
+import { objectOption, stringOption } from '../sandbox-client/options.js';
 
 /** Default Temporal frontend address. */
 export const DEFAULT_TEMPORAL_HOST_PORT = 'localhost:7233';

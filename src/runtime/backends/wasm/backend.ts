@@ -3,9 +3,9 @@
  * per run, on a small pool of worker threads; raw WASI modules under `node:wasi` on the same pool.
  */
 import { ToolexecError } from '../../../model/index.js';
-import { effectiveMaxOutputBytes, effectiveTimeoutMs, validateRequest } from '../../request.js';
-import { RunRecord } from '../../run-record.js';
-import type { ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../types.js';
+import { effectiveMaxOutputBytes, effectiveTimeoutMs, validateRequest } from '../../core/request.js';
+import { RunRecord } from '../../core/run-record.js';
+import type { ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../core/types.js';
 import { quickjsModule, wasmWorkerPath } from './engine.js';
 import { WASM32_MAX_MEMORY_BYTES, resolveWasmOptions, type ResolvedWasmOptions, type WasmBackendOptions } from './options.js';
 import { WorkerPool, type WorkerPoolStats } from './pool.js';

@@ -3,7 +3,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { ToolexecError } from '../../../model/index.js';
-import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../../request.js';
+import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../../core/request.js';
 
 /** Default QuickJS heap cap of one run: 64 MiB. */
 export const DEFAULT_WASM_MEMORY_BYTES = 64 * 1024 * 1024;

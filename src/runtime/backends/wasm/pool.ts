@@ -4,7 +4,7 @@
  */
 import { Worker, type Transferable } from 'node:worker_threads';
 import { ToolexecError } from '../../../model/index.js';
-import { abortError } from '../../errors.js';
+import { abortError } from '../../core/errors.js';
 
 /** How a worker ended. */
 export interface WorkerDeath {

@@ -5,14 +5,14 @@
  */
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { ToolexecError } from '../../../model/index.js';
-import { abortError } from '../../errors.js';
+import { abortError } from '../../core/errors.js';
 import { serveGateway, type GatewayServer } from '../../gateway/server.js';
 import { createMessagePortConnection, type MessagePortLike } from '../../gateway/message-port-connection.js';
 import type { WireMessage } from '../../gateway/wire.js';
-import type { ToolGateway } from '../../types.js';
-import { failureFromReport, memoryFailure, outputFailure, timeoutFailure, type RunFailure } from '../../failure.js';
+import type { ToolGateway } from '../../core/types.js';
+import { failureFromReport, memoryFailure, outputFailure, timeoutFailure, type RunFailure } from '../../core/failure.js';
 import type { PoolWorker, WorkerDeath, WorkerPool } from './pool.js';
-import { OutputCapture } from '../../output-capture.js';
+import { OutputCapture } from '../../core/output-capture.js';
 
 /** One run to do on a worker. */
 export interface WorkerRunSpec {

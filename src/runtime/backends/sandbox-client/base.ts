@@ -1,0 +1,323 @@
+/**
+ * The run pipeline every spec backend shares: validate, health check, image, spec, start the
+ * sandbox through the injected client, then drive the node guest over its stdio.
+ */
+import { ToolexecError, errorMessage } from '../../../model/index.js';
+import { abortError, runtimeError } from '../../core/errors.js';
+import { runGuestSession } from '../../guest/session.js';
+import { effectiveMaxOutputBytes, effectiveTimeoutMs, validateRequest } from '../../core/request.js';
+import { RunRecord } from '../../core/run-record.js';
+import type {
+  BackendReadiness,
+  ExecuteRequest,
+  ExecuteResult,
+  LimitsEnforced,
+  RuntimeBackend,
+  RuntimeBackendKind,
+  SecurityProfile,
+} from '../../core/types.js';
+import { buildGuestSpec, newRunId } from '../spec/guest.js';
+import { resolveProfile } from './mapping.js';
+import type { ResolvedCommonOptions } from './options.js';
+import type { BaseSandboxSpec, GuestSpec, ImageResolver, SandboxCapabilities, SandboxClient, SandboxProcess } from './contract.js';
+
+/** What a backend's `buildSpec` receives. */
+export interface SpecInput {
+  /** The request being run (already checked). */
+  request: ExecuteRequest;
+  /** The resolved security profile (`standard` when the request names none). */
+  profile: SecurityProfile;
+  /** The resolved image (backends without an image step get `''`). */
+  image: string;
+  /** What runs inside the sandbox and how the host reaches it. */
+  guest: GuestSpec;
+  /** The run's wall-clock limit in milliseconds (the request's, or the backend default). */
+  timeoutMs: number;
+  /** A random id of this run (names containers, pods, VMs). */
+  runId: string;
+}
+
+/** The resource limits a spec backend reports (timeout, tool calls and chain steps are always enforced). */
+export type EnforcedResources = Pick<LimitsEnforced, 'memory' | 'cpu' | 'pids' | 'disk'>;
+
+function once(fn: () => void | Promise<void>): () => Promise<void> {
+  let done: Promise<void> | undefined;
+  return () => {
+    done ??= Promise.resolve()
+      .then(fn)
+      .catch(() => undefined);
+    return done;
+  };
+}
+
+function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise.then(() => undefined),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Runs `step` under `signal`: rejects with the abort error as soon as the signal aborts, even if
+ * the step ignores it (a late result is then passed to `discard`).
+ */
+export async function underSignal<T>(signal: AbortSignal, what: string, step: () => Promise<T>, discard?: (value: T) => void): Promise<T> {
+  if (signal.aborted) throw abortError(signal, what);
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(abortError(signal, what));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  const work = step();
+  try {
+    return await Promise.race([work, aborted]);
+  } catch (err) {
+    if (signal.aborted) {
+      if (discard !== undefined) work.then(discard, () => undefined);
+      throw abortError(signal, what);
+    }
+    throw err;
+  } finally {
+    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * The base of the spec backends: Go's Execute order (§2.7.1) with the code, the language and the
+ * gateway actually delivered to the sandbox.
+ *
+ * @remarks
+ * Order: request checks (`ABORTED`, `MISSING_GATEWAY`, `MISSING_CODE`, `INVALID_LIMITS`) → the
+ * client (`RUNTIME_UNAVAILABLE` `<x> client not configured`) → the language (`RUNTIME_UNAVAILABLE`
+ * naming it; TypeScript is transpiled here) → the run's deadline starts (the request's
+ * `timeoutMs` or the backend default, covering everything after) → the health check
+ * (`RUNTIME_UNAVAILABLE` `<x> unavailable: <reason>`) → the image resolver (its own
+ * ToolexecError, otherwise `RUNTIME_UNAVAILABLE`) → the profile (`standard` when absent;
+ * `CONFIGURATION` when unknown) → the spec, validated (`CONFIGURATION` / `SANDBOX_VIOLATION` with
+ * Go's messages) → `client.start(spec)` → the guest session. Every failure carries the partial
+ * result in `details.result`.
+ *
+ * `limitsEnforced`: `timeout`, `toolCalls` and `chainSteps` are enforced here (the timeout by
+ * killing the sandbox through `kill()`); a resource limit is reported only when the spec asked for
+ * it and the client declares the capability ({@link SandboxCapabilities}).
+ */
+export abstract class SpecBackend<Spec extends BaseSandboxSpec> implements RuntimeBackend {
+  abstract readonly kind: RuntimeBackendKind;
+  abstract readonly readiness: BackendReadiness;
+  readonly #processes = new Set<() => Promise<void>>();
+  readonly #common: ResolvedCommonOptions;
+  readonly #client: SandboxClient<Spec> | undefined;
+  readonly #imageResolver: ImageResolver | undefined;
+
+  protected constructor(common: ResolvedCommonOptions, client: SandboxClient<Spec> | undefined, imageResolver?: ImageResolver) {
+    this.#common = common;
+    this.#client = client;
+    this.#imageResolver = imageResolver;
+  }
+
+  /** The client's name in errors: `containerd client`, `kubernetes client`, ... */
+  protected abstract readonly clientLabel: string;
+  /** The health failure prefix: `containerd daemon unavailable`, ... */
+  protected abstract readonly unavailableLabel: string;
+  /** The log line of a run. */
+  protected abstract readonly logMessage: string;
+
+  /** Builds and validates the spec (throws `CONFIGURATION` / `SANDBOX_VIOLATION`). */
+  protected abstract buildSpec(input: SpecInput): Spec;
+  /** The resource limits the run really had. */
+  protected abstract enforcedResources(spec: Spec, capabilities: SandboxCapabilities): EnforcedResources;
+  /** `BackendInfo.details` for `profile`. */
+  protected abstract details(profile: string): Record<string, unknown>;
+  /** Log fields of a run. */
+  protected abstract logFields(spec: Spec): Record<string, unknown>;
+
+  /** The image to resolve, or `undefined` when the backend has no image step. */
+  protected imageToResolve(): string | undefined {
+    return undefined;
+  }
+
+  /** Resolves the image with the backend's image resolver, if it has one. */
+  protected async resolveImage(image: string, signal: AbortSignal): Promise<string> {
+    return resolveWith(this.#imageResolver, image, signal);
+  }
+
+  /** Checks the infrastructure before a run; the default pings the configured health checker. */
+  protected async checkHealth(signal: AbortSignal): Promise<void> {
+    const health = this.#common.healthChecker;
+    if (health === undefined) return;
+    try {
+      await underSignal(signal, 'health check', () => health.ping({ signal }));
+    } catch (err) {
+      if (signal.aborted) throw abortError(signal, 'health check');
+      throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${this.unavailableLabel}: ${errorMessage(err)}`, {
+        cause: err,
+        details: { backend: this.kind, reason: 'health_check' },
+      });
+    }
+  }
+
+  async execute(request: ExecuteRequest): Promise<ExecuteResult> {
+    const requested: unknown = (request as ExecuteRequest | undefined)?.profile;
+    const run = new RunRecord({
+      kind: this.kind,
+      readiness: this.readiness,
+      details: this.details(typeof requested === 'string' && requested !== '' ? requested : 'standard'),
+    });
+    try {
+      validateRequest(request);
+    } catch (err) {
+      throw run.fail(err, 'RUNTIME_UNAVAILABLE');
+    }
+    const client = this.#client;
+    if (client === undefined) {
+      throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${this.clientLabel} not configured`, {
+        result: run.partial(),
+        details: { backend: this.kind, reason: 'client_not_configured' },
+      });
+    }
+    const code = run.prepareSnippet(request);
+
+    const timeoutMs = effectiveTimeoutMs(request, this.#common.defaultTimeoutMs);
+    const maxOutputBytes = effectiveMaxOutputBytes(request, this.#common.defaultMaxOutputBytes);
+    const deadline = new AbortController();
+    const deadlineTimer = setTimeout(() => {
+      deadline.abort(
+        new ToolexecError('TIMEOUT', `execution timeout: the sandbox did not start within ${timeoutMs}ms`, { details: { timeoutMs } }),
+      );
+    }, timeoutMs);
+    // one signal for the steps before the session: the caller's abort or the run's deadline
+    const onCallerAbort = () => deadline.abort(request.signal?.reason);
+    request.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    const signal = deadline.signal;
+    let kill: (() => Promise<void>) | undefined;
+
+    try {
+      await this.checkHealth(signal);
+      let image = this.imageToResolve() ?? '';
+      if (image !== '') image = await this.resolveImage(image, signal);
+      const profile = resolveProfile(request);
+      run.backend.details = this.details(profile);
+      const runId = newRunId();
+      const memoryBytes = request.limits?.memoryBytes;
+      const guest = await buildGuestSpec({
+        code,
+        language: request.language ?? 'javascript',
+        nodeCommand: this.#common.nodeCommand,
+        nodeFlags: this.#common.nodeFlags,
+        ...(memoryBytes === undefined ? {} : { memoryBytes }),
+      });
+      const spec = this.buildSpec({ request, profile, image, guest, timeoutMs, runId });
+      run.backend.details = { ...this.details(profile), runId };
+      this.#safeLog(spec);
+
+      const traced = run.traceGateway(request);
+      Object.assign(run.limitsEnforced, this.enforcedResources(spec, client.capabilities ?? {}));
+
+      const sandbox: SandboxProcess = await underSignal(
+        signal,
+        'sandbox start',
+        () => this.#start(client, spec, signal),
+        (late) =>
+          void Promise.resolve()
+            .then(() => late.kill())
+            .catch(() => undefined),
+      );
+      kill = once(() => sandbox.kill());
+      this.#processes.add(kill);
+      clearTimeout(deadlineTimer);
+      const remainingMs = Math.max(1, Math.round(timeoutMs - run.elapsedMs()));
+      const outcome = await runGuestSession({
+        stdin: sandbox.stdin,
+        stdout: sandbox.stdout,
+        ...(sandbox.stderr === undefined ? {} : { stderr: sandbox.stderr }),
+        code,
+        program: guest.program,
+        gateway: traced,
+        timeoutMs: remainingMs,
+        maxOutputBytes,
+        maxMessageBytes: this.#common.maxMessageBytes,
+        ...(request.signal === undefined ? {} : { signal: request.signal }),
+        terminate: () => void kill?.(),
+        exited: sandbox.exited,
+      });
+      const failure = outcome.failure;
+      // the session ran on what was left of the deadline; the failure names the whole of it
+      if (failure?.code === 'TIMEOUT') {
+        failure.message = `execution timeout: the snippet ran longer than ${timeoutMs}ms`;
+        failure.details = { ...failure.details, timeoutMs };
+      }
+      return run.settle(outcome);
+    } catch (err) {
+      if (ToolexecError.isInstance(err) && err.details?.result !== undefined) throw err;
+      if (signal.aborted) throw run.fail(abortError(signal, 'execution'));
+      throw run.fail(err, 'RUNTIME_UNAVAILABLE');
+    } finally {
+      clearTimeout(deadlineTimer);
+      request.signal?.removeEventListener('abort', onCallerAbort);
+      if (kill !== undefined) {
+        await within(kill(), this.#common.killTimeoutMs);
+        this.#processes.delete(kill);
+      }
+    }
+  }
+
+  /** Kills every sandbox still running. Idempotent. */
+  async close(): Promise<void> {
+    const kills = [...this.#processes];
+    this.#processes.clear();
+    await Promise.all(kills.map((kill) => within(kill(), this.#common.killTimeoutMs)));
+  }
+
+  async #start(client: SandboxClient<Spec>, spec: Spec, signal: AbortSignal): Promise<SandboxProcess> {
+    let sandbox: SandboxProcess | null | undefined;
+    try {
+      sandbox = await client.start(spec, { signal });
+    } catch (err) {
+      if (ToolexecError.isInstance(err)) throw err;
+      throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: the ${this.kind} sandbox could not start: ${errorMessage(err)}`, {
+        cause: err,
+        details: { backend: this.kind, reason: 'start_failed' },
+      });
+    }
+    if (sandbox === null || typeof sandbox !== 'object' || sandbox.stdin === undefined || sandbox.stdout === undefined) {
+      throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: the ${this.clientLabel} returned no attached process`, {
+        details: { backend: this.kind, reason: 'start_failed' },
+      });
+    }
+    return sandbox;
+  }
+
+  #safeLog(spec: Spec): void {
+    this.log(this.logMessage, this.logFields(spec));
+  }
+
+  /** Logs one `info` line (best effort: a throwing logger is ignored). */
+  protected log(message: string, fields: Record<string, unknown>): void {
+    try {
+      this.#common.logger?.info?.(message, fields);
+    } catch {
+      // logging is best-effort
+    }
+  }
+}
+
+/**
+ * Runs an image resolver under the run's signal: its own ToolexecError passes through, any other
+ * failure is `RUNTIME_UNAVAILABLE` naming the image.
+ */
+export async function resolveWith(resolver: ImageResolver | undefined, image: string, signal: AbortSignal): Promise<string> {
+  if (resolver === undefined) return image;
+  try {
+    return await underSignal(signal, 'image resolution', () => resolver.resolve(image, { signal }));
+  } catch (err) {
+    if (signal.aborted) throw abortError(signal, 'image resolution');
+    if (ToolexecError.isInstance(err)) throw err;
+    throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: image resolution failed for "${image}": ${errorMessage(err)}`, {
+      cause: err,
+      details: { image, reason: 'image_resolution' },
+    });
+  }
+}
