@@ -3,7 +3,8 @@
  */
 import { ToolexecError } from '../model/index.js';
 import type { LocalHandler } from '../run/index.js';
-import { DEFAULT_SECURITY_PROFILE, isSecurityProfile, type SecurityProfile } from '../runtime/index.js';
+import { DEFAULT_SECURITY_PROFILE, type SecurityProfile } from '../runtime/index.js';
+import { isSecurityProfile } from '../runtime/internal.js';
 import type { ExecOptions, LocalToolDefinition } from './types.js';
 
 /** Deadline of every call that names none: 30 s (Go documents it but never applies it). */

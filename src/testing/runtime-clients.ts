@@ -18,7 +18,7 @@ import {
   type SandboxClient,
   type SandboxProcess,
   type SandboxStartOptions,
-} from '../runtime/index.js';
+} from '../runtime/internal.js';
 
 /** Options of {@link createLocalProcessClient}. */
 export interface LocalProcessClientOptions {

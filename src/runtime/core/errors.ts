@@ -3,7 +3,11 @@
  * result, signal-to-error mapping, the "nothing enforced" limits record and JSON-safe copies.
  */
 import { ToolexecError, type ErrorCode } from '../../model/index.js';
+import { layerErrors } from '../../model/internal.js';
 import type { ExecuteResult, LimitsEnforced } from './types.js';
+
+/** The runtime's error factory: `runtime: <message>`, `INVALID_ARGUMENT` for a bad call argument, `CONFIGURATION` for a bad option. */
+export const runtimeErrors = layerErrors('runtime');
 
 /** Options of {@link runtimeError}. */
 export interface RuntimeErrorOptions {

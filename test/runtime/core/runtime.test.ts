@@ -4,18 +4,15 @@ import {
   createDirectGateway,
   createRuntime,
   DefaultRuntime,
-  isSecurityProfile,
-  limitsEnforcedNone,
   RUNTIME_BACKEND_KINDS,
   SECURITY_PROFILES,
-  validateLimits,
-  validateRequest,
   type ExecuteRequest,
   type ExecuteResult,
   type RuntimeBackend,
   type RuntimeBackendKind,
   type ToolGateway,
 } from '../../../src/runtime/index.js';
+import { isSecurityProfile, limitsEnforcedNone, validateLimits, validateRequest } from '../../../src/runtime/internal.js';
 
 /** A user-injected backend double that records the requests it receives. */
 function recordingBackend(kind: RuntimeBackendKind = 'docker', outcome: Partial<ExecuteResult> = {}) {

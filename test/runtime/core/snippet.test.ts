@@ -8,8 +8,8 @@ import {
   runtimeError,
   withPartialResult,
   limitsEnforcedNone,
-  type ExecuteResult,
-} from '../../../src/runtime/index.js';
+} from '../../../src/runtime/internal.js';
+import type { ExecuteResult } from '../../../src/runtime/index.js';
 
 describe('prepareSnippet', () => {
   it('passes JavaScript through unchanged', () => {

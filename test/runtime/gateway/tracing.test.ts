@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ToolexecError } from '../../../src/model/index.js';
 import { ChainError, ToolError, type ChainResult, type ChainStep, type RunResult } from '../../../src/run/index.js';
 import { createContractFixture } from '../../../src/testing/gateway-contract.js';
-import { createDirectGateway, createTracingGateway, emptyChainResult, type ToolGateway } from '../../../src/runtime/index.js';
+import { createDirectGateway, createTracingGateway, type ToolGateway } from '../../../src/runtime/index.js';
+import { emptyChainResult } from '../../../src/runtime/internal.js';
 
 const local = { kind: 'local', local: { name: 'x' } } as const;
 const mcp = { kind: 'mcp', mcp: { serverName: 's' } } as const;

@@ -4,17 +4,16 @@ import { describe, expect, it } from 'vitest';
 import { createContractFixture } from '../../../src/testing/gateway-contract.js';
 import {
   assetPath,
-  createDirectGateway,
-  createTracingGateway,
   heapLimitMiB,
   NODE_GUEST_LOADER,
   nodeGuestArgs,
   nodeGuestPath,
   nodeGuestSource,
   runGuestSession,
-  type GuestExit,
   type GuestSessionOutcome,
-} from '../../../src/runtime/index.js';
+} from '../../../src/runtime/internal.js';
+import { createDirectGateway, createTracingGateway } from '../../../src/runtime/index.js';
+import type { GuestExit } from '../../../src/runtime/backends/containerd/index.js';
 
 /** Runs `code` in a node guest started the way a container backend would: loader + program on stdin. */
 async function runViaStdin(code: string, timeoutMs = 5000): Promise<GuestSessionOutcome> {

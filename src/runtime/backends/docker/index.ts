@@ -1,6 +1,8 @@
 /**
  * The container backends: `docker` (one hardened container per run), `gvisor` (the same under
  * gVisor's `runsc`), their warm pool, and the local sandbox image builder.
+ *
+ * @module toolexec/runtime/docker
  */
 export { ContainerSandboxBackend, DockerBackend, createDockerBackend } from './docker-backend.js';
 export type { DockerBackendOptions, DockerPoolOptions } from './docker-backend.js';

@@ -13,7 +13,7 @@ import { deserializeError } from '../../gateway/wire.js';
 import { DEFAULT_TIMEOUT_MS, effectiveTimeoutMs, validateRequest } from '../../core/request.js';
 import type { ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../core/types.js';
 import { RunRecord } from '../../core/run-record.js';
-import { optionError, positiveIntegerOption } from '../sandbox-client/options.js';
+import { OptionReader, optionError } from '../../core/option-reader.js';
 import { executeMessage, readResultPayload } from './messages.js';
 import { createSignedConnection, type SignedConnection } from './signed-connection.js';
 import {
@@ -97,20 +97,17 @@ function resolveOptions(options: RemoteBackendOptions): Resolved | undefined {
   if (options.keyId !== undefined && (typeof options.keyId !== 'string' || options.keyId === '' || /[\r\n]/.test(options.keyId))) {
     throw optionError('remote', 'keyId', 'must be a non-empty single-line string', options.keyId);
   }
-  const overhead = options.timeoutOverheadMs ?? DEFAULT_REMOTE_TIMEOUT_OVERHEAD_MS;
-  if (typeof overhead !== 'number' || !Number.isInteger(overhead) || overhead < 0) {
-    throw optionError('remote', 'timeoutOverheadMs', 'must be a non-negative integer', overhead);
-  }
+  const read = new OptionReader('remote', options);
   const endpoint = `${url.origin}${url.pathname}`;
   return {
     url,
     endpoint,
     secret: secretBytes(options.secret),
     keyId: options.keyId,
-    defaultTimeoutMs: positiveIntegerOption('remote', 'defaultTimeoutMs', options.defaultTimeoutMs, DEFAULT_TIMEOUT_MS),
-    timeoutOverheadMs: overhead,
-    connectTimeoutMs: positiveIntegerOption('remote', 'connectTimeoutMs', options.connectTimeoutMs, DEFAULT_REMOTE_CONNECT_TIMEOUT_MS),
-    maxMessageBytes: positiveIntegerOption('remote', 'maxMessageBytes', options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES),
+    defaultTimeoutMs: read.positiveInteger('defaultTimeoutMs', DEFAULT_TIMEOUT_MS),
+    timeoutOverheadMs: read.nonNegativeInteger('timeoutOverheadMs', DEFAULT_REMOTE_TIMEOUT_OVERHEAD_MS),
+    connectTimeoutMs: read.positiveInteger('connectTimeoutMs', DEFAULT_REMOTE_CONNECT_TIMEOUT_MS),
+    maxMessageBytes: read.positiveInteger('maxMessageBytes', DEFAULT_MAX_MESSAGE_BYTES),
     agent: options.agent,
     headers: { ...options.headers },
     now: options._internal?.now ?? Date.now,

@@ -11,7 +11,7 @@ import { createProxyGateway } from '../../gateway/proxy.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, createStreamConnection } from '../../gateway/stream-connection.js';
 import { protocolError, serializeError, type WireMessage } from '../../gateway/wire.js';
 import type { ExecuteRequest, ExecuteResult, Runtime, RuntimeBackend, SecurityProfile } from '../../core/types.js';
-import { optionError, positiveIntegerOption } from '../sandbox-client/options.js';
+import { OptionReader, optionError } from '../../core/option-reader.js';
 import { parseExecuteMessage, resultPayload, type RemoteExecutePayload } from './messages.js';
 import { ReplayCache } from './replay-cache.js';
 import { createSignedConnection, type SignedConnection } from './signed-connection.js';
@@ -113,24 +113,21 @@ function resolveOptions(options: RemoteRuntimeHandlerOptions): Resolved {
     for (const [keyId, value] of Object.entries(options.secrets)) secrets.set(keyId, secretBytes(value, `secrets.${keyId}`));
     if (secrets.size === 0) throw optionError(OPTION, 'secrets', 'must hold at least one secret', 0);
   }
-  const replayWindowMs = positiveIntegerOption(OPTION, 'replayWindowMs', options.replayWindowMs, DEFAULT_REPLAY_WINDOW_MS);
-  const gatewayRequestTimeoutMs = options.gatewayRequestTimeoutMs ?? 0;
-  if (typeof gatewayRequestTimeoutMs !== 'number' || !Number.isInteger(gatewayRequestTimeoutMs) || gatewayRequestTimeoutMs < 0) {
-    throw optionError(OPTION, 'gatewayRequestTimeoutMs', 'must be a non-negative integer', gatewayRequestTimeoutMs);
-  }
+  const read = new OptionReader(OPTION, options);
+  const replayWindowMs = read.positiveInteger('replayWindowMs', DEFAULT_REPLAY_WINDOW_MS);
   return {
     target,
     secret: options.secret === undefined ? undefined : secretBytes(options.secret),
     secrets,
     replayWindowMs,
-    maxBodyBytes: positiveIntegerOption(OPTION, 'maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
-    maxMessageBytes: positiveIntegerOption(OPTION, 'maxMessageBytes', options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES),
-    maxConcurrentRuns: positiveIntegerOption(OPTION, 'maxConcurrentRuns', options.maxConcurrentRuns, DEFAULT_MAX_CONCURRENT_RUNS),
-    firstMessageTimeoutMs: positiveIntegerOption(OPTION, 'firstMessageTimeoutMs', options.firstMessageTimeoutMs, 10_000),
-    gatewayRequestTimeoutMs,
+    maxBodyBytes: read.positiveInteger('maxBodyBytes', DEFAULT_MAX_BODY_BYTES),
+    maxMessageBytes: read.positiveInteger('maxMessageBytes', DEFAULT_MAX_MESSAGE_BYTES),
+    maxConcurrentRuns: read.positiveInteger('maxConcurrentRuns', DEFAULT_MAX_CONCURRENT_RUNS),
+    firstMessageTimeoutMs: read.positiveInteger('firstMessageTimeoutMs', 10_000),
+    gatewayRequestTimeoutMs: read.nonNegativeInteger('gatewayRequestTimeoutMs', 0),
     allowUnsafeOptIn: options.allowUnsafeOptIn === true,
     now: options._internal?.now ?? Date.now,
-    replay: new ReplayCache(replayWindowMs, positiveIntegerOption(OPTION, 'maxReplayEntries', options.maxReplayEntries, 100_000)),
+    replay: new ReplayCache(replayWindowMs, read.positiveInteger('maxReplayEntries', 100_000)),
   };
 }
 

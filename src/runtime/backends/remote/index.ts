@@ -1,6 +1,8 @@
 /**
- * The `remote` runtime backend and its server side: signed, full-duplex HTTP exchanges whose
- * gateway calls travel back to the caller.
+ * The `remote` backend and its server side: signed, full-duplex HTTP exchanges whose gateway
+ * calls travel back to the caller; with the signing protocol for servers written elsewhere.
+ *
+ * @module toolexec/runtime/remote
  */
 export { DEFAULT_REMOTE_CONNECT_TIMEOUT_MS, DEFAULT_REMOTE_TIMEOUT_OVERHEAD_MS, RemoteBackend, createRemoteBackend } from './client.js';
 export type { RemoteBackendOptions } from './client.js';

@@ -17,7 +17,7 @@ import type {
   SecurityProfile,
 } from '../../core/types.js';
 import { buildGuestSpec, newRunId } from '../spec/guest.js';
-import { resolveProfile } from './mapping.js';
+import { copyLimits, resolveProfile, specLabels } from './mapping.js';
 import type { ResolvedCommonOptions } from './options.js';
 import type { BaseSandboxSpec, GuestSpec, ImageResolver, SandboxCapabilities, SandboxClient, SandboxProcess } from './contract.js';
 
@@ -85,9 +85,36 @@ export async function underSignal<T>(signal: AbortSignal, what: string, step: ()
   }
 }
 
+/** Who an injected-client backend is, as its errors and log lines name it. */
+export interface ClientBackendIdentity<Kind extends RuntimeBackendKind> {
+  /** The backend kind. */
+  kind: Kind;
+  /** The client's name in errors: `containerd client`, `kubernetes client`, ... */
+  clientLabel: string;
+  /** The health failure prefix: `containerd daemon unavailable`, ... */
+  unavailableLabel: string;
+  /** The log line of a run. */
+  logMessage: string;
+}
+
+/** What a backend hands the shared base when it is created. */
+export interface ClientBackendSetup<Spec extends BaseSandboxSpec, Config extends object, Kind extends RuntimeBackendKind> {
+  /** Who the backend is. */
+  identity: ClientBackendIdentity<Kind>;
+  /** The shared options, resolved. */
+  common: ResolvedCommonOptions;
+  /** The injected client; without it every run fails with `RUNTIME_UNAVAILABLE`. */
+  client: SandboxClient<Spec> | undefined;
+  /** Resolves the image before each run, when the backend has an image step. */
+  imageResolver?: ImageResolver | undefined;
+  /** The backend's own resolved configuration (returned, copied, by `config`). */
+  config: Config;
+}
+
 /**
- * The base of the spec backends: Go's Execute order (§2.7.1) with the code, the language and the
- * gateway actually delivered to the sandbox.
+ * The one base of the injected-client backends (containerd, kata, firecracker, kubernetes,
+ * proxmox_lxc): each backend only builds its spec; the base runs it, with the code, the language
+ * and the gateway actually delivered to the sandbox.
  *
  * @remarks
  * Order: request checks (`ABORTED`, `MISSING_GATEWAY`, `MISSING_CODE`, `INVALID_LIMITS`) → the
@@ -96,34 +123,44 @@ export async function underSignal<T>(signal: AbortSignal, what: string, step: ()
  * `timeoutMs` or the backend default, covering everything after) → the health check
  * (`RUNTIME_UNAVAILABLE` `<x> unavailable: <reason>`) → the image resolver (its own
  * ToolexecError, otherwise `RUNTIME_UNAVAILABLE`) → the profile (`standard` when absent;
- * `CONFIGURATION` when unknown) → the spec, validated (`CONFIGURATION` / `SANDBOX_VIOLATION` with
- * Go's messages) → `client.start(spec)` → the guest session. Every failure carries the partial
- * result in `details.result`.
+ * `CONFIGURATION` when unknown) → the spec, validated (`CONFIGURATION` / `SANDBOX_VIOLATION`) →
+ * `client.start(spec)` → the guest session. Every failure carries the partial result in
+ * `details.result`.
  *
  * `limitsEnforced`: `timeout`, `toolCalls` and `chainSteps` are enforced here (the timeout by
  * killing the sandbox through `kill()`); a resource limit is reported only when the spec asked for
  * it and the client declares the capability ({@link SandboxCapabilities}).
  */
-export abstract class SpecBackend<Spec extends BaseSandboxSpec> implements RuntimeBackend {
-  abstract readonly kind: RuntimeBackendKind;
-  abstract readonly readiness: BackendReadiness;
+export abstract class SandboxClientBackend<
+  Spec extends BaseSandboxSpec,
+  Config extends object,
+  Kind extends RuntimeBackendKind,
+> implements RuntimeBackend {
+  /** The backend kind. */
+  readonly kind: Kind;
+  /** Every injected-client backend is `beta`. */
+  readonly readiness: BackendReadiness = 'beta';
+  /** The backend's resolved configuration (read-only; `config` hands out copies). */
+  protected readonly settings: Readonly<Config>;
   readonly #processes = new Set<() => Promise<void>>();
+  readonly #identity: ClientBackendIdentity<Kind>;
   readonly #common: ResolvedCommonOptions;
   readonly #client: SandboxClient<Spec> | undefined;
   readonly #imageResolver: ImageResolver | undefined;
 
-  protected constructor(common: ResolvedCommonOptions, client: SandboxClient<Spec> | undefined, imageResolver?: ImageResolver) {
-    this.#common = common;
-    this.#client = client;
-    this.#imageResolver = imageResolver;
+  protected constructor(setup: ClientBackendSetup<Spec, Config, Kind>) {
+    this.kind = setup.identity.kind;
+    this.#identity = setup.identity;
+    this.#common = setup.common;
+    this.#client = setup.client;
+    this.#imageResolver = setup.imageResolver;
+    this.settings = setup.config;
   }
 
-  /** The client's name in errors: `containerd client`, `kubernetes client`, ... */
-  protected abstract readonly clientLabel: string;
-  /** The health failure prefix: `containerd daemon unavailable`, ... */
-  protected abstract readonly unavailableLabel: string;
-  /** The log line of a run. */
-  protected abstract readonly logMessage: string;
+  /** The resolved configuration (for diagnostics and tests; a copy). */
+  get config(): Config {
+    return { ...this.settings };
+  }
 
   /** Builds and validates the spec (throws `CONFIGURATION` / `SANDBOX_VIOLATION`). */
   protected abstract buildSpec(input: SpecInput): Spec;
@@ -133,6 +170,18 @@ export abstract class SpecBackend<Spec extends BaseSandboxSpec> implements Runti
   protected abstract details(profile: string): Record<string, unknown>;
   /** Log fields of a run. */
   protected abstract logFields(spec: Spec): Record<string, unknown>;
+
+  /** The fields every spec carries: run id, profile, timeout, a copy of the limits, labels and the guest. */
+  protected specBase(input: SpecInput): BaseSandboxSpec {
+    return {
+      runId: input.runId,
+      profile: input.profile,
+      timeoutMs: input.timeoutMs,
+      limits: copyLimits(input.request.limits),
+      labels: specLabels(input.profile, this.kind, input.runId),
+      guest: input.guest,
+    };
+  }
 
   /** The image to resolve, or `undefined` when the backend has no image step. */
   protected imageToResolve(): string | undefined {
@@ -152,7 +201,7 @@ export abstract class SpecBackend<Spec extends BaseSandboxSpec> implements Runti
       await underSignal(signal, 'health check', () => health.ping({ signal }));
     } catch (err) {
       if (signal.aborted) throw abortError(signal, 'health check');
-      throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${this.unavailableLabel}: ${errorMessage(err)}`, {
+      throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${this.#identity.unavailableLabel}: ${errorMessage(err)}`, {
         cause: err,
         details: { backend: this.kind, reason: 'health_check' },
       });
@@ -173,7 +222,7 @@ export abstract class SpecBackend<Spec extends BaseSandboxSpec> implements Runti
     }
     const client = this.#client;
     if (client === undefined) {
-      throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${this.clientLabel} not configured`, {
+      throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${this.#identity.clientLabel} not configured`, {
         result: run.partial(),
         details: { backend: this.kind, reason: 'client_not_configured' },
       });
@@ -283,7 +332,7 @@ export abstract class SpecBackend<Spec extends BaseSandboxSpec> implements Runti
       });
     }
     if (sandbox === null || typeof sandbox !== 'object' || sandbox.stdin === undefined || sandbox.stdout === undefined) {
-      throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: the ${this.clientLabel} returned no attached process`, {
+      throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: the ${this.#identity.clientLabel} returned no attached process`, {
         details: { backend: this.kind, reason: 'start_failed' },
       });
     }
@@ -291,7 +340,7 @@ export abstract class SpecBackend<Spec extends BaseSandboxSpec> implements Runti
   }
 
   #safeLog(spec: Spec): void {
-    this.log(this.logMessage, this.logFields(spec));
+    this.log(this.#identity.logMessage, this.logFields(spec));
   }
 
   /** Logs one `info` line (best effort: a throwing logger is ignored). */

@@ -1,14 +1,9 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ToolexecError } from '../../../../src/model/index.js';
-import {
-  NODE_GUEST_LOADER,
-  createContainerdBackend,
-  nodeGuestSource,
-  validateContainerSpec,
-  type ContainerdSpec,
-  type SandboxProcess,
-} from '../../../../src/runtime/index.js';
+import { NODE_GUEST_LOADER, nodeGuestSource } from '../../../../src/runtime/internal.js';
+import { createContainerdBackend } from '../../../../src/runtime/index.js';
+import { validateContainerSpec, type ContainerdSpec, type SandboxProcess } from '../../../../src/runtime/backends/containerd/index.js';
 import { runtimeBackendContract } from '../../../../src/testing/runtime-contract.js';
 import { createLocalProcessClient, createRecordingClient } from '../../../../src/testing/runtime-clients.js';
 import { expectCode, failure, healthChecker, request } from '../sandbox-client/helpers.js';

@@ -2,14 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DEFAULT_DOCKER_LIMITS,
   DEFAULT_SANDBOX_IMAGE,
-  NODE_GUEST_LOADER,
   buildSandboxImage,
   containerCreateOptions,
-  createDockerBackend,
-  createGvisorBackend,
   resolveContainerLimits,
   type DockerBackend,
-} from '../../../../src/runtime/index.js';
+} from '../../../../src/runtime/backends/docker/index.js';
+import { NODE_GUEST_LOADER } from '../../../../src/runtime/internal.js';
+import { createDockerBackend, createGvisorBackend } from '../../../../src/runtime/index.js';
 import { containersOf, docker, ensureImage, skipDocker } from './engine.js';
 import { failure, isolationSuite, request } from './isolation.js';
 

@@ -5,7 +5,7 @@
  */
 import { Agent } from 'node:http';
 import Docker from 'dockerode';
-import { buildSandboxImage, SANDBOX_LABEL, type SandboxImageInfo } from '../../../../src/runtime/index.js';
+import { buildSandboxImage, SANDBOX_LABEL, type SandboxImageInfo } from '../../../../src/runtime/backends/docker/index.js';
 
 /** What the machine offers. */
 export interface EngineProbe {

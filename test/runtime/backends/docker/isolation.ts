@@ -6,12 +6,8 @@ import { createServer, type Server } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContractFixture } from '../../../../src/testing/gateway-contract.js';
-import {
-  createDirectGateway,
-  type ContainerSandboxBackend,
-  type ExecuteRequest,
-  type ExecuteResult,
-} from '../../../../src/runtime/index.js';
+import { createDirectGateway, type ExecuteRequest, type ExecuteResult } from '../../../../src/runtime/index.js';
+import type { ContainerSandboxBackend } from '../../../../src/runtime/backends/docker/index.js';
 import { containersOf, ensureImage } from './engine.js';
 
 type Failure = Error & { code?: string; details?: Record<string, unknown> & { result?: ExecuteResult } };

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createFirecrackerBackend, validateMicroVMSpec, type MicroVMSpec } from '../../../../src/runtime/index.js';
+import { createFirecrackerBackend } from '../../../../src/runtime/index.js';
+import { validateMicroVMSpec, type MicroVMSpec } from '../../../../src/runtime/backends/firecracker/index.js';
 import { runtimeBackendContract } from '../../../../src/testing/runtime-contract.js';
 import { createLocalProcessClient, createRecordingClient } from '../../../../src/testing/runtime-clients.js';
 import { expectCode, failure, healthChecker, request } from '../sandbox-client/helpers.js';

@@ -4,13 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runtimeBackendContract } from '../../../../src/testing/runtime-contract.js';
 import { createContractFixture } from '../../../../src/testing/gateway-contract.js';
-import {
-  createDirectGateway,
-  createUnsafeHostBackend,
-  type ExecuteRequest,
-  type ExecuteResult,
-  type UnsafeHostBackend,
-} from '../../../../src/runtime/index.js';
+import { createDirectGateway, createUnsafeHostBackend, type ExecuteRequest, type ExecuteResult } from '../../../../src/runtime/index.js';
+import type { UnsafeHostBackend } from '../../../../src/runtime/backends/host/index.js';
 
 runtimeBackendContract('unsafe_host', () => createUnsafeHostBackend(), {
   expectedKind: 'unsafe_host',

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createKataBackend, validateKataSpec, type KataSpec } from '../../../../src/runtime/index.js';
+import { createKataBackend } from '../../../../src/runtime/index.js';
+import { validateKataSpec, type KataSpec } from '../../../../src/runtime/backends/kata/index.js';
 import { runtimeBackendContract } from '../../../../src/testing/runtime-contract.js';
 import { createLocalProcessClient, createRecordingClient } from '../../../../src/testing/runtime-clients.js';
 import { expectCode, failure, healthChecker, request } from '../sandbox-client/helpers.js';

@@ -1,13 +1,13 @@
 import type { V1NetworkPolicy, V1Pod } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
+import { NODE_GUEST_LOADER } from '../../../../src/runtime/internal.js';
 import {
-  NODE_GUEST_LOADER,
   buildKubernetesNetworkPolicy,
   buildKubernetesPod,
-  createKubernetesBackend,
   validateKubernetesSpec,
   type KubernetesPodSpec,
-} from '../../../../src/runtime/index.js';
+} from '../../../../src/runtime/backends/kubernetes/index.js';
+import { createKubernetesBackend } from '../../../../src/runtime/index.js';
 import { runtimeBackendContract } from '../../../../src/testing/runtime-contract.js';
 import { createLocalProcessClient, createRecordingClient } from '../../../../src/testing/runtime-clients.js';
 import { expectCode, failure, healthChecker, request } from '../sandbox-client/helpers.js';

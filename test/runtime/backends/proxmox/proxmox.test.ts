@@ -1,13 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createProxmoxBackend,
-  createRemoteBackend,
-  createRemoteRuntimeHandler,
-  createUnsafeHostBackend,
-  type ProxmoxExecSpec,
-  type RemoteRuntimeHandler,
-} from '../../../../src/runtime/index.js';
+import { createProxmoxBackend, createRemoteBackend, createUnsafeHostBackend } from '../../../../src/runtime/index.js';
+import { createRemoteRuntimeHandler, type RemoteRuntimeHandler } from '../../../../src/runtime/backends/remote/index.js';
+import type { ProxmoxExecSpec } from '../../../../src/runtime/backends/proxmox/index.js';
 import { runtimeBackendContract } from '../../../../src/testing/runtime-contract.js';
 import { createLocalProcessClient, createProxmoxApiDouble, createRecordingClient } from '../../../../src/testing/runtime-clients.js';
 import { expectCode, failure, request } from '../sandbox-client/helpers.js';

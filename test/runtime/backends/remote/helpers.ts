@@ -1,5 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createRemoteRuntimeHandler, type RemoteRuntimeHandler, type RemoteRuntimeHandlerOptions } from '../../../../src/runtime/index.js';
+import {
+  createRemoteRuntimeHandler,
+  type RemoteRuntimeHandler,
+  type RemoteRuntimeHandlerOptions,
+} from '../../../../src/runtime/backends/remote/index.js';
 
 /** The secret shared by the tests' clients and servers. */
 export const SECRET = 'remote-test-secret-0123456789abcdef';

@@ -5,12 +5,14 @@ import { ToolexecError } from '../../../../src/model/index.js';
 import {
   REMOTE_HEADERS,
   REMOTE_PROTOCOL,
-  createRemoteBackend,
   createRemoteRuntimeHandler,
+  remoteRequestHeaders,
+} from '../../../../src/runtime/backends/remote/index.js';
+import {
+  createRemoteBackend,
   createRuntime,
   createUnsafeHostBackend,
   createWasmBackend,
-  remoteRequestHeaders,
   type ExecuteRequest,
   type ExecuteResult,
   type RuntimeBackend,

@@ -6,7 +6,6 @@ import {
   REMOTE_PROTOCOL,
   canonicalRemoteRequest,
   createSignedConnection,
-  createStreamConnection,
   deriveSessionKey,
   executeMessage,
   messageMac,
@@ -15,8 +14,8 @@ import {
   signRemoteRequest,
   verifyRemoteSignature,
   type SignedConnection,
-  type WireMessage,
-} from '../../../../src/runtime/index.js';
+} from '../../../../src/runtime/backends/remote/index.js';
+import { createStreamConnection, type WireMessage } from '../../../../src/runtime/index.js';
 import { ReplayCache } from '../../../../src/runtime/backends/remote/replay-cache.js';
 import { gateway } from '../sandbox-client/helpers.js';
 

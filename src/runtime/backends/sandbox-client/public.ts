@@ -1,0 +1,19 @@
+/**
+ * The contract between an injected-client backend (containerd, kata, firecracker, kubernetes,
+ * proxmox_lxc) and the client you inject: types only, re-exported by each of those subpaths.
+ */
+export type {
+  BackendLogger,
+  BaseSandboxSpec,
+  GuestSpec,
+  HealthChecker,
+  ImageResolver,
+  SandboxCapabilities,
+  SandboxClient,
+  SandboxProcess,
+  SandboxResources,
+  SandboxSecurity,
+  SandboxStartOptions,
+} from './contract.js';
+export type { SandboxClientBackendOptions } from './options.js';
+export type { GuestExit } from '../../guest/session.js';
