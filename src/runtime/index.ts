@@ -25,6 +25,7 @@ export type {
   GatewayCallOptions,
   Limits,
   LimitsEnforced,
+  NodeGuestBackendOptions,
   Runtime,
   RuntimeBackend,
   RuntimeBackendKind,

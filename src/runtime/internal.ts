@@ -6,16 +6,9 @@
  * @module
  */
 export { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, isSecurityProfile, validateLimits, validateRequest } from './core/request.js';
-export {
-  abortError,
-  cloneJson,
-  limitsEnforcedNone,
-  partialResultOf,
-  runtimeError,
-  runtimeErrors,
-  throwIfAborted,
-  withPartialResult,
-} from './core/errors.js';
+export { runtimeError, runtimeErrors, withPartialResult, partialResultOf } from './core/errors.js';
+export { abortError, throwIfAborted } from './core/errors.js';
+export { cloneJson, limitsEnforcedNone } from './core/errors.js';
 export type { RuntimeErrorOptions } from './core/errors.js';
 export { prepareSnippet } from './core/snippet.js';
 export type { PreparedSnippet, SnippetSource } from './core/snippet.js';

@@ -287,6 +287,18 @@ const attempt = async (name, fn) => {
 const pause = (ms) => typeof setTimeout === 'function' ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve();
 `;
 
+/** Runs `body` with a fresh secret in the host's environment under a random key, and removes it afterwards. */
+async function withHostSecret(label: string, body: (key: string, secret: string) => Promise<void>): Promise<void> {
+  const key = `TOOLEXEC_HOSTILE_${randomBytes(6).toString('hex').toUpperCase()}`;
+  const secret = `${label}-${randomBytes(16).toString('hex')}`;
+  process.env[key] = secret;
+  try {
+    await body(key, secret);
+  } finally {
+    delete process.env[key];
+  }
+}
+
 function readFileSnippet(path: string): string {
   const p = JSON.stringify(path);
   return `${ATTEMPTS}
@@ -534,16 +546,11 @@ export function hostileCodeSuite(
     });
 
     hostileCase('process-env', 'a secret in the host environment never reaches the result', async () => {
-      const key = `TOOLEXEC_HOSTILE_${randomBytes(6).toString('hex').toUpperCase()}`;
-      const secret = `env-secret-${randomBytes(16).toString('hex')}`;
-      process.env[key] = secret;
-      try {
+      await withHostSecret('env-secret', async (key, secret) => {
         const outcome = await execute(envSnippet(key));
         expectOutcome('process-env', outcome);
         expect(visible(outcome)).not.toContain(secret);
-      } finally {
-        delete process.env[key];
-      }
+      });
     });
 
     hostileCase('host-modules', 'child_process, fs and net cannot be loaded to act on the host', async () => {
@@ -627,10 +634,7 @@ export function hostileCodeSuite(
     });
 
     hostileCase('constructor-escape', 'constructor chains do not reach the host process', async () => {
-      const key = `TOOLEXEC_HOSTILE_${randomBytes(6).toString('hex').toUpperCase()}`;
-      const secret = `escape-secret-${randomBytes(16).toString('hex')}`;
-      process.env[key] = secret;
-      try {
+      await withHostSecret('escape-secret', async (key, secret) => {
         const outcome = await execute(escapeSnippet(key));
         expectOutcome('constructor-escape', outcome);
         expect(visible(outcome)).not.toContain(secret);
@@ -639,9 +643,7 @@ export function hostileCodeSuite(
           if (fact !== null && typeof fact === 'object')
             expect((fact as { pid?: unknown }).pid, `${path} reached the host process`).not.toBe(process.pid);
         }
-      } finally {
-        delete process.env[key];
-      }
+      });
     });
 
     hostileCase('prototype-pollution', 'polluting prototypes inside the sandbox does not reach the host', async () => {

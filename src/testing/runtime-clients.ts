@@ -1,5 +1,5 @@
 /**
- * Test doubles for the clients a user injects into the spec backends (containerd, kata,
+ * Test doubles for the clients a user injects into the injected-client backends (containerd, kata,
  * firecracker, kubernetes, proxmox_lxc): a client that really runs the spec's guest as a local
  * process, a recording client, and a Proxmox API double.
  */
@@ -54,7 +54,7 @@ function killGroup(child: ChildProcess): void {
 }
 
 /**
- * A client for any spec backend that runs `spec.guest.command` on this machine: `node` (the
+ * A client for any injected-client backend that runs `spec.guest.command` on this machine: `node` (the
  * command's first word) becomes `options.nodePath`; the process gets exactly `spec.guest.env`
  * (nothing of the host's environment), a fresh temporary working directory, its own process group
  * (killed whole on `kill()`, and after `spec.timeoutMs` + `killGraceMs` as a backstop) and piped

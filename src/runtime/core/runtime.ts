@@ -88,7 +88,7 @@ export class DefaultRuntime implements Runtime {
 
   async execute(request: ExecuteRequest): Promise<ExecuteResult> {
     validateRequest(request);
-    // '' counts as unset, as in Go
+    // '' counts as unset
     const profile: unknown = request.profile === undefined || (request.profile as string) === '' ? this.#defaultProfile : request.profile;
     if (!isSecurityProfile(profile)) {
       throw new ToolexecError('RUNTIME_UNAVAILABLE', `runtime unavailable: unknown security profile "${String(profile)}"`, {

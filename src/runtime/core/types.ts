@@ -204,3 +204,15 @@ export interface RuntimeOptions {
   /** @defaultValue 'standard' */
   defaultProfile?: SecurityProfile;
 }
+
+/** Options every backend that runs the node guest accepts (host, docker, gvisor, the injected-client backends). */
+export interface NodeGuestBackendOptions {
+  /** Wall-clock limit of a snippet when the request has none, in milliseconds. @defaultValue 30000 (kubernetes: 60000) */
+  defaultTimeoutMs?: number;
+  /** stdout + stderr cap when the request's limits have none. @defaultValue 1 MiB */
+  defaultMaxOutputBytes?: number;
+  /** Largest gateway protocol message. @defaultValue 8 MiB */
+  maxMessageBytes?: number;
+  /** Extra flags for the guest's node (e.g. `--experimental-permission` on the host backend). */
+  nodeFlags?: readonly string[];
+}

@@ -129,7 +129,7 @@ describe('direct gateway', () => {
     await expect(gateway.runTool('test:add', { a: 1, b: 2 })).resolves.toBeDefined();
   });
 
-  it('records the backend kind of a failed call, unlike Go (244)', async () => {
+  it('records the backend kind of a failed call', async () => {
     const gateway = createDirectGateway(createContractFixture());
     await expect(gateway.runTool('test:add', { a: 'not a number' })).rejects.toMatchObject({ code: 'VALIDATION' });
     await expect(gateway.runTool('test:missing')).rejects.toMatchObject({ code: 'TOOL_NOT_FOUND' });

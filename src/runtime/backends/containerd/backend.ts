@@ -2,19 +2,12 @@
  * The `containerd` backend (beta): a validated container spec handed to an injected client that
  * starts the node guest in a containerd task and attaches its stdio.
  */
-import { SandboxClientBackend, type EnforcedResources, type SpecInput } from '../sandbox-client/base.js';
+import { SandboxClientBackend, clientBackendIdentity, type EnforcedResources, type SpecInput } from '../sandbox-client/base.js';
 import { DEFAULT_SPEC_SANDBOX_IMAGE } from '../spec/guest.js';
-import { containerEnforced, containerResources, containerSecurity } from '../sandbox-client/mapping.js';
+import { containerEnforced } from '../sandbox-client/mapping.js';
 import { OptionReader } from '../../core/option-reader.js';
-import { resolveCommonOptions, type SandboxClientBackendOptions } from '../sandbox-client/options.js';
-import type {
-  BaseSandboxSpec,
-  ImageResolver,
-  SandboxCapabilities,
-  SandboxClient,
-  SandboxResources,
-  SandboxSecurity,
-} from '../sandbox-client/contract.js';
+import type { SandboxClientBackendOptions } from '../sandbox-client/options.js';
+import type { ContainerSandboxSpec, ImageResolver, SandboxCapabilities, SandboxClient } from '../sandbox-client/contract.js';
 import { validateContainerSpec } from '../sandbox-client/validate.js';
 
 /** Default containerd namespace. */
@@ -24,19 +17,11 @@ export const DEFAULT_CONTAINERD_NAMESPACE = 'default';
 export const DEFAULT_CONTAINERD_SOCKET = '/run/containerd/containerd.sock';
 
 /** What a {@link ContainerdClient} starts: one containerd task running the guest. */
-export interface ContainerdSpec extends BaseSandboxSpec {
-  /** The image reference (after the resolver). */
-  image: string;
-  /** The containerd runtime (`io.containerd.runc.v2`, `io.containerd.runsc.v1`, ...); `''` = the default. */
-  runtime: string;
+export interface ContainerdSpec extends ContainerSandboxSpec {
   /** The containerd namespace to create the container in. */
   namespace: string;
   /** The containerd socket to talk to. */
   socketPath: string;
-  /** The cgroup limits to apply (memory, CPU quota/period, pids, disk). */
-  resources: SandboxResources;
-  /** The isolation to apply (user, rootfs, network, seccomp, capabilities). */
-  security: SandboxSecurity;
 }
 
 /**
@@ -75,6 +60,9 @@ export type ContainerdConfig = Required<
   Pick<ContainerdBackendOptions, 'imageRef' | 'namespace' | 'socketPath' | 'runtime' | 'seccompPath'>
 >;
 
+/** How containerd runs are named in errors and logs. */
+const CONTAINERD = clientBackendIdentity('containerd', { client: 'containerd client', unavailable: 'containerd daemon unavailable' });
+
 /**
  * The `containerd` backend.
  *
@@ -88,23 +76,12 @@ export type ContainerdConfig = Required<
 export class ContainerdBackend extends SandboxClientBackend<ContainerdSpec, ContainerdConfig, 'containerd'> {
   constructor(options: ContainerdBackendOptions = {}) {
     const read = new OptionReader('containerd', options);
-    super({
-      identity: {
-        kind: 'containerd',
-        clientLabel: 'containerd client',
-        unavailableLabel: 'containerd daemon unavailable',
-        logMessage: 'executing in containerd',
-      },
-      common: resolveCommonOptions(read),
-      client: read.object<ContainerdClient>('client', ['start']),
-      imageResolver: read.object<ImageResolver>('imageResolver', ['resolve']),
-      config: {
-        imageRef: read.string('imageRef', DEFAULT_SPEC_SANDBOX_IMAGE),
-        namespace: read.string('namespace', DEFAULT_CONTAINERD_NAMESPACE),
-        socketPath: read.string('socketPath', DEFAULT_CONTAINERD_SOCKET),
-        runtime: read.string('runtime', ''),
-        seccompPath: read.string('seccompPath', ''),
-      },
+    super(CONTAINERD, read, {
+      imageRef: read.string('imageRef', DEFAULT_SPEC_SANDBOX_IMAGE),
+      namespace: read.string('namespace', DEFAULT_CONTAINERD_NAMESPACE),
+      socketPath: read.string('socketPath', DEFAULT_CONTAINERD_SOCKET),
+      runtime: read.string('runtime', ''),
+      seccompPath: read.string('seccompPath', ''),
     });
   }
 
@@ -114,15 +91,7 @@ export class ContainerdBackend extends SandboxClientBackend<ContainerdSpec, Cont
 
   protected buildSpec(input: SpecInput): ContainerdSpec {
     const { runtime, namespace, socketPath, seccompPath } = this.settings;
-    const spec: ContainerdSpec = {
-      ...this.specBase(input),
-      image: input.image,
-      runtime,
-      namespace,
-      socketPath,
-      resources: containerResources(input.request.limits),
-      security: containerSecurity(input.profile, { seccompProfile: seccompPath }),
-    };
+    const spec: ContainerdSpec = { ...this.containerSpecBase(input, runtime, { seccompProfile: seccompPath }), namespace, socketPath };
     validateContainerSpec(spec);
     return spec;
   }

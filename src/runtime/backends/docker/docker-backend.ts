@@ -12,7 +12,14 @@ import { nodeGuestSource } from '../../guest/node-guest.js';
 import { runGuestSession, type GuestFailure } from '../../guest/session.js';
 import { effectiveMaxOutputBytes, effectiveTimeoutMs, validateRequest } from '../../core/request.js';
 import { RunRecord } from '../../core/run-record.js';
-import type { BackendReadiness, ExecuteRequest, ExecuteResult, RuntimeBackend, RuntimeBackendKind } from '../../core/types.js';
+import type {
+  BackendReadiness,
+  ExecuteRequest,
+  ExecuteResult,
+  NodeGuestBackendOptions,
+  RuntimeBackend,
+  RuntimeBackendKind,
+} from '../../core/types.js';
 import {
   connectDocker,
   describeEngine,
@@ -41,7 +48,7 @@ export interface DockerPoolOptions {
 }
 
 /** Options of {@link createDockerBackend}. */
-export interface DockerBackendOptions extends DockerConnectionOptions {
+export interface DockerBackendOptions extends DockerConnectionOptions, NodeGuestBackendOptions {
   /** The image: anything with a Linux `node` at `nodePath`. @defaultValue {@link DEFAULT_SANDBOX_IMAGE} */
   image?: string;
   /** The node binary inside the image. @defaultValue '/usr/local/bin/node' */
@@ -57,16 +64,8 @@ export interface DockerBackendOptions extends DockerConnectionOptions {
    * @defaultValue {@link DEFAULT_DOCKER_LIMITS}: 256 MiB, 64 tasks, one CPU, 16 MiB of `/tmp`
    */
   limits?: DockerContainerLimits;
-  /** Wall-clock limit of a snippet when the request has none. @defaultValue 30000 */
-  defaultTimeoutMs?: number;
-  /** stdout + stderr cap when the request's limits have none. @defaultValue 1 MiB */
-  defaultMaxOutputBytes?: number;
-  /** Largest protocol message. @defaultValue 8 MiB */
-  maxMessageBytes?: number;
   /** Extra environment for the guest (nothing of the host's environment is passed). */
   env?: Record<string, string>;
-  /** Extra node flags. */
-  nodeFlags?: readonly string[];
   /**
    * Keep started containers ready (beta; readiness reports `beta`). Each container still serves
    * exactly one run, so no state is shared between runs. Used only by requests whose container

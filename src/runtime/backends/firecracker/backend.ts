@@ -2,10 +2,10 @@
  * The `firecracker` backend (beta): a validated microVM spec handed to an injected client that
  * boots a Firecracker microVM, runs the node guest in it and bridges its stdio.
  */
-import { SandboxClientBackend, type EnforcedResources, type SpecInput } from '../sandbox-client/base.js';
+import { SandboxClientBackend, clientBackendIdentity, type EnforcedResources, type SpecInput } from '../sandbox-client/base.js';
 import { DEFAULT_SPEC_SANDBOX_IMAGE } from '../spec/guest.js';
 import { OptionReader } from '../../core/option-reader.js';
-import { resolveCommonOptions, type SandboxClientBackendOptions } from '../sandbox-client/options.js';
+import type { SandboxClientBackendOptions } from '../sandbox-client/options.js';
 import type { BaseSandboxSpec, SandboxCapabilities, SandboxClient } from '../sandbox-client/contract.js';
 import { invalidSpec, validateGuest } from '../sandbox-client/validate.js';
 
@@ -18,13 +18,8 @@ export const DEFAULT_FIRECRACKER_VCPUS = 1;
 /** Default memory of a microVM, in MiB. */
 export const DEFAULT_FIRECRACKER_MEM_MB = 128;
 
-/** The machine of a microVM. */
-export interface MicroVMResources {
-  /** vCPUs of the VM (positive). */
-  vcpuCount: number;
-  /** Memory of the VM in MiB (positive). */
-  memSizeMB: number;
-}
+/** The machine of a microVM: its vCPUs and its memory in MiB (both positive). */
+export type MicroVMResources = Pick<FirecrackerConfig, 'vcpuCount' | 'memSizeMB'>;
 
 /** How to boot a microVM. */
 export interface MicroVMConfig {
@@ -97,6 +92,9 @@ function machineOption(read: OptionReader<FirecrackerBackendOptions>, option: 'v
   return value <= 0 ? fallback : value;
 }
 
+/** How firecracker runs are named in errors and logs. */
+const FIRECRACKER = clientBackendIdentity('firecracker', { client: 'firecracker runner', unavailable: 'firecracker daemon unavailable' });
+
 /**
  * The `firecracker` backend.
  *
@@ -110,24 +108,14 @@ function machineOption(read: OptionReader<FirecrackerBackendOptions>, option: 'v
 export class FirecrackerBackend extends SandboxClientBackend<MicroVMSpec, FirecrackerConfig, 'firecracker'> {
   constructor(options: FirecrackerBackendOptions = {}) {
     const read = new OptionReader('firecracker', options);
-    super({
-      identity: {
-        kind: 'firecracker',
-        clientLabel: 'firecracker runner',
-        unavailableLabel: 'firecracker daemon unavailable',
-        logMessage: 'executing in firecracker',
-      },
-      common: resolveCommonOptions(read),
-      client: read.object<FirecrackerClient>('client', ['start']),
-      config: {
-        binaryPath: read.string('binaryPath', DEFAULT_FIRECRACKER_BINARY),
-        kernelPath: read.string('kernelPath', ''),
-        rootfsPath: read.string('rootfsPath', ''),
-        socketPath: read.string('socketPath', ''),
-        vcpuCount: machineOption(read, 'vcpuCount', DEFAULT_FIRECRACKER_VCPUS),
-        memSizeMB: machineOption(read, 'memSizeMB', DEFAULT_FIRECRACKER_MEM_MB),
-        image: read.string('image', DEFAULT_SPEC_SANDBOX_IMAGE),
-      },
+    super(FIRECRACKER, read, {
+      binaryPath: read.string('binaryPath', DEFAULT_FIRECRACKER_BINARY),
+      kernelPath: read.string('kernelPath', ''),
+      rootfsPath: read.string('rootfsPath', ''),
+      socketPath: read.string('socketPath', ''),
+      vcpuCount: machineOption(read, 'vcpuCount', DEFAULT_FIRECRACKER_VCPUS),
+      memSizeMB: machineOption(read, 'memSizeMB', DEFAULT_FIRECRACKER_MEM_MB),
+      image: read.string('image', DEFAULT_SPEC_SANDBOX_IMAGE),
     });
   }
 

@@ -14,10 +14,10 @@ import { nodeGuestArgs } from '../../guest/node-guest.js';
 import { runGuestSession, type GuestExit } from '../../guest/session.js';
 import { effectiveMaxOutputBytes, effectiveTimeoutMs, validateRequest } from '../../core/request.js';
 import { RunRecord } from '../../core/run-record.js';
-import type { ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../core/types.js';
+import type { ExecuteRequest, ExecuteResult, NodeGuestBackendOptions, RuntimeBackend } from '../../core/types.js';
 
 /** Options of {@link createUnsafeHostBackend}. */
-export interface UnsafeHostBackendOptions {
+export interface UnsafeHostBackendOptions extends NodeGuestBackendOptions {
   /**
    * Accept every request without the per-request opt-in (`metadata.unsafeOptIn === true`).
    * @defaultValue false
@@ -25,19 +25,11 @@ export interface UnsafeHostBackendOptions {
   optIn?: boolean;
   /** The node binary. @defaultValue process.execPath */
   nodePath?: string;
-  /** Wall-clock limit when the request has none. @defaultValue 30000 */
-  defaultTimeoutMs?: number;
-  /** stdout + stderr cap when the request's limits have none. @defaultValue 1 MiB */
-  defaultMaxOutputBytes?: number;
   /**
    * The child's entire environment. The host's environment is never inherited (no secrets,
    * and no `NODE_EXTRA_CA_CERTS`/`NODE_OPTIONS` surprises). @defaultValue {} (empty)
    */
   env?: Record<string, string>;
-  /** Extra node flags (e.g. `--experimental-permission`, `--allow-fs-read=...`). */
-  nodeFlags?: readonly string[];
-  /** Largest protocol message. @defaultValue 8 MiB */
-  maxMessageBytes?: number;
   /** Where the per-run working directories are created. @defaultValue os.tmpdir() */
   tempDir?: string;
 }

@@ -2,19 +2,12 @@
  * The `kata` backend (beta): a validated spec handed to an injected client that starts the node
  * guest in a Kata Containers VM sandbox and attaches its stdio.
  */
-import { SandboxClientBackend, type EnforcedResources, type SpecInput } from '../sandbox-client/base.js';
+import { SandboxClientBackend, clientBackendIdentity, type EnforcedResources, type SpecInput } from '../sandbox-client/base.js';
 import { DEFAULT_SPEC_SANDBOX_IMAGE } from '../spec/guest.js';
-import { containerEnforced, containerResources, containerSecurity } from '../sandbox-client/mapping.js';
+import { containerEnforced } from '../sandbox-client/mapping.js';
 import { OptionReader } from '../../core/option-reader.js';
-import { resolveCommonOptions, type SandboxClientBackendOptions } from '../sandbox-client/options.js';
-import type {
-  BaseSandboxSpec,
-  ImageResolver,
-  SandboxCapabilities,
-  SandboxClient,
-  SandboxResources,
-  SandboxSecurity,
-} from '../sandbox-client/contract.js';
+import type { SandboxClientBackendOptions } from '../sandbox-client/options.js';
+import type { ContainerSandboxSpec, ImageResolver, SandboxCapabilities, SandboxClient } from '../sandbox-client/contract.js';
 import { invalidSpec, validateGuest, validateResources, validateSecurity } from '../sandbox-client/validate.js';
 
 /** Default kata runtime binary. */
@@ -24,21 +17,13 @@ export const DEFAULT_KATA_RUNTIME = 'kata-runtime';
 export const DEFAULT_KATA_HYPERVISOR = 'qemu';
 
 /** What a {@link KataClient} starts: one Kata sandbox (a lightweight VM) running the guest. */
-export interface KataSpec extends BaseSandboxSpec {
-  /** The image reference (after the resolver); `''` when only `imagePath` is used. */
-  image: string;
-  /** The kata runtime binary. */
-  runtime: string;
+export interface KataSpec extends ContainerSandboxSpec {
   /** `qemu`, `cloud-hypervisor`, `firecracker`, ... */
   hypervisor: string;
   /** The guest kernel, or `''` for the runtime's default. */
   kernelPath: string;
   /** The guest image/rootfs, or `''` for the runtime's default. */
   imagePath: string;
-  /** The resource limits to size and cap the VM with. */
-  resources: SandboxResources;
-  /** The isolation to apply (user, rootfs, network, capabilities). */
-  security: SandboxSecurity;
 }
 
 /**
@@ -73,6 +58,9 @@ export interface KataBackendOptions extends SandboxClientBackendOptions {
 /** The resolved configuration of a {@link KataBackend}. */
 export type KataConfig = Required<Pick<KataBackendOptions, 'runtimePath' | 'image' | 'hypervisor' | 'kernelPath' | 'imagePath'>>;
 
+/** How kata runs are named in errors and logs. */
+const KATA = clientBackendIdentity('kata', { client: 'kata runner', unavailable: 'kata runtime unavailable' });
+
 /**
  * The `kata` backend.
  *
@@ -86,19 +74,13 @@ export class KataBackend extends SandboxClientBackend<KataSpec, KataConfig, 'kat
   constructor(options: KataBackendOptions = {}) {
     const read = new OptionReader('kata', options);
     const imagePath = read.string('imagePath', '');
-    super({
-      identity: { kind: 'kata', clientLabel: 'kata runner', unavailableLabel: 'kata runtime unavailable', logMessage: 'executing in kata' },
-      common: resolveCommonOptions(read),
-      client: read.object<KataClient>('client', ['start']),
-      imageResolver: read.object<ImageResolver>('imageResolver', ['resolve']),
-      config: {
-        runtimePath: read.string('runtimePath', DEFAULT_KATA_RUNTIME),
-        // A VM booted from `imagePath` needs no container image: the default image applies only without one.
-        image: read.string('image', imagePath === '' ? DEFAULT_SPEC_SANDBOX_IMAGE : ''),
-        hypervisor: read.string('hypervisor', DEFAULT_KATA_HYPERVISOR),
-        kernelPath: read.string('kernelPath', ''),
-        imagePath,
-      },
+    super(KATA, read, {
+      runtimePath: read.string('runtimePath', DEFAULT_KATA_RUNTIME),
+      // A VM booted from `imagePath` needs no container image: the default image applies only without one.
+      image: read.string('image', imagePath === '' ? DEFAULT_SPEC_SANDBOX_IMAGE : ''),
+      hypervisor: read.string('hypervisor', DEFAULT_KATA_HYPERVISOR),
+      kernelPath: read.string('kernelPath', ''),
+      imagePath,
     });
   }
 
@@ -108,16 +90,7 @@ export class KataBackend extends SandboxClientBackend<KataSpec, KataConfig, 'kat
 
   protected buildSpec(input: SpecInput): KataSpec {
     const { runtimePath, hypervisor, kernelPath, imagePath } = this.settings;
-    const spec: KataSpec = {
-      ...this.specBase(input),
-      image: input.image,
-      runtime: runtimePath,
-      hypervisor,
-      kernelPath,
-      imagePath,
-      resources: containerResources(input.request.limits),
-      security: containerSecurity(input.profile),
-    };
+    const spec: KataSpec = { ...this.containerSpecBase(input, runtimePath), hypervisor, kernelPath, imagePath };
     validateKataSpec(spec);
     return spec;
   }

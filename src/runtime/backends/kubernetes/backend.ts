@@ -2,10 +2,10 @@
  * The `kubernetes` backend (beta): a validated pod spec with a real Pod manifest, handed to an
  * injected client that creates the pod and attaches to its guest container.
  */
-import { SandboxClientBackend, type EnforcedResources, type SpecInput } from '../sandbox-client/base.js';
+import { SandboxClientBackend, clientBackendIdentity, type EnforcedResources, type SpecInput } from '../sandbox-client/base.js';
 import { DEFAULT_SPEC_SANDBOX_IMAGE } from '../spec/guest.js';
 import { OptionReader } from '../../core/option-reader.js';
-import { resolveCommonOptions, type SandboxClientBackendOptions } from '../sandbox-client/options.js';
+import type { SandboxClientBackendOptions } from '../sandbox-client/options.js';
 import type { BaseSandboxSpec, HealthChecker, ImageResolver, SandboxCapabilities, SandboxClient } from '../sandbox-client/contract.js';
 import { invalidSpec, validateGuest, validateResources, validateSecurity } from '../sandbox-client/validate.js';
 import type { SecurityProfile } from '../../core/types.js';
@@ -121,6 +121,13 @@ function clientHealthChecker(client: KubernetesClient | undefined): HealthChecke
   return { ping: (options) => (client.ping as NonNullable<KubernetesClient['ping']>).call(client, options) };
 }
 
+/** How kubernetes runs are named in errors and logs; a run's default timeout is 60 s. */
+const KUBERNETES = clientBackendIdentity(
+  'kubernetes',
+  { client: 'kubernetes client', unavailable: 'kubernetes cluster unavailable' },
+  { fallbackTimeoutMs: DEFAULT_KUBERNETES_TIMEOUT_MS },
+);
+
 /**
  * The `kubernetes` backend.
  *
@@ -138,31 +145,16 @@ export class KubernetesBackend extends SandboxClientBackend<KubernetesPodSpec, K
   readonly #imagePullPolicy: string;
 
   constructor(options: KubernetesBackendOptions = {}) {
-    const read = new OptionReader('kubernetes', options);
-    const client = read.object<KubernetesClient>('client', ['start']);
+    const client = new OptionReader('kubernetes', options).object<KubernetesClient>('client', ['start']);
     const health = options.healthChecker === undefined ? clientHealthChecker(client) : undefined;
-    const common = resolveCommonOptions(
-      new OptionReader('kubernetes', health === undefined ? options : { ...options, healthChecker: health }),
-      DEFAULT_KUBERNETES_TIMEOUT_MS,
-    );
-    super({
-      identity: {
-        kind: 'kubernetes',
-        clientLabel: 'kubernetes client',
-        unavailableLabel: 'kubernetes cluster unavailable',
-        logMessage: 'executing in kubernetes',
-      },
-      common,
-      client,
-      imageResolver: read.object<ImageResolver>('imageResolver', ['resolve']),
-      config: {
-        namespace: read.string('namespace', DEFAULT_KUBERNETES_NAMESPACE),
-        image: read.string('image', DEFAULT_SPEC_SANDBOX_IMAGE),
-        runtimeClassName: read.string('runtimeClassName', ''),
-        serviceAccount: read.string('serviceAccount', ''),
-        podNamePrefix: read.string('podNamePrefix', 'toolexec'),
-        tmpSizeBytes: read.positiveInteger('tmpSizeBytes', DEFAULT_KUBERNETES_TMP_BYTES),
-      },
+    const read = new OptionReader('kubernetes', health === undefined ? options : { ...options, healthChecker: health });
+    super(KUBERNETES, read, {
+      namespace: read.string('namespace', DEFAULT_KUBERNETES_NAMESPACE),
+      image: read.string('image', DEFAULT_SPEC_SANDBOX_IMAGE),
+      runtimeClassName: read.string('runtimeClassName', ''),
+      serviceAccount: read.string('serviceAccount', ''),
+      podNamePrefix: read.string('podNamePrefix', 'toolexec'),
+      tmpSizeBytes: read.positiveInteger('tmpSizeBytes', DEFAULT_KUBERNETES_TMP_BYTES),
     });
     this.#deadlineGraceSeconds = read.nonNegativeInteger('deadlineGraceSeconds', 30);
     this.#imagePullPolicy = read.string('imagePullPolicy', '');

@@ -3,16 +3,22 @@
  * snippet inside it — through an injected runtime client that starts the node guest in the
  * container (e.g. `pct exec`), or by delegating to any runtime backend that reaches a runtime
  * service in the container (e.g. {@link createRemoteBackend} to a `createRemoteRuntimeHandler`
- * server, Go's design).
+ * server).
  */
 import { ToolexecError, errorMessage } from '../../../model/index.js';
 import { abortError, limitsEnforcedNone, partialResultOf, runtimeError, withPartialResult } from '../../core/errors.js';
 import { validateRequest } from '../../core/request.js';
 import type { BackendInfo, ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../core/types.js';
-import { SandboxClientBackend, underSignal, type EnforcedResources, type SpecInput } from '../sandbox-client/base.js';
+import {
+  SandboxClientBackend,
+  clientBackendIdentity,
+  underSignal,
+  type EnforcedResources,
+  type SpecInput,
+} from '../sandbox-client/base.js';
 import { SANDBOX_USER, containerEnforced, containerResources } from '../sandbox-client/mapping.js';
 import { OptionReader } from '../../core/option-reader.js';
-import { resolveCommonOptions, type SandboxClientBackendOptions } from '../sandbox-client/options.js';
+import type { SandboxClientBackendOptions } from '../sandbox-client/options.js';
 import type { BaseSandboxSpec, SandboxCapabilities, SandboxClient, SandboxResources } from '../sandbox-client/contract.js';
 import { validateGuest, validateResources } from '../sandbox-client/validate.js';
 
@@ -111,6 +117,13 @@ export type ProxmoxConfig = Required<
   Pick<ProxmoxBackendOptions, 'node' | 'vmid' | 'autoStart' | 'autoStop' | 'startTimeoutMs' | 'pollIntervalMs' | 'stopTimeoutMs'>
 >;
 
+/** How proxmox_lxc runs are named in errors and logs; the injected client is `runtimeClient`. */
+const PROXMOX = clientBackendIdentity(
+  'proxmox_lxc',
+  { client: 'proxmox runtime client', unavailable: 'proxmox not available' },
+  { logMessage: 'executing in proxmox lxc', clientOption: 'runtimeClient' },
+);
+
 /**
  * The `proxmox_lxc` backend.
  *
@@ -132,24 +145,14 @@ export class ProxmoxBackend extends SandboxClientBackend<ProxmoxExecSpec, Proxmo
   constructor(options: ProxmoxBackendOptions = {}) {
     const read = new OptionReader('proxmox_lxc', options);
     const runtimeClient = read.object<ProxmoxRuntimeClient>('runtimeClient', ['start']);
-    super({
-      identity: {
-        kind: 'proxmox_lxc',
-        clientLabel: 'proxmox runtime client',
-        unavailableLabel: 'proxmox not available',
-        logMessage: 'executing in proxmox lxc',
-      },
-      common: resolveCommonOptions(read),
-      client: runtimeClient,
-      config: {
-        node: read.string('node', ''),
-        vmid: read.nonNegativeInteger('vmid', 0),
-        autoStart: read.boolean('autoStart', true),
-        autoStop: read.boolean('autoStop', false),
-        startTimeoutMs: read.positiveInteger('startTimeoutMs', DEFAULT_PROXMOX_START_TIMEOUT_MS),
-        pollIntervalMs: read.positiveInteger('pollIntervalMs', DEFAULT_PROXMOX_POLL_INTERVAL_MS),
-        stopTimeoutMs: read.positiveInteger('stopTimeoutMs', DEFAULT_PROXMOX_STOP_TIMEOUT_MS),
-      },
+    super(PROXMOX, read, {
+      node: read.string('node', ''),
+      vmid: read.nonNegativeInteger('vmid', 0),
+      autoStart: read.boolean('autoStart', true),
+      autoStop: read.boolean('autoStop', false),
+      startTimeoutMs: read.positiveInteger('startTimeoutMs', DEFAULT_PROXMOX_START_TIMEOUT_MS),
+      pollIntervalMs: read.positiveInteger('pollIntervalMs', DEFAULT_PROXMOX_POLL_INTERVAL_MS),
+      stopTimeoutMs: read.positiveInteger('stopTimeoutMs', DEFAULT_PROXMOX_STOP_TIMEOUT_MS),
     });
     const runtime = read.object<RuntimeBackend>('runtime', ['execute']);
     if (runtime !== undefined && runtimeClient !== undefined) throw read.error('runtime', 'cannot be combined with runtimeClient', 'both');
@@ -222,7 +225,7 @@ export class ProxmoxBackend extends SandboxClientBackend<ProxmoxExecSpec, Proxmo
         api.stop(this.settings.node, this.settings.vmid, { signal: stopping.signal }),
       );
     } catch {
-      // best effort, as in Go
+      // best effort: a container that does not stop is not the run's failure
     } finally {
       clearTimeout(timer);
     }

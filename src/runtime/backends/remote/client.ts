@@ -26,7 +26,7 @@ import {
   type RemoteSecret,
 } from './signing.js';
 
-/** Time added to a run's timeout for the network (Go's `TimeoutOverhead`): 5 s. */
+/** Time added to a run's timeout for the network: 5 s. */
 export const DEFAULT_REMOTE_TIMEOUT_OVERHEAD_MS = 5_000;
 
 /** How long the server may take to answer the request (status line): 10 s. */
@@ -42,8 +42,7 @@ const MAX_REMEMBERED_ERRORS = 100;
 export interface RemoteBackendOptions {
   /**
    * The runtime service (`http:` or `https:`), e.g. a server running {@link createRemoteRuntimeHandler}.
-   * Without `url` and `secret` the backend is unconfigured: every run fails with `RUNTIME_UNAVAILABLE`
-   * (Go's `ErrClientNotConfigured`).
+   * Without `url` and `secret` the backend is unconfigured: every run fails with `RUNTIME_UNAVAILABLE`.
    */
   url?: string | URL;
   /** The shared secret (at least 16 bytes). Required with `url`. */

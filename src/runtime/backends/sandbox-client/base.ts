@@ -1,5 +1,5 @@
 /**
- * The run pipeline every spec backend shares: validate, health check, image, spec, start the
+ * The run pipeline every injected-client backend shares: validate, health check, image, spec, start the
  * sandbox through the injected client, then drive the node guest over its stdio.
  */
 import { ToolexecError, errorMessage } from '../../../model/index.js';
@@ -17,9 +17,18 @@ import type {
   SecurityProfile,
 } from '../../core/types.js';
 import { buildGuestSpec, newRunId } from '../spec/guest.js';
-import { copyLimits, resolveProfile, specLabels } from './mapping.js';
-import type { ResolvedCommonOptions } from './options.js';
-import type { BaseSandboxSpec, GuestSpec, ImageResolver, SandboxCapabilities, SandboxClient, SandboxProcess } from './contract.js';
+import { containerResources, containerSecurity, copyLimits, resolveProfile, specLabels, type ContainerSecurityOptions } from './mapping.js';
+import type { OptionReader } from '../../core/option-reader.js';
+import { resolveCommonOptions, type ResolvedCommonOptions, type SandboxClientBackendOptions } from './options.js';
+import type {
+  BaseSandboxSpec,
+  ContainerSandboxSpec,
+  GuestSpec,
+  ImageResolver,
+  SandboxCapabilities,
+  SandboxClient,
+  SandboxProcess,
+} from './contract.js';
 
 /** What a backend's `buildSpec` receives. */
 export interface SpecInput {
@@ -37,7 +46,7 @@ export interface SpecInput {
   runId: string;
 }
 
-/** The resource limits a spec backend reports (timeout, tool calls and chain steps are always enforced). */
+/** The resource limits an injected-client backend reports (timeout, tool calls and chain steps are always enforced). */
 export type EnforcedResources = Pick<LimitsEnforced, 'memory' | 'cpu' | 'pids' | 'disk'>;
 
 function once(fn: () => void | Promise<void>): () => Promise<void> {
@@ -93,22 +102,29 @@ export interface ClientBackendIdentity<Kind extends RuntimeBackendKind> {
   clientLabel: string;
   /** The health failure prefix: `containerd daemon unavailable`, ... */
   unavailableLabel: string;
-  /** The log line of a run. */
+  /** The log line of a run. @defaultValue `executing in <kind>` */
   logMessage: string;
+  /** The option holding the injected client. @defaultValue 'client' */
+  clientOption?: string;
+  /** The run's wall-clock limit when neither the request nor `defaultTimeoutMs` sets one. @defaultValue 30000 */
+  fallbackTimeoutMs?: number;
 }
 
-/** What a backend hands the shared base when it is created. */
-export interface ClientBackendSetup<Spec extends BaseSandboxSpec, Config extends object, Kind extends RuntimeBackendKind> {
-  /** Who the backend is. */
-  identity: ClientBackendIdentity<Kind>;
-  /** The shared options, resolved. */
-  common: ResolvedCommonOptions;
-  /** The injected client; without it every run fails with `RUNTIME_UNAVAILABLE`. */
-  client: SandboxClient<Spec> | undefined;
-  /** Resolves the image before each run, when the backend has an image step. */
-  imageResolver?: ImageResolver | undefined;
-  /** The backend's own resolved configuration (returned, copied, by `config`). */
-  config: Config;
+/** An identity: `logMessage` defaults to `executing in <kind>`. */
+export function clientBackendIdentity<Kind extends RuntimeBackendKind>(
+  kind: Kind,
+  labels: { client: string; unavailable: string },
+  extra: Partial<Omit<ClientBackendIdentity<Kind>, 'kind' | 'clientLabel' | 'unavailableLabel'>> = {},
+): ClientBackendIdentity<Kind> {
+  return { kind, clientLabel: labels.client, unavailableLabel: labels.unavailable, logMessage: `executing in ${kind}`, ...extra };
+}
+
+/** The options the shared base reads itself: the common ones, the client and the image resolver. */
+export interface ClientBackendBaseOptions extends SandboxClientBackendOptions {
+  /** The injected client (under {@link ClientBackendIdentity.clientOption}). */
+  client?: unknown;
+  /** Resolves the image before each run, for backends with an image step. */
+  imageResolver?: ImageResolver;
 }
 
 /**
@@ -148,13 +164,18 @@ export abstract class SandboxClientBackend<
   readonly #client: SandboxClient<Spec> | undefined;
   readonly #imageResolver: ImageResolver | undefined;
 
-  protected constructor(setup: ClientBackendSetup<Spec, Config, Kind>) {
-    this.kind = setup.identity.kind;
-    this.#identity = setup.identity;
-    this.#common = setup.common;
-    this.#client = setup.client;
-    this.#imageResolver = setup.imageResolver;
-    this.settings = setup.config;
+  /**
+   * @param identity - who the backend is.
+   * @param read - the backend's options; the base reads the common ones, the client and the image resolver.
+   * @param config - the backend's own resolved configuration (returned, copied, by `config`).
+   */
+  protected constructor(identity: ClientBackendIdentity<Kind>, read: OptionReader<ClientBackendBaseOptions>, config: Config) {
+    this.kind = identity.kind;
+    this.#identity = identity;
+    this.#common = resolveCommonOptions(read, identity.fallbackTimeoutMs);
+    this.#client = read.object<SandboxClient<Spec>>((identity.clientOption ?? 'client') as 'client', ['start']);
+    this.#imageResolver = read.object<ImageResolver>('imageResolver', ['resolve']);
+    this.settings = config;
   }
 
   /** The resolved configuration (for diagnostics and tests; a copy). */
@@ -180,6 +201,20 @@ export abstract class SandboxClientBackend<
       limits: copyLimits(input.request.limits),
       labels: specLabels(input.profile, this.kind, input.runId),
       guest: input.guest,
+    };
+  }
+
+  /**
+   * The fields of a container spec (containerd, kata): the common ones, the resolved image,
+   * `runtime`, the request's limits as resources and the profile's isolation.
+   */
+  protected containerSpecBase(input: SpecInput, runtime: string, security: ContainerSecurityOptions = {}): ContainerSandboxSpec {
+    return {
+      ...this.specBase(input),
+      image: input.image,
+      runtime,
+      resources: containerResources(input.request.limits),
+      security: containerSecurity(input.profile, security),
     };
   }
 

@@ -1,5 +1,5 @@
 /**
- * The contract between a "spec" backend (containerd, kata, firecracker, kubernetes, proxmox_lxc)
+ * The contract between an injected-client backend (containerd, kata, firecracker, kubernetes, proxmox_lxc)
  * and the client a user injects: a validated spec goes in, a process attached over stdio comes
  * back, and the backend drives the node guest over it.
  */
@@ -89,6 +89,18 @@ export interface BaseSandboxSpec {
   guest: GuestSpec;
 }
 
+/** A sandbox started from an image with container isolation and cgroup-style limits (containerd, kata). */
+export interface ContainerSandboxSpec extends BaseSandboxSpec {
+  /** The image reference (after the resolver); kata allows `''` when only `imagePath` is used. */
+  image: string;
+  /** The runtime that starts it: a containerd runtime (`''` = the default) or the kata runtime binary. */
+  runtime: string;
+  /** The limits to apply (cgroup memory, CPU quota/period, pids, disk; a VM is sized from them). */
+  resources: SandboxResources;
+  /** The isolation to apply (user, rootfs, network, seccomp, capabilities). */
+  security: SandboxSecurity;
+}
+
 /**
  * What a client's sandbox really applies. The backend reports a limit as enforced only when the
  * spec asked for it **and** the client declares it here: the declaration is trusted, so declare
@@ -140,7 +152,7 @@ export interface SandboxProcess {
 }
 
 /**
- * The injected client of a spec backend: starts the spec's guest inside a sandbox.
+ * The client injected into an injected-client backend: starts the spec's guest inside a sandbox.
  *
  * @remarks
  * Contract: safe for concurrent use; honours `options.signal` while starting; never mutates the
@@ -153,7 +165,7 @@ export interface SandboxClient<Spec extends BaseSandboxSpec = BaseSandboxSpec> {
   readonly capabilities?: SandboxCapabilities;
 }
 
-/** Checks that the sandbox infrastructure is reachable (Go's `HealthChecker.Ping`). */
+/** Checks that the sandbox infrastructure is reachable. */
 export interface HealthChecker {
   /** Resolves when healthy; rejects with the reason otherwise. */
   ping(options: { signal: AbortSignal }): Promise<void>;

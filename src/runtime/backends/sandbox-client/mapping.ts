@@ -1,5 +1,5 @@
 /**
- * Profile → isolation and limits → resources, as the Go backends map them (§2.7.1).
+ * Profile → isolation and limits → resources, for the injected-client backends.
  */
 import { ToolexecError } from '../../../model/index.js';
 import { isSecurityProfile } from '../../core/request.js';
@@ -15,8 +15,8 @@ export const CPU_PERIOD_US = 1_000_000;
 /**
  * The request's profile, or `standard` when it names none.
  *
- * @throws `CONFIGURATION` for a profile that is not `dev`, `standard` or `hardened` (Go maps an
- * unknown profile to a writable rootfs on the default network; refusing it is safer).
+ * @throws `CONFIGURATION` for a profile that is not `dev`, `standard` or `hardened` (an unknown
+ * profile is refused rather than run with weaker isolation).
  */
 export function resolveProfile(request: ExecuteRequest): SecurityProfile {
   const profile: unknown = request.profile;

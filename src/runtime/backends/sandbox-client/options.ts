@@ -4,25 +4,18 @@
 import type { OptionReader } from '../../core/option-reader.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../../gateway/stream-connection.js';
 import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../../core/request.js';
+import type { NodeGuestBackendOptions } from '../../core/types.js';
 import type { BackendLogger, HealthChecker } from './contract.js';
 
 /** How long a client's `kill()` may take before a run stops waiting for it: 5 s. */
 export const DEFAULT_KILL_TIMEOUT_MS = 5_000;
 
 /** Options shared by the containerd, kata, firecracker, kubernetes and proxmox_lxc backends. */
-export interface SandboxClientBackendOptions {
+export interface SandboxClientBackendOptions extends NodeGuestBackendOptions {
   /** Checked before each run; a failure is `RUNTIME_UNAVAILABLE`. */
   healthChecker?: HealthChecker;
-  /** Wall-clock limit of a run when the request has none (health check and start included). */
-  defaultTimeoutMs?: number;
-  /** stdout + stderr cap when the request's limits have none. @defaultValue 1 MiB */
-  defaultMaxOutputBytes?: number;
-  /** Largest gateway protocol message. @defaultValue 8 MiB */
-  maxMessageBytes?: number;
   /** The node binary inside the sandbox. @defaultValue 'node' */
   nodeCommand?: string;
-  /** Extra flags for the guest's node. */
-  nodeFlags?: readonly string[];
   /** How long to wait for the client's `kill()` after a run. @defaultValue 5000 */
   killTimeoutMs?: number;
   /** Receives one `info` line per run. */

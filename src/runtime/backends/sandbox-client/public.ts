@@ -5,6 +5,7 @@
 export type {
   BackendLogger,
   BaseSandboxSpec,
+  ContainerSandboxSpec,
   GuestSpec,
   HealthChecker,
   ImageResolver,

@@ -1,12 +1,12 @@
 /**
- * Spec validation shared by the spec backends, with Go's messages: `image is required`,
+ * Spec validation shared by the injected-client backends, with fixed messages: `image is required`,
  * `security: security policy violation: host network not allowed`, `resources: memory cannot be
  * negative`, ...
  */
 import { ToolexecError } from '../../../model/index.js';
 import type { GuestSpec, SandboxResources, SandboxSecurity } from './contract.js';
 
-/** A `CONFIGURATION` error for an invalid spec (the message is Go's). */
+/** A `CONFIGURATION` error for an invalid spec. */
 export function invalidSpec(message: string, field: string): ToolexecError {
   return new ToolexecError('CONFIGURATION', message, { details: { field } });
 }
@@ -33,7 +33,7 @@ const RESOURCE_CHECKS = [
   ['diskBytes', 'disk limit cannot be negative'],
 ] as const;
 
-/** Checks resources in Go's order. @throws `CONFIGURATION` `resources: <field> cannot be negative`. */
+/** Checks resources: memory, CPU quota, pids, disk. @throws `CONFIGURATION` `resources: <field> cannot be negative`. */
 export function validateResources(resources: Pick<SandboxResources, 'memoryBytes' | 'cpuQuotaUs' | 'pidsLimit' | 'diskBytes'>): void {
   for (const [field, message] of RESOURCE_CHECKS) {
     const value = resources[field];
@@ -53,7 +53,7 @@ export function validateGuest(guest: GuestSpec, timeoutMs: number): void {
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw invalidSpec('timeoutMs must be positive', 'timeoutMs');
 }
 
-/** The container checks in Go's order: image, security, resources; then the guest. */
+/** The container checks, in this order: image, security, resources; then the guest. */
 export function validateContainerSpec(spec: {
   image: string;
   security: Pick<SandboxSecurity, 'networkMode'> & { privileged?: boolean };

@@ -1,6 +1,6 @@
 /**
  * The `temporal` backend: a **stub**. It validates its configuration and each request, then always
- * fails with `RUNTIME_UNAVAILABLE` (`temporal backend not implemented`), as Go's does.
+ * fails with `RUNTIME_UNAVAILABLE` (`temporal backend not implemented`).
  */
 import { elapsedMs, limitsEnforcedNone, runtimeError, withPartialResult } from '../../core/errors.js';
 import { validateRequest } from '../../core/request.js';

@@ -13,6 +13,7 @@ import type { ToolGateway } from '../../core/types.js';
 import { failureFromReport, memoryFailure, outputFailure, timeoutFailure, type RunFailure } from '../../core/failure.js';
 import type { PoolWorker, WorkerDeath, WorkerPool } from './pool.js';
 import { OutputCapture } from '../../core/output-capture.js';
+import { FirstSettlement } from '../../core/first-settlement.js';
 
 /** One run to do on a worker. */
 export interface WorkerRunSpec {
@@ -121,16 +122,8 @@ function waitingOf(report: unknown): Record<string, unknown> {
 export async function runOnWorker(pool: WorkerPool, spec: WorkerRunSpec): Promise<WorkerRunOutcome> {
   const capture = new OutputCapture(spec.maxOutputBytes);
   const gatewayErrors = new Map<string, unknown>();
-  let settle!: (settlement: Settlement) => void;
-  const settled = new Promise<Settlement>((resolve) => {
-    settle = resolve;
-  });
-  let isSettled = false;
-  const finish = (settlement: Settlement) => {
-    if (isSettled) return;
-    isSettled = true;
-    settle(settlement);
-  };
+  const first = new FirstSettlement<Settlement>();
+  const finish = (settlement: Settlement) => first.offer(settlement);
   let sawTerminal!: () => void;
   const terminal = new Promise<void>((resolve) => {
     sawTerminal = resolve;
@@ -144,7 +137,7 @@ export async function runOnWorker(pool: WorkerPool, spec: WorkerRunSpec): Promis
   if (spec.signal?.aborted === true) onAbort();
 
   const acquiring = new AbortController();
-  void settled.then(() => acquiring.abort());
+  void first.promise.then(() => acquiring.abort());
   let worker: PoolWorker | undefined;
   try {
     worker = await pool.acquire(acquiring.signal);
@@ -161,7 +154,7 @@ export async function runOnWorker(pool: WorkerPool, spec: WorkerRunSpec): Promis
   const death = new Promise<void>((resolve) => {
     sawDeath = resolve;
   });
-  if (worker !== undefined && !isSettled) {
+  if (worker !== undefined && !first.settled) {
     const running = worker;
     seq = running.nextSeq();
     idle = running.whenIdle(seq);
@@ -225,7 +218,7 @@ export async function runOnWorker(pool: WorkerPool, spec: WorkerRunSpec): Promis
     }
   }
 
-  const settlement = await settled;
+  const settlement = await first.promise;
   clearTimeout(timer);
   spec.signal?.removeEventListener('abort', onAbort);
 

@@ -28,7 +28,7 @@ describe('containerd backend', () => {
     expect(contractClient.running).toBe(0);
   });
 
-  it("has Go's defaults", () => {
+  it('has the documented defaults', () => {
     const backend = createContainerdBackend();
     expect(backend.kind).toBe('containerd');
     expect(backend.readiness).toBe('beta');
@@ -256,7 +256,7 @@ describe('containerd backend', () => {
     expect(client.running).toBe(0);
   });
 
-  it("validates specs with Go's messages", async () => {
+  it('validates specs with fixed messages', async () => {
     const client = recording();
     await createContainerdBackend({ client }).execute(request('return 1'));
     const good = client.lastSpec as ContainerdSpec;

@@ -18,7 +18,7 @@ describe('firecracker backend', () => {
   const client = createRecordingClient<MicroVMSpec>();
   afterAll(() => client.close());
 
-  it("has Go's defaults; vcpuCount and memSizeMB <= 0 mean the defaults", () => {
+  it('has the documented defaults; vcpuCount and memSizeMB <= 0 mean the defaults', () => {
     expect(createFirecrackerBackend().config).toEqual({
       binaryPath: 'firecracker',
       kernelPath: '',
@@ -42,7 +42,7 @@ describe('firecracker backend', () => {
     expect(client.specs).toHaveLength(0);
   });
 
-  it('builds the microVM spec and validates it in Go order', async () => {
+  it('builds the microVM spec and validates it in order', async () => {
     const result = await createFirecrackerBackend({ ...paths, client, vcpuCount: 2, memSizeMB: 256, socketPath: '/tmp/fc.sock' }).execute(
       request("return 'booted'", { profile: 'hardened' }),
     );
@@ -61,7 +61,7 @@ describe('firecracker backend', () => {
     expect(bad((s) => (s.resources.memSizeMB = 0))).toThrow('memSizeMB must be positive');
   });
 
-  it('claims no limit it does not pass on (unlike Go): memory only when the client declares the VM cap', async () => {
+  it('claims no limit it does not pass on: memory only when the client declares the VM cap', async () => {
     const limits = { memoryBytes: 64 * 1024 * 1024, cpuQuotaMs: 100, pidsMax: 10, diskBytes: 1000 };
     const plain = await createFirecrackerBackend({ ...paths, client }).execute(request('return 1', { limits }));
     expect(plain.limitsEnforced).toEqual({

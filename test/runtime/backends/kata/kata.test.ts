@@ -14,7 +14,7 @@ describe('kata backend', () => {
   const client = createRecordingClient<KataSpec>();
   afterAll(() => client.close());
 
-  it("has Go's defaults", () => {
+  it('has the documented defaults', () => {
     expect(createKataBackend().config).toEqual({
       runtimePath: 'kata-runtime',
       image: 'toolruntime-sandbox:latest',
@@ -50,7 +50,7 @@ describe('kata backend', () => {
     expect((client.lastSpec as KataSpec).security).toMatchObject({ networkMode: 'bridge', readOnlyRootfs: false });
   });
 
-  it('needs an image or an image path (Go: "image or imagePath is required")', async () => {
+  it('needs an image or an image path ("image or imagePath is required")', async () => {
     const noImage = await failure(createKataBackend({ client, imageResolver: { resolve: async () => '' } }).execute(request('return 1')));
     expectCode(noImage, 'CONFIGURATION');
     expect(noImage.message).toBe('image or imagePath is required');

@@ -28,7 +28,7 @@ describe('kubernetes backend', () => {
   const client = createRecordingClient<KubernetesPodSpec>();
   afterAll(() => client.close());
 
-  it("has Go's defaults, including the 60 s timeout", async () => {
+  it('has the documented defaults, including the 60 s timeout', async () => {
     expect(createKubernetesBackend().config).toEqual({
       namespace: 'default',
       image: 'toolruntime-sandbox:latest',

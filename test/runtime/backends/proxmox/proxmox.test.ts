@@ -24,7 +24,7 @@ describe('proxmox_lxc backend', () => {
   const runtimeClient = createRecordingClient<ProxmoxExecSpec>();
   afterAll(() => runtimeClient.close());
 
-  it("has Go's defaults", () => {
+  it('has the documented defaults', () => {
     expect(createProxmoxBackend().config).toEqual({
       node: '',
       vmid: 0,
@@ -124,7 +124,7 @@ describe('proxmox_lxc backend', () => {
     expect(api.calls.filter((call) => call.method === 'stop')).toHaveLength(2);
   });
 
-  describe('delegating to a runtime service in the container (Go design: a remote backend)', () => {
+  describe('delegating to a runtime service in the container (a remote backend)', () => {
     let server: Server;
     let handler: RemoteRuntimeHandler;
     let url: string;

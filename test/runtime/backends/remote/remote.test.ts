@@ -353,7 +353,7 @@ describe('remote backend over 127.0.0.1', () => {
     expectCode(await pending, 'ABORTED');
   });
 
-  it('fails clearly when unconfigured (Go: ErrClientNotConfigured), after the request checks', async () => {
+  it('fails clearly when unconfigured, after the request checks', async () => {
     const backend = createRemoteBackend();
     expect(backend.endpoint).toBe('');
     const error = await failure(backend.execute(request('return 1')));

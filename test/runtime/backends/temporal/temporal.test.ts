@@ -17,7 +17,7 @@ function untouchable(): RuntimeBackend & { calls: number } {
 }
 
 describe('temporal backend (stub)', () => {
-  it("has Go's defaults and reports readiness stub", () => {
+  it('has the documented defaults and reports readiness stub', () => {
     const backend = createTemporalBackend();
     expect(backend.kind).toBe('temporal');
     expect(backend.readiness).toBe('stub');
