@@ -1,6 +1,8 @@
 /**
- * Small helpers shared by the runtime core and every backend: failures that carry the partial
- * result, signal-to-error mapping, the "nothing enforced" limits record and JSON-safe copies.
+ * The runtime's error factory: every runtime error is made here ({@link runtimeError}, and
+ * {@link runtimeErrors} for bad options), so codes, messages (`<category>: <detail>`, e.g.
+ * `runtime unavailable: ...`) and the partial result under `details.result` have one shape.
+ * Also the signal-to-error mapping, the "nothing enforced" limits record and JSON-safe copies.
  */
 import { ToolexecError, type ErrorCode } from '../../model/index.js';
 import { layerErrors } from '../../model/internal.js';

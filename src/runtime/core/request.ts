@@ -1,8 +1,8 @@
 /**
  * Request checks shared by the runtime and every backend, and the defaults they resolve.
  */
-import { ToolexecError } from '../../model/index.js';
-import { throwIfAborted } from './errors.js';
+import { type ToolexecError } from '../../model/index.js';
+import { throwIfAborted, runtimeError } from './errors.js';
 import { SECURITY_PROFILES, type ExecuteRequest, type Limits, type SecurityProfile } from './types.js';
 
 /** Default wall-clock limit of one snippet: 30 s. */
@@ -23,7 +23,7 @@ export const LIMIT_FIELDS = [
 ] as const satisfies readonly (keyof Limits)[];
 
 function invalidLimit(field: string, value: unknown, problem: string): ToolexecError {
-  return new ToolexecError('INVALID_LIMITS', `invalid limits: ${field} ${problem}`, { details: { field, value } });
+  return runtimeError('INVALID_LIMITS', `invalid limits: ${field} ${problem}`, { details: { field, value } });
 }
 
 function checkCount(field: string, value: unknown): void {
@@ -51,14 +51,14 @@ export function validateLimits(limits: Limits | undefined): void {
  */
 export function validateRequest(request: ExecuteRequest): void {
   if (request === null || typeof request !== 'object') {
-    throw new ToolexecError('MISSING_GATEWAY', 'gateway is required');
+    throw runtimeError('MISSING_GATEWAY', 'gateway is required');
   }
   throwIfAborted(request.signal, 'execution');
   if (request.gateway === undefined || request.gateway === null || typeof request.gateway !== 'object') {
-    throw new ToolexecError('MISSING_GATEWAY', 'gateway is required');
+    throw runtimeError('MISSING_GATEWAY', 'gateway is required');
   }
   if (typeof request.code !== 'string' || request.code === '') {
-    throw new ToolexecError('MISSING_CODE', 'code is required');
+    throw runtimeError('MISSING_CODE', 'code is required');
   }
   checkCount('timeoutMs', request.timeoutMs);
   validateLimits(request.limits);

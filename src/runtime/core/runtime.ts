@@ -2,7 +2,7 @@
  * The runtime: routes each snippet to the backend of its security profile, after the checks every
  * request goes through.
  */
-import { ToolexecError } from '../../model/index.js';
+import { runtimeError } from './errors.js';
 import { createDefaultBackends, type BackendFactory } from './default-backends.js';
 import { isSecurityProfile, validateRequest } from './request.js';
 import type { ExecuteRequest, ExecuteResult, Runtime, RuntimeBackend, RuntimeOptions, SecurityProfile, ToolCallRecord } from './types.js';
@@ -51,7 +51,7 @@ export class DefaultRuntime implements Runtime {
   constructor(options: RuntimeOptions = {}) {
     const defaultProfile = options.defaultProfile ?? DEFAULT_SECURITY_PROFILE;
     if (!isSecurityProfile(defaultProfile)) {
-      throw new ToolexecError('CONFIGURATION', `configuration error: unknown default profile "${String(defaultProfile)}"`, {
+      throw runtimeError('CONFIGURATION', `configuration error: unknown default profile "${String(defaultProfile)}"`, {
         details: { field: 'defaultProfile', value: defaultProfile },
       });
     }
@@ -74,7 +74,7 @@ export class DefaultRuntime implements Runtime {
   /** Maps `profile` to `backend` (replacing any mapping). The runtime never closes it. */
   registerBackend(profile: SecurityProfile, backend: RuntimeBackend): void {
     if (!isSecurityProfile(profile)) {
-      throw new ToolexecError('CONFIGURATION', `configuration error: unknown profile "${String(profile)}"`, {
+      throw runtimeError('CONFIGURATION', `configuration error: unknown profile "${String(profile)}"`, {
         details: { field: 'profile', value: profile },
       });
     }
@@ -91,21 +91,21 @@ export class DefaultRuntime implements Runtime {
     // '' counts as unset
     const profile: unknown = request.profile === undefined || (request.profile as string) === '' ? this.#defaultProfile : request.profile;
     if (!isSecurityProfile(profile)) {
-      throw new ToolexecError('RUNTIME_UNAVAILABLE', `runtime unavailable: unknown security profile "${String(profile)}"`, {
+      throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: unknown security profile "${String(profile)}"`, {
         details: { profile },
       });
     }
     if (this.#closed) {
-      throw new ToolexecError('RUNTIME_UNAVAILABLE', 'runtime unavailable: the runtime is closed', { details: { profile } });
+      throw runtimeError('RUNTIME_UNAVAILABLE', 'runtime unavailable: the runtime is closed', { details: { profile } });
     }
     const backend = await this.#backendFor(profile);
     if (backend === undefined) {
-      throw new ToolexecError('RUNTIME_UNAVAILABLE', `runtime unavailable: no backend for profile "${profile}"`, {
+      throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: no backend for profile "${profile}"`, {
         details: { profile },
       });
     }
     if (this.#deny.has(profile) && backend.kind === 'unsafe_host') {
-      throw new ToolexecError('BACKEND_DENIED', `backend denied by policy: unsafe backend denied for profile "${profile}"`, {
+      throw runtimeError('BACKEND_DENIED', `backend denied by policy: unsafe backend denied for profile "${profile}"`, {
         details: { profile, backend: backend.kind },
       });
     }

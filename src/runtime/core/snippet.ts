@@ -3,7 +3,7 @@
  * the host, keeping the user's line numbers.
  */
 import { transform } from 'sucrase';
-import { ToolexecError } from '../../model/index.js';
+import { runtimeError } from './errors.js';
 
 /** What {@link prepareSnippet} takes: the request's code and language. */
 export interface SnippetSource {
@@ -39,7 +39,7 @@ export function prepareSnippet(request: SnippetSource): PreparedSnippet {
   const language = (request.language ?? 'javascript').trim().toLowerCase();
   if (language === '' || JAVASCRIPT.has(language)) return { code: request.code, language: 'javascript' };
   if (!TYPESCRIPT.has(language)) {
-    throw new ToolexecError(
+    throw runtimeError(
       'RUNTIME_UNAVAILABLE',
       `runtime unavailable: language "${request.language ?? ''}" is not supported (use javascript or typescript)`,
       { details: { language: request.language } },
@@ -54,7 +54,7 @@ export function prepareSnippet(request: SnippetSource): PreparedSnippet {
     const column = typeof loc?.column === 'number' ? loc.column : undefined;
     const reason = err instanceof Error ? err.message.replace(/\s*\(\d+:\d+\)$/, '') : String(err);
     const where = line === undefined ? '' : ` (line ${line}, col ${column ?? 0})`;
-    throw new ToolexecError('CODE_EXECUTION', `TypeScript syntax error: ${reason}${where}`, {
+    throw runtimeError('CODE_EXECUTION', `TypeScript syntax error: ${reason}${where}`, {
       cause: err,
       details: { ...(line === undefined ? {} : { line }), ...(column === undefined ? {} : { column }), phase: 'transpile' },
     });

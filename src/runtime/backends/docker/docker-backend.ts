@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type Dockerode from 'dockerode';
 import { ToolexecError } from '../../../model/index.js';
 import { abortError, runtimeError } from '../../core/errors.js';
+import { optionError } from '../../core/option-reader.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../../gateway/stream-connection.js';
 import { nodeGuestSource } from '../../guest/node-guest.js';
 import { runGuestSession, type GuestFailure } from '../../guest/session.js';
@@ -109,9 +110,7 @@ async function memoryKill(running: SandboxContainer): Promise<{ oomKilled: boole
 function positiveOption(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new ToolexecError('INVALID_ARGUMENT', `invalid docker backend option: ${name} must be a positive number`, {
-      details: { field: name, value },
-    });
+    throw optionError('docker', name, 'must be a positive number', value);
   }
   return value;
 }
@@ -171,7 +170,7 @@ function startDeadline(signals: readonly (AbortSignal | undefined)[], ms: number
   const timer = setTimeout(
     () =>
       controller.abort(
-        ownReason(new ToolexecError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${what} did not start a container within ${ms}ms`)),
+        ownReason(runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${what} did not start a container within ${ms}ms`)),
       ),
     ms,
   );
@@ -288,7 +287,7 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
     const runtime = this.#options.runtime;
     if (runtime !== undefined && (info.Runtimes === undefined || !Object.hasOwn(info.Runtimes, runtime))) {
       const known = Object.keys(info.Runtimes ?? {}).join(', ');
-      throw new ToolexecError(
+      throw runtimeError(
         'RUNTIME_UNAVAILABLE',
         `runtime unavailable: ${description} has no "${runtime}" runtime (registered: ${known === '' ? 'none' : known}); add it to the engine's daemon.json "runtimes"`,
         { details: { runtime, runtimes: Object.keys(info.Runtimes ?? {}) } },
@@ -340,7 +339,7 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
   }
 
   #closedError(): ToolexecError {
-    return ownReason(new ToolexecError('RUNTIME_UNAVAILABLE', `runtime unavailable: the ${this.kind} backend was closed`));
+    return ownReason(runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: the ${this.kind} backend was closed`));
   }
 
   /** A container for the pool: started, with the guest program already loaded (it then waits for its snippet). */

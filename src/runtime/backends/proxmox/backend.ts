@@ -5,7 +5,7 @@
  * service in the container (e.g. {@link createRemoteBackend} to a `createRemoteRuntimeHandler`
  * server).
  */
-import { ToolexecError, errorMessage } from '../../../model/index.js';
+import { type ToolexecError, errorMessage } from '../../../model/index.js';
 import { abortError, limitsEnforcedNone, partialResultOf, runtimeError, withPartialResult } from '../../core/errors.js';
 import { validateRequest } from '../../core/request.js';
 import type { BackendInfo, ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../core/types.js';
@@ -219,7 +219,7 @@ export class ProxmoxBackend extends SandboxClientBackend<ProxmoxExecSpec, Proxmo
     const api = this.#api;
     if (api === undefined || this.settings.node === '' || this.settings.vmid === 0) return;
     const stopping = new AbortController();
-    const timer = setTimeout(() => stopping.abort(new ToolexecError('TIMEOUT', 'container stop timed out')), this.settings.stopTimeoutMs);
+    const timer = setTimeout(() => stopping.abort(runtimeError('TIMEOUT', 'container stop timed out')), this.settings.stopTimeoutMs);
     try {
       await underSignal(stopping.signal, 'container stop', () =>
         api.stop(this.settings.node, this.settings.vmid, { signal: stopping.signal }),
@@ -266,7 +266,7 @@ export class ProxmoxBackend extends SandboxClientBackend<ProxmoxExecSpec, Proxmo
       if (partial === undefined) throw err;
       // the inner backend's partial result, reported as this backend's
       const inner = err as ToolexecError;
-      throw new ToolexecError(inner.code, inner.message, {
+      throw runtimeError(inner.code, inner.message, {
         cause: inner.cause ?? inner,
         details: { ...inner.details, result: { ...partial, backend: info(partial.backend) } },
       });
@@ -307,7 +307,7 @@ export class ProxmoxBackend extends SandboxClientBackend<ProxmoxExecSpec, Proxmo
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      starting.abort(new ToolexecError('TIMEOUT', `container start timed out after ${this.settings.startTimeoutMs}ms`));
+      starting.abort(runtimeError('TIMEOUT', `container start timed out after ${this.settings.startTimeoutMs}ms`));
     }, this.settings.startTimeoutMs);
     const onAbort = () => starting.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });

@@ -160,7 +160,7 @@ function refusalError(status: number, body: unknown, endpoint: string): Toolexec
   const error = isObject(body) && isObject(body.error) ? body.error : {};
   const code = isErrorCode(error.code) ? error.code : statusCode(status);
   const message = typeof error.message === 'string' && error.message !== '' ? error.message : `the remote runtime answered HTTP ${status}`;
-  return new ToolexecError(code, message, { details: { ...(isObject(error.details) ? error.details : {}), status, endpoint } });
+  return runtimeError(code, message, { details: { ...(isObject(error.details) ? error.details : {}), status, endpoint } });
 }
 
 function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
@@ -343,10 +343,10 @@ export class RemoteBackend implements RuntimeBackend {
         });
       };
       const onAbort = () => fail(abortError(signal as AbortSignal, 'execution'));
-      const destroy = () => fail(new ToolexecError('ABORTED', 'execution aborted: the remote backend was closed'));
+      const destroy = () => fail(runtimeError('ABORTED', 'execution aborted: the remote backend was closed'));
       const deadline = setTimeout(() => {
         fail(
-          new ToolexecError('TIMEOUT', `execution timeout: no result from the remote runtime within ${timeoutMs}ms`, {
+          runtimeError('TIMEOUT', `execution timeout: no result from the remote runtime within ${timeoutMs}ms`, {
             details: { timeoutMs, endpoint: options.endpoint },
           }),
         );
@@ -390,7 +390,7 @@ export class RemoteBackend implements RuntimeBackend {
         }
         if (res.headers[REMOTE_HEADERS.protocol] !== REMOTE_PROTOCOL) {
           fail(
-            new ToolexecError('PROTOCOL', `protocol error: ${options.endpoint} does not speak ${REMOTE_PROTOCOL}`, {
+            runtimeError('PROTOCOL', `protocol error: ${options.endpoint} does not speak ${REMOTE_PROTOCOL}`, {
               details: { endpoint: options.endpoint },
             }),
           );

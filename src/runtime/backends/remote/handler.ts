@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { ToolexecError, type ErrorCode } from '../../../model/index.js';
-import { partialResultOf } from '../../core/errors.js';
+import { partialResultOf, runtimeError } from '../../core/errors.js';
 import { createProxyGateway } from '../../gateway/proxy.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, createStreamConnection } from '../../gateway/stream-connection.js';
 import { protocolError, serializeError, type WireMessage } from '../../gateway/wire.js';
@@ -224,7 +224,7 @@ function readFirstLine(req: IncomingMessage, maxBytes: number, timeoutMs: number
 function stripResult(err: unknown): unknown {
   if (!ToolexecError.isInstance(err) || err.details?.result === undefined) return err;
   const { result: _result, ...details } = err.details;
-  const copy = new ToolexecError(err.code, err.message, {
+  const copy = runtimeError(err.code, err.message, {
     ...(err.cause === undefined ? {} : { cause: err.cause }),
     ...(Object.keys(details).length === 0 ? {} : { details }),
   });
@@ -378,7 +378,7 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
       ...(resolved.gatewayRequestTimeoutMs > 0 ? { requestTimeoutMs: resolved.gatewayRequestTimeoutMs } : {}),
     });
     const onClose = () => {
-      if (!res.writableFinished) controller.abort(new ToolexecError('ABORTED', 'execution aborted: the client closed the exchange'));
+      if (!res.writableFinished) controller.abort(runtimeError('ABORTED', 'execution aborted: the client closed the exchange'));
     };
     res.once('close', onClose);
     running.add(controller);
@@ -458,7 +458,7 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
       value: async () => {
         closed = true;
         for (const controller of running)
-          controller.abort(new ToolexecError('ABORTED', 'execution aborted: the remote runtime is shutting down'));
+          controller.abort(runtimeError('ABORTED', 'execution aborted: the remote runtime is shutting down'));
         while (exchanges.size > 0) await Promise.allSettled([...exchanges]);
       },
     },

@@ -269,7 +269,7 @@ export abstract class SandboxClientBackend<
     const deadline = new AbortController();
     const deadlineTimer = setTimeout(() => {
       deadline.abort(
-        new ToolexecError('TIMEOUT', `execution timeout: the sandbox did not start within ${timeoutMs}ms`, { details: { timeoutMs } }),
+        runtimeError('TIMEOUT', `execution timeout: the sandbox did not start within ${timeoutMs}ms`, { details: { timeoutMs } }),
       );
     }, timeoutMs);
     // one signal for the steps before the session: the caller's abort or the run's deadline

@@ -1,7 +1,7 @@
 /**
  * Profile → isolation and limits → resources, for the injected-client backends.
  */
-import { ToolexecError } from '../../../model/index.js';
+import { runtimeError } from '../../core/errors.js';
 import { isSecurityProfile } from '../../core/request.js';
 import type { ExecuteRequest, Limits, LimitsEnforced, SecurityProfile } from '../../core/types.js';
 import type { SandboxCapabilities, SandboxResources, SandboxSecurity } from './contract.js';
@@ -22,7 +22,7 @@ export function resolveProfile(request: ExecuteRequest): SecurityProfile {
   const profile: unknown = request.profile;
   if (profile === undefined || profile === null || profile === '') return 'standard';
   if (!isSecurityProfile(profile)) {
-    throw new ToolexecError('CONFIGURATION', `configuration error: unknown profile ${JSON.stringify(profile) ?? typeof profile}`, {
+    throw runtimeError('CONFIGURATION', `configuration error: unknown profile ${JSON.stringify(profile) ?? typeof profile}`, {
       details: { field: 'profile', value: profile },
     });
   }

@@ -3,18 +3,19 @@
  * `security: security policy violation: host network not allowed`, `resources: memory cannot be
  * negative`, ...
  */
-import { ToolexecError } from '../../../model/index.js';
+import { type ToolexecError } from '../../../model/index.js';
+import { runtimeError } from '../../core/errors.js';
 import type { GuestSpec, SandboxResources, SandboxSecurity } from './contract.js';
 
 /** A `CONFIGURATION` error for an invalid spec. */
 export function invalidSpec(message: string, field: string): ToolexecError {
-  return new ToolexecError('CONFIGURATION', message, { details: { field } });
+  return runtimeError('CONFIGURATION', message, { details: { field } });
 }
 
 /** A `SANDBOX_VIOLATION` error for a spec that would weaken the sandbox. */
 export function securityViolation(reason?: string): ToolexecError {
   const message = `security: security policy violation${reason === undefined ? '' : `: ${reason}`}`;
-  return new ToolexecError('SANDBOX_VIOLATION', message, { details: { field: 'security' } });
+  return runtimeError('SANDBOX_VIOLATION', message, { details: { field: 'security' } });
 }
 
 /**
