@@ -45,11 +45,12 @@ export type { ProxyGatewayOptions, ProxyGatewayStats } from './gateway/proxy.js'
 export { serveGateway } from './gateway/server.js';
 export type { GatewayServer, GatewayServerStats, ServeGatewayOptions } from './gateway/server.js';
 export type { GatewayConnection, IncomingItem } from './gateway/connection.js';
-export { createStreamConnection } from './gateway/stream-connection.js';
+export { DEFAULT_MAX_MESSAGE_BYTES, createStreamConnection } from './gateway/stream-connection.js';
 export type { StreamConnectionOptions } from './gateway/stream-connection.js';
 export { createMessagePortConnection } from './gateway/message-port-connection.js';
 export type { MessagePortConnectionOptions, MessagePortLike } from './gateway/message-port-connection.js';
-export type { WireMessage } from './gateway/wire.js';
+export { GATEWAY_REQUEST_TYPES, deserializeError, serializeError } from './gateway/wire.js';
+export type { GatewayReplyType, GatewayRequestType, WireError, WireMessage } from './gateway/wire.js';
 // --- the backends' factories (the rest of each backend is on its subpath) ---
 export { createWasmBackend, type WasmBackendOptions } from './backends/wasm/index.js';
 export { createUnsafeHostBackend, type UnsafeHostBackendOptions } from './backends/host/index.js';

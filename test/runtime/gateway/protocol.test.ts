@@ -9,12 +9,14 @@ import {
   createDirectGateway,
   createMessagePortConnection,
   createStreamConnection,
+  deserializeError,
+  serializeError,
   serveGateway,
   type GatewayConnection,
   type IncomingItem,
   type ToolGateway,
 } from '../../../src/runtime/index.js';
-import { deserializeError, serializeError, toJsonSafe } from '../../../src/runtime/internal.js';
+import { toJsonSafe } from '../../../src/runtime/internal.js';
 import { signalWatchingGateway, streamPair } from '../helpers.js';
 
 /** Reads every item until `count` items arrived (or the stream ended). */

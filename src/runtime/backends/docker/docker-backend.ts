@@ -62,7 +62,7 @@ export interface DockerBackendOptions extends DockerConnectionOptions, NodeGuest
   /**
    * Container limits when a request sets none (a request's `limits` field > 0 wins). 0 here means
    * "no cap" for that resource (and `limitsEnforced` says so).
-   * @defaultValue {@link DEFAULT_DOCKER_LIMITS}: 256 MiB, 64 tasks, one CPU, 16 MiB of `/tmp`
+   * @defaultValue `DEFAULT_DOCKER_LIMITS` (toolexec/runtime/docker): 256 MiB, 64 tasks, one CPU, 16 MiB of `/tmp`
    */
   limits?: DockerContainerLimits;
   /** Extra environment for the guest (nothing of the host's environment is passed). */
@@ -192,7 +192,7 @@ function startDeadline(signals: readonly (AbortSignal | undefined)[], ms: number
  * no-new-privileges, private IPC without `/dev/shm`, a 65534-owned `/tmp` tmpfs, no engine logs)
  * and the run's limits; attached (stdin + output over one hijacked connection) before it is
  * started; then the node guest receives its program and the snippet on stdin and speaks the
- * gateway protocol there ({@link runGuestSession}). The container is removed (`force`) after
+ * gateway protocol there (the guest session). The container is removed (`force`) after
  * every run: success, failure, timeout, abort or engine error.
  *
  * Limits: `memoryBytes` → `Memory` = `MemorySwap` and node's heap at three quarters of it (an OOM

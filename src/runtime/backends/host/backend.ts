@@ -75,7 +75,7 @@ function killGroup(child: ChildProcess): void {
  * Per run: a fresh temp working directory (removed afterwards), `process.execPath` started with an
  * **empty environment** (or exactly `options.env`) as the leader of its own process group, the
  * node guest speaking the gateway protocol over stdio, and the request's gateway wrapped with
- * {@link createTracingGateway} for `maxToolCalls` / `maxChainSteps`. The timeout (default 30 s),
+ * `createTracingGateway` for `maxToolCalls` / `maxChainSteps`. The timeout (default 30 s),
  * an abort, or output beyond `maxOutputBytes` (default 1 MiB) kill the whole process group, so
  * processes the snippet started die too.
  *

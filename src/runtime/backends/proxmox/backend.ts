@@ -161,6 +161,7 @@ export class ProxmoxBackend extends SandboxClientBackend<ProxmoxExecSpec, Proxmo
     this.#api = read.object<ProxmoxApiClient>('client', ['status', 'start', 'stop']);
   }
 
+  /** Runs a snippet in the container, in the order the class remarks give. */
   override async execute(request: ExecuteRequest): Promise<ExecuteResult> {
     let valid = true;
     try {

@@ -41,7 +41,7 @@ const MAX_REMEMBERED_ERRORS = 100;
 /** Options of {@link createRemoteBackend}. */
 export interface RemoteBackendOptions {
   /**
-   * The runtime service (`http:` or `https:`), e.g. a server running {@link createRemoteRuntimeHandler}.
+   * The runtime service (`http:` or `https:`), e.g. a server running `createRemoteRuntimeHandler` (toolexec/runtime/remote).
    * Without `url` and `secret` the backend is unconfigured: every run fails with `RUNTIME_UNAVAILABLE`.
    */
   url?: string | URL;
@@ -184,7 +184,7 @@ function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
  * sends the `execute` message (code, language, timeout, limits, profile, metadata), signed with
  * HMAC-SHA256 over method, path, timestamp, a fresh nonce, key id and the message's digest; the
  * server answers `200` and streams the snippet's gateway requests, which this backend serves from
- * `request.gateway` — wrapped with {@link createTracingGateway}, so `maxToolCalls` and
+ * `request.gateway` — wrapped with `createTracingGateway`, so `maxToolCalls` and
  * `maxChainSteps` are enforced **here**, whatever the server does, and `toolCalls` is the
  * caller's own record — and sends the replies back in the request body. Every message after the
  * first carries a MAC under a session key derived from the signature, so neither side accepts

@@ -29,7 +29,7 @@ export interface GuestSpec {
   env: Record<string, string>;
   /** The working directory inside the sandbox (writable scratch space). */
   workingDir: string;
-  /** Always {@link GUEST_PROTOCOL}. */
+  /** Always `toolexec-node-guest/1`. */
   protocol: typeof GUEST_PROTOCOL;
   /** How the gateway is reached: over the guest's own stdin/stdout. The client must attach stdin. */
   channel: 'stdio';

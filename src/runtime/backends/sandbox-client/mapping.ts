@@ -29,13 +29,13 @@ export function resolveProfile(request: ExecuteRequest): SecurityProfile {
   return profile;
 }
 
-/** Options of {@link containerSecurity}. */
+/** How a profile maps to isolation: the network of `dev`, the seccomp profile of `hardened`, the user. */
 export interface ContainerSecurityOptions {
   /** The network of the `dev` profile. @defaultValue 'bridge' */
   devNetworkMode?: string;
   /** A seccomp profile for `hardened`. @defaultValue '' (the runtime default) */
   seccompProfile?: string;
-  /** @defaultValue {@link SANDBOX_USER} */
+  /** @defaultValue 'nobody:nogroup' */
   user?: string;
 }
 

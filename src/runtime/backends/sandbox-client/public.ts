@@ -17,4 +17,7 @@ export type {
   SandboxStartOptions,
 } from './contract.js';
 export type { SandboxClientBackendOptions } from './options.js';
+export type { ClientBackendBaseOptions, ClientBackendIdentity, EnforcedResources, SandboxClientBackend, SpecInput } from './base.js';
+export type { ContainerSecurityOptions } from './mapping.js';
+export type { OptionReader } from '../../core/option-reader.js';
 export type { GuestExit } from '../../guest/session.js';
