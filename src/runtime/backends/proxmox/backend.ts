@@ -9,13 +9,8 @@ import { type ToolexecError, errorMessage } from '../../../model/index.js';
 import { abortError, limitsEnforcedNone, partialResultOf, runtimeError, withPartialResult } from '../../core/errors.js';
 import { validateRequest } from '../../core/request.js';
 import type { BackendInfo, ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../core/types.js';
-import {
-  SandboxClientBackend,
-  clientBackendIdentity,
-  underSignal,
-  type EnforcedResources,
-  type SpecInput,
-} from '../sandbox-client/base.js';
+import { SandboxClientBackend, clientBackendIdentity, type EnforcedResources, type SpecInput } from '../sandbox-client/base.js';
+import { underSignal } from '../sandbox-client/steps.js';
 import { SANDBOX_USER, containerEnforced, containerResources } from '../sandbox-client/mapping.js';
 import { OptionReader } from '../../core/option-reader.js';
 import type { SandboxClientBackendOptions } from '../sandbox-client/options.js';

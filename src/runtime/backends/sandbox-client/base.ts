@@ -20,6 +20,7 @@ import { buildGuestSpec, newRunId } from '../spec/guest.js';
 import { containerResources, containerSecurity, copyLimits, resolveProfile, specLabels, type ContainerSecurityOptions } from './mapping.js';
 import type { OptionReader } from '../../core/option-reader.js';
 import { resolveCommonOptions, type ResolvedCommonOptions, type SandboxClientBackendOptions } from './options.js';
+import { once, resolveWith, underSignal, within } from './steps.js';
 import type {
   BaseSandboxSpec,
   ContainerSandboxSpec,
@@ -48,51 +49,6 @@ export interface SpecInput {
 
 /** The resource limits an injected-client backend reports (timeout, tool calls and chain steps are always enforced). */
 export type EnforcedResources = Pick<LimitsEnforced, 'memory' | 'cpu' | 'pids' | 'disk'>;
-
-function once(fn: () => void | Promise<void>): () => Promise<void> {
-  let done: Promise<void> | undefined;
-  return () => {
-    done ??= Promise.resolve()
-      .then(fn)
-      .catch(() => undefined);
-    return done;
-  };
-}
-
-function within(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise.then(() => undefined),
-    new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
-
-/**
- * Runs `step` under `signal`: rejects with the abort error as soon as the signal aborts, even if
- * the step ignores it (a late result is then passed to `discard`).
- */
-export async function underSignal<T>(signal: AbortSignal, what: string, step: () => Promise<T>, discard?: (value: T) => void): Promise<T> {
-  if (signal.aborted) throw abortError(signal, what);
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<never>((_resolve, reject) => {
-    onAbort = () => reject(abortError(signal, what));
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  const work = step();
-  try {
-    return await Promise.race([work, aborted]);
-  } catch (err) {
-    if (signal.aborted) {
-      if (discard !== undefined) work.then(discard, () => undefined);
-      throw abortError(signal, what);
-    }
-    throw err;
-  } finally {
-    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
-  }
-}
 
 /** Who an injected-client backend is, as its errors and log lines name it. */
 export interface ClientBackendIdentity<Kind extends RuntimeBackendKind> {
@@ -385,23 +341,5 @@ export abstract class SandboxClientBackend<
     } catch {
       // logging is best-effort
     }
-  }
-}
-
-/**
- * Runs an image resolver under the run's signal: its own ToolexecError passes through, any other
- * failure is `RUNTIME_UNAVAILABLE` naming the image.
- */
-export async function resolveWith(resolver: ImageResolver | undefined, image: string, signal: AbortSignal): Promise<string> {
-  if (resolver === undefined) return image;
-  try {
-    return await underSignal(signal, 'image resolution', () => resolver.resolve(image, { signal }));
-  } catch (err) {
-    if (signal.aborted) throw abortError(signal, 'image resolution');
-    if (ToolexecError.isInstance(err)) throw err;
-    throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: image resolution failed for "${image}": ${errorMessage(err)}`, {
-      cause: err,
-      details: { image, reason: 'image_resolution' },
-    });
   }
 }
