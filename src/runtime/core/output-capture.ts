@@ -1,4 +1,5 @@
 import { truncateUtf8 } from '../../model/index.js';
+import type { WireMessage } from '../gateway/wire.js';
 
 /**
  * stdout + stderr of one run under one byte budget (`limits.maxOutputBytes`): text beyond the
@@ -24,5 +25,11 @@ export class OutputCapture {
     if (stream === 'stdout') this.stdout += kept;
     else this.stderr += kept;
     return this.#bytes <= this.#max;
+  }
+
+  /** Appends the text of a guest's `stdout` / `stderr` message (other messages are ignored); false once the budget is exceeded. */
+  addMessage(message: WireMessage): boolean {
+    if ((message.type !== 'stdout' && message.type !== 'stderr') || typeof message.data !== 'string') return true;
+    return this.add(message.type, message.data);
   }
 }

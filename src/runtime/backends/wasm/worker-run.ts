@@ -175,22 +175,14 @@ export async function runOnWorker(pool: WorkerPool, spec: WorkerRunSpec): Promis
       close: () => replyPort.close(),
     };
     const onMessage = (message: WireMessage) => {
-      switch (message.type) {
-        case 'stdout':
-        case 'stderr':
-          if (typeof message.data === 'string' && !capture.add(message.type, message.data)) finish({ kind: 'output' });
-          return;
-        case 'result':
-          sawTerminal();
-          finish({ kind: 'result', message });
-          return;
-        case 'failed':
+      if (!capture.addMessage(message)) finish({ kind: 'output' });
+      else if (message.type === 'result' || message.type === 'failed') {
+        sawTerminal();
+        if (message.type === 'result') finish({ kind: 'result', message });
+        else {
           lastReport = message.error;
-          sawTerminal();
           finish({ kind: 'failed', report: message.error });
-          return;
-        default:
-          return;
+        }
       }
     };
     if (spec.gateway !== undefined) {
