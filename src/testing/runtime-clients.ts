@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ToolexecError } from '../model/index.js';
+import { testingErrors } from './errors.js';
 import {
   abortError,
   type BaseSandboxSpec,
@@ -73,7 +73,7 @@ export function createLocalProcessClient<Spec extends BaseSandboxSpec = BaseSand
     specs.push(spec);
     if (startOptions.signal.aborted) throw abortError(startOptions.signal, 'sandbox start');
     const [command, ...args] = spec.guest.command;
-    if (command === undefined) throw new ToolexecError('CONFIGURATION', 'the spec has no guest command');
+    if (command === undefined) throw testingErrors('CONFIGURATION', 'the spec has no guest command');
     const workDir = await mkdtemp(join(options.tempDir ?? tmpdir(), 'toolexec-local-client-'));
     const child = spawn(command === 'node' ? nodePath : command, args, {
       cwd: workDir,
