@@ -5,7 +5,7 @@
  * @module toolexec/runtime/docker
  */
 export { ContainerSandboxBackend, DockerBackend, createDockerBackend } from './docker-backend.js';
-export type { DockerBackendOptions, DockerPoolOptions } from './docker-backend.js';
+export type { DockerBackendOptions, DockerPoolOptions } from './options.js';
 export { DEFAULT_GVISOR_RUNTIME, GvisorBackend, createGvisorBackend } from './gvisor.js';
 export type { GvisorBackendOptions } from './gvisor.js';
 export {
