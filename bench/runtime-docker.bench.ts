@@ -24,11 +24,9 @@ import {
   DEFAULT_DOCKER_LIMITS,
   buildSandboxImage,
   containerCreateOptions,
-  createDirectGateway,
-  createDockerBackend,
-  createGvisorBackend,
   type ContainerSandboxBackend,
-} from '../src/runtime/index.js';
+} from '../src/runtime/backends/docker/index.js';
+import { createDirectGateway, createDockerBackend, createGvisorBackend } from '../src/runtime/index.js';
 
 const asJson = process.argv.slice(2).includes('--json');
 const COLD_RUNS = 24;

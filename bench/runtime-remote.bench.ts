@@ -20,10 +20,10 @@ import {
   createContainerdBackend,
   createDirectGateway,
   createRemoteBackend,
-  createRemoteRuntimeHandler,
   createUnsafeHostBackend,
   type RuntimeBackend,
 } from '../src/runtime/index.js';
+import { createRemoteRuntimeHandler } from '../src/runtime/backends/remote/index.js';
 
 const asJson = process.argv.slice(2).includes('--json');
 const CALLS = 100;

@@ -4,7 +4,7 @@
  *
  * Usage: node --import tsx scripts/sandbox-image.ts [--tag <image:tag>] [--node <path>] [--force] [--json]
  */
-import { buildSandboxImage, type BuildSandboxImageOptions } from '../src/runtime/index.js';
+import { buildSandboxImage, type BuildSandboxImageOptions } from '../src/runtime/backends/docker/index.js';
 
 function usage(): never {
   console.error('usage: sandbox-image [--tag <image:tag>] [--node <absolute path of node>] [--force] [--json]');

@@ -27,7 +27,6 @@ import {
   createKubernetesBackend,
   createProxmoxBackend,
   createRemoteBackend,
-  createRemoteRuntimeHandler,
   createRuntime,
   createTemporalBackend,
   createUnsafeHostBackend,
@@ -36,6 +35,7 @@ import {
   type Limits,
   type RuntimeBackend,
 } from 'toolexec/runtime';
+import { createRemoteRuntimeHandler } from 'toolexec/runtime/remote';
 import { check, failure, json, runExample, show } from '../shared/report.js';
 
 // One tool, and the gateway a sandbox reaches: discovery and execution of tools, nothing more.

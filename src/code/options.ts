@@ -4,7 +4,8 @@
 import { ToolexecError } from '../model/index.js';
 import type { DocStore, ToolIndex } from '../discovery/index.js';
 import type { Runner } from '../run/index.js';
-import { isSecurityProfile, type Runtime, type SecurityProfile } from '../runtime/index.js';
+import { isSecurityProfile } from '../runtime/internal.js';
+import type { Runtime, SecurityProfile } from '../runtime/index.js';
 import type { CodeEngine, CodeExecutorOptions, CodeParams } from './types.js';
 
 /** Language of a call that names none. (Go defaults to "go"; the sandboxes here run JavaScript.) */

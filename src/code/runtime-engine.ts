@@ -4,14 +4,8 @@
  */
 import { ToolexecError } from '../model/index.js';
 import { ToolError } from '../run/index.js';
-import {
-  isSecurityProfile,
-  partialResultOf,
-  type ExecuteRequest,
-  type ExecuteResult,
-  type Runtime,
-  type SecurityProfile,
-} from '../runtime/index.js';
+import { isSecurityProfile, partialResultOf } from '../runtime/internal.js';
+import type { ExecuteRequest, ExecuteResult, Runtime, SecurityProfile } from '../runtime/index.js';
 import type { CodeEngine, CodeEngineParams, CodeEngineResult, ToolsEnvironment } from './types.js';
 
 /** Profile of the runtime engine when neither it nor the call names one (Go: `standard`). */

@@ -5,13 +5,8 @@
 import { ToolexecError } from '../model/index.js';
 import type { DetailLevel, ToolDoc, ToolExample, ToolSummary } from '../discovery/index.js';
 import type { ChainResult, ChainStep, RunResult } from '../run/index.js';
-import {
-  DEFAULT_MAX_OUTPUT_BYTES,
-  createDirectGateway,
-  type DirectGateway,
-  type GatewayCallOptions,
-  type ToolCallRecord,
-} from '../runtime/index.js';
+import { DEFAULT_MAX_OUTPUT_BYTES } from '../runtime/internal.js';
+import { createDirectGateway, type DirectGateway, type GatewayCallOptions, type ToolCallRecord } from '../runtime/index.js';
 import type { ToolsEnvironment, ToolsEnvironmentOptions } from './types.js';
 
 const NEVER_ABORTED = new AbortController().signal;

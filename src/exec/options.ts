@@ -3,7 +3,8 @@
  */
 import { DEFAULT_TIMEOUT_MS, layerErrors } from '../model/internal.js';
 import type { LocalHandler } from '../run/index.js';
-import { DEFAULT_SECURITY_PROFILE, isSecurityProfile, type SecurityProfile } from '../runtime/index.js';
+import { DEFAULT_SECURITY_PROFILE, type SecurityProfile } from '../runtime/index.js';
+import { isSecurityProfile } from '../runtime/internal.js';
 import type { ExecOptions, LocalToolDefinition } from './types.js';
 
 const errors = layerErrors('exec');

@@ -4,6 +4,7 @@
  * signal rejects with ABORTED, exactly as the real executors do.
  */
 import { ToolexecError, errorMessage } from '../model/index.js';
+import { testingErrors } from './errors.js';
 import type { CallToolResult, McpExecutor, ProgressEvent, ProviderExecutor, RunOptions, StreamEvent } from '../run/index.js';
 
 /** What a scripted tool receives besides its arguments. */
@@ -69,7 +70,7 @@ export function createFakeMcpExecutor(servers: Record<string, Record<string, Fak
   ): Promise<CallToolResult> => {
     const tools = Object.hasOwn(servers, serverName) ? servers[serverName] : undefined;
     if (tools === undefined) {
-      throw new ToolexecError('CONFIGURATION', `no MCP server named "${serverName}" (known: ${Object.keys(servers).join(', ') || 'none'})`);
+      throw testingErrors('CONFIGURATION', `no MCP server named "${serverName}" (known: ${Object.keys(servers).join(', ') || 'none'})`);
     }
     const tool = Object.hasOwn(tools, name) ? tools[name] : undefined;
     if (tool === undefined) return { content: [{ type: 'text', text: `unknown tool: ${name}` }], isError: true };
@@ -108,7 +109,7 @@ export function createFakeProviderExecutor(providers: Record<string, Record<stri
     const tools = Object.hasOwn(providers, providerId) ? providers[providerId] : undefined;
     const tool = tools !== undefined && Object.hasOwn(tools, toolId) ? tools[toolId] : undefined;
     if (tool === undefined) {
-      return Promise.reject(new ToolexecError('CONFIGURATION', `no provider tool "${providerId}/${toolId}"`));
+      return Promise.reject(testingErrors('CONFIGURATION', `no provider tool "${providerId}/${toolId}"`));
     }
     return runScripted(calls, providerId, toolId, args, options, tool);
   };

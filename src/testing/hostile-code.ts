@@ -6,15 +6,25 @@
  * and that nothing was left running (handles, threads, child processes back to baseline).
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ToolexecError, type ErrorCode } from '../model/index.js';
-import type { DetailLevel, ToolDoc, ToolExample, ToolSummary } from '../discovery/index.js';
-import type { ChainResult, ChainStep, RunResult } from '../run/index.js';
-import type { ExecuteRequest, ExecuteResult, RuntimeBackend, ToolGateway } from '../runtime/index.js';
+import { type ErrorCode } from '../model/index.js';
+import type { ExecuteRequest, ExecuteResult, RuntimeBackend } from '../runtime/index.js';
+import { ProbeGateway, settled, snapshot, startHostProbe } from './hostile-probes.js';
+import {
+  HOSTILE_VALUES_SNIPPET,
+  POLLUTION_SNIPPET,
+  TAMPERING_SNIPPET,
+  envSnippet,
+  escapeSnippet,
+  modulesSnippet,
+  readFileSnippet,
+  tcpSnippet,
+  withHostSecret,
+} from './hostile-snippets.js';
 
 /** The cases of {@link hostileCodeSuite}. */
 export const HOSTILE_CASES = [
@@ -99,320 +109,6 @@ interface RunOutcome {
   error?: Failure;
   elapsedMs: number;
 }
-
-// ---- host probes ---------------------------------------------------------------------------------
-
-/** Handles, threads and child processes of this process. */
-interface ResourceSnapshot {
-  handles: Record<string, number>;
-  threads?: number;
-  children?: number;
-}
-
-function threadCount(): number | undefined {
-  try {
-    const match = /^Threads:\s+(\d+)/m.exec(readFileSync('/proc/self/status', 'utf8'));
-    return match === null ? undefined : Number(match[1]);
-  } catch {
-    return undefined;
-  }
-}
-
-function childCount(): number | undefined {
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return undefined;
-  }
-  let count = 0;
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === process.pid && fields[0] !== 'Z') count += 1;
-    } catch {
-      // the process is gone
-    }
-  }
-  return count;
-}
-
-function snapshot(): ResourceSnapshot {
-  const handles: Record<string, number> = {};
-  for (const type of process.getActiveResourcesInfo()) handles[type] = (handles[type] ?? 0) + 1;
-  const threads = threadCount();
-  const children = childCount();
-  return { handles, ...(threads === undefined ? {} : { threads }), ...(children === undefined ? {} : { children }) };
-}
-
-function excess(now: ResourceSnapshot, base: ResourceSnapshot): string[] {
-  const out: string[] = [];
-  for (const [type, count] of Object.entries(now.handles)) {
-    const before = base.handles[type] ?? 0;
-    if (count > before) out.push(`${type}: ${count} > ${before}`);
-  }
-  if (now.threads !== undefined && base.threads !== undefined && now.threads > base.threads)
-    out.push(`threads: ${now.threads} > ${base.threads}`);
-  if (now.children !== undefined && base.children !== undefined && now.children > base.children) {
-    out.push(`child processes: ${now.children} > ${base.children}`);
-  }
-  return out;
-}
-
-async function settled(base: ResourceSnapshot, ms: number): Promise<string[]> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const left = excess(snapshot(), base);
-    if (left.length === 0 || Date.now() > deadline) return left;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-/** Samples event-loop lag and RSS while a run is in progress. */
-function startHostProbe(): { stop(): { maxLagMs: number; rssGrowthBytes: number; ticks: number } } {
-  const intervalMs = 20;
-  const rssBefore = process.memoryUsage.rss();
-  let peakRss = rssBefore;
-  let maxLagMs = 0;
-  let ticks = 0;
-  let expected = performance.now() + intervalMs;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    maxLagMs = Math.max(maxLagMs, now - expected);
-    expected = now + intervalMs;
-    ticks += 1;
-    peakRss = Math.max(peakRss, process.memoryUsage.rss());
-  }, intervalMs);
-  return {
-    stop() {
-      clearInterval(timer);
-      const now = performance.now();
-      maxLagMs = Math.max(maxLagMs, now - expected);
-      peakRss = Math.max(peakRss, process.memoryUsage.rss());
-      return { maxLagMs, rssGrowthBytes: peakRss - rssBefore, ticks };
-    },
-  };
-}
-
-// ---- the probe gateway -------------------------------------------------------------------------------
-
-/** A value that crossed into the host is plain JSON data: no accessors, functions or foreign prototypes. */
-function plainDataProblems(value: unknown, path = 'args', seen = new Set<unknown>()): string[] {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return [];
-  if (typeof value === 'number') return Number.isFinite(value) ? [] : [`${path} is not a finite number`];
-  if (typeof value !== 'object') return [`${path} is a ${typeof value}`];
-  if (seen.has(value)) return [`${path} is a cycle`];
-  seen.add(value);
-  const proto: unknown = Object.getPrototypeOf(value);
-  const problems: string[] = [];
-  if (Array.isArray(value) ? proto !== Array.prototype : proto !== Object.prototype) problems.push(`${path} has a foreign prototype`);
-  for (const [key, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(value))) {
-    if (typeof key !== 'string') continue;
-    if (!('value' in descriptor)) {
-      problems.push(`${path}.${key} is an accessor`);
-      continue;
-    }
-    if (Array.isArray(value) && key === 'length') continue;
-    problems.push(...plainDataProblems(descriptor.value, `${path}.${key}`, seen));
-  }
-  return problems;
-}
-
-/** A gateway double whose one tool, `hostile:probe`, records what reached the host. */
-class ProbeGateway implements ToolGateway {
-  readonly calls: { id: string; args: unknown; problems: string[]; pollution: string[] }[] = [];
-
-  async searchTools(_query: string, _limit: number): Promise<ToolSummary[]> {
-    return [];
-  }
-
-  async listNamespaces(): Promise<string[]> {
-    return ['hostile'];
-  }
-
-  async describeTool(id: string, _level: DetailLevel): Promise<ToolDoc> {
-    throw new ToolexecError('TOOL_NOT_FOUND', `tool not found: ${id}`);
-  }
-
-  async listToolExamples(_id: string, _max: number): Promise<ToolExample[]> {
-    return [];
-  }
-
-  async runTool(id: string, args?: Record<string, unknown>): Promise<RunResult> {
-    const pollution: string[] = [];
-    const probe = {} as Record<string, unknown>;
-    for (const key of ['polluted', 'isAdmin', 'hijacked']) {
-      if (probe[key] !== undefined || ([] as unknown as Record<string, unknown>)[key] !== undefined) pollution.push(key);
-    }
-    this.calls.push({ id, args, problems: plainDataProblems(args ?? {}), pollution });
-    if (id !== 'hostile:probe') throw new ToolexecError('TOOL_NOT_FOUND', `tool not found: ${id}`);
-    return {
-      tool: { name: 'probe', namespace: 'hostile', inputSchema: { type: 'object' } },
-      backend: { kind: 'local', local: { name: 'probe' } },
-      structured: { ok: true, seen: this.calls.length },
-    };
-  }
-
-  async runChain(steps: readonly ChainStep[]): Promise<ChainResult> {
-    const results = [];
-    let last: RunResult | undefined;
-    for (const step of steps) {
-      last = await this.runTool(step.toolId, step.args);
-      results.push({ toolId: step.toolId, backend: last.backend, result: last });
-    }
-    if (last === undefined) throw new ToolexecError('EXECUTION', 'empty chain');
-    return { result: last, steps: results };
-  }
-}
-
-// ---- snippets ------------------------------------------------------------------------------------------
-
-/** A helper every probing snippet starts with: runs attempts, keeps a short printable outcome of each. */
-const ATTEMPTS = `
-const attempts = {};
-const attempt = async (name, fn) => {
-  try {
-    const value = await fn();
-    let text;
-    try { text = typeof value === 'string' ? value : JSON.stringify(value); } catch { text = String(value); }
-    attempts[name] = 'value: ' + String(text).slice(0, 300);
-  } catch (e) {
-    let text;
-    try { text = String(e && e.message !== undefined ? e.message : e); } catch { text = 'unprintable'; }
-    attempts[name] = 'error: ' + text.slice(0, 300);
-  }
-};
-const pause = (ms) => typeof setTimeout === 'function' ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve();
-`;
-
-function readFileSnippet(path: string): string {
-  const p = JSON.stringify(path);
-  return `${ATTEMPTS}
-await attempt('require', () => require('fs').readFileSync(${p}, 'utf8'));
-await attempt('import', async () => (await import('node:fs')).readFileSync(${p}, 'utf8'));
-await attempt('process.binding', () => process.binding('fs'));
-await attempt('getBuiltinModule', () => process.getBuiltinModule('fs').readFileSync(${p}, 'utf8'));
-await attempt('constructor', () => tools.constructor.constructor('return process')().mainModule.require('fs').readFileSync(${p}, 'utf8'));
-await attempt('fetch', async () => (await fetch('file://' + ${p})).text());
-await attempt('quickjs std', () => std.loadFile(${p}));
-await attempt('quickjs os', () => os.open(${p}));
-await attempt('Deno', () => Deno.readTextFileSync(${p}));
-await attempt('Bun', () => Bun.file(${p}).text());
-await attempt('WebAssembly', () => typeof WebAssembly);
-return attempts;`;
-}
-
-function envSnippet(key: string): string {
-  const k = JSON.stringify(key);
-  return `${ATTEMPTS}
-await attempt('process.env', () => process.env[${k}]);
-await attempt('globalThis.process', () => globalThis.process && globalThis.process.env && globalThis.process.env[${k}]);
-await attempt('require', () => require('process').env[${k}]);
-await attempt('import', async () => (await import('node:process')).env[${k}]);
-await attempt('constructor', () => tools.constructor.constructor('return process')().env[${k}]);
-await attempt('Function', () => Function('return process')().env[${k}]);
-await attempt('quickjs std', () => std.getenv(${k}));
-await attempt('Deno', () => Deno.env.get(${k}));
-await attempt('dump', () => JSON.stringify(Object.keys(globalThis)));
-return attempts;`;
-}
-
-function modulesSnippet(marker: string): string {
-  const cmd = JSON.stringify(`touch ${marker}`);
-  const m = JSON.stringify(marker);
-  return `${ATTEMPTS}
-await attempt('require child_process', () => require('child_process').execSync(${cmd}).toString());
-await attempt('import child_process', async () => (await import('node:child_process')).execSync(${cmd}).toString());
-await attempt('constructor child_process', () => tools.constructor.constructor('return process')().mainModule.require('child_process').execSync(${cmd}));
-await attempt('getBuiltinModule', () => process.getBuiltinModule('child_process').execSync(${cmd}));
-await attempt('require fs write', () => require('fs').writeFileSync(${m}, 'x'));
-await attempt('import fs write', async () => (await import('fs')).writeFileSync(${m}, 'x'));
-await attempt('import net', async () => typeof (await import('net')).connect);
-await attempt('quickjs os.exec', () => os.exec(['touch', ${m}]));
-await attempt('Worker', () => new Worker('data:,'));
-return attempts;`;
-}
-
-function tcpSnippet(port: number): string {
-  return `${ATTEMPTS}
-await attempt('require net', () => { const s = require('net').connect(${port}, '127.0.0.1'); s.on('error', () => {}); return 'socket'; });
-await attempt('import net', async () => { const s = (await import('node:net')).connect(${port}, '127.0.0.1'); s.on('error', () => {}); return 'socket'; });
-await attempt('fetch', async () => (await fetch('http://127.0.0.1:${port}/')).status);
-await attempt('WebSocket', () => new WebSocket('ws://127.0.0.1:${port}/'));
-await attempt('XMLHttpRequest', () => { const x = new XMLHttpRequest(); x.open('GET', 'http://127.0.0.1:${port}/'); x.send(); return 'sent'; });
-await attempt('constructor', () => tools.constructor.constructor('return process')().mainModule.require('net').connect(${port}, '127.0.0.1'));
-await pause(200);
-return attempts;`;
-}
-
-function escapeSnippet(key: string): string {
-  const k = JSON.stringify(key);
-  return `
-const facts = {};
-const grab = (name, fn) => {
-  try {
-    const p = fn();
-    if (p === undefined || p === null || (typeof p !== 'object' && typeof p !== 'function')) { facts[name] = String(p); return; }
-    let secret, pid, type = typeof p;
-    try { pid = p.pid; } catch {}
-    try { secret = p.env && p.env[${k}]; } catch {}
-    facts[name] = { type, pid, secret };
-  } catch (e) {
-    facts[name] = 'error: ' + String(e && e.message);
-  }
-};
-grab('tools.constructor', () => tools.constructor.constructor('return process')());
-grab('tools.runTool.constructor', () => tools.runTool.constructor('return process')());
-grab('console.log.constructor', () => console.log.constructor('return process')());
-grab('promise.constructor', () => tools.listNamespaces().constructor.constructor('return process')());
-grab('this', () => this.constructor.constructor('return process')());
-grab('Function', () => Function('return process')());
-grab('eval', () => eval('globalThis.process'));
-grab('error.constructor', () => { try { null.x; } catch (e) { return e.constructor.constructor('return process')(); } });
-grab('globalThis.process', () => globalThis.process);
-grab('__proto__ walk', () => Object.getPrototypeOf(Object.getPrototypeOf(tools)).constructor.constructor('return process')());
-return facts;`;
-}
-
-const POLLUTION_SNIPPET = `
-Object.prototype.polluted = 'yes';
-Array.prototype.polluted = 'yes';
-Object.defineProperty(Object.prototype, 'isAdmin', { get() { return true; }, configurable: true });
-const first = await tools.runTool('hostile:probe', { a: 1, nested: { b: [1, 2] } });
-const second = await tools.runTool('hostile:probe', JSON.parse('{"__proto__": {"polluted": "yes"}, "constructor": {"prototype": {"polluted": "yes"}}}'));
-return { first: first.structured, second: second.structured };`;
-
-const HOSTILE_VALUES_SNIPPET = `${ATTEMPTS}
-await attempt('throwing getter', () => tools.runTool('hostile:probe', { get boom() { throw new Error('getter'); } }));
-await attempt('throwing toJSON', () => tools.runTool('hostile:probe', { toJSON() { throw new Error('toJSON'); } }));
-await attempt('escaping getter', () => tools.runTool('hostile:probe', { get x() { return this.constructor.constructor('return process')(); } }));
-await attempt('functions and symbols', () => tools.runTool('hostile:probe', { fn() {}, sym: Symbol('s'), nested: { f: () => 1 } }));
-await attempt('proxy', () => tools.runTool('hostile:probe', new Proxy({}, { ownKeys() { throw new Error('trap'); }, get() { return 1; } })));
-await attempt('bigint', () => tools.runTool('hostile:probe', { n: 10n }));
-await attempt('cycle', () => { const a = {}; a.self = a; return tools.runTool('hostile:probe', a); });
-await attempt('hostile id', () => tools.runTool({ toString() { return 'hostile:probe'; } }, { a: 1 }));
-await attempt('hostile chain', () => tools.runChain([{ toolId: 'hostile:probe', get args() { return { a: 1 }; } }]));
-await attempt('non-finite', () => tools.runTool('hostile:probe', { nan: NaN, inf: Infinity }));
-return attempts;`;
-
-const TAMPERING_SNIPPET = `
-const saved = { stringify: JSON.stringify, parse: JSON.parse };
-try { Function.prototype.constructor = function () { return () => 'hijacked'; }; } catch {}
-try { Object.prototype.hijacked = true; } catch {}
-try { JSON.parse = () => ({ hijacked: true }); } catch {}
-try { Array.prototype.map = function () { return ['hijacked']; }; } catch {}
-try { Map.prototype.get = function () { return undefined; }; } catch {}
-try { Reflect.apply = function () { return 'hijacked'; }; } catch {}
-try { Object.freeze = function (o) { return o; }; } catch {}
-try { Error = function () { return { hijacked: true }; }; } catch {}
-try { tools.runTool = () => 'hijacked'; } catch {}
-try { Symbol.prototype.toString = () => 'hijacked'; } catch {}
-try { Promise.prototype.finally = function () { return this; }; } catch {}
-const r = await tools.runTool('hostile:probe', { a: 1 });
-JSON.parse = saved.parse;
-return { ok: r && r.structured ? r.structured.ok : r };`;
 
 // ---- the suite -----------------------------------------------------------------------------------------
 
@@ -534,16 +230,11 @@ export function hostileCodeSuite(
     });
 
     hostileCase('process-env', 'a secret in the host environment never reaches the result', async () => {
-      const key = `TOOLEXEC_HOSTILE_${randomBytes(6).toString('hex').toUpperCase()}`;
-      const secret = `env-secret-${randomBytes(16).toString('hex')}`;
-      process.env[key] = secret;
-      try {
+      await withHostSecret('env-secret', async (key, secret) => {
         const outcome = await execute(envSnippet(key));
         expectOutcome('process-env', outcome);
         expect(visible(outcome)).not.toContain(secret);
-      } finally {
-        delete process.env[key];
-      }
+      });
     });
 
     hostileCase('host-modules', 'child_process, fs and net cannot be loaded to act on the host', async () => {
@@ -627,10 +318,7 @@ export function hostileCodeSuite(
     });
 
     hostileCase('constructor-escape', 'constructor chains do not reach the host process', async () => {
-      const key = `TOOLEXEC_HOSTILE_${randomBytes(6).toString('hex').toUpperCase()}`;
-      const secret = `escape-secret-${randomBytes(16).toString('hex')}`;
-      process.env[key] = secret;
-      try {
+      await withHostSecret('escape-secret', async (key, secret) => {
         const outcome = await execute(escapeSnippet(key));
         expectOutcome('constructor-escape', outcome);
         expect(visible(outcome)).not.toContain(secret);
@@ -639,9 +327,7 @@ export function hostileCodeSuite(
           if (fact !== null && typeof fact === 'object')
             expect((fact as { pid?: unknown }).pid, `${path} reached the host process`).not.toBe(process.pid);
         }
-      } finally {
-        delete process.env[key];
-      }
+      });
     });
 
     hostileCase('prototype-pollution', 'polluting prototypes inside the sandbox does not reach the host', async () => {

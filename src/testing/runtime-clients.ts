@@ -1,5 +1,5 @@
 /**
- * Test doubles for the clients a user injects into the spec backends (containerd, kata,
+ * Test doubles for the clients a user injects into the injected-client backends (containerd, kata,
  * firecracker, kubernetes, proxmox_lxc): a client that really runs the spec's guest as a local
  * process, a recording client, and a Proxmox API double.
  */
@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ToolexecError } from '../model/index.js';
+import { testingErrors } from './errors.js';
 import {
   abortError,
   type BaseSandboxSpec,
@@ -18,7 +18,7 @@ import {
   type SandboxClient,
   type SandboxProcess,
   type SandboxStartOptions,
-} from '../runtime/index.js';
+} from '../runtime/internal.js';
 
 /** Options of {@link createLocalProcessClient}. */
 export interface LocalProcessClientOptions {
@@ -54,7 +54,7 @@ function killGroup(child: ChildProcess): void {
 }
 
 /**
- * A client for any spec backend that runs `spec.guest.command` on this machine: `node` (the
+ * A client for any injected-client backend that runs `spec.guest.command` on this machine: `node` (the
  * command's first word) becomes `options.nodePath`; the process gets exactly `spec.guest.env`
  * (nothing of the host's environment), a fresh temporary working directory, its own process group
  * (killed whole on `kill()`, and after `spec.timeoutMs` + `killGraceMs` as a backstop) and piped
@@ -73,7 +73,7 @@ export function createLocalProcessClient<Spec extends BaseSandboxSpec = BaseSand
     specs.push(spec);
     if (startOptions.signal.aborted) throw abortError(startOptions.signal, 'sandbox start');
     const [command, ...args] = spec.guest.command;
-    if (command === undefined) throw new ToolexecError('CONFIGURATION', 'the spec has no guest command');
+    if (command === undefined) throw testingErrors('CONFIGURATION', 'the spec has no guest command');
     const workDir = await mkdtemp(join(options.tempDir ?? tmpdir(), 'toolexec-local-client-'));
     const child = spawn(command === 'node' ? nodePath : command, args, {
       cwd: workDir,

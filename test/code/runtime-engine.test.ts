@@ -10,15 +10,8 @@ import {
 } from '../../src/code/index.js';
 import { ToolexecError, hasErrorCode } from '../../src/model/index.js';
 import { ToolError } from '../../src/run/index.js';
-import {
-  createRuntime,
-  limitsEnforcedNone,
-  runtimeError,
-  type ExecuteRequest,
-  type ExecuteResult,
-  type Runtime,
-  type RuntimeBackend,
-} from '../../src/runtime/index.js';
+import { createRuntime, type ExecuteRequest, type ExecuteResult, type Runtime, type RuntimeBackend } from '../../src/runtime/index.js';
+import { limitsEnforcedNone, runtimeError } from '../../src/runtime/internal.js';
 import { fixture, rejection } from './helpers.js';
 
 const okResult = (extra: Partial<ExecuteResult> = {}): ExecuteResult => ({

@@ -2,7 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { codeResultOf } from '../../src/code/index.js';
 import { createExec, type DefaultExec } from '../../src/exec/index.js';
 import { type ToolexecError, hasErrorCode } from '../../src/model/index.js';
-import { createRuntime, limitsEnforcedNone, type ExecuteRequest, type RuntimeBackend } from '../../src/runtime/index.js';
+import { createRuntime, type ExecuteRequest, type RuntimeBackend } from '../../src/runtime/index.js';
+import { limitsEnforcedNone } from '../../src/runtime/internal.js';
 import { localTools, rejection } from './helpers.js';
 
 const { tools } = localTools();

@@ -27,9 +27,22 @@ describe('package exports (built dist)', () => {
     expect(existsSync(join(ROOT, 'dist', 'index.js'))).toBe(true);
   });
 
-  it('has one subpath per layer of API.md', () => {
+  it('has one subpath per layer of API.md, and one per runtime backend', () => {
+    const runtimeBackends = ['wasm', 'host', 'docker', 'remote', 'containerd', 'kata', 'firecracker', 'kubernetes', 'proxmox', 'temporal'];
     expect(subpaths.sort()).toEqual(
-      ['.', './backend', './code', './discovery', './exec', './mcp', './model', './run', './runtime', './testing'].sort(),
+      [
+        '.',
+        './backend',
+        './code',
+        './discovery',
+        './exec',
+        './mcp',
+        './model',
+        './run',
+        './runtime',
+        './testing',
+        ...runtimeBackends.map((name) => `./runtime/${name}`),
+      ].sort(),
     );
   });
 

@@ -3,7 +3,7 @@
  * the transports share.
  */
 import type { ToolexecError } from '../../model/index.js';
-import type { WireMessage } from './wire.js';
+import { protocolError, type WireMessage } from './wire.js';
 
 /** Something received on a connection: a decoded message, or input that could not be decoded. */
 export type IncomingItem =
@@ -119,4 +119,22 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
       },
     };
   }
+}
+
+/**
+ * A message as one line of JSON for a byte-stream transport. @throws `PROTOCOL` when the message
+ * is not JSON-encodable or is larger than `maxMessageBytes` (`details: { bytes, maxMessageBytes }`).
+ */
+export function encodeMessage(message: WireMessage, maxMessageBytes: number): string {
+  let text: string;
+  try {
+    text = JSON.stringify(message);
+  } catch (err) {
+    throw protocolError(`message is not JSON-encodable: ${err instanceof Error ? err.message : String(err)}`, undefined, err);
+  }
+  const bytes = Buffer.byteLength(text);
+  if (bytes > maxMessageBytes) {
+    throw protocolError(`message of ${bytes} bytes exceeds the ${maxMessageBytes}-byte limit`, { bytes, maxMessageBytes });
+  }
+  return text;
 }

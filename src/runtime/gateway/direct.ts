@@ -2,10 +2,10 @@
  * The direct gateway: tool discovery and execution in the same process, over an index, a doc
  * store and a runner, with call budgets and a trace.
  */
-import { ToolexecError } from '../../model/index.js';
+import { runtimeError } from '../core/errors.js';
 import type { DetailLevel, DocStore, ToolDoc, ToolExample, ToolIndex, ToolSummary } from '../../discovery/index.js';
 import type { ChainResult, ChainStep, RunResult, Runner } from '../../run/index.js';
-import type { GatewayCallOptions, ToolCallRecord, ToolGateway } from '../types.js';
+import type { GatewayCallOptions, ToolCallRecord, ToolGateway } from '../core/types.js';
 import { emptyChainResult } from './empty-chain.js';
 import { createTracingGateway, type TracingGateway } from './tracing.js';
 
@@ -78,7 +78,7 @@ export class DirectGateway implements ToolGateway {
       ...(runner === undefined || runner === null ? ['runner'] : []),
     ];
     if (missing.length > 0) {
-      throw new ToolexecError('CONFIGURATION', `configuration error: missing required fields: ${missing.join(', ')}`, {
+      throw runtimeError('CONFIGURATION', `configuration error: missing required fields: ${missing.join(', ')}`, {
         details: { missing },
       });
     }

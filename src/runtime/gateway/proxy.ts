@@ -5,8 +5,8 @@
 import { ToolexecError } from '../../model/index.js';
 import type { DetailLevel, ToolDoc, ToolExample, ToolSummary } from '../../discovery/index.js';
 import type { ChainResult, ChainStep, RunResult, StepResult } from '../../run/index.js';
-import { abortError } from '../errors.js';
-import type { GatewayCallOptions, ToolGateway } from '../types.js';
+import { abortError, runtimeError } from '../core/errors.js';
+import type { GatewayCallOptions, ToolGateway } from '../core/types.js';
 import type { GatewayConnection, IncomingItem } from './connection.js';
 import { emptyChainResult } from './empty-chain.js';
 import {
@@ -185,7 +185,7 @@ export class ProxyGateway implements ToolGateway {
           settle();
           this.#connection.send({ type: 'cancel', id }).catch(() => undefined);
           reject(
-            new ToolexecError('TIMEOUT', `gateway request ${type} timed out after ${this.#timeoutMs}ms`, {
+            runtimeError('TIMEOUT', `gateway request ${type} timed out after ${this.#timeoutMs}ms`, {
               details: { type, timeoutMs: this.#timeoutMs },
             }),
           );

@@ -5,7 +5,7 @@
 import { setMaxListeners } from 'node:events';
 import type { ChainStep } from '../../run/index.js';
 import type { ToolexecError } from '../../model/index.js';
-import type { ToolGateway } from '../types.js';
+import type { ToolGateway } from '../core/types.js';
 import type { GatewayConnection } from './connection.js';
 import {
   isGatewayRequestType,

@@ -2,7 +2,7 @@
  * Newline-delimited JSON over a pair of byte streams (child stdio, sockets, container attach).
  */
 import type { Readable, Writable } from 'node:stream';
-import { AsyncQueue, type GatewayConnection, type IncomingItem } from './connection.js';
+import { AsyncQueue, encodeMessage, type GatewayConnection, type IncomingItem } from './connection.js';
 import { connectionClosedError, protocolError, type WireMessage } from './wire.js';
 
 /** Default cap on one encoded message: 8 MiB. */
@@ -83,19 +83,7 @@ class StreamConnection implements GatewayConnection {
     if (this.#closed || this.#writeError !== undefined || this.#output.destroyed || this.#output.writableEnded) {
       throw connectionClosedError('gateway connection closed', this.#writeError);
     }
-    let text: string;
-    try {
-      text = JSON.stringify(message);
-    } catch (err) {
-      throw protocolError(`message is not JSON-encodable: ${err instanceof Error ? err.message : String(err)}`, undefined, err);
-    }
-    const bytes = Buffer.byteLength(text);
-    if (bytes > this.#max) {
-      throw protocolError(`message of ${bytes} bytes exceeds the ${this.#max}-byte limit`, {
-        bytes,
-        maxMessageBytes: this.#max,
-      });
-    }
+    const text = encodeMessage(message, this.#max);
     await new Promise<void>((resolve, reject) => {
       const onError = (err: unknown) => {
         cleanup();

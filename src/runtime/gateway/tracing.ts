@@ -5,8 +5,8 @@
 import { ToolexecError, errorMessage } from '../../model/index.js';
 import type { DetailLevel, ToolDoc, ToolExample, ToolSummary } from '../../discovery/index.js';
 import type { ChainResult, ChainStep, RunResult, StepResult } from '../../run/index.js';
-import { cloneJson, elapsedMs, throwIfAborted } from '../errors.js';
-import type { GatewayCallOptions, ToolCallRecord, ToolGateway } from '../types.js';
+import { cloneJson, elapsedMs, throwIfAborted, runtimeError } from '../core/errors.js';
+import type { GatewayCallOptions, ToolCallRecord, ToolGateway } from '../core/types.js';
 
 /** Options of {@link createTracingGateway}. `undefined` or 0 means unlimited. */
 export interface TracingGatewayOptions {
@@ -29,7 +29,7 @@ export interface TracingGateway extends ToolGateway {
 function checkLimit(name: string, value: number | undefined): number {
   if (value === undefined) return 0;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || !Number.isInteger(value)) {
-    throw new ToolexecError('INVALID_LIMITS', `invalid limits: ${name} must be a non-negative integer`, {
+    throw runtimeError('INVALID_LIMITS', `invalid limits: ${name} must be a non-negative integer`, {
       details: { field: name, value },
     });
   }
@@ -102,7 +102,7 @@ class TracingToolGateway implements TracingGateway {
     throwIfAborted(options?.signal, 'runTool');
     const max = this.#maxToolCalls;
     if (max > 0 && this.#calls >= max) {
-      throw new ToolexecError('LIMIT_EXCEEDED', `limit exceeded: max ${max} tool calls exceeded`, {
+      throw runtimeError('LIMIT_EXCEEDED', `limit exceeded: max ${max} tool calls exceeded`, {
         details: { limit: 'maxToolCalls', max },
       });
     }
@@ -132,18 +132,16 @@ class TracingToolGateway implements TracingGateway {
     const list = steps ?? [];
     const need = list.length;
     if (this.#maxChainSteps > 0 && need > this.#maxChainSteps) {
-      throw new ToolexecError('LIMIT_EXCEEDED', `limit exceeded: max ${this.#maxChainSteps} chain steps exceeded (got ${need})`, {
+      throw runtimeError('LIMIT_EXCEEDED', `limit exceeded: max ${this.#maxChainSteps} chain steps exceeded (got ${need})`, {
         details: { limit: 'maxChainSteps', max: this.#maxChainSteps, requested: need },
       });
     }
     const max = this.#maxToolCalls;
     if (max > 0 && this.#calls + need > max) {
       const remaining = Math.max(0, max - this.#calls);
-      throw new ToolexecError(
-        'LIMIT_EXCEEDED',
-        `limit exceeded: max ${max} tool calls exceeded (need ${need}, have ${remaining} remaining)`,
-        { details: { limit: 'maxToolCalls', max, requested: need, remaining } },
-      );
+      throw runtimeError('LIMIT_EXCEEDED', `limit exceeded: max ${max} tool calls exceeded (need ${need}, have ${remaining} remaining)`, {
+        details: { limit: 'maxToolCalls', max, requested: need, remaining },
+      });
     }
     this.#calls += need; // reserved; unexecuted steps are refunded below
     const start = performance.now();

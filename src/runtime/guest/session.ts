@@ -5,13 +5,13 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { ToolexecError } from '../../model/index.js';
-import { abortError } from '../errors.js';
-import { failureFromReport, type RunFailure } from '../failure.js';
+import { abortError } from '../core/errors.js';
+import { failureFromReport, type RunFailure } from '../core/failure.js';
 import { createStreamConnection, DEFAULT_MAX_MESSAGE_BYTES } from '../gateway/stream-connection.js';
 import { serveGateway } from '../gateway/server.js';
 import type { GuestProgramMessage, GuestStartMessage, WireMessage } from '../gateway/codec.js';
-import type { ToolGateway } from '../types.js';
-import { OutputCapture } from '../output-capture.js';
+import type { ToolGateway } from '../core/types.js';
+import { OutputCapture } from '../core/output-capture.js';
 
 /** How the guest process ended. */
 export interface GuestExit {

@@ -2,19 +2,13 @@
  * The `containerd` backend (beta): a validated container spec handed to an injected client that
  * starts the node guest in a containerd task and attaches its stdio.
  */
-import { SpecBackend, type EnforcedResources, type SpecInput } from '../spec/engine.js';
-import { DEFAULT_SPEC_SANDBOX_IMAGE } from '../spec/guest.js';
-import { containerEnforced, containerResources, containerSecurity, copyLimits, specLabels } from '../spec/mapping.js';
-import { imageResolverOption, objectOption, resolveCommonOptions, stringOption, type SpecBackendCommonOptions } from '../spec/options.js';
-import type {
-  BaseSandboxSpec,
-  ImageResolver,
-  SandboxCapabilities,
-  SandboxClient,
-  SandboxResources,
-  SandboxSecurity,
-} from '../spec/types.js';
-import { validateContainerSpec } from '../spec/validate.js';
+import { SandboxClientBackend, clientBackendIdentity, type EnforcedResources, type SpecInput } from '../sandbox-client/base.js';
+import { DEFAULT_SPEC_SANDBOX_IMAGE } from '../sandbox-client/guest-spec.js';
+import { containerEnforced } from '../sandbox-client/mapping.js';
+import { OptionReader } from '../../core/option-reader.js';
+import type { SandboxClientBackendOptions } from '../sandbox-client/options.js';
+import type { ContainerSandboxSpec, ImageResolver, SandboxCapabilities, SandboxClient } from '../sandbox-client/contract.js';
+import { validateContainerSpec } from '../sandbox-client/validate.js';
 
 /** Default containerd namespace. */
 export const DEFAULT_CONTAINERD_NAMESPACE = 'default';
@@ -23,19 +17,11 @@ export const DEFAULT_CONTAINERD_NAMESPACE = 'default';
 export const DEFAULT_CONTAINERD_SOCKET = '/run/containerd/containerd.sock';
 
 /** What a {@link ContainerdClient} starts: one containerd task running the guest. */
-export interface ContainerdSpec extends BaseSandboxSpec {
-  /** The image reference (after the resolver). */
-  image: string;
-  /** The containerd runtime (`io.containerd.runc.v2`, `io.containerd.runsc.v1`, ...); `''` = the default. */
-  runtime: string;
+export interface ContainerdSpec extends ContainerSandboxSpec {
   /** The containerd namespace to create the container in. */
   namespace: string;
   /** The containerd socket to talk to. */
   socketPath: string;
-  /** The cgroup limits to apply (memory, CPU quota/period, pids, disk). */
-  resources: SandboxResources;
-  /** The isolation to apply (user, rootfs, network, seccomp, capabilities). */
-  security: SandboxSecurity;
 }
 
 /**
@@ -52,7 +38,7 @@ export interface ContainerdSpec extends BaseSandboxSpec {
 export type ContainerdClient = SandboxClient<ContainerdSpec>;
 
 /** Options of {@link createContainerdBackend}. */
-export interface ContainerdBackendOptions extends SpecBackendCommonOptions {
+export interface ContainerdBackendOptions extends SandboxClientBackendOptions {
   /** Starts the sandboxes. Without it every run fails with `RUNTIME_UNAVAILABLE`. */
   client?: ContainerdClient;
   /** Resolves (pulls, pins) the image before each run. */
@@ -65,86 +51,47 @@ export interface ContainerdBackendOptions extends SpecBackendCommonOptions {
   socketPath?: string;
   /** The containerd runtime. @defaultValue '' (containerd's default) */
   runtime?: string;
-  /** A seccomp profile applied under `hardened`. */
+  /** A seccomp profile applied under `hardened`. @defaultValue '' (none) */
   seccompPath?: string;
 }
+
+/** The resolved configuration of a {@link ContainerdBackend}. */
+export type ContainerdConfig = Required<
+  Pick<ContainerdBackendOptions, 'imageRef' | 'namespace' | 'socketPath' | 'runtime' | 'seccompPath'>
+>;
+
+/** How containerd runs are named in errors and logs. */
+const CONTAINERD = clientBackendIdentity('containerd', { client: 'containerd client', unavailable: 'containerd daemon unavailable' });
 
 /**
  * The `containerd` backend.
  *
  * @remarks
- * Go's defaults (image `toolruntime-sandbox:latest`, namespace `default`, socket
- * `/run/containerd/containerd.sock`, timeout 30 s) and Go's order (see {@link SpecBackend}).
- * Profiles: `dev` → `bridge` network, writable rootfs; `standard` → no network, read-only rootfs;
- * `hardened` → the same plus `seccompPath`. Always `nobody:nogroup`. CPU: `cpuQuotaMs × 1000` µs
- * per 1 s period. Details `{ imageRef, namespace, runtime, profile, runId }`.
+ * Defaults: image `toolruntime-sandbox:latest`, namespace `default`, socket
+ * `/run/containerd/containerd.sock`, timeout 30 s; the run order is the shared one (see
+ * {@link SandboxClientBackend}). Profiles: `dev` → `bridge` network, writable rootfs; `standard` →
+ * no network, read-only rootfs; `hardened` → the same plus `seccompPath`. Always `nobody:nogroup`.
+ * CPU: `cpuQuotaMs × 1000` µs per 1 s period. Details `{ imageRef, namespace, runtime, profile, runId }`.
  */
-export class ContainerdBackend extends SpecBackend<ContainerdSpec> {
-  readonly kind = 'containerd' as const;
-  readonly readiness = 'beta' as const;
-  protected readonly clientLabel = 'containerd client';
-  protected readonly unavailableLabel = 'containerd daemon unavailable';
-  protected readonly logMessage = 'executing in containerd';
-  readonly #imageRef: string;
-  readonly #namespace: string;
-  readonly #socketPath: string;
-  readonly #runtime: string;
-  readonly #seccompPath: string;
-
+export class ContainerdBackend extends SandboxClientBackend<ContainerdSpec, ContainerdConfig, 'containerd'> {
   constructor(options: ContainerdBackendOptions = {}) {
-    super(
-      resolveCommonOptions('containerd', options),
-      objectOption('containerd', 'client', options.client, ['start']),
-      imageResolverOption('containerd', options.imageResolver),
-    );
-    this.#imageRef = stringOption('containerd', 'imageRef', options.imageRef, DEFAULT_SPEC_SANDBOX_IMAGE);
-    this.#namespace = stringOption('containerd', 'namespace', options.namespace, DEFAULT_CONTAINERD_NAMESPACE);
-    this.#socketPath = stringOption('containerd', 'socketPath', options.socketPath, DEFAULT_CONTAINERD_SOCKET);
-    this.#runtime = stringOption('containerd', 'runtime', options.runtime, '');
-    this.#seccompPath = stringOption('containerd', 'seccompPath', options.seccompPath, '');
-  }
-
-  /** The resolved configuration (for diagnostics and tests). */
-  get config(): {
-    /** The image run (before the resolver). */
-    imageRef: string;
-    /** The containerd namespace. */
-    namespace: string;
-    /** The containerd socket. */
-    socketPath: string;
-    /** The containerd runtime; `''` = containerd's default. */
-    runtime: string;
-    /** The seccomp profile applied under `hardened`; `''` = none. */
-    seccompPath: string;
-  } {
-    return {
-      imageRef: this.#imageRef,
-      namespace: this.#namespace,
-      socketPath: this.#socketPath,
-      runtime: this.#runtime,
-      seccompPath: this.#seccompPath,
-    };
+    const read = new OptionReader('containerd', options);
+    super(CONTAINERD, read, {
+      imageRef: read.string('imageRef', DEFAULT_SPEC_SANDBOX_IMAGE),
+      namespace: read.string('namespace', DEFAULT_CONTAINERD_NAMESPACE),
+      socketPath: read.string('socketPath', DEFAULT_CONTAINERD_SOCKET),
+      runtime: read.string('runtime', ''),
+      seccompPath: read.string('seccompPath', ''),
+    });
   }
 
   protected override imageToResolve(): string {
-    return this.#imageRef;
+    return this.settings.imageRef;
   }
 
   protected buildSpec(input: SpecInput): ContainerdSpec {
-    const spec: ContainerdSpec = {
-      runId: input.runId,
-      profile: input.profile,
-      image: input.image,
-      runtime: this.#runtime,
-      namespace: this.#namespace,
-      socketPath: this.#socketPath,
-      resources: containerResources(input.request.limits),
-      security: containerSecurity(input.profile, { seccompProfile: this.#seccompPath }),
-      timeoutMs: input.timeoutMs,
-      limits: copyLimits(input.request.limits),
-      labels: specLabels(input.profile, this.kind, input.runId),
-      guest: input.guest,
-    };
+    const { runtime, namespace, socketPath, seccompPath } = this.settings;
+    const spec: ContainerdSpec = { ...this.containerSpecBase(input, runtime, { seccompProfile: seccompPath }), namespace, socketPath };
     validateContainerSpec(spec);
     return spec;
   }
@@ -154,7 +101,8 @@ export class ContainerdBackend extends SpecBackend<ContainerdSpec> {
   }
 
   protected details(profile: string): Record<string, unknown> {
-    return { imageRef: this.#imageRef, namespace: this.#namespace, runtime: this.#runtime, profile };
+    const { imageRef, namespace, runtime } = this.settings;
+    return { imageRef, namespace, runtime, profile };
   }
 
   protected logFields(spec: ContainerdSpec): Record<string, unknown> {

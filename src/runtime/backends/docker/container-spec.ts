@@ -3,9 +3,9 @@
  * limits map onto it.
  */
 import type Dockerode from 'dockerode';
-import { ToolexecError } from '../../../model/index.js';
 import { NODE_GUEST_LOADER, heapLimitMiB } from '../../guest/node-guest.js';
-import type { Limits } from '../../types.js';
+import type { Limits } from '../../core/types.js';
+import { optionError } from '../../core/option-reader.js';
 import { SANDBOX_NODE_PATH, SANDBOX_USER_ID } from './sandbox-image.js';
 
 /** The label on every container the docker and gvisor backends create (value: the backend instance's id). */
@@ -102,9 +102,7 @@ export function resolveDefaultLimits(limits: DockerContainerLimits | undefined):
     const value = limits?.[key];
     if (value === undefined) continue;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-      throw new ToolexecError('INVALID_ARGUMENT', `invalid docker backend limits: ${key} must be a non-negative integer`, {
-        details: { field: key, value },
-      });
+      throw optionError('docker', `limits.${key}`, 'must be a non-negative integer', value);
     }
     out[key] = value;
   }

@@ -6,94 +6,23 @@
 import { randomBytes } from 'node:crypto';
 import type Dockerode from 'dockerode';
 import { ToolexecError } from '../../../model/index.js';
-import { abortError, runtimeError } from '../../errors.js';
-import { DEFAULT_MAX_MESSAGE_BYTES } from '../../gateway/stream-connection.js';
+import { abortError, runtimeError } from '../../core/errors.js';
 import { nodeGuestSource } from '../../guest/node-guest.js';
 import { runGuestSession, type GuestFailure } from '../../guest/session.js';
-import { effectiveMaxOutputBytes, effectiveTimeoutMs, validateRequest } from '../../request.js';
-import { RunRecord } from '../../run-record.js';
-import type { BackendReadiness, ExecuteRequest, ExecuteResult, RuntimeBackend, RuntimeBackendKind } from '../../types.js';
-import {
-  connectDocker,
-  describeEngine,
-  dockerMessage,
-  engineUnavailable,
-  pingEngine,
-  type DockerConnectionOptions,
-} from './docker-client.js';
+import { effectiveMaxOutputBytes, effectiveTimeoutMs, validateRequest } from '../../core/request.js';
+import { RunRecord } from '../../core/run-record.js';
+import type { BackendReadiness, ExecuteRequest, ExecuteResult, RuntimeBackend, RuntimeBackendKind } from '../../core/types.js';
+import { connectDocker, describeEngine, dockerMessage, engineUnavailable, pingEngine } from './docker-client.js';
 import {
   containerCreateOptions,
   containerHeapBytes,
   resolveContainerLimits,
-  resolveDefaultLimits,
   sameLimits,
-  type DockerContainerLimits,
   type ResolvedContainerLimits,
 } from './container-spec.js';
+import { resolveOptions, type DockerBackendOptions, type ResolvedOptions } from './options.js';
 import { startSandboxContainer, type SandboxContainer } from './sandbox-container.js';
-import { DEFAULT_SANDBOX_IMAGE, SANDBOX_NODE_PATH } from './sandbox-image.js';
-import { MAX_WARM_POOL_SIZE, WarmPool, type WarmPoolStats } from './warm-pool.js';
-
-/** Options of the warm pool (beta). */
-export interface DockerPoolOptions {
-  /** Idle containers kept started (1..16). @defaultValue 2 */
-  size?: number;
-}
-
-/** Options of {@link createDockerBackend}. */
-export interface DockerBackendOptions extends DockerConnectionOptions {
-  /** The image: anything with a Linux `node` at `nodePath`. @defaultValue {@link DEFAULT_SANDBOX_IMAGE} */
-  image?: string;
-  /** The node binary inside the image. @defaultValue '/usr/local/bin/node' */
-  nodePath?: string;
-  /**
-   * The OCI runtime (`HostConfig.Runtime`), e.g. `runsc`. It must be registered with the engine.
-   * @defaultValue the engine's default (runc)
-   */
-  runtime?: string;
-  /**
-   * Container limits when a request sets none (a request's `limits` field > 0 wins). 0 here means
-   * "no cap" for that resource (and `limitsEnforced` says so).
-   * @defaultValue {@link DEFAULT_DOCKER_LIMITS}: 256 MiB, 64 tasks, one CPU, 16 MiB of `/tmp`
-   */
-  limits?: DockerContainerLimits;
-  /** Wall-clock limit of a snippet when the request has none. @defaultValue 30000 */
-  defaultTimeoutMs?: number;
-  /** stdout + stderr cap when the request's limits have none. @defaultValue 1 MiB */
-  defaultMaxOutputBytes?: number;
-  /** Largest protocol message. @defaultValue 8 MiB */
-  maxMessageBytes?: number;
-  /** Extra environment for the guest (nothing of the host's environment is passed). */
-  env?: Record<string, string>;
-  /** Extra node flags. */
-  nodeFlags?: readonly string[];
-  /**
-   * Keep started containers ready (beta; readiness reports `beta`). Each container still serves
-   * exactly one run, so no state is shared between runs. Used only by requests whose container
-   * limits equal the backend's defaults. `true` = `{ size: 2 }`.
-   */
-  pool?: boolean | DockerPoolOptions;
-  /** Longest time the engine may take to create and start a container. @defaultValue 30000 */
-  startTimeoutMs?: number;
-  /** Longest time the engine may take to answer the first ping. @defaultValue 10000 */
-  pingTimeoutMs?: number;
-}
-
-interface ResolvedOptions {
-  connection: DockerConnectionOptions;
-  image: string;
-  nodePath: string;
-  runtime: string | undefined;
-  limits: ResolvedContainerLimits;
-  defaultTimeoutMs: number;
-  defaultMaxOutputBytes: number;
-  maxMessageBytes: number;
-  env: string[];
-  nodeFlags: readonly string[];
-  poolSize: number;
-  startTimeoutMs: number;
-  pingTimeoutMs: number;
-}
+import { WarmPool, type WarmPoolStats } from './warm-pool.js';
 
 /**
  * Whether a container that failed, and that the backend did not kill, was ended for its memory:
@@ -105,39 +34,6 @@ interface ResolvedOptions {
 async function memoryKill(running: SandboxContainer): Promise<{ oomKilled: boolean } | undefined> {
   if (await running.oomKilled()) return { oomKilled: true };
   return (await running.exited).signal === 'SIGKILL' ? { oomKilled: false } : undefined;
-}
-
-function positiveOption(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new ToolexecError('INVALID_ARGUMENT', `invalid docker backend option: ${name} must be a positive number`, {
-      details: { field: name, value },
-    });
-  }
-  return value;
-}
-
-function resolveOptions(options: DockerBackendOptions, runtime: string | undefined): ResolvedOptions {
-  const pool = options.pool === true ? {} : options.pool === false || options.pool === undefined ? undefined : options.pool;
-  const poolSize = pool === undefined ? 0 : Math.min(MAX_WARM_POOL_SIZE, Math.floor(positiveOption('pool.size', pool.size, 2)));
-  return {
-    connection: {
-      ...(options.docker === undefined ? {} : { docker: options.docker }),
-      ...(options.dockerOptions === undefined ? {} : { dockerOptions: options.dockerOptions }),
-    },
-    image: options.image ?? DEFAULT_SANDBOX_IMAGE,
-    nodePath: options.nodePath ?? SANDBOX_NODE_PATH,
-    runtime,
-    limits: resolveDefaultLimits(options.limits),
-    defaultTimeoutMs: positiveOption('defaultTimeoutMs', options.defaultTimeoutMs, 30_000),
-    defaultMaxOutputBytes: positiveOption('defaultMaxOutputBytes', options.defaultMaxOutputBytes, 1024 * 1024),
-    maxMessageBytes: positiveOption('maxMessageBytes', options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES),
-    env: Object.entries(options.env ?? {}).map(([key, value]) => `${key}=${value}`),
-    nodeFlags: [...(options.nodeFlags ?? [])],
-    poolSize,
-    startTimeoutMs: positiveOption('startTimeoutMs', options.startTimeoutMs, 30_000),
-    pingTimeoutMs: positiveOption('pingTimeoutMs', options.pingTimeoutMs, 10_000),
-  };
 }
 
 /** What the backend learned about the engine on first use. */
@@ -172,7 +68,7 @@ function startDeadline(signals: readonly (AbortSignal | undefined)[], ms: number
   const timer = setTimeout(
     () =>
       controller.abort(
-        ownReason(new ToolexecError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${what} did not start a container within ${ms}ms`)),
+        ownReason(runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${what} did not start a container within ${ms}ms`)),
       ),
     ms,
   );
@@ -194,7 +90,7 @@ function startDeadline(signals: readonly (AbortSignal | undefined)[], ms: number
  * no-new-privileges, private IPC without `/dev/shm`, a 65534-owned `/tmp` tmpfs, no engine logs)
  * and the run's limits; attached (stdin + output over one hijacked connection) before it is
  * started; then the node guest receives its program and the snippet on stdin and speaks the
- * gateway protocol there ({@link runGuestSession}). The container is removed (`force`) after
+ * gateway protocol there (the guest session). The container is removed (`force`) after
  * every run: success, failure, timeout, abort or engine error.
  *
  * Limits: `memoryBytes` → `Memory` = `MemorySwap` and node's heap at three quarters of it (an OOM
@@ -289,7 +185,7 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
     const runtime = this.#options.runtime;
     if (runtime !== undefined && (info.Runtimes === undefined || !Object.hasOwn(info.Runtimes, runtime))) {
       const known = Object.keys(info.Runtimes ?? {}).join(', ');
-      throw new ToolexecError(
+      throw runtimeError(
         'RUNTIME_UNAVAILABLE',
         `runtime unavailable: ${description} has no "${runtime}" runtime (registered: ${known === '' ? 'none' : known}); add it to the engine's daemon.json "runtimes"`,
         { details: { runtime, runtimes: Object.keys(info.Runtimes ?? {}) } },
@@ -341,7 +237,7 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
   }
 
   #closedError(): ToolexecError {
-    return ownReason(new ToolexecError('RUNTIME_UNAVAILABLE', `runtime unavailable: the ${this.kind} backend was closed`));
+    return ownReason(runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: the ${this.kind} backend was closed`));
   }
 
   /** A container for the pool: started, with the guest program already loaded (it then waits for its snippet). */
@@ -502,7 +398,7 @@ export class DockerBackend extends ContainerSandboxBackend {
 
 /**
  * Creates a {@link DockerBackend}. With no options it uses the engine of `DOCKER_HOST` (or the
- * default socket) and the local image {@link DEFAULT_SANDBOX_IMAGE} (`npm run sandbox:image`).
+ * default socket) and the local image `DEFAULT_SANDBOX_IMAGE` (`npm run sandbox:image`).
  * Nothing is contacted until the first run (or {@link ContainerSandboxBackend.warmUp}).
  */
 export function createDockerBackend(options: DockerBackendOptions = {}): DockerBackend {

@@ -5,6 +5,7 @@
 import { Agent } from 'node:http';
 import type Dockerode from 'dockerode';
 import { ToolexecError } from '../../../model/index.js';
+import { runtimeError } from '../../core/errors.js';
 
 /** How a Docker backend or the image builder reaches the engine. */
 export interface DockerConnectionOptions {
@@ -30,7 +31,7 @@ export function loadDockerode(): Promise<DockerodeConstructor> {
     (mod: { default?: unknown }) => (mod.default ?? mod) as DockerodeConstructor,
     (err: unknown) => {
       dockerodeModule = undefined;
-      throw new ToolexecError(
+      throw runtimeError(
         'RUNTIME_UNAVAILABLE',
         'runtime unavailable: the docker backend needs the optional peer dependency "dockerode" (npm install dockerode)',
         { cause: err, details: { missing: 'dockerode' } },
@@ -83,7 +84,7 @@ export function dockerMessage(err: unknown): string {
 /** `RUNTIME_UNAVAILABLE` for an engine that cannot be used, with the reason. */
 export function engineUnavailable(what: string, err: unknown, details: Record<string, unknown> = {}): ToolexecError {
   if (ToolexecError.isInstance(err) && err.code === 'RUNTIME_UNAVAILABLE') return err;
-  return new ToolexecError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${what}: ${dockerMessage(err)}`, { cause: err, details });
+  return runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${what}: ${dockerMessage(err)}`, { cause: err, details });
 }
 
 /**

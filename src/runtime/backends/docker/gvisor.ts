@@ -2,7 +2,8 @@
  * The `gvisor` backend: the docker backend with gVisor's `runsc` as the container runtime, so the
  * snippet's system calls reach gVisor's user-space kernel instead of the host kernel.
  */
-import { ContainerSandboxBackend, type DockerBackendOptions } from './docker-backend.js';
+import { ContainerSandboxBackend } from './docker-backend.js';
+import type { DockerBackendOptions } from './options.js';
 
 /** The runtime name gVisor is usually registered under in the engine's `daemon.json`. */
 export const DEFAULT_GVISOR_RUNTIME = 'runsc';

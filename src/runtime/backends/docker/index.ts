@@ -1,9 +1,11 @@
 /**
  * The container backends: `docker` (one hardened container per run), `gvisor` (the same under
  * gVisor's `runsc`), their warm pool, and the local sandbox image builder.
+ *
+ * @module toolexec/runtime/docker
  */
 export { ContainerSandboxBackend, DockerBackend, createDockerBackend } from './docker-backend.js';
-export type { DockerBackendOptions, DockerPoolOptions } from './docker-backend.js';
+export type { DockerBackendOptions, DockerPoolOptions } from './options.js';
 export { DEFAULT_GVISOR_RUNTIME, GvisorBackend, createGvisorBackend } from './gvisor.js';
 export type { GvisorBackendOptions } from './gvisor.js';
 export {
@@ -18,13 +20,7 @@ export {
 export type { ContainerSpecInput, DockerContainerLimits, ResolvedContainerLimits } from './container-spec.js';
 export { MAX_WARM_POOL_SIZE } from './warm-pool.js';
 export type { WarmPoolStats } from './warm-pool.js';
-export {
-  DEFAULT_SANDBOX_IMAGE,
-  SANDBOX_IMAGE_LABEL,
-  SANDBOX_NODE_PATH,
-  SANDBOX_USER_ID,
-  buildSandboxImage,
-  sharedLibrariesOf,
-} from './sandbox-image.js';
+export { DEFAULT_SANDBOX_IMAGE, SANDBOX_IMAGE_LABEL, SANDBOX_NODE_PATH, SANDBOX_USER_ID } from './sandbox-image.js';
+export { buildSandboxImage, sharedLibrariesOf } from './sandbox-image.js';
 export type { BuildSandboxImageOptions, SandboxImageInfo } from './sandbox-image.js';
 export type { DockerConnectionOptions } from './docker-client.js';

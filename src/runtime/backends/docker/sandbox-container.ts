@@ -6,7 +6,7 @@ import { constants as osConstants } from 'node:os';
 import { PassThrough, type Duplex, type Readable, type Writable } from 'node:stream';
 import type Dockerode from 'dockerode';
 import { ToolexecError } from '../../../model/index.js';
-import { abortError } from '../../errors.js';
+import { abortError, runtimeError } from '../../core/errors.js';
 import type { GuestExit } from '../../guest/session.js';
 import { dockerMessage, dockerStatus, engineUnavailable } from './docker-client.js';
 
@@ -96,7 +96,7 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined, what
 function startFailure(label: string, step: string, image: string, err: unknown): ToolexecError {
   if (ToolexecError.isInstance(err)) return err;
   if (step === 'create' && dockerStatus(err) === 404) {
-    return new ToolexecError(
+    return runtimeError(
       'RUNTIME_UNAVAILABLE',
       `runtime unavailable: the ${label} sandbox image ${image} does not exist (build it with \`npm run sandbox:image\` or buildSandboxImage()): ${dockerMessage(err)}`,
       { cause: err, details: { image } },

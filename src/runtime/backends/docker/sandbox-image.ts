@@ -7,8 +7,7 @@ import { chmod, copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, posix } from 'node:path';
 import type Dockerode from 'dockerode';
-import { ToolexecError } from '../../../model/index.js';
-import { throwIfAborted } from '../../errors.js';
+import { throwIfAborted, runtimeError } from '../../core/errors.js';
 import { connectDocker, dockerStatus, engineUnavailable, pingEngine, type DockerConnectionOptions } from './docker-client.js';
 
 /** Where the image keeps `node`. */
@@ -88,7 +87,7 @@ export async function sharedLibrariesOf(binary: string): Promise<string[]> {
     output = await run('ldd', [binary]);
   } catch (err) {
     if (err instanceof CommandError && /not a dynamic executable|statically linked/.test(err.output)) return [];
-    throw new ToolexecError(
+    throw runtimeError(
       'RUNTIME_UNAVAILABLE',
       `runtime unavailable: cannot list the libraries of ${binary} with ldd (a Linux host is needed)`,
       {
@@ -102,7 +101,7 @@ export async function sharedLibrariesOf(binary: string): Promise<string[]> {
     if (line === '' || /statically linked/.test(line)) continue;
     const missing = /^(\S+) => not found/.exec(line);
     if (missing !== null) {
-      throw new ToolexecError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${binary} needs ${missing[1]}, which ldd cannot find`);
+      throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${binary} needs ${missing[1]}, which ldd cannot find`);
     }
     const linked = /=>\s*(\/\S+)/.exec(line) ?? /^(\/\S+)/.exec(line);
     if (linked?.[1] !== undefined && !paths.includes(linked[1])) paths.push(linked[1]);
@@ -232,7 +231,7 @@ async function buildImage(tag: string, options: BuildSandboxImageOptions): Promi
   }
 
   const nodePath = options.nodePath ?? process.execPath;
-  if (!isAbsolute(nodePath)) throw new ToolexecError('INVALID_ARGUMENT', `nodePath must be absolute: ${nodePath}`);
+  if (!isAbsolute(nodePath)) throw runtimeError('INVALID_ARGUMENT', `nodePath must be absolute: ${nodePath}`);
   const nodeVersion = nodePath === process.execPath ? process.versions.node : (await run(nodePath, ['--version'])).trim().replace(/^v/, '');
   const libraries = await sharedLibrariesOf(nodePath);
   progress(`node ${nodeVersion} from ${nodePath}, ${libraries.length} shared libraries`);
@@ -267,7 +266,7 @@ async function buildImage(tag: string, options: BuildSandboxImageOptions): Promi
       throw engineUnavailable(`cannot import the sandbox image ${tag}`, err);
     }
     const image = await inspectImage(docker, tag);
-    if (image === undefined) throw new ToolexecError('RUNTIME_UNAVAILABLE', `runtime unavailable: the import of ${tag} left no image`);
+    if (image === undefined) throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: the import of ${tag} left no image`);
     progress(`built ${tag} (${image.id.slice(0, 19)})`);
     return { tag, id: image.id, built: true, files, nodeVersion };
   } finally {

@@ -2,12 +2,12 @@
  * The `firecracker` backend (beta): a validated microVM spec handed to an injected client that
  * boots a Firecracker microVM, runs the node guest in it and bridges its stdio.
  */
-import { SpecBackend, type EnforcedResources, type SpecInput } from '../spec/engine.js';
-import { DEFAULT_SPEC_SANDBOX_IMAGE } from '../spec/guest.js';
-import { copyLimits, specLabels } from '../spec/mapping.js';
-import { objectOption, optionError, resolveCommonOptions, stringOption, type SpecBackendCommonOptions } from '../spec/options.js';
-import type { BaseSandboxSpec, SandboxCapabilities, SandboxClient } from '../spec/types.js';
-import { invalidSpec, validateGuest } from '../spec/validate.js';
+import { SandboxClientBackend, clientBackendIdentity, type EnforcedResources, type SpecInput } from '../sandbox-client/base.js';
+import { DEFAULT_SPEC_SANDBOX_IMAGE } from '../sandbox-client/guest-spec.js';
+import { OptionReader } from '../../core/option-reader.js';
+import type { SandboxClientBackendOptions } from '../sandbox-client/options.js';
+import type { BaseSandboxSpec, SandboxCapabilities, SandboxClient } from '../sandbox-client/contract.js';
+import { invalidSpec, validateGuest } from '../sandbox-client/validate.js';
 
 /** Default firecracker binary. */
 export const DEFAULT_FIRECRACKER_BINARY = 'firecracker';
@@ -18,13 +18,8 @@ export const DEFAULT_FIRECRACKER_VCPUS = 1;
 /** Default memory of a microVM, in MiB. */
 export const DEFAULT_FIRECRACKER_MEM_MB = 128;
 
-/** The machine of a microVM. */
-export interface MicroVMResources {
-  /** vCPUs of the VM (positive). */
-  vcpuCount: number;
-  /** Memory of the VM in MiB (positive). */
-  memSizeMB: number;
-}
+/** The machine of a microVM: its vCPUs and its memory in MiB (both positive). */
+export type MicroVMResources = Pick<FirecrackerConfig, 'vcpuCount' | 'memSizeMB'>;
 
 /** How to boot a microVM. */
 export interface MicroVMConfig {
@@ -65,106 +60,72 @@ export interface MicroVMSpec extends BaseSandboxSpec {
 export type FirecrackerClient = SandboxClient<MicroVMSpec>;
 
 /** Options of {@link createFirecrackerBackend}. */
-export interface FirecrackerBackendOptions extends SpecBackendCommonOptions {
+export interface FirecrackerBackendOptions extends SandboxClientBackendOptions {
   /** Boots the microVMs. Without it every run fails with `RUNTIME_UNAVAILABLE`. */
   client?: FirecrackerClient;
-  /** @defaultValue 'firecracker' */
+  /** The firecracker binary. @defaultValue 'firecracker' */
   binaryPath?: string;
-  /** The guest kernel. Required to run (`kernelPath is required`). */
+  /** The guest kernel. Required to run (`kernelPath is required`). @defaultValue '' */
   kernelPath?: string;
-  /** The root filesystem image. Required to run (`rootfsPath is required`). */
+  /** The root filesystem image. Required to run (`rootfsPath is required`). @defaultValue '' */
   rootfsPath?: string;
-  /** @defaultValue '' (one per VM) */
+  /** The API socket. @defaultValue '' (one per VM) */
   socketPath?: string;
-  /** Values <= 0 mean the default. @defaultValue 1 */
+  /** vCPUs per VM; values <= 0 mean the default. @defaultValue 1 */
   vcpuCount?: number;
-  /** Values <= 0 mean the default. @defaultValue 128 */
+  /** Memory per VM in MiB; values <= 0 mean the default. @defaultValue 128 */
   memSizeMB?: number;
-  /** @defaultValue 'toolruntime-sandbox:latest' */
+  /** The image name (informational). @defaultValue 'toolruntime-sandbox:latest' */
   image?: string;
 }
 
-function machineOption(option: string, value: unknown, fallback: number): number {
+/** The resolved configuration of a {@link FirecrackerBackend}. */
+export type FirecrackerConfig = Required<
+  Pick<FirecrackerBackendOptions, 'binaryPath' | 'kernelPath' | 'rootfsPath' | 'socketPath' | 'vcpuCount' | 'memSizeMB' | 'image'>
+>;
+
+/** A machine size option: an integer, where values <= 0 mean the default. */
+function machineOption(read: OptionReader<FirecrackerBackendOptions>, option: 'vcpuCount' | 'memSizeMB', fallback: number): number {
+  const value = read.raw(option);
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value)) throw optionError('firecracker', option, 'must be an integer', value);
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw read.error(option, 'must be an integer', value);
   return value <= 0 ? fallback : value;
 }
+
+/** How firecracker runs are named in errors and logs. */
+const FIRECRACKER = clientBackendIdentity('firecracker', { client: 'firecracker runner', unavailable: 'firecracker daemon unavailable' });
 
 /**
  * The `firecracker` backend.
  *
  * @remarks
- * Go's defaults (binary `firecracker`, 1 vCPU, 128 MiB, timeout 30 s) and order; no image
- * resolver. The profile is not mapped into the spec (a microVM is always isolated; the VM has no
- * network). Unlike Go, it does not claim limits it does not pass on: `memory` is enforced only when
- * the client declares it (the VM size is then the cap, on every run); CPU, pids and disk are not
- * enforced. `limits.memoryBytes` also caps the guest's V8 heap. Details
- * `{ vcpuCount, memSizeMB, profile, runId }`.
+ * Defaults: binary `firecracker`, 1 vCPU, 128 MiB, timeout 30 s; the run order is the shared one;
+ * no image resolver. The profile is not mapped into the spec (a microVM is always isolated; the
+ * VM has no network). `memory` is reported enforced only when the client declares it (the VM size
+ * is then the cap, on every run); CPU, pids and disk are not enforced. `limits.memoryBytes` also
+ * caps the guest's V8 heap. Details `{ vcpuCount, memSizeMB, profile, runId }`.
  */
-export class FirecrackerBackend extends SpecBackend<MicroVMSpec> {
-  readonly kind = 'firecracker' as const;
-  readonly readiness = 'beta' as const;
-  protected readonly clientLabel = 'firecracker runner';
-  protected readonly unavailableLabel = 'firecracker daemon unavailable';
-  protected readonly logMessage = 'executing in firecracker';
-  readonly #binaryPath: string;
-  readonly #kernelPath: string;
-  readonly #rootfsPath: string;
-  readonly #socketPath: string;
-  readonly #vcpuCount: number;
-  readonly #memSizeMB: number;
-  readonly #image: string;
-
+export class FirecrackerBackend extends SandboxClientBackend<MicroVMSpec, FirecrackerConfig, 'firecracker'> {
   constructor(options: FirecrackerBackendOptions = {}) {
-    super(resolveCommonOptions('firecracker', options), objectOption('firecracker', 'client', options.client, ['start']));
-    this.#binaryPath = stringOption('firecracker', 'binaryPath', options.binaryPath, DEFAULT_FIRECRACKER_BINARY);
-    this.#kernelPath = stringOption('firecracker', 'kernelPath', options.kernelPath, '');
-    this.#rootfsPath = stringOption('firecracker', 'rootfsPath', options.rootfsPath, '');
-    this.#socketPath = stringOption('firecracker', 'socketPath', options.socketPath, '');
-    this.#vcpuCount = machineOption('vcpuCount', options.vcpuCount, DEFAULT_FIRECRACKER_VCPUS);
-    this.#memSizeMB = machineOption('memSizeMB', options.memSizeMB, DEFAULT_FIRECRACKER_MEM_MB);
-    this.#image = stringOption('firecracker', 'image', options.image, DEFAULT_SPEC_SANDBOX_IMAGE);
-  }
-
-  /** The resolved configuration. */
-  get config(): {
-    /** The firecracker binary. */
-    binaryPath: string;
-    /** The guest kernel; `''` when not configured (runs then fail). */
-    kernelPath: string;
-    /** The root filesystem image; `''` when not configured (runs then fail). */
-    rootfsPath: string;
-    /** The API socket; `''` = one per VM. */
-    socketPath: string;
-    /** vCPUs per VM. */
-    vcpuCount: number;
-    /** Memory per VM, in MiB. */
-    memSizeMB: number;
-    /** The image name (informational). */
-    image: string;
-  } {
-    return {
-      binaryPath: this.#binaryPath,
-      kernelPath: this.#kernelPath,
-      rootfsPath: this.#rootfsPath,
-      socketPath: this.#socketPath,
-      vcpuCount: this.#vcpuCount,
-      memSizeMB: this.#memSizeMB,
-      image: this.#image,
-    };
+    const read = new OptionReader('firecracker', options);
+    super(FIRECRACKER, read, {
+      binaryPath: read.string('binaryPath', DEFAULT_FIRECRACKER_BINARY),
+      kernelPath: read.string('kernelPath', ''),
+      rootfsPath: read.string('rootfsPath', ''),
+      socketPath: read.string('socketPath', ''),
+      vcpuCount: machineOption(read, 'vcpuCount', DEFAULT_FIRECRACKER_VCPUS),
+      memSizeMB: machineOption(read, 'memSizeMB', DEFAULT_FIRECRACKER_MEM_MB),
+      image: read.string('image', DEFAULT_SPEC_SANDBOX_IMAGE),
+    });
   }
 
   protected buildSpec(input: SpecInput): MicroVMSpec {
+    const { image, vcpuCount, memSizeMB, kernelPath, rootfsPath, socketPath, binaryPath } = this.settings;
     const spec: MicroVMSpec = {
-      runId: input.runId,
-      profile: input.profile,
-      image: this.#image,
-      resources: { vcpuCount: this.#vcpuCount, memSizeMB: this.#memSizeMB },
-      config: { kernelPath: this.#kernelPath, rootfsPath: this.#rootfsPath, socketPath: this.#socketPath, binaryPath: this.#binaryPath },
-      timeoutMs: input.timeoutMs,
-      limits: copyLimits(input.request.limits),
-      labels: specLabels(input.profile, this.kind, input.runId),
-      guest: input.guest,
+      ...this.specBase(input),
+      image,
+      resources: { vcpuCount, memSizeMB },
+      config: { kernelPath, rootfsPath, socketPath, binaryPath },
     };
     validateMicroVMSpec(spec);
     return spec;
@@ -175,7 +136,8 @@ export class FirecrackerBackend extends SpecBackend<MicroVMSpec> {
   }
 
   protected details(profile: string): Record<string, unknown> {
-    return { vcpuCount: this.#vcpuCount, memSizeMB: this.#memSizeMB, profile };
+    const { vcpuCount, memSizeMB } = this.settings;
+    return { vcpuCount, memSizeMB, profile };
   }
 
   protected logFields(spec: MicroVMSpec): Record<string, unknown> {
@@ -184,7 +146,7 @@ export class FirecrackerBackend extends SpecBackend<MicroVMSpec> {
 }
 
 /**
- * Checks a {@link MicroVMSpec} in Go's order: `kernelPath is required`, `rootfsPath is required`,
+ * Checks a {@link MicroVMSpec} in this order: `kernelPath is required`, `rootfsPath is required`,
  * `vcpuCount must be positive`, `memSizeMB must be positive`; then the guest. @throws `CONFIGURATION`.
  */
 export function validateMicroVMSpec(spec: MicroVMSpec): void {

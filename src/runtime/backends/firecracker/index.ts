@@ -1,4 +1,9 @@
-/** The `firecracker` runtime backend. */
+/**
+ * The `firecracker` backend: a validated microVM spec handed to a client you inject, which boots a
+ * Firecracker microVM, runs the node guest in it and bridges its stdio; with the client contract.
+ *
+ * @module toolexec/runtime/firecracker
+ */
 export {
   DEFAULT_FIRECRACKER_BINARY,
   DEFAULT_FIRECRACKER_MEM_MB,
@@ -7,4 +12,12 @@ export {
   createFirecrackerBackend,
   validateMicroVMSpec,
 } from './backend.js';
-export type { FirecrackerBackendOptions, FirecrackerClient, MicroVMConfig, MicroVMResources, MicroVMSpec } from './backend.js';
+export type {
+  FirecrackerBackendOptions,
+  FirecrackerClient,
+  FirecrackerConfig,
+  MicroVMConfig,
+  MicroVMResources,
+  MicroVMSpec,
+} from './backend.js';
+export type * from '../sandbox-client/public.js';

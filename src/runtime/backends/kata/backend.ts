@@ -2,19 +2,13 @@
  * The `kata` backend (beta): a validated spec handed to an injected client that starts the node
  * guest in a Kata Containers VM sandbox and attaches its stdio.
  */
-import { SpecBackend, type EnforcedResources, type SpecInput } from '../spec/engine.js';
-import { DEFAULT_SPEC_SANDBOX_IMAGE } from '../spec/guest.js';
-import { containerEnforced, containerResources, containerSecurity, copyLimits, specLabels } from '../spec/mapping.js';
-import { imageResolverOption, objectOption, resolveCommonOptions, stringOption, type SpecBackendCommonOptions } from '../spec/options.js';
-import type {
-  BaseSandboxSpec,
-  ImageResolver,
-  SandboxCapabilities,
-  SandboxClient,
-  SandboxResources,
-  SandboxSecurity,
-} from '../spec/types.js';
-import { invalidSpec, validateGuest, validateResources, validateSecurity } from '../spec/validate.js';
+import { SandboxClientBackend, clientBackendIdentity, type EnforcedResources, type SpecInput } from '../sandbox-client/base.js';
+import { DEFAULT_SPEC_SANDBOX_IMAGE } from '../sandbox-client/guest-spec.js';
+import { containerEnforced } from '../sandbox-client/mapping.js';
+import { OptionReader } from '../../core/option-reader.js';
+import type { SandboxClientBackendOptions } from '../sandbox-client/options.js';
+import type { ContainerSandboxSpec, ImageResolver, SandboxCapabilities, SandboxClient } from '../sandbox-client/contract.js';
+import { invalidSpec, validateGuest, validateResources, validateSecurity } from '../sandbox-client/validate.js';
 
 /** Default kata runtime binary. */
 export const DEFAULT_KATA_RUNTIME = 'kata-runtime';
@@ -23,21 +17,13 @@ export const DEFAULT_KATA_RUNTIME = 'kata-runtime';
 export const DEFAULT_KATA_HYPERVISOR = 'qemu';
 
 /** What a {@link KataClient} starts: one Kata sandbox (a lightweight VM) running the guest. */
-export interface KataSpec extends BaseSandboxSpec {
-  /** The image reference (after the resolver); `''` when only `imagePath` is used. */
-  image: string;
-  /** The kata runtime binary. */
-  runtime: string;
+export interface KataSpec extends ContainerSandboxSpec {
   /** `qemu`, `cloud-hypervisor`, `firecracker`, ... */
   hypervisor: string;
   /** The guest kernel, or `''` for the runtime's default. */
   kernelPath: string;
   /** The guest image/rootfs, or `''` for the runtime's default. */
   imagePath: string;
-  /** The resource limits to size and cap the VM with. */
-  resources: SandboxResources;
-  /** The isolation to apply (user, rootfs, network, capabilities). */
-  security: SandboxSecurity;
 }
 
 /**
@@ -52,16 +38,16 @@ export interface KataSpec extends BaseSandboxSpec {
 export type KataClient = SandboxClient<KataSpec>;
 
 /** Options of {@link createKataBackend}. */
-export interface KataBackendOptions extends SpecBackendCommonOptions {
+export interface KataBackendOptions extends SandboxClientBackendOptions {
   /** Starts the sandboxes. Without it every run fails with `RUNTIME_UNAVAILABLE`. */
   client?: KataClient;
   /** Resolves (pulls, pins) the image before each run; a failure that is not a ToolexecError becomes `RUNTIME_UNAVAILABLE`. */
   imageResolver?: ImageResolver;
-  /** @defaultValue 'kata-runtime' */
+  /** The kata runtime binary. @defaultValue 'kata-runtime' */
   runtimePath?: string;
-  /** @defaultValue 'toolruntime-sandbox:latest' */
+  /** The image run (before the resolver). @defaultValue 'toolruntime-sandbox:latest' ('' when `imagePath` is set) */
   image?: string;
-  /** @defaultValue 'qemu' */
+  /** The hypervisor. @defaultValue 'qemu' */
   hypervisor?: string;
   /** The guest kernel. @defaultValue '' (the runtime's default) */
   kernelPath?: string;
@@ -69,83 +55,42 @@ export interface KataBackendOptions extends SpecBackendCommonOptions {
   imagePath?: string;
 }
 
+/** The resolved configuration of a {@link KataBackend}. */
+export type KataConfig = Required<Pick<KataBackendOptions, 'runtimePath' | 'image' | 'hypervisor' | 'kernelPath' | 'imagePath'>>;
+
+/** How kata runs are named in errors and logs. */
+const KATA = clientBackendIdentity('kata', { client: 'kata runner', unavailable: 'kata runtime unavailable' });
+
 /**
  * The `kata` backend.
  *
  * @remarks
- * Go's defaults (runtime `kata-runtime`, hypervisor `qemu`, image `toolruntime-sandbox:latest`,
- * timeout 30 s) and order (see {@link SpecBackend}). Profiles map as for containerd (no seccomp
- * profile). The spec needs an image or an `imagePath` (`image or imagePath is required`). Details
- * `{ hypervisor, profile, runId }`.
+ * Defaults: runtime `kata-runtime`, hypervisor `qemu`, image `toolruntime-sandbox:latest`,
+ * timeout 30 s; the run order is the shared one (see {@link SandboxClientBackend}). Profiles map
+ * as for containerd (no seccomp profile). The spec needs an image or an `imagePath` (`image or
+ * imagePath is required`). Details `{ hypervisor, profile, runId }`.
  */
-export class KataBackend extends SpecBackend<KataSpec> {
-  readonly kind = 'kata' as const;
-  readonly readiness = 'beta' as const;
-  protected readonly clientLabel = 'kata runner';
-  protected readonly unavailableLabel = 'kata runtime unavailable';
-  protected readonly logMessage = 'executing in kata';
-  readonly #runtimePath: string;
-  readonly #image: string;
-  readonly #hypervisor: string;
-  readonly #kernelPath: string;
-  readonly #imagePath: string;
-
+export class KataBackend extends SandboxClientBackend<KataSpec, KataConfig, 'kata'> {
   constructor(options: KataBackendOptions = {}) {
-    super(
-      resolveCommonOptions('kata', options),
-      objectOption('kata', 'client', options.client, ['start']),
-      imageResolverOption('kata', options.imageResolver),
-    );
-    this.#runtimePath = stringOption('kata', 'runtimePath', options.runtimePath, DEFAULT_KATA_RUNTIME);
-    this.#imagePath = stringOption('kata', 'imagePath', options.imagePath, '');
-    // A VM booted from `imagePath` needs no container image: the default image applies only without one.
-    this.#image = stringOption('kata', 'image', options.image, this.#imagePath === '' ? DEFAULT_SPEC_SANDBOX_IMAGE : '');
-    this.#hypervisor = stringOption('kata', 'hypervisor', options.hypervisor, DEFAULT_KATA_HYPERVISOR);
-    this.#kernelPath = stringOption('kata', 'kernelPath', options.kernelPath, '');
-  }
-
-  /** The resolved configuration. */
-  get config(): {
-    /** The kata runtime binary. */
-    runtimePath: string;
-    /** The image run (before the resolver). */
-    image: string;
-    /** The hypervisor. */
-    hypervisor: string;
-    /** The guest kernel; `''` = the runtime's default. */
-    kernelPath: string;
-    /** The guest image/rootfs; `''` = the runtime's default. */
-    imagePath: string;
-  } {
-    return {
-      runtimePath: this.#runtimePath,
-      image: this.#image,
-      hypervisor: this.#hypervisor,
-      kernelPath: this.#kernelPath,
-      imagePath: this.#imagePath,
-    };
+    const read = new OptionReader('kata', options);
+    const imagePath = read.string('imagePath', '');
+    super(KATA, read, {
+      runtimePath: read.string('runtimePath', DEFAULT_KATA_RUNTIME),
+      // A VM booted from `imagePath` needs no container image: the default image applies only without one.
+      image: read.string('image', imagePath === '' ? DEFAULT_SPEC_SANDBOX_IMAGE : ''),
+      hypervisor: read.string('hypervisor', DEFAULT_KATA_HYPERVISOR),
+      kernelPath: read.string('kernelPath', ''),
+      imagePath,
+    });
   }
 
   protected override imageToResolve(): string {
-    return this.#image;
+    return this.settings.image;
   }
 
   protected buildSpec(input: SpecInput): KataSpec {
-    const spec: KataSpec = {
-      runId: input.runId,
-      profile: input.profile,
-      image: input.image,
-      runtime: this.#runtimePath,
-      hypervisor: this.#hypervisor,
-      kernelPath: this.#kernelPath,
-      imagePath: this.#imagePath,
-      resources: containerResources(input.request.limits),
-      security: containerSecurity(input.profile),
-      timeoutMs: input.timeoutMs,
-      limits: copyLimits(input.request.limits),
-      labels: specLabels(input.profile, this.kind, input.runId),
-      guest: input.guest,
-    };
+    const { runtimePath, hypervisor, kernelPath, imagePath } = this.settings;
+    const spec: KataSpec = { ...this.containerSpecBase(input, runtimePath), hypervisor, kernelPath, imagePath };
     validateKataSpec(spec);
     return spec;
   }
@@ -155,7 +100,7 @@ export class KataBackend extends SpecBackend<KataSpec> {
   }
 
   protected details(profile: string): Record<string, unknown> {
-    return { hypervisor: this.#hypervisor, profile };
+    return { hypervisor: this.settings.hypervisor, profile };
   }
 
   protected logFields(spec: KataSpec): Record<string, unknown> {
@@ -164,7 +109,7 @@ export class KataBackend extends SpecBackend<KataSpec> {
 }
 
 /**
- * Checks a {@link KataSpec} in Go's order: `image or imagePath is required`, security,
+ * Checks a {@link KataSpec} in this order: `image or imagePath is required`, security,
  * resources; then the guest. @throws `CONFIGURATION` / `SANDBOX_VIOLATION`.
  */
 export function validateKataSpec(spec: KataSpec): void {

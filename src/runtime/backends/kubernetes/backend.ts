@@ -2,21 +2,13 @@
  * The `kubernetes` backend (beta): a validated pod spec with a real Pod manifest, handed to an
  * injected client that creates the pod and attaches to its guest container.
  */
-import { SpecBackend, type EnforcedResources, type SpecInput } from '../spec/engine.js';
-import { DEFAULT_SPEC_SANDBOX_IMAGE } from '../spec/guest.js';
-import { copyLimits, specLabels } from '../spec/mapping.js';
-import {
-  imageResolverOption,
-  objectOption,
-  optionError,
-  positiveIntegerOption,
-  resolveCommonOptions,
-  stringOption,
-  type SpecBackendCommonOptions,
-} from '../spec/options.js';
-import type { BaseSandboxSpec, HealthChecker, ImageResolver, SandboxCapabilities, SandboxClient } from '../spec/types.js';
-import { invalidSpec, validateGuest, validateResources, validateSecurity } from '../spec/validate.js';
-import type { SecurityProfile } from '../../types.js';
+import { SandboxClientBackend, clientBackendIdentity, type EnforcedResources, type SpecInput } from '../sandbox-client/base.js';
+import { DEFAULT_SPEC_SANDBOX_IMAGE } from '../sandbox-client/guest-spec.js';
+import { OptionReader } from '../../core/option-reader.js';
+import type { SandboxClientBackendOptions } from '../sandbox-client/options.js';
+import type { BaseSandboxSpec, HealthChecker, ImageResolver, SandboxCapabilities, SandboxClient } from '../sandbox-client/contract.js';
+import { invalidSpec, validateGuest, validateResources, validateSecurity } from '../sandbox-client/validate.js';
+import type { SecurityProfile } from '../../core/types.js';
 import { buildKubernetesPod, type KubernetesPodManifest } from './manifest.js';
 
 /** Default namespace. */
@@ -91,7 +83,7 @@ export interface KubernetesClient extends SandboxClient<KubernetesPodSpec> {
 }
 
 /** Options of {@link createKubernetesBackend}. */
-export interface KubernetesBackendOptions extends SpecBackendCommonOptions {
+export interface KubernetesBackendOptions extends SandboxClientBackendOptions {
   /** Creates and attaches the pods. Without it every run fails with `RUNTIME_UNAVAILABLE`. */
   client?: KubernetesClient;
   /** Resolves (pulls, pins) the image before each run; a failure that is not a ToolexecError becomes `RUNTIME_UNAVAILABLE`. */
@@ -118,92 +110,62 @@ function networkMode(profile: SecurityProfile): string {
   return profile === 'dev' ? 'default' : 'none';
 }
 
+/** The resolved configuration of a {@link KubernetesBackend}. */
+export type KubernetesConfig = Required<
+  Pick<KubernetesBackendOptions, 'namespace' | 'image' | 'runtimeClassName' | 'serviceAccount' | 'podNamePrefix' | 'tmpSizeBytes'>
+>;
+
+/** The client as the health checker, when it has `ping()`. */
+function clientHealthChecker(client: KubernetesClient | undefined): HealthChecker | undefined {
+  if (client?.ping === undefined || typeof client.ping !== 'function') return undefined;
+  return { ping: (options) => (client.ping as NonNullable<KubernetesClient['ping']>).call(client, options) };
+}
+
+/** How kubernetes runs are named in errors and logs; a run's default timeout is 60 s. */
+const KUBERNETES = clientBackendIdentity(
+  'kubernetes',
+  { client: 'kubernetes client', unavailable: 'kubernetes cluster unavailable' },
+  { fallbackTimeoutMs: DEFAULT_KUBERNETES_TIMEOUT_MS },
+);
+
 /**
  * The `kubernetes` backend.
  *
  * @remarks
- * Go's defaults (namespace `default`, image `toolruntime-sandbox:latest`, **timeout 60 s**, user
- * `65534`) and order (see {@link SpecBackend}); the health checker is the configured one, else the
- * client when it has `ping()` (decided once, at construction: no mutation during runs). Profiles:
- * `dev` → default network, writable rootfs; `standard`/`hardened` → `none` network (label
- * `toolexec.dev/network=none`, enforced only by a NetworkPolicy), read-only rootfs. CPU maps to
- * millicores unchanged. Pids are never enforced (a Pod cannot limit them). Details
- * `{ namespace, image, runtimeClassName, profile, runId }`.
+ * Defaults: namespace `default`, image `toolruntime-sandbox:latest`, **timeout 60 s**, user
+ * `65534`; the run order is the shared one (see {@link SandboxClientBackend}); the health checker
+ * is the configured one, else the client when it has `ping()` (decided once, at construction: no
+ * mutation during runs). Profiles: `dev` → default network, writable rootfs;
+ * `standard`/`hardened` → `none` network (label `toolexec.dev/network=none`, enforced only by a
+ * NetworkPolicy), read-only rootfs. CPU maps to millicores unchanged. Pids are never enforced (a
+ * Pod cannot limit them). Details `{ namespace, image, runtimeClassName, profile, runId }`.
  */
-export class KubernetesBackend extends SpecBackend<KubernetesPodSpec> {
-  readonly kind = 'kubernetes' as const;
-  readonly readiness = 'beta' as const;
-  protected readonly clientLabel = 'kubernetes client';
-  protected readonly unavailableLabel = 'kubernetes cluster unavailable';
-  protected readonly logMessage = 'executing in kubernetes';
-  readonly #namespace: string;
-  readonly #image: string;
-  readonly #runtimeClassName: string;
-  readonly #serviceAccount: string;
-  readonly #podNamePrefix: string;
-  readonly #tmpSizeBytes: number;
+export class KubernetesBackend extends SandboxClientBackend<KubernetesPodSpec, KubernetesConfig, 'kubernetes'> {
   readonly #deadlineGraceSeconds: number;
   readonly #imagePullPolicy: string;
 
   constructor(options: KubernetesBackendOptions = {}) {
-    const client = objectOption('kubernetes', 'client', options.client, ['start']);
-    const clientHealth: HealthChecker | undefined =
-      options.healthChecker === undefined && client !== undefined && typeof client.ping === 'function'
-        ? { ping: (opts) => (client.ping as (o: { signal: AbortSignal }) => Promise<void>).call(client, opts) }
-        : undefined;
-    super(
-      resolveCommonOptions(
-        'kubernetes',
-        { ...options, ...(clientHealth === undefined ? {} : { healthChecker: clientHealth }) },
-        DEFAULT_KUBERNETES_TIMEOUT_MS,
-      ),
-      client,
-      imageResolverOption('kubernetes', options.imageResolver),
-    );
-    this.#namespace = stringOption('kubernetes', 'namespace', options.namespace, DEFAULT_KUBERNETES_NAMESPACE);
-    this.#image = stringOption('kubernetes', 'image', options.image, DEFAULT_SPEC_SANDBOX_IMAGE);
-    this.#runtimeClassName = stringOption('kubernetes', 'runtimeClassName', options.runtimeClassName, '');
-    this.#serviceAccount = stringOption('kubernetes', 'serviceAccount', options.serviceAccount, '');
-    this.#podNamePrefix = stringOption('kubernetes', 'podNamePrefix', options.podNamePrefix, 'toolexec');
-    this.#tmpSizeBytes = positiveIntegerOption('kubernetes', 'tmpSizeBytes', options.tmpSizeBytes, DEFAULT_KUBERNETES_TMP_BYTES);
-    const grace: unknown = options.deadlineGraceSeconds;
-    if (grace !== undefined && (typeof grace !== 'number' || !Number.isInteger(grace) || grace < 0)) {
-      throw optionError('kubernetes', 'deadlineGraceSeconds', 'must be a non-negative integer', grace);
-    }
-    this.#deadlineGraceSeconds = grace ?? 30;
-    this.#imagePullPolicy = stringOption('kubernetes', 'imagePullPolicy', options.imagePullPolicy, '');
-  }
-
-  /** The resolved configuration. */
-  get config(): {
-    /** The pods' namespace. */
-    namespace: string;
-    /** The image run (before the resolver). */
-    image: string;
-    /** The pods' RuntimeClass; `''` = the cluster default. */
-    runtimeClassName: string;
-    /** The pods' service account; `''` = the namespace default. */
-    serviceAccount: string;
-    /** Pod names are `<prefix>-<runId>`. */
-    podNamePrefix: string;
-    /** Size of the writable `/tmp` when the request sets no disk limit, in bytes. */
-    tmpSizeBytes: number;
-  } {
-    return {
-      namespace: this.#namespace,
-      image: this.#image,
-      runtimeClassName: this.#runtimeClassName,
-      serviceAccount: this.#serviceAccount,
-      podNamePrefix: this.#podNamePrefix,
-      tmpSizeBytes: this.#tmpSizeBytes,
-    };
+    const client = new OptionReader('kubernetes', options).object<KubernetesClient>('client', ['start']);
+    const health = options.healthChecker === undefined ? clientHealthChecker(client) : undefined;
+    const read = new OptionReader('kubernetes', health === undefined ? options : { ...options, healthChecker: health });
+    super(KUBERNETES, read, {
+      namespace: read.string('namespace', DEFAULT_KUBERNETES_NAMESPACE),
+      image: read.string('image', DEFAULT_SPEC_SANDBOX_IMAGE),
+      runtimeClassName: read.string('runtimeClassName', ''),
+      serviceAccount: read.string('serviceAccount', ''),
+      podNamePrefix: read.string('podNamePrefix', 'toolexec'),
+      tmpSizeBytes: read.positiveInteger('tmpSizeBytes', DEFAULT_KUBERNETES_TMP_BYTES),
+    });
+    this.#deadlineGraceSeconds = read.nonNegativeInteger('deadlineGraceSeconds', 30);
+    this.#imagePullPolicy = read.string('imagePullPolicy', '');
   }
 
   protected override imageToResolve(): string {
-    return this.#image;
+    return this.settings.image;
   }
 
   protected buildSpec(input: SpecInput): KubernetesPodSpec {
+    const { namespace, runtimeClassName, serviceAccount, podNamePrefix, tmpSizeBytes } = this.settings;
     const limits = input.request.limits;
     const positive = (value: number | undefined) => (value !== undefined && value > 0 ? value : 0);
     const resources: KubernetesResources = {
@@ -217,47 +179,32 @@ export class KubernetesBackend extends SpecBackend<KubernetesPodSpec> {
       readOnlyRootfs: input.profile !== 'dev',
       networkMode: networkMode(input.profile),
     };
-    const podName = `${this.#podNamePrefix}-${input.runId}`;
-    const labels = specLabels(input.profile, this.kind, input.runId);
+    const base = this.specBase(input);
+    const podName = `${podNamePrefix}-${input.runId}`;
     const image = input.image;
     validateKubernetesSpec({ image, security, resources, podName });
     validateGuest(input.guest, input.timeoutMs);
     const manifest = buildKubernetesPod({
       name: podName,
-      namespace: this.#namespace,
+      namespace,
       image,
       command: input.guest.command,
       env: input.guest.env,
       workingDir: input.guest.workingDir,
-      labels,
+      labels: base.labels,
       userId: Number(KUBERNETES_USER),
       readOnlyRootfs: security.readOnlyRootfs,
       networkMode: security.networkMode,
       memoryBytes: resources.memoryBytes,
       cpuMillis: resources.cpuMillis,
       diskBytes: resources.diskBytes,
-      tmpSizeBytes: resources.diskBytes > 0 ? Math.min(resources.diskBytes, this.#tmpSizeBytes) : this.#tmpSizeBytes,
+      tmpSizeBytes: resources.diskBytes > 0 ? Math.min(resources.diskBytes, tmpSizeBytes) : tmpSizeBytes,
       activeDeadlineSeconds: Math.ceil(input.timeoutMs / 1000) + this.#deadlineGraceSeconds,
-      ...(this.#runtimeClassName === '' ? {} : { runtimeClassName: this.#runtimeClassName }),
-      ...(this.#serviceAccount === '' ? {} : { serviceAccountName: this.#serviceAccount }),
+      ...(runtimeClassName === '' ? {} : { runtimeClassName }),
+      ...(serviceAccount === '' ? {} : { serviceAccountName: serviceAccount }),
       ...(this.#imagePullPolicy === '' ? {} : { imagePullPolicy: this.#imagePullPolicy }),
     });
-    return {
-      runId: input.runId,
-      profile: input.profile,
-      namespace: this.#namespace,
-      image,
-      runtimeClassName: this.#runtimeClassName,
-      serviceAccount: this.#serviceAccount,
-      podName,
-      resources,
-      security,
-      timeoutMs: input.timeoutMs,
-      limits: copyLimits(limits),
-      labels,
-      guest: input.guest,
-      manifest,
-    };
+    return { ...base, namespace, image, runtimeClassName, serviceAccount, podName, resources, security, manifest };
   }
 
   protected enforcedResources(spec: KubernetesPodSpec, capabilities: SandboxCapabilities): EnforcedResources {
@@ -270,7 +217,8 @@ export class KubernetesBackend extends SpecBackend<KubernetesPodSpec> {
   }
 
   protected details(profile: string): Record<string, unknown> {
-    return { namespace: this.#namespace, image: this.#image, runtimeClassName: this.#runtimeClassName, profile };
+    const { namespace, image, runtimeClassName } = this.settings;
+    return { namespace, image, runtimeClassName, profile };
   }
 
   protected logFields(spec: KubernetesPodSpec): Record<string, unknown> {
@@ -287,7 +235,7 @@ export class KubernetesBackend extends SpecBackend<KubernetesPodSpec> {
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 /**
- * Checks the pod settings in Go's order: `image is required`, security (`host network not
+ * Checks the pod settings in this order: `image is required`, security (`host network not
  * allowed`), resources (`... cannot be negative`); plus a valid pod name (a DNS label of at most
  * 63 characters). @throws `CONFIGURATION` / `SANDBOX_VIOLATION`.
  */

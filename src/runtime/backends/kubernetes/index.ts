@@ -1,4 +1,9 @@
-/** The `kubernetes` runtime backend and its Pod manifest. */
+/**
+ * The `kubernetes` backend: a validated pod spec with a real Pod manifest, handed to a client you
+ * inject, which creates the pod and attaches to its guest container; with the client contract.
+ *
+ * @module toolexec/runtime/kubernetes
+ */
 export {
   DEFAULT_KUBERNETES_NAMESPACE,
   DEFAULT_KUBERNETES_TIMEOUT_MS,
@@ -8,7 +13,14 @@ export {
   createKubernetesBackend,
   validateKubernetesSpec,
 } from './backend.js';
-export type { KubernetesBackendOptions, KubernetesClient, KubernetesPodSpec, KubernetesResources, KubernetesSecurity } from './backend.js';
+export type {
+  KubernetesBackendOptions,
+  KubernetesClient,
+  KubernetesConfig,
+  KubernetesPodSpec,
+  KubernetesResources,
+  KubernetesSecurity,
+} from './backend.js';
 export { GUEST_CONTAINER_NAME, NETWORK_LABEL, buildKubernetesNetworkPolicy, buildKubernetesPod } from './manifest.js';
 export type {
   KubernetesContainerManifest,
@@ -17,3 +29,4 @@ export type {
   KubernetesPodManifest,
   KubernetesResourceList,
 } from './manifest.js';
+export type * from '../sandbox-client/public.js';

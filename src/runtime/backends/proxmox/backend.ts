@@ -3,24 +3,19 @@
  * snippet inside it — through an injected runtime client that starts the node guest in the
  * container (e.g. `pct exec`), or by delegating to any runtime backend that reaches a runtime
  * service in the container (e.g. {@link createRemoteBackend} to a `createRemoteRuntimeHandler`
- * server, Go's design).
+ * server).
  */
-import { ToolexecError, errorMessage } from '../../../model/index.js';
-import { abortError, limitsEnforcedNone, partialResultOf, runtimeError, withPartialResult } from '../../errors.js';
-import { validateRequest } from '../../request.js';
-import type { BackendInfo, ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../types.js';
-import { SpecBackend, underSignal, type EnforcedResources, type SpecInput } from '../spec/engine.js';
-import { SANDBOX_USER, containerEnforced, containerResources, copyLimits, specLabels } from '../spec/mapping.js';
-import {
-  objectOption,
-  optionError,
-  positiveIntegerOption,
-  resolveCommonOptions,
-  stringOption,
-  type SpecBackendCommonOptions,
-} from '../spec/options.js';
-import type { BaseSandboxSpec, SandboxCapabilities, SandboxClient, SandboxResources } from '../spec/types.js';
-import { validateGuest, validateResources } from '../spec/validate.js';
+import { type ToolexecError, errorMessage } from '../../../model/index.js';
+import { abortError, limitsEnforcedNone, partialResultOf, runtimeError, withPartialResult } from '../../core/errors.js';
+import { validateRequest } from '../../core/request.js';
+import type { BackendInfo, ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../core/types.js';
+import { SandboxClientBackend, clientBackendIdentity, type EnforcedResources, type SpecInput } from '../sandbox-client/base.js';
+import { underSignal } from '../sandbox-client/steps.js';
+import { SANDBOX_USER, containerEnforced, containerResources } from '../sandbox-client/mapping.js';
+import { OptionReader } from '../../core/option-reader.js';
+import type { SandboxClientBackendOptions } from '../sandbox-client/options.js';
+import type { BaseSandboxSpec, SandboxCapabilities, SandboxClient, SandboxResources } from '../sandbox-client/contract.js';
+import { validateGuest, validateResources } from '../sandbox-client/validate.js';
 
 /** How long to wait for a started container to report `running`: 2 min. */
 export const DEFAULT_PROXMOX_START_TIMEOUT_MS = 120_000;
@@ -71,7 +66,7 @@ export interface ProxmoxExecSpec extends BaseSandboxSpec {
 export type ProxmoxRuntimeClient = SandboxClient<ProxmoxExecSpec>;
 
 /** Options of {@link createProxmoxBackend}. */
-export interface ProxmoxBackendOptions extends SpecBackendCommonOptions {
+export interface ProxmoxBackendOptions extends SandboxClientBackendOptions {
   /** The Proxmox node name. */
   node?: string;
   /** The LXC container id. */
@@ -112,93 +107,56 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** The resolved configuration of a {@link ProxmoxBackend}. */
+export type ProxmoxConfig = Required<
+  Pick<ProxmoxBackendOptions, 'node' | 'vmid' | 'autoStart' | 'autoStop' | 'startTimeoutMs' | 'pollIntervalMs' | 'stopTimeoutMs'>
+>;
+
+/** How proxmox_lxc runs are named in errors and logs; the injected client is `runtimeClient`. */
+const PROXMOX = clientBackendIdentity(
+  'proxmox_lxc',
+  { client: 'proxmox runtime client', unavailable: 'proxmox not available' },
+  { logMessage: 'executing in proxmox lxc', clientOption: 'runtimeClient' },
+);
+
 /**
  * The `proxmox_lxc` backend.
  *
  * @remarks
- * Go's defaults (autoStart true, autoStop false, start timeout 2 min, poll 2 s, stop timeout 30 s)
- * and order: request checks → the runtime (`RUNTIME_UNAVAILABLE` `proxmox runtime client not
+ * Defaults: autoStart true, autoStop false, start timeout 2 min, poll 2 s, stop timeout 30 s.
+ * Order: request checks → the runtime (`RUNTIME_UNAVAILABLE` `proxmox runtime client not
  * configured`) → the API client (`proxmox client not configured`) → with autoStart, the container:
  * node and vmid required, `status`, `start` when not running, then `status` every poll interval
  * until `running` (each failure `RUNTIME_UNAVAILABLE` `proxmox not available: ...`) → the run. The
  * result's backend is `proxmox_lxc` (details `{ node, vmid, profile, ... }`) on success and
  * failure. With autoStop the container is stopped after the last concurrent run (errors ignored).
  */
-export class ProxmoxBackend extends SpecBackend<ProxmoxExecSpec> {
-  readonly kind = 'proxmox_lxc' as const;
-  readonly readiness = 'beta' as const;
-  protected readonly clientLabel = 'proxmox runtime client';
-  protected readonly unavailableLabel = 'proxmox not available';
-  protected readonly logMessage = 'executing in proxmox lxc';
-  readonly #node: string;
-  readonly #vmid: number;
+export class ProxmoxBackend extends SandboxClientBackend<ProxmoxExecSpec, ProxmoxConfig, 'proxmox_lxc'> {
   readonly #api: ProxmoxApiClient | undefined;
   readonly #runtime: RuntimeBackend | undefined;
   readonly #hasRuntimeClient: boolean;
-  readonly #autoStart: boolean;
-  readonly #autoStop: boolean;
-  readonly #startTimeoutMs: number;
-  readonly #pollIntervalMs: number;
-  readonly #stopTimeoutMs: number;
   #active = 0;
 
   constructor(options: ProxmoxBackendOptions = {}) {
-    const runtimeClient = objectOption('proxmox_lxc', 'runtimeClient', options.runtimeClient, ['start']);
-    super(resolveCommonOptions('proxmox_lxc', options), runtimeClient);
-    const runtime = objectOption('proxmox_lxc', 'runtime', options.runtime, ['execute']);
-    if (runtime !== undefined && runtimeClient !== undefined) {
-      throw optionError('proxmox_lxc', 'runtime', 'cannot be combined with runtimeClient', 'both');
-    }
+    const read = new OptionReader('proxmox_lxc', options);
+    const runtimeClient = read.object<ProxmoxRuntimeClient>('runtimeClient', ['start']);
+    super(PROXMOX, read, {
+      node: read.string('node', ''),
+      vmid: read.nonNegativeInteger('vmid', 0),
+      autoStart: read.boolean('autoStart', true),
+      autoStop: read.boolean('autoStop', false),
+      startTimeoutMs: read.positiveInteger('startTimeoutMs', DEFAULT_PROXMOX_START_TIMEOUT_MS),
+      pollIntervalMs: read.positiveInteger('pollIntervalMs', DEFAULT_PROXMOX_POLL_INTERVAL_MS),
+      stopTimeoutMs: read.positiveInteger('stopTimeoutMs', DEFAULT_PROXMOX_STOP_TIMEOUT_MS),
+    });
+    const runtime = read.object<RuntimeBackend>('runtime', ['execute']);
+    if (runtime !== undefined && runtimeClient !== undefined) throw read.error('runtime', 'cannot be combined with runtimeClient', 'both');
     this.#runtime = runtime;
     this.#hasRuntimeClient = runtimeClient !== undefined;
-    this.#api = objectOption('proxmox_lxc', 'client', options.client, ['status', 'start', 'stop']);
-    this.#node = stringOption('proxmox_lxc', 'node', options.node, '');
-    const vmid: unknown = options.vmid;
-    if (vmid !== undefined && (typeof vmid !== 'number' || !Number.isInteger(vmid) || vmid < 0)) {
-      throw optionError('proxmox_lxc', 'vmid', 'must be a non-negative integer', vmid);
-    }
-    this.#vmid = vmid ?? 0;
-    for (const [name, value] of [
-      ['autoStart', options.autoStart],
-      ['autoStop', options.autoStop],
-    ] as const) {
-      if (value !== undefined && typeof value !== 'boolean') throw optionError('proxmox_lxc', name, 'must be a boolean', value);
-    }
-    this.#autoStart = options.autoStart ?? true;
-    this.#autoStop = options.autoStop ?? false;
-    this.#startTimeoutMs = positiveIntegerOption('proxmox_lxc', 'startTimeoutMs', options.startTimeoutMs, DEFAULT_PROXMOX_START_TIMEOUT_MS);
-    this.#pollIntervalMs = positiveIntegerOption('proxmox_lxc', 'pollIntervalMs', options.pollIntervalMs, DEFAULT_PROXMOX_POLL_INTERVAL_MS);
-    this.#stopTimeoutMs = positiveIntegerOption('proxmox_lxc', 'stopTimeoutMs', options.stopTimeoutMs, DEFAULT_PROXMOX_STOP_TIMEOUT_MS);
+    this.#api = read.object<ProxmoxApiClient>('client', ['status', 'start', 'stop']);
   }
 
-  /** The resolved configuration. */
-  get config(): {
-    /** The Proxmox node; `''` when not configured. */
-    node: string;
-    /** The LXC container id; 0 when not configured. */
-    vmid: number;
-    /** Whether a stopped container is started before a run. */
-    autoStart: boolean;
-    /** Whether the container is stopped after the last concurrent run. */
-    autoStop: boolean;
-    /** How long to wait for a started container to report `running`, in milliseconds. */
-    startTimeoutMs: number;
-    /** How often the status is polled while the container starts, in milliseconds. */
-    pollIntervalMs: number;
-    /** How long the auto-stop call may take, in milliseconds. */
-    stopTimeoutMs: number;
-  } {
-    return {
-      node: this.#node,
-      vmid: this.#vmid,
-      autoStart: this.#autoStart,
-      autoStop: this.#autoStop,
-      startTimeoutMs: this.#startTimeoutMs,
-      pollIntervalMs: this.#pollIntervalMs,
-      stopTimeoutMs: this.#stopTimeoutMs,
-    };
-  }
-
+  /** Runs a snippet in the container, in the order the class remarks give. */
   override async execute(request: ExecuteRequest): Promise<ExecuteResult> {
     let valid = true;
     try {
@@ -218,17 +176,13 @@ export class ProxmoxBackend extends SpecBackend<ProxmoxExecSpec> {
   }
 
   protected buildSpec(input: SpecInput): ProxmoxExecSpec {
+    const { node, vmid } = this.settings;
     const spec: ProxmoxExecSpec = {
-      runId: input.runId,
-      profile: input.profile,
-      node: this.#node,
-      vmid: this.#vmid,
+      ...this.specBase(input),
+      node,
+      vmid,
       user: SANDBOX_USER,
       resources: containerResources(input.request.limits),
-      timeoutMs: input.timeoutMs,
-      limits: copyLimits(input.request.limits),
-      labels: specLabels(input.profile, this.kind, input.runId),
-      guest: input.guest,
     };
     validateResources(spec.resources);
     validateGuest(spec.guest, spec.timeoutMs);
@@ -240,7 +194,7 @@ export class ProxmoxBackend extends SpecBackend<ProxmoxExecSpec> {
   }
 
   protected details(profile: string): Record<string, unknown> {
-    return { node: this.#node, vmid: this.#vmid, profile };
+    return { node: this.settings.node, vmid: this.settings.vmid, profile };
   }
 
   protected logFields(spec: ProxmoxExecSpec): Record<string, unknown> {
@@ -253,19 +207,21 @@ export class ProxmoxBackend extends SpecBackend<ProxmoxExecSpec> {
       return await run();
     } finally {
       this.#active -= 1;
-      if (this.#autoStop && this.#active === 0) await this.#stop();
+      if (this.settings.autoStop && this.#active === 0) await this.#stop();
     }
   }
 
   async #stop(): Promise<void> {
     const api = this.#api;
-    if (api === undefined || this.#node === '' || this.#vmid === 0) return;
+    if (api === undefined || this.settings.node === '' || this.settings.vmid === 0) return;
     const stopping = new AbortController();
-    const timer = setTimeout(() => stopping.abort(new ToolexecError('TIMEOUT', 'container stop timed out')), this.#stopTimeoutMs);
+    const timer = setTimeout(() => stopping.abort(runtimeError('TIMEOUT', 'container stop timed out')), this.settings.stopTimeoutMs);
     try {
-      await underSignal(stopping.signal, 'container stop', () => api.stop(this.#node, this.#vmid, { signal: stopping.signal }));
+      await underSignal(stopping.signal, 'container stop', () =>
+        api.stop(this.settings.node, this.settings.vmid, { signal: stopping.signal }),
+      );
     } catch {
-      // best effort, as in Go
+      // best effort: a container that does not stop is not the run's failure
     } finally {
       clearTimeout(timer);
     }
@@ -306,7 +262,7 @@ export class ProxmoxBackend extends SpecBackend<ProxmoxExecSpec> {
       if (partial === undefined) throw err;
       // the inner backend's partial result, reported as this backend's
       const inner = err as ToolexecError;
-      throw new ToolexecError(inner.code, inner.message, {
+      throw runtimeError(inner.code, inner.message, {
         cause: inner.cause ?? inner,
         details: { ...inner.details, result: { ...partial, backend: info(partial.backend) } },
       });
@@ -320,13 +276,15 @@ export class ProxmoxBackend extends SpecBackend<ProxmoxExecSpec> {
         details: { backend: this.kind, reason: 'client_not_configured' },
       });
     }
-    if (!this.#autoStart) return;
-    if (this.#node === '' || this.#vmid === 0) {
+    if (!this.settings.autoStart) return;
+    if (this.settings.node === '' || this.settings.vmid === 0) {
       throw this.#unavailable('node and vmid are required');
     }
     const status = async (startSignal: AbortSignal): Promise<string> => {
       try {
-        const reply = await underSignal(startSignal, 'container status', () => api.status(this.#node, this.#vmid, { signal: startSignal }));
+        const reply = await underSignal(startSignal, 'container status', () =>
+          api.status(this.settings.node, this.settings.vmid, { signal: startSignal }),
+        );
         return typeof reply?.status === 'string' ? reply.status : '';
       } catch (err) {
         if (startSignal.aborted) throw err;
@@ -334,9 +292,9 @@ export class ProxmoxBackend extends SpecBackend<ProxmoxExecSpec> {
       }
     };
     if ((await status(signal)) === 'running') return;
-    this.log('starting proxmox lxc', { node: this.#node, vmid: this.#vmid });
+    this.log('starting proxmox lxc', { node: this.settings.node, vmid: this.settings.vmid });
     try {
-      await underSignal(signal, 'container start', () => api.start(this.#node, this.#vmid, { signal }));
+      await underSignal(signal, 'container start', () => api.start(this.settings.node, this.settings.vmid, { signal }));
     } catch (err) {
       if (signal.aborted) throw err;
       throw this.#unavailable(`start: ${errorMessage(err)}`, err);
@@ -345,18 +303,21 @@ export class ProxmoxBackend extends SpecBackend<ProxmoxExecSpec> {
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      starting.abort(new ToolexecError('TIMEOUT', `container start timed out after ${this.#startTimeoutMs}ms`));
-    }, this.#startTimeoutMs);
+      starting.abort(runtimeError('TIMEOUT', `container start timed out after ${this.settings.startTimeoutMs}ms`));
+    }, this.settings.startTimeoutMs);
     const onAbort = () => starting.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       for (;;) {
         if ((await status(starting.signal)) === 'running') return;
-        await sleep(this.#pollIntervalMs, starting.signal);
+        await sleep(this.settings.pollIntervalMs, starting.signal);
       }
     } catch (err) {
       if (timedOut && !signal.aborted) {
-        throw this.#unavailable(`container ${this.#vmid} on node ${this.#node} is not running after ${this.#startTimeoutMs}ms`, err);
+        throw this.#unavailable(
+          `container ${this.settings.vmid} on node ${this.settings.node} is not running after ${this.settings.startTimeoutMs}ms`,
+          err,
+        );
       }
       throw err;
     } finally {
@@ -368,7 +329,7 @@ export class ProxmoxBackend extends SpecBackend<ProxmoxExecSpec> {
   #unavailable(reason: string, cause?: unknown) {
     return runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: proxmox not available: ${reason}`, {
       ...(cause === undefined ? {} : { cause }),
-      details: { backend: this.kind, node: this.#node, vmid: this.#vmid, reason: 'proxmox' },
+      details: { backend: this.kind, node: this.settings.node, vmid: this.settings.vmid, reason: 'proxmox' },
     });
   }
 }

@@ -1,4 +1,9 @@
-/** The `proxmox_lxc` runtime backend. */
+/**
+ * The `proxmox_lxc` backend: makes sure a Proxmox LXC container is running, then runs the snippet
+ * inside it through a client you inject (or another backend); with the client contract.
+ *
+ * @module toolexec/runtime/proxmox
+ */
 export {
   DEFAULT_PROXMOX_POLL_INTERVAL_MS,
   DEFAULT_PROXMOX_START_TIMEOUT_MS,
@@ -6,4 +11,12 @@ export {
   ProxmoxBackend,
   createProxmoxBackend,
 } from './backend.js';
-export type { LxcStatus, ProxmoxApiClient, ProxmoxBackendOptions, ProxmoxExecSpec, ProxmoxRuntimeClient } from './backend.js';
+export type {
+  LxcStatus,
+  ProxmoxApiClient,
+  ProxmoxBackendOptions,
+  ProxmoxConfig,
+  ProxmoxExecSpec,
+  ProxmoxRuntimeClient,
+} from './backend.js';
+export type * from '../sandbox-client/public.js';

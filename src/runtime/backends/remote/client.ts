@@ -2,121 +2,27 @@
  * The `remote` backend (beta): runs snippets on a remote runtime service over one signed,
  * full-duplex HTTP exchange, serving the snippet's tool calls from the caller's own gateway.
  */
-import http, { type Agent, type ClientRequest, type IncomingMessage } from 'node:http';
+import http, { type ClientRequest, type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { ToolexecError, isErrorCode, type ErrorCode } from '../../../model/index.js';
-import { abortError, runtimeError } from '../../errors.js';
+import { abortError, runtimeError } from '../../core/errors.js';
 import { serveGateway, type GatewayServer } from '../../gateway/server.js';
-import { DEFAULT_MAX_MESSAGE_BYTES, createStreamConnection } from '../../gateway/stream-connection.js';
+import { createStreamConnection } from '../../gateway/stream-connection.js';
 import type { TracingGateway } from '../../gateway/tracing.js';
 import { deserializeError } from '../../gateway/wire.js';
-import { DEFAULT_TIMEOUT_MS, effectiveTimeoutMs, validateRequest } from '../../request.js';
-import type { ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../types.js';
-import { RunRecord } from '../../run-record.js';
-import { optionError, positiveIntegerOption } from '../spec/options.js';
+import { effectiveTimeoutMs, validateRequest } from '../../core/request.js';
+import type { ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../core/types.js';
+import { RunRecord } from '../../core/run-record.js';
 import { executeMessage, readResultPayload } from './messages.js';
 import { createSignedConnection, type SignedConnection } from './signed-connection.js';
-import {
-  REMOTE_HEADERS,
-  REMOTE_PROTOCOL,
-  deriveSessionKey,
-  newNonce,
-  remoteRequestHeaders,
-  secretBytes,
-  type RemoteSecret,
-} from './signing.js';
-
-/** Time added to a run's timeout for the network (Go's `TimeoutOverhead`): 5 s. */
-export const DEFAULT_REMOTE_TIMEOUT_OVERHEAD_MS = 5_000;
-
-/** How long the server may take to answer the request (status line): 10 s. */
-export const DEFAULT_REMOTE_CONNECT_TIMEOUT_MS = 10_000;
+import { REMOTE_HEADERS, REMOTE_PROTOCOL, deriveSessionKey, remoteRequestHeaders } from './signing.js';
+import { resolveOptions, type RemoteBackendOptions, type Resolved } from './client-options.js';
 
 /** Largest error body read from a refusing server. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 /** Gateway errors remembered per run, to give a failure its original cause. */
 const MAX_REMEMBERED_ERRORS = 100;
-
-/** Options of {@link createRemoteBackend}. */
-export interface RemoteBackendOptions {
-  /**
-   * The runtime service (`http:` or `https:`), e.g. a server running {@link createRemoteRuntimeHandler}.
-   * Without `url` and `secret` the backend is unconfigured: every run fails with `RUNTIME_UNAVAILABLE`
-   * (Go's `ErrClientNotConfigured`).
-   */
-  url?: string | URL;
-  /** The shared secret (at least 16 bytes). Required with `url`. */
-  secret?: RemoteSecret;
-  /** The key id, when the server holds several secrets. */
-  keyId?: string;
-  /** The run's timeout when the request has none (the server applies its own default too). @defaultValue 30000 */
-  defaultTimeoutMs?: number;
-  /** Added to the run's timeout for the client's own deadline. @defaultValue 5000 */
-  timeoutOverheadMs?: number;
-  /** How long the server may take to answer (`RUNTIME_UNAVAILABLE` after). @defaultValue 10000 */
-  connectTimeoutMs?: number;
-  /** Largest message in either direction; also caps the execute message (`RESOURCE_LIMIT`). @defaultValue 8 MiB */
-  maxMessageBytes?: number;
-  /** The `http.Agent` / `https.Agent` (TLS options, keep-alive, proxies). @defaultValue node's global agent */
-  agent?: Agent;
-  /** Extra request headers (e.g. for a reverse proxy). The protocol headers always win. */
-  headers?: Readonly<Record<string, string>>;
-  /** @internal Test seams. */
-  _internal?: { now?: () => number; nonce?: () => string };
-}
-
-interface Resolved {
-  url: URL;
-  endpoint: string;
-  secret: Buffer;
-  keyId: string | undefined;
-  defaultTimeoutMs: number;
-  timeoutOverheadMs: number;
-  connectTimeoutMs: number;
-  maxMessageBytes: number;
-  agent: Agent | undefined;
-  headers: Record<string, string>;
-  now: () => number;
-  nonce: () => string;
-}
-
-function resolveOptions(options: RemoteBackendOptions): Resolved | undefined {
-  if (options === null || typeof options !== 'object') throw optionError('remote', 'options', 'must be an object', options);
-  if (options.url === undefined && options.secret === undefined) return undefined;
-  if (options.url === undefined) throw optionError('remote', 'url', 'is required with secret', undefined);
-  if (options.secret === undefined) throw optionError('remote', 'secret', 'is required with url', undefined);
-  let url: URL;
-  try {
-    url = new URL(options.url);
-  } catch (err) {
-    throw optionError('remote', 'url', 'must be an absolute http(s) URL', String(options.url));
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw optionError('remote', 'url', 'must be an http: or https: URL', url.protocol);
-  if (options.keyId !== undefined && (typeof options.keyId !== 'string' || options.keyId === '' || /[\r\n]/.test(options.keyId))) {
-    throw optionError('remote', 'keyId', 'must be a non-empty single-line string', options.keyId);
-  }
-  const overhead = options.timeoutOverheadMs ?? DEFAULT_REMOTE_TIMEOUT_OVERHEAD_MS;
-  if (typeof overhead !== 'number' || !Number.isInteger(overhead) || overhead < 0) {
-    throw optionError('remote', 'timeoutOverheadMs', 'must be a non-negative integer', overhead);
-  }
-  const endpoint = `${url.origin}${url.pathname}`;
-  return {
-    url,
-    endpoint,
-    secret: secretBytes(options.secret),
-    keyId: options.keyId,
-    defaultTimeoutMs: positiveIntegerOption('remote', 'defaultTimeoutMs', options.defaultTimeoutMs, DEFAULT_TIMEOUT_MS),
-    timeoutOverheadMs: overhead,
-    connectTimeoutMs: positiveIntegerOption('remote', 'connectTimeoutMs', options.connectTimeoutMs, DEFAULT_REMOTE_CONNECT_TIMEOUT_MS),
-    maxMessageBytes: positiveIntegerOption('remote', 'maxMessageBytes', options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES),
-    agent: options.agent,
-    headers: { ...options.headers },
-    now: options._internal?.now ?? Date.now,
-    nonce: options._internal?.nonce ?? newNonce,
-  };
-}
 
 /** How an exchange ended: the server's terminal message. */
 type Terminal = { kind: 'result'; result: unknown } | { kind: 'failed'; error: unknown; result: unknown };
@@ -164,7 +70,7 @@ function refusalError(status: number, body: unknown, endpoint: string): Toolexec
   const error = isObject(body) && isObject(body.error) ? body.error : {};
   const code = isErrorCode(error.code) ? error.code : statusCode(status);
   const message = typeof error.message === 'string' && error.message !== '' ? error.message : `the remote runtime answered HTTP ${status}`;
-  return new ToolexecError(code, message, { details: { ...(isObject(error.details) ? error.details : {}), status, endpoint } });
+  return runtimeError(code, message, { details: { ...(isObject(error.details) ? error.details : {}), status, endpoint } });
 }
 
 function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
@@ -188,7 +94,7 @@ function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
  * sends the `execute` message (code, language, timeout, limits, profile, metadata), signed with
  * HMAC-SHA256 over method, path, timestamp, a fresh nonce, key id and the message's digest; the
  * server answers `200` and streams the snippet's gateway requests, which this backend serves from
- * `request.gateway` — wrapped with {@link createTracingGateway}, so `maxToolCalls` and
+ * `request.gateway` — wrapped with `createTracingGateway`, so `maxToolCalls` and
  * `maxChainSteps` are enforced **here**, whatever the server does, and `toolCalls` is the
  * caller's own record — and sends the replies back in the request body. Every message after the
  * first carries a MAC under a session key derived from the signature, so neither side accepts
@@ -347,10 +253,10 @@ export class RemoteBackend implements RuntimeBackend {
         });
       };
       const onAbort = () => fail(abortError(signal as AbortSignal, 'execution'));
-      const destroy = () => fail(new ToolexecError('ABORTED', 'execution aborted: the remote backend was closed'));
+      const destroy = () => fail(runtimeError('ABORTED', 'execution aborted: the remote backend was closed'));
       const deadline = setTimeout(() => {
         fail(
-          new ToolexecError('TIMEOUT', `execution timeout: no result from the remote runtime within ${timeoutMs}ms`, {
+          runtimeError('TIMEOUT', `execution timeout: no result from the remote runtime within ${timeoutMs}ms`, {
             details: { timeoutMs, endpoint: options.endpoint },
           }),
         );
@@ -394,7 +300,7 @@ export class RemoteBackend implements RuntimeBackend {
         }
         if (res.headers[REMOTE_HEADERS.protocol] !== REMOTE_PROTOCOL) {
           fail(
-            new ToolexecError('PROTOCOL', `protocol error: ${options.endpoint} does not speak ${REMOTE_PROTOCOL}`, {
+            runtimeError('PROTOCOL', `protocol error: ${options.endpoint} does not speak ${REMOTE_PROTOCOL}`, {
               details: { endpoint: options.endpoint },
             }),
           );

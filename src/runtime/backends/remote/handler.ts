@@ -6,59 +6,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { ToolexecError, type ErrorCode } from '../../../model/index.js';
-import { partialResultOf } from '../../errors.js';
+import { partialResultOf, runtimeError } from '../../core/errors.js';
 import { createProxyGateway } from '../../gateway/proxy.js';
-import { DEFAULT_MAX_MESSAGE_BYTES, createStreamConnection } from '../../gateway/stream-connection.js';
+import { createStreamConnection } from '../../gateway/stream-connection.js';
 import { protocolError, serializeError, type WireMessage } from '../../gateway/wire.js';
-import type { ExecuteRequest, ExecuteResult, Runtime, RuntimeBackend, SecurityProfile } from '../../types.js';
-import { optionError, positiveIntegerOption } from '../spec/options.js';
+import type { ExecuteRequest, SecurityProfile } from '../../core/types.js';
 import { parseExecuteMessage, resultPayload, type RemoteExecutePayload } from './messages.js';
-import { ReplayCache } from './replay-cache.js';
 import { createSignedConnection, type SignedConnection } from './signed-connection.js';
-import { REMOTE_HEADERS, REMOTE_PROTOCOL, deriveSessionKey, secretBytes, verifyRemoteSignature, type RemoteSecret } from './signing.js';
-
-/** Default replay window: 5 minutes either side of the server's clock. */
-export const DEFAULT_REPLAY_WINDOW_MS = 5 * 60_000;
-
-/** Default cap on the signed execute message: 1 MiB. */
-export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-
-/** Default cap on concurrent exchanges: 16. */
-export const DEFAULT_MAX_CONCURRENT_RUNS = 16;
-
-/** Options of {@link createRemoteRuntimeHandler}. */
-export interface RemoteRuntimeHandlerOptions {
-  /** Runs the snippets (routing by profile). Give this or `backend`. */
-  runtime?: Runtime;
-  /** Runs the snippets. Give this or `runtime`. */
-  backend?: RuntimeBackend;
-  /** The shared secret (one client key). Give this or `secrets`. */
-  secret?: RemoteSecret;
-  /** Secrets by key id (key rotation, several clients); requests must then send a known key id. */
-  secrets?: Readonly<Record<string, RemoteSecret>>;
-  /** How far a request's timestamp may be from the server's clock. @defaultValue 300000 (5 min) */
-  replayWindowMs?: number;
-  /** Largest signed execute message (`413`, `RESOURCE_LIMIT` on the client). @defaultValue 1 MiB */
-  maxBodyBytes?: number;
-  /** Largest later message in either direction (gateway requests and replies, the result). @defaultValue 8 MiB */
-  maxMessageBytes?: number;
-  /** Exchanges at once; more get `503` (`RUNTIME_UNAVAILABLE`). @defaultValue 16 */
-  maxConcurrentRuns?: number;
-  /** How long the execute message may take to arrive. @defaultValue 10000 */
-  firstMessageTimeoutMs?: number;
-  /** Nonces remembered within the window; when full, new requests get `503`. @defaultValue 100000 */
-  maxReplayEntries?: number;
-  /** Per gateway call deadline on the server side; 0 = none. @defaultValue 0 */
-  gatewayRequestTimeoutMs?: number;
-  /**
-   * Pass a client's `metadata.unsafeOptIn` through to the runtime. Off by default: whether host
-   * execution is allowed is the server operator's decision (configure the backend with `optIn`).
-   * @defaultValue false
-   */
-  allowUnsafeOptIn?: boolean;
-  /** @internal Test seams. */
-  _internal?: { now?: () => number };
-}
+import { REMOTE_HEADERS, REMOTE_PROTOCOL, deriveSessionKey, verifyRemoteSignature } from './signing.js';
+import { resolveOptions, type RemoteRuntimeHandlerOptions } from './handler-options.js';
 
 /** Counters of a {@link RemoteRuntimeHandler}. */
 export interface RemoteRuntimeHandlerStats {
@@ -79,59 +35,6 @@ export interface RemoteRuntimeHandler {
   readonly stats: RemoteRuntimeHandlerStats;
   /** Refuses new requests (`503`), aborts running snippets and waits for their exchanges to end. Idempotent. */
   close(): Promise<void>;
-}
-
-interface Resolved {
-  target: { execute(request: ExecuteRequest): Promise<ExecuteResult> };
-  secret: Buffer | undefined;
-  secrets: Map<string, Buffer> | undefined;
-  replayWindowMs: number;
-  maxBodyBytes: number;
-  maxMessageBytes: number;
-  maxConcurrentRuns: number;
-  firstMessageTimeoutMs: number;
-  gatewayRequestTimeoutMs: number;
-  allowUnsafeOptIn: boolean;
-  now: () => number;
-  replay: ReplayCache;
-}
-
-const OPTION = 'remote handler';
-
-function resolveOptions(options: RemoteRuntimeHandlerOptions): Resolved {
-  if (options === null || typeof options !== 'object') throw optionError(OPTION, 'options', 'must be an object', options);
-  const target = options.backend ?? options.runtime;
-  if ((options.backend !== undefined) === (options.runtime !== undefined) || typeof target?.execute !== 'function') {
-    throw optionError(OPTION, 'runtime', 'or backend (exactly one, with execute()) is required', typeof target);
-  }
-  if ((options.secret !== undefined) === (options.secrets !== undefined)) {
-    throw optionError(OPTION, 'secret', 'or secrets (exactly one) is required', 'secret');
-  }
-  let secrets: Map<string, Buffer> | undefined;
-  if (options.secrets !== undefined) {
-    secrets = new Map();
-    for (const [keyId, value] of Object.entries(options.secrets)) secrets.set(keyId, secretBytes(value, `secrets.${keyId}`));
-    if (secrets.size === 0) throw optionError(OPTION, 'secrets', 'must hold at least one secret', 0);
-  }
-  const replayWindowMs = positiveIntegerOption(OPTION, 'replayWindowMs', options.replayWindowMs, DEFAULT_REPLAY_WINDOW_MS);
-  const gatewayRequestTimeoutMs = options.gatewayRequestTimeoutMs ?? 0;
-  if (typeof gatewayRequestTimeoutMs !== 'number' || !Number.isInteger(gatewayRequestTimeoutMs) || gatewayRequestTimeoutMs < 0) {
-    throw optionError(OPTION, 'gatewayRequestTimeoutMs', 'must be a non-negative integer', gatewayRequestTimeoutMs);
-  }
-  return {
-    target,
-    secret: options.secret === undefined ? undefined : secretBytes(options.secret),
-    secrets,
-    replayWindowMs,
-    maxBodyBytes: positiveIntegerOption(OPTION, 'maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
-    maxMessageBytes: positiveIntegerOption(OPTION, 'maxMessageBytes', options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES),
-    maxConcurrentRuns: positiveIntegerOption(OPTION, 'maxConcurrentRuns', options.maxConcurrentRuns, DEFAULT_MAX_CONCURRENT_RUNS),
-    firstMessageTimeoutMs: positiveIntegerOption(OPTION, 'firstMessageTimeoutMs', options.firstMessageTimeoutMs, 10_000),
-    gatewayRequestTimeoutMs,
-    allowUnsafeOptIn: options.allowUnsafeOptIn === true,
-    now: options._internal?.now ?? Date.now,
-    replay: new ReplayCache(replayWindowMs, positiveIntegerOption(OPTION, 'maxReplayEntries', options.maxReplayEntries, 100_000)),
-  };
 }
 
 /** A refusal before the exchange starts: an HTTP status and a library error. */
@@ -227,7 +130,7 @@ function readFirstLine(req: IncomingMessage, maxBytes: number, timeoutMs: number
 function stripResult(err: unknown): unknown {
   if (!ToolexecError.isInstance(err) || err.details?.result === undefined) return err;
   const { result: _result, ...details } = err.details;
-  const copy = new ToolexecError(err.code, err.message, {
+  const copy = runtimeError(err.code, err.message, {
     ...(err.cause === undefined ? {} : { cause: err.cause }),
     ...(Object.keys(details).length === 0 ? {} : { details }),
   });
@@ -381,7 +284,7 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
       ...(resolved.gatewayRequestTimeoutMs > 0 ? { requestTimeoutMs: resolved.gatewayRequestTimeoutMs } : {}),
     });
     const onClose = () => {
-      if (!res.writableFinished) controller.abort(new ToolexecError('ABORTED', 'execution aborted: the client closed the exchange'));
+      if (!res.writableFinished) controller.abort(runtimeError('ABORTED', 'execution aborted: the client closed the exchange'));
     };
     res.once('close', onClose);
     running.add(controller);
@@ -461,7 +364,7 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
       value: async () => {
         closed = true;
         for (const controller of running)
-          controller.abort(new ToolexecError('ABORTED', 'execution aborted: the remote runtime is shutting down'));
+          controller.abort(runtimeError('ABORTED', 'execution aborted: the remote runtime is shutting down'));
         while (exchanges.size > 0) await Promise.allSettled([...exchanges]);
       },
     },

@@ -1,11 +1,16 @@
 /**
- * The `remote` runtime backend and its server side: signed, full-duplex HTTP exchanges whose
- * gateway calls travel back to the caller.
+ * The `remote` backend and its server side: signed, full-duplex HTTP exchanges whose gateway
+ * calls travel back to the caller; with the signing protocol for servers written elsewhere.
+ *
+ * @module toolexec/runtime/remote
  */
-export { DEFAULT_REMOTE_CONNECT_TIMEOUT_MS, DEFAULT_REMOTE_TIMEOUT_OVERHEAD_MS, RemoteBackend, createRemoteBackend } from './client.js';
-export type { RemoteBackendOptions } from './client.js';
-export { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT_RUNS, DEFAULT_REPLAY_WINDOW_MS, createRemoteRuntimeHandler } from './handler.js';
-export type { RemoteRuntimeHandler, RemoteRuntimeHandlerOptions, RemoteRuntimeHandlerStats } from './handler.js';
+export { RemoteBackend, createRemoteBackend } from './client.js';
+export { DEFAULT_REMOTE_CONNECT_TIMEOUT_MS, DEFAULT_REMOTE_TIMEOUT_OVERHEAD_MS } from './client-options.js';
+export type { RemoteBackendOptions } from './client-options.js';
+export { createRemoteRuntimeHandler } from './handler.js';
+export { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT_RUNS, DEFAULT_REPLAY_WINDOW_MS } from './handler-options.js';
+export type { RemoteRuntimeHandlerOptions } from './handler-options.js';
+export type { RemoteRuntimeHandler, RemoteRuntimeHandlerStats } from './handler.js';
 export {
   MIN_SECRET_BYTES,
   REMOTE_HEADERS,

@@ -3,7 +3,7 @@
  * request, and the terminal `result` / `failed` messages, with their JSON forms.
  */
 import { protocolError, toJsonSafe } from '../../gateway/wire.js';
-import type { BackendInfo, ExecuteRequest, ExecuteResult, Limits, LimitsEnforced, ToolCallRecord } from '../../types.js';
+import type { BackendInfo, ExecuteRequest, ExecuteResult, Limits, LimitsEnforced } from '../../core/types.js';
 
 /** The request part of an `execute` message (everything but the gateway and the signal). */
 export interface RemoteExecutePayload {
@@ -29,23 +29,11 @@ export interface RemoteExecuteMessage {
   request: RemoteExecutePayload;
 }
 
-/** An {@link ExecuteResult} as it crosses the wire (JSON-safe). */
-export interface RemoteResultPayload {
-  /** {@link ExecuteResult.value}, made JSON-safe. */
-  value?: unknown;
-  /** {@link ExecuteResult.stdout}. */
-  stdout: string;
-  /** {@link ExecuteResult.stderr}. */
-  stderr: string;
-  /** {@link ExecuteResult.toolCalls}, as recorded on the server (the client keeps its own trace). */
-  toolCalls: ToolCallRecord[];
-  /** {@link ExecuteResult.durationMs}, as measured on the server. */
-  durationMs: number;
-  /** The server-side backend that ran the snippet. */
-  backend: BackendInfo;
-  /** {@link ExecuteResult.limitsEnforced}, as the server-side backend reported them. */
-  limitsEnforced: LimitsEnforced;
-}
+/**
+ * An {@link ExecuteResult} as it crosses the wire: `value` made JSON-safe, `toolCalls` and
+ * `durationMs` as the server recorded them, `backend` the server-side backend that ran the snippet.
+ */
+export type RemoteResultPayload = ExecuteResult;
 
 /** Builds the `execute` message of a request. */
 export function executeMessage(request: ExecuteRequest): RemoteExecuteMessage {

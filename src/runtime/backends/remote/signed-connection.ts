@@ -5,7 +5,7 @@
  * dropped, replayed or reordered without the session key.
  */
 import type { ToolexecError } from '../../../model/index.js';
-import { AsyncQueue, type GatewayConnection, type IncomingItem } from '../../gateway/connection.js';
+import { AsyncQueue, encodeMessage, type GatewayConnection, type IncomingItem } from '../../gateway/connection.js';
 import { protocolError, type WireMessage } from '../../gateway/wire.js';
 import { macEquals, messageMac } from './signing.js';
 
@@ -61,19 +61,7 @@ class Signed implements SignedConnection {
   }
 
   async send(message: WireMessage): Promise<void> {
-    let body: string;
-    try {
-      body = JSON.stringify(message);
-    } catch (err) {
-      throw protocolError(`message is not JSON-encodable: ${err instanceof Error ? err.message : String(err)}`, undefined, err);
-    }
-    const bytes = Buffer.byteLength(body);
-    if (bytes > this.#options.maxMessageBytes) {
-      throw protocolError(`message of ${bytes} bytes exceeds the ${this.#options.maxMessageBytes}-byte limit`, {
-        bytes,
-        maxMessageBytes: this.#options.maxMessageBytes,
-      });
-    }
+    const body = encodeMessage(message, this.#options.maxMessageBytes);
     // the sequence number is taken synchronously, and the inner send writes synchronously: order is kept
     this.#sendSeq += 1;
     const seq = this.#sendSeq;

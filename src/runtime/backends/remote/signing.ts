@@ -4,7 +4,7 @@
  * session key and message MACs that authenticate everything after it.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { ToolexecError } from '../../../model/index.js';
+import { runtimeError } from '../../core/errors.js';
 
 /** The protocol name, sent in {@link REMOTE_HEADERS}.protocol and bound into every signature. */
 export const REMOTE_PROTOCOL = 'toolexec-remote/1';
@@ -50,9 +50,9 @@ export function secretBytes(secret: unknown, name = 'secret'): Buffer {
   let bytes: Buffer;
   if (typeof secret === 'string') bytes = Buffer.from(secret, 'utf8');
   else if (secret instanceof Uint8Array) bytes = Buffer.from(secret);
-  else throw new ToolexecError('CONFIGURATION', `configuration error: ${name} must be a string or bytes`, { details: { option: name } });
+  else throw runtimeError('CONFIGURATION', `configuration error: ${name} must be a string or bytes`, { details: { option: name } });
   if (bytes.length < MIN_SECRET_BYTES) {
-    throw new ToolexecError('CONFIGURATION', `configuration error: ${name} must be at least ${MIN_SECRET_BYTES} bytes`, {
+    throw runtimeError('CONFIGURATION', `configuration error: ${name} must be at least ${MIN_SECRET_BYTES} bytes`, {
       details: { option: name },
     });
   }

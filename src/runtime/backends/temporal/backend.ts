@@ -1,11 +1,11 @@
 /**
  * The `temporal` backend: a **stub**. It validates its configuration and each request, then always
- * fails with `RUNTIME_UNAVAILABLE` (`temporal backend not implemented`), as Go's does.
+ * fails with `RUNTIME_UNAVAILABLE` (`temporal backend not implemented`).
  */
-import { elapsedMs, limitsEnforcedNone, runtimeError, withPartialResult } from '../../errors.js';
-import { validateRequest } from '../../request.js';
-import type { BackendInfo, ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../types.js';
-import { objectOption, stringOption } from '../spec/options.js';
+import { elapsedMs, limitsEnforcedNone, runtimeError, withPartialResult } from '../../core/errors.js';
+import { validateRequest } from '../../core/request.js';
+import type { BackendInfo, ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../core/types.js';
+import { OptionReader } from '../../core/option-reader.js';
 
 /** Default Temporal frontend address. */
 export const DEFAULT_TEMPORAL_HOST_PORT = 'localhost:7233';
@@ -57,11 +57,12 @@ export class TemporalBackend implements RuntimeBackend {
   readonly #sandbox: RuntimeBackend | undefined;
 
   constructor(options: TemporalBackendOptions = {}) {
-    this.#hostPort = stringOption('temporal', 'hostPort', options.hostPort, DEFAULT_TEMPORAL_HOST_PORT);
-    this.#namespace = stringOption('temporal', 'namespace', options.namespace, DEFAULT_TEMPORAL_NAMESPACE);
-    this.#taskQueue = stringOption('temporal', 'taskQueue', options.taskQueue, DEFAULT_TEMPORAL_TASK_QUEUE);
-    this.#workflowIdPrefix = stringOption('temporal', 'workflowIdPrefix', options.workflowIdPrefix, DEFAULT_TEMPORAL_WORKFLOW_ID_PREFIX);
-    this.#sandbox = objectOption('temporal', 'sandboxBackend', options.sandboxBackend, ['execute']);
+    const read = new OptionReader('temporal', options);
+    this.#hostPort = read.string('hostPort', DEFAULT_TEMPORAL_HOST_PORT);
+    this.#namespace = read.string('namespace', DEFAULT_TEMPORAL_NAMESPACE);
+    this.#taskQueue = read.string('taskQueue', DEFAULT_TEMPORAL_TASK_QUEUE);
+    this.#workflowIdPrefix = read.string('workflowIdPrefix', DEFAULT_TEMPORAL_WORKFLOW_ID_PREFIX);
+    this.#sandbox = read.object<RuntimeBackend>('sandboxBackend', ['execute']);
   }
 
   /** The resolved configuration. */

@@ -1,4 +1,9 @@
-/** The `temporal` runtime backend (a stub). */
+/**
+ * The `temporal` backend: a stub that checks its configuration and each request, then fails with
+ * `RUNTIME_UNAVAILABLE`.
+ *
+ * @module toolexec/runtime/temporal
+ */
 export {
   DEFAULT_TEMPORAL_HOST_PORT,
   DEFAULT_TEMPORAL_NAMESPACE,

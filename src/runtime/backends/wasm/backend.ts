@@ -2,10 +2,10 @@
  * The `wasm` runtime backend: JavaScript snippets in QuickJS compiled to WebAssembly, one fresh VM
  * per run, on a small pool of worker threads; raw WASI modules under `node:wasi` on the same pool.
  */
-import { ToolexecError } from '../../../model/index.js';
-import { effectiveMaxOutputBytes, effectiveTimeoutMs, validateRequest } from '../../request.js';
-import { RunRecord } from '../../run-record.js';
-import type { ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../types.js';
+import { runtimeError } from '../../core/errors.js';
+import { effectiveMaxOutputBytes, effectiveTimeoutMs, validateRequest } from '../../core/request.js';
+import { RunRecord } from '../../core/run-record.js';
+import type { ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../core/types.js';
 import { quickjsModule, wasmWorkerPath } from './engine.js';
 import { WASM32_MAX_MEMORY_BYTES, resolveWasmOptions, type ResolvedWasmOptions, type WasmBackendOptions } from './options.js';
 import { WorkerPool, type WorkerPoolStats } from './pool.js';
@@ -92,7 +92,7 @@ export class WasmBackend implements RuntimeBackend {
     try {
       validateRequest(request);
       if (this.#closed) {
-        throw new ToolexecError('RUNTIME_UNAVAILABLE', 'runtime unavailable: the wasm backend is closed', {
+        throw runtimeError('RUNTIME_UNAVAILABLE', 'runtime unavailable: the wasm backend is closed', {
           details: { backend: this.kind },
         });
       }
@@ -162,7 +162,7 @@ export class WasmBackend implements RuntimeBackend {
       try {
         module = await wasmApi.compile(capped.bytes);
       } catch (err) {
-        throw new ToolexecError(
+        throw runtimeError(
           'INVALID_ARGUMENT',
           `invalid WASI module: it does not compile: ${err instanceof Error ? err.message : String(err)}`,
           {
@@ -176,7 +176,7 @@ export class WasmBackend implements RuntimeBackend {
       try {
         fd = nullFd(this);
       } catch (err) {
-        throw new ToolexecError(
+        throw runtimeError(
           'RUNTIME_UNAVAILABLE',
           `runtime unavailable: cannot open the null device for WASI stdio: ${err instanceof Error ? err.message : String(err)}`,
           {
@@ -228,7 +228,7 @@ export class WasmBackend implements RuntimeBackend {
 function checkWasiShape(module: CompiledWasmModule): void {
   for (const entry of wasmApi.Module.imports(module)) {
     if (entry.module !== 'wasi_snapshot_preview1' || entry.kind !== 'function') {
-      throw new ToolexecError(
+      throw runtimeError(
         'INVALID_ARGUMENT',
         `invalid WASI module: it imports ${entry.kind} ${entry.module}.${entry.name}; the sandbox provides only wasi_snapshot_preview1 functions`,
         { details: { field: 'metadata.wasm_module', import: `${entry.module}.${entry.name}` } },
@@ -237,7 +237,7 @@ function checkWasiShape(module: CompiledWasmModule): void {
   }
   const exports = new Map(wasmApi.Module.exports(module).map((entry) => [entry.name, entry.kind]));
   if (exports.get('_start') !== 'function' || exports.get('memory') !== 'memory') {
-    throw new ToolexecError('INVALID_ARGUMENT', 'invalid WASI module: a WASI command must export a `_start` function and its `memory`', {
+    throw runtimeError('INVALID_ARGUMENT', 'invalid WASI module: a WASI command must export a `_start` function and its `memory`', {
       details: { field: 'metadata.wasm_module' },
     });
   }

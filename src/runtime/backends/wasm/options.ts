@@ -2,8 +2,8 @@
  * Options of the `wasm` backend and the one place their defaults are resolved.
  */
 import { availableParallelism } from 'node:os';
-import { ToolexecError } from '../../../model/index.js';
-import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../../request.js';
+import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../../core/request.js';
+import { optionError } from '../../core/option-reader.js';
 
 /** Default QuickJS heap cap of one run: 64 MiB. */
 export const DEFAULT_WASM_MEMORY_BYTES = 64 * 1024 * 1024;
@@ -89,9 +89,7 @@ export interface ResolvedWasmOptions {
 function positiveInteger(name: string, value: number | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value > max) {
-    throw new ToolexecError('CONFIGURATION', `invalid wasm backend option: ${name} must be an integer between 1 and ${max}`, {
-      details: { option: name, value },
-    });
+    throw optionError('wasm', name, `must be an integer between 1 and ${max}`, value);
   }
   return value;
 }
@@ -99,13 +97,7 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
 function spinMs(value: number | undefined): number {
   if (value === undefined) return DEFAULT_REPLY_SPIN_MS;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > MAX_REPLY_SPIN_MS) {
-    throw new ToolexecError(
-      'CONFIGURATION',
-      `invalid wasm backend option: replySpinMs must be a number between 0 and ${MAX_REPLY_SPIN_MS}`,
-      {
-        details: { option: 'replySpinMs', value },
-      },
-    );
+    throw optionError('wasm', 'replySpinMs', `must be a number between 0 and ${MAX_REPLY_SPIN_MS}`, value);
   }
   return value;
 }

@@ -3,8 +3,8 @@
  * worker that misbehaves is terminated and replaced, idle workers never keep the process alive.
  */
 import { Worker, type Transferable } from 'node:worker_threads';
-import { ToolexecError } from '../../../model/index.js';
-import { abortError } from '../../errors.js';
+import { type ToolexecError } from '../../../model/index.js';
+import { abortError, runtimeError } from '../../core/errors.js';
 
 /** How a worker ended. */
 export interface WorkerDeath {
@@ -384,12 +384,12 @@ export class WorkerPool {
 }
 
 function closedError(): ToolexecError {
-  return new ToolexecError('RUNTIME_UNAVAILABLE', 'runtime unavailable: the wasm backend is closed', { details: { backend: 'wasm' } });
+  return runtimeError('RUNTIME_UNAVAILABLE', 'runtime unavailable: the wasm backend is closed', { details: { backend: 'wasm' } });
 }
 
 function startError(cause: unknown): ToolexecError {
   const reason = cause instanceof Error ? cause.message : String(cause);
-  return new ToolexecError('RUNTIME_UNAVAILABLE', `runtime unavailable: the wasm sandbox worker could not start: ${reason}`, {
+  return runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: the wasm sandbox worker could not start: ${reason}`, {
     cause,
     details: { backend: 'wasm' },
   });

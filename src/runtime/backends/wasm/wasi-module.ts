@@ -4,6 +4,7 @@
  * the linear memory at the run's memory limit.
  */
 import { ToolexecError } from '../../../model/index.js';
+import { runtimeError } from '../../core/errors.js';
 
 /** The WebAssembly magic bytes: `\0asm`. */
 export const WASM_MAGIC = Uint8Array.of(0x00, 0x61, 0x73, 0x6d);
@@ -14,7 +15,7 @@ export const WASM_PAGE_BYTES = 65536;
 const MAX_PAGES = 65536;
 
 function invalidModule(message: string, details: Record<string, unknown> = {}, cause?: unknown): ToolexecError {
-  return new ToolexecError('INVALID_ARGUMENT', `invalid WASI module: ${message}`, {
+  return runtimeError('INVALID_ARGUMENT', `invalid WASI module: ${message}`, {
     details: { field: 'metadata.wasm_module', ...details },
     ...(cause === undefined ? {} : { cause }),
   });
@@ -203,7 +204,7 @@ export function capModuleMemory(bytes: Uint8Array, capBytes: number): CappedModu
           const limits = readLimits(reader);
           const plain = limits.flags === 0x00 || limits.flags === 0x01;
           if (plain && limits.min > capPages) {
-            throw new ToolexecError(
+            throw runtimeError(
               'RESOURCE_LIMIT',
               `resource limit exceeded: memory (the module starts with ${limits.min * WASM_PAGE_BYTES} bytes, over the ${capPages * WASM_PAGE_BYTES}-byte limit)`,
               { details: { limit: 'memory', memoryBytes: capPages * WASM_PAGE_BYTES, moduleMinBytes: limits.min * WASM_PAGE_BYTES } },

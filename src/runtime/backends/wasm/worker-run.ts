@@ -5,14 +5,15 @@
  */
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { ToolexecError } from '../../../model/index.js';
-import { abortError } from '../../errors.js';
+import { abortError } from '../../core/errors.js';
 import { serveGateway, type GatewayServer } from '../../gateway/server.js';
 import { createMessagePortConnection, type MessagePortLike } from '../../gateway/message-port-connection.js';
 import type { WireMessage } from '../../gateway/wire.js';
-import type { ToolGateway } from '../../types.js';
-import { failureFromReport, memoryFailure, outputFailure, timeoutFailure, type RunFailure } from '../../failure.js';
+import type { ToolGateway } from '../../core/types.js';
+import { failureFromReport, memoryFailure, outputFailure, timeoutFailure, type RunFailure } from '../../core/failure.js';
 import type { PoolWorker, WorkerDeath, WorkerPool } from './pool.js';
-import { OutputCapture } from '../../output-capture.js';
+import { OutputCapture } from '../../core/output-capture.js';
+import { FirstSettlement } from '../../core/first-settlement.js';
 
 /** One run to do on a worker. */
 export interface WorkerRunSpec {
@@ -121,16 +122,8 @@ function waitingOf(report: unknown): Record<string, unknown> {
 export async function runOnWorker(pool: WorkerPool, spec: WorkerRunSpec): Promise<WorkerRunOutcome> {
   const capture = new OutputCapture(spec.maxOutputBytes);
   const gatewayErrors = new Map<string, unknown>();
-  let settle!: (settlement: Settlement) => void;
-  const settled = new Promise<Settlement>((resolve) => {
-    settle = resolve;
-  });
-  let isSettled = false;
-  const finish = (settlement: Settlement) => {
-    if (isSettled) return;
-    isSettled = true;
-    settle(settlement);
-  };
+  const first = new FirstSettlement<Settlement>();
+  const finish = (settlement: Settlement) => first.offer(settlement);
   let sawTerminal!: () => void;
   const terminal = new Promise<void>((resolve) => {
     sawTerminal = resolve;
@@ -144,7 +137,7 @@ export async function runOnWorker(pool: WorkerPool, spec: WorkerRunSpec): Promis
   if (spec.signal?.aborted === true) onAbort();
 
   const acquiring = new AbortController();
-  void settled.then(() => acquiring.abort());
+  void first.promise.then(() => acquiring.abort());
   let worker: PoolWorker | undefined;
   try {
     worker = await pool.acquire(acquiring.signal);
@@ -161,7 +154,7 @@ export async function runOnWorker(pool: WorkerPool, spec: WorkerRunSpec): Promis
   const death = new Promise<void>((resolve) => {
     sawDeath = resolve;
   });
-  if (worker !== undefined && !isSettled) {
+  if (worker !== undefined && !first.settled) {
     const running = worker;
     seq = running.nextSeq();
     idle = running.whenIdle(seq);
@@ -182,22 +175,14 @@ export async function runOnWorker(pool: WorkerPool, spec: WorkerRunSpec): Promis
       close: () => replyPort.close(),
     };
     const onMessage = (message: WireMessage) => {
-      switch (message.type) {
-        case 'stdout':
-        case 'stderr':
-          if (typeof message.data === 'string' && !capture.add(message.type, message.data)) finish({ kind: 'output' });
-          return;
-        case 'result':
-          sawTerminal();
-          finish({ kind: 'result', message });
-          return;
-        case 'failed':
+      if (!capture.addMessage(message)) finish({ kind: 'output' });
+      else if (message.type === 'result' || message.type === 'failed') {
+        sawTerminal();
+        if (message.type === 'result') finish({ kind: 'result', message });
+        else {
           lastReport = message.error;
-          sawTerminal();
           finish({ kind: 'failed', report: message.error });
-          return;
-        default:
-          return;
+        }
       }
     };
     if (spec.gateway !== undefined) {
@@ -225,7 +210,7 @@ export async function runOnWorker(pool: WorkerPool, spec: WorkerRunSpec): Promis
     }
   }
 
-  const settlement = await settled;
+  const settlement = await first.promise;
   clearTimeout(timer);
   spec.signal?.removeEventListener('abort', onAbort);
 

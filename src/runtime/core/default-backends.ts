@@ -1,0 +1,26 @@
+/**
+ * The backends a runtime uses when the caller names none: WASM for `standard` and `hardened`
+ * (one shared instance), the unsafe host backend for `dev`. Created lazily.
+ */
+import { createUnsafeHostBackend } from '../backends/host/index.js';
+import type { RuntimeBackend, SecurityProfile } from './types.js';
+
+/** Creates a backend on first use. */
+export type BackendFactory = () => Promise<RuntimeBackend>;
+
+/** Loaded on first use: a runtime that never runs `standard` snippets never loads the WASM engine. */
+async function wasmBackend(): Promise<RuntimeBackend> {
+  const { createWasmBackend } = await import('../backends/wasm/index.js');
+  return createWasmBackend();
+}
+
+/** The default profile → backend factories (the `standard` and `hardened` entries share one). */
+export function createDefaultBackends(): Map<SecurityProfile, BackendFactory> {
+  const wasm: BackendFactory = wasmBackend;
+  const unsafe: BackendFactory = async () => createUnsafeHostBackend();
+  return new Map<SecurityProfile, BackendFactory>([
+    ['standard', wasm],
+    ['hardened', wasm],
+    ['dev', unsafe],
+  ]);
+}

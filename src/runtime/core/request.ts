@@ -1,0 +1,81 @@
+/**
+ * Request checks shared by the runtime and every backend, and the defaults they resolve.
+ */
+import { type ToolexecError } from '../../model/index.js';
+import { throwIfAborted, runtimeError } from './errors.js';
+import { SECURITY_PROFILES, type ExecuteRequest, type Limits, type SecurityProfile } from './types.js';
+
+/** Default wall-clock limit of one snippet: 30 s. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** Default cap on captured stdout + stderr: 1 MiB. */
+export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+
+/** The limit fields, in the order they are checked. */
+export const LIMIT_FIELDS = [
+  'maxToolCalls',
+  'maxChainSteps',
+  'cpuQuotaMs',
+  'memoryBytes',
+  'pidsMax',
+  'diskBytes',
+  'maxOutputBytes',
+] as const satisfies readonly (keyof Limits)[];
+
+function invalidLimit(field: string, value: unknown, problem: string): ToolexecError {
+  return runtimeError('INVALID_LIMITS', `invalid limits: ${field} ${problem}`, { details: { field, value } });
+}
+
+function checkCount(field: string, value: unknown): void {
+  if (value === undefined) return;
+  if (typeof value !== 'number' || Number.isNaN(value)) throw invalidLimit(field, value, 'must be a number');
+  if (value < 0) throw invalidLimit(field, value, 'cannot be negative');
+  if (!Number.isFinite(value)) throw invalidLimit(field, value, 'must be finite');
+  if (!Number.isInteger(value)) throw invalidLimit(field, value, 'must be an integer');
+}
+
+/**
+ * Checks `limits` field by field (in {@link LIMIT_FIELDS} order): each must be absent or a
+ * non-negative finite integer. @throws `INVALID_LIMITS` naming the first bad field.
+ */
+export function validateLimits(limits: Limits | undefined): void {
+  if (limits === undefined) return;
+  if (limits === null || typeof limits !== 'object') throw invalidLimit('limits', limits, 'must be an object');
+  for (const field of LIMIT_FIELDS) checkCount(field, limits[field]);
+}
+
+/**
+ * Checks a request in the runtime's order: aborted signal (`ABORTED`), gateway
+ * (`MISSING_GATEWAY`), code (`MISSING_CODE`: absent, empty or not a string), `timeoutMs` and limits
+ * (`INVALID_LIMITS` naming the field).
+ */
+export function validateRequest(request: ExecuteRequest): void {
+  if (request === null || typeof request !== 'object') {
+    throw runtimeError('MISSING_GATEWAY', 'gateway is required');
+  }
+  throwIfAborted(request.signal, 'execution');
+  if (request.gateway === undefined || request.gateway === null || typeof request.gateway !== 'object') {
+    throw runtimeError('MISSING_GATEWAY', 'gateway is required');
+  }
+  if (typeof request.code !== 'string' || request.code === '') {
+    throw runtimeError('MISSING_CODE', 'code is required');
+  }
+  checkCount('timeoutMs', request.timeoutMs);
+  validateLimits(request.limits);
+}
+
+/** True for `dev`, `standard` and `hardened`. */
+export function isSecurityProfile(value: unknown): value is SecurityProfile {
+  return typeof value === 'string' && (SECURITY_PROFILES as readonly string[]).includes(value);
+}
+
+/** The request's timeout, or `fallbackMs` when it is absent or 0. */
+export function effectiveTimeoutMs(request: ExecuteRequest, fallbackMs = DEFAULT_TIMEOUT_MS): number {
+  return request.timeoutMs !== undefined && request.timeoutMs > 0 ? request.timeoutMs : fallbackMs;
+}
+
+/** The request's output cap, or `fallbackBytes` when it is absent or 0. */
+export function effectiveMaxOutputBytes(request: ExecuteRequest, fallbackBytes = DEFAULT_MAX_OUTPUT_BYTES): number {
+  const value = request.limits?.maxOutputBytes;
+  return value !== undefined && value > 0 ? value : fallbackBytes;
+}

@@ -1,0 +1,152 @@
+/**
+ * The runtime: routes each snippet to the backend of its security profile, after the checks every
+ * request goes through.
+ */
+import { runtimeError } from './errors.js';
+import { createDefaultBackends, type BackendFactory } from './default-backends.js';
+import { isSecurityProfile, validateRequest } from './request.js';
+import type { ExecuteRequest, ExecuteResult, Runtime, RuntimeBackend, RuntimeOptions, SecurityProfile, ToolCallRecord } from './types.js';
+
+/** The profile used when neither the request nor the options name one. */
+export const DEFAULT_SECURITY_PROFILE: SecurityProfile = 'standard';
+
+interface Slot {
+  /** A backend the caller gave (never closed by the runtime). */
+  backend?: RuntimeBackend;
+  /** A default backend, created on first use (closed by the runtime). */
+  factory?: BackendFactory;
+}
+
+function traceOf(gateway: unknown): ToolCallRecord[] | undefined {
+  const getToolCalls = (gateway as { getToolCalls?: unknown } | null)?.getToolCalls;
+  if (typeof getToolCalls !== 'function') return undefined;
+  const calls: unknown = (getToolCalls as () => unknown).call(gateway);
+  return Array.isArray(calls) ? (calls as ToolCallRecord[]) : undefined;
+}
+
+/**
+ * The default {@link Runtime}.
+ *
+ * @remarks
+ * `execute` checks, in order: an aborted `signal` (`ABORTED`), the gateway (`MISSING_GATEWAY`),
+ * the code (`MISSING_CODE`), `timeoutMs` and limits (`INVALID_LIMITS` naming the field); then
+ * resolves the profile (`request.profile`, or `defaultProfile` when absent or `''`; an unknown one is
+ * `RUNTIME_UNAVAILABLE`), finds its backend (`RUNTIME_UNAVAILABLE` `no backend for profile "x"`)
+ * and refuses an `unsafe_host` backend for a profile in `denyUnsafeProfiles` (`BACKEND_DENIED`).
+ * The backend receives the request with `profile` filled in. When the backend reports no tool
+ * calls and the gateway has `getToolCalls()` (the direct gateway), those become the result's
+ * `toolCalls`. The runtime enforces no limit itself: backends do.
+ *
+ * Without `backends`, `standard` and `hardened` run on the WASM backend and `dev` on the
+ * unsafe host backend (which still needs the per-request opt-in); these are created on first use
+ * and closed by {@link DefaultRuntime.close}. Safe for concurrent use.
+ */
+export class DefaultRuntime implements Runtime {
+  readonly #slots = new Map<SecurityProfile, Slot>();
+  readonly #created = new Map<BackendFactory, Promise<RuntimeBackend>>();
+  readonly #deny: ReadonlySet<SecurityProfile>;
+  readonly #defaultProfile: SecurityProfile;
+  #closed = false;
+
+  constructor(options: RuntimeOptions = {}) {
+    const defaultProfile = options.defaultProfile ?? DEFAULT_SECURITY_PROFILE;
+    if (!isSecurityProfile(defaultProfile)) {
+      throw runtimeError('CONFIGURATION', `configuration error: unknown default profile "${String(defaultProfile)}"`, {
+        details: { field: 'defaultProfile', value: defaultProfile },
+      });
+    }
+    this.#defaultProfile = defaultProfile;
+    this.#deny = new Set(options.denyUnsafeProfiles ?? []);
+    if (options.backends !== undefined) {
+      for (const [profile, backend] of Object.entries(options.backends)) {
+        if (backend !== undefined && backend !== null) this.registerBackend(profile as SecurityProfile, backend);
+      }
+    } else {
+      for (const [profile, factory] of createDefaultBackends()) this.#slots.set(profile, { factory });
+    }
+  }
+
+  /** The profile used when a request names none. */
+  get defaultProfile(): SecurityProfile {
+    return this.#defaultProfile;
+  }
+
+  /** Maps `profile` to `backend` (replacing any mapping). The runtime never closes it. */
+  registerBackend(profile: SecurityProfile, backend: RuntimeBackend): void {
+    if (!isSecurityProfile(profile)) {
+      throw runtimeError('CONFIGURATION', `configuration error: unknown profile "${String(profile)}"`, {
+        details: { field: 'profile', value: profile },
+      });
+    }
+    this.#slots.set(profile, { backend });
+  }
+
+  /** Removes the mapping of `profile`. */
+  unregisterBackend(profile: SecurityProfile): void {
+    this.#slots.delete(profile);
+  }
+
+  async execute(request: ExecuteRequest): Promise<ExecuteResult> {
+    validateRequest(request);
+    // '' counts as unset
+    const profile: unknown = request.profile === undefined || (request.profile as string) === '' ? this.#defaultProfile : request.profile;
+    if (!isSecurityProfile(profile)) {
+      throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: unknown security profile "${String(profile)}"`, {
+        details: { profile },
+      });
+    }
+    if (this.#closed) {
+      throw runtimeError('RUNTIME_UNAVAILABLE', 'runtime unavailable: the runtime is closed', { details: { profile } });
+    }
+    const backend = await this.#backendFor(profile);
+    if (backend === undefined) {
+      throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: no backend for profile "${profile}"`, {
+        details: { profile },
+      });
+    }
+    if (this.#deny.has(profile) && backend.kind === 'unsafe_host') {
+      throw runtimeError('BACKEND_DENIED', `backend denied by policy: unsafe backend denied for profile "${profile}"`, {
+        details: { profile, backend: backend.kind },
+      });
+    }
+    const result = await backend.execute({ ...request, profile });
+    if (result.toolCalls === undefined || result.toolCalls.length === 0) {
+      const trace = traceOf(request.gateway);
+      if (trace !== undefined && trace.length > 0) return { ...result, toolCalls: trace };
+    }
+    return result;
+  }
+
+  /** Closes every backend the runtime created (not the ones it was given). Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const created = [...this.#created.values()];
+    this.#created.clear();
+    await Promise.allSettled(
+      created.map(async (pending) => {
+        const backend = await pending;
+        await backend.close?.();
+      }),
+    );
+  }
+
+  async #backendFor(profile: SecurityProfile): Promise<RuntimeBackend | undefined> {
+    const slot = this.#slots.get(profile);
+    if (slot === undefined) return undefined;
+    if (slot.backend !== undefined) return slot.backend;
+    const factory = slot.factory as BackendFactory;
+    let pending = this.#created.get(factory);
+    if (pending === undefined) {
+      pending = factory();
+      this.#created.set(factory, pending);
+      pending.catch(() => this.#created.delete(factory));
+    }
+    return pending;
+  }
+}
+
+/** Creates a {@link DefaultRuntime}. */
+export function createRuntime(options: RuntimeOptions = {}): DefaultRuntime {
+  return new DefaultRuntime(options);
+}

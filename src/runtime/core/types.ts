@@ -1,0 +1,218 @@
+import type { ErrorCode } from '../../model/index.js';
+import type { DetailLevel, ToolDoc, ToolExample, ToolSummary } from '../../discovery/index.js';
+import type { ChainResult, ChainStep, RunResult } from '../../run/index.js';
+
+/** How much isolation a snippet gets: `dev` (the host), `standard` and `hardened` (real sandboxes). */
+export type SecurityProfile = 'dev' | 'standard' | 'hardened';
+
+/** The security profiles. */
+export const SECURITY_PROFILES: readonly SecurityProfile[] = ['dev', 'standard', 'hardened'];
+
+/** Every kind of runtime backend. */
+export type RuntimeBackendKind =
+  | 'unsafe_host'
+  | 'docker'
+  | 'containerd'
+  | 'kubernetes'
+  | 'gvisor'
+  | 'kata'
+  | 'firecracker'
+  | 'wasm'
+  | 'temporal'
+  | 'remote'
+  | 'proxmox_lxc';
+
+/** Every runtime backend kind, in the order of {@link RuntimeBackendKind}. */
+export const RUNTIME_BACKEND_KINDS: readonly RuntimeBackendKind[] = [
+  'unsafe_host',
+  'docker',
+  'containerd',
+  'kubernetes',
+  'gvisor',
+  'kata',
+  'firecracker',
+  'wasm',
+  'temporal',
+  'remote',
+  'proxmox_lxc',
+];
+
+/** How far a backend is from production use. */
+export type BackendReadiness = 'prod' | 'beta' | 'stub';
+
+/** Resource limits of one execution. `undefined` or 0 means the backend default / unlimited. */
+export interface Limits {
+  /** Most tool calls (single runs plus executed chain steps) through the gateway (`LIMIT_EXCEEDED` past it). */
+  maxToolCalls?: number;
+  /** Most steps one chain may have (`LIMIT_EXCEEDED` past it). */
+  maxChainSteps?: number;
+  /** CPU time (or CPU quota per second, for containers) in milliseconds. */
+  cpuQuotaMs?: number;
+  /** Memory cap of the sandbox, in bytes. */
+  memoryBytes?: number;
+  /** Most processes/threads inside the sandbox (container backends). */
+  pidsMax?: number;
+  /** Size cap of the sandbox's writable scratch space (`/tmp`), in bytes. */
+  diskBytes?: number;
+  /** Cap on stdout + stderr bytes captured from the snippet. */
+  maxOutputBytes?: number;
+}
+
+/** Options accepted by every gateway method. */
+export interface GatewayCallOptions {
+  /** Cancels the call (`ABORTED`). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Everything sandboxed code can reach: discovery and execution of tools, nothing more.
+ */
+export interface ToolGateway {
+  /** The best at most `limit` tools for a free-text query. */
+  searchTools(query: string, limit: number, options?: GatewayCallOptions): Promise<ToolSummary[]>;
+  /** Every namespace of the registered tools, sorted. */
+  listNamespaces(options?: GatewayCallOptions): Promise<string[]>;
+  /** A tool's documentation at `level` (`TOOL_NOT_FOUND`, `INVALID_DETAIL`). */
+  describeTool(id: string, level: DetailLevel, options?: GatewayCallOptions): Promise<ToolDoc>;
+  /** Up to `max` of a tool's examples (`max <= 0`: all); `TOOL_NOT_FOUND` for an unknown tool. */
+  listToolExamples(id: string, max: number, options?: GatewayCallOptions): Promise<ToolExample[]>;
+  /** Runs one tool; a budgeted gateway counts it against `maxToolCalls` and records it, failed or not. */
+  runTool(id: string, args?: Record<string, unknown>, options?: GatewayCallOptions): Promise<RunResult>;
+  /** Runs a chain; a budgeted gateway counts each executed step against `maxToolCalls` and caps the length at `maxChainSteps`. */
+  runChain(steps: readonly ChainStep[], options?: GatewayCallOptions): Promise<ChainResult>;
+}
+
+/** A record of one tool call made by sandboxed code. */
+export interface ToolCallRecord {
+  /** The tool ID as the snippet passed it. */
+  toolId: string;
+  /** A deep copy of the arguments (chains: the effective arguments, `previous` included). */
+  args?: Record<string, unknown>;
+  /** The call's structured result (not copied); absent when it failed or returned nothing. */
+  structured?: unknown;
+  /** `local`, `provider` or `mcp`. */
+  backendKind?: string;
+  /** The error message, when the call failed. */
+  error?: string;
+  /** The error code, when the call failed with a library error. */
+  errorCode?: ErrorCode;
+  /** `run` for a single call, `chain` for a chain step. */
+  errorOp?: 'run' | 'chain';
+  /** Wall-clock milliseconds of the call; a chain step gets the chain's time shared evenly among its executed steps. */
+  durationMs: number;
+}
+
+/** One snippet to run. */
+export interface ExecuteRequest {
+  /** @defaultValue 'javascript' */
+  language?: 'javascript' | 'typescript' | (string & {});
+  /** The snippet's source; required and non-empty (`MISSING_CODE`). */
+  code: string;
+  /** Wall-clock limit in milliseconds; absent or 0: the backend's default (usually 30 s). */
+  timeoutMs?: number;
+  /** Resource limits; each field a non-negative integer (`INVALID_LIMITS`). */
+  limits?: Limits;
+  /** @defaultValue the runtime's default profile */
+  profile?: SecurityProfile;
+  /** Everything the snippet's `tools` object reaches; required (`MISSING_GATEWAY`). */
+  gateway: ToolGateway;
+  /** Backend-specific inputs (e.g. `unsafeOptIn: true` for the host backend, `wasm_module` for WASM). */
+  metadata?: Record<string, unknown>;
+  /** Cancels the run (`ABORTED`). */
+  signal?: AbortSignal;
+}
+
+/** Which limits a backend really enforced on a run. */
+export interface LimitsEnforced {
+  /** The wall-clock timeout was enforced. */
+  timeout: boolean;
+  /** `maxToolCalls` was enforced. */
+  toolCalls: boolean;
+  /** `maxChainSteps` was enforced. */
+  chainSteps: boolean;
+  /** A memory cap (`memoryBytes`) was applied. */
+  memory: boolean;
+  /** A CPU cap (`cpuQuotaMs`) was applied. */
+  cpu: boolean;
+  /** A process/thread cap (`pidsMax`) was applied. */
+  pids: boolean;
+  /** A scratch-space size cap (`diskBytes`) was applied. */
+  disk: boolean;
+}
+
+/** The backend that ran a snippet. */
+export interface BackendInfo {
+  /** Which backend ran the snippet. */
+  kind: RuntimeBackendKind;
+  /** How far that backend is from production use. */
+  readiness: BackendReadiness;
+  /** Backend-specific facts (the image, the engine, the mode, ...). */
+  details?: Record<string, unknown>;
+}
+
+/** The outcome of a snippet. */
+export interface ExecuteResult {
+  /** What the snippet returned at top level, or assigned to `__out`. */
+  value?: unknown;
+  /** The snippet's captured stdout (within `maxOutputBytes`). */
+  stdout: string;
+  /** The snippet's captured stderr (within `maxOutputBytes`). */
+  stderr: string;
+  /** Every tool call the snippet made, in completion order. */
+  toolCalls: ToolCallRecord[];
+  /** Wall-clock time of the run in milliseconds, measured by the backend. */
+  durationMs: number;
+  /** The backend that ran the snippet. */
+  backend: BackendInfo;
+  /** Which limits that backend really enforced on this run. */
+  limitsEnforced: LimitsEnforced;
+}
+
+/** A sandbox implementation. */
+export interface RuntimeBackend {
+  /** Which kind of sandbox this is. */
+  readonly kind: RuntimeBackendKind;
+  /** How far the backend is from production use. */
+  readonly readiness: BackendReadiness;
+  /**
+   * Runs one snippet. Rejects with a ToolexecError (TIMEOUT, RESOURCE_LIMIT, SANDBOX_VIOLATION,
+   * LIMIT_EXCEEDED, CODE_EXECUTION, RUNTIME_UNAVAILABLE, ...) whose `details.result` holds the
+   * partial {@link ExecuteResult} (stdout, stderr, tool calls so far).
+   */
+  execute(request: ExecuteRequest): Promise<ExecuteResult>;
+  /** Releases pooled resources (workers, containers). Idempotent. */
+  close?(): Promise<void>;
+}
+
+/** Routes snippets to backends by security profile. */
+export interface Runtime {
+  /**
+   * Runs one snippet on the backend of its security profile; rejects with a ToolexecError
+   * (`RUNTIME_UNAVAILABLE`, `BACKEND_DENIED`, or the backend's own failure).
+   */
+  execute(request: ExecuteRequest): Promise<ExecuteResult>;
+  /** Closes the backends the runtime owns (the default ones it created). Idempotent. */
+  close?(): Promise<void>;
+}
+
+/** Options of {@link createRuntime}. */
+export interface RuntimeOptions {
+  /** @defaultValue standard and hardened → wasm, dev → unsafe_host */
+  backends?: Partial<Record<SecurityProfile, RuntimeBackend>>;
+  /** Profiles that may never run on `unsafe_host` (BACKEND_DENIED). */
+  denyUnsafeProfiles?: SecurityProfile[];
+  /** @defaultValue 'standard' */
+  defaultProfile?: SecurityProfile;
+}
+
+/** Options every backend that runs the node guest accepts (host, docker, gvisor, the injected-client backends). */
+export interface NodeGuestBackendOptions {
+  /** Wall-clock limit of a snippet when the request has none, in milliseconds. @defaultValue 30000 (kubernetes: 60000) */
+  defaultTimeoutMs?: number;
+  /** stdout + stderr cap when the request's limits have none. @defaultValue 1 MiB */
+  defaultMaxOutputBytes?: number;
+  /** Largest gateway protocol message. @defaultValue 8 MiB */
+  maxMessageBytes?: number;
+  /** Extra flags for the guest's node (e.g. `--experimental-permission` on the host backend). */
+  nodeFlags?: readonly string[];
+}

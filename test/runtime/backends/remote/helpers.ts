@@ -1,0 +1,58 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createRemoteRuntimeHandler,
+  type RemoteRuntimeHandler,
+  type RemoteRuntimeHandlerOptions,
+} from '../../../../src/runtime/backends/remote/index.js';
+
+/** The secret shared by the tests' clients and servers. */
+export const SECRET = 'remote-test-secret-0123456789abcdef';
+
+/** A real node:http server on 127.0.0.1 (port 0). */
+export interface TestServer {
+  url: string;
+  port: number;
+  server: Server;
+  handler?: RemoteRuntimeHandler;
+  close(): Promise<void>;
+}
+
+/** Listens with `listener` on 127.0.0.1:0. */
+export async function listen(listener: (req: IncomingMessage, res: ServerResponse) => void, path = '/'): Promise<TestServer> {
+  const server = createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}${path}`,
+    port,
+    server,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+/** A server running {@link createRemoteRuntimeHandler} with `options` (secret defaults to {@link SECRET}). */
+export async function runtimeServer(
+  options: Omit<RemoteRuntimeHandlerOptions, 'secret'> & { secret?: RemoteRuntimeHandlerOptions['secret'] },
+): Promise<TestServer> {
+  const handler = createRemoteRuntimeHandler(options.secrets === undefined ? { ...options, secret: options.secret ?? SECRET } : options);
+  const listening = await listen(handler);
+  return {
+    ...listening,
+    handler,
+    async close() {
+      await handler.close();
+      await listening.close();
+    },
+  };
+}
+
+/** Reads a whole response body. */
+export async function readBody(res: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of res) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { ToolexecError } from '../../../src/model/index.js';
+import {
+  abortError,
+  cloneJson,
+  partialResultOf,
+  prepareSnippet,
+  runtimeError,
+  withPartialResult,
+  limitsEnforcedNone,
+} from '../../../src/runtime/internal.js';
+import type { ExecuteResult } from '../../../src/runtime/index.js';
+
+describe('prepareSnippet', () => {
+  it('passes JavaScript through unchanged', () => {
+    for (const language of [undefined, 'javascript', 'js', 'JavaScript', '']) {
+      expect(prepareSnippet({ code: 'return 1 as any', ...(language === undefined ? {} : { language }) })).toEqual({
+        code: 'return 1 as any',
+        language: 'javascript',
+      });
+    }
+  });
+
+  it('transpiles TypeScript keeping every line in place', () => {
+    const code = 'interface A {\n  a: number;\n}\nconst x: A = { a: 1 };\nenum E { X, Y }\nreturn await Promise.resolve(x.a as number);';
+    const prepared = prepareSnippet({ code, language: 'typescript' });
+    expect(prepared.language).toBe('javascript');
+    expect(prepared.code.split('\n')).toHaveLength(code.split('\n').length);
+    expect(prepared.code.split('\n')[5]).toBe('return await Promise.resolve(x.a );');
+    expect(prepared.code).not.toContain('interface');
+    expect(prepareSnippet({ code: 'let n: number = 1', language: 'ts' }).code).toBe('let n = 1');
+  });
+
+  it('reports a TypeScript syntax error with line and column (CODE_EXECUTION)', () => {
+    let error: ToolexecError | undefined;
+    try {
+      prepareSnippet({ code: 'const a: number = 1;\nconst b: = 2;', language: 'typescript' });
+    } catch (err) {
+      error = err as ToolexecError;
+    }
+    expect(error?.code).toBe('CODE_EXECUTION');
+    expect(error?.details).toMatchObject({ line: 2, column: 10 });
+    expect(error?.message).toContain('line 2');
+  });
+
+  it('rejects other languages, naming them (RUNTIME_UNAVAILABLE)', () => {
+    expect(() => prepareSnippet({ code: 'print(1)', language: 'python' })).toThrow(
+      expect.objectContaining({ code: 'RUNTIME_UNAVAILABLE', message: expect.stringContaining('"python"') }),
+    );
+    expect(() => prepareSnippet({ code: 'x', language: 'go' })).toThrow(expect.objectContaining({ details: { language: 'go' } }));
+  });
+});
+
+describe('runtime error helpers', () => {
+  const result: ExecuteResult = {
+    stdout: 'o',
+    stderr: '',
+    toolCalls: [],
+    durationMs: 1,
+    backend: { kind: 'wasm', readiness: 'beta' },
+    limitsEnforced: limitsEnforcedNone(),
+  };
+
+  it('builds failures carrying the partial result', () => {
+    const cause = new Error('root');
+    const error = runtimeError('TIMEOUT', 'too slow', { cause, result, details: { timeoutMs: 5 } });
+    expect(error).toMatchObject({ code: 'TIMEOUT', message: 'too slow', cause, details: { timeoutMs: 5, result } });
+    expect(partialResultOf(error)).toBe(result);
+    expect(partialResultOf(new Error('x'))).toBeUndefined();
+    expect(runtimeError('ABORTED', 'x').details).toBeUndefined();
+  });
+
+  it('wraps any error with a partial result, keeping code and cause', () => {
+    const original = new ToolexecError('TOOL_NOT_FOUND', 'missing', { details: { id: 'a' } });
+    const wrapped = withPartialResult(original, result);
+    expect(wrapped).toMatchObject({ code: 'TOOL_NOT_FOUND', message: 'missing', cause: original, details: { id: 'a', result } });
+    const plain = withPartialResult(new Error('weird'), result);
+    expect(plain.code).toBe('CODE_EXECUTION');
+  });
+
+  it('maps abort reasons', () => {
+    const controller = new AbortController();
+    controller.abort(new Error('bye'));
+    expect(abortError(controller.signal)).toMatchObject({ code: 'ABORTED', cause: controller.signal.reason });
+    const timeout = AbortSignal.abort(new DOMException('late', 'TimeoutError'));
+    expect(abortError(timeout).code).toBe('TIMEOUT');
+  });
+
+  it('deep-copies JSON values', () => {
+    const value = { a: [1, { b: 2 }] };
+    const copy = cloneJson(value);
+    expect(copy).toEqual(value);
+    expect(copy.a).not.toBe(value.a);
+    class Point {
+      x = 1;
+      move = () => 2;
+    }
+    expect(cloneJson({ p: new Point() })).toEqual({ p: { x: 1 } });
+    expect(cloneJson(undefined)).toBeUndefined();
+  });
+});
