@@ -20,12 +20,8 @@ import { Agent } from 'node:http';
 import { Bench } from 'tinybench';
 import type Dockerode from 'dockerode';
 import { createContractFixture } from '../src/testing/gateway-contract.js';
-import {
-  DEFAULT_DOCKER_LIMITS,
-  buildSandboxImage,
-  containerCreateOptions,
-  type ContainerSandboxBackend,
-} from '../src/runtime/backends/docker/index.js';
+import { DEFAULT_DOCKER_LIMITS, buildSandboxImage, type ContainerSandboxBackend } from '../src/runtime/backends/docker/index.js';
+import { containerCreateOptions } from '../src/runtime/backends/docker/container-spec.js';
 import { createDirectGateway, createDockerBackend, createGvisorBackend } from '../src/runtime/index.js';
 
 const asJson = process.argv.slice(2).includes('--json');

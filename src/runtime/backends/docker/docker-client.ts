@@ -7,18 +7,66 @@ import type Dockerode from 'dockerode';
 import { ToolexecError } from '../../../model/index.js';
 import { runtimeError } from '../../core/errors.js';
 
+/**
+ * A dockerode instance, as the public types name it: dockerode is an optional peer dependency, so
+ * they do not reference its types (an app without it still type-checks). Any `new Dockerode(...)`
+ * fits.
+ */
+export interface DockerodeInstance {
+  /** dockerode's `ping`. */
+  ping(...args: never[]): unknown;
+  /** dockerode's `createContainer`. */
+  createContainer(...args: never[]): unknown;
+  /** dockerode's `getContainer`. */
+  getContainer(...args: never[]): unknown;
+  /** dockerode's `getImage`. */
+  getImage(...args: never[]): unknown;
+}
+
+/** dockerode's connection options (its `DockerOptions`, written out so the public types need no dockerode). */
+export interface DockerodeOptions {
+  /** The engine's unix socket (`/var/run/docker.sock`). */
+  socketPath?: string | undefined;
+  /** The engine's host, for TCP or ssh. */
+  host?: string | undefined;
+  /** The engine's port, for TCP. */
+  port?: number | string | undefined;
+  /** The user, for ssh. */
+  username?: string | undefined;
+  /** Headers sent with every request. */
+  headers?: { [name: string]: string };
+  /** TLS: the CA certificate(s). */
+  ca?: string | string[] | Buffer | Buffer[] | undefined;
+  /** TLS: the client certificate(s). */
+  cert?: string | string[] | Buffer | Buffer[] | undefined;
+  /** TLS: the client key(s). */
+  key?: string | string[] | Buffer | Buffer[] | { pem: string | Buffer; passphrase?: string | undefined }[] | undefined;
+  /** `http`, `https` or `ssh`. */
+  protocol?: 'https' | 'http' | 'ssh' | undefined;
+  /** Request timeout in milliseconds. */
+  timeout?: number | undefined;
+  /** The engine API version (`v1.43`). */
+  version?: string | undefined;
+  /** ssh: the agent socket. */
+  sshAuthAgent?: string | undefined;
+  /** ssh: options of the ssh2 client. */
+  sshOptions?: object | undefined;
+  /** The Promise implementation dockerode uses. */
+  Promise?: typeof Promise | undefined;
+}
+
 /** How a Docker backend or the image builder reaches the engine. */
 export interface DockerConnectionOptions {
   /**
    * A ready dockerode instance (its own agent, TLS, ssh, ...). When set, `dockerOptions` is
    * ignored and the instance is never closed by the library.
    */
-  docker?: Dockerode;
+  docker?: DockerodeInstance;
   /**
    * dockerode connection options (`socketPath`, `host`/`port`/`protocol`, TLS files, `version`).
    * @defaultValue dockerode's defaults: `DOCKER_HOST`, else `/var/run/docker.sock`
    */
-  dockerOptions?: Dockerode.DockerOptions;
+  dockerOptions?: DockerodeOptions;
 }
 
 type DockerodeConstructor = new (options?: Dockerode.DockerOptions) => Dockerode;
@@ -46,7 +94,7 @@ export function loadDockerode(): Promise<DockerodeConstructor> {
  * A new instance gets an agent without keep-alive, so no idle socket to the engine outlives a call.
  */
 export async function connectDocker(options: DockerConnectionOptions): Promise<Dockerode> {
-  if (options.docker !== undefined) return options.docker;
+  if (options.docker !== undefined) return options.docker as unknown as Dockerode;
   const Docker = await loadDockerode();
   const agent = new Agent({ keepAlive: false });
   return new Docker({ agent, ...options.dockerOptions } as Dockerode.DockerOptions);

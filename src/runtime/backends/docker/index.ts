@@ -13,7 +13,6 @@ export {
   MIN_CPU_QUOTA_MS,
   MIN_MEMORY_BYTES,
   SANDBOX_LABEL,
-  containerCreateOptions,
   containerHeapBytes,
   resolveContainerLimits,
 } from './container-spec.js';
@@ -23,4 +22,4 @@ export type { WarmPoolStats } from './warm-pool.js';
 export { DEFAULT_SANDBOX_IMAGE, SANDBOX_IMAGE_LABEL, SANDBOX_NODE_PATH, SANDBOX_USER_ID } from './sandbox-image.js';
 export { buildSandboxImage, sharedLibrariesOf } from './sandbox-image.js';
 export type { BuildSandboxImageOptions, SandboxImageInfo } from './sandbox-image.js';
-export type { DockerConnectionOptions } from './docker-client.js';
+export type { DockerConnectionOptions, DockerodeInstance, DockerodeOptions } from './docker-client.js';

@@ -3,10 +3,10 @@ import {
   DEFAULT_DOCKER_LIMITS,
   DEFAULT_SANDBOX_IMAGE,
   buildSandboxImage,
-  containerCreateOptions,
   resolveContainerLimits,
   type DockerBackend,
 } from '../../../../src/runtime/backends/docker/index.js';
+import { containerCreateOptions } from '../../../../src/runtime/backends/docker/container-spec.js';
 import { NODE_GUEST_LOADER } from '../../../../src/runtime/internal.js';
 import { createDockerBackend, createGvisorBackend } from '../../../../src/runtime/index.js';
 import { containersOf, docker, ensureImage, skipDocker } from './engine.js';
