@@ -5,7 +5,7 @@ import { discoveryErrors as errors } from './errors.js';
  * The default {@link BackendSelector}: the first `local` backend in list order, else the first
  * `provider`, else the first `mcp`, else the first backend of any kind.
  *
- * @throws {@link toolexec/model!ToolexecError} `NO_BACKENDS` when the list is empty (Go returns a zero backend).
+ * @throws {@link toolexec/model!ToolexecError} `NO_BACKENDS` when the list is empty.
  */
 export function defaultBackendSelector(backends: ToolBackend[]): ToolBackend {
   if (!Array.isArray(backends) || backends.length === 0) {

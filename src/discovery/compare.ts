@@ -1,5 +1,5 @@
 /**
- * Code-point string order (Go's byte order for UTF-8), which differs from the default UTF-16
+ * Code-point string order (the byte order of UTF-8), which differs from the default UTF-16
  * `sort()` order only when astral characters meet characters in U+E000..U+FFFF.
  */
 

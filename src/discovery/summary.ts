@@ -44,7 +44,7 @@ export function copySummary(summary: Readonly<ToolSummary>): ToolSummary {
 /**
  * The lowercased search text of a tool: name, namespace, description, summary text, category,
  * security summary, input modes, output modes and the normalized tags, space-joined (the
- * description appears twice when there is no `_meta.summary`, as in Go).
+ * description appears twice when there is no `_meta.summary`).
  */
 export function buildDocText(tool: Tool, tags: readonly string[]): string {
   const parts = [

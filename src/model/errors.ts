@@ -64,9 +64,9 @@ export interface ToolexecErrorOptions {
  * The base class of every error the library throws or rejects with.
  *
  * @remarks
- * `code` is stable across releases; `cause` keeps the original error (Go's `%w`, never flattened);
+ * `code` is stable across releases; `cause` keeps the original error (never flattened);
  * `details` carries structured data such as schema violations. Use {@link hasErrorCode} to test a
- * code anywhere in the cause chain (Go's `errors.Is`). Instances are recognised across duplicate
+ * code anywhere in the cause chain. Instances are recognised across duplicate
  * copies of the package through a `Symbol.for` marker ({@link ToolexecError.isInstance}).
  */
 export class ToolexecError extends Error {

@@ -3,7 +3,7 @@ export const MAX_TAG_LENGTH = 64;
 /** Most tags kept by {@link normalizeTags}. */
 export const MAX_TAGS = 20;
 
-// Unicode White_Space, the set Go's unicode.IsSpace uses (JS `\s` differs on U+0085 and U+FEFF).
+// Unicode White_Space, written out (JS `\s` differs on U+0085 and U+FEFF).
 const SPACE = '\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
 const TRIM = new RegExp(`^[${SPACE}]+|[${SPACE}]+$`, 'gu');
 const RUNS = new RegExp(`[${SPACE}]+`, 'gu');

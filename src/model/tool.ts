@@ -183,7 +183,7 @@ export function parsedVersion(tool: Pick<Tool, 'version'>): ParsedVersion {
 }
 
 /**
- * Returns a validated copy of `tool` with its tags normalized: the TS form of Go's `NewTool(...).Build()`.
+ * Returns a validated copy of `tool` with its tags normalized.
  *
  * @throws {@link ToolexecError} `INVALID_TOOL`.
  */
