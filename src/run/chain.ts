@@ -86,7 +86,7 @@ export async function walkChain<S extends ChainStep>(walk: ChainWalk<S>): Promis
 export async function runChain(pipeline: Pipeline, steps: readonly ChainStep[], options: RunOptions | undefined): Promise<ChainResult> {
   if (steps === undefined || steps === null) steps = [];
   if (!Array.isArray(steps)) throw errors.invalidArgument('chain steps', 'must be an array');
-  if (steps.length === 0) return { result: undefined as unknown as RunResult, steps: [] };
+  if (steps.length === 0) return { result: undefined, steps: [] };
   const signal = options?.signal;
   const timeoutMs = options?.timeoutMs;
   const invalid = checkRunOptions(signal, timeoutMs);

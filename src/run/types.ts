@@ -184,16 +184,24 @@ export interface StepResult {
   error?: ToolexecError;
 }
 
-/** The result of a chain: the last step's result and every step's. */
-export interface ChainResult {
-  /**
-   * The last step's result. An empty chain has none: it resolves `{ result: undefined, steps: [] }`
-   * (typed as `RunResult` for the non-empty case; check `steps.length` first when a chain may be empty).
-   */
-  result: RunResult;
-  /** Every step's result, in order. */
-  steps: StepResult[];
-}
+/**
+ * The result of a chain: the last step's result and every step's. An empty chain runs nothing and
+ * has no result: `{ result: undefined, steps: [] }` (the Go original returns a zero result there);
+ * test `result` (or `steps.length`) before reading it when a chain may be empty.
+ */
+export type ChainResult =
+  | {
+      /** The last step's result. */
+      result: RunResult;
+      /** Every step's result, in order. */
+      steps: StepResult[];
+    }
+  | {
+      /** An empty chain has no result. */
+      result: undefined;
+      /** No step ran. */
+      steps: [];
+    };
 
 /** Resolves, validates, dispatches and normalizes tool calls. */
 export interface Runner {

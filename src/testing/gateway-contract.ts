@@ -244,7 +244,7 @@ export function gatewayContract(name: string, factory: (fixture: ContractFixture
         { toolId: 'test:add', args: { a: 1, b: 2 } },
         { toolId: 'test:double', usePrevious: true },
       ]);
-      expect(chain.result.structured).toBe(6);
+      expect(chain.result?.structured).toBe(6);
       expect(chain.steps).toHaveLength(2);
       expect(chain.steps.map((step) => step.toolId)).toEqual(['test:add', 'test:double']);
       expect(chain.steps[0]?.result?.structured).toBe(3);

@@ -21,7 +21,7 @@ describe('runChain (cases 93–107)', () => {
     const { result, steps } = await chainRunner({ a: () => ({ v: 1 }) }).runChain([{ toolId: 'a' }]);
     expect(steps).toHaveLength(1);
     expect(steps[0]?.toolId).toBe('a');
-    expect(result.structured).toEqual({ v: 1 });
+    expect(result?.structured).toEqual({ v: 1 });
   });
 
   it('case 94: steps run in order and the final result is the last one', async () => {
@@ -38,7 +38,7 @@ describe('runChain (cases 93–107)', () => {
       { toolId: 'c' },
     ]);
     expect(order).toEqual(['a', 'b', 'c']);
-    expect(result.structured).toBe('c');
+    expect(result?.structured).toBe('c');
   });
 
   it('cases 95–96: usePrevious sets args.previous to the previous structured result, overwriting', async () => {
@@ -119,7 +119,7 @@ describe('runChain (cases 93–107)', () => {
 
   it('case 101: the final result is the last step result', async () => {
     const { result, steps } = await chainRunner({ a: () => 1, b: () => 2 }).runChain([{ toolId: 'a' }, { toolId: 'b' }]);
-    expect(result.tool.name).toBe('b');
+    expect(result?.tool.name).toBe('b');
     expect(result).toBe(steps[1]?.result);
   });
 
@@ -155,7 +155,7 @@ describe('runChain (cases 93–107)', () => {
       { toolId: 'transform', usePrevious: true },
       { toolId: 'summarize', usePrevious: true },
     ]);
-    expect(result.structured).toBe('A,B,C (3)');
+    expect(result?.structured).toBe('A,B,C (3)');
   });
 
   it('case 105: args absent → the handler gets a fresh {}; given args are copied, not shared', async () => {

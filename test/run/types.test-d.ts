@@ -58,6 +58,18 @@ describe('run types', () => {
     expectTypeOf<ReturnType<Runner['run']>>().toEqualTypeOf<Promise<RunResult>>();
     expectTypeOf<ReturnType<Runner['runStream']>>().toEqualTypeOf<AsyncIterable<StreamEvent>>();
     expectTypeOf<ReturnType<Runner['runChain']>>().toEqualTypeOf<Promise<ChainResult>>();
+  });
+
+  it('a chain result has a result exactly when it ran a step', () => {
+    const read = (chain: ChainResult): RunResult | undefined => {
+      if (chain.result === undefined) {
+        expectTypeOf(chain.steps).toEqualTypeOf<[]>();
+        return undefined;
+      }
+      expectTypeOf(chain.result).toEqualTypeOf<RunResult>();
+      return chain.result;
+    };
+    expectTypeOf(read).returns.toEqualTypeOf<RunResult | undefined>();
     expectTypeOf<RunResult['structured']>().toEqualTypeOf<unknown>();
   });
 });

@@ -90,7 +90,7 @@ describe('proxy gateway', () => {
     const run = await proxy.runTool('test:tool', { a: 1 });
     expect(run).toMatchObject({ structured: 'result', backend: { kind: 'mcp' } });
     const chain = await proxy.runChain([{ toolId: 'step1' }, { toolId: 'step2', args: { x: 1 }, usePrevious: true }]);
-    expect(chain.result.structured).toBe('chain_result');
+    expect(chain.result?.structured).toBe('chain_result');
     expect(chain.steps).toHaveLength(2);
     expect(chain.steps[1]?.error).toMatchObject({ code: 'EXECUTION', message: 'boom', name: 'ToolError' });
     expect(chain.steps[1]?.backend?.kind).toBe('local');
