@@ -4,7 +4,9 @@
  */
 import { Worker, type Transferable } from 'node:worker_threads';
 import { type ToolexecError } from '../../../model/index.js';
-import { abortError, runtimeError } from '../../core/errors.js';
+import { noop, onAbort } from '../../../model/internal.js';
+import { runtimeError } from '../../core/errors.js';
+import { abortError } from '../../core/stopping.js';
 
 /** How a worker ended. */
 export interface WorkerDeath {
@@ -265,22 +267,24 @@ export class WorkerPool {
       return Promise.resolve(worker);
     }
     return new Promise<PoolWorker>((resolve, reject) => {
-      const onAbort = () => {
-        const index = this.#waiters.indexOf(waiter);
-        if (index !== -1) this.#waiters.splice(index, 1);
-        reject(abortError(signal as AbortSignal, 'execution'));
-      };
+      let stopListening = noop;
       const waiter: Waiter = {
         resolve: (w) => {
-          signal?.removeEventListener('abort', onAbort);
+          stopListening();
           resolve(w);
         },
         reject: (error) => {
-          signal?.removeEventListener('abort', onAbort);
+          stopListening();
           reject(error);
         },
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal !== undefined) {
+        stopListening = onAbort(signal, () => {
+          const index = this.#waiters.indexOf(waiter);
+          if (index !== -1) this.#waiters.splice(index, 1);
+          reject(abortError(signal, 'execution'));
+        });
+      }
       this.#waiters.push(waiter);
       this.#fill();
     });
