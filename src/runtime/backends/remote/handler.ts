@@ -6,7 +6,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { ToolexecError, type ErrorCode } from '../../../model/index.js';
+import { noop } from '../../../model/internal.js';
 import { partialResultOf, runtimeError } from '../../core/errors.js';
+import { watchDeadline } from '../../core/stopping.js';
 import { createProxyGateway } from '../../gateway/proxy.js';
 import { createStreamConnection } from '../../gateway/stream-connection.js';
 import { protocolError, serializeError, type WireMessage } from '../../gateway/wire.js';
@@ -98,10 +100,11 @@ function readFirstLine(req: IncomingMessage, maxBytes: number, timeoutMs: number
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
+    let stopClock = noop;
     const finish = (outcome: FirstLine) => {
       if (done) return;
       done = true;
-      clearTimeout(timer);
+      stopClock();
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onClose);
@@ -127,11 +130,11 @@ function readFirstLine(req: IncomingMessage, maxBytes: number, timeoutMs: number
     const onEnd = () =>
       finish(size === 0 ? { kind: 'closed' } : { kind: 'line', line: Buffer.concat(chunks), rest: Buffer.alloc(0), ended: true });
     const onClose = () => finish({ kind: 'closed' });
-    const timer = setTimeout(() => finish({ kind: 'timeout' }), timeoutMs);
     req.on('data', onData);
     req.once('end', onEnd);
     req.once('error', onClose);
     req.once('close', onClose);
+    stopClock = watchDeadline(undefined, timeoutMs, () => finish({ kind: 'timeout' }));
   });
 }
 

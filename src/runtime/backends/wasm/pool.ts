@@ -6,7 +6,7 @@ import { Worker, type Transferable } from 'node:worker_threads';
 import { type ToolexecError } from '../../../model/index.js';
 import { noop, onAbort } from '../../../model/internal.js';
 import { runtimeError } from '../../core/errors.js';
-import { abortError } from '../../core/stopping.js';
+import { abortError, watchDeadline } from '../../core/stopping.js';
 
 /** How a worker ended. */
 export interface WorkerDeath {
@@ -97,7 +97,7 @@ export class PoolWorker {
     }
     return new Promise<PoolWorker>((resolve, reject) => {
       let settled = false;
-      const timer = setTimeout(() => fail(new Error(`the worker did not start within ${spec.startupTimeoutMs}ms`)), spec.startupTimeoutMs);
+      let stopClock = noop;
       const onMessage = (message: unknown) => {
         const m = message as { type?: unknown; versions?: unknown } | null;
         if (m?.type !== 'ready' || settled) return;
@@ -114,10 +114,13 @@ export class PoolWorker {
         reject(error instanceof Error ? error : new Error(String(error)));
       };
       const cleanup = () => {
-        clearTimeout(timer);
+        stopClock();
         worker.off('message', onMessage);
       };
       worker.on('message', onMessage);
+      stopClock = watchDeadline(undefined, spec.startupTimeoutMs, () =>
+        fail(new Error(`the worker did not start within ${spec.startupTimeoutMs}ms`)),
+      );
       void pooled.died.then((death) => fail(death.error ?? new Error(`the worker exited with code ${death.exitCode ?? '?'}`)));
     });
   }
