@@ -183,6 +183,8 @@ function elapsedMsSince(start: number): number {
  * (`limit exceeded: timeout after N ms`) whose cause is the `TIMEOUT` (the engine's own, when its
  * error carries one); the caller → `ABORTED` (the engine's, or one whose cause is the signal's reason).
  */
+// Not the deadline module's abortError: here the caller's stop is ABORTED whatever its reason, and
+// the deadline's is LIMIT_EXCEEDED wrapping the TIMEOUT (the code executor's contract).
 function stopError(deadline: Deadline, call: ResolvedCodeParams, engineError?: unknown): ToolexecError {
   if (!deadline.timedOut) {
     if (ToolexecError.isInstance(engineError) && engineError.code === 'ABORTED') return engineError;

@@ -2,6 +2,7 @@
  * The defaults of the code executor and the one place they are resolved and checked.
  */
 import { ToolexecError } from '../model/index.js';
+import { DEFAULT_TIMEOUT_MS } from '../model/internal.js';
 import type { DocStore, ToolIndex } from '../discovery/index.js';
 import type { Runner } from '../run/index.js';
 import { isSecurityProfile } from '../runtime/internal.js';
@@ -12,7 +13,7 @@ import type { CodeEngine, CodeExecutorOptions, CodeParams } from './types.js';
 export const DEFAULT_CODE_LANGUAGE = 'javascript';
 
 /** Wall-clock budget of a call that names none: 30 s. (Go's executor default is "no deadline".) */
-export const DEFAULT_CODE_TIMEOUT_MS = 30_000;
+export const DEFAULT_CODE_TIMEOUT_MS = DEFAULT_TIMEOUT_MS;
 
 /**
  * How long the executor keeps waiting for an engine after the deadline (or the caller's abort)

@@ -7,7 +7,7 @@
  */
 export { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, isSecurityProfile, validateLimits, validateRequest } from './core/request.js';
 export { runtimeError, runtimeErrors, withPartialResult, partialResultOf } from './core/errors.js';
-export { abortError, throwIfAborted } from './core/errors.js';
+export { abortError, stoppedError, throwIfAborted } from './core/stopping.js';
 export { cloneJson, limitsEnforcedNone } from './core/errors.js';
 export type { RuntimeErrorOptions } from './core/errors.js';
 export { prepareSnippet } from './core/snippet.js';

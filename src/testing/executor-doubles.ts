@@ -4,6 +4,7 @@
  * signal rejects with ABORTED, exactly as the real executors do.
  */
 import { ToolexecError, errorMessage } from '../model/index.js';
+import { ABORTED, Deadline, abortError, linkedSignal } from '../model/internal.js';
 import { testingErrors } from './errors.js';
 import type { CallToolResult, McpExecutor, ProgressEvent, ProviderExecutor, RunOptions, StreamEvent } from '../run/index.js';
 
@@ -148,13 +149,10 @@ async function runScripted(
       if (!signal.aborted) onProgress?.(event);
     },
   };
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(abortedError(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+  const deadline = new Deadline(signal, undefined);
   try {
-    const value = await Promise.race([Promise.resolve().then(() => script(args ?? {}, ctx)), aborted]);
+    const value = await deadline.race(Promise.resolve().then(() => script(args ?? {}, ctx)));
+    if (value === ABORTED) throw abortedError(signal);
     record.outcome = 'ok';
     return value;
   } catch (err) {
@@ -166,15 +164,13 @@ async function runScripted(
     if (ToolexecError.isInstance(err)) throw err;
     throw new ToolexecError('EXECUTION', errorMessage(err), { cause: err });
   } finally {
-    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
-    aborted.catch(() => undefined);
+    deadline.dispose();
   }
 }
 
+/** `testing: the call timed out: …` (TIMEOUT) or `testing: the call aborted: …` (ABORTED), `cause` = the reason. */
 function abortedError(signal: AbortSignal): ToolexecError {
-  const reason: unknown = signal.reason;
-  const timedOut = reason instanceof Error && reason.name === 'TimeoutError';
-  return new ToolexecError(timedOut ? 'TIMEOUT' : 'ABORTED', timedOut ? 'the call timed out' : 'the call was aborted', { cause: reason });
+  return abortError(testingErrors, signal.reason, 'the call');
 }
 
 function isCallToolResult(value: unknown): value is CallToolResult {
@@ -197,14 +193,11 @@ async function* streamOf<T>(
 ): AsyncGenerator<StreamEvent> {
   const queue: StreamEvent[] = [];
   let wake: (() => void) | undefined;
-  const controller = new AbortController();
-  const outer = options?.signal;
-  const forward = () => controller.abort(outer?.reason);
-  if (outer?.aborted === true) forward();
-  else outer?.addEventListener('abort', forward, { once: true });
+  // the call's own signal: follows the caller's, and stops the call when the consumer stops reading
+  const link = linkedSignal(options?.signal);
   let settled: { ok: true; value: T } | { ok: false; error: unknown } | undefined;
   const pending = call({
-    signal: controller.signal,
+    signal: link.signal,
     onProgress: (progress) => {
       queue.push({ kind: 'progress', data: progress });
       wake?.();
@@ -233,7 +226,7 @@ async function* streamOf<T>(
     if (!outcome.ok) throw outcome.error;
     yield finish(outcome.value);
   } finally {
-    outer?.removeEventListener('abort', forward);
-    if (settled === undefined) controller.abort(new Error('stream consumer stopped'));
+    if (settled === undefined) link.abort(new Error('stream consumer stopped'));
+    link.dispose();
   }
 }

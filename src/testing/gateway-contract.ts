@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDocStore, createToolIndex, type DocStore, type ToolIndex } from '../discovery/index.js';
 import { hasErrorCode, localBackend, type ErrorCode } from '../model/index.js';
+import { Deadline, noop } from '../model/internal.js';
 import { createRunner, type LocalHandler, type Runner } from '../run/index.js';
 import type { ToolGateway } from '../runtime/index.js';
 
@@ -24,18 +25,16 @@ export type ClosableGateway = ToolGateway & {
   close?(): Promise<void> | void;
 };
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-      },
-      { once: true },
-    );
-  });
+/** Waits `ms`; rejects with the signal's reason (an Error) as soon as it aborts. */
+async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  const pause = new Deadline(signal, ms);
+  try {
+    await pause.race(new Promise<never>(noop));
+    if (!pause.timedOut) throw pause.reason instanceof Error ? pause.reason : new Error('aborted');
+  } finally {
+    pause.dispose();
+  }
+}
 
 const handlers: Record<string, LocalHandler> = {
   add: (args) => (args.a as number) + (args.b as number),

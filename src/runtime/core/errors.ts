@@ -2,7 +2,7 @@
  * The runtime's error factory: every runtime error is made here ({@link runtimeError}, and
  * {@link runtimeErrors} for bad options), so codes, messages (`<category>: <detail>`, e.g.
  * `runtime unavailable: ...`) and the partial result under `details.result` have one shape.
- * Also the signal-to-error mapping, the "nothing enforced" limits record and JSON-safe copies.
+ * Also the "nothing enforced" limits record and JSON-safe copies (how work stops is in `stopping.ts`).
  */
 import { ToolexecError, type ErrorCode } from '../../model/index.js';
 import { layerErrors } from '../../model/internal.js';
@@ -55,24 +55,6 @@ export function partialResultOf(err: unknown): ExecuteResult | undefined {
   if (!ToolexecError.isInstance(err)) return undefined;
   const result = err.details?.result;
   return result !== null && typeof result === 'object' ? (result as ExecuteResult) : undefined;
-}
-
-/**
- * The error for an aborted signal: `ABORTED` with `cause` = `signal.reason`, or `TIMEOUT` when the
- * reason is a timeout (`AbortSignal.timeout`, or a library TIMEOUT error).
- */
-export function abortError(signal: AbortSignal, what = 'operation'): ToolexecError {
-  const reason: unknown = signal.reason;
-  if (ToolexecError.isInstance(reason) && (reason.code === 'TIMEOUT' || reason.code === 'ABORTED')) return reason;
-  if (reason instanceof Error && reason.name === 'TimeoutError') {
-    return new ToolexecError('TIMEOUT', `${what} timed out`, { cause: reason });
-  }
-  return new ToolexecError('ABORTED', `${what} aborted`, { cause: reason });
-}
-
-/** Throws {@link abortError} when `signal` is already aborted. */
-export function throwIfAborted(signal: AbortSignal | undefined, what?: string): void {
-  if (signal?.aborted === true) throw abortError(signal, what);
 }
 
 /** A {@link LimitsEnforced} record with every limit `false`: what a backend reports before it enforces anything. */

@@ -2,11 +2,13 @@
  * Request checks shared by the runtime and every backend, and the defaults they resolve.
  */
 import { type ToolexecError } from '../../model/index.js';
-import { throwIfAborted, runtimeError } from './errors.js';
+import { DEFAULT_TIMEOUT_MS } from '../../model/internal.js';
+import { runtimeError } from './errors.js';
+import { throwIfAborted } from './stopping.js';
 import { SECURITY_PROFILES, type ExecuteRequest, type Limits, type SecurityProfile } from './types.js';
 
-/** Default wall-clock limit of one snippet: 30 s. */
-export const DEFAULT_TIMEOUT_MS = 30_000;
+/** Default wall-clock limit of one snippet: the deadline module's default, 30 s. */
+export { DEFAULT_TIMEOUT_MS };
 
 /** Default cap on captured stdout + stderr: 1 MiB. */
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;

@@ -5,7 +5,9 @@
 import { ToolexecError } from '../../model/index.js';
 import type { DetailLevel, ToolDoc, ToolExample, ToolSummary } from '../../discovery/index.js';
 import type { ChainResult, ChainStep, RunResult, StepResult } from '../../run/index.js';
-import { abortError, runtimeError } from '../core/errors.js';
+import { ABORTED, Deadline } from '../../model/internal.js';
+import { runtimeError } from '../core/errors.js';
+import { abortError, stoppedError } from '../core/stopping.js';
 import type { GatewayCallOptions, ToolGateway } from '../core/types.js';
 import type { GatewayConnection, IncomingItem } from './connection.js';
 import { emptyChainResult } from './empty-chain.js';
@@ -150,56 +152,46 @@ export class ProxyGateway implements ToolGateway {
     await this.#loop;
   }
 
-  #request(type: GatewayRequestType, payload: unknown, options: GatewayCallOptions | undefined): Promise<unknown> {
-    if (this.#closed) return Promise.reject(connectionClosedError());
+  async #request(type: GatewayRequestType, payload: unknown, options: GatewayCallOptions | undefined): Promise<unknown> {
+    if (this.#closed) throw connectionClosedError();
     const signal = options?.signal;
-    if (signal?.aborted === true) return Promise.reject(abortError(signal, type));
+    if (signal?.aborted === true) throw abortError(signal, type);
     const id = String(this.#nextId);
     this.#nextId += 1;
-    return new Promise<unknown>((resolve, reject) => {
-      let timer: NodeJS.Timeout | undefined;
-      const onAbort = () => {
-        settle();
-        reject(abortError(signal as AbortSignal, type));
-        // tell the server to stop the work; the reply, if any, will be ignored
-        this.#connection.send({ type: 'cancel', id }).catch(() => undefined);
-      };
-      const settle = () => {
-        this.#pending.delete(id);
-        if (timer !== undefined) clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-      };
+    const reply = new Promise<unknown>((resolve, reject) => {
+      // a settled request leaves the table at once: a second reply to it counts as unmatched
       this.#pending.set(id, {
         type,
         resolve: (value) => {
-          settle();
+          this.#pending.delete(id);
           resolve(value);
         },
         reject: (err: Error) => {
-          settle();
+          this.#pending.delete(id);
           reject(err);
         },
       });
-      if (this.#timeoutMs > 0) {
-        timer = setTimeout(() => {
-          settle();
-          this.#connection.send({ type: 'cancel', id }).catch(() => undefined);
-          reject(
-            runtimeError('TIMEOUT', `gateway request ${type} timed out after ${this.#timeoutMs}ms`, {
-              details: { type, timeoutMs: this.#timeoutMs },
-            }),
-          );
-        }, this.#timeoutMs);
-      }
-      signal?.addEventListener('abort', onAbort, { once: true });
-      const message: WireMessage = payload === undefined ? { type, id } : { type, id, payload };
-      this.#stats.sent += 1;
-      this.#connection.send(message).catch((err: unknown) => {
-        const pending = this.#pending.get(id);
-        if (pending === undefined) return;
-        pending.reject(ToolexecError.isInstance(err) ? err : connectionClosedError('gateway connection failed', err));
-      });
     });
+    const deadline = new Deadline(signal, this.#timeoutMs > 0 ? this.#timeoutMs : undefined);
+    const message: WireMessage = payload === undefined ? { type, id } : { type, id, payload };
+    this.#stats.sent += 1;
+    this.#connection.send(message).catch((err: unknown) => {
+      this.#pending.get(id)?.reject(ToolexecError.isInstance(err) ? err : connectionClosedError('gateway connection failed', err));
+    });
+    try {
+      const value = await deadline.race(reply);
+      if (value !== ABORTED) return value;
+      // tell the server to stop the work; the reply, if any, will be ignored
+      this.#pending.delete(id);
+      this.#connection.send({ type: 'cancel', id }).catch(() => undefined);
+      if (!deadline.timedOut) throw stoppedError(deadline.reason, type);
+      throw runtimeError('TIMEOUT', `gateway request ${type} timed out after ${this.#timeoutMs}ms`, {
+        details: { type, timeoutMs: this.#timeoutMs },
+      });
+    } finally {
+      this.#pending.delete(id);
+      deadline.dispose();
+    }
   }
 
   async #receiveLoop(): Promise<void> {

@@ -5,6 +5,7 @@
 import { setMaxListeners } from 'node:events';
 import type { ChainStep } from '../../run/index.js';
 import type { ToolexecError } from '../../model/index.js';
+import { noop, onAbort } from '../../model/internal.js';
 import type { ToolGateway } from '../core/types.js';
 import type { GatewayConnection } from './connection.js';
 import {
@@ -153,10 +154,10 @@ class Server implements GatewayServer {
     this.#gateway = gateway;
     this.#connection = connection;
     this.#options = options;
-    const onAbort = () => void this.close();
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    this.done = this.#serve().finally(() => options.signal?.removeEventListener('abort', onAbort));
-    if (options.signal?.aborted === true) void this.close();
+    const signal = options.signal;
+    const stopListening = signal === undefined || signal.aborted ? noop : onAbort(signal, () => void this.close());
+    this.done = this.#serve().finally(stopListening);
+    if (signal?.aborted === true) void this.close();
   }
 
   get stats(): GatewayServerStats {

@@ -5,7 +5,8 @@
 import { ToolexecError, errorMessage } from '../../model/index.js';
 import type { DetailLevel, ToolDoc, ToolExample, ToolSummary } from '../../discovery/index.js';
 import type { ChainResult, ChainStep, RunResult, StepResult } from '../../run/index.js';
-import { cloneJson, elapsedMs, throwIfAborted, runtimeError } from '../core/errors.js';
+import { cloneJson, elapsedMs, runtimeError } from '../core/errors.js';
+import { throwIfAborted } from '../core/stopping.js';
 import type { GatewayCallOptions, ToolCallRecord, ToolGateway } from '../core/types.js';
 
 /** Options of {@link createTracingGateway}. `undefined` or 0 means unlimited. */

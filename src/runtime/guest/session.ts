@@ -5,13 +5,14 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { ToolexecError } from '../../model/index.js';
-import { abortError } from '../core/errors.js';
+import { abortError, settlesWithin, watchDeadline } from '../core/stopping.js';
 import { failureFromReport, type RunFailure } from '../core/failure.js';
 import { createStreamConnection, DEFAULT_MAX_MESSAGE_BYTES } from '../gateway/stream-connection.js';
 import { serveGateway } from '../gateway/server.js';
 import type { GuestProgramMessage, GuestStartMessage, WireMessage } from '../gateway/codec.js';
 import type { ToolGateway } from '../core/types.js';
 import { OutputCapture } from '../core/output-capture.js';
+import { FirstSettlement } from '../core/first-settlement.js';
 
 /** How the guest process ended. */
 export interface GuestExit {
@@ -120,16 +121,6 @@ function failureFromExit(exit: GuestExit | undefined, stderr: string): GuestFail
   };
 }
 
-function delay<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise,
-    new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
-
 /**
  * Runs one snippet in a node guest whose stdio the caller has already set up.
  *
@@ -151,32 +142,13 @@ export async function runGuestSession(options: GuestSessionOptions): Promise<Gue
   const connection = createStreamConnection(options.stdout, options.stdin, { maxMessageBytes });
   const start = performance.now();
 
-  let settle!: (settlement: Settlement) => void;
-  const settled = new Promise<Settlement>((resolve) => {
-    settle = resolve;
-  });
-  let isSettled = false;
-  const finish = (settlement: Settlement) => {
-    if (isSettled) return;
-    isSettled = true;
-    settle(settlement);
-  };
+  const first = new FirstSettlement<Settlement>();
+  const finish = (settlement: Settlement) => first.offer(settlement);
 
   const onMessage = (message: WireMessage) => {
-    switch (message.type) {
-      case 'stdout':
-      case 'stderr':
-        if (typeof message.data === 'string' && !capture.add(message.type, message.data)) finish({ kind: 'output' });
-        return;
-      case 'result':
-        finish({ kind: 'result', hasValue: Object.hasOwn(message, 'value'), value: message.value });
-        return;
-      case 'failed':
-        finish({ kind: 'failed', report: message.error });
-        return;
-      default:
-        return;
-    }
+    if (!capture.addMessage(message)) finish({ kind: 'output' });
+    else if (message.type === 'result') finish({ kind: 'result', hasValue: Object.hasOwn(message, 'value'), value: message.value });
+    else if (message.type === 'failed') finish({ kind: 'failed', report: message.error });
   };
   const server = serveGateway(options.gateway, connection, {
     onMessage,
@@ -207,10 +179,7 @@ export async function runGuestSession(options: GuestSessionOptions): Promise<Gue
           options.stderr?.once('error', () => resolve());
         });
 
-  const timer = setTimeout(() => finish({ kind: 'timeout' }), options.timeoutMs);
-  const onAbort = () => finish({ kind: 'aborted' });
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  if (options.signal?.aborted === true) finish({ kind: 'aborted' });
+  const stopWatching = watchDeadline(options.signal, options.timeoutMs, (kind) => finish({ kind }));
 
   let exit: GuestExit | undefined;
   let graceTimer: NodeJS.Timeout | undefined;
@@ -233,10 +202,9 @@ export async function runGuestSession(options: GuestSessionOptions): Promise<Gue
     // otherwise the guest is already gone: its end is noticed above
   }
 
-  const settlement = await settled;
+  const settlement = await first.promise;
   const durationMs = performance.now() - start;
-  clearTimeout(timer);
-  options.signal?.removeEventListener('abort', onAbort);
+  stopWatching();
   try {
     options.terminate();
   } catch {
@@ -247,8 +215,8 @@ export async function runGuestSession(options: GuestSessionOptions): Promise<Gue
   if (settlement.kind === 'ended') {
     // a crash report needs the exit status and the last of stderr; otherwise the killed guest
     // finishes dying on its own (its exit is still observed by the caller's listener)
-    exit ??= await delay(options.exited, 2000);
-    await delay(stderrEnded, 200);
+    if (exit === undefined && (await settlesWithin(options.exited, 2000))) exit = await options.exited;
+    await settlesWithin(stderrEnded, 200);
   }
   options.stderr?.off('data', onStderr);
 

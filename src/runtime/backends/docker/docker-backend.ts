@@ -6,7 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import type Dockerode from 'dockerode';
 import { ToolexecError } from '../../../model/index.js';
-import { abortError, runtimeError } from '../../core/errors.js';
+import { Deadline, noop, onAbort } from '../../../model/internal.js';
+import { runtimeError } from '../../core/errors.js';
+import { underSignal } from '../../core/stopping.js';
 import { nodeGuestSource } from '../../guest/node-guest.js';
 import { runGuestSession, type GuestFailure } from '../../guest/session.js';
 import { effectiveMaxOutputBytes, effectiveTimeoutMs, validateRequest } from '../../core/request.js';
@@ -42,43 +44,6 @@ interface Engine {
   /** CPUs of the engine's host. */
   cpus?: number;
   description: string;
-}
-
-/** Abort reasons of the backend itself (start deadline, close), as opposed to the caller's. */
-const OWN_REASONS = new WeakSet<object>();
-
-function ownReason(error: ToolexecError): ToolexecError {
-  OWN_REASONS.add(error);
-  return error;
-}
-
-/** A signal that aborts with any of `signals`, or after `ms` (with a RUNTIME_UNAVAILABLE reason). */
-function startDeadline(signals: readonly (AbortSignal | undefined)[], ms: number, what: string): { signal: AbortSignal; dispose(): void } {
-  const controller = new AbortController();
-  const listeners: [AbortSignal, () => void][] = [];
-  for (const signal of signals) {
-    if (signal === undefined) continue;
-    const onAbort = () => controller.abort(signal.reason);
-    if (signal.aborted) onAbort();
-    else {
-      signal.addEventListener('abort', onAbort, { once: true });
-      listeners.push([signal, onAbort]);
-    }
-  }
-  const timer = setTimeout(
-    () =>
-      controller.abort(
-        ownReason(runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${what} did not start a container within ${ms}ms`)),
-      ),
-    ms,
-  );
-  return {
-    signal: controller.signal,
-    dispose() {
-      clearTimeout(timer);
-      for (const [signal, onAbort] of listeners) signal.removeEventListener('abort', onAbort);
-    },
-  };
 }
 
 /**
@@ -211,7 +176,13 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
   }
 
   async #start(engine: Engine, limits: ResolvedContainerLimits, signal: AbortSignal | undefined): Promise<SandboxContainer> {
-    const deadline = startDeadline([signal, this.#closing.signal], this.#options.startTimeoutMs, engine.description);
+    // the start ends at the caller's abort, at close(), or after startTimeoutMs
+    const ms = this.#options.startTimeoutMs;
+    const deadline = new Deadline(signal, ms);
+    const closing = this.#closing.signal;
+    let stopOnClose = noop;
+    if (closing.aborted) deadline.abort(closing.reason);
+    else stopOnClose = onAbort(closing, () => deadline.abort(closing.reason));
     const starting = startSandboxContainer(engine.docker, this.#createOptions(engine, limits), {
       signal: deadline.signal,
       track: (cleanup) => this.#track(cleanup),
@@ -226,18 +197,24 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
       }
       return sandbox;
     } catch (err) {
-      // the start deadline and close() abort with reasons of their own
-      const cause: unknown = ToolexecError.isInstance(err) && err.code === 'ABORTED' ? err.cause : undefined;
-      if (ToolexecError.isInstance(cause) && OWN_REASONS.has(cause)) throw cause;
+      // stopped by the start deadline or by close(): the backend's own error, not an abort
+      const stop: unknown = ToolexecError.isInstance(err) && (err.code === 'ABORTED' || err.code === 'TIMEOUT') ? err.cause : undefined;
+      if (stop !== undefined && stop === deadline.reason) {
+        if (deadline.timedOut) {
+          throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${engine.description} did not start a container within ${ms}ms`);
+        }
+        if (ToolexecError.isInstance(stop) && stop === closing.reason) throw stop;
+      }
       throw err;
     } finally {
       this.#starts.delete(starting);
+      stopOnClose();
       deadline.dispose();
     }
   }
 
   #closedError(): ToolexecError {
-    return ownReason(runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: the ${this.kind} backend was closed`));
+    return runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: the ${this.kind} backend was closed`);
   }
 
   /** A container for the pool: started, with the guest program already loaded (it then waits for its snippet). */
@@ -349,19 +326,7 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
   }
 
   async #connectAbortable(signal: AbortSignal | undefined): Promise<Engine> {
-    const engine = this.#connect();
-    if (signal === undefined) return engine;
-    if (signal.aborted) throw abortError(signal, 'execution');
-    let onAbort!: () => void;
-    const aborted = new Promise<never>((_resolve, reject) => {
-      onAbort = () => reject(abortError(signal, 'execution'));
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      return await Promise.race([engine, aborted]);
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-    }
+    return underSignal(signal, 'execution', () => this.#connect());
   }
 
   /** Settles when every container of a finished run has been removed (removal runs after the result). */

@@ -5,6 +5,7 @@
 import { Agent } from 'node:http';
 import type Dockerode from 'dockerode';
 import { ToolexecError } from '../../../model/index.js';
+import { Deadline } from '../../../model/internal.js';
 import { runtimeError } from '../../core/errors.js';
 
 /**
@@ -140,15 +141,14 @@ export function engineUnavailable(what: string, err: unknown, details: Record<st
  * not a Docker engine).
  */
 export async function pingEngine(docker: Dockerode, timeoutMs = 10_000): Promise<void> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs}ms`)), timeoutMs);
+  const deadline = new Deadline(undefined, timeoutMs);
   try {
     // dockerode's ping takes an abort signal; its type does not say so
-    await (docker as unknown as { ping(options: { abortSignal: AbortSignal }): Promise<unknown> }).ping({ abortSignal: controller.signal });
+    await (docker as unknown as { ping(options: { abortSignal: AbortSignal }): Promise<unknown> }).ping({ abortSignal: deadline.signal });
   } catch (err) {
-    const reason = controller.signal.aborted ? controller.signal.reason : err;
+    const reason = deadline.timedOut ? new Error(`no answer within ${timeoutMs}ms`) : err;
     throw engineUnavailable(`${describeEngine(docker)} does not answer`, reason, { engine: describeEngine(docker) });
   } finally {
-    clearTimeout(timer);
+    deadline.dispose();
   }
 }

@@ -2,6 +2,7 @@
  * The options of the `docker` and `gvisor` backends, and the one place their defaults are resolved.
  */
 import { optionError } from '../../core/option-reader.js';
+import { DEFAULT_TIMEOUT_MS } from '../../core/request.js';
 import type { NodeGuestBackendOptions } from '../../core/types.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../../gateway/stream-connection.js';
 import { resolveDefaultLimits, type DockerContainerLimits, type ResolvedContainerLimits } from './container-spec.js';
@@ -84,7 +85,7 @@ export function resolveOptions(options: DockerBackendOptions, runtime: string | 
     nodePath: options.nodePath ?? SANDBOX_NODE_PATH,
     runtime,
     limits: resolveDefaultLimits(options.limits),
-    defaultTimeoutMs: positiveOption('defaultTimeoutMs', options.defaultTimeoutMs, 30_000),
+    defaultTimeoutMs: positiveOption('defaultTimeoutMs', options.defaultTimeoutMs, DEFAULT_TIMEOUT_MS),
     defaultMaxOutputBytes: positiveOption('defaultMaxOutputBytes', options.defaultMaxOutputBytes, 1024 * 1024),
     maxMessageBytes: positiveOption('maxMessageBytes', options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES),
     env: Object.entries(options.env ?? {}).map(([key, value]) => `${key}=${value}`),

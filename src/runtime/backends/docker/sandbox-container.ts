@@ -6,7 +6,8 @@ import { constants as osConstants } from 'node:os';
 import { PassThrough, type Duplex, type Readable, type Writable } from 'node:stream';
 import type Dockerode from 'dockerode';
 import { ToolexecError } from '../../../model/index.js';
-import { abortError, runtimeError } from '../../core/errors.js';
+import { runtimeError } from '../../core/errors.js';
+import { underSignal } from '../../core/stopping.js';
 import type { GuestExit } from '../../guest/session.js';
 import { dockerMessage, dockerStatus, engineUnavailable } from './docker-client.js';
 
@@ -73,26 +74,6 @@ export async function removeContainer(docker: Dockerode, nameOrId: string): Prom
   }
 }
 
-/** Waits for `promise`, or rejects with `ABORTED` as soon as `signal` aborts (the promise keeps going). */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined, what: string): Promise<T> {
-  if (signal === undefined) return promise;
-  if (signal.aborted) return Promise.reject(abortError(signal, what));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortError(signal, what));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err instanceof Error ? err : new Error(String(err)));
-      },
-    );
-  });
-}
-
 function startFailure(label: string, step: string, image: string, err: unknown): ToolexecError {
   if (ToolexecError.isInstance(err)) return err;
   if (step === 'create' && dockerStatus(err) === 404) {
@@ -130,7 +111,7 @@ export async function startSandboxContainer(
   })();
   let started: { container: Dockerode.Container; socket: Duplex };
   try {
-    started = await abortable(steps, options.signal, 'execution');
+    started = await underSignal(options.signal, 'execution', () => steps);
   } catch (err) {
     // remove whatever exists once the call in flight has settled
     const cleanup = steps
@@ -144,7 +125,8 @@ export async function startSandboxContainer(
       })
       .catch(() => undefined);
     options.track(cleanup);
-    if (!ToolexecError.isInstance(err) || err.code !== 'ABORTED') await cleanup;
+    // a stopped start (abort, start deadline, close) returns at once; a failed one once cleaned up
+    if (!ToolexecError.isInstance(err) || (err.code !== 'ABORTED' && err.code !== 'TIMEOUT')) await cleanup;
     throw startFailure(label, step, create.Image ?? '', err);
   }
   return attachSandbox(docker, started.container, started.socket, name);

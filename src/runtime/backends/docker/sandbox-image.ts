@@ -7,7 +7,8 @@ import { chmod, copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, posix } from 'node:path';
 import type Dockerode from 'dockerode';
-import { throwIfAborted, runtimeError } from '../../core/errors.js';
+import { runtimeError } from '../../core/errors.js';
+import { throwIfAborted } from '../../core/stopping.js';
 import { connectDocker, dockerStatus, engineUnavailable, pingEngine, type DockerConnectionOptions } from './docker-client.js';
 
 /** Where the image keeps `node`. */

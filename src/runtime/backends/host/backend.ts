@@ -12,7 +12,7 @@ import { runtimeError } from '../../core/errors.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../../gateway/stream-connection.js';
 import { nodeGuestArgs } from '../../guest/node-guest.js';
 import { runGuestSession, type GuestExit } from '../../guest/session.js';
-import { effectiveMaxOutputBytes, effectiveTimeoutMs, validateRequest } from '../../core/request.js';
+import { DEFAULT_TIMEOUT_MS, effectiveMaxOutputBytes, effectiveTimeoutMs, validateRequest } from '../../core/request.js';
 import { RunRecord } from '../../core/run-record.js';
 import type { ExecuteRequest, ExecuteResult, NodeGuestBackendOptions, RuntimeBackend } from '../../core/types.js';
 
@@ -49,7 +49,7 @@ function resolveOptions(options: UnsafeHostBackendOptions): ResolvedOptions {
   return {
     optIn: options.optIn === true,
     nodePath: options.nodePath ?? process.execPath,
-    defaultTimeoutMs: options.defaultTimeoutMs ?? 30_000,
+    defaultTimeoutMs: options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS,
     defaultMaxOutputBytes: options.defaultMaxOutputBytes ?? 1024 * 1024,
     env: { ...options.env },
     nodeFlags: [...(options.nodeFlags ?? [])],

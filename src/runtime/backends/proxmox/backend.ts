@@ -6,11 +6,12 @@
  * server).
  */
 import { type ToolexecError, errorMessage } from '../../../model/index.js';
-import { abortError, limitsEnforcedNone, partialResultOf, runtimeError, withPartialResult } from '../../core/errors.js';
+import { Deadline, noop } from '../../../model/internal.js';
+import { limitsEnforcedNone, partialResultOf, runtimeError, withPartialResult } from '../../core/errors.js';
+import { abortError, underSignal } from '../../core/stopping.js';
 import { validateRequest } from '../../core/request.js';
 import type { BackendInfo, ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../core/types.js';
 import { SandboxClientBackend, clientBackendIdentity, type EnforcedResources, type SpecInput } from '../sandbox-client/base.js';
-import { underSignal } from '../sandbox-client/steps.js';
 import { SANDBOX_USER, containerEnforced, containerResources } from '../sandbox-client/mapping.js';
 import { OptionReader } from '../../core/option-reader.js';
 import type { SandboxClientBackendOptions } from '../sandbox-client/options.js';
@@ -89,22 +90,15 @@ export interface ProxmoxBackendOptions extends SandboxClientBackendOptions {
   stopTimeoutMs?: number;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    if (signal.aborted) {
-      reject(abortError(signal, 'container start'));
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(abortError(signal, 'container start'));
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+/** Waits `ms`; rejects with the abort error as soon as `signal` aborts. */
+async function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  const pause = new Deadline(signal, ms);
+  try {
+    await pause.race(new Promise<never>(noop));
+    if (!pause.timedOut) throw abortError(signal, 'container start');
+  } finally {
+    pause.dispose();
+  }
 }
 
 /** The resolved configuration of a {@link ProxmoxBackend}. */
@@ -214,8 +208,7 @@ export class ProxmoxBackend extends SandboxClientBackend<ProxmoxExecSpec, Proxmo
   async #stop(): Promise<void> {
     const api = this.#api;
     if (api === undefined || this.settings.node === '' || this.settings.vmid === 0) return;
-    const stopping = new AbortController();
-    const timer = setTimeout(() => stopping.abort(runtimeError('TIMEOUT', 'container stop timed out')), this.settings.stopTimeoutMs);
+    const stopping = new Deadline(undefined, this.settings.stopTimeoutMs);
     try {
       await underSignal(stopping.signal, 'container stop', () =>
         api.stop(this.settings.node, this.settings.vmid, { signal: stopping.signal }),
@@ -223,7 +216,7 @@ export class ProxmoxBackend extends SandboxClientBackend<ProxmoxExecSpec, Proxmo
     } catch {
       // best effort: a container that does not stop is not the run's failure
     } finally {
-      clearTimeout(timer);
+      stopping.dispose();
     }
   }
 
@@ -299,21 +292,15 @@ export class ProxmoxBackend extends SandboxClientBackend<ProxmoxExecSpec, Proxmo
       if (signal.aborted) throw err;
       throw this.#unavailable(`start: ${errorMessage(err)}`, err);
     }
-    const starting = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      starting.abort(runtimeError('TIMEOUT', `container start timed out after ${this.settings.startTimeoutMs}ms`));
-    }, this.settings.startTimeoutMs);
-    const onAbort = () => starting.abort(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
+    // polled until running, within startTimeoutMs (or until the caller aborts)
+    const starting = new Deadline(signal, this.settings.startTimeoutMs);
     try {
       for (;;) {
         if ((await status(starting.signal)) === 'running') return;
         await sleep(this.settings.pollIntervalMs, starting.signal);
       }
     } catch (err) {
-      if (timedOut && !signal.aborted) {
+      if (starting.timedOut && !signal.aborted) {
         throw this.#unavailable(
           `container ${this.settings.vmid} on node ${this.settings.node} is not running after ${this.settings.startTimeoutMs}ms`,
           err,
@@ -321,8 +308,7 @@ export class ProxmoxBackend extends SandboxClientBackend<ProxmoxExecSpec, Proxmo
       }
       throw err;
     } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
+      starting.dispose();
     }
   }
 

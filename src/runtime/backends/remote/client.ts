@@ -5,11 +5,12 @@
 import http, { type ClientRequest, type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { ToolexecError, isErrorCode, type ErrorCode } from '../../../model/index.js';
-import { abortError, runtimeError } from '../../core/errors.js';
+import { runtimeError } from '../../core/errors.js';
+import { abortError, settlesWithin, watchDeadline, type StopKind } from '../../core/stopping.js';
 import { serveGateway, type GatewayServer } from '../../gateway/server.js';
 import { createStreamConnection } from '../../gateway/stream-connection.js';
 import type { TracingGateway } from '../../gateway/tracing.js';
-import { deserializeError } from '../../gateway/wire.js';
+import { deserializeError, protocolError } from '../../gateway/wire.js';
 import { effectiveTimeoutMs, validateRequest } from '../../core/request.js';
 import type { ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../core/types.js';
 import { RunRecord } from '../../core/run-record.js';
@@ -71,19 +72,6 @@ function refusalError(status: number, body: unknown, endpoint: string): Toolexec
   const code = isErrorCode(error.code) ? error.code : statusCode(status);
   const message = typeof error.message === 'string' && error.message !== '' ? error.message : `the remote runtime answered HTTP ${status}`;
   return runtimeError(code, message, { details: { ...(isObject(error.details) ? error.details : {}), status, endpoint } });
-}
-
-function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise.then(
-      () => undefined,
-      () => undefined,
-    ),
-    new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -223,10 +211,10 @@ export class RemoteBackend implements RuntimeBackend {
       let channel: SignedConnection | undefined;
       const signal = request.signal;
 
+      let stopWatching = (): void => undefined;
       const cleanup = () => {
-        clearTimeout(deadline);
+        stopWatching();
         clearTimeout(connect);
-        signal?.removeEventListener('abort', onAbort);
         this.#live.delete(destroy);
       };
       const fail = (error: Error) => {
@@ -244,7 +232,7 @@ export class RemoteBackend implements RuntimeBackend {
         resolve(terminal);
         // end our side of the exchange; drop the connection if the server does not end its side
         const closing = server === undefined ? Promise.resolve() : server.close();
-        void settleWithin(closing, 1000).then(() => {
+        void settlesWithin(closing, 1000).then(() => {
           const linger = setTimeout(() => {
             if (response?.complete !== true) client.destroy();
           }, 5000);
@@ -252,15 +240,15 @@ export class RemoteBackend implements RuntimeBackend {
           response?.once('end', () => clearTimeout(linger));
         });
       };
-      const onAbort = () => fail(abortError(signal as AbortSignal, 'execution'));
       const destroy = () => fail(runtimeError('ABORTED', 'execution aborted: the remote backend was closed'));
-      const deadline = setTimeout(() => {
+      const stopped = (kind: StopKind) =>
         fail(
-          runtimeError('TIMEOUT', `execution timeout: no result from the remote runtime within ${timeoutMs}ms`, {
-            details: { timeoutMs, endpoint: options.endpoint },
-          }),
+          kind === 'aborted'
+            ? abortError(signal as AbortSignal, 'execution')
+            : runtimeError('TIMEOUT', `execution timeout: no result from the remote runtime within ${timeoutMs}ms`, {
+                details: { timeoutMs, endpoint: options.endpoint },
+              }),
         );
-      }, timeoutMs);
       const connect = setTimeout(() => {
         fail(
           runtimeError(
@@ -299,11 +287,7 @@ export class RemoteBackend implements RuntimeBackend {
           return;
         }
         if (res.headers[REMOTE_HEADERS.protocol] !== REMOTE_PROTOCOL) {
-          fail(
-            runtimeError('PROTOCOL', `protocol error: ${options.endpoint} does not speak ${REMOTE_PROTOCOL}`, {
-              details: { endpoint: options.endpoint },
-            }),
-          );
+          fail(protocolError(`${options.endpoint} does not speak ${REMOTE_PROTOCOL}`, { endpoint: options.endpoint }));
           return;
         }
         const inner = createStreamConnection(res, client, { maxMessageBytes: options.maxMessageBytes * 2 + 1024 });
@@ -340,10 +324,8 @@ export class RemoteBackend implements RuntimeBackend {
       });
 
       this.#live.add(destroy);
-      if (signal !== undefined) {
-        signal.addEventListener('abort', onAbort, { once: true });
-        if (signal.aborted) onAbort();
-      }
+      // the wall clock and the caller's abort (at once, if it has aborted already)
+      stopWatching = watchDeadline(signal, timeoutMs, stopped);
       client.write(`${line}\n`);
     });
   }

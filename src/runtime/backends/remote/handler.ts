@@ -6,7 +6,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { ToolexecError, type ErrorCode } from '../../../model/index.js';
+import { noop } from '../../../model/internal.js';
 import { partialResultOf, runtimeError } from '../../core/errors.js';
+import { watchDeadline } from '../../core/stopping.js';
 import { createProxyGateway } from '../../gateway/proxy.js';
 import { createStreamConnection } from '../../gateway/stream-connection.js';
 import { protocolError, serializeError, type WireMessage } from '../../gateway/wire.js';
@@ -37,21 +39,28 @@ export interface RemoteRuntimeHandler {
   close(): Promise<void>;
 }
 
-/** A refusal before the exchange starts: an HTTP status and a library error. */
+/** A refusal before the exchange starts: an HTTP status and the library error sent as the body. */
 class Refusal extends Error {
   constructor(
     readonly status: number,
-    readonly code: ErrorCode,
-    message: string,
-    readonly details: Record<string, unknown> = {},
+    readonly error: ToolexecError,
     readonly headers: Record<string, string> = {},
   ) {
-    super(message);
+    super(error.message);
+  }
+
+  get code(): ErrorCode {
+    return this.error.code;
   }
 }
 
 function deny(reason: string, message: string): Refusal {
-  return new Refusal(401, 'BACKEND_DENIED', `backend denied by policy: ${message}`, { reason });
+  return new Refusal(401, runtimeError('BACKEND_DENIED', `backend denied by policy: ${message}`, { details: { reason } }));
+}
+
+/** A `503` for a runtime that cannot take the run now. */
+function unavailable(message: string, reason: string, headers: Record<string, string> = {}): Refusal {
+  return new Refusal(503, runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${message}`, { details: { reason } }), headers);
 }
 
 function sendRefusal(res: ServerResponse, refusal: Refusal, req: IncomingMessage): void {
@@ -59,7 +68,8 @@ function sendRefusal(res: ServerResponse, refusal: Refusal, req: IncomingMessage
     res.destroy();
     return;
   }
-  const body = JSON.stringify({ error: { code: refusal.code, message: refusal.message, details: refusal.details } });
+  const { code, message, details } = refusal.error;
+  const body = JSON.stringify({ error: { code, message, details: details ?? {} } });
   res.writeHead(refusal.status, {
     'content-type': 'application/json',
     'content-length': String(Buffer.byteLength(body)),
@@ -90,10 +100,11 @@ function readFirstLine(req: IncomingMessage, maxBytes: number, timeoutMs: number
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
+    let stopClock = noop;
     const finish = (outcome: FirstLine) => {
       if (done) return;
       done = true;
-      clearTimeout(timer);
+      stopClock();
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onClose);
@@ -119,11 +130,11 @@ function readFirstLine(req: IncomingMessage, maxBytes: number, timeoutMs: number
     const onEnd = () =>
       finish(size === 0 ? { kind: 'closed' } : { kind: 'line', line: Buffer.concat(chunks), rest: Buffer.alloc(0), ended: true });
     const onClose = () => finish({ kind: 'closed' });
-    const timer = setTimeout(() => finish({ kind: 'timeout' }), timeoutMs);
     req.on('data', onData);
     req.once('end', onEnd);
     req.once('error', onClose);
     req.once('close', onClose);
+    stopClock = watchDeadline(undefined, timeoutMs, () => finish({ kind: 'timeout' }));
   });
 }
 
@@ -203,9 +214,7 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
   async function exchange(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const protocol = header(req, REMOTE_HEADERS.protocol);
     if (protocol !== REMOTE_PROTOCOL) {
-      throw new Refusal(400, 'PROTOCOL', `protocol error: expected ${REMOTE_HEADERS.protocol}: ${REMOTE_PROTOCOL}`, {
-        protocol: protocol ?? null,
-      });
+      throw new Refusal(400, protocolError(`expected ${REMOTE_HEADERS.protocol}: ${REMOTE_PROTOCOL}`, { protocol: protocol ?? null }));
     }
     const timestamp = header(req, REMOTE_HEADERS.timestamp);
     const nonce = header(req, REMOTE_HEADERS.nonce);
@@ -226,12 +235,14 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
     }
     const first = await readFirstLine(req, resolved.maxBodyBytes, resolved.firstMessageTimeoutMs);
     if (first.kind === 'too_large') {
-      throw new Refusal(413, 'RESOURCE_LIMIT', `resource limit exceeded: the execute message is over ${resolved.maxBodyBytes} bytes`, {
-        limit: 'body',
-        maxBodyBytes: resolved.maxBodyBytes,
-      });
+      throw new Refusal(
+        413,
+        runtimeError('RESOURCE_LIMIT', `resource limit exceeded: the execute message is over ${resolved.maxBodyBytes} bytes`, {
+          details: { limit: 'body', maxBodyBytes: resolved.maxBodyBytes },
+        }),
+      );
     }
-    if (first.kind === 'timeout') throw new Refusal(408, 'PROTOCOL', 'protocol error: the execute message did not arrive in time');
+    if (first.kind === 'timeout') throw new Refusal(408, protocolError('the execute message did not arrive in time'));
     if (first.kind === 'closed') {
       res.destroy();
       return;
@@ -243,20 +254,13 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
     const verdict = resolved.replay.remember(nonce, now);
     if (verdict === 'replayed') throw deny('replayed', 'the request was already used (replay)');
     if (verdict === 'full') {
-      throw new Refusal(
-        503,
-        'RUNTIME_UNAVAILABLE',
-        'runtime unavailable: the replay cache is full',
-        { reason: 'busy' },
-        { 'retry-after': '1' },
-      );
+      throw unavailable('the replay cache is full', 'busy', { 'retry-after': '1' });
     }
     let payload: RemoteExecutePayload;
     try {
       payload = parseExecuteMessage(JSON.parse(line.toString('utf8')));
     } catch (err) {
-      const message = ToolexecError.isInstance(err) ? err.message : 'protocol error: the execute message is not JSON';
-      throw new Refusal(400, 'PROTOCOL', message);
+      throw new Refusal(400, ToolexecError.isInstance(err) ? err : protocolError('the execute message is not JSON', undefined, err));
     }
 
     stats.runs += 1;
@@ -313,26 +317,15 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     stats.requests += 1;
     if (closed) {
-      sendRefusal(
-        res,
-        new Refusal(503, 'RUNTIME_UNAVAILABLE', 'runtime unavailable: the remote runtime is shutting down', { reason: 'closing' }),
-        req,
-      );
+      sendRefusal(res, unavailable('the remote runtime is shutting down', 'closing'), req);
       return;
     }
     if (req.method !== 'POST') {
-      sendRefusal(res, new Refusal(405, 'PROTOCOL', 'protocol error: the remote runtime accepts POST only', {}, { allow: 'POST' }), req);
+      sendRefusal(res, new Refusal(405, protocolError('the remote runtime accepts POST only'), { allow: 'POST' }), req);
       return;
     }
     if (active >= resolved.maxConcurrentRuns) {
-      const refusal = new Refusal(
-        503,
-        'RUNTIME_UNAVAILABLE',
-        'runtime unavailable: too many concurrent runs',
-        { reason: 'busy' },
-        { 'retry-after': '1' },
-      );
-      sendRefusal(res, refusal, req);
+      sendRefusal(res, unavailable('too many concurrent runs', 'busy', { 'retry-after': '1' }), req);
       return;
     }
     active += 1;

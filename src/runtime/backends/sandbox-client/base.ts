@@ -3,7 +3,9 @@
  * sandbox through the injected client, then drive the node guest over its stdio.
  */
 import { ToolexecError, errorMessage } from '../../../model/index.js';
-import { abortError, runtimeError } from '../../core/errors.js';
+import { Deadline } from '../../../model/internal.js';
+import { runtimeError } from '../../core/errors.js';
+import { abortError, settlesWithin, stoppedError, underSignal } from '../../core/stopping.js';
 import { runGuestSession } from '../../guest/session.js';
 import { effectiveMaxOutputBytes, effectiveTimeoutMs, validateRequest } from '../../core/request.js';
 import { RunRecord } from '../../core/run-record.js';
@@ -20,7 +22,7 @@ import { buildGuestSpec, newRunId } from './guest-spec.js';
 import { containerResources, containerSecurity, copyLimits, resolveProfile, specLabels, type ContainerSecurityOptions } from './mapping.js';
 import type { OptionReader } from '../../core/option-reader.js';
 import { resolveCommonOptions, type ResolvedCommonOptions, type SandboxClientBackendOptions } from './options.js';
-import { once, resolveWith, underSignal, within } from './steps.js';
+import { once, resolveWith } from './steps.js';
 import type {
   BaseSandboxSpec,
   ContainerSandboxSpec,
@@ -222,16 +224,13 @@ export abstract class SandboxClientBackend<
 
     const timeoutMs = effectiveTimeoutMs(request, this.#common.defaultTimeoutMs);
     const maxOutputBytes = effectiveMaxOutputBytes(request, this.#common.defaultMaxOutputBytes);
-    const deadline = new AbortController();
-    const deadlineTimer = setTimeout(() => {
-      deadline.abort(
-        runtimeError('TIMEOUT', `execution timeout: the sandbox did not start within ${timeoutMs}ms`, { details: { timeoutMs } }),
-      );
-    }, timeoutMs);
-    // one signal for the steps before the session: the caller's abort or the run's deadline
-    const onCallerAbort = () => deadline.abort(request.signal?.reason);
-    request.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    // one signal for the steps before the session (the start): the caller's abort or the run's deadline
+    const deadline = new Deadline(request.signal, timeoutMs);
     const signal = deadline.signal;
+    const stopped = (): ToolexecError =>
+      deadline.timedOut
+        ? runtimeError('TIMEOUT', `execution timeout: the sandbox did not start within ${timeoutMs}ms`, { details: { timeoutMs } })
+        : stoppedError(deadline.reason, 'execution');
     let kill: (() => Promise<void>) | undefined;
 
     try {
@@ -267,7 +266,8 @@ export abstract class SandboxClientBackend<
       );
       kill = once(() => sandbox.kill());
       this.#processes.add(kill);
-      clearTimeout(deadlineTimer);
+      // started: the session watches the rest of the deadline and the caller's signal itself
+      deadline.dispose();
       const remainingMs = Math.max(1, Math.round(timeoutMs - run.elapsedMs()));
       const outcome = await runGuestSession({
         stdin: sandbox.stdin,
@@ -292,13 +292,12 @@ export abstract class SandboxClientBackend<
       return run.settle(outcome);
     } catch (err) {
       if (ToolexecError.isInstance(err) && err.details?.result !== undefined) throw err;
-      if (signal.aborted) throw run.fail(abortError(signal, 'execution'));
+      if (deadline.aborted) throw run.fail(stopped());
       throw run.fail(err, 'RUNTIME_UNAVAILABLE');
     } finally {
-      clearTimeout(deadlineTimer);
-      request.signal?.removeEventListener('abort', onCallerAbort);
+      deadline.dispose();
       if (kill !== undefined) {
-        await within(kill(), this.#common.killTimeoutMs);
+        await settlesWithin(kill(), this.#common.killTimeoutMs);
         this.#processes.delete(kill);
       }
     }
@@ -308,7 +307,7 @@ export abstract class SandboxClientBackend<
   async close(): Promise<void> {
     const kills = [...this.#processes];
     this.#processes.clear();
-    await Promise.all(kills.map((kill) => within(kill(), this.#common.killTimeoutMs)));
+    await Promise.all(kills.map((kill) => settlesWithin(kill(), this.#common.killTimeoutMs)));
   }
 
   async #start(client: SandboxClient<Spec>, spec: Spec, signal: AbortSignal): Promise<SandboxProcess> {

@@ -1,9 +1,10 @@
 /**
  * The steps of an injected-client run that wait on something outside: each gives up when the
- * run's signal aborts (a late result is discarded), and a kill is awaited only so long.
+ * run's signal aborts (`underSignal` of `core/stopping.ts`: a late result is discarded).
  */
 import { ToolexecError, errorMessage } from '../../../model/index.js';
-import { abortError, runtimeError } from '../../core/errors.js';
+import { runtimeError } from '../../core/errors.js';
+import { abortError, underSignal } from '../../core/stopping.js';
 import type { ImageResolver } from './contract.js';
 
 /** `fn` run at most once; later calls return the first call's settlement (never rejects). */
@@ -15,42 +16,6 @@ export function once(fn: () => void | Promise<void>): () => Promise<void> {
       .catch(() => undefined);
     return done;
   };
-}
-
-/** Waits for `promise`, but at most `ms` milliseconds (never rejects). */
-export function within(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise.then(() => undefined),
-    new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
-
-/**
- * Runs `step` under `signal`: rejects with the abort error as soon as the signal aborts, even if
- * the step ignores it (a late result is then passed to `discard`).
- */
-export async function underSignal<T>(signal: AbortSignal, what: string, step: () => Promise<T>, discard?: (value: T) => void): Promise<T> {
-  if (signal.aborted) throw abortError(signal, what);
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<never>((_resolve, reject) => {
-    onAbort = () => reject(abortError(signal, what));
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  const work = step();
-  try {
-    return await Promise.race([work, aborted]);
-  } catch (err) {
-    if (signal.aborted) {
-      if (discard !== undefined) work.then(discard, () => undefined);
-      throw abortError(signal, what);
-    }
-    throw err;
-  } finally {
-    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
-  }
 }
 
 /**

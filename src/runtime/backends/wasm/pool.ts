@@ -4,7 +4,9 @@
  */
 import { Worker, type Transferable } from 'node:worker_threads';
 import { type ToolexecError } from '../../../model/index.js';
-import { abortError, runtimeError } from '../../core/errors.js';
+import { noop, onAbort } from '../../../model/internal.js';
+import { runtimeError } from '../../core/errors.js';
+import { abortError, watchDeadline } from '../../core/stopping.js';
 
 /** How a worker ended. */
 export interface WorkerDeath {
@@ -95,7 +97,7 @@ export class PoolWorker {
     }
     return new Promise<PoolWorker>((resolve, reject) => {
       let settled = false;
-      const timer = setTimeout(() => fail(new Error(`the worker did not start within ${spec.startupTimeoutMs}ms`)), spec.startupTimeoutMs);
+      let stopClock = noop;
       const onMessage = (message: unknown) => {
         const m = message as { type?: unknown; versions?: unknown } | null;
         if (m?.type !== 'ready' || settled) return;
@@ -112,10 +114,13 @@ export class PoolWorker {
         reject(error instanceof Error ? error : new Error(String(error)));
       };
       const cleanup = () => {
-        clearTimeout(timer);
+        stopClock();
         worker.off('message', onMessage);
       };
       worker.on('message', onMessage);
+      stopClock = watchDeadline(undefined, spec.startupTimeoutMs, () =>
+        fail(new Error(`the worker did not start within ${spec.startupTimeoutMs}ms`)),
+      );
       void pooled.died.then((death) => fail(death.error ?? new Error(`the worker exited with code ${death.exitCode ?? '?'}`)));
     });
   }
@@ -265,22 +270,24 @@ export class WorkerPool {
       return Promise.resolve(worker);
     }
     return new Promise<PoolWorker>((resolve, reject) => {
-      const onAbort = () => {
-        const index = this.#waiters.indexOf(waiter);
-        if (index !== -1) this.#waiters.splice(index, 1);
-        reject(abortError(signal as AbortSignal, 'execution'));
-      };
+      let stopListening = noop;
       const waiter: Waiter = {
         resolve: (w) => {
-          signal?.removeEventListener('abort', onAbort);
+          stopListening();
           resolve(w);
         },
         reject: (error) => {
-          signal?.removeEventListener('abort', onAbort);
+          stopListening();
           reject(error);
         },
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal !== undefined) {
+        stopListening = onAbort(signal, () => {
+          const index = this.#waiters.indexOf(waiter);
+          if (index !== -1) this.#waiters.splice(index, 1);
+          reject(abortError(signal, 'execution'));
+        });
+      }
       this.#waiters.push(waiter);
       this.#fill();
     });

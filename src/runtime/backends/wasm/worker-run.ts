@@ -5,7 +5,7 @@
  */
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { ToolexecError } from '../../../model/index.js';
-import { abortError } from '../../core/errors.js';
+import { abortError, settlesWithin, watchDeadline } from '../../core/stopping.js';
 import { serveGateway, type GatewayServer } from '../../gateway/server.js';
 import { createMessagePortConnection, type MessagePortLike } from '../../gateway/message-port-connection.js';
 import type { WireMessage } from '../../gateway/wire.js';
@@ -51,9 +51,6 @@ export interface WorkerRunOutcome {
   killed: boolean;
 }
 
-/** setTimeout's largest delay (longer ones fire at once). */
-const MAX_TIMER_MS = 2_147_483_647;
-
 /** How long a worker that reported its run's outcome may take to report itself idle. */
 const IDLE_AFTER_OUTCOME_MS = 2_000;
 
@@ -65,24 +62,6 @@ type Settlement =
   | { kind: 'aborted' }
   | { kind: 'died'; death: WorkerDeath }
   | { kind: 'error'; error: unknown };
-
-function delay(ms: number): { promise: Promise<void>; cancel: () => void } {
-  let timer: NodeJS.Timeout | undefined;
-  const promise = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-  });
-  return { promise, cancel: () => clearTimeout(timer) };
-}
-
-/** Resolves true when `promise` settles within `ms`, false otherwise (the timer is always cleared). */
-async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  const timer = delay(ms);
-  try {
-    return await Promise.race([promise.then(() => true), timer.promise.then(() => false)]);
-  } finally {
-    timer.cancel();
-  }
-}
 
 function deathFailure(death: WorkerDeath, memoryBytes: number): RunFailure {
   const error = death.error;
@@ -131,11 +110,9 @@ export async function runOnWorker(pool: WorkerPool, spec: WorkerRunSpec): Promis
   const info: Record<string, unknown> = {};
   let lastReport: unknown;
 
-  const timer = setTimeout(() => finish({ kind: 'timeout' }), Math.min(spec.timeoutMs, MAX_TIMER_MS));
-  const onAbort = () => finish({ kind: 'aborted' });
-  spec.signal?.addEventListener('abort', onAbort, { once: true });
-  if (spec.signal?.aborted === true) onAbort();
+  const stopWatching = watchDeadline(spec.signal, spec.timeoutMs, (kind) => finish({ kind }));
 
+  // the wait for a worker ends with the run's first outcome (a timeout, an abort)
   const acquiring = new AbortController();
   void first.promise.then(() => acquiring.abort());
   let worker: PoolWorker | undefined;
@@ -211,8 +188,7 @@ export async function runOnWorker(pool: WorkerPool, spec: WorkerRunSpec): Promis
   }
 
   const settlement = await first.promise;
-  clearTimeout(timer);
-  spec.signal?.removeEventListener('abort', onAbort);
+  stopWatching();
 
   let killed = false;
   if (worker !== undefined) {
@@ -221,13 +197,13 @@ export async function runOnWorker(pool: WorkerPool, spec: WorkerRunSpec): Promis
     if (healthy && settlement.kind !== 'result' && settlement.kind !== 'failed' && seq !== 0) {
       // timeout, abort or output cap: stop the run, let it flush what it printed
       running.cancel(seq);
-      healthy = spec.interruptible && (await within(Promise.race([terminal, death]), spec.killGraceMs)) && !running.dead;
+      healthy = spec.interruptible && (await settlesWithin(Promise.race([terminal, death]), spec.killGraceMs)) && !running.dead;
     }
     if (server !== undefined) await server.close();
     else port?.close();
     if (healthy && idle !== undefined) {
       const wait = settlement.kind === 'result' || settlement.kind === 'failed' ? IDLE_AFTER_OUTCOME_MS : spec.killGraceMs;
-      healthy = await within(idle, wait);
+      healthy = await settlesWithin(idle, wait);
     }
     unsubscribe();
     if (healthy && !running.dead) {

@@ -6,6 +6,7 @@
 import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { JSException, type JSValueHandle, type QuickJS } from 'quickjs-wasi';
 import type { GuestFailureReport, GuestOutcomeMessage, WireMessage } from '../../gateway/codec.js';
+import { MAX_TIMER_MS } from '../../../model/internal.js';
 import { protocolError, serializeError } from '../../gateway/wire.js';
 import { describeError, engineFailure, stoppedFailure, type StopReason } from './js-failure.js';
 import type { JsRunMessage } from './messages.js';
@@ -15,8 +16,6 @@ import { disposeSandbox, type Sandbox, type SandboxMaker, type SandboxRun } from
 
 const SNIPPET_FILE = 'toolexec-snippet.js';
 const MAX_TIMERS = 10_000;
-/** setTimeout's largest delay (longer ones fire at once). */
-const MAX_TIMER_MS = 2_147_483_647;
 const ENGINE_FAILED = 'the JavaScript engine failed';
 
 /** What a run needs from its worker. */
@@ -175,6 +174,7 @@ export class JsRun implements SandboxRun {
     this.#timers.delete(id);
     if (opHandle.toNumber() === 0) return undefined;
     if (this.#timers.size >= MAX_TIMERS) refuse(`too many timers (at most ${MAX_TIMERS})`);
+    // clamped to the longest delay setTimeout honours (a longer one would fire at once)
     const ms = Math.min(Math.max(1, msHandle.toNumber()), MAX_TIMER_MS);
     this.#timers.set(
       id,
