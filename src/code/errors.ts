@@ -20,7 +20,7 @@ export interface CodeErrorInit {
 }
 
 /**
- * A snippet failed (Go's `CodeError`): code `CODE_EXECUTION`, the position in `details.line` /
+ * A snippet failed: code `CODE_EXECUTION`, the position in `details.line` /
  * `details.column` and on the instance.
  *
  * @remarks The message is `<message> (line L, col C)` when `line > 0` (even with column 0), else

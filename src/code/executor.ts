@@ -24,20 +24,20 @@ type Settled = { ok: true; value: CodeEngineResult } | { ok: false; error: unkno
  * The standard {@link CodeExecutor}.
  *
  * @remarks
- * Per call (Go §2.5, with the differences noted):
- * 1. The call's language, timeout and profile default to the executor's (`javascript`, 30 s —
- *    Go: "go" and no deadline). `maxToolCalls` is capped by the executor's (Go step 2); the
- *    engine sees the capped value (Go passes the caller's), `maxChainSteps` is the executor's.
+ * Per call:
+ * 1. The call's language, timeout and profile default to the executor's (`javascript`, 30 s).
+ *    `maxToolCalls` is capped by the executor's; the engine sees the capped value,
+ *    `maxChainSteps` is the executor's.
  * 2. A fresh {@link DefaultToolsEnvironment} with those limits, bound to the execution's signal:
  *    one deadline signal linking the caller's signal and the timeout.
  * 3. The engine runs; when the signal aborts the executor waits at most
  *    {@link ENGINE_STOP_GRACE_MS} more for it to stop, then rejects with what it has.
  * 4. The result: the engine's value, stderr, backend; `stdout` = the engine's stdout followed by
- *    what `println` collected (Go keeps only the latter); `toolCalls` = the environment's trace
+ *    what `println` collected; `toolCalls` = the environment's trace
  *    (the one source of truth); `durationMs` measured here.
  * 5. Failures reject with a `ToolexecError` whose `details.result` holds the partial
  *    {@link CodeResult}. The deadline gives `LIMIT_EXCEEDED` (`limit exceeded: timeout after N ms`)
- *    whose `cause` is the `TIMEOUT` (Go flattens it); the caller's abort gives `ABORTED`
+ *    whose `cause` is the `TIMEOUT`; the caller's abort gives `ABORTED`
  *    (cause = the signal's reason); an engine's own errors keep their code.
  *
  * Empty code is not rejected here; it goes to the engine (the runtime engine answers `MISSING_CODE`).

@@ -6,7 +6,7 @@
  * {@link createCodeExecutor} applies defaults and limits, gives each execution a fresh
  * {@link ToolsEnvironment} (the gateway the snippet's `tools` object reaches: call budget, chain
  * limit and trace, safe for concurrent calls) and runs it on a {@link CodeEngine}. The default
- * engine is the runtime engine ({@link createRuntimeEngine}, Go's `toolcodeengine`): the snippet
+ * engine is the runtime engine ({@link createRuntimeEngine}): the snippet
  * runs on a `Runtime` — the WASM sandbox for the `standard` and `hardened` profiles by default.
  * Failures carry the partial {@link CodeResult} in `details.result`.
  *

@@ -9,10 +9,10 @@ import { isSecurityProfile } from '../runtime/internal.js';
 import type { Runtime, SecurityProfile } from '../runtime/index.js';
 import type { CodeEngine, CodeExecutorOptions, CodeParams } from './types.js';
 
-/** Language of a call that names none. (Go defaults to "go"; the sandboxes here run JavaScript.) */
+/** Language of a call that names none: the sandboxes run JavaScript (and TypeScript, stripped). */
 export const DEFAULT_CODE_LANGUAGE = 'javascript';
 
-/** Wall-clock budget of a call that names none: 30 s. (Go's executor default is "no deadline".) */
+/** Wall-clock budget of a call that names none: 30 s. */
 export const DEFAULT_CODE_TIMEOUT_MS = DEFAULT_TIMEOUT_MS;
 
 /**
@@ -123,7 +123,7 @@ function invalidParam(field: string, value: unknown, problem: string): ToolexecE
 }
 
 /**
- * Applies the executor's defaults to one call (Go §2.5 steps 1–2): the default language and
+ * Applies the executor's defaults to one call: the default language and
  * timeout, and the call-limit cap — `maxToolCalls = params.maxToolCalls`, replaced by the
  * executor's cap when that is set and the call's value is 0 (unlimited) or larger than it.
  *

@@ -1,5 +1,5 @@
 /**
- * The runtime engine (Go's `runtime/toolcodeengine`): runs snippets through a {@link Runtime},
+ * The runtime engine: runs snippets through a {@link Runtime},
  * with the execution's tools environment as the sandbox's gateway.
  */
 import { ToolexecError } from '../model/index.js';
@@ -8,7 +8,7 @@ import { isSecurityProfile, partialResultOf } from '../runtime/internal.js';
 import type { ExecuteRequest, ExecuteResult, Runtime, SecurityProfile } from '../runtime/index.js';
 import type { CodeEngine, CodeEngineParams, CodeEngineResult, ToolsEnvironment } from './types.js';
 
-/** Profile of the runtime engine when neither it nor the call names one (Go: `standard`). */
+/** Profile of the runtime engine when neither it nor the call names one. */
 export const DEFAULT_ENGINE_PROFILE: SecurityProfile = 'standard';
 
 /** Options of {@link createRuntimeEngine}. */
@@ -29,7 +29,7 @@ export function toEngineResult(result: ExecuteResult): CodeEngineResult {
 }
 
 /**
- * Maps a runtime failure to the error code mode reports (Go §2.10), with the partial engine
+ * Maps a runtime failure to the error code mode reports, with the partial engine
  * result under `details.result`.
  *
  * @remarks
@@ -41,7 +41,7 @@ export function toEngineResult(result: ExecuteResult): CodeEngineResult {
  *   *tool call* reported (its cause is the run layer's `ToolError`): that is the tool's deadline,
  *   not the snippet's, and is not a code-mode limit.
  *
- * Unlike Go the original error is never flattened: it is the `cause`.
+ * The original error is never flattened: it is the `cause`.
  */
 export function mapRuntimeError(err: unknown): ToolexecError {
   const partial = partialResultOf(err);
@@ -73,7 +73,7 @@ export function mapRuntimeError(err: unknown): ToolexecError {
  *
  * @remarks
  * Each call becomes one `ExecuteRequest`: `language`, `code`, `timeoutMs`, `limits:
- * { maxToolCalls, maxChainSteps }` (Go maps only the call cap), `profile` (the call's, else the
+ * { maxToolCalls, maxChainSteps }`, `profile` (the call's, else the
  * engine's), `metadata`, `signal`, and the execution's {@link ToolsEnvironment} as the gateway
  * (the sandbox's `tools` object reaches it, so its budget and trace cover every call). The result
  * is mapped back — on failure too, into `details.result` — and failures are mapped by

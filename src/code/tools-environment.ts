@@ -41,12 +41,11 @@ function formatValue(value: unknown): string {
  * calls go through the tracing gateway's budget and trace, bound to the execution's signal.
  *
  * @remarks
- * - Budgets and trace are the runtime's `createTracingGateway` rules (Go §2.5 "Tools", but safe for
- *   concurrent calls): the budget is reserved synchronously, a failed call still uses its quota,
+ * - Budgets and trace are the runtime's `createTracingGateway` rules (safe for concurrent calls): the budget is reserved synchronously, a failed call still uses its quota,
  *   a chain reserves its steps and gets the unexecuted ones back; every call is recorded with its
  *   arguments deep-copied (chain steps: their effective arguments, `previous` included).
- * - Unlike Go, an aborted execution fails discovery calls *and* tool calls (`ABORTED` / `TIMEOUT`)
- *   before the budget is checked.
+ * - An aborted execution fails discovery calls *and* tool calls (`ABORTED` / `TIMEOUT`) before
+ *   the budget is checked.
  * - Each call runs under the execution's signal; a call that brings its own signal (a sandbox's
  *   per-call signal) runs under both.
  */

@@ -127,7 +127,7 @@ export interface CodeEngineResult {
 }
 
 /**
- * Runs snippets (Go's `code.Engine`). The default is the runtime engine
+ * Runs snippets. The default is the runtime engine
  * (`createRuntimeEngine`), which runs them in a sandbox through a {@link Runtime}.
  *
  * @remarks
@@ -169,7 +169,7 @@ export interface CodeExecutorOptions {
   profile?: SecurityProfile;
 }
 
-/** Runs snippets that orchestrate tools (Go's `code.Executor`). */
+/** Runs snippets that orchestrate tools. */
 export interface CodeExecutor {
   /**
    * Runs one snippet.

@@ -186,7 +186,7 @@ export interface StepResult {
 
 /**
  * The result of a chain: the last step's result and every step's. An empty chain runs nothing and
- * has no result: `{ result: undefined, steps: [] }` (the Go original returns a zero result there);
+ * has no result: `{ result: undefined, steps: [] }`;
  * test `result` (or `steps.length`) before reading it when a chain may be empty.
  */
 export type ChainResult =
