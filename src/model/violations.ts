@@ -4,6 +4,19 @@
  */
 import type { ErrorObject } from 'ajv';
 import type { CompositeParams } from './schema-compiler.js';
+import {
+  fieldLabel,
+  show,
+  showList,
+  text,
+  plural,
+  scalar,
+  valueAt,
+  resolveLocal,
+  pinnedValue,
+  findDiscriminator,
+  describeSchema,
+} from './schema-description.js';
 import type { ContractViolation, ViolationCode } from './schema.js';
 import { escapePointer, isPlainObject, jsonTypeOf, safeJson, type SchemaDocument } from './schema-source.js';
 
@@ -11,169 +24,6 @@ import { escapePointer, isPlainObject, jsonTypeOf, safeJson, type SchemaDocument
 export interface ViolationReport {
   violations: ContractViolation[];
   omitted: number;
-}
-
-/** How a field is shown in messages: its pointer, or `(root)` for the whole value. */
-export function fieldLabel(field: string): string {
-  return field === '' ? '(root)' : field;
-}
-
-const MAX_SHOWN_CHARS = 60;
-const MAX_LISTED = 10;
-
-/** A value as a message shows it: JSON, cut to a readable length. */
-function show(value: unknown): string {
-  const text = safeJson(value);
-  return text.length > MAX_SHOWN_CHARS ? `${text.slice(0, MAX_SHOWN_CHARS - 1)}…` : text;
-}
-
-function showList(values: readonly unknown[]): string {
-  const shown = values.slice(0, MAX_LISTED).map(show).join(', ');
-  return values.length > MAX_LISTED ? `${shown}, … (${values.length} in all)` : shown;
-}
-
-/** A keyword parameter as text: strings as they are, anything else as JSON. */
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : safeJson(value);
-}
-
-function plural(count: unknown, singular: string, pluralForm: string): string {
-  return `${text(count)} ${count === 1 ? singular : pluralForm}`;
-}
-
-/** The value itself when it is a short scalar (worth echoing back), otherwise undefined. */
-function scalar(value: unknown): unknown {
-  if (value === null || typeof value === 'boolean' || typeof value === 'number') return value;
-  if (typeof value === 'string') return value.length <= 200 ? value : `${value.slice(0, 199)}…`;
-  return undefined;
-}
-
-function unescapePointer(segment: string): string {
-  return segment.replace(/~1/g, '/').replace(/~0/g, '~');
-}
-
-/** The value at a JSON pointer inside `data` (undefined when the path does not exist). */
-function valueAt(data: unknown, pointer: string): unknown {
-  if (pointer === '') return data;
-  let current = data;
-  for (const raw of pointer.slice(1).split('/')) {
-    if (current === null || typeof current !== 'object') return undefined;
-    const key = unescapePointer(raw);
-    current = Object.hasOwn(current, key) ? (current as Record<string, unknown>)[key] : undefined;
-  }
-  return current;
-}
-
-/** Follows local `$ref`s (`#`, `#/json/pointer`) inside `root`; anything else is returned as is. */
-function resolveLocal(schema: unknown, root: SchemaDocument): unknown {
-  let current = schema;
-  for (let hops = 0; hops < 16; hops++) {
-    if (!isPlainObject(current) || typeof current.$ref !== 'string' || !current.$ref.startsWith('#')) return current;
-    let fragment: string;
-    try {
-      fragment = decodeURIComponent(current.$ref.slice(1));
-    } catch {
-      return current;
-    }
-    if (fragment !== '' && !fragment.startsWith('/')) return current;
-    const target = valueAt(root, fragment);
-    if (target === undefined) return current;
-    // A `$ref` with siblings: the siblings still apply; describe the target only when it is alone.
-    if (Object.keys(current).length > 1) return current;
-    current = target;
-  }
-  return current;
-}
-
-/** `properties` of a branch, including those of its local `$ref` target and its `allOf` members. */
-function collectProperties(schema: unknown, root: SchemaDocument, depth = 0): Map<string, unknown> {
-  const found = new Map<string, unknown>();
-  if (depth > 8 || !isPlainObject(schema)) return found;
-  const visit = (part: unknown) => {
-    for (const [key, value] of collectProperties(part, root, depth + 1)) if (!found.has(key)) found.set(key, value);
-  };
-  if (isPlainObject(schema.properties)) {
-    for (const [key, value] of Object.entries(schema.properties)) found.set(key, resolveLocal(value, root));
-  }
-  if (typeof schema.$ref === 'string') {
-    const target = resolveLocal({ $ref: schema.$ref }, root);
-    if (target !== schema && !(isPlainObject(target) && target.$ref === schema.$ref)) visit(target);
-  }
-  if (Array.isArray(schema.allOf)) for (const member of schema.allOf) visit(resolveLocal(member, root));
-  return found;
-}
-
-/** The single value a property schema pins (`const`, or an `enum` of one). */
-function pinnedValue(schema: unknown): { value: unknown } | undefined {
-  if (!isPlainObject(schema)) return undefined;
-  if (Object.hasOwn(schema, 'const')) return { value: schema.const };
-  if (Array.isArray(schema.enum) && schema.enum.length === 1) return { value: schema.enum[0] };
-  return undefined;
-}
-
-interface Discriminator {
-  property: string;
-  /** Per branch, the value that selects it. */
-  values: unknown[];
-}
-
-/** A property every branch pins to a distinct value (`kind: {const: 'circle'}`), if there is one. */
-function findDiscriminator(branches: readonly unknown[], root: SchemaDocument): Discriminator | undefined {
-  if (branches.length < 2) return undefined;
-  const properties = branches.map((branch) => collectProperties(resolveLocal(branch, root), root));
-  const first = properties[0];
-  if (first === undefined) return undefined;
-  for (const property of first.keys()) {
-    const values: unknown[] = [];
-    const seen = new Set<string>();
-    for (const props of properties) {
-      const pinned = pinnedValue(props.get(property));
-      if (pinned === undefined) break;
-      const key = safeJson(pinned.value);
-      if (seen.has(key)) break;
-      seen.add(key);
-      values.push(pinned.value);
-    }
-    if (values.length === branches.length) return { property, values };
-  }
-  return undefined;
-}
-
-function typeText(type: unknown): string | undefined {
-  if (typeof type === 'string') return type;
-  if (Array.isArray(type) && type.every((t) => typeof t === 'string')) return type.join(' | ');
-  return undefined;
-}
-
-/** A one-line summary of a schema, for the candidates of a failed `oneOf`/`anyOf`. */
-export function describeSchema(schema: unknown, root: SchemaDocument): string {
-  const resolved = resolveLocal(schema, root);
-  if (resolved === true) return 'any value';
-  if (resolved === false) return 'no value';
-  if (!isPlainObject(resolved)) return 'a schema';
-  if (Object.hasOwn(resolved, 'const')) return show(resolved.const);
-  if (Array.isArray(resolved.enum)) return `one of ${showList(resolved.enum)}`;
-  const details: string[] = [];
-  for (const [key, value] of collectProperties(resolved, root)) {
-    const pinned = pinnedValue(value);
-    if (pinned !== undefined && details.length < 3) details.push(`${key}=${show(pinned.value)}`);
-  }
-  if (Array.isArray(resolved.required) && resolved.required.length > 0) {
-    details.push(`required: ${resolved.required.slice(0, 5).map(String).join(', ')}${resolved.required.length > 5 ? ', …' : ''}`);
-  }
-  for (const keyword of ['format', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'minItems', 'maxItems']) {
-    const value = resolved[keyword];
-    if (typeof value === 'string' || typeof value === 'number') details.push(`${keyword} ${value}`);
-  }
-  let head = typeText(resolved.type);
-  if (head === undefined && (isPlainObject(resolved.properties) || Array.isArray(resolved.required))) head = 'object';
-  if (head === undefined && details.length === 0) {
-    if (typeof resolved.title === 'string') return resolved.title;
-    if (typeof resolved.$ref === 'string') return resolved.$ref;
-    return 'a schema';
-  }
-  if (head === undefined) return details.join(', ');
-  return details.length > 0 ? `${head} (${details.join(', ')})` : head;
 }
 
 class Collector {
