@@ -1,8 +1,7 @@
 import { type ToolexecError } from '../model/index.js';
-import type { ResolvedMcpExecutorOptions } from './options.js';
+import type { ResolvedMcpExecutorOptions, ResolvedServerConfig } from './options.js';
 import { type McpSession, openSession } from './session.js';
-import type { McpServerConfig } from './types.js';
-import { errors } from './errors.js';
+import { connectionLostError, errors } from './errors.js';
 
 /**
  * The connection to one configured server: opened on first use, shared by every call, dropped
@@ -11,7 +10,7 @@ import { errors } from './errors.js';
  */
 export class ServerSlot {
   readonly serverName: string;
-  readonly #config: McpServerConfig;
+  readonly #config: ResolvedServerConfig;
   readonly #options: ResolvedMcpExecutorOptions;
   #session: McpSession | undefined;
   #pending: Promise<McpSession> | undefined;
@@ -19,7 +18,7 @@ export class ServerSlot {
   // Once a server answered only over legacy HTTP+SSE, reconnect that way directly.
   #preferSse = false;
 
-  constructor(serverName: string, config: McpServerConfig, options: ResolvedMcpExecutorOptions) {
+  constructor(serverName: string, config: ResolvedServerConfig, options: ResolvedMcpExecutorOptions) {
     this.serverName = serverName;
     this.#config = config;
     this.#options = options;
@@ -50,13 +49,30 @@ export class ServerSlot {
       if (session.mode === 'sse') this.#preferSse = true;
       this.#session = session;
       session.onClosed(() => {
-        if (this.#session === session) this.#session = undefined;
+        if (this.#session === session) {
+          // Not released by us: the server went away.
+          this.#session = undefined;
+          this.#reportLost(session);
+        }
         // Finish the cleanup now (a dead server's process group), not at executor close.
         void session.close();
       });
       return session;
     } finally {
       this.#pending = undefined;
+    }
+  }
+
+  #reportLost(session: McpSession): void {
+    const listener = this.#options.onConnectionLost;
+    if (listener === undefined || this.#closed) return;
+    const error = connectionLostError(this.serverName, session.failureDetails());
+    try {
+      listener(this.serverName, error);
+    } catch (thrown) {
+      queueMicrotask(() => {
+        throw thrown;
+      });
     }
   }
 
