@@ -79,7 +79,7 @@ export function resolveServerConfig(name: string, config: McpServerConfig): Reso
   const given = config as unknown as Record<string, unknown>;
   if (given.required !== undefined && typeof given.required !== 'boolean') fail('required must be a boolean');
   if (given.type !== undefined && given.transport !== undefined && given.type !== given.transport) {
-    fail(`type "${String(given.type)}" and transport "${String(given.transport)}" disagree`);
+    fail(`type ${JSON.stringify(given.type)} and transport ${JSON.stringify(given.transport)} disagree`);
   }
   const kind: unknown = given.type ?? given.transport ?? ('url' in given ? 'http' : 'command' in given ? 'stdio' : undefined);
   switch (kind) {
