@@ -124,7 +124,7 @@ export class ServerPool {
     this.#startDue();
     const required = this.#requiredPending();
     if (required.length > 0) await this.#waitAll(required, {});
-    await Promise.all([...this.#entries.values()].map((entry) => (entry.blocking ? entry.attempt : undefined)));
+    await Promise.all(this.#attempts((entry) => entry.blocking));
     if (this.#closed) throw closedError();
   }
 
@@ -141,7 +141,7 @@ export class ServerPool {
     }
     const deadline = new Deadline(bounds.signal, bounds.timeoutMs);
     try {
-      const all = Promise.all([...this.#entries.values()].map((entry) => entry.attempt));
+      const all = Promise.all(this.#attempts(() => true));
       const outcome = await deadline.race(all);
       if (outcome === ABORTED && !deadline.timedOut) {
         throw abortError(errors, deadline.reason, 'connect() waiting for the MCP servers was');
@@ -210,6 +210,13 @@ export class ServerPool {
       entry.retryTimer = undefined;
       this.#set(entry, { state: 'closed', toolCount: 0 });
     }
+  }
+
+  /** The attempts in flight of the servers `filter` picks. */
+  #attempts(filter: (entry: Entry) => boolean): Promise<void>[] {
+    const attempts: Promise<void>[] = [];
+    for (const entry of this.#entries.values()) if (entry.attempt !== undefined && filter(entry)) attempts.push(entry.attempt);
+    return attempts;
   }
 
   #entryOf(id: string): Entry | undefined {
