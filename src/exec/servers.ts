@@ -358,11 +358,11 @@ export class ServerPool {
 /** SERVER_UNAVAILABLE for a failed server: its last connect error as `cause`, `details.server`. */
 function unavailableError(entry: Entry, toolId?: string): ToolexecError {
   const cause = entry.status.error;
-  const reason = typeof cause?.details?.reason === 'string' ? cause.details.reason : (cause?.message ?? 'not connected');
   const retryInMs = Math.max(0, entry.retryAtMs - Date.now());
   const details: Record<string, unknown> = { server: entry.name, retryInMs };
   if (toolId !== undefined) details.toolId = toolId;
-  return errors('SERVER_UNAVAILABLE', `MCP server "${entry.name}" is unavailable: ${reason} (next attempt in ${retryInMs} ms)`, {
+  const last = cause === undefined ? 'it is not connected' : `last error: ${cause.message}`;
+  return errors('SERVER_UNAVAILABLE', `MCP server "${entry.name}" is unavailable (next attempt in ${retryInMs} ms); ${last}`, {
     cause,
     details,
   });

@@ -15,6 +15,8 @@ export class ServerSlot {
   #session: McpSession | undefined;
   #pending: Promise<McpSession> | undefined;
   #closed = false;
+  /** Aborted by close(): stops an attempt in flight (its process is ended at once). */
+  readonly #closing = new AbortController();
   // Once a server answered only over legacy HTTP+SSE, reconnect that way directly.
   #preferSse = false;
 
@@ -41,7 +43,7 @@ export class ServerSlot {
 
   async #open(): Promise<McpSession> {
     try {
-      const session = await openSession(this.serverName, this.#config, this.#options, this.#preferSse);
+      const session = await openSession(this.serverName, this.#config, this.#options, this.#preferSse, this.#closing.signal);
       if (this.#closed) {
         await session.close();
         throw closedError(this.serverName);
@@ -85,6 +87,7 @@ export class ServerSlot {
   /** Closes the session and any attempt in flight; later acquires reject with CONNECTION_CLOSED. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#closing.abort(closedError(this.serverName));
     const pending = this.#pending;
     const session = this.#session;
     this.#session = undefined;

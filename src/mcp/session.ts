@@ -103,6 +103,7 @@ export async function openSession(
   config: ResolvedServerConfig,
   options: ResolvedMcpExecutorOptions,
   preferSse: boolean,
+  signal: AbortSignal,
 ): Promise<McpSession> {
   switch (config.kind) {
     case 'stdio': {
@@ -115,7 +116,7 @@ export async function openSession(
         killGraceMs: options.killGraceMs,
         ...(options.onStderr === undefined ? {} : { onStderr: (text: string) => options.onStderr?.(serverName, text) }),
       });
-      return initialize(serverName, transport, 'stdio', options);
+      return initialize(serverName, transport, 'stdio', options, signal);
     }
     case 'http':
     case 'sse': {
@@ -123,10 +124,11 @@ export async function openSession(
         requestInit: config.headers === undefined ? {} : { headers: config.headers },
         ...(config.authProvider === undefined ? {} : { authProvider: config.authProvider }),
       };
-      const sse = (): Promise<McpSession> => initialize(serverName, new SSEClientTransport(config.url, transportOptions), 'sse', options);
+      const sse = (): Promise<McpSession> =>
+        initialize(serverName, new SSEClientTransport(config.url, transportOptions), 'sse', options, signal);
       if (config.kind === 'sse' || preferSse) return sse();
       try {
-        return await initialize(serverName, new StreamableHTTPClientTransport(config.url, transportOptions), 'http', options);
+        return await initialize(serverName, new StreamableHTTPClientTransport(config.url, transportOptions), 'http', options, signal);
       } catch (error) {
         if (!isLegacyServerRejection(error)) throw error;
         try {
@@ -143,7 +145,7 @@ export async function openSession(
       } catch (error) {
         throw connectError(error, { serverName, mode: 'custom', timeoutMs: options.connectTimeoutMs });
       }
-      return initialize(serverName, transport, 'custom', options);
+      return initialize(serverName, transport, 'custom', options, signal);
     }
   }
 }
@@ -162,14 +164,16 @@ async function initialize(
   transport: Transport,
   mode: SessionMode,
   options: ResolvedMcpExecutorOptions,
+  signal: AbortSignal,
 ): Promise<McpSession> {
   const client = new Client(options.clientInfo, { capabilities: {} });
   const session = new McpSession(serverName, client, transport, mode);
   try {
-    await client.connect(transport, { timeout: options.connectTimeoutMs });
+    await client.connect(transport, { timeout: options.connectTimeoutMs, signal });
   } catch (error) {
     const failure = session.failureDetails();
     await session.close();
+    if (signal.aborted) throw signal.reason;
     throw connectError(error, { serverName, mode, timeoutMs: options.connectTimeoutMs }, failure);
   }
   deliverNotificationsBeforeResponses(transport, session);
