@@ -4,7 +4,7 @@ import { createExec, type DefaultExec, type ExecOptions } from '../../src/exec/i
 import { hasErrorCode, mcpBackend } from '../../src/model/index.js';
 import type { CallToolResult, McpExecutor, StreamEvent } from '../../src/run/index.js';
 import type { McpServerConfig } from '../../src/mcp/index.js';
-import { FIXTURE_TOOLS, createFixtureServer, type FixtureState } from '../fixtures/mcp/fixture-server.mjs';
+import { FIXTURE_TOOLS, MEDIA_CONTENT, createFixtureServer, type FixtureState } from '../fixtures/mcp/fixture-server.mjs';
 import { startStreamableHttpFixture, type StreamableHttpFixture } from '../fixtures/mcp/http-server.mjs';
 import { activeResources, expectNoLeakedResources, isProcessAlive, stdioFixture, waitUntil } from '../mcp/helpers.js';
 import { collect, localTools, rejection } from './helpers.js';
@@ -65,6 +65,21 @@ describe('createExec with an MCP server over stdio', () => {
       ['fx:echo', 'end', undefined],
     ]);
     expect(result.value).toBe('end');
+  });
+
+  it('keeps every content block a tool sent (text, image, audio, resource, resource_link) in Result.content, JSON-safe', async () => {
+    const e = exec({ mcpServers: { fx: stdioFixture() } });
+    const result = await e.runTool('fx:media');
+    expect(result.value).toBe('a red pixel and friends');
+    expect(result.content).toEqual(MEDIA_CONTENT);
+    expect(JSON.parse(JSON.stringify(result.content))).toEqual(MEDIA_CONTENT);
+    // A local tool's result has no content.
+    expect('content' in (await e.runTool('math:add', { a: 1, b: 2 }))).toBe(false);
+    // A snippet reaches the same blocks through the raw MCP result.
+    const run = await e.executeCode({
+      code: 'const r = await tools.runTool("fx:media"); return r.mcpResult?.content?.map((b) => b.type) ?? null',
+    });
+    expect(run.value).toEqual(MEDIA_CONTENT.map((block) => block.type));
   });
 
   it('streams MCP progress, then done', async () => {
