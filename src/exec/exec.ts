@@ -244,6 +244,16 @@ export class DefaultExec implements Exec {
     return this.#pool === undefined ? Promise.resolve({}) : this.#pool.connect(options ?? {});
   }
 
+  async finishAuth(server: string, authorizationCode: string): Promise<void> {
+    if (this.#closing !== undefined) throw closedError();
+    const client = this.#mcpClient;
+    if (client === undefined || this.#pool === undefined) {
+      throw errors.invalidArgument('server', `"${server}" is not one of mcpServers`, { details: { server } });
+    }
+    await client.finishAuth(server, authorizationCode);
+    await this.#pool.reconnectNow(server);
+  }
+
   serverStatus(): Record<string, ServerStatus> {
     return this.#pool?.status() ?? {};
   }

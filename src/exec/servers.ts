@@ -183,6 +183,17 @@ export class ServerPool {
     }
   }
 
+  /**
+   * After an OAuth authorization was completed: connects `name` now, whatever its backoff, and
+   * resolves once it is connected (rejects with SERVER_UNAVAILABLE when it failed again).
+   */
+  async reconnectNow(name: string): Promise<void> {
+    const entry = this.#entries.get(name);
+    if (entry === undefined || this.#closed) return;
+    if (entry.attempt === undefined && (entry.status.state !== 'connected' || entry.stale)) this.#start(entry);
+    await this.#waitFor(entry);
+  }
+
   /** The server sent tools/list_changed: re-import its tools. */
   markStale(name: string): void {
     const entry = this.#entries.get(name);
@@ -278,11 +289,15 @@ export class ServerPool {
     entry.retryTimer = undefined;
     entry.blocking = !entry.tried || entry.stale;
     if (entry.status.state !== 'connected') this.#set(entry, { state: 'connecting', toolCount: 0 });
-    entry.attempt = this.#import(entry).finally(() => {
-      entry.attempt = undefined;
-      entry.blocking = false;
-      entry.tried = true;
-    });
+    // Started on the next turn of the event loop: spawning a server process takes milliseconds,
+    // which the call that started the attempt (a local tool, say) must not wait for.
+    entry.attempt = nextTurn()
+      .then(() => this.#import(entry))
+      .finally(() => {
+        entry.attempt = undefined;
+        entry.blocking = false;
+        entry.tried = true;
+      });
   }
 
   async #import(entry: Entry): Promise<void> {
@@ -366,6 +381,10 @@ function unavailableError(entry: Entry, toolId?: string): ToolexecError {
     cause,
     details,
   });
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function toToolexecError(error: unknown): ToolexecError {

@@ -195,6 +195,14 @@ export interface Exec {
    * the servers still connecting marked so; an aborted `signal` rejects (`ABORTED`).
    */
   connect(options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<Record<string, ServerStatus>>;
+  /**
+   * Completes the interactive OAuth authorization an MCP server asked for: when its `authProvider`
+   * was told to `redirectToAuthorization`, the server is `failed` (not authorized); pass the code
+   * the user brought back, and the server connects with the new tokens. Resolves once it is
+   * connected; `INVALID_ARGUMENT` when no authorization is waiting; `SERVER_UNAVAILABLE` when it
+   * still cannot connect.
+   */
+  finishAuth(server: string, authorizationCode: string): Promise<void>;
   /** Every MCP server's {@link ServerStatus} by name, now. */
   serverStatus(): Record<string, ServerStatus>;
   /** Closes MCP connections and the runtime backends the facade created. Idempotent. */

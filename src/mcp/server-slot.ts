@@ -1,4 +1,4 @@
-import { type ToolexecError } from '../model/index.js';
+import { type ToolexecError, errorMessage } from '../model/index.js';
 import type { ResolvedMcpExecutorOptions, ResolvedServerConfig } from './options.js';
 import { type McpSession, openSession } from './session.js';
 import { connectionLostError, errors } from './errors.js';
@@ -15,6 +15,8 @@ export class ServerSlot {
   #session: McpSession | undefined;
   #pending: Promise<McpSession> | undefined;
   #closed = false;
+  /** Set while an OAuth authorization the server asked for waits for its code. */
+  #finishAuth: ((authorizationCode: string) => Promise<void>) | undefined;
   /** Aborted by close(): stops an attempt in flight (its process is ended at once). */
   readonly #closing = new AbortController();
   // Once a server answered only over legacy HTTP+SSE, reconnect that way directly.
@@ -43,7 +45,12 @@ export class ServerSlot {
 
   async #open(): Promise<McpSession> {
     try {
-      const session = await openSession(this.serverName, this.#config, this.#options, this.#preferSse, this.#closing.signal);
+      const session = await openSession(this.serverName, this.#config, this.#options, this.#preferSse, {
+        signal: this.#closing.signal,
+        onAuthorizationPending: (finish) => {
+          this.#finishAuth = finish;
+        },
+      });
       if (this.#closed) {
         await session.close();
         throw closedError(this.serverName);
@@ -76,6 +83,29 @@ export class ServerSlot {
         throw thrown;
       });
     }
+  }
+
+  /**
+   * Completes the OAuth authorization the server asked for during the last attempt: the transport
+   * that started it exchanges `authorizationCode` for tokens (saved by the `authProvider`). The
+   * next attempt connects with them.
+   */
+  async finishAuth(authorizationCode: string): Promise<void> {
+    const finish = this.#finishAuth;
+    if (finish === undefined) {
+      throw errors('INVALID_ARGUMENT', `no OAuth authorization is waiting for a code on MCP server "${this.serverName}"`, {
+        details: { serverName: this.serverName },
+      });
+    }
+    try {
+      await finish(authorizationCode);
+    } catch (error) {
+      throw errors('EXECUTION', `completing the OAuth authorization of MCP server "${this.serverName}" failed: ${errorMessage(error)}`, {
+        cause: error,
+        details: { serverName: this.serverName },
+      });
+    }
+    this.#finishAuth = undefined;
   }
 
   /** Drops `session` (if it is still the current one) and closes it. */

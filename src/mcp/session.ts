@@ -1,3 +1,4 @@
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -103,7 +104,7 @@ export async function openSession(
   config: ResolvedServerConfig,
   options: ResolvedMcpExecutorOptions,
   preferSse: boolean,
-  signal: AbortSignal,
+  attempt: ConnectAttempt,
 ): Promise<McpSession> {
   switch (config.kind) {
     case 'stdio': {
@@ -116,7 +117,7 @@ export async function openSession(
         killGraceMs: options.killGraceMs,
         ...(options.onStderr === undefined ? {} : { onStderr: (text: string) => options.onStderr?.(serverName, text) }),
       });
-      return initialize(serverName, transport, 'stdio', options, signal);
+      return initialize(serverName, transport, 'stdio', options, attempt);
     }
     case 'http':
     case 'sse': {
@@ -125,10 +126,10 @@ export async function openSession(
         ...(config.authProvider === undefined ? {} : { authProvider: config.authProvider }),
       };
       const sse = (): Promise<McpSession> =>
-        initialize(serverName, new SSEClientTransport(config.url, transportOptions), 'sse', options, signal);
+        initialize(serverName, new SSEClientTransport(config.url, transportOptions), 'sse', options, attempt);
       if (config.kind === 'sse' || preferSse) return sse();
       try {
-        return await initialize(serverName, new StreamableHTTPClientTransport(config.url, transportOptions), 'http', options, signal);
+        return await initialize(serverName, new StreamableHTTPClientTransport(config.url, transportOptions), 'http', options, attempt);
       } catch (error) {
         if (!isLegacyServerRejection(error)) throw error;
         try {
@@ -145,9 +146,21 @@ export async function openSession(
       } catch (error) {
         throw connectError(error, { serverName, mode: 'custom', timeoutMs: options.connectTimeoutMs });
       }
-      return initialize(serverName, transport, 'custom', options, signal);
+      return initialize(serverName, transport, 'custom', options, attempt);
     }
   }
+}
+
+/** What one connection attempt is given by its slot. */
+export interface ConnectAttempt {
+  /** Aborted when the executor closes: the attempt stops and leaves nothing running. */
+  signal: AbortSignal;
+  /** Called when the server asked for an OAuth authorization; `finish` exchanges the code the user brings back. */
+  onAuthorizationPending: (finish: (authorizationCode: string) => Promise<void>) => void;
+}
+
+function hasFinishAuth(transport: Transport): transport is Transport & { finishAuth(code: string): Promise<void> } {
+  return typeof (transport as { finishAuth?: unknown }).finishAuth === 'function';
 }
 
 /**
@@ -164,8 +177,9 @@ async function initialize(
   transport: Transport,
   mode: SessionMode,
   options: ResolvedMcpExecutorOptions,
-  signal: AbortSignal,
+  attempt: ConnectAttempt,
 ): Promise<McpSession> {
+  const { signal } = attempt;
   const client = new Client(options.clientInfo, { capabilities: {} });
   const session = new McpSession(serverName, client, transport, mode);
   try {
@@ -174,6 +188,10 @@ async function initialize(
     const failure = session.failureDetails();
     await session.close();
     if (signal.aborted) throw signal.reason;
+    // The server wants an interactive OAuth authorization: the transport that started it finishes it.
+    if (error instanceof UnauthorizedError && hasFinishAuth(transport)) {
+      attempt.onAuthorizationPending((code) => transport.finishAuth(code));
+    }
     throw connectError(error, { serverName, mode, timeoutMs: options.connectTimeoutMs }, failure);
   }
   deliverNotificationsBeforeResponses(transport, session);

@@ -166,6 +166,11 @@ export interface McpExecutorClient extends McpExecutor {
    * @returns how many tools were registered
    */
   importTools(index: McpToolSink, serverNames?: readonly string[]): Promise<number>;
+  /**
+   * Completes the interactive OAuth authorization a server asked for (see `authProvider`) with
+   * the code the user brought back; the next connection uses the new tokens.
+   */
+  finishAuth(serverName: string, authorizationCode: string): Promise<void>;
   /** Closes every session and ends every server process tree. Idempotent; later calls reject. */
   close(): Promise<void>;
 }
