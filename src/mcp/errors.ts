@@ -181,7 +181,7 @@ export function fallbackError(serverName: string, httpError: ToolexecError, sseE
   const httpStatus = sse.details?.httpStatus ?? httpError.details?.httpStatus;
   return errors(
     sse.code === 'TIMEOUT' ? 'TIMEOUT' : 'EXECUTION',
-    `could not connect to MCP server "${serverName}": Streamable HTTP ${reason(httpError)}; then HTTP+SSE ${reason(sse)}`,
+    `could not connect to MCP server "${serverName}": Streamable HTTP failed (${reason(httpError)}), then HTTP+SSE failed (${reason(sse)})`,
     {
       cause: new AggregateError([httpError, sse], `both transports of MCP server "${serverName}" failed`),
       details: {

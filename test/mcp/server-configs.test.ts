@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { type McpExecutorOptions, type McpServerConfig, type SdkMcpExecutor, createMcpExecutor } from '../../src/mcp/index.js';
@@ -107,6 +109,30 @@ describe('connection failures name the server, the transport and the HTTP status
     expect(error.message.match(/401/g)).toHaveLength(1);
     // One POST: a 401 is about credentials, so the client does not try the SSE transport.
     expect(unauthorized.stats.requests - before).toBe(1);
+  });
+
+  it('Streamable HTTP refused, then the SSE fallback failing: both reasons once each, the last status in details', async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      if (req.method === 'POST') res.writeHead(405, { allow: 'GET' }).end('use the old transport');
+      else res.writeHead(503).end('down for maintenance');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const ex = executor({ both: { url: `http://127.0.0.1:${port}/mcp` } });
+      const error = await rejection(echo(ex, 'both'));
+      expect(error.code).toBe('EXECUTION');
+      expect(error.message).toMatch(
+        /^mcp: could not connect to MCP server "both": Streamable HTTP failed \(HTTP 405: .*use the old transport\), then HTTP\+SSE failed \(HTTP 503/,
+      );
+      expect(error.message.match(/could not connect/g)).toHaveLength(1);
+      expect(error.details).toMatchObject({ serverName: 'both', transport: 'sse', httpStatus: 503 });
+      expect(error.cause).toBeInstanceOf(AggregateError);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('a process that never answers initialize fails after connectTimeoutMs (TIMEOUT) and is ended', async () => {
