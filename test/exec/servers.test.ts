@@ -155,6 +155,19 @@ describe('every MCP server fails alone', () => {
     expect((error.cause as Error).message).toBe('user gave up');
   });
 
+  it('refuses a bad onServerStatus or mcpReconnect when the facade is created', () => {
+    for (const options of [
+      { onServerStatus: 'log' },
+      { mcpReconnect: { initialDelayMs: -1 } },
+      { mcpReconnect: { maxDelayMs: Infinity } },
+    ]) {
+      const field = Object.keys(options)[0]!;
+      expect(() => createExec(options as ExecOptions), field).toThrow(
+        expect.objectContaining({ code: 'CONFIGURATION', details: { invalid: [field] } }),
+      );
+    }
+  });
+
   it('a required server is all-or-nothing: its failure rejects connect() and every call', async () => {
     const e = exec({
       mcpServers: { good: stdioFixture(), must: { ...stdioFixture({ FIXTURE_FAIL_START: 'broken' }), required: true } },
