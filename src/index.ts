@@ -19,8 +19,18 @@ export {
   createExec,
   durationOf,
 } from './exec/index.js';
-export type { Exec, ExecChainResult, ExecOptions, ExecStepResult, LocalToolDefinition, Result, Step } from './exec/index.js';
-export { ERROR_CODES, ToolexecError, defineTool, hasErrorCode, parseToolId, toErrorShape, toolId } from './model/index.js';
+export type {
+  ContentBlock,
+  Exec,
+  ExecChainResult,
+  ExecOptions,
+  ExecStepResult,
+  LocalToolDefinition,
+  Result,
+  ServerStatus,
+  Step,
+} from './exec/index.js';
+export { ERROR_CODES, ToolexecError, defineTool, errorStatus, hasErrorCode, parseToolId, toErrorShape, toolId } from './model/index.js';
 export type { ErrorCode, ErrorShape, Tool, ToolBackend } from './model/index.js';
 export type { DetailLevel, ToolDoc, ToolSummary } from './discovery/index.js';
 export { ChainError, ToolError } from './run/index.js';

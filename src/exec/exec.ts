@@ -1,7 +1,7 @@
 /**
  * The facade: one object over the index, the doc store, the runner, MCP servers and code mode.
  */
-import { ToolexecError, localBackend, toolId as toolIdOf, type McpTool } from '../model/index.js';
+import { ToolexecError, localBackend, toolId as toolIdOf } from '../model/index.js';
 import { layerErrors } from '../model/internal.js';
 import {
   createDocStore,
@@ -14,6 +14,7 @@ import {
 } from '../discovery/index.js';
 import {
   createLocalRegistry,
+  ToolError,
   createRunner,
   type LocalHandlerRegistry,
   type McpExecutor,
@@ -22,20 +23,27 @@ import {
   type Runner,
   type StreamEvent,
 } from '../run/index.js';
-import { createMcpExecutor, type McpExecutorClient, type McpToolSink } from '../mcp/index.js';
+import { createMcpExecutor, type McpExecutorClient } from '../mcp/index.js';
 import { createRuntime, type Runtime } from '../runtime/index.js';
 import { createCodeExecutor, type CodeParams, type CodeResult, type DefaultCodeExecutor } from '../code/index.js';
 import { elapsedMs, nowMs, runExecChain } from './chain.js';
 import { McpRouter } from './mcp-router.js';
 import { DEFAULT_SEARCH_LIMIT, resolveExecOptions, type ResolvedExecOptions } from './options.js';
-import type { Exec, ExecChainResult, ExecOptions, Result, Step } from './types.js';
+import { ServerPool, closedError, type WaitBounds } from './servers.js';
+import type { Exec, ExecChainResult, ExecOptions, Result, ServerStatus, Step } from './types.js';
 
 const RESOLVED = Promise.resolve();
 const errors = layerErrors('exec');
 
-/** CONNECTION_CLOSED: the facade was closed. */
-function closedError(): ToolexecError {
-  return errors('CONNECTION_CLOSED', 'the Exec instance is closed');
+/**
+ * The facade's own SERVER_UNAVAILABLE, when the runner wrapped it (a tool of a failed server is
+ * found missing at the runner's resolve step): the caller gets the error that names the server.
+ */
+function unwrapUnavailable(err: unknown): unknown {
+  if (err instanceof ToolError && err.op === 'resolve' && err.code === 'SERVER_UNAVAILABLE' && ToolexecError.isInstance(err.cause)) {
+    return err.cause;
+  }
+  return err;
 }
 
 /**
@@ -65,13 +73,15 @@ export function durationOf(err: unknown): number | undefined {
  * `dev` profile is asked for by name, in which case the facade passes the host backend's opt-in.
  *
  * - **Tools.** `tools` are registered in the index (backend `local`, name = tool ID) with their
- *   docs; `localHandlers` serve local backends by name. `mcpServers` are connected and their tools
- *   imported (namespace = server name) before the first search, doc lookup, run or snippet — one
- *   shared attempt; a failure rejects the calls waiting on it and the next call tries again (only
- *   the servers that failed). A server's `tools/list_changed` makes the next call re-import it.
- *   Connecting and listing use the MCP executor's own request timeout (`mcpOptions.requestTimeoutMs`,
- *   60 s: a server may be slow to start), not `defaultTimeoutMs`; a call's `durationMs` does not
- *   include the import. `mcpOptions` configures that executor (e.g. `alwaysRequestProgress`).
+ *   docs; `localHandlers` serve local backends by name. `mcpServers` connect on first use, each on
+ *   its own (`ServerPool`, `src/exec/servers.ts`), and import their tools (namespace = server
+ *   name). A server that fails is `failed` in {@link DefaultExec.serverStatus}, its tools are
+ *   absent, and everything else works at once: a local call never waits for a server, a search
+ *   waits only for the first attempts (each bounded by `mcpOptions.connectTimeoutMs`, 10 s), and a
+ *   call for a tool of a server that is not connected waits for it within the call's own deadline,
+ *   or rejects with `SERVER_UNAVAILABLE` while the server's backoff (`mcpReconnect`) runs. A
+ *   `required` server is all-or-nothing. A server's `tools/list_changed` re-imports it.
+ *   `mcpOptions` configures the MCP executor (e.g. `alwaysRequestProgress`).
  * - **Calls.** `runTool` resolves `{ value, toolId, durationMs }`; a failure rejects with the run
  *   layer's error unchanged (a `ToolError`: code, op, backend, cause), carrying the call's
  *   duration as a non-enumerable `durationMs` ({@link durationOf}). `timeoutMs` (or
@@ -98,12 +108,8 @@ export class DefaultExec implements Exec {
   /** What a call without options hands the runner. */
   readonly #defaultRunOptions: RunOptions | undefined;
   readonly #timeoutMs: number | undefined;
-  /** MCP servers whose tools are not (or no longer) imported. */
-  readonly #pending = new Set<string>();
-  /** Tool IDs registered per MCP server by the last import. */
-  readonly #imported = new Map<string, string[]>();
-  #ready: boolean;
-  #init: Promise<void> | undefined;
+  /** The MCP servers of `mcpServers`, each connected and failing on its own. */
+  readonly #pool: ServerPool | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(options: ExecOptions = {}) {
@@ -116,22 +122,32 @@ export class DefaultExec implements Exec {
 
     const serverNames = Object.keys(o.mcpServers);
     let mcp: McpExecutor | undefined = o.mcp;
+    let pool: ServerPool | undefined;
     if (serverNames.length > 0) {
-      const onListChanged = o.mcpOptions.onToolsListChanged;
+      const { onToolsListChanged, onConnectionLost } = o.mcpOptions;
       const client = createMcpExecutor({
         ...o.mcpOptions,
         servers: o.mcpServers,
         onToolsListChanged: (serverName) => {
-          this.#pending.add(serverName);
-          this.#ready = false;
-          onListChanged?.(serverName);
+          pool?.markStale(serverName);
+          onToolsListChanged?.(serverName);
+        },
+        onConnectionLost: (serverName, error) => {
+          pool?.connectionLost(serverName, error);
+          onConnectionLost?.(serverName, error);
         },
       });
       this.#mcpClient = client;
-      for (const name of serverNames) this.#pending.add(name);
+      pool = new ServerPool({
+        client,
+        index: this.#index,
+        servers: new Map(serverNames.map((name) => [name, o.mcpServers[name]?.required === true])),
+        reconnect: o.mcpReconnect,
+        onStatus: o.onServerStatus,
+      });
       mcp = o.mcp === undefined ? client : new McpRouter(serverNames, client, o.mcp);
     }
-    this.#ready = this.#pending.size === 0;
+    this.#pool = pool;
 
     this.#runner = createRunner({
       index: this.#index,
@@ -140,6 +156,11 @@ export class DefaultExec implements Exec {
       validateOutput: o.validateOutput,
       ...(mcp === undefined ? {} : { mcp }),
       ...(o.provider === undefined ? {} : { provider: o.provider }),
+      // A tool the index lacks may belong to a server that is not connected (yet): wait for it,
+      // or reject with SERVER_UNAVAILABLE. The runner bounds the wait by the call's deadline.
+      ...(pool === undefined
+        ? {}
+        : { toolResolver: (id: string) => pool.resolveMissing(id), backendsResolver: (id: string) => pool.backendsOf(id) }),
     });
     const runtime = o.runtime ?? (this.#ownedRuntime = createRuntime());
     this.#code = createCodeExecutor({
@@ -193,8 +214,9 @@ export class DefaultExec implements Exec {
   }
 
   runTool(id: string, args?: Record<string, unknown>, options?: RunOptions): Promise<Result> {
-    if (this.#ready) return this.#runTool(id, args, options);
-    return this.#prepare().then(() => this.#runTool(id, args, options));
+    const gate = this.#beforeCall(options);
+    if (gate === undefined) return this.#runTool(id, args, options);
+    return gate.then(() => this.#runTool(id, args, options));
   }
 
   runToolStream(id: string, args?: Record<string, unknown>, options?: RunOptions): AsyncIterable<StreamEvent> {
@@ -202,7 +224,7 @@ export class DefaultExec implements Exec {
   }
 
   async runChain(steps: Step[], options?: RunOptions): Promise<ExecChainResult> {
-    await this.#prepare();
+    await this.#beforeCall(options);
     return runExecChain(this.#runner, steps, options, this.#timeoutFor(options));
   }
 
@@ -217,8 +239,27 @@ export class DefaultExec implements Exec {
     return this.#code.executeCode(params);
   }
 
+  connect(options: WaitBounds = {}): Promise<Record<string, ServerStatus>> {
+    if (this.#closing !== undefined) return Promise.reject(closedError());
+    return this.#pool === undefined ? Promise.resolve({}) : this.#pool.connect(options ?? {});
+  }
+
+  async finishAuth(server: string, authorizationCode: string): Promise<void> {
+    if (this.#closing !== undefined) throw closedError();
+    const client = this.#mcpClient;
+    if (client === undefined || this.#pool === undefined) {
+      throw errors.invalidArgument('server', `"${server}" is not one of mcpServers`, { details: { server } });
+    }
+    await client.finishAuth(server, authorizationCode);
+    await this.#pool.reconnectNow(server);
+  }
+
+  serverStatus(): Record<string, ServerStatus> {
+    return this.#pool?.status() ?? {};
+  }
+
   close(): Promise<void> {
-    this.#ready = false;
+    this.#pool?.close();
     this.#closing ??= Promise.allSettled([this.#mcpClient?.close(), this.#code.close(), this.#ownedRuntime?.close?.()]).then(
       () => undefined,
     );
@@ -231,9 +272,11 @@ export class DefaultExec implements Exec {
     try {
       result = await this.#runner.run(id, args, options === undefined ? this.#defaultRunOptions : this.#callOptions(options));
     } catch (err) {
-      throw withDuration(err, elapsedMs(startedMs));
+      throw withDuration(unwrapUnavailable(err), elapsedMs(startedMs));
     }
-    return { value: result.structured, toolId: id, durationMs: elapsedMs(startedMs) };
+    const mcpResult = result.mcpResult;
+    if (mcpResult === undefined) return { value: result.structured, toolId: id, durationMs: elapsedMs(startedMs) };
+    return { value: result.structured, content: mcpResult.content, toolId: id, durationMs: elapsedMs(startedMs) };
   }
 
   async *#stream(
@@ -241,7 +284,7 @@ export class DefaultExec implements Exec {
     args: Record<string, unknown> | undefined,
     options: RunOptions | undefined,
   ): AsyncGenerator<StreamEvent, void, undefined> {
-    await this.#prepare();
+    await this.#beforeCall(options);
     yield* this.#runner.runStream(id, args, options === undefined ? this.#defaultRunOptions : this.#callOptions(options));
   }
 
@@ -266,59 +309,24 @@ export class DefaultExec implements Exec {
     return timeoutMs === Infinity ? undefined : timeoutMs;
   }
 
-  /** Resolves once every MCP server's tools are imported; rejects after close(). */
+  /**
+   * Before a run: nothing when every server is connected (the fast path); otherwise starts the
+   * attempts that are due and waits for the required servers, bounded by the call's deadline.
+   */
+  #beforeCall(options: RunOptions | undefined): Promise<void> | undefined {
+    if (this.#closing !== undefined) return Promise.reject(closedError());
+    const pool = this.#pool;
+    if (pool === undefined || pool.settled) return undefined;
+    const timeoutMs = options?.timeoutMs ?? this.#timeoutMs;
+    return pool.beforeCall({ signal: options?.signal ?? undefined, timeoutMs: timeoutMs === Infinity ? undefined : timeoutMs });
+  }
+
+  /** Before a search, doc lookup or snippet: the servers' first imports (see `ServerPool.beforeDiscovery`); rejects after close(). */
   #prepare(): Promise<void> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
-    if (this.#ready) return RESOLVED;
-    this.#init ??= this.#importPending().finally(() => {
-      this.#init = undefined;
-    });
-    return this.#init;
-  }
-
-  async #importPending(): Promise<void> {
-    const client = this.#mcpClient as McpExecutorClient;
-    const names = [...this.#pending];
-    for (const name of names) this.#pending.delete(name);
-    const outcomes = await Promise.allSettled(names.map((name) => client.importTools(this.#sink(), [name])));
-    if (this.#closing !== undefined) throw closedError();
-    const failures: { server: string; error: unknown }[] = [];
-    outcomes.forEach((outcome, i) => {
-      const server = names[i] as string;
-      if (outcome.status === 'rejected') {
-        this.#pending.add(server);
-        failures.push({ server, error: outcome.reason });
-      }
-    });
-    if (this.#pending.size === 0) this.#ready = true;
-    if (failures.length === 0) return;
-    const first = failures[0] as { server: string; error: unknown };
-    if (failures.length === 1) throw first.error;
-    throw errors(
-      ToolexecError.isInstance(first.error) ? first.error.code : 'EXECUTION',
-      `importing the tools of MCP servers ${failures.map((f) => `"${f.server}"`).join(', ')} failed`,
-      { cause: new AggregateError(failures.map((f) => f.error)), details: { servers: failures.map((f) => f.server) } },
-    );
-  }
-
-  /** Registers a server's tools, replacing what its previous import registered. */
-  #sink(): McpToolSink {
-    return {
-      registerToolsFromMcp: (serverName: string, tools: readonly McpTool[]) => {
-        for (const id of this.#imported.get(serverName) ?? []) {
-          try {
-            this.#index.unregisterBackend(id, 'mcp', serverName);
-          } catch {
-            // already gone
-          }
-        }
-        this.#index.registerToolsFromMcp(serverName, tools);
-        this.#imported.set(
-          serverName,
-          tools.map((tool) => toolIdOf({ ...tool, namespace: (tool as { namespace?: string }).namespace || serverName })),
-        );
-      },
-    };
+    const pool = this.#pool;
+    if (pool === undefined || pool.settled) return RESOLVED;
+    return pool.beforeDiscovery();
   }
 
   #registerLocalTools(): void {

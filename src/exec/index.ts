@@ -23,5 +23,17 @@ export {
 /** Profile of snippets that name none: `standard`, a real sandbox (never the host). */
 export { DEFAULT_SECURITY_PROFILE } from '../runtime/index.js';
 export type { ResolvedExecOptions } from './options.js';
-export type { Exec, ExecChainResult, ExecOptions, ExecStepResult, LocalToolDefinition, Result, Step } from './types.js';
+export { DEFAULT_RECONNECT } from './backoff.js';
+export type {
+  ContentBlock,
+  Exec,
+  ExecChainResult,
+  ExecOptions,
+  ExecStepResult,
+  LocalToolDefinition,
+  ReconnectPolicy,
+  Result,
+  ServerStatus,
+  Step,
+} from './types.js';
 export type { CodeParams, CodeResult, ToolCallRecord } from '../code/index.js';

@@ -5,6 +5,7 @@ import { DEFAULT_TIMEOUT_MS, layerErrors } from '../model/internal.js';
 import type { LocalHandler } from '../run/index.js';
 import { DEFAULT_SECURITY_PROFILE, type SecurityProfile } from '../runtime/index.js';
 import { isSecurityProfile } from '../runtime/internal.js';
+import { DEFAULT_RECONNECT, type ReconnectPolicy } from './backoff.js';
 import type { ExecOptions, LocalToolDefinition } from './types.js';
 
 const errors = layerErrors('exec');
@@ -35,6 +36,10 @@ export interface ResolvedExecOptions {
   localHandlers: Readonly<Record<string, LocalHandler>>;
   /** The MCP servers to connect to, by name (`{}` when none). */
   mcpServers: NonNullable<ExecOptions['mcpServers']>;
+  /** Called on every change of an MCP server's status. */
+  onServerStatus: ExecOptions['onServerStatus'];
+  /** When a failed MCP server is tried again. */
+  mcpReconnect: Required<ReconnectPolicy>;
   /** Options of the executor made for `mcpServers` (without `servers`). */
   mcpOptions: NonNullable<ExecOptions['mcpOptions']>;
   /** The caller's MCP executor, for servers not in `mcpServers`; may be undefined. */
@@ -92,6 +97,14 @@ export function resolveExecOptions(options: ExecOptions = {}): ResolvedExecOptio
   );
   check('localHandlers', isObject(o.localHandlers) && Object.values(o.localHandlers as object).every((h) => typeof h === 'function'));
   check('mcpServers', isObject(o.mcpServers) && Object.values(o.mcpServers as object).every(isObject));
+  check('onServerStatus', typeof o.onServerStatus === 'function');
+  check(
+    'mcpReconnect',
+    isObject(o.mcpReconnect) &&
+      [o.mcpReconnect.initialDelayMs, o.mcpReconnect.maxDelayMs].every(
+        (v) => v === undefined || (typeof v === 'number' && v > 0 && Number.isFinite(v)),
+      ),
+  );
   check('mcpOptions', isObject(o.mcpOptions) && !('servers' in (o.mcpOptions as object)));
   check('mcp', hasMethod(o.mcp, 'callTool'));
   check('provider', hasMethod(o.provider, 'callTool'));
@@ -115,6 +128,8 @@ export function resolveExecOptions(options: ExecOptions = {}): ResolvedExecOptio
     tools: o.tools ?? [],
     localHandlers: o.localHandlers ?? {},
     mcpServers: o.mcpServers ?? {},
+    onServerStatus: o.onServerStatus,
+    mcpReconnect: { ...DEFAULT_RECONNECT, ...o.mcpReconnect },
     mcpOptions: o.mcpOptions ?? {},
     mcp: o.mcp,
     provider: o.provider,

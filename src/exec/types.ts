@@ -1,9 +1,34 @@
+import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolexecError, Tool } from '../model/index.js';
 import type { DetailLevel, DocEntry, DocStore, ToolDoc, ToolExample, ToolIndex, ToolSummary } from '../discovery/index.js';
 import type { ChainStep, LocalHandler, McpExecutor, ProviderExecutor, RunOptions, StreamEvent } from '../run/index.js';
 import type { McpExecutorOptions, McpServerConfig } from '../mcp/index.js';
 import type { Runtime, SecurityProfile } from '../runtime/index.js';
 import type { CodeParams, CodeResult } from '../code/index.js';
+import type { ReconnectPolicy } from './backoff.js';
+
+export type { ContentBlock, ReconnectPolicy };
+
+/**
+ * Where one MCP server of `mcpServers` stands.
+ *
+ * - `connecting`: an attempt is under way, or none was made yet (servers connect on first use,
+ *   or on `connect()`);
+ * - `connected`: its tools are in the index;
+ * - `failed`: it could not start, crashed, or did not answer `initialize` in time; its tools are
+ *   out of the index, and it is tried again after a backoff;
+ * - `closed`: the facade was closed.
+ */
+export interface ServerStatus {
+  /** The state. */
+  state: 'connecting' | 'connected' | 'failed' | 'closed';
+  /** How many of its tools are in the index (0 unless `connected`). */
+  toolCount: number;
+  /** Why it failed (the connect error: a server that could not start, a TIMEOUT, an HTTP status in `details.httpStatus`). */
+  error?: ToolexecError;
+  /** When it entered this state (`Date.now()` milliseconds). */
+  since: number;
+}
 
 /** A local tool: its definition and the function that runs it. */
 export interface LocalToolDefinition {
@@ -31,10 +56,24 @@ export interface ExecOptions {
   /** Local handlers by backend name, for tools registered in the index by other means. */
   localHandlers?: Record<string, LocalHandler>;
   /**
-   * MCP servers to connect to. Their tools are imported into the index (namespace = server name)
-   * before the first search, doc lookup, run or snippet; `close()` ends the connections.
+   * MCP servers to connect to, as MCP clients' configs write them: `{ command, args?, env?, cwd? }`
+   * (stdio), `{ url, headers?, authProvider? }` (Streamable HTTP, falling back to HTTP+SSE), either
+   * with `type: 'stdio' | 'http' | 'sse'`, and `required?: boolean`.
+   *
+   * Each server connects on first use and imports its tools (namespace = server name) on its own:
+   * a server that fails is `failed` (see {@link ServerStatus}), its tools are absent, and
+   * everything else works at once. A call for a tool of a failed server rejects with
+   * `SERVER_UNAVAILABLE` (`details.server`, the connect error as `cause`) until its backoff
+   * (`mcpReconnect`) has passed; then the call starts a new attempt and waits for it, bounded by
+   * its own `timeoutMs` and `signal`. A `required: true` server is all-or-nothing: until it is
+   * connected every call waits for it, and its failure rejects `connect()` and every call.
+   * `close()` ends the connections.
    */
   mcpServers?: Record<string, McpServerConfig>;
+  /** Called on every change of a server's {@link ServerStatus} (also readable at any time with `serverStatus()`). */
+  onServerStatus?: (name: string, status: ServerStatus) => void;
+  /** When a failed MCP server is tried again. @defaultValue `{ initialDelayMs: 1000, maxDelayMs: 30000 }` */
+  mcpReconnect?: ReconnectPolicy;
   /**
    * Options of the MCP executor made for `mcpServers` (`requestTimeoutMs`, `maxTotalTimeoutMs`,
    * `alwaysRequestProgress`, `clientInfo`, stderr handling...), checked like `createMcpExecutor`'s.
@@ -75,6 +114,11 @@ export interface ExecOptions {
 export interface Result {
   /** The tool's structured result. */
   value?: unknown;
+  /**
+   * Every content block an MCP tool sent (text, image, audio, resource, resource_link), as the
+   * server sent them: JSON-safe (binary data is base64 text). Absent for local and provider tools.
+   */
+  content?: ContentBlock[];
   /** The tool ID as the caller wrote it (a chain: its last step's). */
   toolId: string;
   /** Wall-clock time of the call, measured by the facade, in milliseconds to the nanosecond (> 0 even for a sub-microsecond call). */
@@ -144,6 +188,23 @@ export interface Exec {
   runChain(steps: Step[], options?: RunOptions): Promise<ExecChainResult>;
   /** Runs a code-mode snippet in the sandbox of its profile. Failures carry the partial result in `details.result`. */
   executeCode(params: CodeParams): Promise<CodeResult>;
+  /**
+   * Connects every MCP server that is neither connected nor connecting (a failed one too) and
+   * resolves, once each has connected or failed, with every {@link ServerStatus} by name. Never
+   * rejects for a server that is not `required`; when `timeoutMs` runs out first it resolves with
+   * the servers still connecting marked so; an aborted `signal` rejects (`ABORTED`).
+   */
+  connect(options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<Record<string, ServerStatus>>;
+  /**
+   * Completes the interactive OAuth authorization an MCP server asked for: when its `authProvider`
+   * was told to `redirectToAuthorization`, the server is `failed` (not authorized); pass the code
+   * the user brought back, and the server connects with the new tokens. Resolves once it is
+   * connected; `INVALID_ARGUMENT` when no authorization is waiting; `SERVER_UNAVAILABLE` when it
+   * still cannot connect.
+   */
+  finishAuth(server: string, authorizationCode: string): Promise<void>;
+  /** Every MCP server's {@link ServerStatus} by name, now. */
+  serverStatus(): Record<string, ServerStatus>;
   /** Closes MCP connections and the runtime backends the facade created. Idempotent. */
   close(): Promise<void>;
 }

@@ -1,5 +1,6 @@
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ToolexecError, errorMessage } from '../model/index.js';
 import { abortError as stoppedError, layerErrors } from '../model/internal.js';
@@ -122,20 +123,98 @@ export function mapOperationError(error: unknown, context: OperationContext, ses
   return errors('EXECUTION', `${where} failed: ${errorMessage(error)}`, { cause: error, details: baseDetails(context) });
 }
 
-/** The error for a server that could not be reached or initialized (with exit status and stderr tail). */
-export function connectError(error: unknown, context: OperationContext, failure: FailureDetails = {}): ToolexecError {
+/** How a session reaches its server. */
+export type SessionMode = 'stdio' | 'http' | 'sse' | 'custom';
+
+const TRANSPORT_NAMES: Record<SessionMode, string> = {
+  stdio: 'stdio',
+  http: 'Streamable HTTP',
+  sse: 'HTTP+SSE',
+  custom: 'a custom transport',
+};
+
+/** What a failed connection attempt was. */
+export interface ConnectContext {
+  serverName: string;
+  /** The transport tried. */
+  mode: SessionMode;
+  /** The connect timeout that applied. */
+  timeoutMs: number;
+}
+
+/**
+ * The error for a server that could not be reached or initialized. The message names the server,
+ * the transport and the HTTP status (once), then the exit status and stderr tail of a process;
+ * `details` has `serverName`, `transport`, `httpStatus`, `reason` and what the session knew.
+ */
+export function connectError(error: unknown, context: ConnectContext, failure: FailureDetails = {}): ToolexecError {
   if (ToolexecError.isInstance(error)) return error;
-  const details = { ...baseDetails(context), ...failure };
+  const details: Record<string, unknown> = { serverName: context.serverName, transport: context.mode, ...failure };
+  const over = `MCP server "${context.serverName}" over ${TRANSPORT_NAMES[context.mode]}`;
   if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) {
-    return errors('TIMEOUT', `MCP server "${context.serverName}" did not answer initialize within ${context.timeoutMs} ms`, {
-      cause: error,
-      details,
-    });
+    let message = `${over} did not answer initialize within ${context.timeoutMs} ms`;
+    if (failure.transportError !== undefined) message += `; last transport error: ${failure.transportError}`;
+    details.reason = `no answer to initialize within ${context.timeoutMs} ms`;
+    return errors('TIMEOUT', message, { cause: error, details });
   }
-  let message = `Could not connect to MCP server "${context.serverName}": ${errorMessage(error)}`;
+  const status = httpStatusOf(error);
+  let reason = stripTransportPrefix(errorMessage(error));
+  if (status !== undefined) {
+    details.httpStatus = status;
+    if (!reason.includes(`HTTP ${status}`)) reason = `HTTP ${status}: ${reason}`;
+  }
+  if (error instanceof UnauthorizedError) reason = `not authorized (${reason})`;
+  details.reason = reason;
+  let message = `could not connect to ${over}: ${reason}`;
   if (failure.exitCode !== undefined) message += ` (exit code ${String(failure.exitCode)})`;
   if (failure.stderr !== undefined) message += `; stderr: ${lastLines(failure.stderr)}`;
+  else if (failure.transportError !== undefined && failure.transportError !== errorMessage(error)) {
+    message += `; last transport error: ${failure.transportError}`;
+  }
   return errors('EXECUTION', message, { cause: error, details });
+}
+
+/** The error when Streamable HTTP was refused and the HTTP+SSE fallback failed too: both reasons, once each. */
+export function fallbackError(serverName: string, httpError: ToolexecError, sseError: unknown): ToolexecError {
+  const sse = ToolexecError.isInstance(sseError) ? sseError : connectError(sseError, { serverName, mode: 'sse', timeoutMs: 0 });
+  const reason = (e: ToolexecError): string => (typeof e.details?.reason === 'string' ? e.details.reason : e.message);
+  const httpStatus = sse.details?.httpStatus ?? httpError.details?.httpStatus;
+  return errors(
+    sse.code === 'TIMEOUT' ? 'TIMEOUT' : 'EXECUTION',
+    `could not connect to MCP server "${serverName}": Streamable HTTP failed (${reason(httpError)}), then HTTP+SSE failed (${reason(sse)})`,
+    {
+      cause: new AggregateError([httpError, sse], `both transports of MCP server "${serverName}" failed`),
+      details: {
+        serverName,
+        transport: 'sse',
+        ...(httpStatus === undefined ? {} : { httpStatus }),
+        attempts: [httpError.details, sse.details],
+      },
+    },
+  );
+}
+
+/** The HTTP status of a transport error (Streamable HTTP, SSE), or undefined. */
+function httpStatusOf(error: unknown): number | undefined {
+  if (error instanceof StreamableHTTPError || error instanceof SseError) {
+    const code = error.code;
+    return typeof code === 'number' && code >= 100 && code < 600 ? code : undefined;
+  }
+  return undefined;
+}
+
+function stripTransportPrefix(message: string): string {
+  return message.replace(/^(Streamable HTTP error|SSE error): /, '');
+}
+
+/** EXECUTION for an open connection that ended by itself: a server that exited, crashed or dropped the stream. */
+export function connectionLostError(serverName: string, failure: FailureDetails): ToolexecError {
+  let message = `MCP server "${serverName}" closed the connection`;
+  if (failure.signal != null) message += ` (killed by ${failure.signal})`;
+  else if (failure.exitCode !== undefined) message += ` (exit code ${String(failure.exitCode)})`;
+  if (failure.stderr !== undefined) message += `; stderr: ${lastLines(failure.stderr)}`;
+  else if (failure.transportError !== undefined) message += `; last transport error: ${failure.transportError}`;
+  return errors('EXECUTION', message, { details: { serverName, ...failure } });
 }
 
 /** What a session knows about why it ended. */

@@ -143,6 +143,24 @@ export class SdkMcpExecutor implements McpExecutorClient {
     return count;
   }
 
+  /**
+   * Completes an interactive OAuth authorization: after a connection to `serverName` failed
+   * because the server asked for one (the `authProvider`'s `redirectToAuthorization` was called),
+   * exchanges the code the user brought back, on the transport that started the flow. The next
+   * call connects with the new tokens. INVALID_ARGUMENT when no authorization is waiting.
+   */
+  finishAuth(serverName: string, authorizationCode: string): Promise<void> {
+    try {
+      if (typeof authorizationCode !== 'string' || authorizationCode === '') {
+        throw errors.invalidArgument('authorizationCode', 'must be a non-empty string');
+      }
+      return this.#slot(serverName).finishAuth(authorizationCode);
+    } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a ToolexecError from the checks
+      return Promise.reject(error);
+    }
+  }
+
   /** Closes every session and ends every server process tree. Idempotent. */
   close(): Promise<void> {
     this.#closing ??= Promise.allSettled([...this.#slots.values()].map((slot) => slot.close())).then(() => undefined);

@@ -7,7 +7,7 @@
  * @module toolexec/mcp
  */
 export { SdkMcpExecutor, createMcpExecutor } from './executor.js';
-export { DEFAULT_MCP_CLIENT_INFO, DEFAULT_MCP_REQUEST_TIMEOUT_MS } from './options.js';
+export { DEFAULT_MCP_CLIENT_INFO, DEFAULT_MCP_CONNECT_TIMEOUT_MS, DEFAULT_MCP_REQUEST_TIMEOUT_MS } from './options.js';
 export { DEFAULT_KILL_GRACE_MS, DEFAULT_STDERR_TAIL_BYTES, StdioProcessTransport } from './stdio-transport.js';
 export type { ProcessExit, StdioProcessTransportOptions } from './stdio-transport.js';
 export { DEFAULT_INHERITED_ENV_VARS, serverEnvironment } from './environment.js';
@@ -19,8 +19,10 @@ export type {
   McpExecutorOptions,
   McpHttpServerConfig,
   McpServerConfig,
+  McpServerConfigBase,
   McpStdioServerConfig,
   McpTool,
   McpToolSink,
+  OAuthClientProvider,
   Transport,
 } from './types.js';

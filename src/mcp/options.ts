@@ -1,10 +1,13 @@
 import { MAX_TIMER_MS } from '../model/internal.js';
 import { DEFAULT_KILL_GRACE_MS, DEFAULT_STDERR_TAIL_BYTES } from './stdio-transport.js';
-import type { McpExecutorOptions, McpServerConfig } from './types.js';
+import type { McpCustomServerConfig, McpExecutorOptions, McpServerConfig, OAuthClientProvider } from './types.js';
 import { errors } from './errors.js';
 
 /** Default of {@link McpExecutorOptions.requestTimeoutMs}: the SDK's own default, 60 s. */
 export const DEFAULT_MCP_REQUEST_TIMEOUT_MS = 60_000;
+
+/** Default of {@link McpExecutorOptions.connectTimeoutMs}: 10 s to start and answer `initialize`. */
+export const DEFAULT_MCP_CONNECT_TIMEOUT_MS = 10_000;
 
 /** The `clientInfo` sent in `initialize` unless one is given. */
 export const DEFAULT_MCP_CLIENT_INFO: Readonly<{
@@ -17,10 +20,17 @@ export const DEFAULT_MCP_CLIENT_INFO: Readonly<{
   version: '0.1.0',
 });
 
+/** @internal A server config as the executor uses it: the transport decided once, the URL parsed. */
+export type ResolvedServerConfig =
+  | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd: string | undefined }
+  | { kind: 'http' | 'sse'; url: URL; headers: Record<string, string> | undefined; authProvider: OAuthClientProvider | undefined }
+  | { kind: 'custom'; createTransport: McpCustomServerConfig['createTransport'] };
+
 /** @internal {@link McpExecutorOptions} with every default filled in. */
 export interface ResolvedMcpExecutorOptions {
-  servers: ReadonlyMap<string, McpServerConfig>;
+  servers: ReadonlyMap<string, ResolvedServerConfig>;
   requestTimeoutMs: number;
+  connectTimeoutMs: number;
   maxTotalTimeoutMs: number | undefined;
   alwaysRequestProgress: boolean;
   clientInfo: { name: string; version: string };
@@ -28,6 +38,7 @@ export interface ResolvedMcpExecutorOptions {
   killGraceMs: number;
   onStderr: McpExecutorOptions['onStderr'];
   onToolsListChanged: McpExecutorOptions['onToolsListChanged'];
+  onConnectionLost: McpExecutorOptions['onConnectionLost'];
 }
 
 /** @internal Fills defaults and checks every server config; throws `CONFIGURATION`. */
@@ -35,14 +46,12 @@ export function resolveMcpExecutorOptions(options: McpExecutorOptions): Resolved
   if (options === null || typeof options !== 'object' || options.servers === null || typeof options.servers !== 'object') {
     throw errors('CONFIGURATION', 'createMcpExecutor needs { servers: { <name>: <config> } }');
   }
-  const servers = new Map<string, McpServerConfig>();
-  for (const [name, config] of Object.entries(options.servers)) {
-    checkServerConfig(name, config);
-    servers.set(name, config);
-  }
+  const servers = new Map<string, ResolvedServerConfig>();
+  for (const [name, config] of Object.entries(options.servers)) servers.set(name, resolveServerConfig(name, config));
   return {
     servers,
     requestTimeoutMs: resolveTimeoutMs(options.requestTimeoutMs, DEFAULT_MCP_REQUEST_TIMEOUT_MS, 'requestTimeoutMs', 'CONFIGURATION'),
+    connectTimeoutMs: resolveTimeoutMs(options.connectTimeoutMs, DEFAULT_MCP_CONNECT_TIMEOUT_MS, 'connectTimeoutMs', 'CONFIGURATION'),
     maxTotalTimeoutMs:
       options.maxTotalTimeoutMs === undefined
         ? undefined
@@ -53,35 +62,72 @@ export function resolveMcpExecutorOptions(options: McpExecutorOptions): Resolved
     killGraceMs: nonNegative(options.killGraceMs, DEFAULT_KILL_GRACE_MS, 'killGraceMs'),
     onStderr: options.onStderr,
     onToolsListChanged: options.onToolsListChanged,
+    onConnectionLost: options.onConnectionLost,
   };
 }
 
-function checkServerConfig(name: string, config: McpServerConfig): void {
+/**
+ * @internal Decides a server's transport as MCP clients' configs do: `type` (or `transport`)
+ * when given, else `url` → Streamable HTTP, `command` → stdio. Throws `CONFIGURATION`.
+ */
+export function resolveServerConfig(name: string, config: McpServerConfig): ResolvedServerConfig {
   const fail = (why: string): never => {
     throw errors('CONFIGURATION', `MCP server "${name}": ${why}`, { details: { serverName: name } });
   };
   if (name === '') fail('the server name must not be empty');
   if (config === null || typeof config !== 'object') fail('the config must be an object');
-  switch (config.transport) {
-    case undefined:
-    case 'stdio':
-      if (typeof config.command !== 'string' || config.command === '') fail('a stdio server needs a command');
-      if (config.args !== undefined && (!Array.isArray(config.args) || config.args.some((a) => typeof a !== 'string'))) {
-        fail('args must be an array of strings');
-      }
-      if (config.env !== undefined && Object.values(config.env).some((v) => typeof v !== 'string')) {
+  const given = config as unknown as Record<string, unknown>;
+  if (given.required !== undefined && typeof given.required !== 'boolean') fail('required must be a boolean');
+  if (given.type !== undefined && given.transport !== undefined && given.type !== given.transport) {
+    fail(`type ${JSON.stringify(given.type)} and transport ${JSON.stringify(given.transport)} disagree`);
+  }
+  const kind: unknown = given.type ?? given.transport ?? ('url' in given ? 'http' : 'command' in given ? 'stdio' : undefined);
+  switch (kind) {
+    case 'stdio': {
+      const { command, args, env, cwd } = given;
+      if (typeof command !== 'string' || command === '') fail('a stdio server needs a command');
+      if (args !== undefined && (!Array.isArray(args) || args.some((a) => typeof a !== 'string'))) fail('args must be an array of strings');
+      if (env !== undefined && (env === null || typeof env !== 'object' || Object.values(env).some((v) => typeof v !== 'string'))) {
         fail('env values must be strings');
       }
-      return;
+      if (cwd !== undefined && typeof cwd !== 'string') fail('cwd must be a string');
+      return {
+        kind: 'stdio',
+        command: command as string,
+        args: [...((args as string[] | undefined) ?? [])],
+        env: { ...(env as Record<string, string> | undefined) },
+        cwd: cwd as string | undefined,
+      };
+    }
     case 'http':
-      if (typeof config.url !== 'string' || !URL.canParse(config.url)) fail(`an http server needs a valid url (got ${String(config.url)})`);
-      if (!/^https?:$/.test(new URL(config.url).protocol)) fail(`the url must be http(s) (got ${config.url})`);
-      return;
+    case 'sse': {
+      const { url, headers, authProvider } = given;
+      if (typeof url !== 'string' || !URL.canParse(url)) fail(`an ${kind} server needs a valid url (got ${String(url)})`);
+      const parsed = new URL(url as string);
+      if (!/^https?:$/.test(parsed.protocol)) fail(`the url must be http(s) (got ${url as string})`);
+      if (
+        headers !== undefined &&
+        (headers === null || typeof headers !== 'object' || Object.values(headers).some((v) => typeof v !== 'string'))
+      ) {
+        fail('header values must be strings');
+      }
+      if (authProvider !== undefined && (authProvider === null || typeof authProvider !== 'object')) {
+        fail('authProvider must be an OAuthClientProvider');
+      }
+      return {
+        kind: kind === 'sse' ? 'sse' : 'http',
+        url: parsed,
+        headers: headers as Record<string, string> | undefined,
+        authProvider: authProvider as OAuthClientProvider | undefined,
+      };
+    }
     case 'custom':
-      if (typeof config.createTransport !== 'function') fail('a custom server needs createTransport()');
-      return;
+      if (typeof given.createTransport !== 'function') fail('a custom server needs createTransport()');
+      return { kind: 'custom', createTransport: given.createTransport as McpCustomServerConfig['createTransport'] };
+    case undefined:
+      return fail('a server needs a command (stdio) or a url (Streamable HTTP)');
     default:
-      fail(`unknown transport "${String((config as { transport?: unknown }).transport)}" (expected stdio, http or custom)`);
+      return fail(`unknown transport "${String(kind)}" (expected stdio, http, sse or custom)`);
   }
 }
 

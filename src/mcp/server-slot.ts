@@ -1,8 +1,7 @@
-import { type ToolexecError } from '../model/index.js';
-import type { ResolvedMcpExecutorOptions } from './options.js';
+import { type ToolexecError, errorMessage } from '../model/index.js';
+import type { ResolvedMcpExecutorOptions, ResolvedServerConfig } from './options.js';
 import { type McpSession, openSession } from './session.js';
-import type { McpServerConfig } from './types.js';
-import { errors } from './errors.js';
+import { connectionLostError, errors } from './errors.js';
 
 /**
  * The connection to one configured server: opened on first use, shared by every call, dropped
@@ -11,15 +10,19 @@ import { errors } from './errors.js';
  */
 export class ServerSlot {
   readonly serverName: string;
-  readonly #config: McpServerConfig;
+  readonly #config: ResolvedServerConfig;
   readonly #options: ResolvedMcpExecutorOptions;
   #session: McpSession | undefined;
   #pending: Promise<McpSession> | undefined;
   #closed = false;
+  /** Set while an OAuth authorization the server asked for waits for its code. */
+  #finishAuth: ((authorizationCode: string) => Promise<void>) | undefined;
+  /** Aborted by close(): stops an attempt in flight (its process is ended at once). */
+  readonly #closing = new AbortController();
   // Once a server answered only over legacy HTTP+SSE, reconnect that way directly.
   #preferSse = false;
 
-  constructor(serverName: string, config: McpServerConfig, options: ResolvedMcpExecutorOptions) {
+  constructor(serverName: string, config: ResolvedServerConfig, options: ResolvedMcpExecutorOptions) {
     this.serverName = serverName;
     this.#config = config;
     this.#options = options;
@@ -42,7 +45,12 @@ export class ServerSlot {
 
   async #open(): Promise<McpSession> {
     try {
-      const session = await openSession(this.serverName, this.#config, this.#options, this.#preferSse);
+      const session = await openSession(this.serverName, this.#config, this.#options, this.#preferSse, {
+        signal: this.#closing.signal,
+        onAuthorizationPending: (finish) => {
+          this.#finishAuth = finish;
+        },
+      });
       if (this.#closed) {
         await session.close();
         throw closedError(this.serverName);
@@ -50,7 +58,11 @@ export class ServerSlot {
       if (session.mode === 'sse') this.#preferSse = true;
       this.#session = session;
       session.onClosed(() => {
-        if (this.#session === session) this.#session = undefined;
+        if (this.#session === session) {
+          // Not released by us: the server went away.
+          this.#session = undefined;
+          this.#reportLost(session);
+        }
         // Finish the cleanup now (a dead server's process group), not at executor close.
         void session.close();
       });
@@ -58,6 +70,42 @@ export class ServerSlot {
     } finally {
       this.#pending = undefined;
     }
+  }
+
+  #reportLost(session: McpSession): void {
+    const listener = this.#options.onConnectionLost;
+    if (listener === undefined || this.#closed) return;
+    const error = connectionLostError(this.serverName, session.failureDetails());
+    try {
+      listener(this.serverName, error);
+    } catch (thrown) {
+      queueMicrotask(() => {
+        throw thrown;
+      });
+    }
+  }
+
+  /**
+   * Completes the OAuth authorization the server asked for during the last attempt: the transport
+   * that started it exchanges `authorizationCode` for tokens (saved by the `authProvider`). The
+   * next attempt connects with them.
+   */
+  async finishAuth(authorizationCode: string): Promise<void> {
+    const finish = this.#finishAuth;
+    if (finish === undefined) {
+      throw errors('INVALID_ARGUMENT', `no OAuth authorization is waiting for a code on MCP server "${this.serverName}"`, {
+        details: { serverName: this.serverName },
+      });
+    }
+    try {
+      await finish(authorizationCode);
+    } catch (error) {
+      throw errors('EXECUTION', `completing the OAuth authorization of MCP server "${this.serverName}" failed: ${errorMessage(error)}`, {
+        cause: error,
+        details: { serverName: this.serverName },
+      });
+    }
+    this.#finishAuth = undefined;
   }
 
   /** Drops `session` (if it is still the current one) and closes it. */
@@ -69,6 +117,7 @@ export class ServerSlot {
   /** Closes the session and any attempt in flight; later acquires reject with CONNECTION_CLOSED. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#closing.abort(closedError(this.serverName));
     const pending = this.#pending;
     const session = this.#session;
     this.#session = undefined;

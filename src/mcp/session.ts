@@ -1,16 +1,15 @@
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type JSONRPCMessage, type MessageExtraInfo, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { ToolexecError, errorMessage } from '../model/index.js';
+import { ToolexecError } from '../model/index.js';
 import { StdioProcessTransport } from './stdio-transport.js';
-import type { McpServerConfig } from './types.js';
-import type { ResolvedMcpExecutorOptions } from './options.js';
-import { connectError, type FailureDetails, errors } from './errors.js';
+import type { ResolvedMcpExecutorOptions, ResolvedServerConfig } from './options.js';
+import { connectError, fallbackError, type FailureDetails, type SessionMode } from './errors.js';
 
-/** How a session reached its server. */
-export type SessionMode = 'stdio' | 'http' | 'sse' | 'custom';
+export type { SessionMode };
 
 // How long close() waits for the server to acknowledge an HTTP session's termination.
 const TERMINATE_TIMEOUT_MS = 1000;
@@ -102,63 +101,75 @@ export class McpSession {
 /** Opens and initializes a session; on failure nothing is left running. */
 export async function openSession(
   serverName: string,
-  config: McpServerConfig,
+  config: ResolvedServerConfig,
   options: ResolvedMcpExecutorOptions,
   preferSse: boolean,
+  attempt: ConnectAttempt,
 ): Promise<McpSession> {
-  switch (config.transport) {
-    case undefined:
+  switch (config.kind) {
     case 'stdio': {
       const transport = new StdioProcessTransport({
         command: config.command,
-        args: config.args ?? [],
-        env: config.env ?? {},
+        args: config.args,
+        env: config.env,
         ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
         stderrTailBytes: options.stderrTailBytes,
         killGraceMs: options.killGraceMs,
         ...(options.onStderr === undefined ? {} : { onStderr: (text: string) => options.onStderr?.(serverName, text) }),
       });
-      return initialize(serverName, transport, 'stdio', options);
+      return initialize(serverName, transport, 'stdio', options, attempt);
     }
-    case 'http': {
-      const url = new URL(config.url);
-      const requestInit: RequestInit = config.headers === undefined ? {} : { headers: config.headers };
-      if (!preferSse) {
+    case 'http':
+    case 'sse': {
+      const transportOptions = {
+        requestInit: config.headers === undefined ? {} : { headers: config.headers },
+        ...(config.authProvider === undefined ? {} : { authProvider: config.authProvider }),
+      };
+      const sse = (): Promise<McpSession> =>
+        initialize(serverName, new SSEClientTransport(config.url, transportOptions), 'sse', options, attempt);
+      if (config.kind === 'sse' || preferSse) return sse();
+      try {
+        return await initialize(serverName, new StreamableHTTPClientTransport(config.url, transportOptions), 'http', options, attempt);
+      } catch (error) {
+        if (!isLegacyServerRejection(error)) throw error;
         try {
-          return await initialize(serverName, new StreamableHTTPClientTransport(url, { requestInit }), 'http', options);
-        } catch (error) {
-          if (!isLegacyServerRejection(error)) throw error;
-          try {
-            return await initialize(serverName, new SSEClientTransport(url, { requestInit }), 'sse', options);
-          } catch (sseError) {
-            throw errors(
-              'EXECUTION',
-              `Could not connect to MCP server "${serverName}": Streamable HTTP failed (${errorMessage(error)}), then HTTP+SSE failed (${errorMessage(sseError)})`,
-              { cause: new AggregateError([error, sseError]), details: { serverName } },
-            );
-          }
+          return await sse();
+        } catch (sseError) {
+          throw fallbackError(serverName, error as ToolexecError, sseError);
         }
       }
-      return initialize(serverName, new SSEClientTransport(url, { requestInit }), 'sse', options);
     }
     case 'custom': {
       let transport: Transport;
       try {
         transport = await config.createTransport();
       } catch (error) {
-        throw connectError(error, { serverName, operation: 'createTransport', timeoutMs: options.requestTimeoutMs });
+        throw connectError(error, { serverName, mode: 'custom', timeoutMs: options.connectTimeoutMs });
       }
-      return initialize(serverName, transport, 'custom', options);
+      return initialize(serverName, transport, 'custom', options, attempt);
     }
-    default:
-      throw errors('CONFIGURATION', `MCP server "${serverName}" has an unknown transport`);
   }
 }
 
-/** A 4xx answer to the first Streamable HTTP POST: the server predates Streamable HTTP (spec: fall back to SSE). */
+/** What one connection attempt is given by its slot. */
+export interface ConnectAttempt {
+  /** Aborted when the executor closes: the attempt stops and leaves nothing running. */
+  signal: AbortSignal;
+  /** Called when the server asked for an OAuth authorization; `finish` exchanges the code the user brings back. */
+  onAuthorizationPending: (finish: (authorizationCode: string) => Promise<void>) => void;
+}
+
+function hasFinishAuth(transport: Transport): transport is Transport & { finishAuth(code: string): Promise<void> } {
+  return typeof (transport as { finishAuth?: unknown }).finishAuth === 'function';
+}
+
+/**
+ * A 4xx answer to the first Streamable HTTP POST: the server predates Streamable HTTP (spec: fall
+ * back to SSE). 401 and 403 are about credentials, not the transport: no fallback.
+ */
 function isLegacyServerRejection(failure: unknown): boolean {
-  const error = ToolexecError.isInstance(failure) ? failure.cause : failure;
-  return error instanceof StreamableHTTPError && error.code !== undefined && error.code >= 400 && error.code < 500;
+  const status = ToolexecError.isInstance(failure) ? failure.details?.httpStatus : undefined;
+  return typeof status === 'number' && status >= 400 && status < 500 && status !== 401 && status !== 403;
 }
 
 async function initialize(
@@ -166,14 +177,22 @@ async function initialize(
   transport: Transport,
   mode: SessionMode,
   options: ResolvedMcpExecutorOptions,
+  attempt: ConnectAttempt,
 ): Promise<McpSession> {
+  const { signal } = attempt;
   const client = new Client(options.clientInfo, { capabilities: {} });
   const session = new McpSession(serverName, client, transport, mode);
   try {
-    await client.connect(transport, { timeout: options.requestTimeoutMs });
+    await client.connect(transport, { timeout: options.connectTimeoutMs, signal });
   } catch (error) {
+    const failure = session.failureDetails();
     await session.close();
-    throw connectError(error, { serverName, operation: 'initialize', timeoutMs: options.requestTimeoutMs }, session.failureDetails());
+    if (signal.aborted) throw signal.reason;
+    // The server wants an interactive OAuth authorization: the transport that started it finishes it.
+    if (error instanceof UnauthorizedError && hasFinishAuth(transport)) {
+      attempt.onAuthorizationPending((code) => transport.finishAuth(code));
+    }
+    throw connectError(error, { serverName, mode, timeoutMs: options.connectTimeoutMs }, failure);
   }
   deliverNotificationsBeforeResponses(transport, session);
   const onListChanged = options.onToolsListChanged;

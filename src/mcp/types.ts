@@ -1,8 +1,19 @@
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { McpTool } from '../model/index.js';
+import type { McpTool, ToolexecError } from '../model/index.js';
 import type { McpExecutor, RunOptions } from '../run/index.js';
 
-export type { Transport };
+export type { OAuthClientProvider, Transport };
+
+/** What every server config may say, whatever its transport. */
+export interface McpServerConfigBase {
+  /**
+   * The facade (`createExec`) treats a required server as all-or-nothing: until it is connected,
+   * `connect()` and every call wait for it, and its failure rejects them. Other servers fail
+   * alone. The executor itself ignores this field. @defaultValue false
+   */
+  required?: boolean;
+}
 
 /**
  * A server started as a child process, spoken to over its stdin/stdout.
@@ -12,9 +23,11 @@ export type { Transport };
  * `npx`/`uvx` wrapper and the server it starts). Its environment is a small safe default (`PATH`,
  * `HOME`, `USER`, ...) plus `env`; the host environment is never passed wholesale.
  */
-export interface McpStdioServerConfig {
-  /** Selects this transport. @defaultValue 'stdio' (when absent) */
+export interface McpStdioServerConfig extends McpServerConfigBase {
+  /** Selects this transport. @defaultValue 'stdio' (when there is a `command`) */
   transport?: 'stdio';
+  /** The same as `transport`, as MCP clients' config files spell it. */
+  type?: 'stdio';
   /** The executable, looked up on `PATH`. */
   command: string;
   /** Command-line arguments, passed as-is (no shell). */
@@ -25,21 +38,33 @@ export interface McpStdioServerConfig {
   cwd?: string;
 }
 
-/** A remote server over Streamable HTTP, falling back to the legacy HTTP+SSE transport. */
-export interface McpHttpServerConfig {
-  /** Selects this transport. */
-  transport: 'http';
+/**
+ * A remote server: `{ url }` (or `type: 'http'`) is Streamable HTTP, falling back to the legacy
+ * HTTP+SSE transport when the server rejects it with a 4xx; `type: 'sse'` is the legacy transport
+ * only.
+ */
+export interface McpHttpServerConfig extends McpServerConfigBase {
+  /** Selects the transport. @defaultValue 'http' (when there is a `url`) */
+  transport?: 'http' | 'sse';
+  /** The same as `transport`, as MCP clients' config files spell it. */
+  type?: 'http' | 'sse';
   /** The MCP endpoint, e.g. `https://example.com/mcp`. */
   url: string;
   /** Sent with every request (authorization, API keys, ...). */
   headers?: Record<string, string>;
+  /**
+   * OAuth for a protected server (the SDK's `OAuthClientProvider`): given to the Streamable HTTP
+   * transport and to the SSE fallback alike. A server answering 401 without one fails with
+   * `details.httpStatus: 401`.
+   */
+  authProvider?: OAuthClientProvider;
 }
 
 /**
  * A transport the caller builds: in-memory pairs (`InMemoryTransport.createLinkedPair()`),
  * WebSockets, or any other {@link Transport}. Called again for every (re)connection.
  */
-export interface McpCustomServerConfig {
+export interface McpCustomServerConfig extends McpServerConfigBase {
   /** Selects this transport. */
   transport: 'custom';
   /** Builds a fresh, unstarted transport; the executor connects and closes it. A throw fails that connection attempt. */
@@ -61,6 +86,12 @@ export interface McpExecutorOptions {
    * @defaultValue 60_000
    */
   requestTimeoutMs?: number;
+  /**
+   * How long a server may take to start and answer `initialize` before the attempt fails
+   * (TIMEOUT) and its process is ended. Raise it for servers that download themselves on first
+   * run (`npx -y ...`). @defaultValue 10_000
+   */
+  connectTimeoutMs?: number;
   /**
    * Ask for progress (send a `_meta.progressToken`) on every `tools/call`, not only on calls that
    * have a progress listener (`onProgress`, or a stream), so that a server reporting progress
@@ -95,6 +126,11 @@ export interface McpExecutorOptions {
   killGraceMs?: number;
   /** Receives a stdio server's stderr as it arrives (it is captured either way). */
   onStderr?: (serverName: string, text: string) => void;
+  /**
+   * Called when an open connection ends without being closed by the executor (the server exited
+   * or crashed, the stream broke), with the error that explains it. The next call reconnects.
+   */
+  onConnectionLost?: (serverName: string, error: ToolexecError) => void;
   /** Called when a server sends `notifications/tools/list_changed` (re-run `importTools` to refresh). */
   onToolsListChanged?: (serverName: string) => void;
 }
@@ -130,6 +166,11 @@ export interface McpExecutorClient extends McpExecutor {
    * @returns how many tools were registered
    */
   importTools(index: McpToolSink, serverNames?: readonly string[]): Promise<number>;
+  /**
+   * Completes the interactive OAuth authorization a server asked for (see `authProvider`) with
+   * the code the user brought back; the next connection uses the new tokens.
+   */
+  finishAuth(serverName: string, authorizationCode: string): Promise<void>;
   /** Closes every session and ends every server process tree. Idempotent; later calls reject. */
   close(): Promise<void>;
 }

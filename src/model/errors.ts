@@ -44,6 +44,8 @@ export const ERROR_CODES = [
   // gateway
   'CONNECTION_CLOSED',
   'PROTOCOL',
+  // mcp / exec: an MCP server that cannot be reached (`details.server`, the connect error as `cause`)
+  'SERVER_UNAVAILABLE',
 ] as const;
 
 /** A stable, machine-readable error code. Match on it, never on messages. */
@@ -148,6 +150,20 @@ export function findError(err: unknown, code: ErrorCode): ToolexecError | undefi
   return undefined;
 }
 
+/** One link of an error's cause chain, as {@link toErrorShape} reports it. */
+export interface ErrorCauseShape {
+  /** The {@link ErrorCode} of a library error; absent for any other error. */
+  code?: string;
+  /** The error's message (or the thrown value, described in one line). */
+  message: string;
+  /** The error's `details`, for a library error that has any. */
+  details?: Record<string, unknown>;
+  /** What this error wrapped, in turn. */
+  cause?: ErrorCauseShape;
+  /** The errors of an `AggregateError`. */
+  errors?: ErrorCauseShape[];
+}
+
 /** The envelope of seed 004: what a model or an API client receives for a failure. */
 export interface ErrorShape {
   /** Always `'Error'`. */
@@ -160,21 +176,100 @@ export interface ErrorShape {
     message: string;
     /** The error's `details`, when it has any. */
     details?: Record<string, unknown>;
+    /** What the error wrapped (its `cause` chain: messages, codes and details), when it wrapped anything. */
+    cause?: ErrorCauseShape;
   };
 }
 
+// A cause chain longer than this is cut (a chain is rarely deeper than 4; cycles stop earlier).
+const MAX_CAUSE_DEPTH = 8;
+
 /**
- * Turns any thrown value into the `{ status: 'Error', error: { code, message, details } }` shape.
- * A non-library error becomes code `EXECUTION` with its message.
+ * Turns any thrown value into the `{ status: 'Error', error: { code, message, details, cause } }`
+ * shape. A non-library error becomes code `EXECUTION` with its message. `cause` keeps the chain
+ * of wrapped errors (each with its code when it is a library error), JSON-safe.
  */
 export function toErrorShape(err: unknown): ErrorShape {
+  const seen = new Set<unknown>([err]);
   if (ToolexecError.isInstance(err)) {
     const error: ErrorShape['error'] = { code: err.code, message: err.message };
     if (err.details !== undefined) error.details = err.details;
+    const cause = causeShape(err.cause, seen, 0);
+    if (cause !== undefined) error.cause = cause;
     return { status: 'Error', error };
   }
-  const message = err instanceof Error ? err.message : String(err);
-  return { status: 'Error', error: { code: 'EXECUTION', message } };
+  const error: ErrorShape['error'] = { code: 'EXECUTION', message: err instanceof Error ? err.message : String(err) };
+  const cause = err instanceof Error ? causeShape(err.cause, seen, 0) : undefined;
+  if (cause !== undefined) error.cause = cause;
+  return { status: 'Error', error };
+}
+
+function causeShape(cause: unknown, seen: Set<unknown>, depth: number): ErrorCauseShape | undefined {
+  if (cause === undefined || depth >= MAX_CAUSE_DEPTH || seen.has(cause)) return undefined;
+  seen.add(cause);
+  const shape: ErrorCauseShape = { message: errorMessage(cause) };
+  if (ToolexecError.isInstance(cause)) {
+    shape.code = cause.code;
+    if (cause.details !== undefined) shape.details = cause.details;
+  }
+  if (cause instanceof AggregateError) {
+    const errors = (cause.errors as unknown[])
+      .map((inner) => causeShape(inner, seen, depth + 1))
+      .filter((inner): inner is ErrorCauseShape => inner !== undefined);
+    if (errors.length > 0) shape.errors = errors;
+  }
+  const next = typeof cause === 'object' && cause !== null ? causeShape((cause as { cause?: unknown }).cause, seen, depth + 1) : undefined;
+  if (next !== undefined) shape.cause = next;
+  return shape;
+}
+
+/**
+ * The HTTP status a service should answer with for each {@link ErrorCode} (see docs/failures.md).
+ * 400: the request was wrong; 404: no such tool or backend; 408: the caller gave up; 429: a limit
+ * was reached; 502: the tool (or the server behind it) failed or answered wrongly; 503: what runs
+ * the tool cannot be reached now; 504: the tool took too long; 500: the service is misconfigured.
+ */
+export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
+  INVALID_ARGUMENT: 400,
+  CONFIGURATION: 500,
+  INVALID_TOOL: 400,
+  INVALID_TOOL_ID: 400,
+  INVALID_BACKEND: 400,
+  INVALID_SCHEMA: 500,
+  TOOL_NOT_FOUND: 404,
+  INVALID_CURSOR: 400,
+  INVALID_DETAIL: 400,
+  ARGS_TOO_LARGE: 400,
+  NO_BACKENDS: 503,
+  VALIDATION: 400,
+  OUTPUT_VALIDATION: 502,
+  EXECUTION: 502,
+  STREAM_NOT_SUPPORTED: 400,
+  ABORTED: 408,
+  TIMEOUT: 504,
+  BACKEND_NOT_FOUND: 404,
+  BACKEND_DISABLED: 503,
+  BACKEND_EXISTS: 500,
+  LIMIT_EXCEEDED: 429,
+  CODE_EXECUTION: 400,
+  RUNTIME_UNAVAILABLE: 503,
+  BACKEND_DENIED: 400,
+  SANDBOX_VIOLATION: 400,
+  RESOURCE_LIMIT: 429,
+  MISSING_GATEWAY: 500,
+  MISSING_CODE: 400,
+  INVALID_LIMITS: 400,
+  CONNECTION_CLOSED: 503,
+  PROTOCOL: 502,
+  SERVER_UNAVAILABLE: 503,
+});
+
+/**
+ * The HTTP status a backend service should answer with for `err`: its code's entry in
+ * {@link ERROR_STATUS}; 500 for anything that is not a library error.
+ */
+export function errorStatus(err: unknown): number {
+  return ToolexecError.isInstance(err) ? (ERROR_STATUS[err.code] ?? 500) : 500;
 }
 
 /** A one-line description of any thrown value, for messages that wrap it. */

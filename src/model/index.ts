@@ -4,8 +4,18 @@
  *
  * @module toolexec/model
  */
-export { ERROR_CODES, ToolexecError, errorMessage, findError, hasErrorCode, isErrorCode, toErrorShape } from './errors.js';
-export type { ErrorCode, ErrorShape, ToolexecErrorOptions } from './errors.js';
+export {
+  ERROR_CODES,
+  ERROR_STATUS,
+  ToolexecError,
+  errorMessage,
+  errorStatus,
+  findError,
+  hasErrorCode,
+  isErrorCode,
+  toErrorShape,
+} from './errors.js';
+export type { ErrorCauseShape, ErrorCode, ErrorShape, ToolexecErrorOptions } from './errors.js';
 export {
   MAX_TOOL_NAME_LENGTH,
   MCP_VERSION,

@@ -4,7 +4,7 @@ import { createExec, type DefaultExec, type ExecOptions } from '../../src/exec/i
 import { hasErrorCode, mcpBackend } from '../../src/model/index.js';
 import type { CallToolResult, McpExecutor, StreamEvent } from '../../src/run/index.js';
 import type { McpServerConfig } from '../../src/mcp/index.js';
-import { createFixtureServer, type FixtureState } from '../fixtures/mcp/fixture-server.mjs';
+import { FIXTURE_TOOLS, MEDIA_CONTENT, createFixtureServer, type FixtureState } from '../fixtures/mcp/fixture-server.mjs';
 import { startStreamableHttpFixture, type StreamableHttpFixture } from '../fixtures/mcp/http-server.mjs';
 import { activeResources, expectNoLeakedResources, isProcessAlive, stdioFixture, waitUntil } from '../mcp/helpers.js';
 import { collect, localTools, rejection } from './helpers.js';
@@ -27,7 +27,12 @@ describe('createExec with an MCP server over stdio', () => {
     expect(await e.listNamespaces()).toEqual(['fx', 'math', 'test']);
     expect((await e.runTool('fx:echo', { text: 'over stdio' })).value).toBe('over stdio');
     const result = await e.runTool('fx:structured', { a: 2, b: 40 });
-    expect(result).toEqual({ value: { sum: 42 }, toolId: 'fx:structured', durationMs: expect.any(Number) });
+    expect(result).toEqual({
+      value: { sum: 42 },
+      content: [{ type: 'text', text: '{"sum":42}' }],
+      toolId: 'fx:structured',
+      durationMs: expect.any(Number),
+    });
     expect((await e.getToolDoc('fx:structured', 'schema')).summary).toContain('Adds a and b');
   });
 
@@ -60,6 +65,21 @@ describe('createExec with an MCP server over stdio', () => {
       ['fx:echo', 'end', undefined],
     ]);
     expect(result.value).toBe('end');
+  });
+
+  it('keeps every content block a tool sent (text, image, audio, resource, resource_link) in Result.content, JSON-safe', async () => {
+    const e = exec({ mcpServers: { fx: stdioFixture() } });
+    const result = await e.runTool('fx:media');
+    expect(result.value).toBe('a red pixel and friends');
+    expect(result.content).toEqual(MEDIA_CONTENT);
+    expect(JSON.parse(JSON.stringify(result.content))).toEqual(MEDIA_CONTENT);
+    // A local tool's result has no content.
+    expect('content' in (await e.runTool('math:add', { a: 1, b: 2 }))).toBe(false);
+    // A snippet reaches the same blocks through the raw MCP result.
+    const run = await e.executeCode({
+      code: 'const r = await tools.runTool("fx:media"); return r.mcpResult?.content?.map((b) => b.type) ?? null',
+    });
+    expect(run.value).toEqual(MEDIA_CONTENT.map((block) => block.type));
   });
 
   it('streams MCP progress, then done', async () => {
@@ -191,25 +211,41 @@ describe('lazy MCP import', () => {
     expect(fx.connections()).toBe(1);
   });
 
-  it('surfaces a failed import on the call, and retries on the next one', async () => {
+  it('a failed connection fails only its own tools: SERVER_UNAVAILABLE during the backoff, a fresh attempt after it', async () => {
     const fx = flaky(1);
-    const e = exec({ mcpServers: { mem: fx.config } });
-    const error = await rejection(e.runTool('math:add', { a: 1, b: 1 }));
-    expect(error.message).toContain('connection refused');
+    const e = exec({ mcpServers: { mem: fx.config }, mcpReconnect: { initialDelayMs: 200 } });
+    // The local tool works at once: it does not wait for, or fail with, the server.
+    expect((await e.runTool('math:add', { a: 1, b: 1 })).value).toBe(2);
+    expect(await waitUntil(() => e.serverStatus().mem?.state === 'failed')).toBe(true);
+    const error = await rejection(e.runTool('mem:echo', { text: 'too soon' }));
+    expect(error.code).toBe('SERVER_UNAVAILABLE');
+    expect(error.details).toMatchObject({ server: 'mem', toolId: 'mem:echo' });
+    expect(error.message).toContain('connection refused (attempt 1)');
+    expect(error.cause).toBe(e.serverStatus().mem?.error);
+    // The failure was not retried by that call (no attempt on every call)...
+    expect(fx.connections()).toBe(1);
+    // ...but is after the backoff, and the call waits for that attempt.
+    await new Promise((resolve) => setTimeout(resolve, 250));
     expect((await e.runTool('mem:echo', { text: 'second try' })).value).toBe('second try');
     expect(fx.connections()).toBe(2);
+    expect(e.serverStatus().mem).toMatchObject({ state: 'connected', toolCount: FIXTURE_TOOLS.length });
   });
 
-  it('retries only the servers that failed, and names them all when several fail', async () => {
+  it('servers fail alone: search lists what the working ones offer, and each failure is in serverStatus()', async () => {
     const good = flaky(0);
     const bad1 = flaky(1);
     const bad2 = flaky(1);
     const e = exec({ mcpServers: { good: good.config, bad1: bad1.config, bad2: bad2.config } });
-    const error = await rejection(e.searchTools('echo'));
-    expect(error.message).toContain('"bad1", "bad2"');
-    expect(error.details?.servers).toEqual(['bad1', 'bad2']);
-    expect(error.cause).toBeInstanceOf(AggregateError);
-    expect(await e.listNamespaces()).toEqual(['bad1', 'bad2', 'good', 'math', 'test']);
+    const hits = await e.searchTools('echo');
+    expect(hits.map((h) => h.id)).toContain('good:echo');
+    expect(hits.map((h) => h.id).filter((id) => id.startsWith('bad'))).toEqual([]);
+    expect(await e.listNamespaces()).toEqual(['good', 'math', 'test']);
+    const status = e.serverStatus();
+    expect(status.good).toMatchObject({ state: 'connected', toolCount: FIXTURE_TOOLS.length });
+    for (const name of ['bad1', 'bad2']) {
+      expect(status[name]).toMatchObject({ state: 'failed', toolCount: 0, error: { code: 'EXECUTION' } });
+      expect(status[name]?.error?.message).toContain('connection refused');
+    }
     expect(good.connections()).toBe(1);
   });
 

@@ -17,6 +17,7 @@ describe('the package root (toolexec)', () => {
         'createExec',
         'defineTool',
         'durationOf',
+        'errorStatus',
         'hasErrorCode',
         'parseToolId',
         'toErrorShape',

@@ -8,6 +8,14 @@ import { createFixtureServer, type FixtureState } from '../fixtures/mcp/fixture-
 /** The stdio fixture server script. */
 export const STDIO_SERVER = fileURLToPath(new URL('../fixtures/mcp/stdio-server.mjs', import.meta.url));
 
+/** The stdio script that never speaks MCP (`hang` or `garbage`). */
+export const MISBEHAVING_SERVER = fileURLToPath(new URL('../fixtures/mcp/misbehaving-server.mjs', import.meta.url));
+
+/** A stdio config for a process that never answers initialize (`hang`) or answers with garbage. */
+export function misbehavingFixture(mode: 'hang' | 'garbage'): McpStdioServerConfig {
+  return { command: process.execPath, args: [MISBEHAVING_SERVER, mode] };
+}
+
 /** A stdio config that runs the fixture server with this Node. */
 export function stdioFixture(env?: Record<string, string>): McpStdioServerConfig {
   return { command: process.execPath, args: [STDIO_SERVER], ...(env === undefined ? {} : { env }) };

@@ -4,7 +4,9 @@ import {
   ERROR_CODES,
   SchemaValidationError,
   ToolexecError,
+  ERROR_STATUS,
   errorMessage,
+  errorStatus,
   findError,
   hasErrorCode,
   isErrorCode,
@@ -73,6 +75,50 @@ describe('toErrorShape / errorMessage / isErrorCode', () => {
     });
     expect(toErrorShape(new TypeError('boom'))).toEqual({ status: 'Error', error: { code: 'EXECUTION', message: 'boom' } });
     expect(toErrorShape('plain')).toEqual({ status: 'Error', error: { code: 'EXECUTION', message: 'plain' } });
+  });
+
+  it('keeps the cause chain: messages, codes and details, AggregateErrors, and stops on cycles', () => {
+    const connect = new ToolexecError('TIMEOUT', 'mcp: did not answer initialize', { details: { serverName: 's' } });
+    const err = new ToolexecError('SERVER_UNAVAILABLE', 'exec: MCP server "s" is unavailable', {
+      details: { server: 's' },
+      cause: new Error('wrapped', { cause: connect }),
+    });
+    expect(toErrorShape(err)).toEqual({
+      status: 'Error',
+      error: {
+        code: 'SERVER_UNAVAILABLE',
+        message: 'exec: MCP server "s" is unavailable',
+        details: { server: 's' },
+        cause: {
+          message: 'wrapped',
+          cause: { code: 'TIMEOUT', message: 'mcp: did not answer initialize', details: { serverName: 's' } },
+        },
+      },
+    });
+    const aggregate = new ToolexecError('EXECUTION', 'both failed', { cause: new AggregateError([new Error('a'), 'b'], 'all') });
+    expect(toErrorShape(aggregate).error.cause).toEqual({ message: 'all', errors: [{ message: 'a' }, { message: 'b' }] });
+    const loop: Error & { cause?: unknown } = new Error('loop');
+    loop.cause = new Error('inner', { cause: loop });
+    expect(toErrorShape(loop)).toEqual({ status: 'Error', error: { code: 'EXECUTION', message: 'loop', cause: { message: 'inner' } } });
+    expect(JSON.parse(JSON.stringify(toErrorShape(err)))).toEqual(toErrorShape(err));
+  });
+
+  it('errorStatus maps every code to an HTTP status, and anything else to 500', () => {
+    for (const code of ERROR_CODES) expect([400, 404, 408, 429, 500, 502, 503, 504]).toContain(ERROR_STATUS[code]);
+    const status = (code: (typeof ERROR_CODES)[number]): number => errorStatus(new ToolexecError(code, 'x'));
+    expect(status('VALIDATION')).toBe(400);
+    expect(status('INVALID_ARGUMENT')).toBe(400);
+    expect(status('TOOL_NOT_FOUND')).toBe(404);
+    expect(status('ABORTED')).toBe(408);
+    expect(status('LIMIT_EXCEEDED')).toBe(429);
+    expect(status('EXECUTION')).toBe(502);
+    expect(status('PROTOCOL')).toBe(502);
+    expect(status('SERVER_UNAVAILABLE')).toBe(503);
+    expect(status('TIMEOUT')).toBe(504);
+    expect(status('CONFIGURATION')).toBe(500);
+    expect(errorStatus(new Error('plain'))).toBe(500);
+    expect(errorStatus('thrown string')).toBe(500);
+    expect(errorStatus(undefined)).toBe(500);
   });
 
   it('describes anything in one line', () => {

@@ -1,0 +1,397 @@
+/**
+ * The facade's MCP servers, each on its own: connected, imported, failed and retried apart from
+ * the others, with a status anyone can read or listen to.
+ */
+import { ToolexecError, toolId as toolIdOf, type McpTool, type Tool, type ToolBackend } from '../model/index.js';
+import { ABORTED, Deadline, abortError, layerErrors } from '../model/internal.js';
+import type { ToolIndex } from '../discovery/index.js';
+import type { McpExecutorClient } from '../mcp/index.js';
+import { backoffDelayMs, type ReconnectPolicy } from './backoff.js';
+import type { ServerStatus } from './types.js';
+
+const errors = layerErrors('exec');
+
+/** How long to wait for something: the caller's signal and timeout. */
+export interface WaitBounds {
+  signal?: AbortSignal | undefined;
+  timeoutMs?: number | undefined;
+}
+
+/** One configured server and what the facade knows of it. */
+interface Entry {
+  readonly name: string;
+  readonly required: boolean;
+  status: ServerStatus;
+  /** The import in flight (connect + tools/list + register); it never rejects. */
+  attempt: Promise<void> | undefined;
+  /** Whether discovery calls wait for the attempt in flight (a first import, a refresh after tools/list_changed). */
+  blocking: boolean;
+  /** Set once the first attempt has settled. */
+  tried: boolean;
+  /** The server announced tools/list_changed: its tools are re-imported. */
+  stale: boolean;
+  /** Consecutive failures, for the backoff. */
+  failures: number;
+  /** When the next attempt may start (`Date.now()` clock); 0 when it may start now. */
+  retryAtMs: number;
+  retryTimer: NodeJS.Timeout | undefined;
+  /** The tool IDs the last import registered. */
+  toolIds: string[];
+}
+
+/** What the pool needs of the facade. */
+export interface ServerPoolOptions {
+  client: McpExecutorClient;
+  index: ToolIndex;
+  /** Server name → whether it is required. */
+  servers: ReadonlyMap<string, boolean>;
+  reconnect: Required<ReconnectPolicy>;
+  onStatus: ((name: string, status: ServerStatus) => void) | undefined;
+}
+
+/**
+ * The MCP servers of one facade.
+ *
+ * @remarks
+ * - Each server connects and imports its tools on its own (`attempt`), started by the first use of
+ *   the facade. A server that cannot start, crashes, or does not answer `initialize` within the
+ *   connect timeout is `failed`: its tools leave the index, and everything else goes on.
+ * - A failed server is tried again after a backoff (`reconnect`), in the background and on demand:
+ *   a call for one of its tools after the backoff starts a new attempt and waits for it (bounded by
+ *   the call's deadline); a call during the backoff rejects with `SERVER_UNAVAILABLE` at once, the
+ *   last connect error as `cause`. A failure is never reused once its backoff has passed.
+ * - A `required` server is all-or-nothing: until it is connected, every call waits for it, and its
+ *   failure rejects them.
+ *
+ * @internal
+ */
+export class ServerPool {
+  readonly #options: ServerPoolOptions;
+  readonly #entries = new Map<string, Entry>();
+  #settled = false;
+  #closed = false;
+
+  constructor(options: ServerPoolOptions) {
+    this.#options = options;
+    const since = Date.now();
+    for (const [name, required] of options.servers) {
+      this.#entries.set(name, {
+        name,
+        required,
+        status: { state: 'connecting', toolCount: 0, since },
+        attempt: undefined,
+        blocking: false,
+        tried: false,
+        stale: false,
+        failures: 0,
+        retryAtMs: 0,
+        retryTimer: undefined,
+        toolIds: [],
+      });
+    }
+  }
+
+  /** True while every server is connected with its tools imported: calls need no check at all. */
+  get settled(): boolean {
+    return this.#settled;
+  }
+
+  /** Every server's status, by name (a copy). */
+  status(): Record<string, ServerStatus> {
+    const record: Record<string, ServerStatus> = {};
+    for (const entry of this.#entries.values()) record[entry.name] = { ...entry.status };
+    return record;
+  }
+
+  /**
+   * Before a call: starts the attempts that are due, and, when a required server is not connected,
+   * returns the wait for it (bounded by `bounds`). `undefined`: the call may go at once.
+   */
+  beforeCall(bounds: WaitBounds): Promise<void> | undefined {
+    if (this.#closed) return Promise.reject(closedError());
+    this.#startDue();
+    const required = this.#requiredPending();
+    return required.length === 0 ? undefined : this.#waitAll(required, bounds);
+  }
+
+  /**
+   * Before a search, a doc lookup, a namespace listing or a snippet: waits for the required
+   * servers, and for the first import of every server (each bounded by the connect timeout), so
+   * that what a server offers is found once it is reachable. Failed servers are not waited for.
+   */
+  async beforeDiscovery(): Promise<void> {
+    if (this.#closed) throw closedError();
+    this.#startDue();
+    const required = this.#requiredPending();
+    if (required.length > 0) await this.#waitAll(required, {});
+    await Promise.all(this.#attempts((entry) => entry.blocking));
+    if (this.#closed) throw closedError();
+  }
+
+  /**
+   * The facade's `connect()`: starts an attempt for every server that is neither connected nor
+   * connecting (a failed one too, whatever its backoff: the caller asked), and resolves with every
+   * status once they have all connected or failed, or when `bounds.timeoutMs` runs out (those
+   * still connecting say so). Rejects when a required server failed, or when `bounds.signal` aborts.
+   */
+  async connect(bounds: WaitBounds): Promise<Record<string, ServerStatus>> {
+    if (this.#closed) throw closedError();
+    for (const entry of this.#entries.values()) {
+      if (entry.status.state !== 'connected' || entry.stale) this.#start(entry);
+    }
+    const deadline = new Deadline(bounds.signal, bounds.timeoutMs);
+    try {
+      const all = Promise.all(this.#attempts(() => true));
+      const outcome = await deadline.race(all);
+      if (outcome === ABORTED && !deadline.timedOut) {
+        throw abortError(errors, deadline.reason, 'connect() waiting for the MCP servers was');
+      }
+    } finally {
+      deadline.dispose();
+    }
+    if (this.#closed) throw closedError();
+    for (const entry of this.#entries.values()) {
+      if (entry.required && entry.status.state === 'failed') throw unavailableError(entry);
+    }
+    return this.status();
+  }
+
+  /**
+   * For a tool the index lacks: when its namespace is a server that is not connected, waits for
+   * that server (starting an attempt if its backoff has passed) and answers from the index, or
+   * rejects with `SERVER_UNAVAILABLE`. `undefined` when the namespace is no server of this pool, or
+   * a connected one (the tool does not exist). The runner bounds the wait by the call's deadline.
+   */
+  resolveMissing(id: string): Promise<Tool | undefined> | undefined {
+    const entry = this.#entryOf(id);
+    if (entry === undefined || (entry.status.state === 'connected' && !entry.stale && entry.attempt === undefined)) return undefined;
+    return this.#waitFor(entry, id).then(() => {
+      try {
+        return this.#options.index.getTool(id).tool;
+      } catch {
+        return undefined;
+      }
+    });
+  }
+
+  /** The backends of a tool found by {@link resolveMissing}. */
+  backendsOf(id: string): ToolBackend[] | undefined {
+    try {
+      return this.#options.index.getAllBackends(id);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * After an OAuth authorization was completed: connects `name` now, whatever its backoff, and
+   * resolves once it is connected (rejects with SERVER_UNAVAILABLE when it failed again).
+   */
+  async reconnectNow(name: string): Promise<void> {
+    const entry = this.#entries.get(name);
+    if (entry === undefined || this.#closed) return;
+    if (entry.attempt === undefined && (entry.status.state !== 'connected' || entry.stale)) this.#start(entry);
+    await this.#waitFor(entry);
+  }
+
+  /** The server sent tools/list_changed: re-import its tools. */
+  markStale(name: string): void {
+    const entry = this.#entries.get(name);
+    if (entry === undefined || this.#closed) return;
+    entry.stale = true;
+    this.#settled = false;
+    this.#start(entry);
+  }
+
+  /** A connection that was open ended by itself (exit, crash): the server is failed until an attempt succeeds. */
+  connectionLost(name: string, error: ToolexecError): void {
+    const entry = this.#entries.get(name);
+    // An attempt in flight sees the loss itself.
+    if (entry === undefined || this.#closed || entry.attempt !== undefined) return;
+    this.#fail(entry, error);
+  }
+
+  /** Stops every retry; every server becomes `closed`. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#settled = false;
+    for (const entry of this.#entries.values()) {
+      clearTimeout(entry.retryTimer);
+      entry.retryTimer = undefined;
+      this.#set(entry, { state: 'closed', toolCount: 0 });
+    }
+  }
+
+  /** The attempts in flight of the servers `filter` picks. */
+  #attempts(filter: (entry: Entry) => boolean): Promise<void>[] {
+    const attempts: Promise<void>[] = [];
+    for (const entry of this.#entries.values()) if (entry.attempt !== undefined && filter(entry)) attempts.push(entry.attempt);
+    return attempts;
+  }
+
+  #entryOf(id: string): Entry | undefined {
+    const colon = id.indexOf(':');
+    return colon > 0 ? this.#entries.get(id.slice(0, colon)) : undefined;
+  }
+
+  #requiredPending(): Entry[] {
+    const pending: Entry[] = [];
+    for (const entry of this.#entries.values()) {
+      if (entry.required && (entry.status.state !== 'connected' || entry.attempt !== undefined)) pending.push(entry);
+    }
+    return pending;
+  }
+
+  /** Starts the attempts that are due: servers never tried, and failed ones past their backoff. */
+  #startDue(): void {
+    const now = Date.now();
+    for (const entry of this.#entries.values()) {
+      if (entry.attempt !== undefined) continue;
+      if (!entry.tried || (entry.status.state === 'failed' && now >= entry.retryAtMs)) this.#start(entry);
+    }
+  }
+
+  async #waitAll(entries: Entry[], bounds: WaitBounds): Promise<void> {
+    const deadline = new Deadline(bounds.signal, bounds.timeoutMs);
+    try {
+      for (const entry of entries) {
+        const outcome = await deadline.race(this.#waitFor(entry));
+        if (outcome === ABORTED) {
+          throw abortError(errors, deadline.reason, `waiting for the required MCP server "${entry.name}" was`, {
+            details: { server: entry.name },
+          });
+        }
+      }
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  /** Resolves once `entry` is connected; rejects with SERVER_UNAVAILABLE when it failed and its backoff has not passed. */
+  async #waitFor(entry: Entry, toolId?: string): Promise<void> {
+    for (;;) {
+      if (this.#closed) throw closedError();
+      if (entry.attempt === undefined) {
+        if (entry.status.state === 'connected' && !entry.stale) return;
+        if (entry.tried && entry.status.state === 'failed' && Date.now() < entry.retryAtMs) throw unavailableError(entry, toolId);
+        this.#start(entry);
+      }
+      await entry.attempt;
+      if (entry.status.state === 'failed') throw unavailableError(entry, toolId);
+    }
+  }
+
+  /** Starts an import of `entry` unless one is in flight. */
+  #start(entry: Entry): void {
+    if (entry.attempt !== undefined || this.#closed) return;
+    clearTimeout(entry.retryTimer);
+    entry.retryTimer = undefined;
+    entry.blocking = !entry.tried || entry.stale;
+    if (entry.status.state !== 'connected') this.#set(entry, { state: 'connecting', toolCount: 0 });
+    // Started on the next turn of the event loop: spawning a server process takes milliseconds,
+    // which the call that started the attempt (a local tool, say) must not wait for.
+    entry.attempt = nextTurn()
+      .then(() => this.#import(entry))
+      .finally(() => {
+        entry.attempt = undefined;
+        entry.blocking = false;
+        entry.tried = true;
+      });
+  }
+
+  async #import(entry: Entry): Promise<void> {
+    let tools: McpTool[];
+    try {
+      tools = await this.#options.client.listTools(entry.name);
+    } catch (error) {
+      if (this.#closed) return;
+      this.#fail(entry, toToolexecError(error));
+      return;
+    }
+    if (this.#closed) return;
+    this.#register(entry, tools);
+    entry.failures = 0;
+    entry.retryAtMs = 0;
+    entry.stale = false;
+    this.#set(entry, { state: 'connected', toolCount: tools.length });
+  }
+
+  #fail(entry: Entry, error: ToolexecError): void {
+    this.#unregister(entry);
+    entry.failures++;
+    const delayMs = backoffDelayMs(entry.failures, this.#options.reconnect);
+    entry.retryAtMs = Date.now() + delayMs;
+    entry.stale = false;
+    clearTimeout(entry.retryTimer);
+    // The background retry; a call after the backoff starts one on demand as well.
+    entry.retryTimer = setTimeout(() => {
+      entry.retryTimer = undefined;
+      this.#start(entry);
+    }, delayMs);
+    entry.retryTimer.unref();
+    this.#set(entry, { state: 'failed', toolCount: 0, error });
+  }
+
+  #register(entry: Entry, tools: readonly McpTool[]): void {
+    this.#unregister(entry);
+    this.#options.index.registerToolsFromMcp(entry.name, tools);
+    entry.toolIds = tools.map((tool) => toolIdOf({ ...tool, namespace: (tool as { namespace?: string }).namespace || entry.name }));
+  }
+
+  #unregister(entry: Entry): void {
+    for (const id of entry.toolIds) {
+      try {
+        this.#options.index.unregisterBackend(id, 'mcp', entry.name);
+      } catch {
+        // already gone
+      }
+    }
+    entry.toolIds = [];
+  }
+
+  #set(entry: Entry, next: Omit<ServerStatus, 'since'>): void {
+    const changed = entry.status.state !== next.state || entry.status.toolCount !== next.toolCount || entry.status.error !== next.error;
+    const status: ServerStatus = { state: next.state, toolCount: next.toolCount, since: Date.now() };
+    if (next.error !== undefined) status.error = next.error;
+    if (entry.status.state === next.state) status.since = entry.status.since;
+    entry.status = status;
+    this.#settled = !this.#closed && [...this.#entries.values()].every((e) => e.status.state === 'connected' && !e.stale);
+    const listener = this.#options.onStatus;
+    if (!changed || listener === undefined) return;
+    try {
+      listener(entry.name, { ...status });
+    } catch (thrown) {
+      // As an EventTarget does: a listener's failure surfaces, and does not stop the facade.
+      queueMicrotask(() => {
+        throw thrown;
+      });
+    }
+  }
+}
+
+/** SERVER_UNAVAILABLE for a failed server: its last connect error as `cause`, `details.server`. */
+function unavailableError(entry: Entry, toolId?: string): ToolexecError {
+  const cause = entry.status.error;
+  const retryInMs = Math.max(0, entry.retryAtMs - Date.now());
+  const details: Record<string, unknown> = { server: entry.name, retryInMs };
+  if (toolId !== undefined) details.toolId = toolId;
+  const last = cause === undefined ? 'it is not connected' : `last error: ${cause.message}`;
+  return errors('SERVER_UNAVAILABLE', `MCP server "${entry.name}" is unavailable (next attempt in ${retryInMs} ms); ${last}`, {
+    cause,
+    details,
+  });
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+function toToolexecError(error: unknown): ToolexecError {
+  return ToolexecError.isInstance(error) ? error : errors('EXECUTION', String(error), { cause: error });
+}
+
+/** CONNECTION_CLOSED: the facade was closed. */
+export function closedError(): ToolexecError {
+  return errors('CONNECTION_CLOSED', 'the Exec instance is closed');
+}

@@ -1,0 +1,183 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createExec, type DefaultExec, type ExecOptions, type ServerStatus } from '../../src/exec/index.js';
+import { FIXTURE_TOOLS } from '../fixtures/mcp/fixture-server.mjs';
+import { type UnauthorizedFixture, startUnauthorizedFixture } from '../fixtures/mcp/http-server.mjs';
+import { isProcessAlive, misbehavingFixture, stdioFixture, waitUntil } from '../mcp/helpers.js';
+import { localTools, rejection } from './helpers.js';
+
+let unauthorized: UnauthorizedFixture;
+const open: DefaultExec[] = [];
+/** Server process IDs, read from what the fixtures print on stderr. */
+const pids = new Set<number>();
+
+function exec(options: ExecOptions): DefaultExec {
+  const instance = createExec({
+    tools: localTools().tools,
+    ...options,
+    mcpOptions: {
+      onStderr: (_name, text) => {
+        for (const match of text.matchAll(/pid (\d+)/g)) pids.add(Number(match[1]));
+      },
+      ...options.mcpOptions,
+    },
+  });
+  open.push(instance);
+  return instance;
+}
+
+beforeAll(async () => {
+  unauthorized = await startUnauthorizedFixture();
+});
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((e) => e.close()));
+  // No orphan: every server process the test started is gone after close().
+  for (const pid of pids) expect(await waitUntil(() => !isProcessAlive(pid)), `process ${pid}`).toBe(true);
+  pids.clear();
+});
+afterAll(async () => {
+  await unauthorized.close();
+});
+
+const since = (start: number): number => performance.now() - start;
+
+describe('every MCP server fails alone', () => {
+  it('servers that cannot start, hang at initialize, write garbage or answer 401 do not stop local tools, a working server, search or code mode', async () => {
+    const events: [string, ServerStatus['state']][] = [];
+    const e = exec({
+      mcpServers: {
+        good: stdioFixture(),
+        broken: stdioFixture({ FIXTURE_FAIL_START: 'no config file' }),
+        missing: { command: '/nonexistent/mcp-server' },
+        silent: misbehavingFixture('hang'),
+        noisy: misbehavingFixture('garbage'),
+        locked: { url: unauthorized.url },
+      },
+      mcpOptions: { connectTimeoutMs: 2000 },
+      mcpReconnect: { initialDelayMs: 60_000 },
+      onServerStatus: (name, status) => events.push([name, status.state]),
+    });
+
+    // A local call runs at once, whatever the servers do.
+    let started = performance.now();
+    expect((await e.runTool('math:add', { a: 1, b: 2 }, { timeoutMs: 1000 })).value).toBe(3);
+    expect(since(started)).toBeLessThan(500);
+
+    // A call for the hanging server's tool waits for it only as long as the call allows.
+    started = performance.now();
+    const timedOut = await rejection(e.runTool('silent:echo', { text: 'x' }, { timeoutMs: 1000 }));
+    expect(timedOut.code).toBe('TIMEOUT');
+    expect(since(started)).toBeGreaterThan(900);
+    expect(since(started)).toBeLessThan(1900);
+
+    // Search waits for the first attempts (each bounded by connectTimeoutMs), then finds what works.
+    started = performance.now();
+    const ids = (await e.searchTools('echo', 50)).map((hit) => hit.id);
+    expect(since(started)).toBeLessThan(4000);
+    expect(ids).toContain('good:echo');
+    expect(ids.filter((id) => !id.startsWith('good:') && !id.startsWith('math:') && !id.startsWith('test:'))).toEqual([]);
+    expect(await e.listNamespaces()).toEqual(['good', 'math', 'test']);
+
+    const status = e.serverStatus();
+    expect(status.good).toMatchObject({ state: 'connected', toolCount: FIXTURE_TOOLS.length });
+    expect(status.broken).toMatchObject({ state: 'failed', toolCount: 0, error: { code: 'EXECUTION', details: { exitCode: 2 } } });
+    expect(status.broken?.error?.message).toContain('refusing to start: no config file');
+    expect(status.missing?.error?.message).toContain('ENOENT');
+    expect(status.silent).toMatchObject({ state: 'failed', error: { code: 'TIMEOUT', details: { transport: 'stdio' } } });
+    expect(status.noisy).toMatchObject({ state: 'failed', error: { code: 'TIMEOUT', details: { transportError: expect.any(String) } } });
+    expect(status.locked).toMatchObject({ state: 'failed', error: { code: 'EXECUTION', details: { transport: 'http', httpStatus: 401 } } });
+    for (const name of ['good', 'broken', 'missing', 'silent', 'noisy', 'locked']) {
+      // Each starts `connecting` (serverStatus() says so before the first use): one event each.
+      expect(events.filter(([n]) => n === name).map(([, state]) => state)).toEqual([name === 'good' ? 'connected' : 'failed']);
+    }
+
+    // A tool of a failed server: SERVER_UNAVAILABLE at once, naming the server, its connect error as cause.
+    for (const name of ['broken', 'missing', 'silent', 'noisy', 'locked']) {
+      started = performance.now();
+      const error = await rejection(e.runTool(`${name}:echo`, { text: 'x' }));
+      expect(since(started)).toBeLessThan(200);
+      expect(error.code).toBe('SERVER_UNAVAILABLE');
+      expect(error.details).toMatchObject({ server: name, toolId: `${name}:echo` });
+      expect(error.cause).toBe(status[name]?.error);
+      expect(error.message).toContain(`last error: ${status[name]?.error?.message}`);
+    }
+    // No new attempt was made for those calls (the backoff is a minute).
+    expect(events).toHaveLength(6);
+
+    expect((await e.runTool('good:echo', { text: 'still here' })).value).toBe('still here');
+    const run = await e.executeCode({
+      code: `
+        const sum = await tools.runTool('math:add', { a: 2, b: 3 });
+        const echo = await tools.runTool('good:echo', { text: 'from a snippet' });
+        let unavailable;
+        try { await tools.runTool('broken:echo', { text: 'x' }); } catch (error) { unavailable = { code: error.code, message: error.message }; }
+        return [sum.structured, echo.structured, unavailable];`,
+    });
+    expect(run.value).toEqual([5, 'from a snippet', { code: 'SERVER_UNAVAILABLE', message: expect.stringContaining('refusing to start') }]);
+  });
+
+  it('a server that crashes mid-call fails that call, is failed until it reconnects in the background, and works again', async () => {
+    const e = exec({ mcpServers: { crashy: stdioFixture() }, mcpReconnect: { initialDelayMs: 1000, maxDelayMs: 1000 } });
+    const first = (await e.runTool('crashy:stats')).value as { pid: number };
+    const crash = await rejection(e.runTool('crashy:crash'));
+    expect(crash.code).toBe('EXECUTION');
+    expect(crash.message).toContain('crash requested');
+    expect(await waitUntil(() => e.serverStatus().crashy?.state === 'failed')).toBe(true);
+    expect(e.serverStatus().crashy?.error?.message).toContain('exit code 3');
+    expect((await rejection(e.runTool('crashy:echo', { text: 'x' }))).code).toBe('SERVER_UNAVAILABLE');
+    expect((await e.runTool('math:add', { a: 1, b: 1 })).value).toBe(2);
+    expect(await waitUntil(() => e.serverStatus().crashy?.state === 'connected', 6000)).toBe(true);
+    const second = (await e.runTool('crashy:stats')).value as { pid: number };
+    expect(second.pid).not.toBe(first.pid);
+    expect(isProcessAlive(first.pid)).toBe(false);
+  });
+
+  it('connect() resolves with every status once each server connected or failed, and never rejects for one not required', async () => {
+    const e = exec({ mcpServers: { good: stdioFixture(), broken: stdioFixture({ FIXTURE_FAIL_START: 'nope' }) } });
+    expect(e.serverStatus()).toMatchObject({ good: { state: 'connecting' }, broken: { state: 'connecting' } });
+    const status = await e.connect();
+    expect(status).toMatchObject({ good: { state: 'connected', toolCount: FIXTURE_TOOLS.length }, broken: { state: 'failed' } });
+    expect(status.broken?.since).toBeLessThanOrEqual(Date.now());
+    await e.close();
+    expect(e.serverStatus()).toMatchObject({ good: { state: 'closed' }, broken: { state: 'closed' } });
+    expect((await rejection(e.connect())).code).toBe('CONNECTION_CLOSED');
+  });
+
+  it('connect({ timeoutMs }) resolves when the time is up, with the servers still connecting marked so; an abort rejects', async () => {
+    const e = exec({ mcpServers: { silent: misbehavingFixture('hang') }, mcpOptions: { connectTimeoutMs: 5000 } });
+    const started = performance.now();
+    expect(await e.connect({ timeoutMs: 200 })).toMatchObject({ silent: { state: 'connecting' } });
+    expect(since(started)).toBeLessThan(1000);
+    const controller = new AbortController();
+    const pending = e.connect({ signal: controller.signal });
+    controller.abort(new Error('user gave up'));
+    const error = await rejection(pending);
+    expect(error.code).toBe('ABORTED');
+    expect((error.cause as Error).message).toBe('user gave up');
+  });
+
+  it('refuses a bad onServerStatus or mcpReconnect when the facade is created', () => {
+    for (const options of [
+      { onServerStatus: 'log' },
+      { mcpReconnect: { initialDelayMs: -1 } },
+      { mcpReconnect: { maxDelayMs: Infinity } },
+    ]) {
+      const field = Object.keys(options)[0]!;
+      expect(() => createExec(options as ExecOptions), field).toThrow(
+        expect.objectContaining({ code: 'CONFIGURATION', details: { invalid: [field] } }),
+      );
+    }
+  });
+
+  it('a required server is all-or-nothing: its failure rejects connect() and every call', async () => {
+    const e = exec({
+      mcpServers: { good: stdioFixture(), must: { ...stdioFixture({ FIXTURE_FAIL_START: 'broken' }), required: true } },
+      mcpReconnect: { initialDelayMs: 60_000 },
+    });
+    const error = await rejection(e.connect());
+    expect(error.code).toBe('SERVER_UNAVAILABLE');
+    expect(error.details).toMatchObject({ server: 'must' });
+    expect(error.cause).toBe(e.serverStatus().must?.error);
+    expect((await rejection(e.runTool('math:add', { a: 1, b: 1 }))).code).toBe('SERVER_UNAVAILABLE');
+    expect((await rejection(e.searchTools('echo'))).code).toBe('SERVER_UNAVAILABLE');
+  });
+});
