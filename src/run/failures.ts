@@ -60,7 +60,10 @@ export function lookupFailure(
   what: string,
   err: unknown,
 ): ToolError {
-  return new ToolError({ code: codeOf(err, fallback), op, toolId, reason: `${what}: ${errorMessage(err)}`, cause: err });
+  const init: ToolErrorInit = { code: codeOf(err, fallback), op, toolId, reason: `${what}: ${errorMessage(err)}`, cause: err };
+  // A library error's details (the server of a SERVER_UNAVAILABLE, ...) stay readable on the wrapper.
+  if (ToolexecError.isInstance(err) && err.details !== undefined) init.details = err.details;
+  return new ToolError(init);
 }
 
 /** A configuration problem found at dispatch (no executor, a backend without its target): EXECUTION, no cause. */

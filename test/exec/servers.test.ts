@@ -113,6 +113,16 @@ describe('every MCP server fails alone', () => {
         return [sum.structured, echo.structured, unavailable];`,
     });
     expect(run.value).toEqual([5, 'from a snippet', { code: 'SERVER_UNAVAILABLE', message: expect.stringContaining('refusing to start') }]);
+
+    // In a chain the step's ToolError carries the server in its own details too.
+    const chainError = await rejection(
+      e.runChain([
+        { toolId: 'math:add', args: { a: 1, b: 1 } },
+        { toolId: 'broken:echo', args: { text: 'x' } },
+      ]),
+    );
+    expect(chainError.code).toBe('SERVER_UNAVAILABLE');
+    expect(chainError.details).toMatchObject({ server: 'broken', toolId: 'broken:echo' });
   });
 
   it('a server that crashes mid-call fails that call, is failed until it reconnects in the background, and works again', async () => {
