@@ -29,7 +29,7 @@ import { createCodeExecutor, type CodeParams, type CodeResult, type DefaultCodeE
 import { elapsedMs, nowMs, runExecChain } from './chain.js';
 import { McpRouter } from './mcp-router.js';
 import { DEFAULT_SEARCH_LIMIT, resolveExecOptions, type ResolvedExecOptions } from './options.js';
-import { ServerPool, closedError, type WaitBounds } from './servers.js';
+import { ServerPool, closedError } from './servers.js';
 import type { Exec, ExecChainResult, ExecOptions, Result, ServerStatus, Step } from './types.js';
 
 const RESOLVED = Promise.resolve();
@@ -239,7 +239,7 @@ export class DefaultExec implements Exec {
     return this.#code.executeCode(params);
   }
 
-  connect(options: WaitBounds = {}): Promise<Record<string, ServerStatus>> {
+  connect(options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Record<string, ServerStatus>> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
     return this.#pool === undefined ? Promise.resolve({}) : this.#pool.connect(options ?? {});
   }

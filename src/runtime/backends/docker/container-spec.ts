@@ -43,7 +43,7 @@ export interface DockerContainerLimits {
 /** The effective container limits of one run (0 = not capped). */
 export type ResolvedContainerLimits = Required<DockerContainerLimits>;
 
-/** What {@link containerCreateOptions} needs besides the limits. */
+/** What the container's create options are made from, besides the limits. */
 export interface ContainerSpecInput {
   /** The container's name (unique per run). */
   name: string;

@@ -51,7 +51,7 @@ interface Engine {
  *
  * @remarks
  * Per run: one container from the configured image, created with the hardening of
- * {@link containerCreateOptions} (uid 65534, no network, read-only root, no capabilities,
+ * `containerCreateOptions` (uid 65534, no network, read-only root, no capabilities,
  * no-new-privileges, private IPC without `/dev/shm`, a 65534-owned `/tmp` tmpfs, no engine logs)
  * and the run's limits; attached (stdin + output over one hijacked connection) before it is
  * started; then the node guest receives its program and the snippet on stdin and speaks the

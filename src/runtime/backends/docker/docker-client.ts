@@ -24,6 +24,14 @@ export interface DockerodeInstance {
   getImage(...args: never[]): unknown;
 }
 
+/** A TLS client key with its passphrase (dockerode's `KeyObject`). */
+export interface DockerodeKey {
+  /** The key, PEM-encoded. */
+  pem: string | Buffer;
+  /** The passphrase that decrypts it. */
+  passphrase?: string | undefined;
+}
+
 /** dockerode's connection options (its `DockerOptions`, written out so the public types need no dockerode). */
 export interface DockerodeOptions {
   /** The engine's unix socket (`/var/run/docker.sock`). */
@@ -41,7 +49,7 @@ export interface DockerodeOptions {
   /** TLS: the client certificate(s). */
   cert?: string | string[] | Buffer | Buffer[] | undefined;
   /** TLS: the client key(s). */
-  key?: string | string[] | Buffer | Buffer[] | { pem: string | Buffer; passphrase?: string | undefined }[] | undefined;
+  key?: string | string[] | Buffer | Buffer[] | DockerodeKey[] | undefined;
   /** `http`, `https` or `ssh`. */
   protocol?: 'https' | 'http' | 'ssh' | undefined;
   /** Request timeout in milliseconds. */

@@ -22,4 +22,4 @@ export type { WarmPoolStats } from './warm-pool.js';
 export { DEFAULT_SANDBOX_IMAGE, SANDBOX_IMAGE_LABEL, SANDBOX_NODE_PATH, SANDBOX_USER_ID } from './sandbox-image.js';
 export { buildSandboxImage, sharedLibrariesOf } from './sandbox-image.js';
 export type { BuildSandboxImageOptions, SandboxImageInfo } from './sandbox-image.js';
-export type { DockerConnectionOptions, DockerodeInstance, DockerodeOptions } from './docker-client.js';
+export type { DockerConnectionOptions, DockerodeInstance, DockerodeKey, DockerodeOptions } from './docker-client.js';
