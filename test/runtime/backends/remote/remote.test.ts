@@ -243,16 +243,36 @@ describe('remote backend over 127.0.0.1', () => {
     const server = await serve({ backend: host });
     const backend = createRemoteBackend({ url: server.url, secret: SECRET });
     const controller = new AbortController();
+    // Abort once the snippet's tool call has been answered (a guest process may take a while to
+    // start on a loaded machine), so the partial result must hold that call.
+    const inner = gateway();
+    let answered!: () => void;
+    const toolCallAnswered = new Promise<void>((resolve) => (answered = resolve));
+    const watching = new Proxy(inner, {
+      get(target, property) {
+        const value: unknown = Reflect.get(target, property, target);
+        if (typeof value !== 'function') return value;
+        if (property !== 'runTool') return value.bind(target);
+        return async (...args: unknown[]) => {
+          try {
+            return await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          } finally {
+            answered();
+          }
+        };
+      },
+    });
     const started = performance.now();
     const pending = failure(
       backend.execute(
         request("await tools.runTool('test:add', { a: 1, b: 1 });\nawait new Promise((resolve) => setTimeout(resolve, 20000));", {
           signal: controller.signal,
+          gateway: watching,
         }),
       ),
     );
-    while (server.handler?.activeRuns === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await toolCallAnswered;
+    await new Promise((resolve) => setTimeout(resolve, 50));
     controller.abort(new Error('caller gave up'));
     const error = await pending;
     expectCode(error, 'ABORTED');
