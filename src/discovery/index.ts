@@ -12,6 +12,7 @@ export type { ArgsMeasure } from './args-caps.js';
 export { deriveSchemaInfo } from './schema-info.js';
 export { SUMMARY_MAX_BYTES } from './summary.js';
 export { compareCodePoints } from './compare.js';
+export { suggestToolIds } from './suggest.js';
 export type {
   BackendSelector,
   ChangeEvent,

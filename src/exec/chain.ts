@@ -47,8 +47,9 @@ export function elapsedMs(start: number): number {
  * Runs `steps` one by one through `runner.run`.
  *
  * @remarks
- * - Arguments: a shallow copy of `step.args` (`{}` when absent); with `usePrevious`, `previous` is
- *   set to the last *successful* step's value (overwriting; `undefined` when none succeeded yet).
+ * - Arguments: a shallow copy of `step.args` (`{}` when absent), the arguments `argsFrom` takes
+ *   from the last *successful* step's value merged over them, and with `usePrevious`, `previous`
+ *   set to that value (overwriting; `undefined` when none succeeded yet).
  *   A step that failed with `stopOnError: false` does not change `previous`.
  * - `stopOnError: false`: the failure is recorded (`error` on the step result, `step_error`
  *   progress) and the chain goes on. Otherwise the chain stops and rejects with an

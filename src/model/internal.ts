@@ -20,3 +20,4 @@ export {
   timerDelayMs,
   type AbortOutcome,
 } from './deadline.js';
+export { editDistance, typoBudget } from './edit-distance.js';

@@ -24,6 +24,11 @@ export interface ContractViolation {
   allowed?: unknown[];
   /** The JSON Schema keyword that failed (`required`, `type`, `minimum`, ...). */
   keyword?: string;
+  /**
+   * What would likely fix it: `rename` when an argument the schema does not declare is a near
+   * spelling of a missing required one (`from` the pointer sent, `to` the pointer expected).
+   */
+  suggestion?: { action: 'rename'; from: string; to: string };
 }
 
 /** Validates tool input and output against the tool's JSON Schemas. */

@@ -16,7 +16,9 @@ import {
   pinnedValue,
   findDiscriminator,
   describeSchema,
+  collectProperties,
 } from './schema-description.js';
+import { editDistance, typoBudget } from './edit-distance.js';
 import type { ContractViolation, ViolationCode } from './schema.js';
 import { escapePointer, isPlainObject, jsonTypeOf, safeJson, type SchemaDocument } from './schema-source.js';
 
@@ -46,7 +48,7 @@ class Collector {
       return;
     }
     const violation: ContractViolation = { code, field, message };
-    for (const name of ['expected', 'actual', 'allowed', 'keyword'] as const) {
+    for (const name of ['expected', 'actual', 'allowed', 'keyword', 'suggestion'] as const) {
       if (extra[name] !== undefined) (violation as unknown as Record<string, unknown>)[name] = extra[name];
     }
     this.violations.push(violation);
@@ -75,8 +77,18 @@ class Collector {
     const keyword = error.keyword;
     switch (keyword) {
       case 'required': {
-        const missing = `${field}/${escapePointer(text(params.missingProperty))}`;
-        this.add('RequiredMissing', missing, `Field '${missing}' is required.`, { keyword });
+        const name = text(params.missingProperty);
+        const missing = `${field}/${escapePointer(name)}`;
+        const typo = this.#typoOf(error, field, name);
+        if (typo === undefined) {
+          this.add('RequiredMissing', missing, `Field '${missing}' is required.`, { keyword });
+          return;
+        }
+        const from = `${field}/${escapePointer(typo)}`;
+        this.add('RequiredMissing', missing, `Field '${missing}' is required; did you mean '${name}' instead of '${typo}'?`, {
+          keyword,
+          suggestion: { action: 'rename', from, to: missing },
+        });
         return;
       }
       case 'dependentRequired':
@@ -143,7 +155,17 @@ class Collector {
       case 'unevaluatedProperties': {
         const name = text(keyword === 'additionalProperties' ? params.additionalProperty : params.unevaluatedProperty);
         const extra = `${field}/${escapePointer(name)}`;
-        this.add('ConstraintViolation', extra, `Field '${extra}' is not allowed.`, { expected: `${keyword} false`, keyword });
+        const meant = this.#meantBy(error, field, name);
+        if (meant === undefined) {
+          this.add('ConstraintViolation', extra, `Field '${extra}' is not allowed.`, { expected: `${keyword} false`, keyword });
+          return;
+        }
+        const to = `${field}/${escapePointer(meant)}`;
+        this.add('ConstraintViolation', extra, `Field '${extra}' is not allowed; did you mean '${meant}'?`, {
+          expected: `${keyword} false`,
+          keyword,
+          suggestion: { action: 'rename', from: extra, to },
+        });
         return;
       }
       case 'false schema':
@@ -153,6 +175,31 @@ class Collector {
         break;
     }
     this.#constraint(error, field, label, params);
+  }
+
+  /** The undeclared key of the object at `field` that looks like a misspelling of the missing `name`. */
+  #typoOf(error: ErrorObject, field: string, name: string): string | undefined {
+    const value = valueAt(this.data, field);
+    if (!isPlainObject(value)) return undefined;
+    const declared = this.#declared(error);
+    return closest(
+      name,
+      Object.keys(value).filter((key) => key !== name && !declared.has(key)),
+    );
+  }
+
+  /** The missing required property of the object at `field` that the undeclared `name` likely means. */
+  #meantBy(error: ErrorObject, field: string, name: string): string | undefined {
+    const value = valueAt(this.data, field);
+    const schema = error.parentSchema;
+    if (!isPlainObject(value) || !isPlainObject(schema) || !Array.isArray(schema.required)) return undefined;
+    const missing = schema.required.filter((key): key is string => typeof key === 'string' && !Object.hasOwn(value, key));
+    return closest(name, missing);
+  }
+
+  /** The property names the schema of a failing keyword declares (its `properties`, `$ref` and `allOf` included). */
+  #declared(error: ErrorObject): Set<string> {
+    return new Set(collectProperties(error.parentSchema, this.root).keys());
   }
 
   #constraint(error: ErrorObject, field: string, label: string, params: Record<string, unknown>): void {
@@ -382,6 +429,21 @@ class Collector {
       { expected: candidates, actual, keyword },
     );
   }
+}
+
+/** The candidate within a typo's reach of `name`, closest first (`undefined` when none is). */
+function closest(name: string, candidates: readonly string[]): string | undefined {
+  const budget = typoBudget(name);
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of candidates) {
+    const distance = editDistance(name, candidate, budget);
+    if (distance <= budget && distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best;
 }
 
 function pinnedValueList(schema: unknown): { values: unknown[] } | undefined {

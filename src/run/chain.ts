@@ -1,4 +1,5 @@
 import { Deadline, layerErrors } from '../model/internal.js';
+import { stepArgs, withPreviousArgs } from './chain-args.js';
 import { ChainError, type ToolError } from './errors.js';
 import { abortToolError, asStepFailure } from './failures.js';
 import type { Pipeline } from './pipeline.js';
@@ -36,8 +37,9 @@ export interface ChainWalk<S extends ChainStep> {
 
 /**
  * The one chain loop: steps in order, each with a fresh shallow copy of its `args` (`{}` when
- * absent) and, with `usePrevious`, `args.previous` set to the last successful step's `structured`
- * result (overwriting; set even when `undefined`). Between steps an aborted deadline stops the
+ * absent), the arguments its `argsFrom` takes from the last successful step's `structured` result
+ * merged over them and, with `usePrevious`, `args.previous` set to that result (overwriting; set
+ * even when `undefined`); a failed step names the arguments that came from the previous step. Between steps an aborted deadline stops the
  * chain (ABORTED, or TIMEOUT for a deadline's reason) without a step result. Progress:
  * `{0, N, 'started'}`, then `{i+1, N, 'step_completed' | 'step_error'}` per step. A step that
  * finishes synchronously is not awaited.
@@ -54,16 +56,17 @@ export async function walkChain<S extends ChainStep>(walk: ChainWalk<S>): Promis
     const toolId = typeof step?.toolId === 'string' ? step.toolId : '';
     if (deadline !== undefined && deadline.aborted)
       visitor.stopped(i, toolId, abortToolError(toolId, 'resolve', undefined, deadline.reason));
-    const args: Record<string, unknown> = step?.args === undefined || step.args === null ? {} : { ...step.args };
-    if (step?.usePrevious === true) args.previous = previous;
     const startedMs = clock === undefined ? 0 : clock();
     let result: RunResult;
+    let fromPrevious: string[] = [];
     try {
-      const out = walk.run(toolId, args);
+      const built = stepArgs(step, toolId, previous);
+      fromPrevious = built.fromPrevious;
+      const out = walk.run(toolId, built.args);
       result = out instanceof Promise ? await out : out;
     } catch (err) {
       if (onProgress !== undefined) emitProgress(onProgress, { progress: i + 1, total, message: 'step_error' });
-      visitor.failed(i, step, toolId, asStepFailure(err, toolId), startedMs);
+      visitor.failed(i, step, toolId, withPreviousArgs(asStepFailure(err, toolId), fromPrevious), startedMs);
       continue;
     }
     if (onProgress !== undefined) emitProgress(onProgress, { progress: i + 1, total, message: 'step_completed' });

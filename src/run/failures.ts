@@ -40,10 +40,16 @@ export function invalidToolId(toolId: unknown): ToolError {
   });
 }
 
-/** TOOL_NOT_FOUND, with the index's own miss as cause when there was one. */
-export function toolNotFound(toolId: string, cause: unknown): ToolError {
-  const init: ToolErrorInit = { code: 'TOOL_NOT_FOUND', op: 'resolve', toolId, reason: 'tool not found' };
+/**
+ * TOOL_NOT_FOUND, with the index's own miss as cause when there was one; `suggestions` (the closest
+ * registered IDs, best first) go in the message (`did you mean 'fs:read_text_file'?`) and in
+ * `details.suggestions`.
+ */
+export function toolNotFound(toolId: string, cause: unknown, suggestions: readonly string[] = []): ToolError {
+  const hint = suggestions.length === 0 ? '' : `; did you mean ${suggestions.map((id) => `'${id}'`).join(' or ')}?`;
+  const init: ToolErrorInit = { code: 'TOOL_NOT_FOUND', op: 'resolve', toolId, reason: `tool not found${hint}` };
   if (cause !== undefined) init.cause = cause;
+  if (suggestions.length > 0) init.details = { suggestions: [...suggestions] };
   return new ToolError(init);
 }
 

@@ -20,6 +20,7 @@ export { LocalHandlerRegistry, createLocalRegistry } from './local-registry.js';
 export type {
   CallToolResult,
   ChainResult,
+  ChainArgsFrom,
   ChainStep,
   LocalHandler,
   LocalHandlerContext,

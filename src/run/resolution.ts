@@ -1,7 +1,8 @@
 import type { Tool, ToolBackend, ToolSchemaChecks } from '../model/index.js';
-import { defaultBackendSelector } from '../discovery/index.js';
+import { defaultBackendSelector, suggestToolIds } from '../discovery/index.js';
 import { isPromiseLike } from './async-values.js';
 import { isNotFound, lookupFailure, noBackends, toolNotFound } from './failures.js';
+import type { ToolError } from './errors.js';
 import type { ResolvedRunnerOptions } from './options.js';
 
 /**
@@ -112,7 +113,7 @@ export class Resolver {
       }
     }
     const toolResolver = this.#toolResolver;
-    if (toolResolver === undefined) throw toolNotFound(toolId, indexMiss);
+    if (toolResolver === undefined) throw this.#notFound(toolId, indexMiss);
     return ask(toolResolver, toolId, 'TOOL_NOT_FOUND', 'tool resolver failed', (tool) => this.#resolveBackends(toolId, tool, indexMiss));
   }
 
@@ -136,10 +137,16 @@ export class Resolver {
   }
 
   #resolveBackends(toolId: string, tool: Tool | undefined, indexMiss: unknown): Resolved | Promise<Resolved> {
-    if (tool === undefined || tool === null || typeof tool !== 'object') throw toolNotFound(toolId, indexMiss);
+    if (tool === undefined || tool === null || typeof tool !== 'object') throw this.#notFound(toolId, indexMiss);
     const resolver = this.#backendsResolver;
     if (resolver === undefined) throw noBackends(toolId);
     return ask(resolver, toolId, 'NO_BACKENDS', 'backends resolver failed', (backends) => resolvedOrThrow(toolId, tool, backends));
+  }
+
+  /** TOOL_NOT_FOUND with the index's closest IDs as suggestions (computed only now, on the failure). */
+  #notFound(toolId: string, indexMiss: unknown): ToolError {
+    const index = this.#index;
+    return toolNotFound(toolId, indexMiss, index === undefined ? [] : suggestToolIds(index, toolId));
   }
 
   #clear(): void {

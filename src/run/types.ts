@@ -170,7 +170,20 @@ export interface ChainStep {
   args?: Record<string, unknown>;
   /** Inject the previous step's structured result at `args.previous` (overwriting). */
   usePrevious?: boolean;
+  /**
+   * Arguments built from the previous successful step's `structured` result, merged over `args`
+   * (before `usePrevious`): either a serialisable mapping of argument name → JSON pointer into that
+   * result (`{ path: '/0/path', text: '/content' }`; `''` is the whole result), which also crosses
+   * the code-mode gateway, or a function of the result for TypeScript callers of the runner and the
+   * facade. A pointer that does not resolve (or a function that throws) fails the step with
+   * `INVALID_ARGUMENT` naming the pointer; any failure of the step names the arguments that came
+   * from the previous step (message and `details.fromPrevious`).
+   */
+  argsFrom?: ChainArgsFrom;
 }
+
+/** How a {@link ChainStep} takes arguments from the previous result: name → JSON pointer, or a function. */
+export type ChainArgsFrom = Readonly<Record<string, string>> | ((previous: unknown) => Record<string, unknown>);
 
 /** What happened to one chain step. */
 export interface StepResult {

@@ -101,6 +101,8 @@ function chainSteps(payload: Record<string, unknown>): ChainStep[] {
     const args = argsField(payload, 'run_chain', step.args);
     if (args !== undefined) out.args = args;
     if (step.usePrevious === true) out.usePrevious = true;
+    // The pointer mapping is checked by the chain itself (INVALID_ARGUMENT on the step).
+    if (step.argsFrom !== undefined && step.argsFrom !== null) out.argsFrom = step.argsFrom as Record<string, string>;
     return out;
   });
 }
