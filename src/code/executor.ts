@@ -94,7 +94,13 @@ export class DefaultCodeExecutor implements CodeExecutor {
     } finally {
       deadline.dispose();
     }
-    if (outcome.ok) return assembleResult(outcome.value, tools, started);
+    if (outcome.ok) {
+      const result = assembleResult(outcome.value, tools, started);
+      // a budget error fails the run even when the snippet caught it
+      const limit = tools.limitError;
+      if (limit !== undefined) throw withCodeResult(limit, result);
+      return result;
+    }
     const engineError = 'error' in outcome ? outcome.error : undefined;
     const partial = assembleResult(engineResultOf(engineError), tools, started);
     if (deadline.signal.aborted) throw withCodeResult(stopError(deadline, call, engineError), partial);

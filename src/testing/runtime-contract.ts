@@ -231,6 +231,22 @@ export function runtimeBackendContract(
       expectCode(await rejection(run(code, { limits: { maxChainSteps: 1 } })), 'LIMIT_EXCEEDED');
     });
 
+    it('fails the run with a budget error the snippet caught (LIMIT_EXCEEDED)', async () => {
+      const code =
+        "const seen = [];\nfor (let i = 0; i < 3; i++) {\n  try { await tools.runTool('test:add', { a: i, b: 1 }); } catch (err) { seen.push(err.code); }\n}\nconsole.log('caught', seen.join());\nreturn 'swallowed';";
+      const error = await rejection(run(code, { limits: { maxToolCalls: 2 } }));
+      expectCode(error, 'LIMIT_EXCEEDED');
+      expect(error.details?.limit).toBe('maxToolCalls');
+      const result = partial(error);
+      expect(result.toolCalls).toHaveLength(2);
+      expect(result.stdout).toBe('caught LIMIT_EXCEEDED\n');
+      const chain =
+        "try {\n  await tools.runChain([{ toolId: 'test:add', args: { a: 1, b: 2 } }, { toolId: 'test:double', usePrevious: true }]);\n} catch {}\nreturn 'swallowed';";
+      const chainError = await rejection(run(chain, { limits: { maxChainSteps: 1 } }));
+      expectCode(chainError, 'LIMIT_EXCEEDED');
+      expect(chainError.details?.limit).toBe('maxChainSteps');
+    });
+
     it('reports a thrown error as CODE_EXECUTION with its line', async () => {
       const error = await rejection(run("const a = 1;\nconst b = 2;\nthrow new Error('boom on three');"));
       expectCode(error, 'CODE_EXECUTION');

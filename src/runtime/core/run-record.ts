@@ -43,6 +43,7 @@ export class RunRecord {
   settle(outcome: { stdout: string; stderr: string; hasValue: boolean; value?: unknown; failure?: RunFailure | undefined }): ExecuteResult {
     const result = this.partial({ stdout: outcome.stdout, stderr: outcome.stderr, ...(outcome.hasValue ? { value: outcome.value } : {}) });
     const failure = outcome.failure;
+    if (failure === undefined || failure.code === 'CODE_EXECUTION') this.throwIfBudgetCaught(result);
     if (failure !== undefined) {
       throw runtimeError(failure.code, failure.message, {
         cause: failure.cause,
@@ -51,6 +52,21 @@ export class RunRecord {
       });
     }
     return result;
+  }
+
+  /**
+   * Throws the run's budget error (`LIMIT_EXCEEDED` for `maxToolCalls` / `maxChainSteps`), with
+   * `result` as its partial result, when a tool call met one: the run fails with it even when the
+   * snippet caught it and went on.
+   */
+  throwIfBudgetCaught(result: ExecuteResult): void {
+    const limit = this.#gateway?.limitError;
+    if (limit === undefined) return;
+    throw runtimeError('LIMIT_EXCEEDED', limit.message, {
+      cause: limit,
+      result,
+      ...(limit.details === undefined ? {} : { details: limit.details }),
+    });
   }
 
   /** Milliseconds since the run started. */

@@ -167,7 +167,10 @@ export class RemoteBackend implements RuntimeBackend {
       disk: read.limitsEnforced.disk,
     });
     const result = run.partial({ stdout: read.stdout, stderr: read.stderr, ...(read.hasValue ? { value: read.value } : {}) });
-    if (terminal.kind === 'result') return result;
+    if (terminal.kind === 'result') {
+      run.throwIfBudgetCaught(result);
+      return result;
+    }
 
     const remote = deserializeError(terminal.error);
     const original = gatewayErrors.find(
