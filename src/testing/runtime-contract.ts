@@ -269,6 +269,18 @@ export function runtimeBackendContract(
       expect(error.details?.line).toBe(3);
     });
 
+    it('runs TypeScript without the language named, keeping line numbers', async () => {
+      const code =
+        "interface Sum { total: number }\nconst r = (await tools.runTool('test:add', { a: 1, b: 2 })) as { structured: number };\nconst s: Sum = { total: r.structured };\nreturn s.total;";
+      expect((await run(code)).value).toBe(3);
+      const error = await rejection(run("type T = string;\nconst s: T = 'x';\nthrow new Error(s as T);"));
+      expectCode(error, 'CODE_EXECUTION');
+      expect(error.details?.line).toBe(3);
+      const syntax = await rejection(run('const a: number = 1;\nconst = ;\n'));
+      expectCode(syntax, 'CODE_EXECUTION');
+      expect(syntax.details?.line).toBe(2);
+    });
+
     it('rejects other languages (RUNTIME_UNAVAILABLE)', async () => {
       const error = await rejection(run('print(1)', { language: 'python' }));
       expectCode(error, 'RUNTIME_UNAVAILABLE');
