@@ -128,6 +128,7 @@ export class DefaultCodeExecutor implements CodeExecutor {
     };
     if (call.profile !== undefined) params.profile = call.profile;
     if (call.metadata !== undefined) params.metadata = call.metadata;
+    if (call.strict) params.strict = true;
     return params;
   }
 
@@ -170,6 +171,7 @@ function assembleResult(engine: CodeEngineResult | undefined, tools: DefaultTool
   if (engine?.value !== undefined) result.value = engine.value;
   if (engine?.backend !== undefined) result.backend = engine.backend;
   if (engine?.limitsEnforced !== undefined) result.limitsEnforced = engine.limitsEnforced;
+  if (engine?.warnings !== undefined && engine.warnings.length > 0) result.warnings = engine.warnings;
   return result;
 }
 

@@ -247,6 +247,38 @@ export function runtimeBackendContract(
       expect(chainError.details?.limit).toBe('maxChainSteps');
     });
 
+    it('warns about a tool call still pending when the snippet returned (a missing await)', async () => {
+      const code = "const r = tools.runTool('test:slow', { ms: 100 });\nreturn r.structured;";
+      const result = await run(code);
+      expect(result.value).toBeUndefined();
+      expect(result.warnings).toEqual([
+        {
+          code: 'PENDING_TOOL_CALL',
+          message: "tools.runTool('test:slow') was still pending when the snippet returned: a missing await?",
+          method: 'runTool',
+          toolId: 'test:slow',
+        },
+      ]);
+      const awaited = await run("const r = await tools.runTool('test:add', { a: 1, b: 2 });\nreturn r.structured;");
+      expect(awaited.value).toBe(3);
+      expect(awaited.warnings).toBeUndefined();
+    });
+
+    it('fails a strict run with a tool call still pending (CODE_EXECUTION naming the call)', async () => {
+      const code = "console.log('before');\ntools.runTool('test:slow', { ms: 100 });\ntools.searchTools('add');\nreturn 1;";
+      const error = await rejection(run(code, { strict: true }));
+      expectCode(error, 'CODE_EXECUTION');
+      expect(error.message).toBe(
+        "code execution error: tools.runTool('test:slow') was still pending when the snippet returned: a missing await? (and 1 more pending call)",
+      );
+      expect(error.details?.pendingCalls).toEqual([{ method: 'runTool', toolId: 'test:slow' }, { method: 'searchTools' }]);
+      const result = partial(error);
+      expect(result.value).toBe(1);
+      expect(result.stdout).toBe('before\n');
+      expect(result.warnings).toHaveLength(2);
+      expect((await run('return 2;', { strict: true })).value).toBe(2);
+    });
+
     it('reports a thrown error as CODE_EXECUTION with its line', async () => {
       const error = await rejection(run("const a = 1;\nconst b = 2;\nthrow new Error('boom on three');"));
       expectCode(error, 'CODE_EXECUTION');

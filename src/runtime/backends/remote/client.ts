@@ -166,7 +166,12 @@ export class RemoteBackend implements RuntimeBackend {
       pids: read.limitsEnforced.pids,
       disk: read.limitsEnforced.disk,
     });
-    const result = run.partial({ stdout: read.stdout, stderr: read.stderr, ...(read.hasValue ? { value: read.value } : {}) });
+    const result = run.partial({
+      stdout: read.stdout,
+      stderr: read.stderr,
+      ...(read.hasValue ? { value: read.value } : {}),
+      ...(read.warnings.length > 0 ? { warnings: read.warnings } : {}),
+    });
     if (terminal.kind === 'result') {
       run.throwIfBudgetCaught(result);
       return result;
