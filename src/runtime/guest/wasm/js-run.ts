@@ -57,6 +57,8 @@ export class JsRun implements SandboxRun {
   #cancelledIdle = false;
   #done = false;
   #settling = false;
+  /** The tool calls unanswered when the snippet's promise settled. */
+  #pendingAtReturn: GuestPendingCall[] | undefined;
   #sandbox: Sandbox | undefined;
   #main: JSValueHandle | undefined;
 
@@ -273,6 +275,8 @@ export class JsRun implements SandboxRun {
     const main = this.#main as JSValueHandle;
     if (main.promiseState !== 0) {
       this.#settling = true;
+      // read now: a reply that arrives while the outcome is resolved must not hide a missing await
+      this.#pendingAtReturn = this.#pendingCalls();
       void this.#vm.resolvePromise(main).then(
         (outcome) => this.#complete(outcome),
         (error: unknown) => this.#fail(this.#engineFailure(error)),
@@ -347,7 +351,7 @@ export class JsRun implements SandboxRun {
       this.#fail(this.#engineFailure(error));
       return;
     }
-    const pending = this.#pendingCalls();
+    const pending = this.#pendingAtReturn;
     if (this.#stop !== undefined) {
       this.#endStopped();
       return;
