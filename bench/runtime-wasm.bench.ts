@@ -8,6 +8,8 @@
  * (3) the same 100 `gateway.runTool(...)` calls made directly on the host, on the same gateway
  *     (a direct gateway over a real runner with schema validation).
  * The sandbox's cost per tool call is ((2) − (1)) / 100; its overhead is that minus (3) / 100.
+ * (4) the TypeScript-stripping transform every snippet goes through (sucrase), alone, on (1) and
+ *     (2)'s code: `return 1` with the transform is (1), without it (1) − (4).
  * Several rounds, medians reported (the machine may be busy; one round does not decide).
  *
  * Targets: ≤ 5 ms per snippet (p50), ≤ 0.1 ms per tool call (sandbox cost, p50).
@@ -17,6 +19,7 @@
 import { Bench } from 'tinybench';
 import { createWasmBackend } from '../src/runtime/backends/wasm/index.js';
 import { createDirectGateway } from '../src/runtime/index.js';
+import { prepareSnippet } from '../src/runtime/internal.js';
 import { createContractFixture } from '../src/testing/gateway-contract.js';
 import { median } from './paired.js';
 
@@ -48,6 +51,8 @@ const TASKS = {
   trivial: 'snippet: return 1',
   toolLoop: `snippet: ${CALLS} tool calls`,
   direct: `host: ${CALLS} direct gateway calls`,
+  stripTrivial: 'TypeScript stripping of `return 1`',
+  stripToolLoop: 'TypeScript stripping of the tool loop',
 } as const;
 
 interface Round {
@@ -56,6 +61,8 @@ interface Round {
   toolLoopP50: number;
   toolLoopP95: number;
   directP50: number;
+  stripTrivialP50: number;
+  stripToolLoopP50: number;
 }
 
 function percentile(samples: readonly number[], p: number): number {
@@ -75,6 +82,12 @@ async function round(): Promise<Round> {
     })
     .add(TASKS.direct, async () => {
       await direct();
+    })
+    .add(TASKS.stripTrivial, () => {
+      prepareSnippet({ code: TRIVIAL });
+    })
+    .add(TASKS.stripToolLoop, () => {
+      prepareSnippet({ code: TOOL_LOOP });
     });
   await bench.run();
   const samples = (name: string): number[] => {
@@ -91,6 +104,8 @@ async function round(): Promise<Round> {
     toolLoopP50: percentile(toolLoop, 50),
     toolLoopP95: percentile(toolLoop, 95),
     directP50: percentile(directs, 50),
+    stripTrivialP50: percentile(samples(TASKS.stripTrivial), 50),
+    stripToolLoopP50: percentile(samples(TASKS.stripToolLoop), 50),
   };
 }
 
@@ -115,6 +130,13 @@ const figures = {
     overhead: r3(perCallMs - directPerCallMs),
     ratio: Math.round((perCallMs / directPerCallMs) * 10) / 10,
   },
+  // every snippet goes through the TypeScript-stripping transform (sucrase); its share of a run
+  transformMs: {
+    trivial: Math.round(pick('stripTrivialP50') * 1e6) / 1e6,
+    toolLoop: Math.round(pick('stripToolLoopP50') * 1e6) / 1e6,
+    snippetWithoutTransformP50: r3(trivialP50 - pick('stripTrivialP50')),
+    shareOfTrivialRun: Math.round((pick('stripTrivialP50') / trivialP50) * 10000) / 10000,
+  },
   targets: { snippetMsP50: '<= 5', toolCallMs: '<= 0.1' },
   pass: { snippetMsP50: trivialP50 <= 5, toolCallMs: perCallMs <= 0.1 },
 };
@@ -136,6 +158,12 @@ if (asJson) {
       target: '',
       pass: '',
     },
+  });
+  console.table({
+    'TypeScript stripping of `return 1` (ms)': { ms: figures.transformMs.trivial },
+    'TypeScript stripping of the tool loop (ms)': { ms: figures.transformMs.toolLoop },
+    'snippet `return 1` without the stripping (ms, p50)': { ms: figures.transformMs.snippetWithoutTransformP50 },
+    'stripping share of a `return 1` run': { ms: figures.transformMs.shareOfTrivialRun },
   });
   console.table({
     'tool call from the sandbox (ms)': { 'ms/call': figures.toolCallMs.sandbox, target: '≤ 0.1', pass: figures.pass.toolCallMs },

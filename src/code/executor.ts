@@ -94,7 +94,13 @@ export class DefaultCodeExecutor implements CodeExecutor {
     } finally {
       deadline.dispose();
     }
-    if (outcome.ok) return assembleResult(outcome.value, tools, started);
+    if (outcome.ok) {
+      const result = assembleResult(outcome.value, tools, started);
+      // a budget error fails the run even when the snippet caught it
+      const limit = tools.limitError;
+      if (limit !== undefined) throw withCodeResult(limit, result);
+      return result;
+    }
     const engineError = 'error' in outcome ? outcome.error : undefined;
     const partial = assembleResult(engineResultOf(engineError), tools, started);
     if (deadline.signal.aborted) throw withCodeResult(stopError(deadline, call, engineError), partial);
@@ -122,6 +128,7 @@ export class DefaultCodeExecutor implements CodeExecutor {
     };
     if (call.profile !== undefined) params.profile = call.profile;
     if (call.metadata !== undefined) params.metadata = call.metadata;
+    if (call.strict) params.strict = true;
     return params;
   }
 
@@ -164,6 +171,7 @@ function assembleResult(engine: CodeEngineResult | undefined, tools: DefaultTool
   if (engine?.value !== undefined) result.value = engine.value;
   if (engine?.backend !== undefined) result.backend = engine.backend;
   if (engine?.limitsEnforced !== undefined) result.limitsEnforced = engine.limitsEnforced;
+  if (engine?.warnings !== undefined && engine.warnings.length > 0) result.warnings = engine.warnings;
   return result;
 }
 

@@ -37,4 +37,4 @@ export type {
   ToolsEnvironment,
   ToolsEnvironmentOptions,
 } from './types.js';
-export type { ToolCallRecord } from '../runtime/index.js';
+export type { SnippetWarning, ToolCallRecord } from '../runtime/index.js';

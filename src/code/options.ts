@@ -114,6 +114,8 @@ export interface ResolvedCodeParams {
   signal: AbortSignal | undefined;
   /** The call's metadata, passed to the engine. */
   metadata: Record<string, unknown> | undefined;
+  /** A tool call left pending when the snippet returns fails the run (else: a warning). */
+  strict: boolean;
 }
 
 function invalidParam(field: string, value: unknown, problem: string): ToolexecError {
@@ -131,7 +133,7 @@ function invalidParam(field: string, value: unknown, problem: string): ToolexecE
  */
 export function resolveCodeParams(params: CodeParams, options: ResolvedCodeExecutorOptions): ResolvedCodeParams {
   if (!isObject(params)) throw invalidParam('params', params, 'must be an object');
-  const { code, language, timeoutMs, maxToolCalls, profile, signal, metadata } = params;
+  const { code, language, timeoutMs, maxToolCalls, profile, signal, metadata, strict } = params;
   if (typeof code !== 'string') throw invalidParam('code', code, 'must be a string');
   if (language !== undefined && typeof language !== 'string') throw invalidParam('language', language, 'must be a string');
   if (timeoutMs !== undefined && !isTimeout(timeoutMs))
@@ -142,6 +144,7 @@ export function resolveCodeParams(params: CodeParams, options: ResolvedCodeExecu
   if (signal !== undefined && !isAbortSignalLike(signal)) throw invalidParam('signal', signal, 'must be an AbortSignal');
   if (metadata !== undefined && (metadata === null || typeof metadata !== 'object'))
     throw invalidParam('metadata', metadata, 'must be an object');
+  if (strict !== undefined && typeof strict !== 'boolean') throw invalidParam('strict', strict, 'must be a boolean');
   let max = maxToolCalls ?? 0;
   if (options.maxToolCalls > 0 && (max === 0 || max > options.maxToolCalls)) max = options.maxToolCalls;
   return {
@@ -152,6 +155,7 @@ export function resolveCodeParams(params: CodeParams, options: ResolvedCodeExecu
     profile: profile ?? options.profile,
     signal,
     metadata,
+    strict: strict === true,
   };
 }
 

@@ -25,6 +25,7 @@ export function toEngineResult(result: ExecuteResult): CodeEngineResult {
   if (result.value !== undefined) out.value = result.value;
   if (result.backend !== undefined) out.backend = result.backend;
   if (result.limitsEnforced !== undefined) out.limitsEnforced = result.limitsEnforced;
+  if (result.warnings !== undefined) out.warnings = result.warnings;
   return out;
 }
 
@@ -119,6 +120,7 @@ export class RuntimeEngine implements CodeEngine {
       signal: params.signal,
     };
     if (params.metadata !== undefined) request.metadata = params.metadata;
+    if (params.strict === true) request.strict = true;
     let result: ExecuteResult;
     try {
       result = await this.#runtime.execute(request);

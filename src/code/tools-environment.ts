@@ -86,6 +86,11 @@ export class DefaultToolsEnvironment implements ToolsEnvironment {
     return this.#gateway.getToolCalls();
   }
 
+  /** The first budget error a tool call met (`LIMIT_EXCEEDED`), even one the snippet caught. */
+  get limitError(): ToolexecError | undefined {
+    return this.#gateway.limitError;
+  }
+
   searchTools(query: string, limit: number, options?: GatewayCallOptions): Promise<ToolSummary[]> {
     return this.#gateway.searchTools(query, limit, this.#options(options));
   }

@@ -1,6 +1,14 @@
 import type { DocStore, ToolIndex } from '../discovery/index.js';
 import type { Runner } from '../run/index.js';
-import type { BackendInfo, LimitsEnforced, Runtime, SecurityProfile, ToolCallRecord, ToolGateway } from '../runtime/index.js';
+import type {
+  BackendInfo,
+  LimitsEnforced,
+  Runtime,
+  SecurityProfile,
+  SnippetWarning,
+  ToolCallRecord,
+  ToolGateway,
+} from '../runtime/index.js';
 
 /** What one {@link CodeExecutor.executeCode} call runs. */
 export interface CodeParams {
@@ -27,6 +35,12 @@ export interface CodeParams {
    * `{ unsafeOptIn: true }`, which the host backend of the `dev` profile requires.
    */
   metadata?: Record<string, unknown>;
+  /**
+   * Fails the run (`CODE_EXECUTION`, naming the call) when a `tools.*` call is still pending as the
+   * snippet returns (a missing `await`), instead of a `PENDING_TOOL_CALL` warning in the result.
+   * @defaultValue false
+   */
+  strict?: boolean;
 }
 
 /** The outcome of a snippet. */
@@ -48,6 +62,8 @@ export interface CodeResult {
   backend?: BackendInfo;
   /** The limits the backend really enforced on this run (runtime engine). */
   limitsEnforced?: LimitsEnforced;
+  /** What the run did that is probably a mistake (a tool call left pending, ...); absent when nothing. */
+  warnings?: SnippetWarning[];
 }
 
 /**
@@ -110,6 +126,8 @@ export interface CodeEngineParams {
   metadata?: Record<string, unknown>;
   /** Aborted at the deadline (reason: a `TimeoutError` DOMException) or when the caller aborts. */
   signal: AbortSignal;
+  /** Fail the run, instead of warning, when a tool call is still pending as the snippet returns. */
+  strict?: boolean;
 }
 
 /** What an engine returns. The executor adds `toolCalls` and `durationMs`. */
@@ -124,6 +142,8 @@ export interface CodeEngineResult {
   backend?: BackendInfo;
   /** The limits that backend really enforced, when the engine knows them. */
   limitsEnforced?: LimitsEnforced;
+  /** What the run did that is probably a mistake (a tool call left pending, ...). */
+  warnings?: SnippetWarning[];
 }
 
 /**

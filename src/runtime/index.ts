@@ -31,6 +31,7 @@ export type {
   RuntimeBackendKind,
   RuntimeOptions,
   SecurityProfile,
+  SnippetWarning,
   ToolCallRecord,
   ToolGateway,
 } from './core/types.js';

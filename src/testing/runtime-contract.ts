@@ -231,6 +231,54 @@ export function runtimeBackendContract(
       expectCode(await rejection(run(code, { limits: { maxChainSteps: 1 } })), 'LIMIT_EXCEEDED');
     });
 
+    it('fails the run with a budget error the snippet caught (LIMIT_EXCEEDED)', async () => {
+      const code =
+        "const seen = [];\nfor (let i = 0; i < 3; i++) {\n  try { await tools.runTool('test:add', { a: i, b: 1 }); } catch (err) { seen.push(err.code); }\n}\nconsole.log('caught', seen.join());\nreturn 'swallowed';";
+      const error = await rejection(run(code, { limits: { maxToolCalls: 2 } }));
+      expectCode(error, 'LIMIT_EXCEEDED');
+      expect(error.details?.limit).toBe('maxToolCalls');
+      const result = partial(error);
+      expect(result.toolCalls).toHaveLength(2);
+      expect(result.stdout).toBe('caught LIMIT_EXCEEDED\n');
+      const chain =
+        "try {\n  await tools.runChain([{ toolId: 'test:add', args: { a: 1, b: 2 } }, { toolId: 'test:double', usePrevious: true }]);\n} catch {}\nreturn 'swallowed';";
+      const chainError = await rejection(run(chain, { limits: { maxChainSteps: 1 } }));
+      expectCode(chainError, 'LIMIT_EXCEEDED');
+      expect(chainError.details?.limit).toBe('maxChainSteps');
+    });
+
+    it('warns about a tool call still pending when the snippet returned (a missing await)', async () => {
+      const code = "const r = tools.runTool('test:slow', { ms: 100 });\nreturn r.structured;";
+      const result = await run(code);
+      expect(result.value).toBeUndefined();
+      expect(result.warnings).toEqual([
+        {
+          code: 'PENDING_TOOL_CALL',
+          message: "tools.runTool('test:slow') was still pending when the snippet returned: a missing await?",
+          method: 'runTool',
+          toolId: 'test:slow',
+        },
+      ]);
+      const awaited = await run("const r = await tools.runTool('test:add', { a: 1, b: 2 });\nreturn r.structured;");
+      expect(awaited.value).toBe(3);
+      expect(awaited.warnings).toBeUndefined();
+    });
+
+    it('fails a strict run with a tool call still pending (CODE_EXECUTION naming the call)', async () => {
+      const code = "console.log('before');\ntools.runTool('test:slow', { ms: 100 });\ntools.searchTools('add');\nreturn 1;";
+      const error = await rejection(run(code, { strict: true }));
+      expectCode(error, 'CODE_EXECUTION');
+      expect(error.message).toBe(
+        "code execution error: tools.runTool('test:slow') was still pending when the snippet returned: a missing await? (and 1 more pending call)",
+      );
+      expect(error.details?.pendingCalls).toEqual([{ method: 'runTool', toolId: 'test:slow' }, { method: 'searchTools' }]);
+      const result = partial(error);
+      expect(result.value).toBe(1);
+      expect(result.stdout).toBe('before\n');
+      expect(result.warnings).toHaveLength(2);
+      expect((await run('return 2;', { strict: true })).value).toBe(2);
+    });
+
     it('reports a thrown error as CODE_EXECUTION with its line', async () => {
       const error = await rejection(run("const a = 1;\nconst b = 2;\nthrow new Error('boom on three');"));
       expectCode(error, 'CODE_EXECUTION');
@@ -251,6 +299,18 @@ export function runtimeBackendContract(
       const error = await rejection(run("type T = string;\nconst s: T = 'x';\nthrow new Error(s);", { language: 'ts' }));
       expectCode(error, 'CODE_EXECUTION');
       expect(error.details?.line).toBe(3);
+    });
+
+    it('runs TypeScript without the language named, keeping line numbers', async () => {
+      const code =
+        "interface Sum { total: number }\nconst r = (await tools.runTool('test:add', { a: 1, b: 2 })) as { structured: number };\nconst s: Sum = { total: r.structured };\nreturn s.total;";
+      expect((await run(code)).value).toBe(3);
+      const error = await rejection(run("type T = string;\nconst s: T = 'x';\nthrow new Error(s as T);"));
+      expectCode(error, 'CODE_EXECUTION');
+      expect(error.details?.line).toBe(3);
+      const syntax = await rejection(run('const a: number = 1;\nconst = ;\n'));
+      expectCode(syntax, 'CODE_EXECUTION');
+      expect(syntax.details?.line).toBe(2);
     });
 
     it('rejects other languages (RUNTIME_UNAVAILABLE)', async () => {

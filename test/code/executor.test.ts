@@ -173,6 +173,20 @@ describe('executeCode: defaults and limits (cases 156–164)', () => {
     expect(codeResultOf(error)?.toolCalls.map((c) => c.structured)).toEqual([1, 2]);
   });
 
+  it('fails with LIMIT_EXCEEDED even when the engine caught the budget error, keeping the partial result', async () => {
+    const eng = engine(async (_params, tools) => {
+      for (let i = 0; i < 3; i++) await tools.runTool('math:add', { a: i, b: 1 }).catch(() => undefined);
+      tools.println('swallowed');
+      return { value: 'survived' };
+    });
+    const error = await rejection(executor(eng, { maxToolCalls: 2 }).code.executeCode({ code: 'x' }));
+    expect(error.code).toBe('LIMIT_EXCEEDED');
+    expect(error.message).toContain('max 2 tool calls exceeded');
+    expect(error.details?.limit).toBe('maxToolCalls');
+    expect(codeResultOf(error)).toMatchObject({ value: 'survived', stdout: 'swallowed\n' });
+    expect(codeResultOf(error)?.toolCalls.map((c) => c.structured)).toEqual([1, 2]);
+  });
+
   it("collects println output (162) and keeps the engine's own stdout before it (Go drops it, 167)", async () => {
     const eng = engine((_params, tools) => {
       tools.println('hello');
@@ -239,10 +253,13 @@ describe('executeCode: defaults and limits (cases 156–164)', () => {
       const settled = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => tools.runTool('demo:wait', { ms: (i % 4) * 2 })));
       return { value: settled.filter((s) => s.status === 'fulfilled').length };
     });
-    const result = await executor(eng, { maxToolCalls: 15 }).code.executeCode({ code: 'x' });
-    expect(result.value).toBe(15);
-    expect(result.toolCalls).toHaveLength(15);
-    expect(new Set(result.toolCalls.map((c) => JSON.stringify(c.args))).size).toBeGreaterThan(1);
+    // the five refused calls fail the run even though the engine settled them (LIMIT_EXCEEDED)
+    const error = await rejection(executor(eng, { maxToolCalls: 15 }).code.executeCode({ code: 'x' }));
+    expect(error.code).toBe('LIMIT_EXCEEDED');
+    const result = codeResultOf(error);
+    expect(result?.value).toBe(15);
+    expect(result?.toolCalls).toHaveLength(15);
+    expect(new Set(result?.toolCalls.map((c) => JSON.stringify(c.args))).size).toBeGreaterThan(1);
   });
 
   it("keeps an engine's error code and its partial output; a non-library error becomes CODE_EXECUTION", async () => {

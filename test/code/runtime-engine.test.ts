@@ -182,6 +182,45 @@ describe('runtime engine on the default runtime: the WASM sandbox', () => {
     expect(result.toolCalls).toMatchObject([{ toolId: 'math:add', args: { a: 40, b: 2 }, structured: 42, backendKind: 'local' }]);
   });
 
+  it('warns about a missing await (a tool call still pending at return), and fails a strict call with CODE_EXECUTION', async () => {
+    const snippet = "const r = tools.runTool('math:add', { a: 1, b: 2 });\nreturn r.structured;";
+    const result = await code.executeCode({ code: snippet });
+    expect(result.value).toBeUndefined();
+    expect(result.warnings).toEqual([
+      {
+        code: 'PENDING_TOOL_CALL',
+        message: "tools.runTool('math:add') was still pending when the snippet returned: a missing await?",
+        method: 'runTool',
+        toolId: 'math:add',
+      },
+    ]);
+    const error = await rejection(code.executeCode({ code: snippet, strict: true }));
+    expect(error.code).toBe('CODE_EXECUTION');
+    expect(error.message).toContain("tools.runTool('math:add') was still pending");
+    expect(error.details).toMatchObject({ pendingCalls: [{ method: 'runTool', toolId: 'math:add' }] });
+    expect(codeResultOf(error)?.warnings).toHaveLength(1);
+    await expect(code.executeCode({ code: 'return 1', strict: 'yes' as unknown as boolean })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      details: { field: 'strict' },
+    });
+  });
+
+  it('fails with LIMIT_EXCEEDED when the snippet caught the budget error', async () => {
+    const error = await rejection(
+      code.executeCode({
+        code: 'for (let i = 0; i < 10; i++) { try { await tools.runTool("math:add", { a: i, b: 0 }); } catch {} }\nreturn "ok";',
+      }),
+    );
+    expect(error.code).toBe('LIMIT_EXCEEDED');
+    expect(error.details).toMatchObject({ limit: 'maxToolCalls', max: 5 });
+    expect(codeResultOf(error)?.toolCalls).toHaveLength(5);
+  });
+
+  it('runs TypeScript without the language named', async () => {
+    const result = await code.executeCode({ code: 'const n: number = 40;\ninterface X { a: number }\nreturn (n as number) + 2;' });
+    expect(result.value).toBe(42);
+  });
+
   it("maps the sandbox's own timeout to LIMIT_EXCEEDED with the TIMEOUT as cause and keeps the output so far", async () => {
     const error = await rejection(code.executeCode({ code: 'console.log("started"); while (true) {}', timeoutMs: 150 }));
     expect(error.code).toBe('LIMIT_EXCEEDED');

@@ -2,6 +2,7 @@ import type { ToolexecError } from '../../model/index.js';
 import { elapsedMs, limitsEnforcedNone, runtimeError, withPartialResult } from './errors.js';
 import type { RunFailure } from './failure.js';
 import { createTracingGateway, type TracingGateway } from '../gateway/tracing.js';
+import { pendingCallFailure, pendingCallWarnings } from './pending-calls.js';
 import { prepareSnippet } from './snippet.js';
 import type { BackendInfo, ExecuteRequest, ExecuteResult, LimitsEnforced } from './types.js';
 import type { ErrorCode } from '../../model/index.js';
@@ -38,11 +39,24 @@ export class RunRecord {
 
   /**
    * The run's result from what its guest produced — or, when the guest reported a failure, that
-   * failure thrown with the result as its partial result.
+   * failure thrown with the result as its partial result. Tool calls the guest reported pending
+   * when the snippet returned become `PENDING_TOOL_CALL` warnings, or with `request.strict` the
+   * run's `CODE_EXECUTION` failure; a budget error the snippet caught fails the run
+   * (`LIMIT_EXCEEDED`).
    */
-  settle(outcome: { stdout: string; stderr: string; hasValue: boolean; value?: unknown; failure?: RunFailure | undefined }): ExecuteResult {
-    const result = this.partial({ stdout: outcome.stdout, stderr: outcome.stderr, ...(outcome.hasValue ? { value: outcome.value } : {}) });
-    const failure = outcome.failure;
+  settle(
+    outcome: { stdout: string; stderr: string; hasValue: boolean; value?: unknown; failure?: RunFailure | undefined; pending?: unknown },
+    request?: Pick<ExecuteRequest, 'strict'>,
+  ): ExecuteResult {
+    const warnings = outcome.failure === undefined ? pendingCallWarnings(outcome.pending) : [];
+    const result = this.partial({
+      stdout: outcome.stdout,
+      stderr: outcome.stderr,
+      ...(outcome.hasValue ? { value: outcome.value } : {}),
+      ...(warnings.length > 0 ? { warnings } : {}),
+    });
+    const failure = outcome.failure ?? (warnings.length > 0 && request?.strict === true ? pendingCallFailure(warnings) : undefined);
+    if (failure === undefined || failure.code === 'CODE_EXECUTION') this.throwIfBudgetCaught(result);
     if (failure !== undefined) {
       throw runtimeError(failure.code, failure.message, {
         cause: failure.cause,
@@ -51,6 +65,21 @@ export class RunRecord {
       });
     }
     return result;
+  }
+
+  /**
+   * Throws the run's budget error (`LIMIT_EXCEEDED` for `maxToolCalls` / `maxChainSteps`), with
+   * `result` as its partial result, when a tool call met one: the run fails with it even when the
+   * snippet caught it and went on.
+   */
+  throwIfBudgetCaught(result: ExecuteResult): void {
+    const limit = this.#gateway?.limitError;
+    if (limit === undefined) return;
+    throw runtimeError('LIMIT_EXCEEDED', limit.message, {
+      cause: limit,
+      result,
+      ...(limit.details === undefined ? {} : { details: limit.details }),
+    });
   }
 
   /** Milliseconds since the run started. */

@@ -1,8 +1,10 @@
 /**
- * Snippet preparation shared by every backend: language check and TypeScript transpilation on
- * the host, keeping the user's line numbers.
+ * Snippet preparation shared by every backend: language check and TypeScript stripping on the
+ * host (every snippet, named TypeScript or not), keeping the user's line numbers.
  */
+import { Script } from 'node:vm';
 import { transform } from 'sucrase';
+import type { ToolexecError } from '../../model/index.js';
 import { runtimeError } from './errors.js';
 
 /** What {@link prepareSnippet} takes: the request's code and language. */
@@ -15,7 +17,7 @@ export interface SnippetSource {
 
 /** A snippet ready to run in a JavaScript sandbox. */
 export interface PreparedSnippet {
-  /** JavaScript: the input as is, or the TypeScript transpiled (same line numbers). */
+  /** JavaScript: the input with any TypeScript syntax stripped (same line numbers). */
   code: string;
   /** Always `javascript`. */
   language: 'javascript';
@@ -28,17 +30,20 @@ const TYPESCRIPT = new Set(['typescript', 'ts']);
  * Turns a request's code into JavaScript a sandbox can run.
  *
  * @remarks
- * TypeScript is transpiled with sucrase (`transforms: ['typescript']`, ES syntax left as is), which
- * keeps every line where it was, so line numbers in errors stay the user's. Top-level `return` and
- * `await` are accepted (the sandbox runs the snippet as the body of an async function).
+ * Every snippet goes through sucrase's TypeScript transform (`transforms: ['typescript']`, ES
+ * syntax left as is), which leaves plain JavaScript unchanged: a TypeScript snippet runs without
+ * naming its language. The transform keeps every line where it was, so line numbers in errors stay
+ * the user's. Top-level `return` and `await` are accepted (the sandbox runs the snippet as the body
+ * of an async function). A snippet not named TypeScript that the transform cannot read is handed to
+ * the sandbox as it is, so a JavaScript syntax error is the sandbox's own (`phase: 'compile'`).
  *
- * @throws `RUNTIME_UNAVAILABLE` for any other language (naming it); `CODE_EXECUTION` for a
- * TypeScript syntax error, with `details.line` and `details.column` (1-based).
+ * @throws `RUNTIME_UNAVAILABLE` for any other language (naming it); `CODE_EXECUTION` for a syntax
+ * error in a snippet named TypeScript, with `details.line` and `details.column` (1-based).
  */
 export function prepareSnippet(request: SnippetSource): PreparedSnippet {
   const language = (request.language ?? 'javascript').trim().toLowerCase();
-  if (language === '' || JAVASCRIPT.has(language)) return { code: request.code, language: 'javascript' };
-  if (!TYPESCRIPT.has(language)) {
+  const typescript = TYPESCRIPT.has(language);
+  if (!typescript && language !== '' && !JAVASCRIPT.has(language)) {
     throw runtimeError(
       'RUNTIME_UNAVAILABLE',
       `runtime unavailable: language "${request.language ?? ''}" is not supported (use javascript or typescript)`,
@@ -49,14 +54,44 @@ export function prepareSnippet(request: SnippetSource): PreparedSnippet {
     const output = transform(request.code, { transforms: ['typescript'], disableESTransforms: true });
     return { code: output.code, language: 'javascript' };
   } catch (err) {
-    const loc = (err as { loc?: { line?: unknown; column?: unknown } }).loc;
-    const line = typeof loc?.line === 'number' ? loc.line : undefined;
-    const column = typeof loc?.column === 'number' ? loc.column : undefined;
-    const reason = err instanceof Error ? err.message.replace(/\s*\(\d+:\d+\)$/, '') : String(err);
-    const where = line === undefined ? '' : ` (line ${line}, col ${column ?? 0})`;
-    throw runtimeError('CODE_EXECUTION', `TypeScript syntax error: ${reason}${where}`, {
-      cause: err,
-      details: { ...(line === undefined ? {} : { line }), ...(column === undefined ? {} : { column }), phase: 'transpile' },
-    });
+    // not named TypeScript: a JavaScript syntax error is the sandbox's own, unless the code breaks
+    // as JavaScript before the line where it breaks as TypeScript (TypeScript syntax, then a slip)
+    if (!typescript) {
+      const jsLine = javascriptErrorLine(request.code);
+      const tsLine = errorLocation(err).line;
+      if (jsLine === undefined || tsLine === undefined || jsLine >= tsLine) return { code: request.code, language: 'javascript' };
+    }
+    throw transpileError(err);
   }
+}
+
+/** The line and column (1-based) of a sucrase error. */
+function errorLocation(err: unknown): { line?: number; column?: number } {
+  const loc = (err as { loc?: { line?: unknown; column?: unknown } } | null)?.loc;
+  return {
+    ...(typeof loc?.line === 'number' ? { line: loc.line } : {}),
+    ...(typeof loc?.column === 'number' ? { column: loc.column } : {}),
+  };
+}
+
+/** The snippet line where `code` fails to compile as the body of an async function (compiled, never run). */
+function javascriptErrorLine(code: string): number | undefined {
+  try {
+    new Script(`(async function () {\n${code}\n})`, { filename: 'snippet-check.js', lineOffset: -1 });
+    return undefined;
+  } catch (err) {
+    const match = /snippet-check\.js:(\d+)/.exec(err instanceof Error ? (err.stack ?? '') : '');
+    return match === null ? undefined : Number(match[1]);
+  }
+}
+
+/** A TypeScript syntax error as `CODE_EXECUTION`, with its line and column. */
+function transpileError(err: unknown): ToolexecError {
+  const { line, column } = errorLocation(err);
+  const reason = err instanceof Error ? err.message.replace(/\s*\(\d+:\d+\)$/, '') : String(err);
+  const where = line === undefined ? '' : ` (line ${line}, col ${column ?? 0})`;
+  return runtimeError('CODE_EXECUTION', `TypeScript syntax error: ${reason}${where}`, {
+    cause: err,
+    details: { ...(line === undefined ? {} : { line }), ...(column === undefined ? {} : { column }), phase: 'transpile' },
+  });
 }

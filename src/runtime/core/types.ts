@@ -120,6 +120,28 @@ export interface ExecuteRequest {
   metadata?: Record<string, unknown>;
   /** Cancels the run (`ABORTED`). */
   signal?: AbortSignal;
+  /**
+   * Fails the run (`CODE_EXECUTION`, naming the call) when a `tools.*` call is still pending as the
+   * snippet returns (a missing `await`), instead of a `PENDING_TOOL_CALL` warning in the result.
+   * @defaultValue false
+   */
+  strict?: boolean;
+}
+
+/**
+ * Something about a run that did not fail it but is probably a mistake. `PENDING_TOOL_CALL`: a
+ * `tools.*` call was still pending when the snippet returned (a missing `await`?); the run's end
+ * cancels it.
+ */
+export interface SnippetWarning {
+  /** What kind of warning. */
+  code: 'PENDING_TOOL_CALL';
+  /** For people: `tools.runTool('x:y') was still pending when the snippet returned: a missing await?` */
+  message: string;
+  /** The `tools` method of the call (`runTool`, `runChain`, ...). */
+  method: string;
+  /** The tool the call named, when it named one. */
+  toolId?: string;
 }
 
 /** Which limits a backend really enforced on a run. */
@@ -166,6 +188,8 @@ export interface ExecuteResult {
   backend: BackendInfo;
   /** Which limits that backend really enforced on this run. */
   limitsEnforced: LimitsEnforced;
+  /** What the run did that is probably a mistake (a tool call left pending, ...); absent when nothing. */
+  warnings?: SnippetWarning[];
 }
 
 /** A sandbox implementation. */

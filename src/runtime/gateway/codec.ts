@@ -161,9 +161,19 @@ export interface GuestOutputMessage {
   data: string;
 }
 
+/** A `tools.*` call still pending when the snippet returned (a missing `await`?). */
+export interface GuestPendingCall {
+  /** The request type (`run_tool`, ...). */
+  type: GatewayRequestType;
+  /** The tool ID the call named (`runTool`, `describeTool`, `listToolExamples`). */
+  toolId?: string;
+}
+
 /** Guest → host: the run succeeded. */
 export interface GuestResultMessage {
   type: 'result';
+  /** The calls still pending when the snippet returned; absent when none. */
+  pending?: GuestPendingCall[];
   /** The snippet's value (node guest); absent when it returned nothing. */
   value?: unknown;
   /** The snippet's value as JSON text (wasm worker); absent when it returned nothing. */

@@ -2,6 +2,7 @@
  * The direct gateway: tool discovery and execution in the same process, over an index, a doc
  * store and a runner, with call budgets and a trace.
  */
+import type { ToolexecError } from '../../model/index.js';
 import { runtimeError } from '../core/errors.js';
 import type { DetailLevel, DocStore, ToolDoc, ToolExample, ToolIndex, ToolSummary } from '../../discovery/index.js';
 import type { ChainResult, ChainStep, RunResult, Runner } from '../../run/index.js';
@@ -115,6 +116,11 @@ export class DirectGateway implements ToolGateway {
   /** A copy of the calls recorded so far. */
   getToolCalls(): ToolCallRecord[] {
     return this.#traced.toolCalls;
+  }
+
+  /** The first budget error a call met (`LIMIT_EXCEEDED`), even one the caller caught; see {@link TracingGateway.limitError}. */
+  get limitError(): ToolexecError | undefined {
+    return this.#traced.limitError;
   }
 
   /** Zeroes the call counter and forgets the records. */

@@ -23,8 +23,22 @@ export interface TracingGateway extends ToolGateway {
   readonly toolCalls: ToolCallRecord[];
   /** Tool calls counted against `maxToolCalls` so far (chain steps reserved while a chain runs included). */
   readonly callCount: number;
-  /** Forgets the records and zeroes the counter. */
+  /**
+   * The first budget error (`LIMIT_EXCEEDED` for `maxToolCalls` / `maxChainSteps`) a call met, this
+   * gateway's own or one a budgeted gateway inside it raised; `undefined` while every call fit. A
+   * run fails with it even when the snippet caught it.
+   */
+  readonly limitError: ToolexecError | undefined;
+  /** Forgets the records and zeroes the counter (and the budget error). */
   reset(): void;
+}
+
+/** The `details.limit` of the budget errors. */
+const BUDGET_LIMITS: ReadonlySet<unknown> = new Set(['maxToolCalls', 'maxChainSteps']);
+
+/** Whether `err` is a tool-call or chain-step budget error (of any tracing gateway). */
+function isBudgetError(err: unknown): err is ToolexecError {
+  return ToolexecError.isInstance(err) && err.code === 'LIMIT_EXCEEDED' && BUDGET_LIMITS.has(err.details?.limit);
 }
 
 function checkLimit(name: string, value: number | undefined): number {
@@ -59,6 +73,7 @@ class TracingToolGateway implements TracingGateway {
   readonly #maxChainSteps: number;
   #calls = 0;
   #records: ToolCallRecord[] = [];
+  #limitError: ToolexecError | undefined;
 
   constructor(inner: ToolGateway, options: TracingGatewayOptions) {
     this.#inner = inner;
@@ -74,9 +89,20 @@ class TracingToolGateway implements TracingGateway {
     return this.#calls;
   }
 
+  get limitError(): ToolexecError | undefined {
+    return this.#limitError;
+  }
+
   reset(): void {
     this.#calls = 0;
     this.#records = [];
+    this.#limitError = undefined;
+  }
+
+  /** Remembers the first budget error and returns it (to be thrown). */
+  #budget(err: ToolexecError): ToolexecError {
+    this.#limitError ??= err;
+    return err;
   }
 
   async searchTools(query: string, limit: number, options?: GatewayCallOptions): Promise<ToolSummary[]> {
@@ -103,9 +129,11 @@ class TracingToolGateway implements TracingGateway {
     throwIfAborted(options?.signal, 'runTool');
     const max = this.#maxToolCalls;
     if (max > 0 && this.#calls >= max) {
-      throw runtimeError('LIMIT_EXCEEDED', `limit exceeded: max ${max} tool calls exceeded`, {
-        details: { limit: 'maxToolCalls', max },
-      });
+      throw this.#budget(
+        runtimeError('LIMIT_EXCEEDED', `limit exceeded: max ${max} tool calls exceeded`, {
+          details: { limit: 'maxToolCalls', max },
+        }),
+      );
     }
     this.#calls += 1; // a failed call still uses its quota
     const record: ToolCallRecord = { toolId: id, durationMs: 0 };
@@ -124,6 +152,7 @@ class TracingToolGateway implements TracingGateway {
       if (kind !== undefined) record.backendKind = kind;
       failure(record, err, 'run');
       this.#records.push(record);
+      if (isBudgetError(err)) this.#budget(err);
       throw err;
     }
   }
@@ -133,16 +162,20 @@ class TracingToolGateway implements TracingGateway {
     const list = steps ?? [];
     const need = list.length;
     if (this.#maxChainSteps > 0 && need > this.#maxChainSteps) {
-      throw runtimeError('LIMIT_EXCEEDED', `limit exceeded: max ${this.#maxChainSteps} chain steps exceeded (got ${need})`, {
-        details: { limit: 'maxChainSteps', max: this.#maxChainSteps, requested: need },
-      });
+      throw this.#budget(
+        runtimeError('LIMIT_EXCEEDED', `limit exceeded: max ${this.#maxChainSteps} chain steps exceeded (got ${need})`, {
+          details: { limit: 'maxChainSteps', max: this.#maxChainSteps, requested: need },
+        }),
+      );
     }
     const max = this.#maxToolCalls;
     if (max > 0 && this.#calls + need > max) {
       const remaining = Math.max(0, max - this.#calls);
-      throw runtimeError('LIMIT_EXCEEDED', `limit exceeded: max ${max} tool calls exceeded (need ${need}, have ${remaining} remaining)`, {
-        details: { limit: 'maxToolCalls', max, requested: need, remaining },
-      });
+      throw this.#budget(
+        runtimeError('LIMIT_EXCEEDED', `limit exceeded: max ${max} tool calls exceeded (need ${need}, have ${remaining} remaining)`, {
+          details: { limit: 'maxToolCalls', max, requested: need, remaining },
+        }),
+      );
     }
     this.#calls += need; // reserved; unexecuted steps are refunded below
     const start = performance.now();
@@ -154,6 +187,7 @@ class TracingToolGateway implements TracingGateway {
     } catch (err) {
       error = err;
       failed = true;
+      if (isBudgetError(err)) this.#budget(err);
     }
     const totalMs = elapsedMs(start);
     const stepResults = (failed ? stepsOf(error) : result?.steps) ?? [];
@@ -203,6 +237,8 @@ class TracingToolGateway implements TracingGateway {
  *   Each executed step is recorded with its effective arguments (`previous` injected for
  *   `usePrevious`), deep-copied. An empty chain is passed through and counts nothing.
  * - Discovery calls pass through untouched (only the abort check).
+ * - The first budget error (its own, or a `LIMIT_EXCEEDED` for `maxToolCalls` / `maxChainSteps`
+ *   from a budgeted gateway inside it) is kept as `limitError`.
  * - Safe for concurrent calls (`Promise.all` from a snippet): the budget is reserved synchronously.
  *
  * @throws `INVALID_LIMITS` when a limit is negative, fractional or not finite.

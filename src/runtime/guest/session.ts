@@ -69,6 +69,8 @@ export interface GuestSessionOutcome {
   value?: unknown;
   /** Why the run failed; absent for a successful run. */
   failure?: GuestFailure;
+  /** The tool calls the guest reported still pending when the snippet returned (unchecked). */
+  pending?: unknown;
   /** How the guest process ended, when that was observed before the outcome. */
   exit?: GuestExit;
   /** Milliseconds from the start message to the outcome. */
@@ -76,7 +78,7 @@ export interface GuestSessionOutcome {
 }
 
 type Settlement =
-  | { kind: 'result'; hasValue: boolean; value: unknown }
+  | { kind: 'result'; hasValue: boolean; value: unknown; pending: unknown }
   | { kind: 'failed'; report: unknown }
   | { kind: 'output' }
   | { kind: 'timeout' }
@@ -147,7 +149,8 @@ export async function runGuestSession(options: GuestSessionOptions): Promise<Gue
 
   const onMessage = (message: WireMessage) => {
     if (!capture.addMessage(message)) finish({ kind: 'output' });
-    else if (message.type === 'result') finish({ kind: 'result', hasValue: Object.hasOwn(message, 'value'), value: message.value });
+    else if (message.type === 'result')
+      finish({ kind: 'result', hasValue: Object.hasOwn(message, 'value'), value: message.value, pending: message.pending });
     else if (message.type === 'failed') finish({ kind: 'failed', report: message.error });
   };
   const server = serveGateway(options.gateway, connection, {
@@ -231,6 +234,7 @@ export async function runGuestSession(options: GuestSessionOptions): Promise<Gue
     case 'result':
       outcome.hasValue = settlement.hasValue;
       if (settlement.hasValue) outcome.value = settlement.value;
+      if (settlement.pending !== undefined) outcome.pending = settlement.pending;
       break;
     case 'failed':
       outcome.failure = failureFromReport(settlement.report, {

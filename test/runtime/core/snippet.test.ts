@@ -12,13 +12,38 @@ import {
 import type { ExecuteResult } from '../../../src/runtime/index.js';
 
 describe('prepareSnippet', () => {
-  it('passes JavaScript through unchanged', () => {
-    for (const language of [undefined, 'javascript', 'js', 'JavaScript', '']) {
+  it('leaves plain JavaScript unchanged, whatever the language says', () => {
+    const plain = [
+      'return 1',
+      'const { a, ...rest } = { a: 1, b: 2 };\nclass P { #x = 1; static y = 2; get x() { return this.#x; } }\nreturn [a, rest, new P().x, P.y];',
+      'const f = async (x = 1) => x ?? 2;\nlabel: for (const k of [1]) { if (k < 2 && k > 0) break label; }\nreturn await f?.(3);',
+      'const re = /a<b>c/g;\nconst t = `x${1 < 2}y`;\nreturn { re: re.source, t };',
+    ];
+    for (const code of plain) {
+      for (const language of [undefined, 'javascript', 'js', 'JavaScript', '', 'typescript']) {
+        expect(prepareSnippet({ code, ...(language === undefined ? {} : { language }) })).toEqual({ code, language: 'javascript' });
+      }
+    }
+  });
+
+  it('strips TypeScript syntax without the language being named', () => {
+    for (const language of [undefined, 'javascript', 'js', '']) {
       expect(prepareSnippet({ code: 'return 1 as any', ...(language === undefined ? {} : { language }) })).toEqual({
-        code: 'return 1 as any',
+        code: 'return 1 ',
         language: 'javascript',
       });
     }
+    const code = 'interface A { a: number }\nconst x: A = { a: 1 };\nreturn x.a;';
+    expect(prepareSnippet({ code }).code.split('\n')).toEqual(['', 'const x = { a: 1 };', 'return x.a;']);
+  });
+
+  it('hands a JavaScript syntax error to the sandbox as it is (the sandbox reports it)', () => {
+    expect(prepareSnippet({ code: 'const = ;' })).toEqual({ code: 'const = ;', language: 'javascript' });
+    expect(prepareSnippet({ code: 'const = ;', language: 'js' })).toEqual({ code: 'const = ;', language: 'javascript' });
+    // TypeScript on line 1, a slip on line 2: the TypeScript error names the slip's line
+    expect(() => prepareSnippet({ code: 'const a: number = 1;\nconst = ;' })).toThrow(
+      expect.objectContaining({ code: 'CODE_EXECUTION', details: expect.objectContaining({ line: 2, phase: 'transpile' }) }),
+    );
   });
 
   it('transpiles TypeScript keeping every line in place', () => {

@@ -59,6 +59,28 @@ describe('tracing gateway', () => {
     expect(unlimited.callCount).toBe(100);
   });
 
+  it("keeps the first budget error as limitError, its own or a nested gateway's, until reset", async () => {
+    const traced = createTracingGateway(scriptedGateway({}), { maxToolCalls: 1, maxChainSteps: 1 });
+    expect(traced.limitError).toBeUndefined();
+    await traced.runTool('a');
+    const first = await traced.runTool('b').catch((err: unknown) => err);
+    await traced.runChain([{ toolId: 'a' }, { toolId: 'b' }]).catch(() => undefined);
+    expect(traced.limitError).toBe(first);
+    traced.reset();
+    expect(traced.limitError).toBeUndefined();
+
+    const nested = createTracingGateway(createTracingGateway(scriptedGateway({}), { maxChainSteps: 1 }));
+    const inner = await nested.runChain([{ toolId: 'a' }, { toolId: 'b' }]).catch((err: unknown) => err);
+    expect(nested.limitError).toBe(inner);
+    expect(nested.limitError).toMatchObject({ code: 'LIMIT_EXCEEDED', details: { limit: 'maxChainSteps' } });
+
+    // a tool's own failure, even LIMIT_EXCEEDED without a budget limit, is not a budget error
+    const other = new ToolexecError('LIMIT_EXCEEDED', 'rate limited', { details: { limit: 'rate' } });
+    const plain = createTracingGateway(scriptedGateway({ runTool: () => Promise.reject(other) }));
+    await plain.runTool('a').catch(() => undefined);
+    expect(plain.limitError).toBeUndefined();
+  });
+
   it('refuses a chain longer than maxChainSteps without calling anything (170)', async () => {
     const inner = scriptedGateway({});
     const traced = createTracingGateway(inner, { maxChainSteps: 1 });

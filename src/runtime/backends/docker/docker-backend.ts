@@ -307,7 +307,7 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
           cause: failure.cause,
         };
       }
-      return run.settle({ ...outcome, failure });
+      return run.settle({ ...outcome, failure }, request);
     } catch (err) {
       if (ToolexecError.isInstance(err)) throw run.fail(err);
       throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${err instanceof Error ? err.message : String(err)}`, {

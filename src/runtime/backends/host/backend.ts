@@ -157,7 +157,7 @@ export class UnsafeHostBackend implements RuntimeBackend {
         terminate: () => killGroup(spawned),
         exited,
       });
-      return run.settle(outcome);
+      return run.settle(outcome, request);
     } catch (err) {
       if (ToolexecError.isInstance(err)) throw err;
       throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${err instanceof Error ? err.message : String(err)}`, {

@@ -166,8 +166,16 @@ export class RemoteBackend implements RuntimeBackend {
       pids: read.limitsEnforced.pids,
       disk: read.limitsEnforced.disk,
     });
-    const result = run.partial({ stdout: read.stdout, stderr: read.stderr, ...(read.hasValue ? { value: read.value } : {}) });
-    if (terminal.kind === 'result') return result;
+    const result = run.partial({
+      stdout: read.stdout,
+      stderr: read.stderr,
+      ...(read.hasValue ? { value: read.value } : {}),
+      ...(read.warnings.length > 0 ? { warnings: read.warnings } : {}),
+    });
+    if (terminal.kind === 'result') {
+      run.throwIfBudgetCaught(result);
+      return result;
+    }
 
     const remote = deserializeError(terminal.error);
     const original = gatewayErrors.find(

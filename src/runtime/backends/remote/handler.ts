@@ -166,6 +166,7 @@ function requestOf(payload: RemoteExecutePayload, allowUnsafeOptIn: boolean): Om
   if (payload.timeoutMs !== undefined) request.timeoutMs = payload.timeoutMs;
   if (payload.limits !== undefined) request.limits = payload.limits;
   if (payload.profile !== undefined) request.profile = payload.profile as SecurityProfile;
+  if (payload.strict === true) request.strict = true;
   if (payload.metadata !== undefined) {
     const { unsafeOptIn, ...rest } = payload.metadata;
     request.metadata = allowUnsafeOptIn && unsafeOptIn !== undefined ? { ...rest, unsafeOptIn } : rest;

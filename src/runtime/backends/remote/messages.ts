@@ -3,7 +3,8 @@
  * request, and the terminal `result` / `failed` messages, with their JSON forms.
  */
 import { protocolError, toJsonSafe } from '../../gateway/wire.js';
-import type { BackendInfo, ExecuteRequest, ExecuteResult, Limits, LimitsEnforced } from '../../core/types.js';
+import { readSnippetWarnings } from '../../core/pending-calls.js';
+import type { BackendInfo, ExecuteRequest, ExecuteResult, Limits, LimitsEnforced, SnippetWarning } from '../../core/types.js';
 
 /** The request part of an `execute` message (everything but the gateway and the signal). */
 export interface RemoteExecutePayload {
@@ -19,6 +20,8 @@ export interface RemoteExecutePayload {
   profile?: string;
   /** {@link ExecuteRequest.metadata}, made JSON-safe. */
   metadata?: Record<string, unknown>;
+  /** {@link ExecuteRequest.strict}, sent only when true. */
+  strict?: boolean;
 }
 
 /** The first message of an exchange, signed through the request headers. */
@@ -42,6 +45,7 @@ export function executeMessage(request: ExecuteRequest): RemoteExecuteMessage {
   if (request.timeoutMs !== undefined) payload.timeoutMs = request.timeoutMs;
   if (request.limits !== undefined) payload.limits = { ...request.limits };
   if (request.profile !== undefined) payload.profile = request.profile;
+  if (request.strict === true) payload.strict = true;
   if (request.metadata !== undefined) {
     const metadata = toJsonSafe(request.metadata);
     if (metadata !== null && typeof metadata === 'object' && !Array.isArray(metadata))
@@ -54,7 +58,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function optional(payload: Record<string, unknown>, field: string, type: 'string' | 'number' | 'object'): void {
+function optional(payload: Record<string, unknown>, field: string, type: 'string' | 'number' | 'boolean' | 'object'): void {
   const value = payload[field];
   if (value === undefined) return;
   const ok = type === 'object' ? isObject(value) : typeof value === type;
@@ -75,6 +79,7 @@ export function parseExecuteMessage(value: unknown): RemoteExecutePayload {
   optional(request, 'limits', 'object');
   optional(request, 'profile', 'string');
   optional(request, 'metadata', 'object');
+  optional(request, 'strict', 'boolean');
   return request as unknown as RemoteExecutePayload;
 }
 
@@ -102,6 +107,7 @@ export function readResultPayload(value: unknown): {
   durationMs?: number;
   backend?: BackendInfo;
   limitsEnforced: LimitsEnforced;
+  warnings: SnippetWarning[];
 } {
   const payload = isObject(value) ? value : {};
   const backend =
@@ -114,5 +120,6 @@ export function readResultPayload(value: unknown): {
     ...(typeof payload.durationMs === 'number' && Number.isFinite(payload.durationMs) ? { durationMs: payload.durationMs } : {}),
     ...(backend === undefined ? {} : { backend }),
     limitsEnforced: readLimitsEnforced(payload.limitsEnforced),
+    warnings: readSnippetWarnings(payload.warnings),
   };
 }

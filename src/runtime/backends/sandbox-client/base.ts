@@ -289,7 +289,7 @@ export abstract class SandboxClientBackend<
         failure.message = `execution timeout: the snippet ran longer than ${timeoutMs}ms`;
         failure.details = { ...failure.details, timeoutMs };
       }
-      return run.settle(outcome);
+      return run.settle(outcome, request);
     } catch (err) {
       if (ToolexecError.isInstance(err) && err.details?.result !== undefined) throw err;
       if (deadline.aborted) throw run.fail(stopped());

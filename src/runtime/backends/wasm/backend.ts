@@ -138,7 +138,7 @@ export class WasmBackend implements RuntimeBackend {
     });
     const version = outcome.versions?.quickjs;
     if (version !== undefined) run.backend.details.engineVersion = version;
-    return run.settle(outcome);
+    return run.settle(outcome, request);
   }
 
   /** Terminates every worker; later runs fail with `RUNTIME_UNAVAILABLE`. Idempotent. */

@@ -43,6 +43,8 @@ export interface WorkerRunOutcome {
   hasValue: boolean;
   value?: unknown;
   failure?: RunFailure;
+  /** The tool calls the guest reported still pending when the snippet returned (unchecked). */
+  pending?: unknown;
   /** Extra facts from the worker (WASI: `exitCode`, `memoryBytes`). */
   info: Record<string, unknown>;
   /** The engine versions of the worker that ran it. */
@@ -228,6 +230,7 @@ export async function runOnWorker(pool: WorkerPool, spec: WorkerRunSpec): Promis
           outcome.failure = { code: 'CODE_EXECUTION', message: 'the result is not valid JSON', cause: error };
         }
       }
+      if (message.pending !== undefined) outcome.pending = message.pending;
       if (typeof message.exitCode === 'number') info.exitCode = message.exitCode;
       if (typeof message.memoryBytes === 'number') info.memoryBytesUsed = message.memoryBytes;
       break;

@@ -39,7 +39,7 @@ const bridge = createToolsBridge({
     return `${error.name}: ${error.message}\n${newline === -1 ? '' : sliceOf(stack, newline + 1)}`;
   },
 });
-const run = new SnippetRun({ finish, requestIdOf: bridge.requestIdOf });
+const run = new SnippetRun({ finish, requestIdOf: bridge.requestIdOf, pendingCalls: bridge.pendingCalls });
 
 // the dynamic-import loader of the snippet is flagged experimental; that is not the snippet's output
 const emitWarning = process.emitWarning.bind(process);

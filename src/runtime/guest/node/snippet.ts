@@ -3,7 +3,13 @@
  * value and reports the outcome (`result` or `failed`) exactly once.
  */
 import { Script, constants } from 'node:vm';
-import type { GuestFailureReport, GuestOutcomeMessage, GuestStartMessage } from '../../gateway/codec.js';
+import type {
+  GuestFailureReport,
+  GuestOutcomeMessage,
+  GuestPendingCall,
+  GuestResultMessage,
+  GuestStartMessage,
+} from '../../gateway/codec.js';
 import { JSONParse, JSONStringify, sliceOf } from '../shared/primordials.js';
 
 /** The file name the snippet's frames carry (the host keeps only those frames). */
@@ -17,6 +23,8 @@ export interface SnippetHost {
   finish(message: GuestOutcomeMessage): void;
   /** The request id of a failed tool call's error (see the tools bridge). */
   requestIdOf(error: unknown): string | undefined;
+  /** The tool calls not answered yet (see the tools bridge). */
+  pendingCalls(): GuestPendingCall[];
 }
 
 /** A thrown value seen as an object with optional error fields. */
@@ -108,6 +116,10 @@ export class SnippetRun {
       this.fail({ name: 'RangeError', message: `the result is larger than ${maxResultBytes} bytes`, limit: 'output' });
       return;
     }
-    this.#host.finish(text === undefined ? { type: 'result' } : { type: 'result', value: JSONParse(text) as unknown });
+    const result: GuestResultMessage = text === undefined ? { type: 'result' } : { type: 'result', value: JSONParse(text) as unknown };
+    // calls the snippet started and never awaited (a missing `await`?): the host reports them
+    const pending = this.#host.pendingCalls();
+    if (pending.length > 0) result.pending = pending;
+    this.#host.finish(result);
   }
 }

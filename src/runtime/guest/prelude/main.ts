@@ -29,6 +29,8 @@ export interface PreludeBridge {
   finish(value: unknown): string | undefined;
   /** What the snippet threw, as the JSON text of a failure report. */
   report(error: unknown): string;
+  /** The tool calls not answered yet, as JSON text; `undefined` when there are none. */
+  pending(): string | undefined;
   /** Fires a timer the host armed. */
   fire(id: number): void;
 }
@@ -54,6 +56,10 @@ export function installPrelude(hostSend: HostSend, hostWrite: HostWrite, hostTim
     deliver: (json) => bridge.deliver(JSONParse(json)),
     finish: resultJson,
     report: (error) => reportJson(error, bridge.requestIdOf),
+    pending: () => {
+      const calls = bridge.pendingCalls();
+      return calls.length === 0 ? undefined : JSONStringify(calls);
+    },
     fire: timers.fire,
   };
 }

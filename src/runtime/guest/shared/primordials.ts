@@ -43,6 +43,8 @@ export const mapGet = Map.prototype.get;
 export const mapSet = Map.prototype.set;
 /** `Map.prototype.has`, captured. */
 export const mapHas = Map.prototype.has;
+/** `Map.prototype.forEach`, captured. */
+export const mapForEach = Map.prototype.forEach;
 /** `Map.prototype.delete`, captured. */
 export const mapDelete = Map.prototype.delete;
 /** `WeakMap.prototype.get`, captured. */

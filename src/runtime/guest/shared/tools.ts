@@ -4,7 +4,14 @@
  * A failed call rejects with an `Error` rebuilt from the wire (its `code`, `details`, `toolId`,
  * `steps`), whose stack points at the snippet's call site.
  */
-import { decodeWireStep, mapItems, readWireError, type GatewayRequestType, type WireMessage } from '../../gateway/codec.js';
+import {
+  decodeWireStep,
+  mapItems,
+  readWireError,
+  type GatewayRequestType,
+  type GuestPendingCall,
+  type WireMessage,
+} from '../../gateway/codec.js';
 import {
   GuestError,
   GuestMap,
@@ -17,6 +24,7 @@ import {
   freeze,
   isArray,
   mapDelete,
+  mapForEach,
   mapGet,
   mapSet,
   promiseReject,
@@ -57,12 +65,21 @@ export interface ToolsBridge {
   deliver: (message: unknown) => void;
   /** The request id of a failed call's error, while the snippet still holds that error. */
   requestIdOf: (error: unknown) => string | undefined;
+  /** The calls sent and not yet answered, in the order they were made. */
+  pendingCalls: () => GuestPendingCall[];
 }
 
 interface PendingCall {
   resolve: (payload: unknown) => void;
   reject: (error: unknown) => void;
   site: Error;
+  type: GatewayRequestType;
+  toolId: string | undefined;
+}
+
+/** The request types whose payload names a tool in `id`. */
+function namesTool(type: GatewayRequestType): boolean {
+  return type === 'run_tool' || type === 'describe_tool' || type === 'list_tool_examples';
 }
 
 /** A chain step's error inside the sandbox: a plain object, not an `Error`. */
@@ -105,9 +122,11 @@ export function createToolsBridge(channel: ToolsChannel): ToolsBridge {
   function call(type: GatewayRequestType, payload: unknown, site: Error): Promise<unknown> {
     const id = GuestString(nextId);
     nextId += 1;
+    // the payload is the bridge's own object literal: its `id` is an own property
+    const toolId = namesTool(type) ? (payload as { id: string }).id : undefined;
     // the Map methods are applied directly (not through helpers): this is every tool call's path
     return new GuestPromise((resolve, reject) => {
-      apply(mapSet, pending, [id, { resolve, reject, site }]);
+      apply(mapSet, pending, [id, { resolve, reject, site, type, toolId }]);
       try {
         channel.send(id, payload === undefined ? { type, id } : { type, id, payload });
       } catch (error) {
@@ -201,5 +220,19 @@ export function createToolsBridge(channel: ToolsChannel): ToolsBridge {
     return id;
   }
 
-  return { tools, deliver, requestIdOf };
+  function pendingCalls(): GuestPendingCall[] {
+    const out: GuestPendingCall[] = [];
+    let count = 0;
+    apply(mapForEach, pending, [
+      (entry: PendingCall) => {
+        const call: GuestPendingCall = entry.toolId === undefined ? { type: entry.type } : { type: entry.type, toolId: entry.toolId };
+        // defined, not assigned: a setter a snippet put on Array.prototype is never called
+        defineProperty(out, count, { value: call, writable: true, enumerable: true, configurable: true });
+        count += 1;
+      },
+    ]);
+    return out;
+  }
+
+  return { tools, deliver, requestIdOf, pendingCalls };
 }

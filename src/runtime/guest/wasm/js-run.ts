@@ -5,7 +5,7 @@
  */
 import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { JSException, type JSValueHandle, type QuickJS } from 'quickjs-wasi';
-import type { GuestFailureReport, GuestOutcomeMessage, WireMessage } from '../../gateway/codec.js';
+import type { GuestFailureReport, GuestOutcomeMessage, GuestPendingCall, GuestResultMessage, WireMessage } from '../../gateway/codec.js';
 import { MAX_TIMER_MS } from '../../../model/internal.js';
 import { protocolError, serializeError } from '../../gateway/wire.js';
 import { describeError, engineFailure, stoppedFailure, type StopReason } from './js-failure.js';
@@ -57,6 +57,8 @@ export class JsRun implements SandboxRun {
   #cancelledIdle = false;
   #done = false;
   #settling = false;
+  /** The tool calls unanswered when the snippet's promise settled. */
+  #pendingAtReturn: GuestPendingCall[] | undefined;
   #sandbox: Sandbox | undefined;
   #main: JSValueHandle | undefined;
 
@@ -273,6 +275,8 @@ export class JsRun implements SandboxRun {
     const main = this.#main as JSValueHandle;
     if (main.promiseState !== 0) {
       this.#settling = true;
+      // read now: a reply that arrives while the outcome is resolved must not hide a missing await
+      this.#pendingAtReturn = this.#pendingCalls();
       void this.#vm.resolvePromise(main).then(
         (outcome) => this.#complete(outcome),
         (error: unknown) => this.#fail(this.#engineFailure(error)),
@@ -347,6 +351,7 @@ export class JsRun implements SandboxRun {
       this.#fail(this.#engineFailure(error));
       return;
     }
+    const pending = this.#pendingAtReturn;
     if (this.#stop !== undefined) {
       this.#endStopped();
       return;
@@ -356,7 +361,24 @@ export class JsRun implements SandboxRun {
       this.#fail({ name: 'RangeError', message: `the result is larger than ${maxResultBytes} bytes`, limit: 'output' });
       return;
     }
-    this.#end(text === undefined ? { type: 'result' } : { type: 'result', json: text });
+    const result: GuestResultMessage = text === undefined ? { type: 'result' } : { type: 'result', json: text };
+    // calls the snippet started and never awaited (a missing `await`?): the host reports them
+    if (pending !== undefined) result.pending = pending;
+    this.#end(result);
+  }
+
+  /** The tool calls the snippet left unanswered, from the prelude's bridge (the host checks their shape). */
+  #pendingCalls(): GuestPendingCall[] | undefined {
+    const vm = this.#vm;
+    try {
+      const json = vm.callFunction((this.#sandbox as Sandbox).bridge.pending, vm.undefined);
+      const text = json.isString ? json.toString() : undefined;
+      json.dispose();
+      return text === undefined ? undefined : (JSON.parse(text) as GuestPendingCall[]);
+    } catch (error) {
+      if (error instanceof JSException) error.dispose();
+      return undefined;
+    }
   }
 
   #failWithException(error: unknown, phase?: 'compile'): void {

@@ -40,6 +40,7 @@ export interface PreludeHandles {
   finish: JSValueHandle;
   report: JSValueHandle;
   fire: JSValueHandle;
+  pending: JSValueHandle;
 }
 
 /** One VM and the run it serves. */
@@ -106,6 +107,7 @@ async function createSandbox(quickjs: WasmModule, prelude: Uint8Array, memoryByt
     finish: bridge.getProp('finish'),
     report: bridge.getProp('report'),
     fire: bridge.getProp('fire'),
+    pending: bridge.getProp('pending'),
   };
   for (const handle of [bridge, factory, send, write, timer]) handle.dispose();
   return Object.assign(holder, { vm, bridge: handles });
