@@ -6,3 +6,4 @@
  * @module
  */
 export { walkChain, type ChainVisitor, type ChainWalk } from './chain.js';
+export { stepArgs } from './chain-args.js';

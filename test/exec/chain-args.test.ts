@@ -61,5 +61,7 @@ describe("code mode's tools.runChain with argsFrom (through the gateway)", () =>
         return out.result.structured;`,
     });
     expect(result.value).toEqual({ greeting: 'Hello, Hello, World!!' });
+    // The trace records what each step ran with: step 2's name came from step 1's result.
+    expect(result.toolCalls.map((call) => call.args)).toEqual([{ name: 'World' }, { name: 'Hello, World!' }]);
   });
 });

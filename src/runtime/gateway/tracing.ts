@@ -5,6 +5,7 @@
 import { ToolexecError, errorMessage } from '../../model/index.js';
 import type { DetailLevel, ToolDoc, ToolExample, ToolSummary } from '../../discovery/index.js';
 import type { ChainResult, ChainStep, RunResult, StepResult } from '../../run/index.js';
+import { stepArgs } from '../../run/internal.js';
 import { cloneJson, elapsedMs, runtimeError } from '../core/errors.js';
 import { throwIfAborted } from '../core/stopping.js';
 import type { GatewayCallOptions, ToolCallRecord, ToolGateway } from '../core/types.js';
@@ -205,9 +206,7 @@ class TracingToolGateway implements TracingGateway {
     let previous: unknown;
     for (let i = 0; i < executed; i += 1) {
       const step = steps[i] as ChainStep;
-      const effective: Record<string, unknown> = { ...step.args };
-      if (step.usePrevious === true) effective.previous = previous;
-      const record: ToolCallRecord = { toolId: step.toolId, args: cloneJson(effective), durationMs };
+      const record: ToolCallRecord = { toolId: step.toolId, args: cloneJson(effectiveArgs(step, previous)), durationMs };
       const stepResult = results[i];
       if (stepResult !== undefined) {
         const kind: unknown = stepResult.backend?.kind ?? stepResult.result?.backend?.kind;
@@ -245,4 +244,16 @@ class TracingToolGateway implements TracingGateway {
  */
 export function createTracingGateway(gateway: ToolGateway, options: TracingGatewayOptions = {}): TracingGateway {
   return new TracingToolGateway(gateway, options);
+}
+
+/**
+ * The arguments a chain step ran with, as the runner built them (`argsFrom`, `usePrevious`); the
+ * step's own `args` when they could not be built (that step failed for it).
+ */
+function effectiveArgs(step: ChainStep, previous: unknown): Record<string, unknown> {
+  try {
+    return stepArgs(step, step.toolId, previous).args;
+  } catch {
+    return { ...step.args };
+  }
 }
