@@ -28,7 +28,14 @@ export interface ContractViolation {
    * What would likely fix it: `rename` when an argument the schema does not declare is a near
    * spelling of a missing required one (`from` the pointer sent, `to` the pointer expected).
    */
-  suggestion?: { action: 'rename'; from: string; to: string };
+  suggestion?: {
+    /** What to do: rename the argument. */
+    action: 'rename';
+    /** The pointer of the argument as sent (`/pth`). */
+    from: string;
+    /** The pointer the schema expects (`/path`). */
+    to: string;
+  };
 }
 
 /** Validates tool input and output against the tool's JSON Schemas. */
