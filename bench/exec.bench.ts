@@ -30,24 +30,13 @@
  */
 import { Bench } from 'tinybench';
 import { createExec, type LocalToolDefinition } from '../src/exec/index.js';
-import type { Tool } from '../src/model/index.js';
-import { measureHotPaths } from './hot-path.js';
+import { inputSchema, measureHotPaths, outputSchema } from './hot-path.js';
 import { bootstrapCi, median, pairedRatios, pinToCpu0, round, timeGroups } from './paired.js';
 
 const asJson = process.argv.slice(2).includes('--json');
 const pinned = pinToCpu0();
 const CODE_CALLS = 100;
 
-const inputSchema: Tool['inputSchema'] = {
-  type: 'object',
-  properties: { message: { type: 'string' } },
-  required: ['message'],
-};
-const outputSchema: NonNullable<Tool['outputSchema']> = {
-  type: 'object',
-  properties: { echoed: { type: 'string' } },
-  required: ['echoed'],
-};
 const echo: LocalToolDefinition = {
   tool: { name: 'echo', namespace: 'bench', description: 'Echoes the message', inputSchema, outputSchema },
   handler: (args) => ({ echoed: args.message }),

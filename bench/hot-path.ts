@@ -15,12 +15,14 @@ import type { Tool } from '../src/model/index.js';
 import type { LocalHandler } from '../src/run/index.js';
 import { bootstrapCi, median, pairedRatios, round, timeGroups } from './paired.js';
 
-const inputSchema: Tool['inputSchema'] = {
+/** The echo tool's input schema, shared by the benches that time it. */
+export const inputSchema: Tool['inputSchema'] = {
   type: 'object',
   properties: { message: { type: 'string' } },
   required: ['message'],
 };
-const outputSchema: NonNullable<Tool['outputSchema']> = {
+/** The echo tool's output schema. */
+export const outputSchema: NonNullable<Tool['outputSchema']> = {
   type: 'object',
   properties: { echoed: { type: 'string' } },
   required: ['echoed'],

@@ -24,23 +24,13 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { createToolIndex } from '../src/discovery/index.js';
 import { createSchemaValidator, localBackend, type Tool } from '../src/model/index.js';
 import { createRunner, type ChainStep, type LocalHandler } from '../src/run/index.js';
+import { inputSchema, outputSchema } from './hot-path.js';
 import { bootstrapCi, median, pairedRatios, pinToCpu0, round, timeGroups } from './paired.js';
 
 const asJson = process.argv.slice(2).includes('--json');
 const pinned = pinToCpu0();
 const BATCH = 1_000;
 const CHAIN_LENGTH = 10;
-
-const inputSchema: Tool['inputSchema'] = {
-  type: 'object',
-  properties: { message: { type: 'string' } },
-  required: ['message'],
-};
-const outputSchema: NonNullable<Tool['outputSchema']> = {
-  type: 'object',
-  properties: { echoed: { type: 'string' } },
-  required: ['echoed'],
-};
 
 const tool: Tool = { name: 'echo', namespace: 'bench', inputSchema, outputSchema };
 const echo: LocalHandler = (args) => ({ echoed: args.message });
