@@ -14,6 +14,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   runtime: ['model', 'discovery', 'backend', 'run'],
   code: ['model', 'discovery', 'backend', 'run', 'runtime'],
   exec: ['model', 'discovery', 'backend', 'run', 'mcp', 'runtime', 'code'],
+  agent: ['model', 'discovery', 'backend', 'run', 'mcp', 'runtime', 'code', 'exec'],
+  cli: ['model', 'discovery', 'backend', 'run', 'mcp', 'runtime', 'code', 'exec', 'agent'],
   testing: ['model', 'discovery', 'backend', 'run', 'mcp', 'runtime', 'code', 'exec'],
   '(root)': ['model', 'discovery', 'backend', 'run', 'mcp', 'runtime', 'code', 'exec'],
 };
