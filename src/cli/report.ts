@@ -1,0 +1,29 @@
+/**
+ * How a failed command is reported: one line on stderr (the error's code and message; the whole
+ * error with its stack and causes under `--verbose`), the seed-004 error shape on stdout under
+ * `--json`, and the exit code of the error's class.
+ */
+import { inspect } from 'node:util';
+import { CommanderError } from 'commander';
+import { ToolexecError, errorMessage, toErrorShape } from '../model/index.js';
+import { EXIT_CODES, exitCodeOf } from './exit-codes.js';
+import { writeJson, writeLine, type CliIO } from './io.js';
+import { oneLine } from './render.js';
+
+/** Commander's outcomes that are not failures: help or the version was asked for. */
+const COMMANDER_SUCCESS = new Set(['commander.helpDisplayed', 'commander.version']);
+
+/** Reports `error` and returns the exit code. Commander has already printed its own usage errors. */
+export function reportFailure(error: unknown, io: CliIO, options: { json: boolean; verbose: boolean }): number {
+  if (error instanceof CommanderError) return COMMANDER_SUCCESS.has(error.code) ? EXIT_CODES.OK : EXIT_CODES.USAGE;
+  const exitCode = exitCodeOf(error);
+  if (options.json) writeJson(io.stdout, toErrorShape(error));
+  if (options.verbose) {
+    writeLine(io.stderr, `toolexec: ${inspect(error, { depth: 8 })}`);
+  } else if (ToolexecError.isInstance(error)) {
+    writeLine(io.stderr, `toolexec: ${error.code}: ${oneLine(error.message)}`);
+  } else {
+    writeLine(io.stderr, `toolexec: unexpected failure: ${oneLine(errorMessage(error))} (--verbose shows the stack)`);
+  }
+  return exitCode;
+}
