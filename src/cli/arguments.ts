@@ -28,8 +28,8 @@ export function parseTimeoutMs(value: string): number {
 }
 
 /** Appends each occurrence of a repeatable option (`--tools a --tools b`). */
-export function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 /**

@@ -1,7 +1,9 @@
 /**
  * The executable (`dist/cli.js`, with a `#!/usr/bin/env node` line): runs the program on the
  * process's arguments and streams. The first SIGINT or SIGTERM stops the command, which closes the
- * facade (ending every MCP server it started) and exits with 130; a second one exits at once.
+ * facade (ending every MCP server it started) and exits with 130; a second one exits at once. A
+ * reader that goes away (`toolexec tools | head -1`: EPIPE on stdout or stderr) stops it the same
+ * way instead of crashing with the servers still running.
  */
 import { interrupted } from './errors.js';
 import { EXIT_CODES, runCli } from './index.js';
@@ -14,6 +16,12 @@ function onSignal(signal: NodeJS.Signals): void {
 }
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
+
+function onOutputError(error: NodeJS.ErrnoException): void {
+  if (!controller.signal.aborted) controller.abort(interrupted(error.code ?? 'output error'));
+}
+process.stdout.on('error', onOutputError);
+process.stderr.on('error', onOutputError);
 
 const exitCode = await runCli(process.argv.slice(2), {
   stdout: process.stdout,

@@ -28,7 +28,7 @@ export function createProgram(io: CliIO, setExitCode: (code: number) => void): C
       '-c, --config <file>',
       `config file: { "mcpServers": { ... }, "tools": [ ... ] } (default: ./${DEFAULT_CONFIG_FILE}, if present)`,
     )
-    .option('--tools <module>', 'a local tool module (JS or TS, default export LocalToolDefinition[]); repeatable', collect, [])
+    .option('--tools <module>', 'a local tool module (JS or TS, default export LocalToolDefinition[]); repeatable', collect)
     .option('--timeout <ms>', 'deadline of each call, snippet, connection and MCP request in milliseconds (0: none)', parseTimeoutMs)
     .option('--json', 'machine-readable JSON on stdout (failures: the error shape)')
     .option('-v, --verbose', 'stack traces, server status changes and the servers’ stderr')

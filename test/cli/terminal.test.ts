@@ -76,6 +76,25 @@ describe('toolexec in a terminal', { timeout: 120_000 }, () => {
     });
   }
 
+  it('a reader that goes away (EPIPE) stops the command without a crash, and the server is closed', async () => {
+    const { child, result } = startCli(['run', 'fx:progress', '--args', '{"steps":20,"delayMs":100}', '--verbose'], { cwd: ws.dir });
+    let seen = '';
+    await new Promise<void>((resolve) => {
+      child.stderr!.on('data', (chunk: string) => {
+        seen += chunk;
+        // like `| head -1` on stderr: the reader leaves after the first progress line
+        if (seen.includes(' progress 1/20')) {
+          child.stderr!.destroy();
+          resolve();
+        }
+      });
+    });
+    const run = await result;
+    expect(run.code).toBe(EXIT_CODES.INTERRUPTED);
+    expect(run.stdout).toBe('');
+    expect(ws.recordedPids()).toHaveLength(1);
+  });
+
   it('SIGINT while a server is still connecting (it never answers initialize) ends it too', async () => {
     const config = ws.write('stuck.json', { mcpServers: { fx: ws.stdioServer(), stuck: ws.stdioServer({ RECORD_HANG: '1' }) } });
     const { child, result } = startCli(['search', 'echo', '-c', config], { cwd: ws.dir });
