@@ -10,12 +10,10 @@ import { EXIT_CODES, exitCodeOf } from './exit-codes.js';
 import { writeJson, writeLine, type CliIO } from './io.js';
 import { oneLine } from './render.js';
 
-/** Commander's outcomes that are not failures: help or the version was asked for. */
-const COMMANDER_SUCCESS = new Set(['commander.helpDisplayed', 'commander.version']);
-
 /** Reports `error` and returns the exit code. Commander has already printed its own usage errors. */
 export function reportFailure(error: unknown, io: CliIO, options: { json: boolean; verbose: boolean }): number {
-  if (error instanceof CommanderError) return COMMANDER_SUCCESS.has(error.code) ? EXIT_CODES.OK : EXIT_CODES.USAGE;
+  // exit code 0: help or the version was asked for; anything else is a usage error commander printed
+  if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT_CODES.OK : EXIT_CODES.USAGE;
   const exitCode = exitCodeOf(error);
   if (options.json) writeJson(io.stdout, toErrorShape(error));
   if (options.verbose) {

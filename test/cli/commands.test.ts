@@ -48,6 +48,13 @@ describe('toolexec commands over stdio and HTTP', { timeout: 120_000 }, () => {
     for (const command of ['servers', 'tools', 'search', 'describe', 'run', 'exec'])
       expect(help.stdout).toMatch(new RegExp(`\\n  ${command}\\b`));
     for (const [name, code] of Object.entries(EXIT_CODES)) expect(help.stdout).toMatch(new RegExp(`\\b${code}  ${name}\\n`));
+    const commandHelp = await run('help', 'run');
+    expect(commandHelp.code).toBe(0);
+    expect(commandHelp.stdout).toContain('--args <json>');
+    // no command at all: the help, on stderr, as a usage error
+    const bare = await run();
+    expect(bare.code).toBe(EXIT_CODES.USAGE);
+    expect(bare.stderr).toMatch(/^Usage: toolexec /);
   });
 
   it('servers: both servers connected with their tool counts (table, then JSON)', async () => {
