@@ -6,14 +6,22 @@
 import { inspect } from 'node:util';
 import { CommanderError } from 'commander';
 import { ToolexecError, errorMessage, toErrorShape } from '../model/index.js';
+import { cliErrors } from './errors.js';
 import { EXIT_CODES, exitCodeOf } from './exit-codes.js';
 import { writeJson, writeLine, type CliIO } from './io.js';
 import { oneLine } from './render.js';
 
 /** Reports `error` and returns the exit code. Commander has already printed its own usage errors. */
 export function reportFailure(error: unknown, io: CliIO, options: { json: boolean; verbose: boolean }): number {
-  // exit code 0: help or the version was asked for; anything else is a usage error commander printed
-  if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT_CODES.OK : EXIT_CODES.USAGE;
+  if (error instanceof CommanderError) {
+    // exit code 0: help or the version was asked for; anything else is a usage error commander printed
+    if (error.exitCode === 0) return EXIT_CODES.OK;
+    if (options.json) {
+      const usage = cliErrors('INVALID_ARGUMENT', error.message.replace(/^error: /, ''), { details: { reason: error.code } });
+      writeJson(io.stdout, toErrorShape(usage));
+    }
+    return EXIT_CODES.USAGE;
+  }
   const exitCode = exitCodeOf(error);
   if (options.json) writeJson(io.stdout, toErrorShape(error));
   if (options.verbose) {

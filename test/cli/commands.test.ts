@@ -135,7 +135,8 @@ describe('toolexec commands over stdio and HTTP', { timeout: 120_000 }, () => {
     expect(JSON.parse(value.stdout)).toEqual({ sum: 42 });
     expect(value.stderr).toBe('');
 
-    const whole = await run('run', 'fx:echo', '-a', '{"text":"over stdio"}', '--json');
+    // --timeout 0: no deadline of the command's own
+    const whole = await run('run', 'fx:echo', '-a', '{"text":"over stdio"}', '--json', '--timeout', '0');
     const result = JSON.parse(whole.stdout) as { toolId: string; value: unknown; content: unknown[]; durationMs: number };
     expect(result).toMatchObject({ toolId: 'fx:echo', value: 'over stdio', content: [{ type: 'text', text: 'over stdio' }] });
     expect(result.durationMs).toBeGreaterThan(0);

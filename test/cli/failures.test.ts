@@ -139,6 +139,12 @@ describe('toolexec failures and exit codes', { timeout: 120_000 }, () => {
     const unknownOption = await run('run', 'fx:echo', '--jsn');
     expect(unknownOption.code).toBe(EXIT_CODES.USAGE);
     expect(unknownOption.stderr).toContain("unknown option '--jsn'");
+    const missingArgument = await run('describe', '--json');
+    expect(missingArgument.code).toBe(EXIT_CODES.USAGE);
+    expect(JSON.parse(missingArgument.stdout)).toEqual({
+      status: 'Error',
+      error: { code: 'INVALID_ARGUMENT', message: "cli: missing required argument 'id'", details: { reason: 'commander.missingArgument' } },
+    });
     expect((await run('search', 'x', '--limit', '0')).code).toBe(EXIT_CODES.USAGE);
     expect((await run('--timeout', 'soon', 'servers')).code).toBe(EXIT_CODES.USAGE);
     expect((await run('describe', 'fx:echo', '--level', 'everything')).code).toBe(EXIT_CODES.USAGE);
