@@ -104,9 +104,10 @@ describe('toolexec failures and exit codes', { timeout: 120_000 }, () => {
   });
 
   it('exit 5 (timeout): a call past --timeout, and a snippet past it', async () => {
-    const call = await run('run', 'fx:slow', '--args', '{"ms":20000}', '--timeout', '500');
+    // generous enough for the server to start on a loaded machine (the deadline covers connecting too)
+    const call = await run('run', 'fx:slow', '--args', '{"ms":20000}', '--timeout', '3000');
     expectFailure(call, EXIT_CODES.TIMEOUT, 'TIMEOUT');
-    const snippet = await runCli(['exec', '-', '-c', ws.write('empty.json', {}), '--timeout', '600'], {
+    const snippet = await runCli(['exec', '-', '-c', ws.write('empty.json', {}), '--timeout', '1500'], {
       cwd: ws.dir,
       input: 'while (true) {}',
     });
