@@ -102,7 +102,9 @@ function readServers(
     for (const field of EXPANDED_FIELDS) {
       if (field in server) expanded[field] = expandVars(server[field], env, `mcpServers.${name}.${field}`, fail);
     }
-    const stdio = expanded.type === 'stdio' || (expanded.type === undefined && expanded.transport === undefined && 'command' in expanded);
+    const stdio =
+      expanded.type === 'stdio' ||
+      (expanded.type === undefined && expanded.transport === undefined && !('url' in expanded) && 'command' in expanded);
     // A stdio server starts in the config file's folder (or its `cwd`, relative to that folder).
     if (stdio) expanded.cwd = resolve(folder, typeof expanded.cwd === 'string' ? expanded.cwd : '.');
     servers[name] = expanded as unknown as McpServerConfig;
@@ -125,9 +127,9 @@ function expandVars(value: unknown, env: LoadConfigOptions['env'], where: string
   if (typeof value === 'string') {
     return value.replace(VAR, (_match, name: string, fallback: string | undefined) => {
       const found = env[name];
-      if (found !== undefined && found !== '') return found;
-      if (fallback !== undefined) return fallback;
-      return fail(`${where} refers to \${${name}}, which is not set`);
+      // as in sh: `${VAR:-fallback}` when VAR is unset or empty; `${VAR}` must be set
+      if (fallback !== undefined) return found === undefined || found === '' ? fallback : found;
+      return found ?? fail(`${where} refers to \${${name}}, which is not set`);
     });
   }
   if (Array.isArray(value)) return value.map((item, i) => expandVars(item, env, `${where}[${i}]`, fail));
