@@ -55,12 +55,28 @@ export default defineConfig([
     platform: 'node',
     dts: true,
     sourcemap: true,
-    // the guest bundles below are written into dist/assets at the same time
-    clean: ['!assets/**'],
+    // the guest bundles below are written into dist/assets, and the command into dist/cli.js, at the same time
+    clean: ['!assets/**', '!cli.js'],
     splitting: true,
     shims: true,
     treeshake: true,
     outDir: 'dist',
+  },
+  {
+    // the `toolexec` command (package.json `bin`): one executable ES module beside the chunks, so the
+    // guest bundles resolve from it as from any chunk; dependencies stay external
+    entry: { cli: 'src/cli/main.ts' },
+    format: ['esm'],
+    target: 'node20',
+    platform: 'node',
+    outDir: 'dist',
+    bundle: true,
+    splitting: false,
+    sourcemap: false,
+    dts: false,
+    clean: false,
+    silent: true,
+    banner: { js: '#!/usr/bin/env node' },
   },
   {
     ...guest,

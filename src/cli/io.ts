@@ -1,0 +1,39 @@
+/**
+ * What the command reads and writes: its streams, working directory and environment, passed in
+ * once (by `main.ts`: the process's own) so that nothing below reaches for `process` directly.
+ */
+import { text } from 'node:stream/consumers';
+
+/** A stream the command writes to (`isTTY` and `columns` as a terminal's `tty.WriteStream` has them). */
+export type CliOutput = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+
+/** The command's surroundings. */
+export interface CliIO {
+  /** Results (JSON, tables). */
+  stdout: CliOutput;
+  /** Errors, warnings, progress, `--verbose` logs. */
+  stderr: CliOutput;
+  /** Read for `--args -` and `exec -`. */
+  stdin: NodeJS.ReadableStream;
+  /** Where relative paths (`--config`, `--tools`, a snippet file) are resolved. */
+  cwd: string;
+  /** Expanded into `${VAR}` references in the config. */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Aborted when the user interrupts the command (SIGINT, SIGTERM); its reason is the `ABORTED` error to report. */
+  signal: AbortSignal;
+}
+
+/** Writes one line (a newline is added). */
+export function writeLine(stream: CliOutput, line: string): void {
+  stream.write(`${line}\n`);
+}
+
+/** Writes `value` as JSON (two-space indentation) and a newline. */
+export function writeJson(stream: CliOutput, value: unknown): void {
+  stream.write(`${JSON.stringify(value ?? null, null, 2)}\n`);
+}
+
+/** Everything on stdin, as UTF-8 text. */
+export function readStdin(io: CliIO): Promise<string> {
+  return text(io.stdin);
+}

@@ -1,0 +1,35 @@
+/**
+ * The executable (`dist/cli.js`, with a `#!/usr/bin/env node` line): runs the program on the
+ * process's arguments and streams. The first SIGINT or SIGTERM stops the command, which closes the
+ * facade (ending every MCP server it started) and exits with 130; a second one exits at once. A
+ * reader that goes away (`toolexec tools | head -1`: EPIPE on stdout or stderr) stops it the same
+ * way instead of crashing with the servers still running.
+ */
+import { interrupted } from './errors.js';
+import { EXIT_CODES, runCli } from './index.js';
+
+const controller = new AbortController();
+
+function onSignal(signal: NodeJS.Signals): void {
+  if (controller.signal.aborted) process.exit(EXIT_CODES.INTERRUPTED);
+  controller.abort(interrupted(signal));
+}
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
+
+function onOutputError(error: NodeJS.ErrnoException): void {
+  if (!controller.signal.aborted) controller.abort(interrupted(error.code ?? 'output error'));
+}
+process.stdout.on('error', onOutputError);
+process.stderr.on('error', onOutputError);
+
+const exitCode = await runCli(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: process.stdin,
+  cwd: process.cwd(),
+  env: process.env,
+  signal: controller.signal,
+});
+// Everything the command opened is closed by now; exit without waiting for idle sockets or timers of libraries.
+process.exit(exitCode);

@@ -1,0 +1,78 @@
+/**
+ * Local tool modules: JavaScript or TypeScript files whose default export is an array of
+ * `LocalToolDefinition`s (`{ tool, handler, doc?, examples? }`), named with `--tools` or the
+ * config's `tools` key.
+ *
+ * TypeScript files are loaded by Node itself where it strips types (Node ≥ 22.18), else through
+ * the optional `tsx` package.
+ */
+import { stat } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
+import type { tsImport as TsImport } from 'tsx/esm/api';
+import { errorMessage } from '../model/index.js';
+import type { LocalToolDefinition } from '../exec/index.js';
+import { cliErrors } from './errors.js';
+
+const TYPESCRIPT = /\.[cm]?ts$/;
+
+function isDefinition(value: unknown): value is LocalToolDefinition {
+  if (value === null || typeof value !== 'object') return false;
+  const { tool, handler } = value as Partial<LocalToolDefinition>;
+  return tool !== null && typeof tool === 'object' && typeof handler === 'function';
+}
+
+/** True when this Node runs `.ts` files itself (type stripping on by default). */
+function nodeStripsTypes(): boolean {
+  const features = process.features as { typescript?: unknown };
+  return typeof features.typescript === 'string';
+}
+
+type Importer = (url: string) => Promise<unknown>;
+
+const nativeImport: Importer = (url) => import(url);
+
+/** How to import `shown`: Node's own `import()`, or tsx's `tsImport` for TypeScript on a Node that does not strip types. */
+async function importerFor(path: string, shown: string): Promise<Importer> {
+  if (!TYPESCRIPT.test(path) || nodeStripsTypes()) return nativeImport;
+  let tsImport: typeof TsImport;
+  try {
+    ({ tsImport } = await import('tsx/esm/api'));
+  } catch (error) {
+    throw cliErrors.configuration(
+      '--tools',
+      `${shown} is TypeScript: loading it needs Node ≥ 22.18 or the tsx package (npm install --save-dev tsx)`,
+      { cause: error, details: { path: shown } },
+    );
+  }
+  return (url) => tsImport(url, import.meta.url);
+}
+
+/** Imports one module and checks its default export. `CONFIGURATION` naming the file otherwise. */
+async function loadToolModule(path: string, shown: string): Promise<LocalToolDefinition[]> {
+  try {
+    if (!(await stat(path)).isFile()) throw new Error('not a file');
+  } catch (error) {
+    throw cliErrors.configuration('--tools', `${shown} does not exist`, { cause: error, details: { path } });
+  }
+  const importer = await importerFor(path, shown);
+  let loaded: { default?: unknown };
+  try {
+    loaded = (await importer(pathToFileURL(path).href)) as { default?: unknown };
+  } catch (error) {
+    throw cliErrors.configuration('--tools', `${shown} could not be loaded: ${errorMessage(error)}`, { cause: error, details: { path } });
+  }
+  const definitions = loaded.default;
+  if (!Array.isArray(definitions) || !definitions.every(isDefinition)) {
+    throw cliErrors.configuration('--tools', `${shown} must export default an array of { tool, handler } (LocalToolDefinition[])`, {
+      details: { path },
+    });
+  }
+  return definitions;
+}
+
+/** Loads every module in order; the definitions of all of them, concatenated. */
+export async function loadToolModules(modules: readonly { path: string; shown: string }[]): Promise<LocalToolDefinition[]> {
+  const definitions: LocalToolDefinition[] = [];
+  for (const { path, shown } of modules) definitions.push(...(await loadToolModule(path, shown)));
+  return definitions;
+}
