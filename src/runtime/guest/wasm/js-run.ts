@@ -445,6 +445,6 @@ export class JsRun implements SandboxRun {
       this.#rejections.clear();
       disposeSandbox(sandbox);
     }
-    this.#context.sandboxes.prepare(this.#message.memoryBytes, this.#message.maxStackBytes);
+    void this.#context.sandboxes.prepare(this.#message.memoryBytes, this.#message.maxStackBytes);
   }
 }
