@@ -113,7 +113,7 @@ export class SnippetRun {
       return;
     }
     if (text !== undefined && Buffer.byteLength(text) > maxResultBytes) {
-      this.fail({ name: 'RangeError', message: `the result is larger than ${maxResultBytes} bytes`, limit: 'output' });
+      this.fail({ name: 'RangeError', message: `the result is larger than ${maxResultBytes} bytes`, limit: 'result' });
       return;
     }
     const result: GuestResultMessage = text === undefined ? { type: 'result' } : { type: 'result', value: JSONParse(text) as unknown };

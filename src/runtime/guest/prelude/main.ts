@@ -25,8 +25,11 @@ export type HostWrite = (fd: 1 | 2, text: string) => void;
 export interface PreludeBridge {
   /** Delivers a reply: the JSON text of a `response` / `error` message. */
   deliver(json: string): void;
-  /** The snippet's value as JSON text, `undefined` when there is none; throws when not serializable. */
-  finish(value: unknown): string | undefined;
+  /**
+   * The snippet's value as JSON text, `undefined` when there is none, `null` when it is larger than
+   * `maxBytes`; throws when not serializable.
+   */
+  finish(value: unknown, maxBytes: number): string | null | undefined;
   /** What the snippet threw, as the JSON text of a failure report. */
   report(error: unknown): string;
   /** The tool calls not answered yet, as JSON text; `undefined` when there are none. */

@@ -8,10 +8,34 @@ import { GuestString, JSONStringify, sliceOf } from '../shared/primordials.js';
 /** The longest stack handed to the worker, in characters (it keeps the snippet's frames). */
 const MAX_STACK_CHARS = 8192;
 
-/** The snippet's value (`__out` when it returned nothing) as JSON text; `undefined` for no value. Throws when not serializable. */
-export function resultJson(value: unknown): string | undefined {
+/** Thrown by the size check: the result would be larger than the cap. */
+const TOO_LARGE = { tooLarge: true };
+
+/**
+ * The snippet's value (`__out` when it returned nothing) as JSON text; `undefined` for no value;
+ * `null` when it would be larger than `maxBytes`. Throws when not serializable.
+ *
+ * @remarks The size is checked while serializing, before any text is built: each string, key and
+ * number counts at least its length, so a value far over the cap (a 50 MB string) is refused
+ * without making its JSON copy, which could exhaust the VM's memory on the way out. The host
+ * checks the exact UTF-8 size of what passes.
+ */
+export function resultJson(value: unknown, maxBytes: number): string | null | undefined {
   const result = value === undefined ? (globalThis as { __out?: unknown }).__out : value;
-  return result === undefined ? undefined : JSONStringify(result);
+  if (result === undefined) return undefined;
+  let size = 0;
+  const count = (key: string, item: unknown): unknown => {
+    size += key.length + 4;
+    if (typeof item === 'string') size += item.length;
+    if (size > maxBytes) throw TOO_LARGE;
+    return item;
+  };
+  try {
+    return JSONStringify(result, count);
+  } catch (error) {
+    if (error === TOO_LARGE) return null;
+    throw error;
+  }
 }
 
 /**

@@ -234,7 +234,8 @@ describe('wasm backend', () => {
       try {
         const error = await failure(small.execute({ code: "return 'x'.repeat(2000);", gateway: gateway() }));
         expect(error.code).toBe('RESOURCE_LIMIT');
-        expect(error.details?.limit).toBe('output');
+        expect(error.details?.limit).toBe('result');
+        expect(error.message).toBe('resource limit exceeded: result (the result is larger than 1000 bytes)');
       } finally {
         await small.close();
       }
@@ -448,7 +449,12 @@ describe('wasm backend', () => {
     it('bounds the wait for a worker with queueTimeoutMs (TIMEOUT, phase queue, one message)', async () => {
       const pool = createWasmBackend({ poolSize: 1, queueTimeoutMs: 150 });
       try {
-        const busy = pool.execute({ code: 'await new Promise((r) => setTimeout(r, 600));\nreturn 1;', gateway: gateway() });
+        // a cold pool's worker start-up is queue time too: this one may wait for it
+        const busy = pool.execute({
+          code: 'await new Promise((r) => setTimeout(r, 600));\nreturn 1;',
+          gateway: gateway(),
+          queueTimeoutMs: 15_000,
+        });
         await until(() => pool.stats.busy === 1);
         let started = false;
         const errors = await Promise.all([
@@ -464,6 +470,24 @@ describe('wasm backend', () => {
         );
         expect((await busy).value).toBe(1);
         expect(pool.stats.queued).toBe(0);
+      } finally {
+        await pool.close();
+      }
+    });
+
+    it('refuses a source over maxSourceBytes at once (LIMIT_EXCEEDED), counted in UTF-8 bytes', async () => {
+      const pool = createWasmBackend({ poolSize: 1, maxSourceBytes: 100 });
+      try {
+        for (const code of [`return '${'x'.repeat(200)}'`, `return '${'€'.repeat(40)}'`]) {
+          const error = await failure(pool.execute({ code, gateway: gateway() }));
+          expect(error.code).toBe('LIMIT_EXCEEDED');
+          expect(error.message).toBe('limit exceeded: the snippet source is larger than 100 bytes');
+          expect(error.details).toMatchObject({ limit: 'sourceBytes', maxSourceBytes: 100 });
+        }
+        expect(pool.stats.started).toBe(0);
+        expect((await pool.execute({ code: `return '${'€'.repeat(20)}'.length`, gateway: gateway(), queueTimeoutMs: 15_000 })).value).toBe(
+          20,
+        );
       } finally {
         await pool.close();
       }
