@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCodeExecutor, type CodeResult, type DefaultCodeExecutor } from '../../src/code/index.js';
 import { createRuntime, type DefaultRuntime } from '../../src/runtime/index.js';
-import { ToolexecError, hasErrorCode } from '../../src/model/index.js';
+import { hasErrorCode, type ToolexecError } from '../../src/model/index.js';
 import { fixture } from './helpers.js';
 
 type Settled = { ok: true; result: CodeResult; at: number } | { ok: false; error: ToolexecError; at: number };

@@ -334,7 +334,7 @@ export class JsRun implements SandboxRun {
     const vm = this.#vm;
     const maxResultBytes = this.#message.maxResultBytes;
     let text: string | undefined;
-    let tooLarge = false;
+    let tooLarge: boolean;
     let maxHandle: JSValueHandle | undefined;
     try {
       maxHandle = vm.newNumber(maxResultBytes);
