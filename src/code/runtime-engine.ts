@@ -5,7 +5,7 @@
 import { ToolexecError } from '../model/index.js';
 import { ToolError } from '../run/index.js';
 import { isSecurityProfile, partialResultOf } from '../runtime/internal.js';
-import type { ExecuteRequest, ExecuteResult, Runtime, SecurityProfile } from '../runtime/index.js';
+import { DefaultRuntime, type ExecuteRequest, type ExecuteResult, type Runtime, type SecurityProfile } from '../runtime/index.js';
 import { queueTimeoutError, snippetTimeoutError } from './errors.js';
 import type { CodeEngine, CodeEngineParams, CodeEngineResult, ToolsEnvironment } from './types.js';
 
@@ -102,8 +102,12 @@ export function mapRuntimeError(err: unknown, timeoutMs?: number): ToolexecError
  * {@link mapRuntimeError}. The engine never closes the runtime (its owner does).
  */
 export class RuntimeEngine implements CodeEngine {
-  /** The runtime calls `onStart` once the snippet has its sandbox (see {@link ExecuteRequest.onStart}). */
-  readonly reportsStart = true;
+  /**
+   * True over the default runtime, which calls `onStart` once the snippet has its sandbox (see
+   * {@link ExecuteRequest.onStart}); a runtime of your own is not assumed to, so the executor's
+   * deadline then counts from the call.
+   */
+  readonly reportsStart: boolean;
   readonly #runtime: Runtime;
   readonly #profile: SecurityProfile;
 
@@ -120,6 +124,7 @@ export class RuntimeEngine implements CodeEngine {
     }
     this.#runtime = runtime;
     this.#profile = profile;
+    this.reportsStart = runtime instanceof DefaultRuntime;
   }
 
   /** The profile of calls that name none. */
