@@ -5,7 +5,8 @@
  * that file.
  *
  * Control (`parentPort`): runs, cancels and `prepare` in ({@link WorkerControlMessage}); `ready`
- * once, then `idle` after each run out. A cancel is also signalled through the shared cell
+ * once (a first VM already made), then `idle` after each run and `spare` each time a fresh VM is
+ * ready for the next run (the pool prefers such a worker, so a run rarely waits for a VM). A cancel is also signalled through the shared cell
  * (`workerData.control[0] = seq`) that the interrupt handler polls, so a busy VM stops without
  * waiting for this thread's event loop.
  */
