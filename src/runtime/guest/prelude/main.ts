@@ -12,7 +12,8 @@
 import { createConsole } from '../shared/console.js';
 import { JSONParse, JSONStringify } from '../shared/primordials.js';
 import { createToolsBridge } from '../shared/tools.js';
-import { reportJson, resultJson } from './outcome.js';
+import { reportJson } from './outcome.js';
+import { resultJson } from '../shared/result.js';
 import { createTimers, type HostTimer } from './timers.js';
 
 /** Relays a gateway request (its JSON text) to the host. */
