@@ -23,7 +23,6 @@ import { QuickJS } from 'quickjs-wasi';
 import { createExec, type LocalToolDefinition } from '../src/exec/index.js';
 import { createDirectGateway, createRuntime } from '../src/runtime/index.js';
 import { quickjsModule } from '../src/runtime/backends/wasm/engine.js';
-import { createContractFixture } from '../src/testing/gateway-contract.js';
 import { median, round } from './paired.js';
 
 const asJson = process.argv.slice(2).includes('--json');
@@ -41,7 +40,8 @@ const tools: LocalToolDefinition[] = [
 // the user's facade: every default but the tool-call budget, which the loop below exceeds
 const exec = createExec({ tools, maxToolCalls: 0 });
 const runtime = createRuntime();
-const fixture = createContractFixture();
+// the runtime path's fresh gateway per run answers from the same index, docs and runner
+const fixture = { index: exec.index, docs: exec.docs, runner: exec.runner };
 
 const TRIVIAL = 'return 6*7';
 const loop = (n: number): string =>
