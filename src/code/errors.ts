@@ -78,3 +78,33 @@ export function codeResultOf(err: unknown): CodeResult | undefined {
   const result = err.details?.result;
   return result !== null && typeof result === 'object' ? (result as CodeResult) : undefined;
 }
+
+/**
+ * The error of a snippet stopped by its own deadline: `LIMIT_EXCEEDED`, `limit exceeded: timeout
+ * after N ms` (`details: { limit: 'timeout', timeoutMs }`) whose `cause` is the `TIMEOUT`. One
+ * message per limit, however the deadline was noticed (the executor's clock, the sandbox's).
+ *
+ * @internal
+ */
+export function snippetTimeoutError(timeoutMs: number, cause: unknown): ToolexecError {
+  // withCodeResult keeps this error's cause (the TIMEOUT) as the final error's direct cause.
+  return new ToolexecError('LIMIT_EXCEEDED', `limit exceeded: timeout after ${timeoutMs} ms`, {
+    cause,
+    details: { limit: 'timeout', timeoutMs },
+  });
+}
+
+/**
+ * The error of a snippet that waited `queueTimeoutMs` for a sandbox and never started:
+ * `LIMIT_EXCEEDED`, `details: { limit: 'queue', phase: 'queue', queueTimeoutMs }`, whose `cause` is
+ * the runtime's `TIMEOUT`.
+ *
+ * @internal
+ */
+export function queueTimeoutError(queueTimeoutMs: number, cause: unknown, details: Record<string, unknown> = {}): ToolexecError {
+  return new ToolexecError(
+    'LIMIT_EXCEEDED',
+    `limit exceeded: queued ${queueTimeoutMs} ms without a free sandbox; the snippet never started`,
+    { cause, details: { ...details, limit: 'queue', phase: 'queue', queueTimeoutMs } },
+  );
+}

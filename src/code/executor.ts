@@ -5,8 +5,9 @@
 import { setMaxListeners } from 'node:events';
 import { ToolexecError, findError } from '../model/index.js';
 import { createRuntime, type Runtime } from '../runtime/index.js';
-import { Deadline, onAbort } from '../model/internal.js';
-import { withCodeResult } from './errors.js';
+import { onAbort } from '../model/internal.js';
+import { RunClock } from './run-clock.js';
+import { snippetTimeoutError, withCodeResult } from './errors.js';
 import {
   ENGINE_STOP_GRACE_MS,
   resolveCodeExecutorOptions,
@@ -25,11 +26,15 @@ type Settled = { ok: true; value: CodeEngineResult } | { ok: false; error: unkno
  *
  * @remarks
  * Per call:
- * 1. The call's language, timeout and profile default to the executor's (`javascript`, 30 s).
+ * 1. The call's language, timeout, queue bound, memory cap and profile default to the executor's
+ *    (`javascript`, 30 s, 30 s, the backend's).
  *    `maxToolCalls` is capped by the executor's; the engine sees the capped value,
  *    `maxChainSteps` is the executor's.
  * 2. A fresh {@link DefaultToolsEnvironment} with those limits, bound to the execution's signal:
- *    one deadline signal linking the caller's signal and the timeout.
+ *    aborted by the caller's signal or the timeout, which counts from the snippet's start when the
+ *    engine reports it (`reportsStart`; the runtime engine does, once its sandbox worker is
+ *    assigned), else from the call. Time queued for a sandbox never counts against the timeout; the
+ *    queue has its own bound (`queueTimeoutMs` → `LIMIT_EXCEEDED`, `details.limit: 'queue'`).
  * 3. The engine runs; when the signal aborts the executor waits at most
  *    {@link ENGINE_STOP_GRACE_MS} more for it to stop, then rejects with what it has.
  * 4. The result: the engine's value, stderr, backend; `stdout` = the engine's stdout followed by
@@ -74,25 +79,24 @@ export class DefaultCodeExecutor implements CodeExecutor {
     } catch (err) {
       throw withCodeResult(err, { stdout: '', stderr: '', toolCalls: [], durationMs: elapsedMsSince(started) });
     }
-    const deadline = new Deadline(call.signal, call.timeoutMs);
-    deadline.arm();
+    const clock = new RunClock(call.signal, call.timeoutMs, call.queueTimeoutMs);
+    // the deadline counts from the snippet's start when the engine reports it, else from now
+    if (this.#engine.reportsStart !== true) clock.start();
     // Every tool call in flight listens on this signal; a snippet may run many at once.
-    setMaxListeners(0, deadline.signal);
+    setMaxListeners(0, clock.signal);
     const tools = new DefaultToolsEnvironment({
       index: this.#options.index,
       docs: this.#options.docs,
       runner: this.#options.runner,
       maxToolCalls: call.maxToolCalls,
       maxChainSteps: this.#options.maxChainSteps,
-      signal: deadline.signal,
+      signal: clock.signal,
     });
     let outcome: Settled;
     try {
-      outcome = deadline.signal.aborted
-        ? { ok: false, stopped: true }
-        : await this.#run(this.#engineParams(call, deadline.signal), tools, deadline.signal);
+      outcome = clock.signal.aborted ? { ok: false, stopped: true } : await this.#run(this.#engineParams(call, clock), tools, clock.signal);
     } finally {
-      deadline.dispose();
+      clock.dispose();
     }
     if (outcome.ok) {
       const result = assembleResult(outcome.value, tools, started);
@@ -103,7 +107,7 @@ export class DefaultCodeExecutor implements CodeExecutor {
     }
     const engineError = 'error' in outcome ? outcome.error : undefined;
     const partial = assembleResult(engineResultOf(engineError), tools, started);
-    if (deadline.signal.aborted) throw withCodeResult(stopError(deadline, call, engineError), partial);
+    if (clock.signal.aborted) throw withCodeResult(stopError(clock, call, engineError), partial);
     throw withCodeResult(engineError, partial);
   }
 
@@ -117,15 +121,18 @@ export class DefaultCodeExecutor implements CodeExecutor {
     await this.#ownedRuntime?.close?.();
   }
 
-  #engineParams(call: ResolvedCodeParams, signal: AbortSignal): CodeEngineParams {
+  #engineParams(call: ResolvedCodeParams, clock: RunClock): CodeEngineParams {
     const params: CodeEngineParams = {
       code: call.code,
       language: call.language,
       timeoutMs: call.timeoutMs,
+      queueTimeoutMs: call.queueTimeoutMs,
       maxToolCalls: call.maxToolCalls,
       maxChainSteps: this.#options.maxChainSteps,
-      signal,
+      signal: clock.signal,
+      onStart: () => clock.start(),
     };
+    if (call.memoryBytes !== undefined) params.memoryBytes = call.memoryBytes;
     if (call.profile !== undefined) params.profile = call.profile;
     if (call.metadata !== undefined) params.metadata = call.metadata;
     if (call.strict) params.strict = true;
@@ -193,20 +200,16 @@ function elapsedMsSince(start: number): number {
  */
 // Not the deadline module's abortError: here the caller's stop is ABORTED whatever its reason, and
 // the deadline's is LIMIT_EXCEEDED wrapping the TIMEOUT (the code executor's contract).
-function stopError(deadline: Deadline, call: ResolvedCodeParams, engineError?: unknown): ToolexecError {
-  if (!deadline.timedOut) {
+function stopError(clock: RunClock, call: ResolvedCodeParams, engineError?: unknown): ToolexecError {
+  if (!clock.timedOut) {
     if (ToolexecError.isInstance(engineError) && engineError.code === 'ABORTED') return engineError;
-    const reason: unknown = deadline.signal.reason;
+    const reason: unknown = clock.signal.reason;
     return new ToolexecError('ABORTED', 'code execution aborted', { cause: reason });
   }
   const timeout =
     findError(engineError, 'TIMEOUT') ??
-    new ToolexecError('TIMEOUT', `code execution timed out after ${call.timeoutMs} ms`, { cause: engineError ?? deadline.signal.reason });
-  // withCodeResult keeps this error's cause (the TIMEOUT) as the final error's direct cause.
-  return new ToolexecError('LIMIT_EXCEEDED', `limit exceeded: timeout after ${call.timeoutMs} ms`, {
-    cause: timeout,
-    details: { limit: 'timeout', timeoutMs: call.timeoutMs },
-  });
+    new ToolexecError('TIMEOUT', `code execution timed out after ${call.timeoutMs} ms`, { cause: engineError ?? clock.signal.reason });
+  return snippetTimeoutError(call.timeoutMs, timeout);
 }
 
 /**

@@ -15,6 +15,7 @@
 export { DefaultCodeExecutor, createCodeExecutor } from './executor.js';
 export {
   DEFAULT_CODE_LANGUAGE,
+  DEFAULT_CODE_QUEUE_TIMEOUT_MS,
   DEFAULT_CODE_TIMEOUT_MS,
   ENGINE_STOP_GRACE_MS,
   resolveCodeExecutorOptions,

@@ -15,6 +15,9 @@ export const DEFAULT_CODE_LANGUAGE = 'javascript';
 /** Wall-clock budget of a call that names none: 30 s. */
 export const DEFAULT_CODE_TIMEOUT_MS = DEFAULT_TIMEOUT_MS;
 
+/** Longest wait for a free sandbox of a call that names none: 30 s. */
+export const DEFAULT_CODE_QUEUE_TIMEOUT_MS = DEFAULT_TIMEOUT_MS;
+
 /**
  * How long the executor keeps waiting for an engine after the deadline (or the caller's abort)
  * has aborted its signal, before it gives up on it and rejects with the partial result it has.
@@ -37,6 +40,10 @@ export interface ResolvedCodeExecutorOptions {
   defaultLanguage: string;
   /** Budget of calls that name none, in whole milliseconds (rounded up). @defaultValue 30000 */
   defaultTimeoutMs: number;
+  /** Queue bound of calls that name none, in whole milliseconds. @defaultValue 30000 */
+  queueTimeoutMs: number;
+  /** Memory cap of calls that name none, in bytes; `undefined` leaves it to the backend. */
+  memoryBytes: number | undefined;
   /** Cap on every call's tool calls; 0: no cap. @defaultValue 0 */
   maxToolCalls: number;
   /** Most steps per chain; 0: unlimited. @defaultValue 0 */
@@ -51,6 +58,10 @@ function isObject(value: unknown): value is object {
 
 function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}
+
+function isPositiveCount(value: unknown): value is number {
+  return isCount(value) && value > 0;
 }
 
 function isTimeout(value: unknown): value is number {
@@ -74,6 +85,8 @@ export function resolveCodeExecutorOptions(options: CodeExecutorOptions): Resolv
   if (o.engine !== undefined && typeof (o.engine as { execute?: unknown } | null)?.execute !== 'function') invalid.push('engine');
   if (o.defaultLanguage !== undefined && typeof o.defaultLanguage !== 'string') invalid.push('defaultLanguage');
   if (o.defaultTimeoutMs !== undefined && !isTimeout(o.defaultTimeoutMs)) invalid.push('defaultTimeoutMs');
+  if (o.queueTimeoutMs !== undefined && !isTimeout(o.queueTimeoutMs)) invalid.push('queueTimeoutMs');
+  if (o.memoryBytes !== undefined && !isPositiveCount(o.memoryBytes)) invalid.push('memoryBytes');
   if (o.maxToolCalls !== undefined && !isCount(o.maxToolCalls)) invalid.push('maxToolCalls');
   if (o.maxChainSteps !== undefined && !isCount(o.maxChainSteps)) invalid.push('maxChainSteps');
   if (o.profile !== undefined && !isSecurityProfile(o.profile)) invalid.push('profile');
@@ -92,6 +105,8 @@ export function resolveCodeExecutorOptions(options: CodeExecutorOptions): Resolv
     engine: o.engine,
     defaultLanguage: o.defaultLanguage === undefined || o.defaultLanguage === '' ? DEFAULT_CODE_LANGUAGE : o.defaultLanguage,
     defaultTimeoutMs: Math.ceil(o.defaultTimeoutMs ?? DEFAULT_CODE_TIMEOUT_MS),
+    queueTimeoutMs: Math.ceil(o.queueTimeoutMs ?? DEFAULT_CODE_QUEUE_TIMEOUT_MS),
+    memoryBytes: o.memoryBytes,
     maxToolCalls: o.maxToolCalls ?? 0,
     maxChainSteps: o.maxChainSteps ?? 0,
     profile: o.profile,
@@ -108,6 +123,10 @@ export interface ResolvedCodeParams {
   timeoutMs: number;
   /** The call's tool-call cap, capped by the executor's; 0: unlimited. */
   maxToolCalls: number;
+  /** The call's queue bound, else the executor's (integer milliseconds). */
+  queueTimeoutMs: number;
+  /** The call's memory cap, else the executor's; `undefined` leaves it to the backend. */
+  memoryBytes: number | undefined;
   /** The call's profile, else the executor's; `undefined` leaves it to the engine. */
   profile: SecurityProfile | undefined;
   /** The caller's cancellation signal, when given. */
@@ -133,11 +152,15 @@ function invalidParam(field: string, value: unknown, problem: string): ToolexecE
  */
 export function resolveCodeParams(params: CodeParams, options: ResolvedCodeExecutorOptions): ResolvedCodeParams {
   if (!isObject(params)) throw invalidParam('params', params, 'must be an object');
-  const { code, language, timeoutMs, maxToolCalls, profile, signal, metadata, strict } = params;
+  const { code, language, timeoutMs, queueTimeoutMs, memoryBytes, maxToolCalls, profile, signal, metadata, strict } = params;
   if (typeof code !== 'string') throw invalidParam('code', code, 'must be a string');
   if (language !== undefined && typeof language !== 'string') throw invalidParam('language', language, 'must be a string');
   if (timeoutMs !== undefined && !isTimeout(timeoutMs))
     throw invalidParam('timeoutMs', timeoutMs, 'must be a positive, finite number of milliseconds');
+  if (queueTimeoutMs !== undefined && !isTimeout(queueTimeoutMs))
+    throw invalidParam('queueTimeoutMs', queueTimeoutMs, 'must be a positive, finite number of milliseconds');
+  if (memoryBytes !== undefined && !isPositiveCount(memoryBytes))
+    throw invalidParam('memoryBytes', memoryBytes, 'must be a positive integer number of bytes');
   if (maxToolCalls !== undefined && !isCount(maxToolCalls))
     throw invalidParam('maxToolCalls', maxToolCalls, 'must be a non-negative integer');
   if (profile !== undefined && !isSecurityProfile(profile)) throw invalidParam('profile', profile, 'must be dev, standard or hardened');
@@ -151,6 +174,8 @@ export function resolveCodeParams(params: CodeParams, options: ResolvedCodeExecu
     code,
     language: language === undefined || language === '' ? options.defaultLanguage : language,
     timeoutMs: timeoutMs === undefined ? options.defaultTimeoutMs : Math.ceil(timeoutMs),
+    queueTimeoutMs: queueTimeoutMs === undefined ? options.queueTimeoutMs : Math.ceil(queueTimeoutMs),
+    memoryBytes: memoryBytes ?? options.memoryBytes,
     maxToolCalls: max,
     profile: profile ?? options.profile,
     signal,

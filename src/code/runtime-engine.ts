@@ -5,7 +5,8 @@
 import { ToolexecError } from '../model/index.js';
 import { ToolError } from '../run/index.js';
 import { isSecurityProfile, partialResultOf } from '../runtime/internal.js';
-import type { ExecuteRequest, ExecuteResult, Runtime, SecurityProfile } from '../runtime/index.js';
+import { DefaultRuntime, type ExecuteRequest, type ExecuteResult, type Runtime, type SecurityProfile } from '../runtime/index.js';
+import { queueTimeoutError, snippetTimeoutError } from './errors.js';
 import type { CodeEngine, CodeEngineParams, CodeEngineResult, ToolsEnvironment } from './types.js';
 
 /** Profile of the runtime engine when neither it nor the call names one. */
@@ -34,8 +35,13 @@ export function toEngineResult(result: ExecuteResult): CodeEngineResult {
  * result under `details.result`.
  *
  * @remarks
- * - `TIMEOUT` and `RESOURCE_LIMIT` → `LIMIT_EXCEEDED` (`limit exceeded: <message>`), the runtime's
- *   error as `cause` (so `hasErrorCode(err, 'TIMEOUT')` still holds), its details kept.
+ * - The snippet's `TIMEOUT` → `LIMIT_EXCEEDED`, `limit exceeded: timeout after N ms` (the same
+ *   message whichever clock noticed it); a `TIMEOUT` in the queue (`details.phase: 'queue'`) →
+ *   `LIMIT_EXCEEDED`, `details.limit: 'queue'`; `RESOURCE_LIMIT` → `LIMIT_EXCEEDED` (`limit
+ *   exceeded: <message>`). The runtime's error is the `cause` (so `hasErrorCode(err, 'TIMEOUT')`
+ *   still holds), its details kept.
+ * - `INVALID_LIMITS` (a limit above the runtime's ceiling, ...) → `INVALID_ARGUMENT`
+ *   (`executeCode: <message>`): the caller asked for something the runtime does not allow.
  * - `SANDBOX_VIOLATION` → `CODE_EXECUTION` (`code execution error: <message>`), cause the original.
  * - Everything else keeps its code and message (`ABORTED`, `MISSING_CODE`, `RUNTIME_UNAVAILABLE`,
  *   `CODE_EXECUTION`, `LIMIT_EXCEEDED` from the call budget, ...). So does a `TIMEOUT` that a
@@ -44,7 +50,7 @@ export function toEngineResult(result: ExecuteResult): CodeEngineResult {
  *
  * The original error is never flattened: it is the `cause`.
  */
-export function mapRuntimeError(err: unknown): ToolexecError {
+export function mapRuntimeError(err: unknown, timeoutMs?: number): ToolexecError {
   const partial = partialResultOf(err);
   const result = partial === undefined ? undefined : toEngineResult(partial);
   if (!ToolexecError.isInstance(err)) {
@@ -57,11 +63,26 @@ export function mapRuntimeError(err: unknown): ToolexecError {
   const { result: _runtimeResult, ...details } = err.details ?? {};
   if (result !== undefined) details.result = result;
   const fromToolCall = ToolError.isToolError(err.cause);
-  if ((err.code === 'TIMEOUT' && !fromToolCall) || err.code === 'RESOURCE_LIMIT') {
+  if (err.code === 'TIMEOUT' && !fromToolCall) {
+    if (details.phase === 'queue') {
+      const queueMs = typeof details.queueTimeoutMs === 'number' ? details.queueTimeoutMs : 0;
+      return queueTimeoutError(queueMs, err, details);
+    }
+    const ms = typeof details.timeoutMs === 'number' ? details.timeoutMs : timeoutMs;
+    if (ms !== undefined) {
+      const mapped = snippetTimeoutError(ms, err);
+      return new ToolexecError(mapped.code, mapped.message, { cause: err, details: { ...details, ...mapped.details } });
+    }
+    return new ToolexecError('LIMIT_EXCEEDED', `limit exceeded: ${err.message}`, { cause: err, details: { limit: 'timeout', ...details } });
+  }
+  if (err.code === 'RESOURCE_LIMIT') {
     return new ToolexecError('LIMIT_EXCEEDED', `limit exceeded: ${err.message}`, {
       cause: err,
-      details: { limit: err.code === 'TIMEOUT' ? 'timeout' : 'resource', ...details },
+      details: { limit: 'resource', ...details },
     });
+  }
+  if (err.code === 'INVALID_LIMITS') {
+    return new ToolexecError('INVALID_ARGUMENT', `executeCode: ${err.message}`, { cause: err, details });
   }
   if (err.code === 'SANDBOX_VIOLATION') {
     return new ToolexecError('CODE_EXECUTION', `code execution error: ${err.message}`, { cause: err, details });
@@ -73,14 +94,20 @@ export function mapRuntimeError(err: unknown): ToolexecError {
  * A {@link CodeEngine} that runs snippets on a {@link Runtime} (sandbox backends by profile).
  *
  * @remarks
- * Each call becomes one `ExecuteRequest`: `language`, `code`, `timeoutMs`, `limits:
- * { maxToolCalls, maxChainSteps }`, `profile` (the call's, else the
+ * Each call becomes one `ExecuteRequest`: `language`, `code`, `timeoutMs`, `queueTimeoutMs`,
+ * `onStart`, `limits: { maxToolCalls, maxChainSteps, memoryBytes }`, `profile` (the call's, else the
  * engine's), `metadata`, `signal`, and the execution's {@link ToolsEnvironment} as the gateway
  * (the sandbox's `tools` object reaches it, so its budget and trace cover every call). The result
  * is mapped back — on failure too, into `details.result` — and failures are mapped by
  * {@link mapRuntimeError}. The engine never closes the runtime (its owner does).
  */
 export class RuntimeEngine implements CodeEngine {
+  /**
+   * True over the default runtime, which calls `onStart` once the snippet has its sandbox (see
+   * {@link ExecuteRequest.onStart}); a runtime of your own is not assumed to, so the executor's
+   * deadline then counts from the call.
+   */
+  readonly reportsStart: boolean;
   readonly #runtime: Runtime;
   readonly #profile: SecurityProfile;
 
@@ -97,6 +124,7 @@ export class RuntimeEngine implements CodeEngine {
     }
     this.#runtime = runtime;
     this.#profile = profile;
+    this.reportsStart = runtime instanceof DefaultRuntime;
   }
 
   /** The profile of calls that name none. */
@@ -114,18 +142,24 @@ export class RuntimeEngine implements CodeEngine {
       language: params.language,
       code: params.code,
       timeoutMs: params.timeoutMs,
-      limits: { maxToolCalls: params.maxToolCalls, maxChainSteps: params.maxChainSteps },
+      limits: {
+        maxToolCalls: params.maxToolCalls,
+        maxChainSteps: params.maxChainSteps,
+        ...(params.memoryBytes === undefined ? {} : { memoryBytes: params.memoryBytes }),
+      },
       profile: params.profile ?? this.#profile,
       gateway: tools,
       signal: params.signal,
     };
+    if (params.queueTimeoutMs !== undefined) request.queueTimeoutMs = params.queueTimeoutMs;
+    if (params.onStart !== undefined) request.onStart = params.onStart;
     if (params.metadata !== undefined) request.metadata = params.metadata;
     if (params.strict === true) request.strict = true;
     let result: ExecuteResult;
     try {
       result = await this.#runtime.execute(request);
     } catch (err) {
-      throw mapRuntimeError(err);
+      throw mapRuntimeError(err, params.timeoutMs);
     }
     return toEngineResult(result);
   }

@@ -17,10 +17,22 @@ export interface CodeParams {
   /** `javascript` / `typescript` (or `js` / `ts`); `undefined` or `''` use the executor's default. */
   language?: string;
   /**
-   * Wall-clock budget in milliseconds (a positive number; fractions round up).
-   * @defaultValue the executor's `defaultTimeoutMs`
+   * Wall-clock budget in milliseconds (a positive number; fractions round up), counted from when
+   * the snippet starts running, not while it waits for a sandbox. Above the runtime's ceiling
+   * (wasm: 10 min) → `INVALID_ARGUMENT`. @defaultValue the executor's `defaultTimeoutMs`
    */
   timeoutMs?: number;
+  /**
+   * Longest wait for a free sandbox before the snippet starts, in milliseconds; past it the call
+   * fails with `LIMIT_EXCEEDED`, `details.limit: 'queue'` (the snippet never ran).
+   * @defaultValue the executor's `queueTimeoutMs` (30 s)
+   */
+  queueTimeoutMs?: number;
+  /**
+   * Memory cap of the snippet's sandbox, in bytes; above the runtime's ceiling (wasm: 1 GiB) →
+   * `INVALID_ARGUMENT`. @defaultValue the executor's `memoryBytes`, else the backend's (wasm: 64 MiB)
+   */
+  memoryBytes?: number;
   /**
    * Most tool calls (single runs plus chain steps) the snippet may make; `0` means as many as the
    * executor allows. The executor's own `maxToolCalls`, when set, caps it.
@@ -114,8 +126,17 @@ export interface CodeEngineParams {
   code: string;
   /** Never empty: the executor applies its default language. */
   language: string;
-  /** The effective wall-clock budget (integer milliseconds). */
+  /** The effective wall-clock budget (integer milliseconds), counted from the snippet's start. */
   timeoutMs: number;
+  /** The longest wait for a sandbox before the snippet starts (integer milliseconds); the executor always sets it. */
+  queueTimeoutMs?: number;
+  /** The sandbox's memory cap in bytes, when the call or the executor sets one. */
+  memoryBytes?: number;
+  /**
+   * Call once when the snippet starts running (after any wait for a sandbox): the executor's
+   * deadline counts from then. Only read by an engine whose `reportsStart` is true.
+   */
+  onStart?: () => void;
   /** The effective tool-call cap (already capped by the executor's config); 0 = unlimited. */
   maxToolCalls: number;
   /** The executor's chain-step cap; 0 = unlimited. */
@@ -156,6 +177,12 @@ export interface CodeEngineResult {
  * `params.signal` aborts; the executor stops waiting shortly after the deadline either way.
  */
 export interface CodeEngine {
+  /**
+   * True when the engine calls `params.onStart` as the snippet starts (after any wait for a
+   * sandbox); the executor's deadline then counts from that moment. Otherwise it counts from the
+   * call. The runtime engine reports the start.
+   */
+  readonly reportsStart?: boolean;
   /** Runs one snippet with `tools` as its gateway; rejects with a `ToolexecError`. */
   execute(params: CodeEngineParams, tools: ToolsEnvironment): Promise<CodeEngineResult>;
   /** Releases what the engine holds (sandboxes, pools). Idempotent. */
@@ -179,8 +206,12 @@ export interface CodeExecutorOptions {
   engine?: CodeEngine;
   /** @defaultValue 'javascript' */
   defaultLanguage?: string;
-  /** Budget of a call that names none, in milliseconds (positive, finite). @defaultValue 30000 */
+  /** Budget of a call that names none, in milliseconds (positive, finite), counted from the snippet's start. @defaultValue 30000 */
   defaultTimeoutMs?: number;
+  /** Longest wait for a free sandbox of a call that names none, in milliseconds. @defaultValue 30000 */
+  queueTimeoutMs?: number;
+  /** Memory cap of a call that names none, in bytes. @defaultValue the backend's (wasm: 64 MiB) */
+  memoryBytes?: number;
   /** Caps every call's tool calls; 0 or absent: only the call's own value applies. */
   maxToolCalls?: number;
   /** Most steps per chain; 0 or absent: unlimited. */

@@ -162,7 +162,7 @@ export class DefaultExec implements Exec {
         ? {}
         : { toolResolver: (id: string) => pool.resolveMissing(id), backendsResolver: (id: string) => pool.backendsOf(id) }),
     });
-    const runtime = o.runtime ?? (this.#ownedRuntime = createRuntime());
+    const runtime = o.runtime ?? (this.#ownedRuntime = createRuntime(o.poolSize === undefined ? {} : { wasm: { poolSize: o.poolSize } }));
     this.#code = createCodeExecutor({
       index: this.#index,
       docs: this.#docs,
@@ -173,6 +173,8 @@ export class DefaultExec implements Exec {
       maxToolCalls: o.maxToolCalls,
       maxChainSteps: o.maxChainSteps,
       profile: o.securityProfile,
+      ...(o.memoryBytes === undefined ? {} : { memoryBytes: o.memoryBytes }),
+      ...(o.queueTimeoutMs === undefined ? {} : { queueTimeoutMs: o.queueTimeoutMs }),
     });
     this.#timeoutMs = o.defaultTimeoutMs;
     this.#defaultRunOptions = o.defaultTimeoutMs === undefined ? undefined : Object.freeze({ timeoutMs: o.defaultTimeoutMs });

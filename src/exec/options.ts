@@ -62,6 +62,12 @@ export interface ResolvedExecOptions {
   maxChainSteps: number;
   /** Language of snippets that name none. @defaultValue 'javascript' */
   defaultLanguage: string;
+  /** Memory cap of snippets that name none, in bytes; `undefined`: the sandbox's. */
+  memoryBytes: number | undefined;
+  /** Longest wait of a snippet for a free sandbox, in milliseconds; `undefined`: 30 s. */
+  queueTimeoutMs: number | undefined;
+  /** Worker pool size of the runtime the facade creates; `undefined`: the available cores. */
+  poolSize: number | undefined;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -116,6 +122,10 @@ export function resolveExecOptions(options: ExecOptions = {}): ResolvedExecOptio
   check('maxToolCalls', isCount(o.maxToolCalls));
   check('maxChainSteps', isCount(o.maxChainSteps));
   check('defaultLanguage', typeof o.defaultLanguage === 'string' && o.defaultLanguage !== '');
+  check('memoryBytes', isCount(o.memoryBytes) && o.memoryBytes > 0);
+  check('queueTimeoutMs', typeof o.queueTimeoutMs === 'number' && o.queueTimeoutMs > 0 && Number.isFinite(o.queueTimeoutMs));
+  // the pool belongs to the runtime the facade creates: not with a runtime of the caller's
+  check('poolSize', isCount(o.poolSize) && o.poolSize > 0 && o.poolSize <= 64 && o.runtime === undefined);
   if (invalid.length > 0) {
     throw errors('CONFIGURATION', `invalid exec options: ${invalid.join(', ')}`, {
       details: { invalid },
@@ -141,5 +151,8 @@ export function resolveExecOptions(options: ExecOptions = {}): ResolvedExecOptio
     maxToolCalls: o.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS,
     maxChainSteps: o.maxChainSteps ?? DEFAULT_MAX_CHAIN_STEPS,
     defaultLanguage: o.defaultLanguage ?? DEFAULT_LANGUAGE,
+    memoryBytes: o.memoryBytes,
+    queueTimeoutMs: o.queueTimeoutMs,
+    poolSize: o.poolSize,
   };
 }

@@ -108,6 +108,18 @@ export interface ExecOptions {
   maxChainSteps?: number;
   /** Language of snippets that name none. @defaultValue 'javascript' */
   defaultLanguage?: string;
+  /**
+   * Memory cap of a snippet that names none (`executeCode({ memoryBytes })`), in bytes.
+   * @defaultValue the sandbox's (WASM: 64 MiB; at most 1 GiB)
+   */
+  memoryBytes?: number;
+  /** Longest wait of a snippet for a free sandbox, in milliseconds. @defaultValue 30000 */
+  queueTimeoutMs?: number;
+  /**
+   * Snippets running at once in the WASM sandbox the facade creates (its worker pool; `CONFIGURATION`
+   * together with `runtime`). @defaultValue the available cores
+   */
+  poolSize?: number;
 }
 
 /** The outcome of one call (or of a whole chain). */

@@ -3,20 +3,24 @@
  * (one shared instance), the unsafe host backend for `dev`. Created lazily.
  */
 import { createUnsafeHostBackend } from '../backends/host/index.js';
+import type { WasmBackendOptions } from '../backends/wasm/option-types.js';
 import type { RuntimeBackend, SecurityProfile } from './types.js';
 
 /** Creates a backend on first use. */
 export type BackendFactory = () => Promise<RuntimeBackend>;
 
 /** Loaded on first use: a runtime that never runs `standard` snippets never loads the WASM engine. */
-async function wasmBackend(): Promise<RuntimeBackend> {
+async function wasmBackend(options: WasmBackendOptions): Promise<RuntimeBackend> {
   const { createWasmBackend } = await import('../backends/wasm/index.js');
-  return createWasmBackend();
+  return createWasmBackend(options);
 }
 
-/** The default profile → backend factories (the `standard` and `hardened` entries share one). */
-export function createDefaultBackends(): Map<SecurityProfile, BackendFactory> {
-  const wasm: BackendFactory = wasmBackend;
+/**
+ * The default profile → backend factories (the `standard` and `hardened` entries share one WASM
+ * backend, made with `wasm`).
+ */
+export function createDefaultBackends(wasmOptions: WasmBackendOptions = {}): Map<SecurityProfile, BackendFactory> {
+  const wasm: BackendFactory = () => wasmBackend(wasmOptions);
   const unsafe: BackendFactory = async () => createUnsafeHostBackend();
   return new Map<SecurityProfile, BackendFactory>([
     ['standard', wasm],

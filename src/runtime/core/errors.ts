@@ -62,18 +62,57 @@ export function limitsEnforcedNone(): LimitsEnforced {
   return { timeout: false, toolCalls: false, chainSteps: false, memory: false, cpu: false, pids: false, disk: false };
 }
 
+/** Plain data deeper than this is copied by `structuredClone` (no recursion limit of our own to hit). */
+const PLAIN_COPY_DEPTH = 32;
+
 /**
- * A deep copy of a JSON-like value: `structuredClone` when it can, otherwise a JSON round trip
- * (class instances become plain objects, functions disappear). `undefined` stays `undefined`.
+ * A deep copy of a JSON-like value: plain objects, arrays and primitives are copied directly (the
+ * common case, tool arguments parsed from JSON: several times cheaper than `structuredClone`);
+ * anything else (class instances, cycles, very deep values) through `structuredClone`, or a JSON
+ * round trip when that fails (class instances become plain objects, functions disappear).
+ * `undefined` stays `undefined`.
  */
 export function cloneJson<T>(value: T): T {
   if (value === undefined || value === null || typeof value !== 'object') return value;
+  const plain = copyPlain(value, 0);
+  if (plain !== NOT_PLAIN) return plain as T;
   try {
     return structuredClone(value);
   } catch {
     const text = JSON.stringify(value) as string | undefined;
     return (text === undefined ? undefined : JSON.parse(text)) as T;
   }
+}
+
+const NOT_PLAIN = Symbol('not plain');
+
+/** A copy of plain JSON data, or NOT_PLAIN as soon as something else (or too deep a value) shows up. */
+function copyPlain(value: unknown, depth: number): unknown {
+  if (value === null || typeof value !== 'object') {
+    return typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint' ? NOT_PLAIN : value;
+  }
+  if (depth >= PLAIN_COPY_DEPTH) return NOT_PLAIN;
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return NOT_PLAIN;
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const item = copyPlain(value[i], depth + 1);
+      if (item === NOT_PLAIN) return NOT_PLAIN;
+      out[i] = item;
+    }
+    return out;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return NOT_PLAIN;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = copyPlain((value as Record<string, unknown>)[key], depth + 1);
+    if (item === NOT_PLAIN) return NOT_PLAIN;
+    // a `__proto__` key stays an own property, as JSON.parse makes it
+    if (key === '__proto__') Object.defineProperty(out, key, { value: item, writable: true, enumerable: true, configurable: true });
+    else out[key] = item;
+  }
+  return out;
 }
 
 /** Wall-clock milliseconds since `start` (from `performance.now()`), rounded to 0.001 ms. */

@@ -85,6 +85,9 @@ export function failureFromReport(report: unknown, context: FailureContext): Run
   if (r.limit === 'stack') {
     return { code: 'RESOURCE_LIMIT', message: `resource limit exceeded: stack (${text})`, details: { limit: 'stack', ...where, ...extra } };
   }
+  if (r.limit === 'result') {
+    return { code: 'RESOURCE_LIMIT', message: `resource limit exceeded: result (${text})`, details: { limit: 'result' } };
+  }
   if (r.limit === 'output') {
     if (r.what === 'console') return outputFailure(context.maxOutputBytes);
     return {

@@ -13,6 +13,12 @@ export { DEFAULT_TIMEOUT_MS };
 /** Default cap on captured stdout + stderr: 1 MiB. */
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 
+/** Default cap on a snippet's source, in UTF-8 bytes: 1 MiB. */
+export const DEFAULT_MAX_SOURCE_BYTES = 1024 * 1024;
+
+/** Default ceiling on a request's `timeoutMs` and `queueTimeoutMs`: 10 minutes. */
+export const DEFAULT_MAX_TIMEOUT_MS = 10 * 60 * 1000;
+
 /** The limit fields, in the order they are checked. */
 export const LIMIT_FIELDS = [
   'maxToolCalls',
@@ -63,7 +69,37 @@ export function validateRequest(request: ExecuteRequest): void {
     throw runtimeError('MISSING_CODE', 'code is required');
   }
   checkCount('timeoutMs', request.timeoutMs);
+  checkCount('queueTimeoutMs', request.queueTimeoutMs);
   validateLimits(request.limits);
+  if (request.onStart !== undefined && typeof request.onStart !== 'function') {
+    throw invalidLimit('onStart', typeof request.onStart, 'must be a function');
+  }
+}
+
+/**
+ * Refuses a snippet whose source is larger than `maxSourceBytes` (UTF-8), at once: `LIMIT_EXCEEDED`
+ * with `details: { limit: 'sourceBytes', maxSourceBytes, sourceBytes }`. The message names only the
+ * limit, so it is the same for every source over it.
+ */
+export function checkSourceSize(code: string, maxSourceBytes: number): void {
+  // UTF-8 takes 1 to 3 bytes per UTF-16 unit: only a source in between needs counting
+  if (code.length * 3 <= maxSourceBytes) return;
+  const sourceBytes = code.length > maxSourceBytes ? undefined : Buffer.byteLength(code);
+  if (sourceBytes !== undefined && sourceBytes <= maxSourceBytes) return;
+  throw runtimeError('LIMIT_EXCEEDED', `limit exceeded: the snippet source is larger than ${maxSourceBytes} bytes`, {
+    details: { limit: 'sourceBytes', maxSourceBytes, ...(sourceBytes === undefined ? { sourceChars: code.length } : { sourceBytes }) },
+  });
+}
+
+/**
+ * Refuses a request value above a backend's ceiling: `INVALID_LIMITS` naming the field, the value
+ * and the ceiling (a request is never silently clamped).
+ */
+export function checkCeiling(field: string, value: number | undefined, ceiling: number): void {
+  if (value === undefined || value <= ceiling) return;
+  throw runtimeError('INVALID_LIMITS', `invalid limits: ${field} ${value} is above the ceiling of ${ceiling}`, {
+    details: { field, value, ceiling },
+  });
 }
 
 /** True for `dev`, `standard` and `hardened`. */
@@ -74,6 +110,11 @@ export function isSecurityProfile(value: unknown): value is SecurityProfile {
 /** The request's timeout, or `fallbackMs` when it is absent or 0. */
 export function effectiveTimeoutMs(request: ExecuteRequest, fallbackMs = DEFAULT_TIMEOUT_MS): number {
   return request.timeoutMs !== undefined && request.timeoutMs > 0 ? request.timeoutMs : fallbackMs;
+}
+
+/** The request's queue bound, or `fallbackMs` when it is absent or 0. */
+export function effectiveQueueTimeoutMs(request: ExecuteRequest, fallbackMs: number): number {
+  return request.queueTimeoutMs !== undefined && request.queueTimeoutMs > 0 ? request.queueTimeoutMs : fallbackMs;
 }
 
 /** The request's output cap, or `fallbackBytes` when it is absent or 0. */

@@ -4,7 +4,8 @@
  */
 import { runtimeError } from './errors.js';
 import { createDefaultBackends, type BackendFactory } from './default-backends.js';
-import { isSecurityProfile, validateRequest } from './request.js';
+import { DEFAULT_MAX_SOURCE_BYTES, checkSourceSize, isSecurityProfile, validateRequest } from './request.js';
+import { resolveWasmOptions } from '../backends/wasm/options.js';
 import type { ExecuteRequest, ExecuteResult, Runtime, RuntimeBackend, RuntimeOptions, SecurityProfile, ToolCallRecord } from './types.js';
 
 /** The profile used when neither the request nor the options name one. */
@@ -29,7 +30,8 @@ function traceOf(gateway: unknown): ToolCallRecord[] | undefined {
  *
  * @remarks
  * `execute` checks, in order: an aborted `signal` (`ABORTED`), the gateway (`MISSING_GATEWAY`),
- * the code (`MISSING_CODE`), `timeoutMs` and limits (`INVALID_LIMITS` naming the field); then
+ * the code (`MISSING_CODE`), `timeoutMs` and limits (`INVALID_LIMITS` naming the field), the
+ * source's size (`LIMIT_EXCEEDED`, `details.limit: 'sourceBytes'`, past `maxSourceBytes`); then
  * resolves the profile (`request.profile`, or `defaultProfile` when absent or `''`; an unknown one is
  * `RUNTIME_UNAVAILABLE`), finds its backend (`RUNTIME_UNAVAILABLE` `no backend for profile "x"`)
  * and refuses an `unsafe_host` backend for a profile in `denyUnsafeProfiles` (`BACKEND_DENIED`).
@@ -37,7 +39,8 @@ function traceOf(gateway: unknown): ToolCallRecord[] | undefined {
  * calls and the gateway has `getToolCalls()` (the direct gateway), those become the result's
  * `toolCalls`. The runtime enforces no limit itself: backends do.
  *
- * Without `backends`, `standard` and `hardened` run on the WASM backend and `dev` on the
+ * Without `backends`, `standard` and `hardened` run on the WASM backend (made with the `wasm`
+ * options: pool size, queue bound, ceilings) and `dev` on the
  * unsafe host backend (which still needs the per-request opt-in); these are created on first use
  * and closed by {@link DefaultRuntime.close}. Safe for concurrent use.
  */
@@ -46,6 +49,7 @@ export class DefaultRuntime implements Runtime {
   readonly #created = new Map<BackendFactory, Promise<RuntimeBackend>>();
   readonly #deny: ReadonlySet<SecurityProfile>;
   readonly #defaultProfile: SecurityProfile;
+  readonly #maxSourceBytes: number;
   #closed = false;
 
   constructor(options: RuntimeOptions = {}) {
@@ -57,12 +61,22 @@ export class DefaultRuntime implements Runtime {
     }
     this.#defaultProfile = defaultProfile;
     this.#deny = new Set(options.denyUnsafeProfiles ?? []);
+    const maxSourceBytes = options.maxSourceBytes ?? DEFAULT_MAX_SOURCE_BYTES;
+    if (typeof maxSourceBytes !== 'number' || !Number.isInteger(maxSourceBytes) || maxSourceBytes <= 0) {
+      throw runtimeError('CONFIGURATION', 'configuration error: maxSourceBytes must be a positive integer', {
+        details: { field: 'maxSourceBytes', value: maxSourceBytes },
+      });
+    }
+    this.#maxSourceBytes = maxSourceBytes;
     if (options.backends !== undefined) {
       for (const [profile, backend] of Object.entries(options.backends)) {
         if (backend !== undefined && backend !== null) this.registerBackend(profile as SecurityProfile, backend);
       }
     } else {
-      for (const [profile, factory] of createDefaultBackends()) this.#slots.set(profile, { factory });
+      // checked now: a bad option fails createRuntime, not the first snippet
+      const wasm = options.wasm ?? {};
+      resolveWasmOptions(wasm);
+      for (const [profile, factory] of createDefaultBackends(wasm)) this.#slots.set(profile, { factory });
     }
   }
 
@@ -88,6 +102,7 @@ export class DefaultRuntime implements Runtime {
 
   async execute(request: ExecuteRequest): Promise<ExecuteResult> {
     validateRequest(request);
+    checkSourceSize(request.code, this.#maxSourceBytes);
     // '' counts as unset
     const profile: unknown = request.profile === undefined || (request.profile as string) === '' ? this.#defaultProfile : request.profile;
     if (!isSecurityProfile(profile)) {
@@ -108,6 +123,15 @@ export class DefaultRuntime implements Runtime {
       throw runtimeError('BACKEND_DENIED', `backend denied by policy: unsafe backend denied for profile "${profile}"`, {
         details: { profile, backend: backend.kind },
       });
+    }
+    if (request.onStart !== undefined && backend.reportsStart !== true) {
+      try {
+        request.onStart();
+      } catch {
+        // the caller's hook cannot stop the run
+      }
+      const { onStart: _reported, ...rest } = request;
+      request = rest;
     }
     const result = await backend.execute({ ...request, profile });
     if (result.toolCalls === undefined || result.toolCalls.length === 0) {

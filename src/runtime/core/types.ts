@@ -1,6 +1,7 @@
 import type { ErrorCode } from '../../model/index.js';
 import type { DetailLevel, ToolDoc, ToolExample, ToolSummary } from '../../discovery/index.js';
 import type { ChainResult, ChainStep, RunResult } from '../../run/index.js';
+import type { WasmBackendOptions } from '../backends/wasm/option-types.js';
 
 /** How much isolation a snippet gets: `dev` (the host), `standard` and `hardened` (real sandboxes). */
 export type SecurityProfile = 'dev' | 'standard' | 'hardened';
@@ -108,8 +109,24 @@ export interface ExecuteRequest {
   language?: 'javascript' | 'typescript' | (string & {});
   /** The snippet's source; required and non-empty (`MISSING_CODE`). */
   code: string;
-  /** Wall-clock limit in milliseconds; absent or 0: the backend's default (usually 30 s). */
+  /**
+   * Wall-clock limit in milliseconds, counted from when the snippet starts running (not while it
+   * waits for a sandbox); absent or 0: the backend's default (usually 30 s). Above the backend's
+   * ceiling (wasm: `maxTimeoutMs`, 10 min) → `INVALID_LIMITS`.
+   */
   timeoutMs?: number;
+  /**
+   * How long the run may wait for a free sandbox (a pooled worker) before it starts, in
+   * milliseconds; past it the run fails with `TIMEOUT` and `details.phase: 'queue'`. Absent or 0:
+   * the backend's default (wasm: `queueTimeoutMs`, 30 s). Backends that do not queue ignore it.
+   */
+  queueTimeoutMs?: number;
+  /**
+   * Called once when the snippet starts running, after any wait for a sandbox (the wasm backend:
+   * when its worker is assigned). Lets a caller start its own clock for the run then. Backends that
+   * do not queue may not call it.
+   */
+  onStart?: () => void;
   /** Resource limits; each field a non-negative integer (`INVALID_LIMITS`). */
   limits?: Limits;
   /** @defaultValue the runtime's default profile */
@@ -199,6 +216,12 @@ export interface RuntimeBackend {
   /** How far the backend is from production use. */
   readonly readiness: BackendReadiness;
   /**
+   * True when the backend calls `request.onStart` itself once the snippet starts (after any wait
+   * for a sandbox); for a backend that does not, the runtime calls it just before handing the
+   * request over.
+   */
+  readonly reportsStart?: boolean;
+  /**
    * Runs one snippet. Rejects with a ToolexecError (TIMEOUT, RESOURCE_LIMIT, SANDBOX_VIOLATION,
    * LIMIT_EXCEEDED, CODE_EXECUTION, RUNTIME_UNAVAILABLE, ...) whose `details.result` holds the
    * partial {@link ExecuteResult} (stdout, stderr, tool calls so far).
@@ -212,7 +235,8 @@ export interface RuntimeBackend {
 export interface Runtime {
   /**
    * Runs one snippet on the backend of its security profile; rejects with a ToolexecError
-   * (`RUNTIME_UNAVAILABLE`, `BACKEND_DENIED`, or the backend's own failure).
+   * (`RUNTIME_UNAVAILABLE`, `BACKEND_DENIED`, or the backend's own failure). Calls
+   * `request.onStart` once the snippet starts.
    */
   execute(request: ExecuteRequest): Promise<ExecuteResult>;
   /** Closes the backends the runtime owns (the default ones it created). Idempotent. */
@@ -227,6 +251,17 @@ export interface RuntimeOptions {
   denyUnsafeProfiles?: SecurityProfile[];
   /** @defaultValue 'standard' */
   defaultProfile?: SecurityProfile;
+  /**
+   * Options of the default WASM backend the runtime creates for `standard` and `hardened` (pool
+   * size, queue bound, limits and their ceilings). Ignored when `backends` is given.
+   */
+  wasm?: WasmBackendOptions;
+  /**
+   * Largest snippet source the runtime accepts, in UTF-8 bytes; a larger one is refused at once
+   * with `LIMIT_EXCEEDED` (`details.limit: 'sourceBytes'`), before any backend sees it.
+   * @defaultValue 1 MiB
+   */
+  maxSourceBytes?: number;
 }
 
 /** Options every backend that runs the node guest accepts (host, docker, gvisor, the injected-client backends). */

@@ -206,7 +206,7 @@ export interface GuestFailureReport {
   /** The id of the tool call whose error this is: the host reports that call's original error. */
   requestId?: string;
   /** The limit the run hit. */
-  limit?: 'stack' | 'output' | 'memory';
+  limit?: 'stack' | 'output' | 'memory' | 'result';
   /** `console` when the output limit was hit by printing. */
   what?: 'console';
   /** True when the run was stopped by its deadline. */

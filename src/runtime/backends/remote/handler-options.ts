@@ -17,6 +17,12 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** Default cap on concurrent exchanges: 16. */
 export const DEFAULT_MAX_CONCURRENT_RUNS = 16;
 
+/** Default cap on requests still being authenticated at once: 32. */
+export const DEFAULT_MAX_PENDING_AUTH = 32;
+
+/** Default time the signed execute message may take to arrive: 5 s. */
+export const DEFAULT_FIRST_MESSAGE_TIMEOUT_MS = 5_000;
+
 /** Options of {@link createRemoteRuntimeHandler}. */
 export interface RemoteRuntimeHandlerOptions {
   /** Runs the snippets (routing by profile). Give this or `backend`. */
@@ -33,9 +39,16 @@ export interface RemoteRuntimeHandlerOptions {
   maxBodyBytes?: number;
   /** Largest later message in either direction (gateway requests and replies, the result). @defaultValue 8 MiB */
   maxMessageBytes?: number;
-  /** Exchanges at once; more get `503` (`RUNTIME_UNAVAILABLE`). @defaultValue 16 */
+  /** Authenticated exchanges at once; more get `503` (`RUNTIME_UNAVAILABLE`, `busy`). @defaultValue 16 */
   maxConcurrentRuns?: number;
-  /** How long the execute message may take to arrive. @defaultValue 10000 */
+  /**
+   * Requests being authenticated at once (their signed execute message still arriving). They hold
+   * no run slot; when all are taken, the one waiting longest is dropped (`503`, `auth_busy`) for the
+   * newcomer, so connections that trickle bytes and never sign cannot keep signed clients out.
+   * @defaultValue 32
+   */
+  maxPendingAuth?: number;
+  /** How long the signed execute message may take to arrive (`408`). @defaultValue 5000 */
   firstMessageTimeoutMs?: number;
   /** Nonces remembered within the window; when full, new requests get `503`. @defaultValue 100000 */
   maxReplayEntries?: number;
@@ -60,6 +73,7 @@ export interface Resolved {
   maxBodyBytes: number;
   maxMessageBytes: number;
   maxConcurrentRuns: number;
+  maxPendingAuth: number;
   firstMessageTimeoutMs: number;
   gatewayRequestTimeoutMs: number;
   allowUnsafeOptIn: boolean;
@@ -95,7 +109,8 @@ export function resolveOptions(options: RemoteRuntimeHandlerOptions): Resolved {
     maxBodyBytes: read.positiveInteger('maxBodyBytes', DEFAULT_MAX_BODY_BYTES),
     maxMessageBytes: read.positiveInteger('maxMessageBytes', DEFAULT_MAX_MESSAGE_BYTES),
     maxConcurrentRuns: read.positiveInteger('maxConcurrentRuns', DEFAULT_MAX_CONCURRENT_RUNS),
-    firstMessageTimeoutMs: read.positiveInteger('firstMessageTimeoutMs', 10_000),
+    maxPendingAuth: read.positiveInteger('maxPendingAuth', DEFAULT_MAX_PENDING_AUTH),
+    firstMessageTimeoutMs: read.positiveInteger('firstMessageTimeoutMs', DEFAULT_FIRST_MESSAGE_TIMEOUT_MS),
     gatewayRequestTimeoutMs: read.nonNegativeInteger('gatewayRequestTimeoutMs', 0),
     allowUnsafeOptIn: options.allowUnsafeOptIn === true,
     now: options._internal?.now ?? Date.now,

@@ -31,12 +31,22 @@ export interface RemoteRuntimeHandlerStats {
 /** A `node:http` (and express-compatible) request handler serving the remote runtime protocol. */
 export interface RemoteRuntimeHandler {
   (req: IncomingMessage, res: ServerResponse): void;
-  /** Exchanges in progress. */
+  /** Exchanges in progress (authenticated, each holding a run slot). */
   readonly activeRuns: number;
+  /** Requests being authenticated now (their signed execute message still arriving). */
+  readonly pendingAuth: number;
   /** A copy of the counters. */
   readonly stats: RemoteRuntimeHandlerStats;
   /** Refuses new requests (`503`), aborts running snippets and waits for their exchanges to end. Idempotent. */
   close(): Promise<void>;
+}
+
+/** What authentication hands the run: the execute message, the rest of the body, the key material. */
+interface Authenticated {
+  payload: RemoteExecutePayload;
+  first: { line: Buffer; rest: Buffer; ended: boolean };
+  secret: Buffer;
+  signature: string;
 }
 
 /** A refusal before the exchange starts: an HTTP status and the library error sent as the body. */
@@ -92,10 +102,55 @@ function header(req: IncomingMessage, name: string): string | undefined {
 }
 
 type FirstLine =
-  { kind: 'line'; line: Buffer; rest: Buffer; ended: boolean } | { kind: 'too_large' } | { kind: 'timeout' } | { kind: 'closed' };
+  | { kind: 'line'; line: Buffer; rest: Buffer; ended: boolean }
+  | { kind: 'too_large' }
+  | { kind: 'timeout' }
+  | { kind: 'closed' }
+  | { kind: 'evicted' };
 
-/** Reads the first line of the body (at most `maxBytes`), leaving the stream paused after it. */
-function readFirstLine(req: IncomingMessage, maxBytes: number, timeoutMs: number): Promise<FirstLine> {
+/**
+ * The requests still being authenticated, oldest first. When all `max` places are taken, the one
+ * waiting longest is dropped for the newcomer: a signed client sends its execute message at once
+ * and is through in milliseconds, while connections that trickle bytes and never sign only push
+ * each other out.
+ */
+class PendingAuth {
+  readonly #entries = new Set<{ evict: () => void }>();
+  readonly #max: number;
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** Takes a place (dropping the oldest when full); returns the function that gives it back. */
+  enter(evict: () => void): () => void {
+    if (this.#entries.size >= this.#max) {
+      const oldest = this.#entries.values().next().value;
+      if (oldest !== undefined) {
+        this.#entries.delete(oldest);
+        oldest.evict();
+      }
+    }
+    const entry = { evict };
+    this.#entries.add(entry);
+    return () => this.#entries.delete(entry);
+  }
+}
+
+/**
+ * Reads the first line of the body (at most `maxBytes`), leaving the stream paused after it.
+ * `onEvict` receives the function that ends the wait early (`evicted`).
+ */
+function readFirstLine(
+  req: IncomingMessage,
+  maxBytes: number,
+  timeoutMs: number,
+  onEvict: (evict: () => void) => void,
+): Promise<FirstLine> {
   return new Promise<FirstLine>((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -135,6 +190,7 @@ function readFirstLine(req: IncomingMessage, maxBytes: number, timeoutMs: number
     req.once('error', onClose);
     req.once('close', onClose);
     stopClock = watchDeadline(undefined, timeoutMs, () => finish({ kind: 'timeout' }));
+    onEvict(() => finish({ kind: 'evicted' }));
   });
 }
 
@@ -197,8 +253,16 @@ const TIMESTAMP = /^\d{1,16}$/;
  * `result` or `failed` (the error serialized with its code, plus the partial result). If the client
  * closes the exchange, the run is aborted.
  *
- * Bounds: `maxConcurrentRuns` (`503`), `firstMessageTimeoutMs` (`408`), `maxMessageBytes` per
- * later message, a bounded replay cache. The server's `requestTimeout` (node's default 300 s)
+ * Authentication comes first and costs no run slot: a request holds one of `maxPendingAuth` places
+ * while its signed execute message arrives (within `firstMessageTimeoutMs`); when all are taken the
+ * one waiting longest is dropped (`503`, `auth_busy`), so unauthenticated connections that trickle
+ * bytes never keep signed clients out. Only a verified request (signature, timestamp, fresh nonce)
+ * takes one of `maxConcurrentRuns` run slots (`503`, `busy`, when none is free).
+ *
+ * Bounds: `maxPendingAuth`, `maxConcurrentRuns` (`503`), `firstMessageTimeoutMs` (`408`),
+ * `maxMessageBytes` per later message, a bounded replay cache. Set the server's `headersTimeout`
+ * short (a few seconds) so that connections trickling their headers, which never reach this
+ * handler, are dropped early too. The server's `requestTimeout` (node's default 300 s)
  * must exceed the longest run, as the request body stays open for the whole exchange. Use HTTPS
  * (or a private network) for confidentiality: the protocol authenticates, it does not encrypt.
  *
@@ -209,10 +273,16 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
   const exchanges = new Set<Promise<void>>();
   const running = new Set<AbortController>();
   const stats: RemoteRuntimeHandlerStats = { requests: 0, runs: 0, denied: 0 };
+  const pendingAuth = new PendingAuth(resolved.maxPendingAuth);
   let active = 0;
   let closed = false;
 
-  async function exchange(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /**
+   * Checks the request's signature, timestamp and nonce, holding a place among the requests being
+   * authenticated (never a run slot). Returns what the run needs, or `undefined` when the client
+   * went away. @throws a {@link Refusal}.
+   */
+  async function authenticate(req: IncomingMessage, res: ServerResponse): Promise<Authenticated | undefined> {
     const protocol = header(req, REMOTE_HEADERS.protocol);
     if (protocol !== REMOTE_PROTOCOL) {
       throw new Refusal(400, protocolError(`expected ${REMOTE_HEADERS.protocol}: ${REMOTE_PROTOCOL}`, { protocol: protocol ?? null }));
@@ -234,7 +304,16 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
     if (Math.abs(now - timestampMs) > resolved.replayWindowMs) {
       throw deny('stale_timestamp', `the request timestamp is outside the ${resolved.replayWindowMs}ms replay window`);
     }
-    const first = await readFirstLine(req, resolved.maxBodyBytes, resolved.firstMessageTimeoutMs);
+    let leave = noop;
+    let first: FirstLine;
+    try {
+      first = await readFirstLine(req, resolved.maxBodyBytes, resolved.firstMessageTimeoutMs, (evict) => {
+        leave = pendingAuth.enter(evict);
+      });
+    } finally {
+      leave();
+    }
+    if (first.kind === 'evicted') throw unavailable('too many requests being authenticated', 'auth_busy', { 'retry-after': '1' });
     if (first.kind === 'too_large') {
       throw new Refusal(
         413,
@@ -246,7 +325,7 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
     if (first.kind === 'timeout') throw new Refusal(408, protocolError('the execute message did not arrive in time'));
     if (first.kind === 'closed') {
       res.destroy();
-      return;
+      return undefined;
     }
     const line = first.line.length > 0 && first.line[first.line.length - 1] === 13 ? first.line.subarray(0, -1) : first.line;
     const path = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '/';
@@ -263,7 +342,12 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
     } catch (err) {
       throw new Refusal(400, ToolexecError.isInstance(err) ? err : protocolError('the execute message is not JSON', undefined, err));
     }
+    return { payload, first, secret, signature };
+  }
 
+  /** Runs an authenticated exchange (holding a run slot). */
+  async function exchange(req: IncomingMessage, res: ServerResponse, auth: Authenticated): Promise<void> {
+    const { payload, first, secret, signature } = auth;
     stats.runs += 1;
     res.writeHead(200, {
       'content-type': 'application/x-ndjson',
@@ -325,13 +409,16 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
       sendRefusal(res, new Refusal(405, protocolError('the remote runtime accepts POST only'), { allow: 'POST' }), req);
       return;
     }
-    if (active >= resolved.maxConcurrentRuns) {
-      sendRefusal(res, unavailable('too many concurrent runs', 'busy', { 'retry-after': '1' }), req);
-      return;
-    }
-    active += 1;
+    let slot = false;
     try {
-      await exchange(req, res);
+      // authenticated first: an unsigned request never takes a run slot
+      const auth = await authenticate(req, res);
+      if (auth === undefined) return;
+      if (closed) throw unavailable('the remote runtime is shutting down', 'closing');
+      if (active >= resolved.maxConcurrentRuns) throw unavailable('too many concurrent runs', 'busy', { 'retry-after': '1' });
+      active += 1;
+      slot = true;
+      await exchange(req, res, auth);
     } catch (err) {
       if (err instanceof Refusal) {
         if (err.code === 'BACKEND_DENIED') stats.denied += 1;
@@ -340,7 +427,7 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
         res.destroy();
       }
     } finally {
-      active -= 1;
+      if (slot) active -= 1;
     }
   }
 
@@ -353,6 +440,7 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
   }) as RemoteRuntimeHandler;
   Object.defineProperties(handler, {
     activeRuns: { get: () => active },
+    pendingAuth: { get: () => pendingAuth.size },
     stats: { get: () => ({ ...stats }) },
     close: {
       value: async () => {

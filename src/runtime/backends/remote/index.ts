@@ -8,7 +8,13 @@ export { RemoteBackend, createRemoteBackend } from './client.js';
 export { DEFAULT_REMOTE_CONNECT_TIMEOUT_MS, DEFAULT_REMOTE_TIMEOUT_OVERHEAD_MS } from './client-options.js';
 export type { RemoteBackendOptions } from './client-options.js';
 export { createRemoteRuntimeHandler } from './handler.js';
-export { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENT_RUNS, DEFAULT_REPLAY_WINDOW_MS } from './handler-options.js';
+export {
+  DEFAULT_FIRST_MESSAGE_TIMEOUT_MS,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_CONCURRENT_RUNS,
+  DEFAULT_MAX_PENDING_AUTH,
+  DEFAULT_REPLAY_WINDOW_MS,
+} from './handler-options.js';
 export type { RemoteRuntimeHandlerOptions } from './handler-options.js';
 export type { RemoteRuntimeHandler, RemoteRuntimeHandlerStats } from './handler.js';
 export {

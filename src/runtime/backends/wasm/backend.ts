@@ -3,7 +3,14 @@
  * per run, on a small pool of worker threads; raw WASI modules under `node:wasi` on the same pool.
  */
 import { runtimeError } from '../../core/errors.js';
-import { effectiveMaxOutputBytes, effectiveTimeoutMs, validateRequest } from '../../core/request.js';
+import {
+  checkCeiling,
+  checkSourceSize,
+  effectiveMaxOutputBytes,
+  effectiveQueueTimeoutMs,
+  effectiveTimeoutMs,
+  validateRequest,
+} from '../../core/request.js';
 import { RunRecord } from '../../core/run-record.js';
 import type { ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../core/types.js';
 import { quickjsModule, wasmWorkerPath } from './engine.js';
@@ -34,16 +41,24 @@ import { runOnWorker } from './worker-run.js';
  * (`details.waiting`, and a `hint` when nothing could ever settle it).
  *
  * **Limits that hold.**
- * - Wall clock (`timeoutMs`, default 30 s) → `TIMEOUT`: QuickJS's interrupt handler stops the VM;
- *   if a long builtin starves the handler, the worker is terminated after `killGraceMs` and replaced.
- *   The wait for a free worker counts too.
+ * - Wall clock (`timeoutMs`, default 30 s, counted from the snippet's start) → `TIMEOUT`:
+ *   QuickJS's interrupt handler stops the VM; if a long builtin starves the handler, the worker is
+ *   terminated after `killGraceMs` and replaced. A runaway snippet holds its worker until its own
+ *   deadline, never longer.
+ * - Queue (`queueTimeoutMs`, default 30 s): the wait for a free worker, bounded separately →
+ *   `TIMEOUT` with `details.phase: 'queue'` (the snippet never started).
+ * - Ceilings: a request's `timeoutMs` / `queueTimeoutMs` above `maxTimeoutMs` (10 min) or
+ *   `limits.memoryBytes` above `maxMemoryBytes` (1 GiB) → `INVALID_LIMITS`, before it queues.
+ * - Source (`maxSourceBytes`, default 1 MiB) → `LIMIT_EXCEEDED` (`limit: 'sourceBytes'`), at once.
  * - Memory (`limits.memoryBytes`, default 64 MiB): the QuickJS allocator's cap → `RESOURCE_LIMIT`
  *   `memory` (an out-of-memory error the snippet did not catch); each worker's V8 heap is capped too.
  * - Stack: QuickJS's stack guard (512 KiB, about 2,000 nested calls) → `RESOURCE_LIMIT` `stack`
  *   when the snippet does not catch the RangeError; recursion inside a builtin (serializing a
  *   100k-deep object) that exhausts the worker's native stack first ends the run the same way.
  * - Output (`limits.maxOutputBytes`, default 1 MiB, stdout + stderr) → `RESOURCE_LIMIT` `output`,
- *   the run stops at once; the result's JSON is capped at `maxResultBytes` (8 MiB).
+ *   the run stops at once; the result's JSON is capped at `maxResultBytes` (8 MiB) →
+ *   `RESOURCE_LIMIT` `result`, measured before it is serialized (a huge value never runs the VM out
+ *   of memory on its way out).
  * - Tool calls (`maxToolCalls`, `maxChainSteps`) → `LIMIT_EXCEEDED`, via the tracing gateway.
  * - `limitsEnforced`: timeout, toolCalls, chainSteps and memory are `true`; cpu, pids and disk are
  *   `false` (a single-threaded VM cannot spawn anything, but CPU time is not metered separately
@@ -62,6 +77,8 @@ import { runOnWorker } from './worker-run.js';
 export class WasmBackend implements RuntimeBackend {
   readonly kind = 'wasm' as const;
   readonly readiness = 'prod' as const;
+  /** Calls `request.onStart` when the run gets its worker (its clock starts then). */
+  readonly reportsStart = true;
   readonly #options: ResolvedWasmOptions;
   readonly #pool: WorkerPool;
   #closed = false;
@@ -74,7 +91,11 @@ export class WasmBackend implements RuntimeBackend {
     const replySpin = spin === undefined ? undefined : { slots: spin.buffer, ms: this.#options.replySpinMs };
     this.#pool = new WorkerPool(this.#options.poolSize, async () => ({
       script: wasmWorkerPath(),
-      workerData: { quickjs: await quickjsModule(), replySpin },
+      workerData: {
+        quickjs: await quickjsModule(),
+        replySpin,
+        spare: { memoryBytes: this.#options.defaultMemoryBytes, maxStackBytes: this.#options.maxStackBytes },
+      },
       heapBytes: this.#options.workerHeapBytes,
       startupTimeoutMs: this.#options.workerStartupTimeoutMs,
       ...(spin === undefined ? {} : { onGone: (threadId: number) => spin.release(threadId) }),
@@ -96,7 +117,9 @@ export class WasmBackend implements RuntimeBackend {
           details: { backend: this.kind },
         });
       }
+      this.#checkCeilings(request);
       module = wasiModuleBytes(request.metadata, this.#options.maxModuleBytes);
+      if (module === undefined) checkSourceSize(request.code, this.#options.maxSourceBytes);
     } catch (err) {
       throw run.fail(err);
     }
@@ -130,6 +153,8 @@ export class WasmBackend implements RuntimeBackend {
       },
       gateway: traced,
       timeoutMs,
+      queueTimeoutMs: effectiveQueueTimeoutMs(request, this.#options.queueTimeoutMs),
+      ...(request.onStart === undefined ? {} : { onStart: request.onStart }),
       maxOutputBytes,
       memoryBytes,
       killGraceMs: this.#options.killGraceMs,
@@ -203,6 +228,8 @@ export class WasmBackend implements RuntimeBackend {
       kind: 'wasi',
       payload: { module, maxOutputBytes, nullFd: fd },
       timeoutMs,
+      queueTimeoutMs: effectiveQueueTimeoutMs(request, this.#options.queueTimeoutMs),
+      ...(request.onStart === undefined ? {} : { onStart: request.onStart }),
       maxOutputBytes,
       memoryBytes: capped.capPages * WASM_PAGE_BYTES,
       killGraceMs: this.#options.killGraceMs,
@@ -215,6 +242,13 @@ export class WasmBackend implements RuntimeBackend {
       outcome.value = { exitCode: typeof outcome.info.exitCode === 'number' ? outcome.info.exitCode : 0 };
     }
     return run.settle(outcome);
+  }
+
+  /** A request above a ceiling is refused, never clamped. */
+  #checkCeilings(request: ExecuteRequest): void {
+    checkCeiling('timeoutMs', request.timeoutMs, this.#options.maxTimeoutMs);
+    checkCeiling('queueTimeoutMs', request.queueTimeoutMs, this.#options.maxTimeoutMs);
+    checkCeiling('memoryBytes', request.limits?.memoryBytes, this.#options.maxMemoryBytes);
   }
 
   #memoryBytes(request: ExecuteRequest): number {

@@ -2,11 +2,23 @@
  * Options of the `wasm` backend and the one place their defaults are resolved.
  */
 import { availableParallelism } from 'node:os';
-import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../../core/request.js';
+import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_MAX_SOURCE_BYTES, DEFAULT_MAX_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from '../../core/request.js';
 import { optionError } from '../../core/option-reader.js';
+import type { WasmBackendOptions } from './option-types.js';
+
+export type { WasmBackendOptions };
 
 /** Default QuickJS heap cap of one run: 64 MiB. */
 export const DEFAULT_WASM_MEMORY_BYTES = 64 * 1024 * 1024;
+
+/** Default ceiling on a request's QuickJS heap cap: 1 GiB. */
+export const DEFAULT_WASM_MAX_MEMORY_BYTES = 1024 * 1024 * 1024;
+
+/** Default bound on a run's wait for a free worker: 30 s. */
+export const DEFAULT_WASM_QUEUE_TIMEOUT_MS = DEFAULT_TIMEOUT_MS;
+
+/** Most workers a pool may have. */
+const MAX_POOL_SIZE = 64;
 
 /** Default (and largest) QuickJS native stack of one run: 512 KiB (about 2,000 nested JS calls). */
 export const DEFAULT_WASM_MAX_STACK_BYTES = 512 * 1024;
@@ -19,55 +31,24 @@ const DEFAULT_REPLY_SPIN_MS = 0.2;
 /** Longest busy-wait `replySpinMs` accepts. */
 const MAX_REPLY_SPIN_MS = 10;
 
-/** Options of {@link createWasmBackend}. */
-export interface WasmBackendOptions {
-  /** Warm workers kept in the pool; also the most runs at once. @defaultValue min(2, available cores) */
-  poolSize?: number;
-  /** Wall-clock limit when the request has none. @defaultValue 30000 */
-  defaultTimeoutMs?: number;
-  /** QuickJS heap cap (and WASI memory cap) when the request's limits have none. @defaultValue 64 MiB */
-  defaultMemoryBytes?: number;
-  /** stdout + stderr cap when the request's limits have none. @defaultValue 1 MiB */
-  defaultMaxOutputBytes?: number;
-  /**
-   * QuickJS native stack budget. Deeper recursion fails with `RESOURCE_LIMIT` (`limit: 'stack'`).
-   * At most 512 KiB. @defaultValue 512 KiB
-   */
-  maxStackBytes?: number;
-  /** Largest JSON result a snippet may return (`RESOURCE_LIMIT`, `limit: 'output'`). @defaultValue 8 MiB */
-  maxResultBytes?: number;
-  /** Largest tool-call request a snippet may send (`PROTOCOL` error inside the snippet). @defaultValue 8 MiB */
-  maxMessageBytes?: number;
-  /**
-   * How long a cancelled run (timeout, abort, output cap) may take to stop before its worker is
-   * terminated and replaced. @defaultValue 100
-   */
-  killGraceMs?: number;
-  /** V8 heap of each worker (a backstop: the worker holds strings in transit). @defaultValue 256 MiB */
-  workerHeapBytes?: number;
-  /** How long a new worker may take to start. @defaultValue 15000 */
-  workerStartupTimeoutMs?: number;
-  /** Largest raw WASI module accepted in `metadata.wasm_module`. @defaultValue 64 MiB */
-  maxModuleBytes?: number;
-  /**
-   * How long a worker waiting on a tool call's reply busy-waits before it sleeps, in milliseconds
-   * (0 to 10; 0: never spin). A reply that lands while the worker spins skips a thread wake-up,
-   * which on a VM is a large part of a fast tool call. At most one worker fewer than the machine's
-   * cores spins at a time (none on one core). @defaultValue 0.2
-   */
-  replySpinMs?: number;
-}
-
 /** {@link WasmBackendOptions} with every default applied. */
 export interface ResolvedWasmOptions {
-  /** Warm workers in the pool (1–64). @defaultValue min(2, available cores) */
+  /** Most workers in the pool (1–64). @defaultValue the available cores */
   poolSize: number;
+  /** Longest wait for a free worker, in milliseconds. @defaultValue 30000 */
+  queueTimeoutMs: number;
   /** Wall-clock limit in milliseconds when the request has none. @defaultValue 30000 */
   defaultTimeoutMs: number;
+  /** Ceiling on a request's `timeoutMs` / `queueTimeoutMs`, in milliseconds. @defaultValue 600000 */
+  maxTimeoutMs: number;
   /** QuickJS heap (and WASI memory) cap in bytes when the request has none. @defaultValue 64 MiB */
   defaultMemoryBytes: number;
+  /** Ceiling on a request's `limits.memoryBytes`, in bytes. @defaultValue 1 GiB */
+  maxMemoryBytes: number;
   /** stdout + stderr cap in bytes when the request has none. @defaultValue 1 MiB */
   defaultMaxOutputBytes: number;
+  /** Largest snippet source, in UTF-8 bytes. @defaultValue 1 MiB */
+  maxSourceBytes: number;
   /** QuickJS native stack budget in bytes (at most 512 KiB). @defaultValue 512 KiB */
   maxStackBytes: number;
   /** Largest JSON result in bytes. @defaultValue 8 MiB */
@@ -109,16 +90,33 @@ function spinMs(value: number | undefined): number {
  * `replySpinMs` not a number from 0 to 10).
  */
 export function resolveWasmOptions(options: WasmBackendOptions = {}): ResolvedWasmOptions {
+  if (options === null || typeof options !== 'object') throw optionError('wasm', 'options', 'must be an object', options);
+  const maxTimeoutMs = positiveInteger('maxTimeoutMs', options.maxTimeoutMs, DEFAULT_MAX_TIMEOUT_MS);
+  const maxMemoryBytes = positiveInteger('maxMemoryBytes', options.maxMemoryBytes, DEFAULT_WASM_MAX_MEMORY_BYTES, WASM32_MAX_MEMORY_BYTES);
   return {
-    poolSize: positiveInteger('poolSize', options.poolSize, Math.max(1, Math.min(2, availableParallelism())), 64),
-    defaultTimeoutMs: positiveInteger('defaultTimeoutMs', options.defaultTimeoutMs, DEFAULT_TIMEOUT_MS),
+    poolSize: positiveInteger('poolSize', options.poolSize, Math.max(1, Math.min(MAX_POOL_SIZE, availableParallelism())), MAX_POOL_SIZE),
+    queueTimeoutMs: positiveInteger(
+      'queueTimeoutMs',
+      options.queueTimeoutMs,
+      Math.min(DEFAULT_WASM_QUEUE_TIMEOUT_MS, maxTimeoutMs),
+      maxTimeoutMs,
+    ),
+    defaultTimeoutMs: positiveInteger(
+      'defaultTimeoutMs',
+      options.defaultTimeoutMs,
+      Math.min(DEFAULT_TIMEOUT_MS, maxTimeoutMs),
+      maxTimeoutMs,
+    ),
+    maxTimeoutMs,
     defaultMemoryBytes: positiveInteger(
       'defaultMemoryBytes',
       options.defaultMemoryBytes,
-      DEFAULT_WASM_MEMORY_BYTES,
-      WASM32_MAX_MEMORY_BYTES,
+      Math.min(DEFAULT_WASM_MEMORY_BYTES, maxMemoryBytes),
+      maxMemoryBytes,
     ),
+    maxMemoryBytes,
     defaultMaxOutputBytes: positiveInteger('defaultMaxOutputBytes', options.defaultMaxOutputBytes, DEFAULT_MAX_OUTPUT_BYTES),
+    maxSourceBytes: positiveInteger('maxSourceBytes', options.maxSourceBytes, DEFAULT_MAX_SOURCE_BYTES),
     maxStackBytes: positiveInteger('maxStackBytes', options.maxStackBytes, DEFAULT_WASM_MAX_STACK_BYTES, DEFAULT_WASM_MAX_STACK_BYTES),
     maxResultBytes: positiveInteger('maxResultBytes', options.maxResultBytes, 8 * 1024 * 1024),
     maxMessageBytes: positiveInteger('maxMessageBytes', options.maxMessageBytes, 8 * 1024 * 1024),

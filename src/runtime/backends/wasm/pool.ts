@@ -4,9 +4,9 @@
  */
 import { Worker, type Transferable } from 'node:worker_threads';
 import { type ToolexecError } from '../../../model/index.js';
-import { noop, onAbort } from '../../../model/internal.js';
+import { DEFAULT_TIMEOUT_MS, Deadline, noop, onAbort } from '../../../model/internal.js';
 import { runtimeError } from '../../core/errors.js';
-import { abortError, watchDeadline } from '../../core/stopping.js';
+import { abortError, stoppedError, watchDeadline } from '../../core/stopping.js';
 
 /** How a worker ended. */
 export interface WorkerDeath {
@@ -45,6 +45,8 @@ export class PoolWorker {
   readonly #deathListeners = new Set<(death: WorkerDeath) => void>();
   #death: WorkerDeath | undefined;
   #seq = 0;
+  /** The seq of the last run the worker had seen when it reported a spare VM ready (0: at start). */
+  #spareSeq = 0;
   #dead = false;
   /** Settles once the worker is gone (crash, out of memory, exit or terminate). */
   readonly died: Promise<WorkerDeath>;
@@ -144,6 +146,14 @@ export class PoolWorker {
     return () => this.#deathListeners.delete(listener);
   }
 
+  /**
+   * True when the worker said it has a fresh VM ready and has been handed no run since: a run on
+   * it starts at once instead of waiting for a VM to be made (about a millisecond).
+   */
+  get spareReady(): boolean {
+    return this.#spareSeq === this.#seq;
+  }
+
   /** A new run sequence number (never 0). */
   nextSeq(): number {
     this.#seq = this.#seq >= 0x7fffffff ? 1 : this.#seq + 1;
@@ -183,6 +193,10 @@ export class PoolWorker {
 
   #onMessage(message: unknown): void {
     const m = message as { type?: unknown; seq?: unknown } | null;
+    if (m?.type === 'spare' && typeof m.seq === 'number') {
+      this.#spareSeq = m.seq;
+      return;
+    }
     if (m?.type !== 'idle' || typeof m.seq !== 'number') return;
     const resolve = this.#idle.get(m.seq);
     this.#idle.delete(m.seq);
@@ -193,6 +207,21 @@ export class PoolWorker {
 interface Waiter {
   resolve: (worker: PoolWorker) => void;
   reject: (error: Error) => void;
+}
+
+/** Default bound on a run's wait for a free worker: 30 s. */
+export const DEFAULT_QUEUE_TIMEOUT_MS = DEFAULT_TIMEOUT_MS;
+
+/**
+ * The error of a run that waited `queueTimeoutMs` for a free worker: `TIMEOUT` with
+ * `details.phase: 'queue'`. The message names only the limit, so it is the same every time.
+ */
+export function queueTimeoutError(queueTimeoutMs: number, poolSize: number): ToolexecError {
+  return runtimeError(
+    'TIMEOUT',
+    `queue timeout: no sandbox worker became free within ${queueTimeoutMs} ms (all ${poolSize} busy); the snippet never started`,
+    { details: { phase: 'queue', queueTimeoutMs, poolSize } },
+  );
 }
 
 /** Counters of the WASM backend's worker pool (a snapshot, taken when read). */
@@ -214,8 +243,8 @@ export interface WorkerPoolStats {
 }
 
 /**
- * Hands out workers one run at a time. The first acquire fills the pool to `size` (the rest start
- * in the background); a discarded worker is replaced in the background. Idle workers are
+ * Hands out workers one run at a time. Workers start on demand (the busy ones, the queued runs and
+ * one spare, at most `size`); a discarded worker is replaced in the background. Idle workers are
  * `unref`'d, so a forgotten pool never keeps the process alive; {@link WorkerPool.close}
  * terminates everything.
  */
@@ -255,42 +284,62 @@ export class WorkerPool {
   }
 
   /**
-   * A worker for one run. Waits (FIFO) while all are busy.
+   * A worker for one run: an idle one with a fresh VM ready if there is one, else any idle one,
+   * else the run waits (FIFO) for the next worker to come free, at most `queueTimeoutMs`.
    *
-   * @throws `ABORTED` / `TIMEOUT` when `signal` fires first; `RUNTIME_UNAVAILABLE` when the pool
-   * is closed or a worker cannot start.
+   * @throws `ABORTED` / `TIMEOUT` when `signal` fires first; `TIMEOUT` with `details.phase:
+   * 'queue'` after `queueTimeoutMs` in the queue; `RUNTIME_UNAVAILABLE` when the pool is closed or
+   * a worker cannot start.
    */
-  acquire(signal?: AbortSignal): Promise<PoolWorker> {
+  acquire(signal?: AbortSignal, queueTimeoutMs: number = DEFAULT_QUEUE_TIMEOUT_MS): Promise<PoolWorker> {
     if (this.#closed) return Promise.reject(closedError());
     if (signal?.aborted === true) return Promise.reject(abortError(signal, 'execution'));
-    const worker = this.#idle.pop();
+    const worker = this.#takeIdle();
     if (worker !== undefined) {
       this.#busy.add(worker);
       worker.ref();
+      this.#fill();
       return Promise.resolve(worker);
     }
     return new Promise<PoolWorker>((resolve, reject) => {
+      const deadline = new Deadline(signal, queueTimeoutMs);
       let stopListening = noop;
+      const done = () => {
+        stopListening();
+        deadline.dispose();
+      };
       const waiter: Waiter = {
         resolve: (w) => {
-          stopListening();
+          done();
           resolve(w);
         },
         reject: (error) => {
-          stopListening();
+          done();
           reject(error);
         },
       };
-      if (signal !== undefined) {
-        stopListening = onAbort(signal, () => {
-          const index = this.#waiters.indexOf(waiter);
-          if (index !== -1) this.#waiters.splice(index, 1);
-          reject(abortError(signal, 'execution'));
-        });
-      }
+      const own = deadline.signal;
+      stopListening = onAbort(own, () => {
+        const index = this.#waiters.indexOf(waiter);
+        if (index !== -1) this.#waiters.splice(index, 1);
+        done();
+        reject(deadline.timedOut ? queueTimeoutError(queueTimeoutMs, this.#size) : stoppedError(own.reason, 'execution'));
+      });
       this.#waiters.push(waiter);
       this.#fill();
     });
+  }
+
+  /** An idle worker, preferring the most recently idle one with a VM ready. */
+  #takeIdle(): PoolWorker | undefined {
+    for (let i = this.#idle.length - 1; i >= 0; i--) {
+      const worker = this.#idle[i] as PoolWorker;
+      if (worker.spareReady) {
+        this.#idle.splice(i, 1);
+        return worker;
+      }
+    }
+    return this.#idle.pop();
   }
 
   /** Returns a worker whose run has finished and cleaned up. */
@@ -344,8 +393,13 @@ export class WorkerPool {
     this.#idle.push(worker);
   }
 
+  /**
+   * Starts workers up to the demand: every busy worker and every queued run, plus one spare (so
+   * the next run finds a worker with a VM ready while the last one makes its next), at most `size`.
+   */
   #fill(): void {
-    while (!this.#closed && this.#idle.length + this.#busy.size + this.#starting < this.#size) this.#start();
+    const wanted = Math.min(this.#size, this.#busy.size + this.#waiters.length + 1);
+    while (!this.#closed && this.#idle.length + this.#busy.size + this.#starting < wanted) this.#start();
   }
 
   #start(): void {

@@ -5,6 +5,7 @@
  */
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { ToolexecError } from '../../../model/index.js';
+import { noop } from '../../../model/internal.js';
 import { abortError, settlesWithin, watchDeadline } from '../../core/stopping.js';
 import { serveGateway, type GatewayServer } from '../../gateway/server.js';
 import { createMessagePortConnection, type MessagePortLike } from '../../gateway/message-port-connection.js';
@@ -23,7 +24,12 @@ export interface WorkerRunSpec {
   payload: Record<string, unknown>;
   /** The gateway served on the run's port (js runs). */
   gateway?: ToolGateway;
+  /** The run's wall clock, counted from when it gets a worker. */
   timeoutMs: number;
+  /** The longest wait for a free worker (`TIMEOUT` with `details.phase: 'queue'`). */
+  queueTimeoutMs: number;
+  /** Called once the run has a worker and its clock starts. */
+  onStart?: () => void;
   maxOutputBytes: number;
   memoryBytes: number;
   killGraceMs: number;
@@ -95,7 +101,9 @@ function waitingOf(report: unknown): Record<string, unknown> {
  * Runs `spec` on a worker from `pool`. Never rejects: every failure is in `outcome.failure`.
  *
  * @remarks
- * The wall clock covers the wait for a worker too. On a timeout, an abort or output beyond the cap,
+ * The wait for a worker is bounded by `queueTimeoutMs` (and the caller's signal); the wall clock
+ * starts when the run has its worker, so time spent queued behind other runs never counts against
+ * a snippet's own deadline. On a timeout, an abort or output beyond the cap,
  * the run is cancelled (shared cell + message) and gets `killGraceMs` to stop and flush its last
  * output; a worker that does not stop in time (a long builtin starving the interrupt handler, a
  * WASI module in a loop) is terminated and replaced. In-flight gateway calls are aborted.
@@ -112,16 +120,23 @@ export async function runOnWorker(pool: WorkerPool, spec: WorkerRunSpec): Promis
   const info: Record<string, unknown> = {};
   let lastReport: unknown;
 
-  const stopWatching = watchDeadline(spec.signal, spec.timeoutMs, (kind) => finish({ kind }));
-
-  // the wait for a worker ends with the run's first outcome (a timeout, an abort)
-  const acquiring = new AbortController();
-  void first.promise.then(() => acquiring.abort());
+  let stopWatching = noop;
   let worker: PoolWorker | undefined;
   try {
-    worker = await pool.acquire(acquiring.signal);
+    worker = await pool.acquire(spec.signal, spec.queueTimeoutMs);
   } catch (error) {
     finish({ kind: 'error', error });
+  }
+  if (worker !== undefined) {
+    // the snippet's own clock starts now, with its worker
+    stopWatching = watchDeadline(spec.signal, spec.timeoutMs, (kind) => finish({ kind }));
+    if (spec.onStart !== undefined && !first.settled) {
+      try {
+        spec.onStart();
+      } catch {
+        // the caller's hook cannot stop the run
+      }
+    }
   }
 
   let server: GatewayServer | undefined;

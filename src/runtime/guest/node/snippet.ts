@@ -10,7 +10,8 @@ import type {
   GuestResultMessage,
   GuestStartMessage,
 } from '../../gateway/codec.js';
-import { JSONParse, JSONStringify, sliceOf } from '../shared/primordials.js';
+import { JSONParse, sliceOf } from '../shared/primordials.js';
+import { resultJson } from '../shared/result.js';
 
 /** The file name the snippet's frames carry (the host keeps only those frames). */
 const SNIPPET_FILE = 'toolexec-snippet.js';
@@ -104,16 +105,15 @@ export class SnippetRun {
       this.fail(error);
       return;
     }
-    if (value === undefined) value = (globalThis as { __out?: unknown }).__out;
-    let text: string | undefined;
+    let text: string | null | undefined;
     try {
-      text = value === undefined ? undefined : JSONStringify(value);
+      text = resultJson(value, maxResultBytes);
     } catch (error) {
       this.fail({ name: 'TypeError', message: `the result is not JSON-serializable: ${(error as Error).message}` });
       return;
     }
-    if (text !== undefined && Buffer.byteLength(text) > maxResultBytes) {
-      this.fail({ name: 'RangeError', message: `the result is larger than ${maxResultBytes} bytes`, limit: 'output' });
+    if (text === null || (text !== undefined && Buffer.byteLength(text) > maxResultBytes)) {
+      this.fail({ name: 'RangeError', message: `the result is larger than ${maxResultBytes} bytes`, limit: 'result' });
       return;
     }
     const result: GuestResultMessage = text === undefined ? { type: 'result' } : { type: 'result', value: JSONParse(text) as unknown };

@@ -12,7 +12,8 @@
 import { createConsole } from '../shared/console.js';
 import { JSONParse, JSONStringify } from '../shared/primordials.js';
 import { createToolsBridge } from '../shared/tools.js';
-import { reportJson, resultJson } from './outcome.js';
+import { reportJson } from './outcome.js';
+import { resultJson } from '../shared/result.js';
 import { createTimers, type HostTimer } from './timers.js';
 
 /** Relays a gateway request (its JSON text) to the host. */
@@ -25,8 +26,11 @@ export type HostWrite = (fd: 1 | 2, text: string) => void;
 export interface PreludeBridge {
   /** Delivers a reply: the JSON text of a `response` / `error` message. */
   deliver(json: string): void;
-  /** The snippet's value as JSON text, `undefined` when there is none; throws when not serializable. */
-  finish(value: unknown): string | undefined;
+  /**
+   * The snippet's value as JSON text, `undefined` when there is none, `null` when it is larger than
+   * `maxBytes`; throws when not serializable.
+   */
+  finish(value: unknown, maxBytes: number): string | null | undefined;
   /** What the snippet threw, as the JSON text of a failure report. */
   report(error: unknown): string;
   /** The tool calls not answered yet, as JSON text; `undefined` when there are none. */

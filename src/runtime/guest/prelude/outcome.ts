@@ -1,18 +1,13 @@
 /**
- * The run's outcome as the QuickJS prelude hands it to the worker: the value as JSON text, or the
- * thrown value read into a failure report (JSON text too), without trusting anything about it.
+ * The run's failure as the QuickJS prelude hands it to the worker: the thrown value read into a
+ * failure report (JSON text), without trusting anything about it. (The value goes through
+ * `shared/result.ts`.)
  */
 import type { GuestFailureReport } from '../../gateway/codec.js';
 import { GuestString, JSONStringify, sliceOf } from '../shared/primordials.js';
 
 /** The longest stack handed to the worker, in characters (it keeps the snippet's frames). */
 const MAX_STACK_CHARS = 8192;
-
-/** The snippet's value (`__out` when it returned nothing) as JSON text; `undefined` for no value. Throws when not serializable. */
-export function resultJson(value: unknown): string | undefined {
-  const result = value === undefined ? (globalThis as { __out?: unknown }).__out : value;
-  return result === undefined ? undefined : JSONStringify(result);
-}
 
 /**
  * What the snippet threw, as the JSON text of a report: name, message, code, stack and the

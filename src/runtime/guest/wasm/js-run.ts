@@ -332,10 +332,15 @@ export class JsRun implements SandboxRun {
 
   #succeed(valueHandle: JSValueHandle): void {
     const vm = this.#vm;
+    const maxResultBytes = this.#message.maxResultBytes;
     let text: string | undefined;
+    let tooLarge: boolean;
+    let maxHandle: JSValueHandle | undefined;
     try {
-      const json = vm.callFunction((this.#sandbox as Sandbox).bridge.finish, vm.undefined, valueHandle);
+      maxHandle = vm.newNumber(maxResultBytes);
+      const json = vm.callFunction((this.#sandbox as Sandbox).bridge.finish, vm.undefined, valueHandle, maxHandle);
       text = json.isString ? json.toString() : undefined;
+      tooLarge = json.isNull;
       json.dispose();
     } catch (error) {
       if (this.#stop !== undefined) {
@@ -350,15 +355,16 @@ export class JsRun implements SandboxRun {
       }
       this.#fail(this.#engineFailure(error));
       return;
+    } finally {
+      maxHandle?.dispose();
     }
     const pending = this.#pendingAtReturn;
     if (this.#stop !== undefined) {
       this.#endStopped();
       return;
     }
-    const maxResultBytes = this.#message.maxResultBytes;
-    if (text !== undefined && byteLength(text) > maxResultBytes) {
-      this.#fail({ name: 'RangeError', message: `the result is larger than ${maxResultBytes} bytes`, limit: 'output' });
+    if (tooLarge || (text !== undefined && byteLength(text) > maxResultBytes)) {
+      this.#fail({ name: 'RangeError', message: `the result is larger than ${maxResultBytes} bytes`, limit: 'result' });
       return;
     }
     const result: GuestResultMessage = text === undefined ? { type: 'result' } : { type: 'result', json: text };
@@ -445,6 +451,6 @@ export class JsRun implements SandboxRun {
       this.#rejections.clear();
       disposeSandbox(sandbox);
     }
-    this.#context.sandboxes.prepare(this.#message.memoryBytes, this.#message.maxStackBytes);
+    void this.#context.sandboxes.prepare(this.#message.memoryBytes, this.#message.maxStackBytes);
   }
 }

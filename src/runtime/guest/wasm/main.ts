@@ -5,7 +5,8 @@
  * that file.
  *
  * Control (`parentPort`): runs, cancels and `prepare` in ({@link WorkerControlMessage}); `ready`
- * once, then `idle` after each run out. A cancel is also signalled through the shared cell
+ * once (a first VM already made), then `idle` after each run and `spare` each time a fresh VM is
+ * ready for the next run (the pool prefers such a worker, so a run rarely waits for a VM). A cancel is also signalled through the shared cell
  * (`workerData.control[0] = seq`) that the interrupt handler polls, so a busy VM stops without
  * waiting for this thread's event loop.
  */
@@ -13,7 +14,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { QuickJS } from 'quickjs-wasi';
 import { layerErrors } from '../../../model/internal.js';
 import { JsRun } from './js-run.js';
-import type { IdleMessage, ReadyMessage, WasmWorkerData, WorkerControlMessage } from './messages.js';
+import type { IdleMessage, ReadyMessage, SpareMessage, WasmWorkerData, WorkerControlMessage } from './messages.js';
 import { ReplyWait } from './reply-wait.js';
 import { SandboxMaker, compilePrelude } from './sandbox.js';
 import { runWasi } from './wasi-run.js';
@@ -34,6 +35,8 @@ const data = workerData as WasmWorkerData;
 
 /** The run in progress, if any (a WASI run cannot be cancelled from here: the pool terminates it). */
 let current: { cancel(seq: number): void } | undefined;
+/** The seq of the last run received (0: none yet). */
+let lastSeq = 0;
 
 const onIdle = (seq: number) => {
   current = undefined;
@@ -47,7 +50,7 @@ const prelude = compilePrelude(probe);
 probe.dispose();
 
 const context = {
-  sandboxes: new SandboxMaker(data.quickjs, prelude),
+  sandboxes: new SandboxMaker(data.quickjs, prelude, () => port.postMessage({ type: 'spare', seq: lastSeq } satisfies SpareMessage)),
   replyWait: new ReplyWait(data.replySpin),
   cancelCell: new Int32Array(data.control),
   onIdle,
@@ -57,12 +60,14 @@ port.on('message', (message: WorkerControlMessage | null) => {
   if (message === null || typeof message !== 'object') return;
   switch (message.type) {
     case 'js': {
+      lastSeq = message.seq;
       const run = new JsRun(message, context);
       current = run;
       void run.start();
       return;
     }
     case 'wasi':
+      lastSeq = message.seq;
       current = { cancel: () => undefined };
       void runWasi(message, onIdle);
       return;
@@ -70,11 +75,13 @@ port.on('message', (message: WorkerControlMessage | null) => {
       current?.cancel(message.seq);
       return;
     case 'prepare':
-      context.sandboxes.prepare(message.memoryBytes, message.maxStackBytes);
+      void context.sandboxes.prepare(message.memoryBytes, message.maxStackBytes);
       return;
     default:
       return;
   }
 });
 
+// the first run finds a VM ready: the pool hands out a worker only after this message
+if (data.spare !== undefined) await context.sandboxes.prepare(data.spare.memoryBytes, data.spare.maxStackBytes);
 port.postMessage({ type: 'ready', versions } satisfies ReadyMessage);

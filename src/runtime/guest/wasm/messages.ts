@@ -19,6 +19,8 @@ export interface WasmWorkerData {
    * how long to spin for a reply before sleeping; absent on one core or when spinning is off.
    */
   replySpin?: { slots: SharedArrayBuffer; ms: number };
+  /** The caps of the VM the worker makes before it says `ready` (the backend's defaults). */
+  spare?: { memoryBytes: number; maxStackBytes: number };
 }
 
 /** Fields every run message has. */
@@ -79,6 +81,15 @@ export type WorkerControlMessage = JsRunMessage | WasiRunMessage | CancelMessage
 export interface ReadyMessage {
   type: 'ready';
   versions: Record<string, string>;
+}
+
+/**
+ * Worker → host: a fresh VM is ready for the next run; `seq` is the last run the worker had
+ * received then (0: none yet), so the host can tell a notice that a newer run already used up.
+ */
+export interface SpareMessage {
+  type: 'spare';
+  seq: number;
 }
 
 /** Worker → host: run `seq` is over and cleaned up. */

@@ -126,12 +126,17 @@ export function disposeSandbox(sandbox: Sandbox): void {
 export class SandboxMaker {
   readonly #quickjs: WasmModule;
   readonly #prelude: Uint8Array;
+  readonly #onSpare: () => void;
   #spare: { key: string; promise: Promise<Sandbox> } | undefined;
 
-  /** `prelude`: the bytecode from {@link compilePrelude}. */
-  constructor(quickjs: WasmModule, prelude: Uint8Array) {
+  /**
+   * `prelude`: the bytecode from {@link compilePrelude}; `onSpare` is called each time a spare VM
+   * is ready and still unused (the pool then prefers this worker for the next run).
+   */
+  constructor(quickjs: WasmModule, prelude: Uint8Array, onSpare: () => void = () => undefined) {
     this.#quickjs = quickjs;
     this.#prelude = prelude;
+    this.#onSpare = onSpare;
   }
 
   /** A VM with these caps: the spare when it matches, else a new one. */
@@ -153,11 +158,21 @@ export class SandboxMaker {
     return createSandbox(this.#quickjs, this.#prelude, memoryBytes, maxStackBytes);
   }
 
-  /** Starts making the spare VM, unless one is there. */
-  prepare(memoryBytes: number, maxStackBytes: number): void {
-    if (this.#spare !== undefined) return;
+  /** Starts making the spare VM, unless one is there; resolves once it is ready (or failed). */
+  prepare(memoryBytes: number, maxStackBytes: number): Promise<void> {
+    if (this.#spare !== undefined) return this.#spare.promise.then(noop, noop);
     const promise = createSandbox(this.#quickjs, this.#prelude, memoryBytes, maxStackBytes);
-    promise.catch(() => undefined);
-    this.#spare = { key: `${memoryBytes}:${maxStackBytes}`, promise };
+    const spare = { key: `${memoryBytes}:${maxStackBytes}`, promise };
+    this.#spare = spare;
+    return promise.then(
+      () => {
+        if (this.#spare === spare) this.#onSpare();
+      },
+      () => {
+        if (this.#spare === spare) this.#spare = undefined;
+      },
+    );
   }
 }
+
+function noop(): void {}

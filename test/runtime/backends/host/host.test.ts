@@ -105,6 +105,18 @@ describe('unsafe_host backend', () => {
     expect(result.backend).toMatchObject({ kind: 'unsafe_host', readiness: 'prod', details: { mode: 'subprocess' } });
   });
 
+  it('refuses a result over the cap while serializing it (RESOURCE_LIMIT result), one message', async () => {
+    const small = createUnsafeHostBackend({ optIn: true, tempDir: workRoot, maxMessageBytes: 64 * 1024 });
+    const messages = new Set<string>();
+    for (const code of ["return 'x'.repeat(50 * 1024 * 1024);", "return Array.from({ length: 100 }, () => 'y'.repeat(1000));"]) {
+      const error = await failure(small.execute({ code, gateway: createDirectGateway(createContractFixture()) }));
+      expect(error.code, code).toBe('RESOURCE_LIMIT');
+      expect(error.details?.limit, code).toBe('result');
+      messages.add(error.message);
+    }
+    expect([...messages]).toEqual([`resource limit exceeded: result (the result is larger than ${64 * 1024 - 1024} bytes)`]);
+  });
+
   it('denies a request whose opt-in is not the boolean true', async () => {
     for (const metadata of [undefined, {}, { unsafeOptIn: 'true' }, { unsafeOptIn: 1 }, { unsafeOptIn: false }]) {
       const error = await failure(

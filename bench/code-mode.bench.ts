@@ -1,0 +1,200 @@
+/**
+ * Code mode as a user meets it: `createExec()` defaults, `exec.executeCode({ code })`, a fresh
+ * tools environment (gateway) per run, the default runtime's WASM sandbox (its worker pool sized to
+ * the cores). Measured in the same run against the irreducible work, raw QuickJS:
+ *
+ * (1) raw QuickJS: `6*7` evaluated in a warm VM, and a fresh VM made and evaluated (what a run's
+ *     isolation costs at least, paid off the critical path by the workers' spare VMs);
+ * (2) a snippet on the user's path: `exec.executeCode({ code: 'return 6*7' })`, p50 / p95, one at a
+ *     time — and the same through `createRuntime()` with a fresh direct gateway per run;
+ * (3) a tool call from inside, round trip: (a snippet making N `await tools.runTool(...)` calls − a
+ *     snippet making none) / N, on the user's path;
+ * (4) throughput: trivial snippets per second with 1, 10 and 100 in flight;
+ * (5) queue wait: with 100 in flight on the runtime, the time from the call to the snippet's start
+ *     (`onStart`), p50 / p95 — what a deadline counted from the call would have lost.
+ *
+ * Several rounds, medians reported (the machine may be busy; one round does not decide).
+ * Targets: snippet p50 ≤ 2 ms, tool call ≤ 0.05 ms, ≥ 500 snippets/s at 100 in flight (2 cores).
+ *
+ * Run: `node --import tsx bench/code-mode.bench.ts [--json]` (or `npm run bench -- code-mode`)
+ */
+import { availableParallelism } from 'node:os';
+import { QuickJS } from 'quickjs-wasi';
+import { createExec, type LocalToolDefinition } from '../src/exec/index.js';
+import { createDirectGateway, createRuntime } from '../src/runtime/index.js';
+import { quickjsModule } from '../src/runtime/backends/wasm/engine.js';
+import { median, round } from './paired.js';
+
+const asJson = process.argv.slice(2).includes('--json');
+const ROUNDS = 5;
+const SAMPLES = 300;
+const CALLS = 50;
+const THROUGHPUT_SNIPPETS = 1000;
+
+const tools: LocalToolDefinition[] = [
+  {
+    tool: { name: 'add', namespace: 'test', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } } },
+    handler: (args) => (args.a as number) + (args.b as number),
+  },
+];
+// the user's facade: every default but the tool-call budget, which the loop below exceeds
+const exec = createExec({ tools, maxToolCalls: 0 });
+const runtime = createRuntime();
+// the runtime path's fresh gateway per run answers from the same index, docs and runner
+const fixture = { index: exec.index, docs: exec.docs, runner: exec.runner };
+
+const TRIVIAL = 'return 6*7';
+const loop = (n: number): string =>
+  `let s = 0;\nfor (let i = 0; i < ${n}; i++) s += (await tools.runTool('test:add', { a: i, b: 1 })).structured;\nreturn s;`;
+const LOOP = loop(CALLS);
+const NO_CALLS = loop(0);
+
+function percentile(samples: readonly number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
+}
+
+async function timed(n: number, run: () => unknown): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const started = performance.now();
+    await run();
+    samples.push(performance.now() - started);
+  }
+  return samples;
+}
+
+async function throughput(inFlight: number): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < THROUGHPUT_SNIPPETS) {
+        next += 1;
+        const { value } = await exec.executeCode({ code: TRIVIAL });
+        if (value !== 42) throw new Error('wrong result');
+      }
+    }),
+  );
+  return THROUGHPUT_SNIPPETS / ((performance.now() - started) / 1000);
+}
+
+async function queueWait(inFlight: number): Promise<number[]> {
+  const waits: number[] = [];
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      const called = performance.now();
+      let startedAt = called;
+      await runtime.execute({ code: TRIVIAL, gateway: createDirectGateway(fixture), onStart: () => (startedAt = performance.now()) });
+      waits.push(startedAt - called);
+    }),
+  );
+  return waits;
+}
+
+const module = await quickjsModule();
+const warm = await QuickJS.create({ wasm: module });
+const rawEval = (): void => warm.evalCode('6*7').dispose();
+const rawFresh = async (): Promise<void> => {
+  const vm = await QuickJS.create({ wasm: module });
+  vm.evalCode('6*7').dispose();
+  vm.dispose();
+};
+
+// sanity and warm-up: every worker up, the JITs warm
+for (let i = 0; i < 100; i++) {
+  if ((await exec.executeCode({ code: TRIVIAL })).value !== 42) throw new Error('wrong trivial result');
+  if ((await runtime.execute({ code: TRIVIAL, gateway: createDirectGateway(fixture) })).value !== 42)
+    throw new Error('wrong runtime result');
+}
+if ((await exec.executeCode({ code: LOOP })).value !== (CALLS * (CALLS - 1)) / 2 + CALLS) throw new Error('wrong loop result');
+await throughput(100);
+await queueWait(100);
+
+interface Round {
+  rawEvalMs: number;
+  rawFreshMs: number;
+  snippetP50: number;
+  snippetP95: number;
+  runtimeP50: number;
+  toolCallMs: number;
+  perSecond1: number;
+  perSecond10: number;
+  perSecond100: number;
+  queueP50: number;
+  queueP95: number;
+}
+
+const rounds: Round[] = [];
+for (let r = 0; r < ROUNDS; r++) {
+  const rawEvals = await timed(SAMPLES, rawEval);
+  const rawFreshes = await timed(SAMPLES / 3, rawFresh);
+  const snippets = await timed(SAMPLES, () => exec.executeCode({ code: TRIVIAL }));
+  const runtimes = await timed(SAMPLES, () => runtime.execute({ code: TRIVIAL, gateway: createDirectGateway(fixture) }));
+  const loops = await timed(SAMPLES / 3, () => exec.executeCode({ code: LOOP }));
+  const empties = await timed(SAMPLES / 3, () => exec.executeCode({ code: NO_CALLS }));
+  const waits = await queueWait(100);
+  rounds.push({
+    rawEvalMs: percentile(rawEvals, 50),
+    rawFreshMs: percentile(rawFreshes, 50),
+    snippetP50: percentile(snippets, 50),
+    snippetP95: percentile(snippets, 95),
+    runtimeP50: percentile(runtimes, 50),
+    toolCallMs: (percentile(loops, 50) - percentile(empties, 50)) / CALLS,
+    perSecond1: await throughput(1),
+    perSecond10: await throughput(10),
+    perSecond100: await throughput(100),
+    queueP50: percentile(waits, 50),
+    queueP95: percentile(waits, 95),
+  });
+}
+warm.dispose();
+await exec.close();
+await runtime.close();
+
+const pick = (key: keyof Round): number => median(rounds.map((r) => r[key]));
+const figures = {
+  rounds: ROUNDS,
+  cores: availableParallelism(),
+  rawQuickJsMs: { evalInWarmVm: round(pick('rawEvalMs'), 4), freshVmAndEval: round(pick('rawFreshMs'), 3) },
+  snippetMs: {
+    p50: round(pick('snippetP50'), 3),
+    p95: round(pick('snippetP95'), 3),
+    runtimeFreshGatewayP50: round(pick('runtimeP50'), 3),
+    overFreshVm: round(pick('snippetP50') / pick('rawFreshMs'), 2),
+  },
+  toolCallMs: round(pick('toolCallMs'), 4),
+  snippetsPerSecond: { 1: Math.round(pick('perSecond1')), 10: Math.round(pick('perSecond10')), 100: Math.round(pick('perSecond100')) },
+  queueWaitMsAt100: { p50: round(pick('queueP50'), 2), p95: round(pick('queueP95'), 2) },
+  targets: { snippetMsP50: '<= 2', toolCallMs: '<= 0.05', snippetsPerSecondAt100: '>= 500' },
+  pass: {
+    snippetMsP50: pick('snippetP50') <= 2,
+    toolCallMs: pick('toolCallMs') <= 0.05,
+    snippetsPerSecondAt100: pick('perSecond100') >= 500,
+  },
+};
+
+if (asJson) {
+  console.log(JSON.stringify(figures, null, 2));
+} else {
+  console.log(`\nCode mode on the user's path (createExec defaults, ${figures.cores} cores; medians of ${ROUNDS} rounds)`);
+  console.table({
+    'raw QuickJS: 6*7 in a warm VM (ms)': { p50: figures.rawQuickJsMs.evalInWarmVm, p95: '', target: '', pass: '' },
+    'raw QuickJS: fresh VM + 6*7 (ms)': { p50: figures.rawQuickJsMs.freshVmAndEval, p95: '', target: '', pass: '' },
+    'exec.executeCode `return 6*7` (ms)': {
+      p50: figures.snippetMs.p50,
+      p95: figures.snippetMs.p95,
+      target: '≤ 2',
+      pass: figures.pass.snippetMsP50,
+    },
+    'createRuntime(), fresh gateway (ms)': { p50: figures.snippetMs.runtimeFreshGatewayP50, p95: '', target: '', pass: '' },
+    'tool call from inside, round trip (ms)': { p50: figures.toolCallMs, p95: '', target: '≤ 0.05', pass: figures.pass.toolCallMs },
+  });
+  console.table({
+    'snippets/s, 1 in flight': { value: figures.snippetsPerSecond[1], target: '' },
+    'snippets/s, 10 in flight': { value: figures.snippetsPerSecond[10], target: '' },
+    'snippets/s, 100 in flight': { value: figures.snippetsPerSecond[100], target: '≥ 500' },
+    'queue wait at 100 in flight, p50 (ms)': { value: figures.queueWaitMsAt100.p50, target: '' },
+    'queue wait at 100 in flight, p95 (ms)': { value: figures.queueWaitMsAt100.p95, target: '' },
+  });
+}
