@@ -144,7 +144,9 @@ export async function declareTools(tools: readonly DeclaredTool[]): Promise<stri
     const ns = namespaceName(id, taken);
     const input = await typeOf(compile, tool.inputSchema, 'Args', tool.description);
     const output = await typeOf(compile, tool.outputSchema, 'Result', undefined);
-    blocks.push(`${comment(`${id}${tool.title ? ` — ${tool.title}` : ''}`, 0)}declare namespace ${ns} {\n${indent(input, 1)}\n${indent(output, 1)}\n}`);
+    blocks.push(
+      `${comment(`${id}${tool.title ? ` — ${tool.title}` : ''}`, 0)}declare namespace ${ns} {\n${indent(input, 1)}\n${indent(output, 1)}\n}`,
+    );
     const doc = comment(tool.description ?? tool.title, 1);
     const key = JSON.stringify(id);
     args.push(`${doc}  ${key}: ${ns}.Args;`);
@@ -204,7 +206,8 @@ export async function codeModeApi(exec: Exec, options: CodeModeApiOptions = {}):
       { details: { language } },
     );
   }
-  if (language !== 'typescript') throw errors.invalidArgument('option language', `must be 'typescript' or 'python', got ${JSON.stringify(language)}`);
+  if (language !== 'typescript')
+    throw errors.invalidArgument('option language', `must be 'typescript' or 'python', got ${JSON.stringify(language)}`);
   const selected = await selectTools(exec, {
     ...(ids === undefined ? {} : { ids }),
     ...(query === undefined ? {} : { query }),

@@ -12,7 +12,6 @@ export const RESERVED_NAMES: ReadonlySet<string> = new Set([
   'ToolResults',
   'ToolId',
   'ToolArgsParam',
-  'OtherToolId',
   'ToolDefinition',
   'ToolBackend',
   'RunResult',
@@ -34,9 +33,6 @@ type ToolId = keyof ToolArgs;
 
 /** runTool's arguments parameter: optional when the tool requires no argument. */
 type ToolArgsParam<K extends ToolId> = {} extends ToolArgs[K] ? [args?: ToolArgs[K]] : [args: ToolArgs[K]];
-
-/** A tool ID that is not declared above (found with searchTools): its arguments and result are not typed. */
-type OtherToolId<I extends string> = I & (I extends ToolId ? never : unknown);
 
 /** A tool's definition, as MCP describes it, plus toolexec's namespace, version and tags. */
 interface ToolDefinition {
@@ -147,10 +143,11 @@ interface ToolCallError extends Error {
 
 /** The snippet's tools. Every method is async: await it. */
 interface Tools {
-  /** Runs a declared tool, its arguments checked against its schema: read the result from .structured. */
-  runTool<K extends ToolId>(id: K, ...args: ToolArgsParam<K>): Promise<RunResult<ToolResults[K]>>;
-  /** Runs a tool that is not declared above (found with searchTools; read its schema with describeTool first). */
-  runTool<I extends string>(id: OtherToolId<I>, args?: Record<string, unknown>): Promise<RunResult<unknown>>;
+  /**
+   * Runs a tool, its arguments checked against its schema: read the result from .structured.
+   * A tool declared above has typed arguments and result; one found with searchTools does not (read its schema with describeTool first).
+   */
+  runTool<I extends string>(id: I, ...args: I extends ToolId ? ToolArgsParam<I> : [args?: Record<string, unknown>]): Promise<RunResult<I extends ToolId ? ToolResults[I] : unknown>>;
   /** Runs steps in order, stopping at the first failure (which rejects with .steps). */
   runChain(steps: ChainStep[]): Promise<ChainResult>;
   /** Full-text search over every tool. @param limit default 10 */

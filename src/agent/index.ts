@@ -13,3 +13,18 @@ export { DEFAULT_QUERY_LIMIT, selectTools } from './selection.js';
 export type { SelectToolsOptions, SelectedTool } from './selection.js';
 export { MAX_CHAIN_STEPS, MAX_SEARCH_LIMIT, META_TOOL_DEFINITIONS, META_TOOL_NAMES, metaTool, metaTools } from './meta-tools.js';
 export type { MetaToolName } from './meta-tools.js';
+export { defineTool } from './define-tool.js';
+export type { HandlerReturn, SchemaToolDefinition } from './define-tool.js';
+export type {
+  InferToolArgs,
+  InferToolResult,
+  JsonSchemaObject,
+  StandardIssue,
+  StandardResult,
+  StandardSchema,
+  ToolSchema,
+} from './define-tool-schema.js';
+export { CODE_MODE_PROMPT, codeModeApi, declareTools } from './code-mode-api.js';
+export type { CodeModeApi, CodeModeApiOptions, DeclaredTool } from './code-mode-api.js';
+export { checkSnippet } from './code-mode-check.js';
+export type { SnippetCheck, SnippetDiagnostic } from './code-mode-check.js';
