@@ -43,7 +43,7 @@ let typescriptModule: Promise<TypeScript> | undefined;
 /** Loads TypeScript on first use. @throws `RUNTIME_UNAVAILABLE` when it is not installed. */
 function loadTypeScript(): Promise<TypeScript> {
   typescriptModule ??= import('typescript').then(
-    (mod: TypeScript & { default?: TypeScript }) => mod.default ?? mod,
+    (mod: unknown) => (mod as { default?: TypeScript }).default ?? (mod as TypeScript),
     (err: unknown) => {
       typescriptModule = undefined;
       throw errors('RUNTIME_UNAVAILABLE', 'checking a snippet needs the optional peer dependency "typescript" (npm install typescript)', {
