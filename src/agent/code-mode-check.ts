@@ -67,8 +67,8 @@ const libraryFiles = new Map<string, SourceFile>();
  * Strict mode. A call of a declared tool with a wrong ID, a missing or misspelled argument or a
  * value of the wrong type is reported with its line and column; a result without an output schema
  * is `unknown` and must be narrowed or cast before use. Needs the optional peer dependency
- * `typescript`. The first check in a process parses the standard library (a few hundred
- * milliseconds); later ones reuse it.
+ * `typescript`. The first check in a process loads the compiler and parses the standard library
+ * (seconds on a small machine); later ones reuse the parsed library (tens of milliseconds).
  *
  * @example
  * ```ts
