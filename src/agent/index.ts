@@ -64,3 +64,5 @@ export { CODE_MODE_PROMPT, codeModeApi, declareTools } from './code-mode-api.js'
 export type { CodeModeApi, CodeModeApiOptions, DeclaredTool } from './code-mode-api.js';
 export { checkSnippet } from './code-mode-check.js';
 export type { SnippetCheck, SnippetDiagnostic } from './code-mode-check.js';
+export { aiSdkTools, codeTool } from './ai-sdk.js';
+export type { AiSdkToolOutput, AiSdkToolsOptions, CodeToolInput, CodeToolOptions, CodeToolOutput } from './ai-sdk.js';
