@@ -24,7 +24,14 @@ export interface StandardSchema<Input = unknown, Output = Input> {
     /** Validates a value: the typed value, or the issues found. */
     readonly validate: (value: unknown) => StandardResult<Output> | Promise<StandardResult<Output>>;
     /** The inferred types (only read by the type checker). */
-    readonly types?: { readonly input: Input; readonly output: Output } | undefined;
+    readonly types?:
+      | {
+          /** The type of the values the schema accepts. */
+          readonly input: Input;
+          /** The type of the values it produces. */
+          readonly output: Output;
+        }
+      | undefined;
     /** Standard JSON Schema: converts the input or output type to JSON Schema, for a target dialect. */
     readonly jsonSchema?:
       | {
@@ -38,15 +45,38 @@ export interface StandardSchema<Input = unknown, Output = Input> {
 }
 
 /** The outcome of a Standard Schema's `validate`: the typed value, or the issues. */
-export type StandardResult<Output> =
-  { readonly value: Output; readonly issues?: undefined } | { readonly issues: readonly StandardIssue[]; readonly value?: undefined };
+export type StandardResult<Output> = StandardSuccess<Output> | StandardFailure;
+
+/** A Standard Schema's `validate` succeeded. */
+export interface StandardSuccess<Output> {
+  /** The typed value. */
+  readonly value: Output;
+  /** Absent on success. */
+  readonly issues?: undefined;
+}
+
+/** A Standard Schema's `validate` failed. */
+export interface StandardFailure {
+  /** Every problem found. */
+  readonly issues: readonly StandardIssue[];
+  /** Absent on failure. */
+  readonly value?: undefined;
+}
 
 /** One problem a Standard Schema found. */
 export interface StandardIssue {
   /** What is wrong. */
   readonly message: string;
   /** Where: property keys (or `{ key }` segments) from the value's root. */
-  readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[] | undefined;
+  readonly path?:
+    | readonly (
+        | PropertyKey
+        | {
+            /** The property key. */
+            readonly key: PropertyKey;
+          }
+      )[]
+    | undefined;
 }
 
 /** A plain JSON Schema object (of an object, for a tool's arguments). */
@@ -60,21 +90,17 @@ export type ToolSchema = StandardSchema<any, any> | JsonSchemaObject;
  * The handler's argument type for an input schema: the schema's output type (zod's `z.infer`, a
  * Standard Schema's `InferOutput`), `Record<string, unknown>` for plain JSON Schema.
  */
-export type InferToolArgs<S> = S extends { readonly '~standard': { readonly types?: infer T } }
-  ? NonNullable<T> extends { readonly output: infer O }
-    ? O
-    : Record<string, unknown>
-  : Record<string, unknown>;
+export type InferToolArgs<S> =
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any input type: only the output is read
+  S extends StandardSchema<any, infer O> ? O : Record<string, unknown>;
 
 /**
  * What the handler returns for an output schema: the schema's input type (what it parses into the
  * result), `unknown` for plain JSON Schema or none.
  */
-export type InferToolResult<S> = S extends { readonly '~standard': { readonly types?: infer T } }
-  ? NonNullable<T> extends { readonly input: infer I }
-    ? I
-    : unknown
-  : unknown;
+export type InferToolResult<S> =
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any output type: only the input is read
+  S extends StandardSchema<infer I, any> ? I : unknown;
 
 /** Which side of a schema: the values it accepts (`input`) or produces (`output`). */
 export type SchemaSide = 'input' | 'output';

@@ -113,7 +113,7 @@ function parser(schema: StandardSchema, side: SchemaSide): (value: unknown) => u
  * const exec = createExec({ tools: [add] });
  * ```
  *
- * @throws {@link ToolexecError} `CONFIGURATION` when a schema cannot be converted to JSON Schema
+ * @throws `CONFIGURATION` when a schema cannot be converted to JSON Schema
  * (a zod type JSON Schema cannot express, a Standard Schema without a converter) or does not
  * describe an object, or when `handler` is not a function; `INVALID_TOOL` when the tool breaks the
  * model's rules (name, version, tags).

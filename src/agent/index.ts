@@ -56,8 +56,10 @@ export type {
   InferToolResult,
   JsonSchemaObject,
   StandardIssue,
+  StandardFailure,
   StandardResult,
   StandardSchema,
+  StandardSuccess,
   ToolSchema,
 } from './define-tool-schema.js';
 export { CODE_MODE_PROMPT, codeModeApi, declareTools } from './code-mode-api.js';
