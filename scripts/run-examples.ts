@@ -93,11 +93,6 @@ const EXAMPLES: Example[] = [
     ],
   },
   {
-    name: 'ai-sdk',
-    file: 'examples/agent/ai-sdk.ts',
-    expect: [/^model read +error-text: .*Field '\/city' is required/m, /"value":\[64,68,72\]/, /^answer +Oslo: 64 °F, 68 °F and 72 °F/m],
-  },
-  {
     name: 'full',
     file: 'examples/full/main.ts',
     expect: [/Error VALIDATION: .*'\/to' must be one of/, /"totalEurCents":5365/, /Error LIMIT_EXCEEDED/],
@@ -119,6 +114,11 @@ const EXAMPLES: Example[] = [
       /"totalCents":5400/,
       /Three logo t-shirts cost \$54\.00/,
     ],
+  },
+  {
+    name: 'agent-ai-sdk',
+    file: 'examples/agent/ai-sdk.ts',
+    expect: [/^model read +error-text: .*Field '\/city' is required/m, /"value":\[64,68,72\]/, /^answer +Oslo: 64 °F, 68 °F and 72 °F/m],
   },
 ];
 

@@ -100,7 +100,7 @@ const model = new MockLanguageModelV4({
 });
 
 await runExample(
-  'ai-sdk',
+  'agent-ai-sdk',
   async () => {
     // 2. One call: every tool as an AI SDK tool (provider-safe names), plus execute_code.
     const tools = await aiSdkTools(exec, { code: true });
