@@ -172,6 +172,15 @@ describe('aiSdkTools', () => {
     expect(result.steps[1]?.toolResults[0]?.output).toMatchObject({ value: 42 });
   });
 
+  it('meta: true with code: true keeps six tools, execute_code declaring no tool (snippets search the catalogue)', async () => {
+    const exec = execWith({ tools: SMALL_TOOLS });
+    const tools = await aiSdkTools(exec, { meta: true, code: true });
+    expect(Object.keys(tools)).toEqual(['search_tools', 'list_namespaces', 'describe_tool', 'run_tool', 'run_chain', 'execute_code']);
+    const description = tools.execute_code?.description as string;
+    expect(description).toContain('with 0 tools typed');
+    expect(description).toContain('searchTools(query: string, limit?: number): Promise<ToolSummary[]>;');
+  });
+
   it('refuses bad options with INVALID_ARGUMENT', async () => {
     const exec = execWith({ tools: SMALL_TOOLS });
     expect(hasErrorCode(await aiSdkTools(exec, { code: 'yes' as never }).catch((e: unknown) => e), 'INVALID_ARGUMENT')).toBe(true);
