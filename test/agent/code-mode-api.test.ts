@@ -1,7 +1,7 @@
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { checkSnippet, codeModeApi, defineTool, type CodeModeApi } from '../../src/agent/index.js';
+import { checkSnippet, codeModeApi, declareTools, defineTool, type CodeModeApi } from '../../src/agent/index.js';
 import { createExec, type DefaultExec } from '../../src/exec/index.js';
 import { hasErrorCode } from '../../src/model/index.js';
 import { SMALL_TOOLS } from './catalogue.js';
@@ -87,6 +87,16 @@ describe('codeModeApi: declarations', () => {
     expect(compileDeclarations(some.declarations)).toEqual([]);
     const none = await codeModeApi(exec, { query: 'nothing matches this' });
     expect(compileDeclarations(none.declarations)).toEqual([]);
+  });
+
+  it('never fetch a $ref that points outside the schema (a URL, a file): that tool stays callable, untyped', async () => {
+    const declarations = await declareTools([
+      { id: 'x:url', tool: { name: 'url', inputSchema: { type: 'object', properties: { a: { $ref: 'https://example.com/a.json' } } } } },
+      { id: 'x:file', tool: { name: 'file', inputSchema: { type: 'object', properties: { b: { $ref: '/etc/hostname' } } } } },
+    ]);
+    expect(declarations.match(/export type Args = Record<string, unknown>;/g)).toHaveLength(2);
+    expect(declarations).toContain('Not typed: its JSON Schema could not be converted');
+    expect(compileDeclarations(declarations)).toEqual([]);
   });
 
   it('come with a prompt on how to write a snippet', () => {
