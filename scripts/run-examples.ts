@@ -97,6 +97,29 @@ const EXAMPLES: Example[] = [
     file: 'examples/full/main.ts',
     expect: [/Error VALIDATION: .*'\/to' must be one of/, /"totalEurCents":5365/, /Error LIMIT_EXCEEDED/],
   },
+  {
+    name: 'agent-openai',
+    file: 'examples/agent/openai.ts',
+    expect: [
+      /^tools +shop--find_products \(strict\), shop--quote \(strict\)/m,
+      /Error \(VALIDATION\): .*'\/skus\/0' must match/,
+      /Two of each mug cost \$73\.00/,
+    ],
+  },
+  {
+    name: 'agent-anthropic',
+    file: 'examples/agent/anthropic.ts',
+    expect: [
+      /^tools +search_tools, list_namespaces, describe_tool, run_tool, run_chain, execute_code/m,
+      /"totalCents":5400/,
+      /Three logo t-shirts cost \$54\.00/,
+    ],
+  },
+  {
+    name: 'agent-ai-sdk',
+    file: 'examples/agent/ai-sdk.ts',
+    expect: [/^model read +error-text: .*Field '\/city' is required/m, /"value":\[64,68,72\]/, /^answer +Oslo: 64 °F, 68 °F and 72 °F/m],
+  },
 ];
 
 /** Longest an example may take before it is killed (they take seconds). */

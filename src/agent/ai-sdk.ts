@@ -1,0 +1,277 @@
+/**
+ * The Vercel AI SDK (v7): toolexec's tools as a `ToolSet` for `generateText`, `streamText` and
+ * `ToolLoopAgent`, and one `execute_code` tool that carries the typed code-mode API.
+ */
+import type * as AiSdkModule from 'ai';
+import type { Tool as AiTool, JSONSchema7, ToolSet } from 'ai';
+import type { Tool } from '../model/index.js';
+import { layerErrors } from '../model/internal.js';
+import type { ContentBlock, Exec, Result } from '../exec/index.js';
+import { codeModeApi, type CodeModeApiOptions } from './code-mode-api.js';
+import { checkSnippet } from './code-mode-check.js';
+import { selectTools, type SelectToolsOptions } from './selection.js';
+import { encodeToolName } from './tool-names.js';
+import type { SelectedTool } from './selected-tool.js';
+
+const errors = layerErrors('agent');
+
+type AiSdk = typeof AiSdkModule;
+
+/** What a tool's `toModelOutput` returns: the tool result as the model reads it. */
+type ToolResultOutput = Awaited<ReturnType<NonNullable<AiTool<unknown, unknown>['toModelOutput']>>>;
+
+let aiModule: Promise<AiSdk> | undefined;
+
+/** Loads the AI SDK on first use. @throws `RUNTIME_UNAVAILABLE` when it is not installed. */
+function loadAiSdk(): Promise<AiSdk> {
+  aiModule ??= import('ai').then(
+    (mod) => mod,
+    (err: unknown) => {
+      aiModule = undefined;
+      throw errors('RUNTIME_UNAVAILABLE', 'AI SDK tools need the optional peer dependency "ai" (npm install ai)', {
+        cause: err,
+        details: { missing: 'ai' },
+      });
+    },
+  );
+  return aiModule;
+}
+
+/** Options of {@link codeTool}. */
+export interface CodeToolOptions extends Omit<CodeModeApiOptions, 'language'> {
+  /**
+   * Type-check each snippet against the declarations before it runs (needs the optional peer
+   * dependency `typescript`): a snippet that does not compile is not run, and the compiler's
+   * messages go back to the model as the tool's error. @defaultValue false
+   */
+  typecheck?: boolean;
+  /** Wall-clock budget of each snippet, in milliseconds. @defaultValue the facade's */
+  timeoutMs?: number;
+  /** Most tool calls one snippet may make. @defaultValue the facade's `maxToolCalls` */
+  maxToolCalls?: number;
+}
+
+/** Options of {@link aiSdkTools}. */
+export interface AiSdkToolsOptions extends SelectToolsOptions {
+  /**
+   * Add the `execute_code` tool of {@link codeTool} (replacing the meta-tool of that name), its
+   * description carrying the code-mode API of the same selection, or of `code`'s own `ids` /
+   * `query` when it is an object. @defaultValue false
+   */
+  code?: boolean | CodeToolOptions;
+}
+
+/**
+ * What an AI SDK tool of toolexec returns (the `output` of its tool result): the facade's
+ * {@link Result} — `value` (the tool's structured result), `content` (an MCP tool's blocks),
+ * `toolId`, `durationMs`. The model gets `value` as JSON, or the content blocks (images as files)
+ * when an MCP tool sent more than text.
+ */
+export type AiSdkToolOutput = Result;
+
+/** The tool result output the model reads, for a facade result. */
+function modelOutput(result: Result): ToolResultOutput {
+  const blocks = result.content;
+  if (blocks !== undefined && blocks.some((block) => block.type !== 'text')) {
+    return { type: 'content', value: blocks.map(contentPart) };
+  }
+  const { value } = result;
+  if (typeof value === 'string') return { type: 'text', value };
+  return { type: 'json', value: jsonValue(value) };
+}
+
+type ContentPart = Extract<ToolResultOutput, { type: 'content' }>['value'][number];
+
+/** One MCP content block as a part of the AI SDK's `content` output. */
+function contentPart(block: ContentBlock): ContentPart {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: block.text };
+    case 'image':
+    case 'audio':
+      return { type: 'file', mediaType: block.mimeType, data: { type: 'data', data: block.data } };
+    case 'resource': {
+      const { resource } = block;
+      if ('text' in resource) return { type: 'text', text: resource.text };
+      return { type: 'file', mediaType: resource.mimeType ?? 'application/octet-stream', data: { type: 'data', data: resource.blob } };
+    }
+    case 'resource_link':
+      return { type: 'text', text: `resource ${block.uri}${block.description ? `: ${block.description}` : ''}` };
+    default:
+      return { type: 'text', text: JSON.stringify(block) };
+  }
+}
+
+type JsonValue = Extract<ToolResultOutput, { type: 'json' }>['value'];
+
+/** A value as JSON (`undefined` and functions become null; a value JSON cannot carry at all, a note saying so). */
+function jsonValue(value: unknown): JsonValue {
+  try {
+    return JSON.parse(JSON.stringify(value) ?? 'null') as JsonValue;
+  } catch (err) {
+    return `(the result cannot be sent as JSON: ${err instanceof Error ? err.message : 'unknown reason'})`;
+  }
+}
+
+/** The input schema a model reads: the tool's own, without `$schema` (providers send their own dialect). */
+function modelSchema(tool: Tool): Record<string, unknown> {
+  const { $schema: _dialect, ...schema } = tool.inputSchema as Record<string, unknown>;
+  return schema;
+}
+
+function describe(entry: SelectedTool): string {
+  const { tool } = entry;
+  return tool.description ?? tool.title ?? tool.annotations?.title ?? entry.id;
+}
+
+/** One selected tool as an AI SDK tool: toolexec validates, runs and times it; the signal goes through. */
+function aiTool(ai: AiSdk, entry: SelectedTool): AiTool<Record<string, unknown>, AiSdkToolOutput> {
+  return ai.tool<Record<string, unknown>, AiSdkToolOutput, Record<string, unknown>>({
+    description: describe(entry),
+    // no validate function: the AI SDK passes the model's input through, toolexec checks it
+    inputSchema: ai.jsonSchema<Record<string, unknown>>(modelSchema(entry.tool)),
+    execute: (input, { abortSignal }) => entry.run(input ?? {}, abortSignal === undefined ? {} : { signal: abortSignal }),
+    toModelOutput: ({ output }) => modelOutput(output),
+  });
+}
+
+/**
+ * toolexec's tools as an AI SDK (v7) `ToolSet`, for `generateText`, `streamText` and
+ * `ToolLoopAgent`.
+ *
+ * @remarks
+ * - Tools are chosen by `selectTools` (`ids`, `query`, `limit`, or `meta: true` for the six
+ *   meta-tools); each is keyed by its provider-safe name (`encodeToolName`: `math:add` →
+ *   `math--add`), with `tool({ description, inputSchema: jsonSchema(schema), execute })`.
+ * - The AI SDK does not validate: `execute` runs the call through the facade (`exec.runTool`),
+ *   which validates the arguments, applies the deadline and runs the tool; `execute`'s
+ *   `abortSignal` is the call's signal. A failure (`VALIDATION` naming each field, `EXECUTION`,
+ *   `TIMEOUT`...) rejects, and the AI SDK hands its message back to the model as the tool's error,
+ *   so the model can correct the call.
+ * - The output is the facade's {@link Result}; `toModelOutput` gives the model the value as JSON,
+ *   or an MCP tool's content blocks with images and audio as files.
+ * - `code: true` adds `execute_code` ({@link codeTool}).
+ *
+ * @example
+ * ```ts
+ * const agent = new ToolLoopAgent({ model, tools: await aiSdkTools(exec, { query: 'files' }) });
+ * const { text } = await agent.generate({ prompt: 'Summarize README.md' });
+ * ```
+ *
+ * @throws `INVALID_ARGUMENT` for bad options; `TOOL_NOT_FOUND` for an unknown ID in `ids`;
+ * `RUNTIME_UNAVAILABLE` when the optional peer dependency `ai` is not installed.
+ */
+export async function aiSdkTools(exec: Exec, options: AiSdkToolsOptions = {}): Promise<ToolSet> {
+  if (options === null || typeof options !== 'object') throw errors.invalidArgument('options', 'must be an object');
+  const { code, ...selection } = options;
+  if (code !== undefined && typeof code !== 'boolean' && (code === null || typeof code !== 'object')) {
+    throw errors.invalidArgument('option code', 'must be a boolean or the options of codeTool');
+  }
+  const ai = await loadAiSdk();
+  const tools: ToolSet = {};
+  for (const entry of await selectTools(exec, selection)) tools[encodeToolName(entry.id)] = aiTool(ai, entry);
+  if (code !== undefined && code !== false) {
+    const own = code === true ? {} : code;
+    // the same tools as the set; with meta-tools, none declared (a snippet searches the catalogue)
+    const scope = own.ids !== undefined || own.query !== undefined ? {} : selection.meta === true ? { ids: [] } : pick(selection);
+    tools.execute_code = await codeTool(exec, { ...scope, ...own });
+  }
+  return tools;
+}
+
+function pick(selection: SelectToolsOptions): Omit<CodeModeApiOptions, 'language'> {
+  const out: Omit<CodeModeApiOptions, 'language'> = {};
+  if (selection.ids !== undefined) out.ids = [...selection.ids];
+  if (selection.query !== undefined) out.query = selection.query;
+  if (selection.limit !== undefined) out.limit = selection.limit;
+  return out;
+}
+
+/** The `execute_code` tool's input. */
+export interface CodeToolInput {
+  /** The TypeScript or JavaScript snippet. */
+  code: string;
+}
+
+/** The `execute_code` tool's output: the snippet's value and what it printed. */
+export interface CodeToolOutput {
+  /** What the snippet returned (or assigned to `__out`); `null` when nothing. */
+  value: unknown;
+  /** The tool IDs the snippet called, in completion order. */
+  toolCalls: string[];
+  /** What it printed to stdout, when anything. */
+  stdout?: string;
+  /** What it printed to stderr, when anything. */
+  stderr?: string;
+  /** What it did that is probably a mistake (a tool call left pending, ...). */
+  warnings?: string[];
+}
+
+const CODE_INPUT_SCHEMA: JSONSchema7 = {
+  type: 'object',
+  properties: {
+    code: { type: 'string', minLength: 1, description: 'The TypeScript or JavaScript snippet: the body of an async function.' },
+  },
+  required: ['code'],
+  additionalProperties: false,
+};
+
+/**
+ * One AI SDK tool, `execute_code`, that runs a model's snippet in toolexec's sandbox (the facade's
+ * `executeCode`: WASM by default, on any Node host), its description carrying the code-mode API
+ * of the selected tools ({@link codeModeApi}: the prompt and the TypeScript declarations).
+ *
+ * @remarks
+ * Snippets run as TypeScript (JavaScript is TypeScript too) under the facade's profile, call
+ * budget and deadline (`timeoutMs`, `maxToolCalls` override them); `execute`'s `abortSignal`
+ * stops the run. With `typecheck: true` a snippet is checked against the declarations first
+ * ({@link checkSnippet}) and one that does not compile fails with `VALIDATION` listing the
+ * compiler's messages. A failed run rejects with the facade's error (`CODE_EXECUTION` with the
+ * line, `LIMIT_EXCEEDED`...), whose message the AI SDK hands back to the model.
+ *
+ * @throws `INVALID_ARGUMENT` for bad options; `RUNTIME_UNAVAILABLE` when `ai` or
+ * json-schema-to-typescript is not installed.
+ */
+export async function codeTool(exec: Exec, options: CodeToolOptions = {}): Promise<AiTool<CodeToolInput, CodeToolOutput>> {
+  if (options === null || typeof options !== 'object') throw errors.invalidArgument('options', 'must be an object');
+  const { typecheck = false, timeoutMs, maxToolCalls, ...selection } = options;
+  if (typeof typecheck !== 'boolean') throw errors.invalidArgument('option typecheck', 'must be a boolean');
+  if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs > 0)) {
+    throw errors.invalidArgument('option timeoutMs', 'must be a positive number of milliseconds');
+  }
+  if (maxToolCalls !== undefined && !(Number.isInteger(maxToolCalls) && maxToolCalls >= 0)) {
+    throw errors.invalidArgument('option maxToolCalls', 'must be an integer ≥ 0');
+  }
+  const ai = await loadAiSdk();
+  const api = await codeModeApi(exec, selection);
+  const description = `Runs a code snippet that calls tools, in a sandbox. ${api.prompt}\n\nThe snippet's API, declared in TypeScript:\n\`\`\`ts\n${api.declarations}\n\`\`\``;
+  return ai.tool<CodeToolInput, CodeToolOutput, Record<string, unknown>>({
+    description,
+    inputSchema: ai.jsonSchema<CodeToolInput>(CODE_INPUT_SCHEMA),
+    execute: async (input, { abortSignal }) => {
+      const code = typeof input?.code === 'string' ? input.code : '';
+      if (code.trim() === '') throw errors.invalidArgument('code', 'must be a non-empty snippet');
+      if (typecheck) {
+        const check = await checkSnippet(api, code);
+        if (!check.ok) {
+          throw errors('VALIDATION', `the snippet does not type-check against the declared API; fix it and run it again:\n${check.text}`, {
+            details: { diagnostics: check.diagnostics },
+          });
+        }
+      }
+      const run = await exec.executeCode({
+        code,
+        language: 'typescript',
+        ...(abortSignal === undefined ? {} : { signal: abortSignal }),
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        ...(maxToolCalls === undefined ? {} : { maxToolCalls }),
+      });
+      const output: CodeToolOutput = { value: run.value ?? null, toolCalls: run.toolCalls.map((call) => call.toolId) };
+      if (run.stdout !== '') output.stdout = run.stdout;
+      if (run.stderr !== '') output.stderr = run.stderr;
+      if (run.warnings !== undefined && run.warnings.length > 0) output.warnings = run.warnings.map((warning) => warning.message);
+      return output;
+    },
+    toModelOutput: ({ output }) => ({ type: 'json', value: jsonValue(output) }),
+  });
+}
