@@ -9,6 +9,7 @@ import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { validator as specValidator, type Schema as SpecSchema } from '@exodus/schemasafe';
 import { isPlainObject, escapePointer, type Dialect, SchemaProblem, type SchemaDocument } from './schema-source.js';
 import { DIALECT_2020_12, DIALECT_DRAFT_07 } from './schema.js';
+import { specEngineCopy } from './schema-spec-rewrite.js';
 
 /** A compiled check: true when `data` is valid. */
 export type SpecCheck = (data: unknown) => boolean;
@@ -107,11 +108,11 @@ export class SpecCompiled {
 
   /** @throws {@link SchemaProblem} when the engine refuses the schema. */
   constructor(document: SchemaDocument, dialect: Dialect, options: SpecEngineOptions, formats: ReadonlySet<string>) {
-    this.#document = document;
+    this.#document = specEngineCopy(document);
     this.#dialect = dialect;
     this.#options = options;
     this.#formats = formats;
-    this.#check = build(document, dialect, options, formats, false);
+    this.#check = build(this.#document, dialect, options, formats, false);
   }
 
   /** The yes/no check (no error list). */
@@ -261,6 +262,8 @@ function typeList(type: unknown): string[] {
 /** One schemasafe error as Ajv would have reported it (`verbose` fields included where known). */
 function toAjvError(error: SpecError, root: SchemaDocument, data: unknown): ErrorObject {
   const segments = segmentsOf(error.keywordLocation);
+  // `additionalProperties: false` was compiled as `{ "not": {} }` (schema-spec-rewrite.ts).
+  if (segments.at(-1) === 'not' && /^(additional|unevaluated)Properties$/.test(segments.at(-2) ?? '')) segments.pop();
   let at = segments.length;
   while (at > 0 && !KEYWORDS.has(segments[at - 1] as string)) at--;
   const keyword = at === 0 ? 'false schema' : (segments[at - 1] as string);
