@@ -128,7 +128,8 @@ class Collector {
       case 'enum': {
         const allowed = Array.isArray(params.allowedValues) ? (params.allowedValues as unknown[]) : [];
         const value = this.#value(error);
-        this.add('InvalidEnumValue', field, `${label} must be one of ${showList(allowed)}, got ${show(value)}.`, {
+        const wanted = allowed.length === 0 ? 'cannot take any value (its enum is empty)' : `must be one of ${showList(allowed)}`;
+        this.add('InvalidEnumValue', field, `${label} ${wanted}, got ${show(value)}.`, {
           allowed,
           actual: scalar(value),
           keyword,
