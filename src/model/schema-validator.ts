@@ -14,11 +14,13 @@ import {
   safeJson,
   schemaDocument,
   schemaKey,
+  type CustomDialect,
   type SchemaDocument,
 } from './schema-source.js';
 import type { ContractViolation, SchemaValidator, SchemaValidatorOptions, ToolSchemaChecks } from './schema.js';
 import type { Tool } from './tool.js';
 import { summarizeViolations, toViolations } from './violations.js';
+import { customDialects, inDialect } from './schema-vocabulary.js';
 
 /** Default of {@link SchemaValidatorOptions.maxCachedSchemas}. */
 export const DEFAULT_MAX_CACHED_SCHEMAS = 1000;
@@ -178,6 +180,8 @@ export class JsonSchemaValidator implements SchemaValidator {
   readonly #problems = new WeakMap<object, SchemaProblem>();
   readonly #byContent: LruCache<string, CompiledSchema | SchemaProblem>;
   readonly #byText: LruCache<string, CompiledSchema | SchemaProblem>;
+  /** Dialects defined by known meta-schemas (with `$vocabulary`). */
+  readonly #customDialects: ReadonlyMap<string, CustomDialect>;
   #compilations = 0;
 
   constructor(options?: SchemaValidatorOptions) {
@@ -189,6 +193,7 @@ export class JsonSchemaValidator implements SchemaValidator {
       compilationsPerInstance: Math.max(200, 2 * resolved.maxCachedSchemas),
     });
     this.#maxViolations = resolved.maxViolations;
+    this.#customDialects = customDialects(resolved.schemas);
     this.#byContent = new LruCache(resolved.maxCachedSchemas, (_key, entry) => {
       if (!(entry instanceof SchemaProblem)) this.#compiler.release(entry);
     });
@@ -387,14 +392,15 @@ export class JsonSchemaValidator implements SchemaValidator {
   }
 
   #fromValue(schema: unknown): CompiledSchema {
-    const { key, dialect, implicitDialect } = schemaKey(schema);
+    const { key, dialect, implicitDialect, custom } = schemaKey(schema, this.#customDialects);
     const cached = this.#byContent.get(key);
     if (cached instanceof SchemaProblem) throw cached;
     if (cached !== undefined) return cached;
     let entry: CompiledSchema | SchemaProblem;
     try {
       this.#compilations++;
-      entry = this.#compiler.compile(schemaDocument(schema), dialect, implicitDialect);
+      const document = custom === undefined ? schemaDocument(schema) : inDialect(schemaDocument(schema), custom);
+      entry = this.#compiler.compile(document, dialect, implicitDialect);
     } catch (err) {
       entry = err instanceof SchemaProblem ? err : new SchemaProblem(`the schema could not be compiled: ${errorText(err)}`, err);
     }
