@@ -67,14 +67,6 @@ export interface SchemaCompilerOptions {
   readonly compilationsPerInstance?: number;
 }
 
-/** Params of the explaining `oneOf` / `anyOf` errors. */
-export interface CompositeParams {
-  /** Indexes of the branches the value matched. */
-  passing: number[];
-  /** Per branch: its own errors, or `null` when it matched. */
-  branches: (ErrorObject[] | null)[];
-}
-
 /** The context every call of a schema without dynamic anchors shares (see {@link CompiledSchema.context}). */
 const SHARED_CONTEXT: DataValidationCxt = Object.freeze({
   instancePath: '',
@@ -332,7 +324,7 @@ export class SchemaCompiler {
 
   /**
    * The errors explaining why `data` fails `compiled`: all of them, verbose, with composite
-   * errors carrying their branches ({@link CompositeParams}). Falls back to the fast check's
+   * errors carrying their branches (`CompositeParams` of violations.ts). Falls back to the fast check's
    * first error when the explaining validator cannot be built or disagrees.
    */
   explain(compiled: CompiledSchema, data: unknown): ErrorObject[] {

@@ -5,7 +5,7 @@
  * and `oneOf`/`anyOf` errors that carry each branch's own errors, as the explaining Ajv gives them.
  */
 import type { ErrorObject } from 'ajv';
-import type { CompositeParams } from './schema-compiler.js';
+import type { CompositeParams } from './violations.js';
 import { escapePointer, isPlainObject, type SchemaDocument } from './schema-source.js';
 
 /** One error as schemasafe reports it. */

@@ -3,7 +3,6 @@
  * field (a JSON pointer; the whole value is shown as `(root)`) and what was expected.
  */
 import type { ErrorObject } from 'ajv';
-import type { CompositeParams } from './schema-compiler.js';
 import {
   fieldLabel,
   show,
@@ -21,6 +20,14 @@ import {
 import { editDistance, typoBudget } from './edit-distance.js';
 import type { ContractViolation, ViolationCode } from './schema.js';
 import { escapePointer, isPlainObject, jsonTypeOf, safeJson, type SchemaDocument } from './schema-source.js';
+
+/** Params of the explaining `oneOf` / `anyOf` errors (the explaining Ajv's, and the spec engine's once grouped). */
+export interface CompositeParams {
+  /** Indexes of the branches the value matched. */
+  passing: number[];
+  /** Per branch: its own errors, or `null` when it matched. */
+  branches: (ErrorObject[] | null)[];
+}
 
 /** Violations found for one failure, and how many more were left out past the limit. */
 export interface ViolationReport {
