@@ -124,15 +124,18 @@ export function schemaFeatures(document: SchemaDocument): SchemaFeatures {
 }
 
 /**
- * The engine for a document in `dialect`. `knownNeedsSpec` says whether a known document (the
- * `schemas` option) itself needs the spec engine; a schema that may refer to it follows it.
+ * The engine for a document in `dialect`. A schema that may refer to a known document (the
+ * `schemas` option) follows that document: to the spec engine when it needs it, refused when it
+ * is refused.
  *
  * @throws {@link SchemaProblem} for a schema neither engine evaluates correctly.
  */
 export function routeSchema(document: SchemaDocument, dialect: Dialect, known: KnownDocuments = NO_KNOWN): SchemaRoute {
   if (typeof document === 'boolean') return { engine: 'ajv', because: '', formats: new Set() };
   const features = schemaFeatures(document);
-  const refersToSpec = features.externalRef && features.externalRefs.some((ref) => known.needsSpec(ref));
+  const targets = features.externalRefs.flatMap((ref) => known.traitsOf(ref));
+  const refused = targets.find((target) => target.refusal !== undefined);
+  if (refused?.refusal !== undefined) throw new SchemaProblem(`a $ref to ${refused.uri}, which is refused: ${refused.refusal}`);
   if (features.dynamic && features.unevaluated.length > 0) {
     const keyword = dynamicFeedsUnevaluated(document, known);
     if (keyword !== undefined) {
@@ -141,23 +144,36 @@ export function routeSchema(document: SchemaDocument, dialect: Dialect, known: K
       );
     }
   }
+  // Measured: a pointer into a known document's dynamic anchors is fine; the scope breaks when
+  // the schema's own resources are entered in the middle.
   if (features.dynamic && features.externalRefs.some((ref) => /^[^#]+#\//.test(ref))) {
     throw new SchemaProblem(
       '$dynamicRef with a $ref into the middle of another schema resource (uri#/pointer) is not supported: neither validation engine keeps that dynamic scope correctly',
     );
   }
-  const because = specReason(features, dialect, refersToSpec);
+  const because = specReason(
+    features,
+    dialect,
+    targets.some((target) => target.needsSpec),
+  );
   return { engine: because === '' ? 'ajv' : 'spec', because, formats: features.formats };
+}
+
+/** What the router knows of one known document. */
+interface KnownTraits {
+  readonly uri: string;
+  readonly needsSpec: boolean;
+  readonly refusal?: string;
 }
 
 /** The known documents (the `schemas` option), as the router sees them. */
 export class KnownDocuments {
   readonly #documents: ReadonlyMap<string, SchemaDocument>;
-  readonly #spec: ReadonlySet<string>;
+  readonly #traits: readonly KnownTraits[];
 
   constructor(documents: ReadonlyMap<string, SchemaDocument>) {
     this.#documents = documents;
-    this.#spec = new Set([...documents].filter(([, document]) => knownDocumentNeedsSpec(document)).map(([uri]) => uri));
+    this.#traits = [...documents].map(([uri, document]) => traitsOf(uri, document, this));
   }
 
   /** The known document a reference may name: its URI ends with the reference (fragment left out). */
@@ -168,10 +184,10 @@ export class KnownDocuments {
     return undefined;
   }
 
-  /** True when a reference may name a known document that needs the spec engine. */
-  needsSpec(ref: string): boolean {
+  /** What is known of the documents a reference may name. */
+  traitsOf(ref: string): KnownTraits[] {
     const uri = withoutFragment(ref);
-    return uri !== '' && [...this.#spec].some((known) => endsWithPath(known, uri));
+    return uri === '' ? [] : this.#traits.filter((traits) => endsWithPath(traits.uri, uri));
   }
 }
 
@@ -267,14 +283,15 @@ export function specReason(features: SchemaFeatures, dialect: Dialect, knownNeed
   return '';
 }
 
-/** True when a known document needs the spec engine by itself (its dialect is read from its own `$schema`). */
-export function knownDocumentNeedsSpec(document: SchemaDocument): boolean {
-  if (typeof document === 'boolean') return false;
+/** A known document's traits; its dialect is read from its own `$schema`, its references are not followed. */
+function traitsOf(uri: string, document: SchemaDocument, known: KnownDocuments): KnownTraits {
+  if (typeof document === 'boolean') return { uri, needsSpec: false };
   const dialect: Dialect = typeof document.$schema === 'string' && document.$schema.includes('draft-07') ? 'draft-07' : '2020-12';
-  try {
-    return specReason(schemaFeatures(document), dialect, false) !== '';
-  } catch {
-    // A document only the spec engine could try.
-    return true;
+  const features = schemaFeatures(document);
+  const needsSpec = specReason(features, dialect, false) !== '';
+  if (features.dynamic && features.unevaluated.length > 0) {
+    const keyword = dynamicFeedsUnevaluated(document, known);
+    if (keyword !== undefined) return { uri, needsSpec, refusal: `${keyword} depends on a $dynamicRef` };
   }
+  return { uri, needsSpec };
 }

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SchemaValidationError, ToolexecError, createSchemaValidator, type ContractViolation, type Tool } from '../../src/model/index.js';
 import { SchemaCompiler } from '../../src/model/schema-compiler.js';
-import { routeSchema } from '../../src/model/schema-router.js';
+import { KnownDocuments, routeSchema } from '../../src/model/schema-router.js';
 import { SchemaProblem, type SchemaDocument } from '../../src/model/schema-source.js';
 import { SpecCompiled } from '../../src/model/schema-spec-engine.js';
 import { toViolations } from '../../src/model/violations.js';
@@ -147,6 +147,35 @@ describe('the router', () => {
         expect(route.because).not.toBe('');
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('lets a schema follow the known document it refers to: to the spec engine, or refused', () => {
+    const closed = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      properties: { a: { type: 'string' } },
+      unevaluatedProperties: false,
+    };
+    const tangled = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      $dynamicAnchor: 'x',
+      unevaluatedProperties: false,
+      allOf: [{ $dynamicRef: '#x' }],
+    };
+    const documents = new Map<string, SchemaDocument>([
+      ['https://example.com/closed.json', closed],
+      ['https://example.com/tangled.json', tangled],
+    ]);
+    const known = new KnownDocuments(documents);
+    expect(routeSchema({ $ref: 'https://example.com/closed.json' }, '2020-12', known).engine).toBe('spec');
+    expect(routeSchema({ $ref: '#/$defs/a', $defs: { a: { type: 'string' } } }, '2020-12', known).engine).toBe('ajv');
+    const v = createSchemaValidator({ schemas: Object.fromEntries(documents) });
+    v.validate({ $ref: 'https://example.com/closed.json' }, { a: 'x' });
+    expect(violationsOf(() => v.validate({ $ref: 'https://example.com/closed.json' }, { a: 'x', b: 1 }))[0]).toMatchObject({ field: '/b' });
+    const err = thrown(() => v.validate({ $ref: 'https://example.com/tangled.json' }, {}));
+    expect(err.code).toBe('INVALID_SCHEMA');
+    expect(err.message).toContain(
+      'a $ref to https://example.com/tangled.json, which is refused: unevaluatedProperties depends on a $dynamicRef',
     );
   });
 
