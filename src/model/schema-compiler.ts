@@ -8,7 +8,9 @@
 import { Ajv, _, Name, type AnySchema, type CodeKeywordDefinition, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
+import { KnownDocuments, routeSchema, type EngineName } from './schema-router.js';
 import { SchemaProblem, type Dialect, type SchemaDocument } from './schema-source.js';
+import { SpecCompiled } from './schema-spec-engine.js';
 
 type AjvInstance = Ajv | Ajv2020;
 /** The optional second argument of Ajv's validate functions. */
@@ -18,10 +20,18 @@ type FormatsPlugin = (ajv: AjvInstance, options: { keywords: boolean }) => unkno
 // ajv-formats is CommonJS with `exports.default`; ESM and bundlers hand over either shape.
 const addFormats = ((ajvFormats as unknown as { default?: FormatsPlugin }).default ?? ajvFormats) as unknown as FormatsPlugin;
 
+/**
+ * A compiled yes/no check, with the shape of Ajv's validate functions (which are one): the
+ * optional second argument is Ajv's context, `errors` the errors of the last call.
+ */
+export type CheckFunction = ((data: unknown, context?: DataValidationCxt) => boolean) & { errors?: ErrorObject[] | null };
+
 /** A schema compiled for one validator: the fast check plus what explaining a failure needs. */
 export interface CompiledSchema {
-  /** Ajv's validate function (first error only). */
-  readonly validate: ValidateFunction;
+  /** The engine that evaluates the schema, chosen once when it was compiled (see schema-router.ts). */
+  readonly engine: EngineName;
+  /** The fast check (Ajv's validate function, first error only; or the spec engine's check). */
+  readonly validate: CheckFunction;
   /** The dialect the schema was compiled with. */
   readonly dialect: Dialect;
   /** Whether property checks are own-property checks (the schema names an inherited name). */
@@ -29,7 +39,9 @@ export interface CompiledSchema {
   /** The private JSON copy Ajv compiled (error `schema`/`parentSchema` values point into it). */
   readonly document: SchemaDocument;
   /** The explaining validate function, once built; `null` when it could not be built. */
-  explain?: ValidateFunction | null;
+  explain?: CheckFunction | null;
+  /** The spec engine's compiled form, for schemas it evaluates. */
+  readonly spec?: SpecCompiled;
   /**
    * The second argument to pass to {@link CompiledSchema.validate}: one shared, frozen context
    * when nothing the schema can reach uses `$dynamicAnchor` (the only thing Ajv writes into it),
@@ -53,14 +65,6 @@ export interface SchemaCompilerOptions {
    * validator that sees an endless stream of new schemas. @defaultValue 1000
    */
   readonly compilationsPerInstance?: number;
-}
-
-/** Params of the explaining `oneOf` / `anyOf` errors. */
-export interface CompositeParams {
-  /** Indexes of the branches the value matched. */
-  passing: number[];
-  /** Per branch: its own errors, or `null` when it matched. */
-  branches: (ErrorObject[] | null)[];
 }
 
 /** The context every call of a schema without dynamic anchors shares (see {@link CompiledSchema.context}). */
@@ -252,11 +256,14 @@ export class SchemaCompiler {
   readonly #instances = new Map<string, InstanceSlot>();
   /** Whether a known document uses dynamic anchors (then no schema shares a context). */
   readonly #knownDynamic: boolean;
+  /** The known documents, as the router sees them. */
+  readonly #known: KnownDocuments;
 
   constructor(options: SchemaCompilerOptions) {
     this.#options = options;
     this.#compilationsPerInstance = options.compilationsPerInstance ?? 1000;
     this.#knownDynamic = [...options.schemas.values()].some(usesDynamicAnchors);
+    this.#known = new KnownDocuments(options.schemas);
   }
 
   /**
@@ -266,17 +273,19 @@ export class SchemaCompiler {
    * @throws {@link SchemaProblem}.
    */
   compile(document: SchemaDocument, dialect: Dialect, implicitDialect: boolean): CompiledSchema {
+    const route = routeSchema(document, dialect, this.#known);
+    if (route.engine === 'spec') return this.#compileSpec(document, dialect, implicitDialect, route.formats);
     const ownProperties = mentionsInheritedName(document);
     const context = this.#knownDynamic || usesDynamicAnchors(document) ? undefined : SHARED_CONTEXT;
     try {
       const { validate, ajv } = this.#compileWith({ dialect, ownProperties, explaining: false }, document);
-      return { validate, dialect, ownProperties, document, context, owner: ajv };
+      return { engine: 'ajv', validate, dialect, ownProperties, document, context, owner: ajv };
     } catch (err) {
       const problem = problemFrom(err, document);
       if (implicitDialect && dialect === '2020-12' && META_INVALID.test(problem.reason)) {
         try {
           const { validate, ajv } = this.#compileWith({ dialect: 'draft-07', ownProperties, explaining: false }, document);
-          return { validate, dialect: 'draft-07', ownProperties, document, context, owner: ajv };
+          return { engine: 'ajv', validate, dialect: 'draft-07', ownProperties, document, context, owner: ajv };
         } catch {
           // report the 2020-12 problem: that is the dialect the schema was read in
         }
@@ -286,11 +295,43 @@ export class SchemaCompiler {
   }
 
   /**
+   * A schema for the spec engine: checked against its dialect's meta-schema by Ajv (the same
+   * `INVALID_SCHEMA` messages as every other schema), then compiled by the spec engine.
+   */
+  #compileSpec(document: SchemaDocument, dialect: Dialect, implicitDialect: boolean, formats: ReadonlySet<string>): CompiledSchema {
+    let used = dialect;
+    let ajv = this.#metaCheck(dialect, document);
+    if (ajv instanceof SchemaProblem) {
+      const fallback = implicitDialect && dialect === '2020-12' ? this.#metaCheck('draft-07', document) : ajv;
+      if (fallback instanceof SchemaProblem) throw ajv;
+      ajv = fallback;
+      used = 'draft-07';
+    }
+    const spec = new SpecCompiled(document, used, this.#options, formats);
+    const check = spec.check;
+    const validate: CheckFunction = (data) => check(data);
+    return { engine: 'spec', validate, dialect: used, ownProperties: false, document, context: undefined, owner: ajv, spec };
+  }
+
+  /** Ajv's meta-schema check of `document` in `dialect`: the instance that checked it, or the problem. */
+  #metaCheck(dialect: Dialect, document: SchemaDocument): AjvInstance | SchemaProblem {
+    const flavor: Flavor = { dialect, ownProperties: false, explaining: false };
+    const key = flavorKey(flavor);
+    const { ajv } = this.#instances.get(key) ?? this.#createSlot(key, flavor);
+    if (ajv.validateSchema(document) === true) return ajv;
+    return problemFrom(new Error(`schema is invalid: ${ajv.errorsText(ajv.errors)}`), document);
+  }
+
+  /**
    * The errors explaining why `data` fails `compiled`: all of them, verbose, with composite
-   * errors carrying their branches ({@link CompositeParams}). Falls back to the fast check's
+   * errors carrying their branches (`CompositeParams` of violations.ts). Falls back to the fast check's
    * first error when the explaining validator cannot be built or disagrees.
    */
   explain(compiled: CompiledSchema, data: unknown): ErrorObject[] {
+    if (compiled.spec !== undefined) {
+      compiled.explain ??= compiled.spec.explainCheck();
+      return compiled.spec.errors(data);
+    }
     if (compiled.explain === undefined) {
       try {
         const flavor = { dialect: compiled.dialect, ownProperties: compiled.ownProperties, explaining: true };

@@ -7,6 +7,18 @@ import { DIALECT_2020_12, DIALECT_DRAFT_07 } from './schema.js';
 /** The JSON Schema dialects the validator compiles. */
 export type Dialect = '2020-12' | 'draft-07';
 
+/** A dialect defined by a known meta-schema with a `$vocabulary` (see schema-vocabulary.ts). */
+export interface CustomDialect {
+  /** The meta-schema's URI (as given in `$schema`). */
+  readonly uri: string;
+  /** The dialect it builds on. */
+  readonly base: Dialect;
+  /** Keywords of standard vocabularies the meta-schema leaves out: not evaluated. */
+  readonly inactive: ReadonlySet<string>;
+  /** Why schemas in this dialect are refused, if they are. */
+  readonly refusal?: string;
+}
+
 /** A JSON value, as found in a schema document. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -41,11 +53,13 @@ const DRAFT_07_PREFIX = 'http://json-schema.org/draft-07/';
  *
  * @throws {@link SchemaProblem} for any other dialect.
  */
-export function dialectOf(uri: unknown): Dialect {
+export function dialectOf(uri: unknown, custom?: ReadonlyMap<string, CustomDialect>): Dialect {
   if (uri === undefined || uri === '') return '2020-12';
   if (typeof uri === 'string') {
     if (uri === DIALECT_2020_12 || uri.startsWith(DRAFT_2020_PREFIX)) return '2020-12';
     if (uri === DIALECT_DRAFT_07 || uri === DRAFT_07_NO_HASH || uri.startsWith(DRAFT_07_PREFIX)) return 'draft-07';
+    const known = custom?.get(uri);
+    if (known !== undefined) return known.base;
   }
   const shown = typeof uri === 'string' ? uri : safeJson(uri);
   throw new SchemaProblem(`unsupported JSON Schema dialect: ${shown} (only 2020-12 and draft-07 are supported)`);
@@ -84,6 +98,8 @@ export interface SchemaKey {
   readonly dialect: Dialect;
   /** True when the root named no `$schema`, so the dialect was not chosen by the author. */
   readonly implicitDialect: boolean;
+  /** The custom dialect (a known meta-schema with `$vocabulary`) the root `$schema` names, if any. */
+  readonly custom?: CustomDialect;
 }
 
 /** The result of {@link canonicalizeSchema}: the key plus the document to compile. */
@@ -156,13 +172,14 @@ function serialize(value: unknown, depth: number, skipKey?: string): string {
  * @throws {@link SchemaProblem} when `schema` is not a JSON Schema document (an object or a boolean
  * made only of JSON values, without cycles), naming what is wrong and where.
  */
-export function schemaKey(schema: unknown): SchemaKey {
+export function schemaKey(schema: unknown, customDialects?: ReadonlyMap<string, CustomDialect>): SchemaKey {
   if (typeof schema === 'boolean') return { key: `2020-12|${schema}`, dialect: '2020-12', implicitDialect: true };
   if (!isPlainObject(schema)) {
     throw new SchemaProblem(`expected a JSON Schema object, a boolean or JSON text, got ${describeType(schema)}`);
   }
   const declared = schema.$schema;
-  const dialect = dialectOf(declared);
+  const dialect = dialectOf(declared, customDialects);
+  const custom = typeof declared === 'string' ? customDialects?.get(declared) : undefined;
   let body: string;
   try {
     body = serialize(schema, 0, '$schema');
@@ -171,6 +188,7 @@ export function schemaKey(schema: unknown): SchemaKey {
     schemaDocument(schema); // throws the precise problem
     throw new SchemaProblem('schema is not JSON');
   }
+  if (custom !== undefined) return { key: `${dialect}|${custom.uri}|${body}`, dialect, implicitDialect: false, custom };
   return { key: `${dialect}|${body}`, dialect, implicitDialect: declared === undefined || declared === '' };
 }
 

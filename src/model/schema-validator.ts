@@ -1,6 +1,7 @@
 /**
- * The JSON Schema validator of tool inputs and outputs: Ajv 8, compiled once per schema, with
- * failures reported as seed-004 violations a model can act on.
+ * The JSON Schema validator of tool inputs and outputs: compiled once per schema (by Ajv 8, or by
+ * the spec engine for the constructs schema-router.ts sends there), with failures reported as
+ * seed-004 violations a model can act on.
  */
 import { ToolexecError, type ToolexecErrorOptions } from './errors.js';
 import { LruCache } from './schema-cache.js';
@@ -14,11 +15,13 @@ import {
   safeJson,
   schemaDocument,
   schemaKey,
+  type CustomDialect,
   type SchemaDocument,
 } from './schema-source.js';
 import type { ContractViolation, SchemaValidator, SchemaValidatorOptions, ToolSchemaChecks } from './schema.js';
 import type { Tool } from './tool.js';
 import { summarizeViolations, toViolations } from './violations.js';
+import { customDialects, inDialect } from './schema-vocabulary.js';
 
 /** Default of {@link SchemaValidatorOptions.maxCachedSchemas}. */
 export const DEFAULT_MAX_CACHED_SCHEMAS = 1000;
@@ -159,7 +162,14 @@ function errorText(err: unknown): string {
  * - Dialects: 2020-12 (no `$schema`, or any URI under `https://json-schema.org/draft/2020-12/`) and
  *   draft-07 (`http://json-schema.org/draft-07/schema[#]` or any URI under it), each with its own
  *   Ajv instance, so draft-07 tuple `items: [...]` keeps its meaning. A schema without `$schema`
- *   that is only valid as draft-07 is compiled as draft-07. Any other `$schema` is `INVALID_SCHEMA`.
+ *   that is only valid as draft-07 is compiled as draft-07. A `$schema` naming a 2020-12
+ *   meta-schema given in `schemas` that declares `$vocabulary` is evaluated with only the
+ *   keywords of the vocabularies it lists. Any other `$schema` is `INVALID_SCHEMA`.
+ * - Two engines, one chosen per schema when it is compiled: Ajv 8 for ordinary schemas (the fast
+ *   path), and `@exodus/schemasafe` for the constructs Ajv evaluates wrongly (`$dynamicRef`,
+ *   `unevaluated*`, an empty `enum`, `__proto__` as a name, nested `$id`s, draft-07 `$id` beside
+ *   `$ref`). The two combinations neither evaluates correctly are `INVALID_SCHEMA`. Both report
+ *   violations the same way. See docs/schemas.md, "Schema support".
  * - `$ref` resolves inside the schema and to the documents of the `schemas` option, never over the
  *   network or the file system.
  * - `formats: 'annotate'` (default) never fails on `format`. `'assert'` checks the formats of
@@ -178,6 +188,8 @@ export class JsonSchemaValidator implements SchemaValidator {
   readonly #problems = new WeakMap<object, SchemaProblem>();
   readonly #byContent: LruCache<string, CompiledSchema | SchemaProblem>;
   readonly #byText: LruCache<string, CompiledSchema | SchemaProblem>;
+  /** Dialects defined by known meta-schemas (with `$vocabulary`). */
+  readonly #customDialects: ReadonlyMap<string, CustomDialect>;
   #compilations = 0;
 
   constructor(options?: SchemaValidatorOptions) {
@@ -189,6 +201,7 @@ export class JsonSchemaValidator implements SchemaValidator {
       compilationsPerInstance: Math.max(200, 2 * resolved.maxCachedSchemas),
     });
     this.#maxViolations = resolved.maxViolations;
+    this.#customDialects = customDialects(resolved.schemas);
     this.#byContent = new LruCache(resolved.maxCachedSchemas, (_key, entry) => {
       if (!(entry instanceof SchemaProblem)) this.#compiler.release(entry);
     });
@@ -387,14 +400,15 @@ export class JsonSchemaValidator implements SchemaValidator {
   }
 
   #fromValue(schema: unknown): CompiledSchema {
-    const { key, dialect, implicitDialect } = schemaKey(schema);
+    const { key, dialect, implicitDialect, custom } = schemaKey(schema, this.#customDialects);
     const cached = this.#byContent.get(key);
     if (cached instanceof SchemaProblem) throw cached;
     if (cached !== undefined) return cached;
     let entry: CompiledSchema | SchemaProblem;
     try {
       this.#compilations++;
-      entry = this.#compiler.compile(schemaDocument(schema), dialect, implicitDialect);
+      const document = custom === undefined ? schemaDocument(schema) : inDialect(schemaDocument(schema), custom);
+      entry = this.#compiler.compile(document, dialect, implicitDialect);
     } catch (err) {
       entry = err instanceof SchemaProblem ? err : new SchemaProblem(`the schema could not be compiled: ${errorText(err)}`, err);
     }
@@ -436,7 +450,8 @@ export class JsonSchemaValidator implements SchemaValidator {
 }
 
 /**
- * Creates the default {@link SchemaValidator} (Ajv 8; see {@link JsonSchemaValidator}).
+ * Creates the default {@link SchemaValidator} (Ajv 8, with a second, spec-compliant engine for the
+ * constructs Ajv gets wrong; see {@link JsonSchemaValidator}).
  *
  * @throws `INVALID_ARGUMENT` for bad options, `INVALID_SCHEMA` for a bad document in `schemas`.
  */

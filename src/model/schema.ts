@@ -102,7 +102,8 @@ export interface SchemaValidatorOptions {
   /**
    * Known schema documents, by URI, that a `$ref` may name (`{ 'https://example.com/point.json': {...} }`).
    * Nothing else is ever resolved: a `$ref` to any other document fails with `INVALID_SCHEMA`
-   * (`external $ref resolution is disabled: <uri>`). Documents are copied when the validator is created.
+   * (`external $ref resolution is disabled: <uri>`). A 2020-12 meta-schema among them that declares
+   * `$vocabulary` may be named in a schema's `$schema`. Documents are copied when the validator is created.
    */
   schemas?: Record<string, unknown>;
   /** Most violations reported for one failure (Ajv collects all errors; the list is cut here). @defaultValue 50 */

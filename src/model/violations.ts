@@ -3,7 +3,6 @@
  * field (a JSON pointer; the whole value is shown as `(root)`) and what was expected.
  */
 import type { ErrorObject } from 'ajv';
-import type { CompositeParams } from './schema-compiler.js';
 import {
   fieldLabel,
   show,
@@ -21,6 +20,14 @@ import {
 import { editDistance, typoBudget } from './edit-distance.js';
 import type { ContractViolation, ViolationCode } from './schema.js';
 import { escapePointer, isPlainObject, jsonTypeOf, safeJson, type SchemaDocument } from './schema-source.js';
+
+/** Params of the explaining `oneOf` / `anyOf` errors (the explaining Ajv's, and the spec engine's once grouped). */
+export interface CompositeParams {
+  /** Indexes of the branches the value matched. */
+  passing: number[];
+  /** Per branch: its own errors, or `null` when it matched. */
+  branches: (ErrorObject[] | null)[];
+}
 
 /** Violations found for one failure, and how many more were left out past the limit. */
 export interface ViolationReport {
@@ -128,7 +135,8 @@ class Collector {
       case 'enum': {
         const allowed = Array.isArray(params.allowedValues) ? (params.allowedValues as unknown[]) : [];
         const value = this.#value(error);
-        this.add('InvalidEnumValue', field, `${label} must be one of ${showList(allowed)}, got ${show(value)}.`, {
+        const wanted = allowed.length === 0 ? 'cannot take any value (its enum is empty)' : `must be one of ${showList(allowed)}`;
+        this.add('InvalidEnumValue', field, `${label} ${wanted}, got ${show(value)}.`, {
           allowed,
           actual: scalar(value),
           keyword,
