@@ -4,12 +4,27 @@ import { runChain } from './chain.js';
 import { asRunFailure } from './failures.js';
 import { resolveRunnerOptions } from './options.js';
 import { Pipeline, type ProgressSink } from './pipeline.js';
+import { Telemetry, defaultTelemetryConfig, type PhaseMarks } from './telemetry.js';
 import { ProgressReporter } from './progress.js';
 import { checkRunOptions } from './run-options.js';
 import { streamEvents } from './stream.js';
 import type { ChainResult, ChainStep, RunOptions, RunResult, Runner, RunnerOptions, StreamEvent } from './types.js';
 
 const errors = layerErrors('run');
+
+/** Each standard runner's telemetry, for the layers above ({@link telemetryOf}). */
+const telemetries = new WeakMap<object, Telemetry>();
+
+/**
+ * The telemetry of a runner: the one a {@link DefaultRunner} made for its calls, or for any other
+ * runner one with the default configuration (default redaction, no listeners; spans and metrics
+ * when a provider is registered).
+ *
+ * @internal
+ */
+export function telemetryOf(runner: Runner): Telemetry {
+  return telemetries.get(runner) ?? new Telemetry(defaultTelemetryConfig(), () => undefined);
+}
 
 /**
  * The standard {@link Runner}: resolves a tool (index, then resolvers), selects a backend,
@@ -41,6 +56,7 @@ export class DefaultRunner implements Runner {
 
   constructor(options?: RunnerOptions) {
     this.#pipeline = new Pipeline(resolveRunnerOptions(options));
+    telemetries.set(this, this.#pipeline.telemetry);
   }
 
   /**
@@ -52,12 +68,24 @@ export class DefaultRunner implements Runner {
    */
   run(toolId: string, args?: Record<string, unknown>, options?: RunOptions): Promise<RunResult> {
     const input = args ?? {};
-    if (options === undefined || options === null) return this.#run(toolId, input, undefined, undefined, undefined);
+    const telemetry = this.#pipeline.telemetry;
+    // Spans, metrics and events only when someone listens: one check on the hot path.
+    if (telemetry.active) return telemetry.call(toolId, input, 'run', (marks) => this.#runWith(toolId, input, options, marks));
+    return this.#runWith(toolId, input, options, undefined);
+  }
+
+  #runWith(
+    toolId: string,
+    input: Record<string, unknown>,
+    options: RunOptions | undefined,
+    marks: PhaseMarks | undefined,
+  ): Promise<RunResult> {
+    if (options === undefined || options === null) return this.#run(toolId, input, undefined, undefined, undefined, marks);
     const { signal, timeoutMs, onProgress } = options;
-    if (onProgress === undefined || onProgress === null) return this.#run(toolId, input, signal, timeoutMs, undefined);
+    if (onProgress === undefined || onProgress === null) return this.#run(toolId, input, signal, timeoutMs, undefined, marks);
     if (typeof onProgress !== 'function') return Promise.reject(errors.invalidArgument('option onProgress', 'must be a function'));
     const reporter = new ProgressReporter(onProgress);
-    return this.#run(toolId, input, signal, timeoutMs, reporter.forward).then(
+    return this.#run(toolId, input, signal, timeoutMs, reporter.forward, marks).then(
       (result) => {
         reporter.end(true);
         return result;
@@ -84,7 +112,8 @@ export class DefaultRunner implements Runner {
    * arrives as events.
    */
   runStream(toolId: string, args?: Record<string, unknown>, options?: RunOptions): AsyncIterable<StreamEvent> {
-    return streamEvents(this.#pipeline, toolId, args ?? {}, options ?? undefined);
+    const input = args ?? {};
+    return this.#pipeline.telemetry.stream(toolId, input, () => streamEvents(this.#pipeline, toolId, input, options ?? undefined));
   }
 
   /**
@@ -95,7 +124,7 @@ export class DefaultRunner implements Runner {
    * steps: [] }` at once, with no progress events: `result` is `undefined` only then.
    */
   runChain(steps: readonly ChainStep[], options?: RunOptions): Promise<ChainResult> {
-    return runChain(this.#pipeline, steps, options ?? undefined);
+    return this.#pipeline.telemetry.chain(steps, () => runChain(this.#pipeline, steps, options ?? undefined));
   }
 
   /** One call under its deadline (none without a signal and a timeout): the one path of `run`. */
@@ -105,6 +134,7 @@ export class DefaultRunner implements Runner {
     signal: AbortSignal | undefined,
     timeoutMs: number | undefined,
     progress: ProgressSink | undefined,
+    marks: PhaseMarks | undefined,
   ): Promise<RunResult> {
     let deadline: Deadline | undefined;
     if (signal !== undefined || timeoutMs !== undefined) {
@@ -114,23 +144,31 @@ export class DefaultRunner implements Runner {
     }
     let out: RunResult | Promise<RunResult>;
     try {
-      out = this.#pipeline.run(toolId, args, deadline, progress);
+      out = this.#pipeline.run(toolId, args, deadline, progress, marks);
     } catch (err) {
       deadline?.dispose();
-      return Promise.reject(asRunFailure(err, toolId));
+      return Promise.reject(this.#pipeline.telemetry.redactFailure(asRunFailure(err, toolId), toolId, args) as Error);
     }
-    if (out instanceof Promise) return deadline === undefined ? out : disposeAfter(out, deadline);
+    if (out instanceof Promise) return settleCall(out, deadline, this.#pipeline.telemetry, toolId, args);
     deadline?.dispose();
     return Promise.resolve(out);
   }
 }
 
-/** Waits for the call, then clears its deadline's timer and listener. */
-async function disposeAfter(pending: Promise<RunResult>, deadline: Deadline): Promise<RunResult> {
+/** Waits for the call, then clears its deadline's timer and listener (if any); a failure is redacted. */
+async function settleCall(
+  pending: Promise<RunResult>,
+  deadline: Deadline | undefined,
+  telemetry: Telemetry,
+  toolId: string,
+  args: Record<string, unknown>,
+): Promise<RunResult> {
   try {
     return await pending;
+  } catch (err) {
+    throw telemetry.redactFailure(err, toolId, args);
   } finally {
-    deadline.dispose();
+    deadline?.dispose();
   }
 }
 
