@@ -16,7 +16,18 @@ import {
 } from './options.js';
 import { RuntimeEngine } from './runtime-engine.js';
 import { DefaultToolsEnvironment } from './tools-environment.js';
-import type { CodeEngine, CodeEngineParams, CodeEngineResult, CodeExecutor, CodeExecutorOptions, CodeParams, CodeResult } from './types.js';
+import { telemetryOf } from '../run/internal.js';
+import { SnippetObserver } from './telemetry.js';
+import type {
+  CodeEngine,
+  CodeEngineParams,
+  CodeEngineResult,
+  CodeExecutor,
+  CodeExecutorOptions,
+  CodeParams,
+  CodeResult,
+  ToolsEnvironment,
+} from './types.js';
 
 type Settled = { ok: true; value: CodeEngineResult } | { ok: false; error: unknown } | { ok: false; stopped: true };
 
@@ -66,6 +77,15 @@ export class DefaultCodeExecutor implements CodeExecutor {
   }
 
   async executeCode(params: CodeParams): Promise<CodeResult> {
+    const observer = new SnippetObserver(telemetryOf(this.#options.runner), params, this.#options.defaultLanguage);
+    try {
+      return observer.finished(await this.#execute(params, observer));
+    } catch (err) {
+      throw observer.failed(err);
+    }
+  }
+
+  async #execute(params: CodeParams, observer: SnippetObserver): Promise<CodeResult> {
     const started = performance.now();
     let call: ResolvedCodeParams;
     try {
@@ -90,7 +110,7 @@ export class DefaultCodeExecutor implements CodeExecutor {
     try {
       outcome = deadline.signal.aborted
         ? { ok: false, stopped: true }
-        : await this.#run(this.#engineParams(call, deadline.signal), tools, deadline.signal);
+        : await this.#run(this.#engineParams(call, deadline.signal), observer.environment(tools), deadline.signal);
     } finally {
       deadline.dispose();
     }
@@ -133,7 +153,7 @@ export class DefaultCodeExecutor implements CodeExecutor {
   }
 
   /** Runs the engine; once `signal` aborts, waits at most the grace period for it to settle. */
-  #run(params: CodeEngineParams, tools: DefaultToolsEnvironment, signal: AbortSignal): Promise<Settled> {
+  #run(params: CodeEngineParams, tools: ToolsEnvironment, signal: AbortSignal): Promise<Settled> {
     let pending: Promise<CodeEngineResult>;
     try {
       pending = Promise.resolve(this.#engine.execute(params, tools));

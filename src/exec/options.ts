@@ -62,6 +62,12 @@ export interface ResolvedExecOptions {
   maxChainSteps: number;
   /** Language of snippets that name none. @defaultValue 'javascript' */
   defaultLanguage: string;
+  /** Redaction paths added to the defaults (`[]` when none). */
+  redact: readonly string[];
+  /** Receives every event. */
+  onEvent: ExecOptions['onEvent'];
+  /** Gets every event as a log line; `undefined`: silent. */
+  logger: ExecOptions['logger'];
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -116,6 +122,9 @@ export function resolveExecOptions(options: ExecOptions = {}): ResolvedExecOptio
   check('maxToolCalls', isCount(o.maxToolCalls));
   check('maxChainSteps', isCount(o.maxChainSteps));
   check('defaultLanguage', typeof o.defaultLanguage === 'string' && o.defaultLanguage !== '');
+  check('redact', Array.isArray(o.redact) && o.redact.every((path: unknown) => typeof path === 'string' && path !== ''));
+  check('onEvent', typeof o.onEvent === 'function');
+  check('logger', ['debug', 'info', 'warn', 'error'].every((level) => hasMethod(o.logger, level)));
   if (invalid.length > 0) {
     throw errors('CONFIGURATION', `invalid exec options: ${invalid.join(', ')}`, {
       details: { invalid },
@@ -141,5 +150,8 @@ export function resolveExecOptions(options: ExecOptions = {}): ResolvedExecOptio
     maxToolCalls: o.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS,
     maxChainSteps: o.maxChainSteps ?? DEFAULT_MAX_CHAIN_STEPS,
     defaultLanguage: o.defaultLanguage ?? DEFAULT_LANGUAGE,
+    redact: o.redact ?? [],
+    onEvent: o.onEvent,
+    logger: o.logger,
   };
 }
