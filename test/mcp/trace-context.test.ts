@@ -39,7 +39,11 @@ describe('an MCP call over stdio in a trace', () => {
       expect(isChildOf(rpc, tool)).toBe(true);
       expect(tool.attributes).toMatchObject({ 'toolexec.backend.kind': 'mcp', 'gen_ai.tool.type': 'extension' });
       expect(rpc.kind).toBe(2);
-      expect(rpc.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'toolexec.mcp.server': 'tr', 'gen_ai.tool.name': 'seen_meta' });
+      expect(rpc.attributes).toMatchObject({
+        'mcp.method.name': 'tools/call',
+        'toolexec.mcp.server': 'tr',
+        'gen_ai.tool.name': 'seen_meta',
+      });
 
       const meta = (result.value as { meta: Record<string, unknown> }).meta;
       const { traceId, spanId } = rpc.spanContext();

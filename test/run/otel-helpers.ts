@@ -53,15 +53,14 @@ export function installMetrics(): { collect: () => Promise<InMemoryMetricExporte
 /** The finished span named `name` (exactly one). */
 export function spanNamed(spans: readonly ReadableSpan[], name: string): ReadableSpan {
   const found = spans.filter((span) => span.name === name);
-  if (found.length !== 1) throw new Error(`expected one span "${name}", found ${found.length} among ${spans.map((s) => s.name).join(', ')}`);
+  if (found.length !== 1)
+    throw new Error(`expected one span "${name}", found ${found.length} among ${spans.map((s) => s.name).join(', ')}`);
   return found[0] as ReadableSpan;
 }
 
 /** True when `child`'s parent is `parent` (same trace). */
 export function isChildOf(child: ReadableSpan, parent: ReadableSpan): boolean {
-  return (
-    child.spanContext().traceId === parent.spanContext().traceId && child.parentSpanContext?.spanId === parent.spanContext().spanId
-  );
+  return child.spanContext().traceId === parent.spanContext().traceId && child.parentSpanContext?.spanId === parent.spanContext().spanId;
 }
 
 /** Everything spans carry as text: names, attributes, event attributes and status messages. */

@@ -51,7 +51,7 @@ describe('spans of the runner', () => {
       await r.run('demo:echo', { message: 'hi' });
       parent.end();
     });
-    const spans = (await tracing.finished());
+    const spans = await tracing.finished();
     const call = spanNamed(spans, 'execute_tool demo:echo');
     expect(isChildOf(call, spanNamed(spans, 'request'))).toBe(true);
     expect(call.attributes).toMatchObject({
@@ -73,10 +73,14 @@ describe('spans of the runner', () => {
   it('a failure sets status ERROR with the ToolexecError code, error.type and an exception event', async () => {
     await expect(runner().run('demo:fail', {})).rejects.toMatchObject({ code: 'EXECUTION' });
     await expect(runner().run('demo:missing', {})).rejects.toMatchObject({ code: 'TOOL_NOT_FOUND' });
-    const spans = (await tracing.finished());
+    const spans = await tracing.finished();
     const failed = spanNamed(spans, 'execute_tool demo:fail');
     expect(failed.status).toEqual({ code: 2, message: 'EXECUTION' });
-    expect(failed.attributes).toMatchObject({ 'error.type': 'EXECUTION', 'toolexec.error.code': 'EXECUTION', 'toolexec.backend.kind': 'local' });
+    expect(failed.attributes).toMatchObject({
+      'error.type': 'EXECUTION',
+      'toolexec.error.code': 'EXECUTION',
+      'toolexec.backend.kind': 'local',
+    });
     expect(failed.events.map((e) => e.name)).toEqual(['exception']);
     expect(String(failed.events[0]?.attributes?.['exception.message'])).toContain('the handler failed');
     expect(spanNamed(spans, 'execute_tool demo:missing').status).toEqual({ code: 2, message: 'TOOL_NOT_FOUND' });
@@ -87,7 +91,7 @@ describe('spans of the runner', () => {
       { toolId: 'demo:echo', args: { message: 'a' } },
       { toolId: 'demo:echo', args: { message: 'b' } },
     ]);
-    const spans = (await tracing.finished());
+    const spans = await tracing.finished();
     const chain = spanNamed(spans, 'run_chain');
     const steps = spans.filter((span) => span.name === 'execute_tool demo:echo');
     expect(steps).toHaveLength(2);
@@ -113,7 +117,7 @@ describe('spans of the runner', () => {
     const kinds: string[] = [];
     for await (const event of r.runStream('demo:count', {})) kinds.push(event.kind);
     expect(kinds).toEqual(['chunk', 'chunk', 'done']);
-    const span = spanNamed((await tracing.finished()), 'execute_tool demo:count');
+    const span = spanNamed(await tracing.finished(), 'execute_tool demo:count');
     expect(span.attributes).toMatchObject({ 'toolexec.call.mode': 'stream', 'toolexec.stream.chunks': 2 });
   });
 
@@ -122,7 +126,7 @@ describe('spans of the runner', () => {
     try {
       await exec.runTool('demo:echo', { message: 'x' });
       await exec.runChain([{ toolId: 'demo:echo', args: { message: 'y' } }]);
-      const spans = (await tracing.finished());
+      const spans = await tracing.finished();
       expect(spans.map((s) => s.name).sort()).toEqual(['execute_tool demo:echo', 'execute_tool demo:echo', 'run_chain']);
       const chain = spanNamed(spans, 'run_chain');
       expect(spans.filter((s) => isChildOf(s, chain))).toHaveLength(1);
