@@ -8,7 +8,6 @@
  */
 import { Redactor } from '../model/internal.js';
 import type { Step } from './types.js';
-import type { ChainStep } from '../run/index.js';
 import { EventSink, eventError, type Telemetry, type TelemetryConfig } from '../run/internal.js';
 import type { ExecChainResult, ExecOptions, ExecStepResult, ServerStatus } from './types.js';
 
@@ -37,7 +36,7 @@ export function serverStatusEvent(telemetry: Telemetry, server: string, status: 
  */
 export async function observedChain(telemetry: Telemetry, steps: Step[], run: () => Promise<ExecChainResult>): Promise<ExecChainResult> {
   try {
-    const result = await telemetry.chain(steps as readonly ChainStep[], run);
+    const result = await telemetry.chain(steps, run);
     return { ...result, steps: redactRecords(telemetry, result.steps) };
   } catch (err) {
     const records = (err as { execSteps?: unknown } | null)?.execSteps;

@@ -124,7 +124,10 @@ export function resolveExecOptions(options: ExecOptions = {}): ResolvedExecOptio
   check('defaultLanguage', typeof o.defaultLanguage === 'string' && o.defaultLanguage !== '');
   check('redact', Array.isArray(o.redact) && o.redact.every((path: unknown) => typeof path === 'string' && path !== ''));
   check('onEvent', typeof o.onEvent === 'function');
-  check('logger', ['debug', 'info', 'warn', 'error'].every((level) => hasMethod(o.logger, level)));
+  check(
+    'logger',
+    ['debug', 'info', 'warn', 'error'].every((level) => hasMethod(o.logger, level)),
+  );
   if (invalid.length > 0) {
     throw errors('CONFIGURATION', `invalid exec options: ${invalid.join(', ')}`, {
       details: { invalid },

@@ -6,9 +6,10 @@
  * @module
  */
 import { createRequire } from 'node:module';
+import type * as OtelModule from '@opentelemetry/api';
 
-/** The part of `@opentelemetry/api` the library uses. */
-export type OtelApi = typeof import('@opentelemetry/api');
+/** `@opentelemetry/api` as the library uses it. */
+export type OtelApi = typeof OtelModule;
 
 /** Where every copy of API v1 keeps its registered globals (`trace`, `metrics`, `context`, ...). */
 const GLOBAL_KEY = Symbol.for('opentelemetry.js.api.1');

@@ -147,7 +147,8 @@ export class DefaultRunner implements Runner {
       out = this.#pipeline.run(toolId, args, deadline, progress, marks);
     } catch (err) {
       deadline?.dispose();
-      return Promise.reject(this.#pipeline.telemetry.redactFailure(asRunFailure(err, toolId), toolId, args) as Error);
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the library error, redacted
+      return Promise.reject(this.#pipeline.telemetry.redactFailure(asRunFailure(err, toolId), toolId, args));
     }
     if (out instanceof Promise) return settleCall(out, deadline, this.#pipeline.telemetry, toolId, args);
     deadline?.dispose();

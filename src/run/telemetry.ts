@@ -16,7 +16,7 @@ import { ToolexecError, errorMessage, type Tool } from '../model/index.js';
 import { Redactor, scrubError, type Redacted } from '../model/internal.js';
 import type { CallMode, EventError, ExecEvent, Logger } from './events.js';
 import { otelRegistered } from './otel.js';
-import { endSpanError, endSpanOk, recordCall, spanIds, startSpan, withContext, SPAN_KIND, type ActiveSpan } from './spans.js';
+import { endSpanError, endSpanOk, recordCall, spanIds, startSpan, withContext, SPAN_KIND } from './spans.js';
 import type { ChainStep, RunResult, StreamEvent } from './types.js';
 
 /** Where events go: the `onEvent` callback, subscribers and the logger. */
@@ -250,7 +250,8 @@ export class Telemetry {
     try {
       out = active === undefined ? run(marks) : withContext(active.context, run, marks);
     } catch (err) {
-      return Promise.reject(failed(err) as Error);
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the call's own failure, redacted
+      return Promise.reject(failed(err));
     }
     if (out instanceof Promise) {
       return out.then(done, (err: unknown) => {

@@ -146,7 +146,9 @@ describe('metrics', () => {
       await expect(r.run('demo:fail', {})).rejects.toThrow();
       const exporter = await installed.collect();
       const metrics = exporter.getMetrics().flatMap((rm) => rm.scopeMetrics.flatMap((sm) => sm.metrics));
-      const byName = (name: string) => metrics.filter((m) => m.descriptor.name === name).flatMap((m) => m.dataPoints);
+      type Point = { value: unknown; attributes: Record<string, unknown> };
+      const byName = (name: string): Point[] =>
+        metrics.filter((m) => m.descriptor.name === name).flatMap((m) => m.dataPoints as readonly Point[]);
       const calls = byName('toolexec.tool.calls');
       expect(calls.find((p) => p.attributes['gen_ai.tool.name'] === 'demo:echo')).toMatchObject({
         value: 2,
