@@ -98,6 +98,10 @@ function collectSecrets(value: unknown, out: string[], depth = 0): void {
  */
 export class Redactor {
   readonly #rules: Rule[];
+  /** Key names matched at any depth. */
+  readonly #names: ReadonlySet<string>;
+  /** The other rules: dotted paths, wildcards, pointers. */
+  readonly #pathRules: Rule[];
   readonly #paths: readonly string[];
   readonly #byTool = new WeakMap<object, Redactor>();
 
@@ -106,6 +110,10 @@ export class Redactor {
     const all = withDefaults ? [...DEFAULT_REDACT_PATHS, ...paths] : [...paths];
     this.#paths = Object.freeze([...new Set(all)]);
     this.#rules = this.#paths.map(compile).filter((rule): rule is Rule => rule !== undefined);
+    // one key name at any depth (the defaults' kind) is a set lookup; the rest are walked
+    const isName = (rule: Rule): boolean => !rule.anchored && rule.segments.length === 1 && rule.segments[0] !== '*';
+    this.#names = new Set(this.#rules.filter(isName).map((rule) => rule.segments[0] as string));
+    this.#pathRules = this.#rules.filter((rule) => !isName(rule));
   }
 
   /** Every path this redactor applies. */
@@ -129,13 +137,14 @@ export class Redactor {
     const redactions: string[] = [];
     const secrets: string[] = [];
     if (!isContainer(value) || this.#rules.length === 0) return { value, redactions, secrets };
-    const out = this.#walk(value, [], [], '', redactions, secrets, new Set(), 0) as T;
+    const out = this.#walk(value, [], [], '', { redactions, secrets, seen: new Set() }, 0) as T;
     return { value: out, redactions, secrets };
   }
 
   /** Whether a property (or, for anchored rules only, an array element) is redacted. */
-  #matches(named: readonly string[], full: readonly string[], element: boolean): boolean {
-    for (const { segments, anchored } of this.#rules) {
+  #matches(key: string, named: readonly string[], full: readonly string[], element: boolean): boolean {
+    if (!element && this.#names.has(key)) return true;
+    for (const { segments, anchored } of this.#pathRules) {
       if (anchored) {
         if (segments.length === full.length && segments.every((segment, i) => segment === '*' || segment === full[i])) return true;
         continue;
@@ -148,40 +157,46 @@ export class Redactor {
     return false;
   }
 
+  /**
+   * Walks `value`; `named` and `full` are the key path so far (array indices skipped / kept), used
+   * as stacks (pushed and popped in place). Copies a container only when something in it changed.
+   */
   #walk(
     value: Record<string, unknown> | unknown[],
     named: string[],
     full: string[],
     pointer: string,
-    redactions: string[],
-    secrets: string[],
-    seen: Set<unknown>,
+    out: { redactions: string[]; secrets: string[]; seen: Set<unknown> },
     depth: number,
   ): unknown {
-    if (seen.has(value) || depth >= MAX_DEPTH) return value;
-    seen.add(value);
+    if (depth >= MAX_DEPTH || out.seen.has(value)) return value;
+    out.seen.add(value);
     const element = Array.isArray(value);
     let copy: Record<string, unknown> | unknown[] | undefined;
-    const entries: [string, unknown][] = element ? value.map((item, i) => [String(i), item]) : Object.entries(value);
-    for (const [key, item] of entries) {
+    const keys = element ? undefined : Object.keys(value);
+    const count = element ? value.length : (keys as string[]).length;
+    for (let i = 0; i < count; i++) {
+      const key = element ? String(i) : (keys as string[])[i]!;
+      const item = (value as Record<string, unknown>)[key];
       const lower = key.toLowerCase();
-      const childNamed = element ? named : [...named, lower];
-      const childFull = [...full, lower];
-      const childPointer = `${pointer}/${escapePointer(key)}`;
+      if (!element) named.push(lower);
+      full.push(lower);
       let next = item;
-      if (item !== undefined && this.#matches(childNamed, childFull, element)) {
-        redactions.push(childPointer);
-        collectSecrets(item, secrets);
+      if (item !== undefined && this.#matches(lower, named, full, element)) {
+        out.redactions.push(`${pointer}/${escapePointer(key)}`);
+        collectSecrets(item, out.secrets);
         next = REDACTED;
       } else if (isContainer(item)) {
-        next = this.#walk(item, childNamed, childFull, childPointer, redactions, secrets, seen, depth + 1);
+        next = this.#walk(item, named, full, `${pointer}/${escapePointer(key)}`, out, depth + 1);
       }
+      if (!element) named.pop();
+      full.pop();
       if (next !== item) {
         copy ??= element ? value.slice() : { ...value };
         (copy as Record<string, unknown>)[key] = next;
       }
     }
-    seen.delete(value);
+    out.seen.delete(value);
     return copy ?? value;
   }
 }

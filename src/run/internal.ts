@@ -8,7 +8,8 @@
 export { walkChain, type ChainVisitor, type ChainWalk } from './chain.js';
 export { stepArgs } from './chain-args.js';
 export { telemetryOf } from './runner.js';
-export { EventSink, Telemetry, eventError, type PhaseMarks } from './telemetry.js';
+export { EventSink, Telemetry } from './telemetry.js';
+export { eventError, type PhaseMarks } from './call-scope.js';
 export { withTelemetryConfig, type TelemetryConfig } from './telemetry-config.js';
 export { otelRegistered } from './otel.js';
 export {

@@ -11,78 +11,14 @@
  * @internal
  * @module
  */
-import type { Attributes } from '@opentelemetry/api';
-import { ToolexecError, errorMessage, type Tool } from '../model/index.js';
+import { ToolexecError, type Tool } from '../model/index.js';
 import { Redactor, scrubError, type Redacted } from '../model/internal.js';
-import type { CallMode, EventError, ExecEvent, Logger } from './events.js';
+import type { CallMode, ExecEvent } from './events.js';
+import { EventSink } from './event-sink.js';
 import { otelRegistered } from './otel.js';
-import { endSpanError, endSpanOk, recordCall, spanIds, startSpan, withContext, SPAN_KIND } from './spans.js';
+import { CallScope, type PhaseMarks } from './call-scope.js';
+import { endSpanError, endSpanOk, startSpan, withContext, SPAN_KIND } from './spans.js';
 import type { ChainStep, RunResult, StreamEvent } from './types.js';
-
-/** Where events go: the `onEvent` callback, subscribers and the logger. */
-export class EventSink {
-  readonly #onEvent: ((event: ExecEvent) => void) | undefined;
-  readonly #logger: Logger | undefined;
-  readonly #subscribers = new Set<(event: ExecEvent) => void>();
-  #listening: boolean;
-
-  constructor(onEvent?: (event: ExecEvent) => void, logger?: Logger) {
-    this.#onEvent = onEvent;
-    this.#logger = logger;
-    this.#listening = onEvent !== undefined || logger !== undefined;
-  }
-
-  /** True when anyone receives events. */
-  get listening(): boolean {
-    return this.#listening;
-  }
-
-  /** Adds a listener; returns the function that removes it. */
-  subscribe(listener: (event: ExecEvent) => void): () => void {
-    this.#subscribers.add(listener);
-    this.#listening = true;
-    return () => {
-      this.#subscribers.delete(listener);
-      this.#listening = this.#onEvent !== undefined || this.#logger !== undefined || this.#subscribers.size > 0;
-    };
-  }
-
-  /** Delivers an event; a listener or logger that throws cannot fail the work it is told about. */
-  emit(event: ExecEvent): void {
-    if (!this.#listening) return;
-    const deliver = (listener: (event: ExecEvent) => void): void => {
-      try {
-        listener(event);
-      } catch {
-        // events are advisory: a failing listener is its own problem
-      }
-    };
-    if (this.#onEvent !== undefined) deliver(this.#onEvent);
-    for (const listener of this.#subscribers) deliver(listener);
-    const logger = this.#logger;
-    if (logger !== undefined) deliver((e) => log(logger, e));
-  }
-}
-
-/** Writes an event to a pino-style logger at its level (see {@link Logger}). */
-function log(logger: Logger, event: ExecEvent): void {
-  switch (event.type) {
-    case 'call.started':
-      return logger.debug(event, `tool call started: ${event.toolId}`);
-    case 'call.finished':
-      return logger.debug(event, `tool call finished: ${event.toolId}`);
-    case 'call.failed':
-      return logger.warn(event, `tool call failed: ${event.toolId}: ${event.error.code}`);
-    case 'server.status':
-      if (event.state === 'failed') return logger.warn(event, `MCP server ${event.server} failed`);
-      return logger.info(event, `MCP server ${event.server} ${event.state}`);
-    case 'sandbox.run':
-      if (event.outcome === 'error') return logger.error(event, `snippet failed: ${event.error?.code ?? 'unknown'}`);
-      return logger.debug(event, 'snippet ran');
-    case 'limit.hit':
-      return logger.warn(event, `snippet hit its ${event.limit} limit`);
-  }
-}
 
 /** What a runner's telemetry is made from: shared by everything one facade creates. */
 export interface TelemetryConfig {
@@ -99,28 +35,8 @@ export function defaultTelemetryConfig(): TelemetryConfig {
   return (defaultConfig ??= { redactor: new Redactor(), sink: new EventSink() });
 }
 
-/** Phase marks of one traced call (filled by the pipeline when given). */
-export interface PhaseMarks {
-  /** `performance.now()` when dispatch began (0 until then). */
-  dispatchAt: number;
-}
-
-/** An error as events carry it. */
-export function eventError(err: unknown): EventError {
-  if (!ToolexecError.isInstance(err)) return { code: 'EXECUTION', message: errorMessage(err) };
-  const shape: EventError = { code: err.code, message: err.message };
-  if (err.details !== undefined) shape.details = err.details;
-  return shape;
-}
-
-const GEN_AI_TOOL_TYPE: Record<string, string> = { local: 'function', provider: 'extension', mcp: 'extension' };
-
-let callCounter = 0;
-/** A short call ID, unique in this process. */
-function newCallId(): string {
-  callCounter = (callCounter + 1) % Number.MAX_SAFE_INTEGER;
-  return `call_${process.pid.toString(36)}_${callCounter.toString(36)}`;
-}
+export { eventError, type PhaseMarks } from './call-scope.js';
+export { EventSink };
 
 /** The errors already redacted (a call's error passes through more than one observer). */
 const redactedErrors = new WeakSet<object>();
@@ -197,68 +113,35 @@ export class Telemetry {
     mode: CallMode,
     run: (marks: PhaseMarks | undefined) => RunResult | Promise<RunResult>,
   ): Promise<RunResult> {
-    const started = performance.now();
-    const callId = newCallId();
     const redacted = this.redactArgs(toolId, args);
-    const active = startSpan(`execute_tool ${toolId}`, SPAN_KIND.INTERNAL, callAttributes(toolId, callId, mode, redacted));
-    const ids = spanIds(active);
-    const sink = this.config.sink;
-    if (sink.listening) {
-      const event: ExecEvent = { type: 'call.started', time: Date.now(), callId, toolId, mode, args: redacted.value, ...ids };
-      if (redacted.redactions.length > 0) event.redactions = redacted.redactions;
-      sink.emit(event);
-    }
-    const marks: PhaseMarks | undefined = active === undefined ? undefined : { dispatchAt: 0 };
-    const done = (result: RunResult): RunResult => {
-      const durationMs = performance.now() - started;
-      const backendKind = backendKindOf(result);
-      if (active !== undefined) endSpanOk(active, finalAttributes(result.tool?.name, backendKind, started, marks));
-      recordCall(toolId, backendKind, durationMs, undefined);
-      if (sink.listening) {
-        const event: ExecEvent = { type: 'call.finished', time: Date.now(), callId, toolId, mode, durationMs, ...ids };
-        if (backendKind !== undefined) event.backendKind = backendKind;
-        sink.emit(event);
-      }
-      return result;
-    };
-    const failed = (err: unknown): unknown => {
-      const durationMs = performance.now() - started;
-      if (!redactedErrors.has(err as object)) this.scrubFailure(err, redacted.secrets, redacted.redactions);
-      const backendKind = backendKindOf(err);
-      const code = ToolexecError.isInstance(err) ? err.code : 'EXECUTION';
-      if (active !== undefined) endSpanError(active, err, finalAttributes(undefined, backendKind, started, marks));
-      recordCall(toolId, backendKind, durationMs, code);
-      if (sink.listening) {
-        const event: ExecEvent = {
-          type: 'call.failed',
-          time: Date.now(),
-          callId,
-          toolId,
-          mode,
-          durationMs,
-          error: eventError(err),
-          ...ids,
-        };
-        if (backendKind !== undefined) event.backendKind = backendKind;
-        const redactions = (err as { details?: { redactions?: unknown } }).details?.redactions;
-        if (Array.isArray(redactions)) event.redactions = redactions as string[];
-        sink.emit(event);
-      }
-      return err;
-    };
+    const scope = new CallScope(this.config.sink, toolId, mode, redacted);
     let out: RunResult | Promise<RunResult>;
     try {
-      out = active === undefined ? run(marks) : withContext(active.context, run, marks);
+      out = scope.active === undefined ? run(scope.marks) : withContext(scope.active.context, run, scope.marks);
     } catch (err) {
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the call's own failure, redacted
-      return Promise.reject(failed(err));
+      return Promise.reject(this.#failed(scope, redacted, err));
     }
-    if (out instanceof Promise) {
-      return out.then(done, (err: unknown) => {
-        throw failed(err);
-      });
+    if (out instanceof Promise) return this.#settle(scope, redacted, out);
+    scope.succeeded(out.backend?.kind, out.tool?.name);
+    return Promise.resolve(out);
+  }
+
+  async #settle(scope: CallScope, redacted: Redacted<Record<string, unknown>>, pending: Promise<RunResult>): Promise<RunResult> {
+    let result: RunResult;
+    try {
+      result = await pending;
+    } catch (err) {
+      throw this.#failed(scope, redacted, err);
     }
-    return Promise.resolve(done(out));
+    scope.succeeded(result.backend?.kind, result.tool?.name);
+    return result;
+  }
+
+  #failed(scope: CallScope, redacted: Redacted<Record<string, unknown>>, err: unknown): unknown {
+    if (err === null || typeof err !== 'object' || !redactedErrors.has(err)) this.scrubFailure(err, redacted.secrets, redacted.redactions);
+    scope.failed(err, backendKindOf(err));
+    return err;
   }
 
   /**
@@ -319,66 +202,28 @@ export class Telemetry {
       return;
     }
     // The span and events of a stream are those of a call whose work is the whole iteration.
-    const { next, end } = this.#streamScope(toolId, redacted);
-    const iterator = next(() => Promise.resolve(open()[Symbol.asyncIterator]()));
+    const scope = new CallScope(this.config.sink, toolId, 'stream', redacted);
+    const context = scope.active?.context;
+    const iterator = context === undefined ? open()[Symbol.asyncIterator]() : withContext(context, () => open()[Symbol.asyncIterator]());
     let chunks = 0;
     try {
       for (;;) {
-        const source = await iterator;
-        const step = await next(() => source.next());
+        const step = await (context === undefined ? iterator.next() : withContext(context, () => iterator.next()));
         if (step.done === true) break;
         const event = step.value;
         if (event.kind === 'chunk') chunks++;
         if (event.kind === 'error' && event.error !== undefined) scrub(event.error);
         yield event;
       }
-      end(undefined, chunks);
     } catch (err) {
       scrub(err);
-      end(err, chunks);
+      scope.failed(err, backendKindOf(err), { 'toolexec.stream.chunks': chunks });
       throw err;
     } finally {
-      end(undefined, chunks);
-      await (await iterator.catch(() => undefined))?.return?.();
+      // finished, or left early by the consumer
+      scope.succeeded(undefined, undefined, { 'toolexec.stream.chunks': chunks });
+      await iterator.return?.();
     }
-  }
-
-  /** The span and events of one stream. */
-  #streamScope(
-    toolId: string,
-    redacted: Redacted<Record<string, unknown>>,
-  ): { next: <T>(pull: () => Promise<T>) => Promise<T>; end: (err: unknown, chunks: number) => void } {
-    const started = performance.now();
-    const callId = newCallId();
-    const active = startSpan(`execute_tool ${toolId}`, SPAN_KIND.INTERNAL, callAttributes(toolId, callId, 'stream', redacted));
-    const ids = spanIds(active);
-    const sink = this.config.sink;
-    if (sink.listening) {
-      const event: ExecEvent = { type: 'call.started', time: Date.now(), callId, toolId, mode: 'stream', args: redacted.value, ...ids };
-      if (redacted.redactions.length > 0) event.redactions = redacted.redactions;
-      sink.emit(event);
-    }
-    let ended = false;
-    return {
-      next: (pull) => (active === undefined ? pull() : withContext(active.context, pull)),
-      end: (err, chunks) => {
-        if (ended) return;
-        ended = true;
-        const durationMs = performance.now() - started;
-        const backendKind = backendKindOf(err);
-        const code = err === undefined ? undefined : ToolexecError.isInstance(err) ? err.code : 'EXECUTION';
-        const attributes: Attributes = { 'toolexec.stream.chunks': chunks, 'toolexec.duration_ms': durationMs };
-        if (active !== undefined) {
-          if (err === undefined) endSpanOk(active, attributes);
-          else endSpanError(active, err, attributes);
-        }
-        recordCall(toolId, backendKind, durationMs, code);
-        if (!sink.listening) return;
-        if (err === undefined) sink.emit({ type: 'call.finished', time: Date.now(), callId, toolId, mode: 'stream', durationMs, ...ids });
-        else
-          sink.emit({ type: 'call.failed', time: Date.now(), callId, toolId, mode: 'stream', durationMs, error: eventError(err), ...ids });
-      },
-    };
   }
 }
 
@@ -391,46 +236,4 @@ function markRedactions(err: unknown, redactions: readonly string[]): void {
   } catch {
     // a frozen error keeps its details
   }
-}
-
-/** The attributes a call's span starts with. */
-function callAttributes(toolId: string, callId: string, mode: CallMode, redacted: Redacted<Record<string, unknown>>): Attributes {
-  const attributes: Attributes = {
-    'gen_ai.operation.name': 'execute_tool',
-    'gen_ai.tool.name': toolId,
-    'gen_ai.tool.call.id': callId,
-    'toolexec.tool.id': toolId,
-    'toolexec.call.mode': mode,
-  };
-  let json: string | undefined;
-  try {
-    json = JSON.stringify(redacted.value);
-  } catch {
-    json = undefined;
-  }
-  if (json !== undefined) attributes['gen_ai.tool.call.arguments'] = json.length > 4096 ? `${json.slice(0, 4096)}…` : json;
-  if (redacted.redactions.length > 0) attributes['toolexec.redactions'] = redacted.redactions;
-  return attributes;
-}
-
-/** The attributes a call's span ends with: backend kind, tool name, and the phase durations. */
-function finalAttributes(
-  name: string | undefined,
-  backendKind: string | undefined,
-  started: number,
-  marks: PhaseMarks | undefined,
-): Attributes {
-  const now = performance.now();
-  const attributes: Attributes = { 'toolexec.duration_ms': now - started };
-  if (backendKind !== undefined) {
-    attributes['toolexec.backend.kind'] = backendKind;
-    const type = GEN_AI_TOOL_TYPE[backendKind];
-    if (type !== undefined) attributes['gen_ai.tool.type'] = type;
-  }
-  if (name !== undefined) attributes['toolexec.tool.name'] = name;
-  if (marks !== undefined && marks.dispatchAt > 0) {
-    attributes['toolexec.phase.prepare_ms'] = marks.dispatchAt - started;
-    attributes['toolexec.phase.execute_ms'] = now - marks.dispatchAt;
-  }
-  return attributes;
 }
