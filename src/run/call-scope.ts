@@ -10,6 +10,7 @@ import type { Attributes } from '@opentelemetry/api';
 import { ToolexecError, errorMessage } from '../model/index.js';
 import type { Redacted } from '../model/internal.js';
 import type { CallMode, EventError, ExecEvent } from './events.js';
+import { tracingRegistered } from './otel.js';
 import { endSpanError, endSpanOk, recordCall, spanIds, startSpan, SPAN_KIND, type ActiveSpan } from './spans.js';
 import type { EventSink } from './event-sink.js';
 
@@ -53,7 +54,9 @@ export class CallScope {
     this.#mode = mode;
     callCounter = (callCounter + 1) % Number.MAX_SAFE_INTEGER;
     const callId = (this.#callId = CALL_ID_PREFIX + callCounter.toString(36));
-    const active = (this.active = startSpan(`execute_tool ${toolId}`, SPAN_KIND.INTERNAL, callAttributes(toolId, callId, mode, redacted)));
+    const active = (this.active = tracingRegistered()
+      ? startSpan(`execute_tool ${toolId}`, SPAN_KIND.INTERNAL, callAttributes(toolId, callId, mode, redacted))
+      : undefined);
     this.marks = active === undefined ? undefined : { dispatchAt: 0 };
     this.#ids = spanIds(active);
     if (sink.listening) {

@@ -37,17 +37,25 @@ export class EventSink {
   /** Delivers an event; a listener or logger that throws cannot fail the work it is told about. */
   emit(event: ExecEvent): void {
     if (!this.#listening) return;
-    const deliver = (listener: (event: ExecEvent) => void): void => {
-      try {
-        listener(event);
-      } catch {
-        // events are advisory: a failing listener is its own problem
-      }
-    };
-    if (this.#onEvent !== undefined) deliver(this.#onEvent);
-    for (const listener of this.#subscribers) deliver(listener);
+    if (this.#onEvent !== undefined) deliver(this.#onEvent, event);
+    for (const listener of this.#subscribers) deliver(listener, event);
     const logger = this.#logger;
-    if (logger !== undefined) deliver((e) => log(logger, e));
+    if (logger !== undefined) {
+      try {
+        log(logger, event);
+      } catch {
+        // a logger that throws is its own problem
+      }
+    }
+  }
+}
+
+/** Calls one listener; its failure stays its own (events are advisory). */
+function deliver(listener: (event: ExecEvent) => void, event: ExecEvent): void {
+  try {
+    listener(event);
+  } catch {
+    // a failing listener is its own problem
   }
 }
 
