@@ -11,32 +11,28 @@ export class EventSink {
   readonly #onEvent: ((event: ExecEvent) => void) | undefined;
   readonly #logger: Logger | undefined;
   readonly #subscribers = new Set<(event: ExecEvent) => void>();
-  #listening: boolean;
+  /** True when anyone receives events (a plain field: the hot path reads it). */
+  listening: boolean;
 
   constructor(onEvent?: (event: ExecEvent) => void, logger?: Logger) {
     this.#onEvent = onEvent;
     this.#logger = logger;
-    this.#listening = onEvent !== undefined || logger !== undefined;
-  }
-
-  /** True when anyone receives events. */
-  get listening(): boolean {
-    return this.#listening;
+    this.listening = onEvent !== undefined || logger !== undefined;
   }
 
   /** Adds a listener; returns the function that removes it. */
   subscribe(listener: (event: ExecEvent) => void): () => void {
     this.#subscribers.add(listener);
-    this.#listening = true;
+    this.listening = true;
     return () => {
       this.#subscribers.delete(listener);
-      this.#listening = this.#onEvent !== undefined || this.#logger !== undefined || this.#subscribers.size > 0;
+      this.listening = this.#onEvent !== undefined || this.#logger !== undefined || this.#subscribers.size > 0;
     };
   }
 
   /** Delivers an event; a listener or logger that throws cannot fail the work it is told about. */
   emit(event: ExecEvent): void {
-    if (!this.#listening) return;
+    if (!this.listening) return;
     if (this.#onEvent !== undefined) deliver(this.#onEvent, event);
     for (const listener of this.#subscribers) deliver(listener, event);
     const logger = this.#logger;

@@ -66,7 +66,7 @@ function current(): Globals | undefined {
  * hot path makes (module-variable reads, no allocation). False when the API is not installed.
  */
 export function otelRegistered(): boolean {
-  const g = globals ?? current();
+  const g = globals ?? (unwatched ? current() : undefined);
   return g !== undefined && (g.trace !== undefined || g.metrics !== undefined);
 }
 

@@ -53,10 +53,12 @@ export function telemetryOf(runner: Runner): Telemetry {
  */
 export class DefaultRunner implements Runner {
   readonly #pipeline: Pipeline;
+  readonly #telemetry: Telemetry;
 
   constructor(options?: RunnerOptions) {
     this.#pipeline = new Pipeline(resolveRunnerOptions(options));
-    telemetries.set(this, this.#pipeline.telemetry);
+    this.#telemetry = this.#pipeline.telemetry;
+    telemetries.set(this, this.#telemetry);
   }
 
   /**
@@ -68,24 +70,12 @@ export class DefaultRunner implements Runner {
    */
   run(toolId: string, args?: Record<string, unknown>, options?: RunOptions): Promise<RunResult> {
     const input = args ?? {};
-    const telemetry = this.#pipeline.telemetry;
-    // Spans, metrics and events only when someone listens: one check on the hot path.
-    if (telemetry.active) return telemetry.call(toolId, input, 'run', (marks) => this.#runWith(toolId, input, options, marks));
-    return this.#runWith(toolId, input, options, undefined);
-  }
-
-  #runWith(
-    toolId: string,
-    input: Record<string, unknown>,
-    options: RunOptions | undefined,
-    marks: PhaseMarks | undefined,
-  ): Promise<RunResult> {
-    if (options === undefined || options === null) return this.#run(toolId, input, undefined, undefined, undefined, marks);
+    if (options === undefined || options === null) return this.#run(toolId, input, undefined, undefined, undefined, undefined);
     const { signal, timeoutMs, onProgress } = options;
-    if (onProgress === undefined || onProgress === null) return this.#run(toolId, input, signal, timeoutMs, undefined, marks);
+    if (onProgress === undefined || onProgress === null) return this.#run(toolId, input, signal, timeoutMs, undefined, undefined);
     if (typeof onProgress !== 'function') return Promise.reject(errors.invalidArgument('option onProgress', 'must be a function'));
     const reporter = new ProgressReporter(onProgress);
-    return this.#run(toolId, input, signal, timeoutMs, reporter.forward, marks).then(
+    return this.#run(toolId, input, signal, timeoutMs, reporter.forward, undefined).then(
       (result) => {
         reporter.end(true);
         return result;
@@ -127,15 +117,21 @@ export class DefaultRunner implements Runner {
     return this.#pipeline.telemetry.chain(steps, () => runChain(this.#pipeline, steps, options ?? undefined));
   }
 
-  /** One call under its deadline (none without a signal and a timeout): the one path of `run`. */
+  /** One call under its deadline (none without a signal and a timeout), observed when anyone listens: the one path of `run`. */
   #run(
     toolId: string,
     args: Record<string, unknown>,
     signal: AbortSignal | undefined,
     timeoutMs: number | undefined,
     progress: ProgressSink | undefined,
-    marks: PhaseMarks | undefined,
+    marks: PhaseMarks | false | undefined,
   ): Promise<RunResult> {
+    // Spans, metrics and events only when someone listens: one check on the hot path. An observed
+    // call comes back here with its phase marks (`false`: observed, no span to mark).
+    const telemetry = this.#telemetry;
+    if (marks === undefined && telemetry.active) {
+      return telemetry.call(toolId, args, 'run', (traced) => this.#run(toolId, args, signal, timeoutMs, progress, traced ?? false));
+    }
     let deadline: Deadline | undefined;
     if (signal !== undefined || timeoutMs !== undefined) {
       const invalid = checkRunOptions(signal, timeoutMs);
@@ -144,13 +140,13 @@ export class DefaultRunner implements Runner {
     }
     let out: RunResult | Promise<RunResult>;
     try {
-      out = this.#pipeline.run(toolId, args, deadline, progress, marks);
+      out = this.#pipeline.run(toolId, args, deadline, progress, marks === false ? undefined : marks);
     } catch (err) {
       deadline?.dispose();
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the library error, redacted
-      return Promise.reject(this.#pipeline.telemetry.redactFailure(asRunFailure(err, toolId), toolId, args));
+      return Promise.reject(telemetry.redactFailure(asRunFailure(err, toolId), toolId, args));
     }
-    if (out instanceof Promise) return settleCall(out, deadline, this.#pipeline.telemetry, toolId, args);
+    if (out instanceof Promise) return settleCall(out, deadline, telemetry, toolId, args);
     deadline?.dispose();
     return Promise.resolve(out);
   }

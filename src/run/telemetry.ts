@@ -51,15 +51,17 @@ function backendKindOf(value: unknown): string | undefined {
 export class Telemetry {
   readonly config: TelemetryConfig;
   readonly #toolOf: (toolId: string) => Tool | undefined;
+  readonly #sink: EventSink;
 
   constructor(config: TelemetryConfig, toolOf: (toolId: string) => Tool | undefined) {
     this.config = config;
     this.#toolOf = toolOf;
+    this.#sink = config.sink;
   }
 
   /** True when anyone listens: an event listener or logger, or a registered tracer or meter provider. The hot path's one check. */
   get active(): boolean {
-    return this.config.sink.listening || otelRegistered();
+    return this.#sink.listening || otelRegistered();
   }
 
   /** The redactor of a tool (the configured paths plus the tool's own). */
