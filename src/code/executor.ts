@@ -110,7 +110,7 @@ export class DefaultCodeExecutor implements CodeExecutor {
     try {
       outcome = deadline.signal.aborted
         ? { ok: false, stopped: true }
-        : await this.#run(this.#engineParams(call, deadline.signal), observer.environment(tools), deadline.signal);
+        : await this.#run(observer.engineParams(this.#engineParams(call, deadline.signal)), observer.environment(tools), deadline.signal);
     } finally {
       deadline.dispose();
     }

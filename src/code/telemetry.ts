@@ -17,13 +17,15 @@ import {
   recordSandboxRun,
   spanIds,
   startSpan,
+  traceCarrier,
   withContext,
+  withinSpan,
   type ActiveSpan,
   type Telemetry,
 } from '../run/internal.js';
 import type { ChainResult, ChainStep, RunResult } from '../run/index.js';
 import type { GatewayCallOptions, ToolCallRecord } from '../runtime/index.js';
-import type { CodeParams, CodeResult, ToolsEnvironment } from './types.js';
+import type { CodeEngineParams, CodeParams, CodeResult, ToolsEnvironment } from './types.js';
 
 /** The codes that mean a snippet hit a limit, when their `details.limit` names it. */
 const LIMIT_CODES: ReadonlySet<ErrorCode> = new Set(['LIMIT_EXCEEDED', 'RESOURCE_LIMIT']);
@@ -49,6 +51,18 @@ export class SnippetObserver {
           ...(typeof given.maxToolCalls === 'number' ? { 'toolexec.limit.max_tool_calls': given.maxToolCalls } : {}),
         })
       : undefined;
+  }
+
+  /**
+   * The engine's parameters with the snippet span's W3C trace context in `metadata.traceparent` /
+   * `metadata.tracestate` (while tracing), for sandboxes that continue the trace: a remote sandbox
+   * receives its request's metadata, and a guest that sends `traceparent` on its gateway requests
+   * has its calls continue that trace.
+   */
+  engineParams(params: CodeEngineParams): CodeEngineParams {
+    const active = this.#active;
+    if (active === undefined) return params;
+    return { ...params, metadata: { ...params.metadata, ...traceCarrier(active.context) } };
   }
 
   /** The environment to hand the engine: `tools` itself, or (while tracing) one whose tool calls run in the snippet's span. */
@@ -200,26 +214,26 @@ class SpanBoundEnvironment implements ToolsEnvironment {
   }
 
   searchTools(query: string, limit: number, options?: GatewayCallOptions): ReturnType<ToolsEnvironment['searchTools']> {
-    return withContext(this.#active.context, () => this.#tools.searchTools(query, limit, options));
+    return withinSpan(this.#active, () => this.#tools.searchTools(query, limit, options));
   }
 
   listNamespaces(options?: GatewayCallOptions): Promise<string[]> {
-    return withContext(this.#active.context, () => this.#tools.listNamespaces(options));
+    return withinSpan(this.#active, () => this.#tools.listNamespaces(options));
   }
 
   describeTool(...args: Parameters<ToolsEnvironment['describeTool']>): ReturnType<ToolsEnvironment['describeTool']> {
-    return withContext(this.#active.context, () => this.#tools.describeTool(...args));
+    return withinSpan(this.#active, () => this.#tools.describeTool(...args));
   }
 
   listToolExamples(...args: Parameters<ToolsEnvironment['listToolExamples']>): ReturnType<ToolsEnvironment['listToolExamples']> {
-    return withContext(this.#active.context, () => this.#tools.listToolExamples(...args));
+    return withinSpan(this.#active, () => this.#tools.listToolExamples(...args));
   }
 
   runTool(id: string, args?: Record<string, unknown>, options?: GatewayCallOptions): Promise<RunResult> {
-    return withContext(this.#active.context, () => this.#tools.runTool(id, args, options));
+    return withinSpan(this.#active, () => this.#tools.runTool(id, args, options));
   }
 
   runChain(steps: readonly ChainStep[], options?: GatewayCallOptions): Promise<ChainResult> {
-    return withContext(this.#active.context, () => this.#tools.runChain(steps, options));
+    return withinSpan(this.#active, () => this.#tools.runChain(steps, options));
   }
 }

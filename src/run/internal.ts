@@ -24,6 +24,7 @@ export {
   startSpan,
   traceCarrier,
   withContext,
+  withinSpan,
   SPAN_KIND,
   type ActiveSpan,
   type TraceCarrier,

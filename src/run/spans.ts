@@ -70,6 +70,18 @@ export function withContext<A extends unknown[], R>(context: Context, fn: (...ar
   return api === undefined ? fn(...args) : api.context.with(context, fn, undefined, ...args);
 }
 
+/**
+ * Runs `fn` as a child of `active`, unless the work already runs under a remote parent of the same
+ * trace (a sandboxed guest that sent its own `traceparent`): then that parent is kept.
+ */
+export function withinSpan<R>(active: ActiveSpan, fn: () => R): R {
+  const api = otel;
+  if (api === undefined) return fn();
+  const current = api.trace.getSpanContext(api.context.active());
+  if (current?.isRemote === true && current.traceId === active.span.spanContext().traceId) return fn();
+  return api.context.with(active.context, fn);
+}
+
 /** The active context (for code that hands it to later work), `undefined` without the API. */
 export function activeContext(): Context | undefined {
   return otel?.context.active();
