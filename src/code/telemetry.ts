@@ -18,7 +18,6 @@ import {
   spanIds,
   startSpan,
   traceCarrier,
-  withContext,
   withinSpan,
   type ActiveSpan,
   type Telemetry,
