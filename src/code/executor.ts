@@ -17,7 +17,18 @@ import {
 } from './options.js';
 import { RuntimeEngine } from './runtime-engine.js';
 import { DefaultToolsEnvironment } from './tools-environment.js';
-import type { CodeEngine, CodeEngineParams, CodeEngineResult, CodeExecutor, CodeExecutorOptions, CodeParams, CodeResult } from './types.js';
+import { telemetryOf } from '../run/internal.js';
+import { SnippetObserver } from './telemetry.js';
+import type {
+  CodeEngine,
+  CodeEngineParams,
+  CodeEngineResult,
+  CodeExecutor,
+  CodeExecutorOptions,
+  CodeParams,
+  CodeResult,
+  ToolsEnvironment,
+} from './types.js';
 
 type Settled = { ok: true; value: CodeEngineResult } | { ok: false; error: unknown } | { ok: false; stopped: true };
 
@@ -71,6 +82,15 @@ export class DefaultCodeExecutor implements CodeExecutor {
   }
 
   async executeCode(params: CodeParams): Promise<CodeResult> {
+    const observer = new SnippetObserver(telemetryOf(this.#options.runner), params, this.#options.defaultLanguage);
+    try {
+      return observer.finished(await this.#execute(params, observer));
+    } catch (err) {
+      throw observer.failed(err);
+    }
+  }
+
+  async #execute(params: CodeParams, observer: SnippetObserver): Promise<CodeResult> {
     const started = performance.now();
     let call: ResolvedCodeParams;
     try {
@@ -94,7 +114,9 @@ export class DefaultCodeExecutor implements CodeExecutor {
     });
     let outcome: Settled;
     try {
-      outcome = clock.signal.aborted ? { ok: false, stopped: true } : await this.#run(this.#engineParams(call, clock), tools, clock.signal);
+      outcome = clock.signal.aborted
+        ? { ok: false, stopped: true }
+        : await this.#run(observer.engineParams(this.#engineParams(call, clock)), observer.environment(tools), clock.signal);
     } finally {
       clock.dispose();
     }
@@ -140,7 +162,7 @@ export class DefaultCodeExecutor implements CodeExecutor {
   }
 
   /** Runs the engine; once `signal` aborts, waits at most the grace period for it to settle. */
-  #run(params: CodeEngineParams, tools: DefaultToolsEnvironment, signal: AbortSignal): Promise<Settled> {
+  #run(params: CodeEngineParams, tools: ToolsEnvironment, signal: AbortSignal): Promise<Settled> {
     let pending: Promise<CodeEngineResult>;
     try {
       pending = Promise.resolve(this.#engine.execute(params, tools));

@@ -23,14 +23,16 @@ import {
   type Runner,
   type StreamEvent,
 } from '../run/index.js';
+import { telemetryOf, withTelemetryConfig, type Telemetry } from '../run/internal.js';
 import { createMcpExecutor, type McpExecutorClient } from '../mcp/index.js';
 import { createRuntime, type Runtime } from '../runtime/index.js';
 import { createCodeExecutor, type CodeParams, type CodeResult, type DefaultCodeExecutor } from '../code/index.js';
 import { elapsedMs, nowMs, runExecChain } from './chain.js';
 import { McpRouter } from './mcp-router.js';
 import { DEFAULT_SEARCH_LIMIT, resolveExecOptions, type ResolvedExecOptions } from './options.js';
+import { execTelemetryConfig, observedChain, serverStatusEvent } from './observe.js';
 import { ServerPool, closedError } from './servers.js';
-import type { Exec, ExecChainResult, ExecOptions, Result, ServerStatus, Step } from './types.js';
+import type { Exec, ExecChainResult, ExecEvent, ExecOptions, Result, ServerStatus, Step } from './types.js';
 
 const RESOLVED = Promise.resolve();
 const errors = layerErrors('exec');
@@ -110,11 +112,14 @@ export class DefaultExec implements Exec {
   readonly #timeoutMs: number | undefined;
   /** The MCP servers of `mcpServers`, each connected and failing on its own. */
   readonly #pool: ServerPool | undefined;
+  /** Spans, metrics, events and redaction: the runner's, configured from `redact`, `onEvent`, `logger`. */
+  readonly #telemetry: Telemetry;
   #closing: Promise<void> | undefined;
 
   constructor(options: ExecOptions = {}) {
     const o = resolveExecOptions(options);
     this.#options = o;
+    const telemetryConfig = execTelemetryConfig(o.redact, o.onEvent, o.logger);
     this.#index = o.index ?? createToolIndex();
     this.#docs = o.docs ?? createDocStore({ index: this.#index });
     this.#local = createLocalRegistry(o.localHandlers);
@@ -143,25 +148,34 @@ export class DefaultExec implements Exec {
         index: this.#index,
         servers: new Map(serverNames.map((name) => [name, o.mcpServers[name]?.required === true])),
         reconnect: o.mcpReconnect,
-        onStatus: o.onServerStatus,
+        onStatus: (name, status) => {
+          serverStatusEvent(this.#telemetry, name, status);
+          o.onServerStatus?.(name, status);
+        },
       });
       mcp = o.mcp === undefined ? client : new McpRouter(serverNames, client, o.mcp);
     }
     this.#pool = pool;
 
-    this.#runner = createRunner({
-      index: this.#index,
-      local: this.#local,
-      validateInput: o.validateInput,
-      validateOutput: o.validateOutput,
-      ...(mcp === undefined ? {} : { mcp }),
-      ...(o.provider === undefined ? {} : { provider: o.provider }),
-      // A tool the index lacks may belong to a server that is not connected (yet): wait for it,
-      // or reject with SERVER_UNAVAILABLE. The runner bounds the wait by the call's deadline.
-      ...(pool === undefined
-        ? {}
-        : { toolResolver: (id: string) => pool.resolveMissing(id), backendsResolver: (id: string) => pool.backendsOf(id) }),
-    });
+    this.#runner = createRunner(
+      withTelemetryConfig(
+        {
+          index: this.#index,
+          local: this.#local,
+          validateInput: o.validateInput,
+          validateOutput: o.validateOutput,
+          ...(mcp === undefined ? {} : { mcp }),
+          ...(o.provider === undefined ? {} : { provider: o.provider }),
+          // A tool the index lacks may belong to a server that is not connected (yet): wait for it,
+          // or reject with SERVER_UNAVAILABLE. The runner bounds the wait by the call's deadline.
+          ...(pool === undefined
+            ? {}
+            : { toolResolver: (id: string) => pool.resolveMissing(id), backendsResolver: (id: string) => pool.backendsOf(id) }),
+        },
+        telemetryConfig,
+      ),
+    );
+    this.#telemetry = telemetryOf(this.#runner);
     const runtime = o.runtime ?? (this.#ownedRuntime = createRuntime(o.poolSize === undefined ? {} : { wasm: { poolSize: o.poolSize } }));
     this.#code = createCodeExecutor({
       index: this.#index,
@@ -227,7 +241,16 @@ export class DefaultExec implements Exec {
 
   async runChain(steps: Step[], options?: RunOptions): Promise<ExecChainResult> {
     await this.#beforeCall(options);
-    return runExecChain(this.#runner, steps, options, this.#timeoutFor(options));
+    return observedChain(this.#telemetry, steps, () => runExecChain(this.#runner, steps, options, this.#timeoutFor(options)));
+  }
+
+  /**
+   * Adds a listener for every {@link ExecEvent} (like `onEvent`, which stays in place); returns
+   * the function that removes it. Events are already redacted.
+   */
+  subscribe(listener: (event: ExecEvent) => void): () => void {
+    if (typeof listener !== 'function') throw errors.invalidArgument('listener', 'must be a function');
+    return this.#telemetry.config.sink.subscribe(listener);
   }
 
   async executeCode(params: CodeParams): Promise<CodeResult> {

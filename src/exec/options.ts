@@ -68,6 +68,12 @@ export interface ResolvedExecOptions {
   queueTimeoutMs: number | undefined;
   /** Worker pool size of the runtime the facade creates; `undefined`: the available cores. */
   poolSize: number | undefined;
+  /** Redaction paths added to the defaults (`[]` when none). */
+  redact: readonly string[];
+  /** Receives every event. */
+  onEvent: ExecOptions['onEvent'];
+  /** Gets every event as a log line; `undefined`: silent. */
+  logger: ExecOptions['logger'];
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -126,6 +132,12 @@ export function resolveExecOptions(options: ExecOptions = {}): ResolvedExecOptio
   check('queueTimeoutMs', typeof o.queueTimeoutMs === 'number' && o.queueTimeoutMs > 0 && Number.isFinite(o.queueTimeoutMs));
   // the pool belongs to the runtime the facade creates: not with a runtime of the caller's
   check('poolSize', isCount(o.poolSize) && o.poolSize > 0 && o.poolSize <= 64 && o.runtime === undefined);
+  check('redact', Array.isArray(o.redact) && o.redact.every((path: unknown) => typeof path === 'string' && path !== ''));
+  check('onEvent', typeof o.onEvent === 'function');
+  check(
+    'logger',
+    ['debug', 'info', 'warn', 'error'].every((level) => hasMethod(o.logger, level)),
+  );
   if (invalid.length > 0) {
     throw errors('CONFIGURATION', `invalid exec options: ${invalid.join(', ')}`, {
       details: { invalid },
@@ -154,5 +166,8 @@ export function resolveExecOptions(options: ExecOptions = {}): ResolvedExecOptio
     memoryBytes: o.memoryBytes,
     queueTimeoutMs: o.queueTimeoutMs,
     poolSize: o.poolSize,
+    redact: o.redact ?? [],
+    onEvent: o.onEvent,
+    logger: o.logger,
   };
 }

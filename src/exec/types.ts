@@ -1,13 +1,13 @@
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolexecError, Tool } from '../model/index.js';
 import type { DetailLevel, DocEntry, DocStore, ToolDoc, ToolExample, ToolIndex, ToolSummary } from '../discovery/index.js';
-import type { ChainStep, LocalHandler, McpExecutor, ProviderExecutor, RunOptions, StreamEvent } from '../run/index.js';
+import type { ChainStep, ExecEvent, LocalHandler, Logger, McpExecutor, ProviderExecutor, RunOptions, StreamEvent } from '../run/index.js';
 import type { McpExecutorOptions, McpServerConfig } from '../mcp/index.js';
 import type { Runtime, SecurityProfile } from '../runtime/index.js';
 import type { CodeParams, CodeResult } from '../code/index.js';
 import type { ReconnectPolicy } from './backoff.js';
 
-export type { ContentBlock, ReconnectPolicy };
+export type { ContentBlock, ExecEvent, Logger, ReconnectPolicy };
 
 /**
  * Where one MCP server of `mcpServers` stands.
@@ -120,6 +120,20 @@ export interface ExecOptions {
    * together with `runtime`). @defaultValue the available cores
    */
   poolSize?: number;
+  /**
+   * Redaction paths added to the defaults (`authorization`, `password`, `token`, `apiKey`,
+   * `secret`): dotted paths matched at any depth (`headers.authorization`, `card.*`) or JSON
+   * pointers from the root (`/auth/key`), case-insensitive. A tool adds its own in
+   * `_meta['toolexec/redact']`. What the library emits — span attributes, events, log lines,
+   * error messages and details, code-mode traces, chain records, stream events — never carries the
+   * values at those paths; every record that lost something lists their JSON pointers in
+   * `redactions`. The values sent to tools are never changed. See docs/tracing.md.
+   */
+  redact?: string[];
+  /** Receives every {@link ExecEvent} (calls started / finished / failed, server status, sandbox runs, limit hits), already redacted. */
+  onEvent?: (event: ExecEvent) => void;
+  /** A pino-style logger (`{ debug, info, warn, error }`) that gets every event as a log line. @defaultValue none (silent) */
+  logger?: Logger;
 }
 
 /** The outcome of one call (or of a whole chain). */
@@ -160,6 +174,8 @@ export interface ExecStepResult {
   value?: unknown;
   /** Wall-clock time of the step (0 for a skipped step). */
   durationMs: number;
+  /** JSON pointers (into `args`) of the values redaction removed from this record; absent when none. */
+  redactions?: string[];
   /** The step's failure; set on a failed step (whether or not it stopped the chain). */
   error?: ToolexecError;
   /** True for a step that never ran because an earlier step stopped the chain. */

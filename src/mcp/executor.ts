@@ -9,6 +9,7 @@ import { type OperationContext, abortError, isConnectionLost, isExpiredSession, 
 import { type ResolvedMcpExecutorOptions, resolveMcpExecutorOptions, resolveTimeoutMs } from './options.js';
 import { ServerSlot, closedError } from './server-slot.js';
 import type { McpSession } from './session.js';
+import { traceMcpRequest } from './trace-context.js';
 import type { McpCallParams, McpExecutorClient, McpExecutorOptions, McpToolSink } from './types.js';
 
 // A server that keeps returning cursors is cut off here rather than listed forever.
@@ -83,8 +84,10 @@ export class SdkMcpExecutor implements McpExecutorClient {
         method: 'tools/call' as const,
         params: { name: params.name, arguments: params.arguments ?? {} },
       };
-      return this.#withSession(slot, context, options.signal, requestOptions, (session, sdkOptions) =>
-        session.client.request(request, callToolResultSchema, sdkOptions),
+      return traceMcpRequest(serverName, request, (sent) =>
+        this.#withSession(slot, context, options.signal, requestOptions, (session, sdkOptions) =>
+          session.client.request(sent, callToolResultSchema, sdkOptions),
+        ),
       );
     } catch (error) {
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passed on as thrown (a ToolexecError from the checks)
@@ -112,10 +115,8 @@ export class SdkMcpExecutor implements McpExecutorClient {
       const seen = new Set<string>();
       let cursor: string | undefined;
       for (let page = 0; page < MAX_LIST_PAGES; page++) {
-        const result = await session.client.request(
-          { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
-          ListToolsResultSchema,
-          sdkOptions,
+        const result = await traceMcpRequest(serverName, { method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, (sent) =>
+          session.client.request(sent, ListToolsResultSchema, sdkOptions),
         );
         tools.push(...(result.tools as McpTool[]));
         cursor = result.nextCursor;

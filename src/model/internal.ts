@@ -21,3 +21,14 @@ export {
   type AbortOutcome,
 } from './deadline.js';
 export { editDistance, typoBudget } from './edit-distance.js';
+export {
+  DEFAULT_REDACT_PATHS,
+  REDACTED,
+  Redactor,
+  TOOL_REDACT_META_KEY,
+  scrubError,
+  scrubText,
+  scrubValue,
+  toolRedactPaths,
+  type Redacted,
+} from './redaction.js';

@@ -127,6 +127,10 @@ class RunnerChain implements ChainWalk<ChainStep>, ChainVisitor<ChainStep> {
   }
 
   run(toolId: string, args: Record<string, unknown>): RunResult | Promise<RunResult> {
+    const telemetry = this.#pipeline.telemetry;
+    if (telemetry.active) {
+      return telemetry.call(toolId, args, 'chain_step', (marks) => this.#pipeline.run(toolId, args, this.deadline, undefined, marks));
+    }
     return this.#pipeline.run(toolId, args, this.deadline, undefined);
   }
 

@@ -18,6 +18,21 @@ export type { ToolErrorInit, ToolErrorOp } from './errors.js';
 export { mcpResultTexts, normalizeMcpResult } from './normalize.js';
 export { LocalHandlerRegistry, createLocalRegistry } from './local-registry.js';
 export type {
+  CallFailedEvent,
+  CallFinishedEvent,
+  CallMode,
+  CallStartedEvent,
+  EventBase,
+  EventError,
+  ExecEvent,
+  ExecEventType,
+  LimitHitEvent,
+  LogMethod,
+  Logger,
+  SandboxRunEvent,
+  ServerStatusEvent,
+} from './events.js';
+export type {
   CallToolResult,
   ChainResult,
   ChainArgsFrom,

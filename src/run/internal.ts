@@ -7,3 +7,25 @@
  */
 export { walkChain, type ChainVisitor, type ChainWalk } from './chain.js';
 export { stepArgs } from './chain-args.js';
+export { telemetryOf } from './runner.js';
+export { EventSink, Telemetry } from './telemetry.js';
+export { eventError, type PhaseMarks } from './call-scope.js';
+export { withTelemetryConfig, type TelemetryConfig } from './telemetry-config.js';
+export { otelRegistered } from './otel.js';
+export {
+  activeContext,
+  addSpanEvent,
+  contextFromCarrier,
+  endSpanError,
+  endSpanOk,
+  recordLimitHit,
+  recordSandboxRun,
+  spanIds,
+  startSpan,
+  traceCarrier,
+  withContext,
+  withinSpan,
+  SPAN_KIND,
+  type ActiveSpan,
+  type TraceCarrier,
+} from './spans.js';

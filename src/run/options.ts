@@ -3,6 +3,7 @@ import { defaultBackendSelector, type ToolIndex } from '../discovery/index.js';
 import type { BackendRegistry } from '../backend/index.js';
 import { layerErrors } from '../model/internal.js';
 import { localRegistryOf } from './local-registry.js';
+import { telemetryConfigOf, type TelemetryConfig } from './telemetry-config.js';
 
 const errors = layerErrors('run');
 import type { LocalRegistry, McpExecutor, ProviderExecutor, RunWarning, RunnerOptions } from './types.js';
@@ -28,6 +29,8 @@ export interface ResolvedRunnerOptions {
   backends: BackendRegistry | undefined;
   mcp: McpExecutor | undefined;
   provider: ProviderExecutor | undefined;
+  /** Redaction and event sink (the facade's, or the defaults). */
+  telemetry: TelemetryConfig;
 }
 
 /**
@@ -67,6 +70,7 @@ export function resolveRunnerOptions(options: RunnerOptions = {}): ResolvedRunne
     backends,
     mcp: options.mcp ?? undefined,
     provider: options.provider ?? undefined,
+    telemetry: telemetryConfigOf(options),
   };
 }
 

@@ -5,6 +5,7 @@ import { Dispatcher, type ProgressSink } from './dispatch.js';
 import { abortToolError, invalidToolId } from './failures.js';
 import type { ResolvedRunnerOptions } from './options.js';
 import { Resolver, type Resolved } from './resolution.js';
+import { Telemetry, type PhaseMarks } from './telemetry.js';
 import type { RunResult } from './types.js';
 
 export type { ProgressSink } from './dispatch.js';
@@ -32,11 +33,15 @@ export class Pipeline {
   readonly #checks: SchemaChecks;
   /** The dispatcher (streams open their sources through it). */
   readonly dispatcher: Dispatcher;
+  /** Spans, metrics, events and redaction of this runner's calls. */
+  readonly telemetry: Telemetry;
 
   constructor(options: ResolvedRunnerOptions) {
     this.#resolver = new Resolver(options);
     this.#checks = new SchemaChecks(options);
     this.dispatcher = new Dispatcher(options, this.#checks);
+    const index = options.index;
+    this.telemetry = new Telemetry(options.telemetry, (toolId) => this.#resolver.cached(toolId)?.tool ?? index?.getTool(toolId).tool);
   }
 
   /** One call, start to end; the value when everything on the way was synchronous. */
@@ -45,14 +50,15 @@ export class Pipeline {
     args: Record<string, unknown>,
     deadline: Deadline | undefined,
     progress: ProgressSink | undefined,
+    marks?: PhaseMarks,
   ): RunResult | Promise<RunResult> {
     // The hot path: a live call to a tool resolved before.
     const hit = deadline === undefined || !deadline.aborted ? this.#resolver.cached(toolId) : undefined;
-    if (hit !== undefined) return this.#execute(toolId, args, hit, deadline, progress);
+    if (hit !== undefined) return this.#execute(toolId, args, hit, deadline, progress, marks);
     checkStart(toolId, deadline);
     const resolved = this.#resolver.resolve(toolId);
-    if (resolved instanceof Promise) return this.#runAfterResolve(resolved, toolId, args, deadline, progress);
-    return this.#execute(toolId, args, resolved, deadline, progress);
+    if (resolved instanceof Promise) return this.#runAfterResolve(resolved, toolId, args, deadline, progress, marks);
+    return this.#execute(toolId, args, resolved, deadline, progress, marks);
   }
 
   /** The steps up to input validation, for streaming. */
@@ -71,9 +77,10 @@ export class Pipeline {
     args: Record<string, unknown>,
     deadline: Deadline | undefined,
     progress: ProgressSink | undefined,
+    marks: PhaseMarks | undefined,
   ): Promise<RunResult> {
     const resolved = deadline === undefined ? await pending : await awaitResolve(pending, toolId, deadline);
-    return this.#execute(toolId, args, resolved, deadline, progress);
+    return this.#execute(toolId, args, resolved, deadline, progress, marks);
   }
 
   #execute(
@@ -82,11 +89,13 @@ export class Pipeline {
     resolved: Resolved,
     deadline: Deadline | undefined,
     progress: ProgressSink | undefined,
+    marks: PhaseMarks | undefined,
   ): RunResult | Promise<RunResult> {
     const backend = resolved.selected ?? this.#resolver.select(toolId, resolved);
     if (this.#checks.input) this.#checks.checkInput(toolId, resolved, backend, args);
     // An abort during an async resolution (or from inside the validator) stops the call before dispatch.
     if (deadline !== undefined && deadline.aborted) throw abortToolError(toolId, 'execute', backend, deadline.reason);
+    if (marks !== undefined) marks.dispatchAt = performance.now();
     return this.dispatcher.dispatch(toolId, resolved, backend, args, deadline, progress);
   }
 }

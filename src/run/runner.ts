@@ -4,12 +4,27 @@ import { runChain } from './chain.js';
 import { asRunFailure } from './failures.js';
 import { resolveRunnerOptions } from './options.js';
 import { Pipeline, type ProgressSink } from './pipeline.js';
+import { Telemetry, defaultTelemetryConfig, type PhaseMarks } from './telemetry.js';
 import { ProgressReporter } from './progress.js';
 import { checkRunOptions } from './run-options.js';
 import { streamEvents } from './stream.js';
 import type { ChainResult, ChainStep, RunOptions, RunResult, Runner, RunnerOptions, StreamEvent } from './types.js';
 
 const errors = layerErrors('run');
+
+/** Each standard runner's telemetry, for the layers above ({@link telemetryOf}). */
+const telemetries = new WeakMap<object, Telemetry>();
+
+/**
+ * The telemetry of a runner: the one a {@link DefaultRunner} made for its calls, or for any other
+ * runner one with the default configuration (default redaction, no listeners; spans and metrics
+ * when a provider is registered).
+ *
+ * @internal
+ */
+export function telemetryOf(runner: Runner): Telemetry {
+  return telemetries.get(runner) ?? new Telemetry(defaultTelemetryConfig(), () => undefined);
+}
 
 /**
  * The standard {@link Runner}: resolves a tool (index, then resolvers), selects a backend,
@@ -38,9 +53,12 @@ const errors = layerErrors('run');
  */
 export class DefaultRunner implements Runner {
   readonly #pipeline: Pipeline;
+  readonly #telemetry: Telemetry;
 
   constructor(options?: RunnerOptions) {
     this.#pipeline = new Pipeline(resolveRunnerOptions(options));
+    this.#telemetry = this.#pipeline.telemetry;
+    telemetries.set(this, this.#telemetry);
   }
 
   /**
@@ -52,12 +70,12 @@ export class DefaultRunner implements Runner {
    */
   run(toolId: string, args?: Record<string, unknown>, options?: RunOptions): Promise<RunResult> {
     const input = args ?? {};
-    if (options === undefined || options === null) return this.#run(toolId, input, undefined, undefined, undefined);
+    if (options === undefined || options === null) return this.#run(toolId, input, undefined, undefined, undefined, undefined);
     const { signal, timeoutMs, onProgress } = options;
-    if (onProgress === undefined || onProgress === null) return this.#run(toolId, input, signal, timeoutMs, undefined);
+    if (onProgress === undefined || onProgress === null) return this.#run(toolId, input, signal, timeoutMs, undefined, undefined);
     if (typeof onProgress !== 'function') return Promise.reject(errors.invalidArgument('option onProgress', 'must be a function'));
     const reporter = new ProgressReporter(onProgress);
-    return this.#run(toolId, input, signal, timeoutMs, reporter.forward).then(
+    return this.#run(toolId, input, signal, timeoutMs, reporter.forward, undefined).then(
       (result) => {
         reporter.end(true);
         return result;
@@ -84,7 +102,8 @@ export class DefaultRunner implements Runner {
    * arrives as events.
    */
   runStream(toolId: string, args?: Record<string, unknown>, options?: RunOptions): AsyncIterable<StreamEvent> {
-    return streamEvents(this.#pipeline, toolId, args ?? {}, options ?? undefined);
+    const input = args ?? {};
+    return this.#pipeline.telemetry.stream(toolId, input, () => streamEvents(this.#pipeline, toolId, input, options ?? undefined));
   }
 
   /**
@@ -95,17 +114,24 @@ export class DefaultRunner implements Runner {
    * steps: [] }` at once, with no progress events: `result` is `undefined` only then.
    */
   runChain(steps: readonly ChainStep[], options?: RunOptions): Promise<ChainResult> {
-    return runChain(this.#pipeline, steps, options ?? undefined);
+    return this.#pipeline.telemetry.chain(steps, () => runChain(this.#pipeline, steps, options ?? undefined));
   }
 
-  /** One call under its deadline (none without a signal and a timeout): the one path of `run`. */
+  /** One call under its deadline (none without a signal and a timeout), observed when anyone listens: the one path of `run`. */
   #run(
     toolId: string,
     args: Record<string, unknown>,
     signal: AbortSignal | undefined,
     timeoutMs: number | undefined,
     progress: ProgressSink | undefined,
+    marks: PhaseMarks | false | undefined,
   ): Promise<RunResult> {
+    // Spans, metrics and events only when someone listens: one check on the hot path. An observed
+    // call comes back here with its phase marks (`false`: observed, no span to mark).
+    const telemetry = this.#telemetry;
+    if (marks === undefined && telemetry.active) {
+      return telemetry.call(toolId, args, 'run', (traced) => this.#run(toolId, args, signal, timeoutMs, progress, traced ?? false));
+    }
     let deadline: Deadline | undefined;
     if (signal !== undefined || timeoutMs !== undefined) {
       const invalid = checkRunOptions(signal, timeoutMs);
@@ -114,23 +140,32 @@ export class DefaultRunner implements Runner {
     }
     let out: RunResult | Promise<RunResult>;
     try {
-      out = this.#pipeline.run(toolId, args, deadline, progress);
+      out = this.#pipeline.run(toolId, args, deadline, progress, marks === false ? undefined : marks);
     } catch (err) {
       deadline?.dispose();
-      return Promise.reject(asRunFailure(err, toolId));
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the library error, redacted
+      return Promise.reject(telemetry.redactFailure(asRunFailure(err, toolId), toolId, args));
     }
-    if (out instanceof Promise) return deadline === undefined ? out : disposeAfter(out, deadline);
+    if (out instanceof Promise) return settleCall(out, deadline, telemetry, toolId, args);
     deadline?.dispose();
     return Promise.resolve(out);
   }
 }
 
-/** Waits for the call, then clears its deadline's timer and listener. */
-async function disposeAfter(pending: Promise<RunResult>, deadline: Deadline): Promise<RunResult> {
+/** Waits for the call, then clears its deadline's timer and listener (if any); a failure is redacted. */
+async function settleCall(
+  pending: Promise<RunResult>,
+  deadline: Deadline | undefined,
+  telemetry: Telemetry,
+  toolId: string,
+  args: Record<string, unknown>,
+): Promise<RunResult> {
   try {
     return await pending;
+  } catch (err) {
+    throw telemetry.redactFailure(err, toolId, args);
   } finally {
-    deadline.dispose();
+    deadline?.dispose();
   }
 }
 

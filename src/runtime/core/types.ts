@@ -101,6 +101,8 @@ export interface ToolCallRecord {
   errorOp?: 'run' | 'chain';
   /** Wall-clock milliseconds of the call; a chain step gets the chain's time shared evenly among its executed steps. */
   durationMs: number;
+  /** JSON pointers (into `args`) of the values redaction removed from this record; absent when none (see the tracing docs). */
+  redactions?: string[];
 }
 
 /** One snippet to run. */

@@ -6,6 +6,7 @@ import { setMaxListeners } from 'node:events';
 import type { ChainStep } from '../../run/index.js';
 import type { ToolexecError } from '../../model/index.js';
 import { noop, onAbort } from '../../model/internal.js';
+import { contextFromCarrier, withContext } from '../../run/internal.js';
 import type { ToolGateway } from '../core/types.js';
 import type { GatewayConnection } from './connection.js';
 import {
@@ -207,7 +208,11 @@ class Server implements GatewayServer {
         this.#reply(message.id, 'error', serializeError(protocolError(`duplicate request id "${message.id}"`)));
         return;
       }
-      this.#handle(message.type, message.id, message.payload);
+      // a guest that propagates W3C trace context sends `traceparent`: its call continues that trace
+      const { type, id, payload } = message;
+      const parent = typeof message.traceparent === 'string' ? contextFromCarrier(message) : undefined;
+      if (parent === undefined) this.#handle(type, id, payload);
+      else withContext(parent, () => this.#handle(type, id, payload));
       return;
     }
     if (message.type === 'cancel') {

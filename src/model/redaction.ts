@@ -1,0 +1,284 @@
+/**
+ * Redaction (seed 004, "Redaction rules"): the one place that decides which parts of a tool call's
+ * arguments never leave the library — in span attributes, events, log lines, error messages and
+ * details, code-mode traces and chain records — and lists what it removed as JSON pointers.
+ *
+ * A path is either
+ * - dotted (`password`, `headers.authorization`, `items.*.token`): matched at any depth against the
+ *   end of a value's key path, case-insensitively, array indices skipped (`items.token` matches
+ *   `/items/0/token`), `*` matching any one key; or
+ * - a JSON pointer (`/headers/authorization`): matched from the root only, case-insensitively,
+ *   `*` matching any one key or index.
+ *
+ * The values sent to a tool are never touched: redaction works on copies, made only along the
+ * paths that lost something.
+ *
+ * @internal
+ * @module
+ */
+import type { Tool } from './tool.js';
+
+/** What replaces a redacted value. */
+export const REDACTED = '[REDACTED]';
+
+/** The paths redacted everywhere unless a caller adds more: `authorization`, `password`, `token`, `apiKey`, `secret`. */
+export const DEFAULT_REDACT_PATHS: readonly string[] = Object.freeze(['authorization', 'password', 'token', 'apiKey', 'secret']);
+
+/**
+ * The key of a tool's `_meta` that declares its own redaction paths (an array of paths), on top of
+ * the defaults and the facade's `redact` option: `_meta: { 'toolexec/redact': ['card.number'] }`.
+ * An MCP server can declare it on the tools it lists.
+ */
+export const TOOL_REDACT_META_KEY = 'toolexec/redact';
+
+/** Shortest string value that is also scrubbed out of free text (messages, stack traces). */
+const MIN_SECRET_LENGTH = 4;
+
+/** Deepest level a walk descends to (deeper values are left as they are). */
+const MAX_DEPTH = 64;
+
+/** One compiled path. */
+interface Rule {
+  /** Lower-cased segments; `*` matches any one. */
+  segments: string[];
+  /** Anchored at the root (a JSON pointer) instead of matching at any depth. */
+  anchored: boolean;
+}
+
+/** A value with what redaction removed from it. */
+export interface Redacted<T> {
+  /** The value with every matched part replaced by {@link REDACTED}; the input itself when nothing matched. */
+  value: T;
+  /** JSON pointers of the parts removed, in document order; empty when nothing was. */
+  redactions: string[];
+  /** The string forms of the removed values (leaves), to scrub out of free text quoting them. */
+  secrets: string[];
+}
+
+function escapePointer(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function compile(path: string): Rule | undefined {
+  if (typeof path !== 'string' || path.trim() === '') return undefined;
+  const anchored = path.startsWith('/');
+  const parts = anchored
+    ? path
+        .slice(1)
+        .split('/')
+        .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    : path.split('.');
+  const segments = parts.map((part) => part.toLowerCase());
+  if (segments.some((segment) => segment === '')) return undefined;
+  return { segments, anchored };
+}
+
+function isContainer(value: unknown): value is Record<string, unknown> | unknown[] {
+  return value !== null && typeof value === 'object';
+}
+
+/** The string leaves of a removed value (what may be quoted elsewhere). */
+function collectSecrets(value: unknown, out: string[], depth = 0): void {
+  if (typeof value === 'string') {
+    if (value.length >= MIN_SECRET_LENGTH && value !== REDACTED) out.push(value);
+    return;
+  }
+  if (typeof value === 'number' || typeof value === 'bigint') {
+    const text = String(value);
+    if (text.length >= MIN_SECRET_LENGTH) out.push(text);
+    return;
+  }
+  if (!isContainer(value) || depth >= MAX_DEPTH) return;
+  for (const item of Array.isArray(value) ? value : Object.values(value)) collectSecrets(item, out, depth + 1);
+}
+
+/**
+ * Redacts values by a fixed set of paths. Immutable and safe to share; {@link Redactor.forTool}
+ * gives (and remembers) the redactor of one tool, with the tool's own paths added.
+ */
+export class Redactor {
+  readonly #rules: Rule[];
+  /** Key names matched at any depth. */
+  readonly #names: ReadonlySet<string>;
+  /** The other rules: dotted paths, wildcards, pointers. */
+  readonly #pathRules: Rule[];
+  readonly #paths: readonly string[];
+  readonly #byTool = new WeakMap<object, Redactor>();
+
+  /** `paths` come on top of {@link DEFAULT_REDACT_PATHS} unless `withDefaults` is false. */
+  constructor(paths: readonly string[] = [], withDefaults = true) {
+    const all = withDefaults ? [...DEFAULT_REDACT_PATHS, ...paths] : [...paths];
+    this.#paths = Object.freeze([...new Set(all)]);
+    this.#rules = this.#paths.map(compile).filter((rule): rule is Rule => rule !== undefined);
+    // one key name at any depth (the defaults' kind) is a set lookup; the rest are walked
+    const isName = (rule: Rule): boolean => !rule.anchored && rule.segments.length === 1 && rule.segments[0] !== '*';
+    this.#names = new Set(this.#rules.filter(isName).map((rule) => rule.segments[0] as string));
+    this.#pathRules = this.#rules.filter((rule) => !isName(rule));
+  }
+
+  /** Every path this redactor applies. */
+  get paths(): readonly string[] {
+    return this.#paths;
+  }
+
+  /** This redactor plus the paths `tool._meta['toolexec/redact']` declares (itself when there are none). */
+  forTool(tool: Tool | undefined): Redactor {
+    if (tool === undefined || tool === null || typeof tool !== 'object') return this;
+    const cached = this.#byTool.get(tool);
+    if (cached !== undefined) return cached;
+    const declared = toolRedactPaths(tool);
+    const redactor = declared.length === 0 ? this : new Redactor([...this.#paths, ...declared], false);
+    this.#byTool.set(tool, redactor);
+    return redactor;
+  }
+
+  /** A copy of `value` with every matched part replaced; `value` itself when nothing matched. */
+  redact<T>(value: T): Redacted<T> {
+    const redactions: string[] = [];
+    const secrets: string[] = [];
+    if (!isContainer(value) || this.#rules.length === 0) return { value, redactions, secrets };
+    const out = this.#walk(value, [], [], '', { redactions, secrets, seen: new Set() }, 0) as T;
+    return { value: out, redactions, secrets };
+  }
+
+  /** Whether a property (or, for anchored rules only, an array element) is redacted. */
+  #matches(key: string, named: readonly string[], full: readonly string[], element: boolean): boolean {
+    if (!element && this.#names.has(key)) return true;
+    for (const { segments, anchored } of this.#pathRules) {
+      if (anchored) {
+        if (segments.length === full.length && segments.every((segment, i) => segment === '*' || segment === full[i])) return true;
+        continue;
+      }
+      // any depth: the property's named keys (array indices skipped) end with the rule's segments
+      if (element || segments.length > named.length) continue;
+      const offset = named.length - segments.length;
+      if (segments.every((segment, i) => segment === '*' || segment === named[offset + i])) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Walks `value`; `named` and `full` are the key path so far (array indices skipped / kept), used
+   * as stacks (pushed and popped in place). Copies a container only when something in it changed.
+   */
+  #walk(
+    value: Record<string, unknown> | unknown[],
+    named: string[],
+    full: string[],
+    pointer: string,
+    out: { redactions: string[]; secrets: string[]; seen: Set<unknown> },
+    depth: number,
+  ): unknown {
+    if (depth >= MAX_DEPTH || out.seen.has(value)) return value;
+    out.seen.add(value);
+    const element = Array.isArray(value);
+    let copy: Record<string, unknown> | unknown[] | undefined;
+    const keys = element ? undefined : Object.keys(value);
+    const count = element ? value.length : (keys as string[]).length;
+    for (let i = 0; i < count; i++) {
+      const key = element ? String(i) : (keys as string[])[i]!;
+      const item = (value as Record<string, unknown>)[key];
+      const lower = key.toLowerCase();
+      if (!element) named.push(lower);
+      full.push(lower);
+      let next = item;
+      if (item !== undefined && this.#matches(lower, named, full, element)) {
+        out.redactions.push(`${pointer}/${escapePointer(key)}`);
+        collectSecrets(item, out.secrets);
+        next = REDACTED;
+      } else if (isContainer(item)) {
+        next = this.#walk(item, named, full, `${pointer}/${escapePointer(key)}`, out, depth + 1);
+      }
+      if (!element) named.pop();
+      full.pop();
+      if (next !== item) {
+        copy ??= element ? value.slice() : { ...value };
+        (copy as Record<string, unknown>)[key] = next;
+      }
+    }
+    out.seen.delete(value);
+    return copy ?? value;
+  }
+}
+
+/** The redaction paths a tool declares in `_meta['toolexec/redact']` (strings only). */
+export function toolRedactPaths(tool: Tool): string[] {
+  const meta = (tool as { _meta?: unknown })._meta;
+  if (meta === null || typeof meta !== 'object') return [];
+  const declared = (meta as Record<string, unknown>)[TOOL_REDACT_META_KEY];
+  if (!Array.isArray(declared)) return [];
+  return declared.filter((path): path is string => typeof path === 'string' && path !== '');
+}
+
+/** `text` with every secret replaced by {@link REDACTED} (longest first, so one secret inside another goes whole). */
+export function scrubText(text: string, secrets: readonly string[]): string {
+  if (secrets.length === 0 || text === '') return text;
+  let out = text;
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
+    if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  }
+  return out;
+}
+
+/** A copy of `value` with every secret scrubbed out of its strings (keys too); `value` itself when none occurs. */
+export function scrubValue<T>(value: T, secrets: readonly string[], depth = 0, seen: Set<unknown> = new Set()): T {
+  if (secrets.length === 0) return value;
+  if (typeof value === 'string') return scrubText(value, secrets) as T;
+  if (!isContainer(value) || depth >= MAX_DEPTH || seen.has(value)) return value;
+  seen.add(value);
+  let copy: Record<string, unknown> | unknown[] | undefined;
+  if (Array.isArray(value)) {
+    const items: unknown[] = value;
+    items.forEach((item, i) => {
+      const next = scrubValue(item, secrets, depth + 1, seen);
+      if (next !== item) ((copy as unknown[] | undefined) ?? (copy = items.slice()))[i] = next;
+    });
+  } else if (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null) {
+    for (const [key, item] of Object.entries(value)) {
+      const next = scrubValue(item, secrets, depth + 1, seen);
+      const nextKey = scrubText(key, secrets);
+      if (next !== item || nextKey !== key) {
+        copy ??= { ...value };
+        if (nextKey !== key) delete (copy as Record<string, unknown>)[key];
+        (copy as Record<string, unknown>)[nextKey] = next;
+      }
+    }
+  }
+  seen.delete(value);
+  return (copy ?? value) as T;
+}
+
+/**
+ * Scrubs `secrets` out of an error in place — its message, stack and details, and those of every
+ * error on its `cause` chain — and returns whether anything changed. The error objects stay the
+ * same objects (codes, classes and `instanceof` unchanged).
+ */
+export function scrubError(err: unknown, secrets: readonly string[]): boolean {
+  if (secrets.length === 0) return false;
+  let changed = false;
+  const seen = new Set<unknown>();
+  for (let current = err; current !== null && typeof current === 'object' && !seen.has(current);) {
+    seen.add(current);
+    const target = current as { message?: unknown; stack?: unknown; details?: unknown; cause?: unknown; errors?: unknown };
+    for (const field of ['message', 'stack', 'details'] as const) {
+      const before = target[field];
+      if (before === undefined) continue;
+      const after = scrubValue(before, secrets);
+      if (after !== before) {
+        changed = true;
+        setField(target, field, after);
+      }
+    }
+    if (Array.isArray(target.errors)) for (const inner of target.errors) changed = scrubError(inner, secrets) || changed;
+    current = target.cause;
+  }
+  return changed;
+}
+
+function setField(target: object, field: string, value: unknown): void {
+  try {
+    Object.defineProperty(target, field, { value, writable: true, configurable: true, enumerable: field === 'details' });
+  } catch {
+    // a frozen error keeps its text: nothing else can be done
+  }
+}

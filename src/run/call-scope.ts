@@ -1,0 +1,150 @@
+/**
+ * One observed call (a run, a chain step or a stream): its `execute_tool {toolId}` span, its
+ * `call.started` / `call.finished` / `call.failed` events and its metrics, from start to end.
+ * Used by `Telemetry.call` and `Telemetry.stream` alike.
+ *
+ * @internal
+ * @module
+ */
+import type { Attributes } from '@opentelemetry/api';
+import { ToolexecError, errorMessage } from '../model/index.js';
+import type { Redacted } from '../model/internal.js';
+import type { CallMode, EventError, ExecEvent } from './events.js';
+import { tracingRegistered } from './otel.js';
+import { endSpanError, endSpanOk, recordCall, spanIds, startSpan, SPAN_KIND, type ActiveSpan } from './spans.js';
+import type { EventSink } from './event-sink.js';
+
+/** Phase marks of one traced call (filled by the pipeline when given). */
+export interface PhaseMarks {
+  /** `performance.now()` when dispatch began (0 until then). */
+  dispatchAt: number;
+}
+
+/** An error as events carry it. */
+export function eventError(err: unknown): EventError {
+  if (!ToolexecError.isInstance(err)) return { code: 'EXECUTION', message: errorMessage(err) };
+  const shape: EventError = { code: err.code, message: err.message };
+  if (err.details !== undefined) shape.details = err.details;
+  return shape;
+}
+
+const GEN_AI_TOOL_TYPE: Record<string, string> = { local: 'function', provider: 'extension', mcp: 'extension' };
+
+const CALL_ID_PREFIX = `call_${process.pid.toString(36)}_`;
+let callCounter = 0;
+
+/** The span, events and metrics of one call. */
+export class CallScope {
+  /** The call's span, while tracing. */
+  readonly active: ActiveSpan | undefined;
+  /** Where the pipeline marks its phases, while tracing. */
+  readonly marks: PhaseMarks | undefined;
+  readonly #sink: EventSink;
+  readonly #toolId: string;
+  readonly #mode: CallMode;
+  readonly #callId: string;
+  readonly #started = performance.now();
+  readonly #ids: { traceId: string; spanId: string } | undefined;
+  #ended = false;
+
+  /** Starts the span (when a tracer provider is registered) and emits `call.started` (when anyone listens). */
+  constructor(sink: EventSink, toolId: string, mode: CallMode, redacted: Redacted<Record<string, unknown>>) {
+    this.#sink = sink;
+    this.#toolId = toolId;
+    this.#mode = mode;
+    callCounter = (callCounter + 1) % Number.MAX_SAFE_INTEGER;
+    const callId = (this.#callId = CALL_ID_PREFIX + callCounter.toString(36));
+    const active = (this.active = tracingRegistered()
+      ? startSpan(`execute_tool ${toolId}`, SPAN_KIND.INTERNAL, callAttributes(toolId, callId, mode, redacted))
+      : undefined);
+    this.marks = active === undefined ? undefined : { dispatchAt: 0 };
+    this.#ids = spanIds(active);
+    if (sink.listening) {
+      const event: ExecEvent = { type: 'call.started', time: Date.now(), callId, toolId, mode, args: redacted.value, ...this.#ids };
+      if (redacted.redactions.length > 0) event.redactions = redacted.redactions;
+      sink.emit(event);
+    }
+  }
+
+  /** The call succeeded on `backendKind`. Ends the scope (later ends are ignored). */
+  succeeded(backendKind: string | undefined, toolName: string | undefined, attributes?: Attributes): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    const durationMs = performance.now() - this.#started;
+    if (this.active !== undefined) endSpanOk(this.active, this.#final(toolName, backendKind, attributes));
+    recordCall(this.#toolId, backendKind, durationMs, undefined);
+    if (!this.#sink.listening) return;
+    const event: ExecEvent = {
+      type: 'call.finished',
+      time: Date.now(),
+      callId: this.#callId,
+      toolId: this.#toolId,
+      mode: this.#mode,
+      durationMs,
+    };
+    if (backendKind !== undefined) event.backendKind = backendKind;
+    this.#sink.emit(Object.assign(event, this.#ids));
+  }
+
+  /** The call failed with `err` (already redacted). Ends the scope (later ends are ignored). */
+  failed(err: unknown, backendKind: string | undefined, attributes?: Attributes): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    const durationMs = performance.now() - this.#started;
+    const code = ToolexecError.isInstance(err) ? err.code : 'EXECUTION';
+    if (this.active !== undefined) endSpanError(this.active, err, this.#final(undefined, backendKind, attributes));
+    recordCall(this.#toolId, backendKind, durationMs, code);
+    if (!this.#sink.listening) return;
+    const event: ExecEvent = {
+      type: 'call.failed',
+      time: Date.now(),
+      callId: this.#callId,
+      toolId: this.#toolId,
+      mode: this.#mode,
+      durationMs,
+      error: eventError(err),
+    };
+    if (backendKind !== undefined) event.backendKind = backendKind;
+    const redactions = (err as { details?: { redactions?: unknown } } | null)?.details?.redactions;
+    if (Array.isArray(redactions)) event.redactions = redactions as string[];
+    this.#sink.emit(Object.assign(event, this.#ids));
+  }
+
+  /** The attributes a call's span ends with: backend kind, tool name, and the phase durations. */
+  #final(name: string | undefined, backendKind: string | undefined, extra: Attributes | undefined): Attributes {
+    const now = performance.now();
+    const attributes: Attributes = { ...extra, 'toolexec.duration_ms': now - this.#started };
+    if (backendKind !== undefined) {
+      attributes['toolexec.backend.kind'] = backendKind;
+      const type = GEN_AI_TOOL_TYPE[backendKind];
+      if (type !== undefined) attributes['gen_ai.tool.type'] = type;
+    }
+    if (name !== undefined) attributes['toolexec.tool.name'] = name;
+    const marks = this.marks;
+    if (marks !== undefined && marks.dispatchAt > 0) {
+      attributes['toolexec.phase.prepare_ms'] = marks.dispatchAt - this.#started;
+      attributes['toolexec.phase.execute_ms'] = now - marks.dispatchAt;
+    }
+    return attributes;
+  }
+}
+
+/** The attributes a call's span starts with (the arguments redacted, as JSON, cut at 4 KiB). */
+function callAttributes(toolId: string, callId: string, mode: CallMode, redacted: Redacted<Record<string, unknown>>): Attributes {
+  const attributes: Attributes = {
+    'gen_ai.operation.name': 'execute_tool',
+    'gen_ai.tool.name': toolId,
+    'gen_ai.tool.call.id': callId,
+    'toolexec.tool.id': toolId,
+    'toolexec.call.mode': mode,
+  };
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(redacted.value);
+  } catch {
+    json = undefined;
+  }
+  if (json !== undefined) attributes['gen_ai.tool.call.arguments'] = json.length > 4096 ? `${json.slice(0, 4096)}…` : json;
+  if (redacted.redactions.length > 0) attributes['toolexec.redactions'] = redacted.redactions;
+  return attributes;
+}

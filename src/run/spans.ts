@@ -1,0 +1,239 @@
+/**
+ * Spans, trace context and metrics through `@opentelemetry/api` (see `otel.ts`): the only file
+ * that speaks to the API. Everything here is called only after the one cheap check
+ * ({@link otelRegistered}) said a provider is registered.
+ *
+ * Span names and attributes follow the OpenTelemetry GenAI conventions for tool execution
+ * (`execute_tool {gen_ai.tool.name}`, `gen_ai.operation.name`, `gen_ai.tool.name`,
+ * `gen_ai.tool.call.id`, `gen_ai.tool.type`, `error.type`) plus `toolexec.*` attributes.
+ *
+ * @internal
+ * @module
+ */
+import type { Attributes, Context, Counter, Histogram, Meter, MeterProvider, Span, Tracer, TracerProvider } from '@opentelemetry/api';
+import { ToolexecError } from '../model/index.js';
+import { metricsRegistered, otel, tracingRegistered } from './otel.js';
+
+/** The instrumentation scope name of every span and instrument. */
+export const INSTRUMENTATION_SCOPE = 'toolexec';
+
+/** `SpanKind` values (the enum of the API, without loading it). */
+export const SPAN_KIND = { INTERNAL: 0, CLIENT: 2 } as const;
+
+/** The W3C trace context fields carried across a boundary (`_meta` of an MCP request, a gateway message). */
+export interface TraceCarrier {
+  /** `00-<trace id>-<span id>-<flags>`. */
+  traceparent?: string;
+  /** Vendor state, when there is any. */
+  tracestate?: string;
+}
+
+/** A started span and the context that makes it the parent of what runs inside. */
+export interface ActiveSpan {
+  /** The span. */
+  span: Span;
+  /** The caller's context with this span set. */
+  context: Context;
+}
+
+let tracerOwner: TracerProvider | undefined;
+let tracer: Tracer | undefined;
+
+function currentTracer(api: NonNullable<typeof otel>): Tracer {
+  const provider = api.trace.getTracerProvider();
+  if (provider !== tracerOwner || tracer === undefined) {
+    tracerOwner = provider;
+    tracer = provider.getTracer(INSTRUMENTATION_SCOPE);
+  }
+  return tracer;
+}
+
+/**
+ * Starts a span under the active context (or `parent`); `undefined` when no tracer provider is
+ * registered or the sampler dropped it (then nothing else is recorded either).
+ */
+export function startSpan(name: string, kind: number, attributes: Attributes, parent?: Context): ActiveSpan | undefined {
+  const api = otel;
+  if (api === undefined || !tracingRegistered()) return undefined;
+  const base = parent ?? api.context.active();
+  const span = currentTracer(api).startSpan(name, { kind, attributes }, base);
+  if (!span.isRecording()) {
+    span.end();
+    return undefined;
+  }
+  return { span, context: api.trace.setSpan(base, span) };
+}
+
+/** Runs `fn` with `context` active (so spans started inside are its children). */
+export function withContext<A extends unknown[], R>(context: Context, fn: (...args: A) => R, ...args: A): R {
+  const api = otel;
+  return api === undefined ? fn(...args) : api.context.with(context, fn, undefined, ...args);
+}
+
+/**
+ * Runs `fn` as a child of `active`, unless the work already runs under a remote parent of the same
+ * trace (a sandboxed guest that sent its own `traceparent`): then that parent is kept.
+ */
+export function withinSpan<R>(active: ActiveSpan, fn: () => R): R {
+  const api = otel;
+  if (api === undefined) return fn();
+  const current = api.trace.getSpanContext(api.context.active());
+  if (current?.isRemote === true && current.traceId === active.span.spanContext().traceId) return fn();
+  return api.context.with(active.context, fn);
+}
+
+/** The active context (for code that hands it to later work), `undefined` without the API. */
+export function activeContext(): Context | undefined {
+  return otel?.context.active();
+}
+
+/** Ends a span that succeeded, with final attributes. */
+export function endSpanOk(active: ActiveSpan, attributes?: Attributes): void {
+  if (attributes !== undefined) active.span.setAttributes(attributes);
+  active.span.setStatus({ code: 1 });
+  active.span.end();
+}
+
+/**
+ * Ends a span that failed: status ERROR with the `ToolexecError` code as its description,
+ * `error.type` and `toolexec.error.code` set to the code, and an `exception` event with the
+ * (already redacted) message.
+ */
+export function endSpanError(active: ActiveSpan, err: unknown, attributes?: Attributes): void {
+  const code = ToolexecError.isInstance(err) ? err.code : 'EXECUTION';
+  const { span } = active;
+  if (attributes !== undefined) span.setAttributes(attributes);
+  span.setAttributes({ 'error.type': code, 'toolexec.error.code': code });
+  span.addEvent('exception', {
+    'exception.type': err instanceof Error ? err.name : typeof err,
+    'exception.message': err instanceof Error ? err.message : String(err),
+  });
+  span.setStatus({ code: 2, message: code });
+  span.end();
+}
+
+/** Trace and span IDs of a span, for events and log lines. */
+export function spanIds(active: ActiveSpan | undefined): { traceId: string; spanId: string } | undefined {
+  if (active === undefined) return undefined;
+  const { traceId, spanId } = active.span.spanContext();
+  return { traceId, spanId };
+}
+
+/**
+ * The W3C trace context of `context` (default: the active one) as `traceparent` / `tracestate`:
+ * through the registered propagator, else written from the span context directly. Empty when
+ * there is no valid span.
+ */
+export function traceCarrier(context?: Context): TraceCarrier {
+  const api = otel;
+  const carrier: TraceCarrier = {};
+  if (api === undefined) return carrier;
+  const ctx = context ?? api.context.active();
+  const spanContext = api.trace.getSpanContext(ctx);
+  if (spanContext === undefined || !api.trace.isSpanContextValid(spanContext)) return carrier;
+  api.propagation.inject(ctx, carrier);
+  if (carrier.traceparent === undefined) {
+    carrier.traceparent = `00-${spanContext.traceId}-${spanContext.spanId}-${(spanContext.traceFlags & 0xff).toString(16).padStart(2, '0')}`;
+    const state = spanContext.traceState?.serialize();
+    if (state !== undefined && state !== '') carrier.tracestate = state;
+  }
+  return carrier;
+}
+
+const TRACEPARENT = /^([\da-f]{2})-([\da-f]{32})-([\da-f]{16})-([\da-f]{2})$/;
+
+/**
+ * The context a received W3C `traceparent` continues (a remote parent), or `undefined` when the
+ * carrier has none, it is malformed, or tracing is off.
+ */
+export function contextFromCarrier(carrier: unknown): Context | undefined {
+  const api = otel;
+  if (api === undefined || carrier === null || typeof carrier !== 'object') return undefined;
+  const { traceparent, tracestate } = carrier as Record<string, unknown>;
+  if (typeof traceparent !== 'string') return undefined;
+  const match = TRACEPARENT.exec(traceparent.trim().toLowerCase());
+  if (match === null || match[1] === 'ff') return undefined;
+  const spanContext = {
+    traceId: match[2] as string,
+    spanId: match[3] as string,
+    traceFlags: Number.parseInt(match[4] as string, 16) & 0xff,
+    isRemote: true,
+    ...(typeof tracestate === 'string' && tracestate !== '' ? { traceState: api.createTraceState(tracestate) } : {}),
+  };
+  if (!api.trace.isSpanContextValid(spanContext)) return undefined;
+  return api.trace.setSpanContext(api.context.active(), spanContext);
+}
+
+/** The instruments, made once per registered meter provider. */
+interface Instruments {
+  calls: Counter;
+  errors: Counter;
+  duration: Histogram;
+  sandboxRuns: Counter;
+  sandboxDuration: Histogram;
+  limitHits: Counter;
+}
+
+let meterOwner: MeterProvider | undefined;
+let instruments: Instruments | undefined;
+
+function currentInstruments(): Instruments | undefined {
+  const api = otel;
+  if (api === undefined || !metricsRegistered()) return undefined;
+  const provider = api.metrics.getMeterProvider();
+  if (provider !== meterOwner || instruments === undefined) {
+    meterOwner = provider;
+    const meter: Meter = provider.getMeter(INSTRUMENTATION_SCOPE);
+    instruments = {
+      calls: meter.createCounter('toolexec.tool.calls', { description: 'Tool calls made', unit: '{call}' }),
+      errors: meter.createCounter('toolexec.tool.errors', { description: 'Tool calls that failed', unit: '{call}' }),
+      duration: meter.createHistogram('toolexec.tool.duration', { description: 'Duration of tool calls', unit: 's' }),
+      sandboxRuns: meter.createCounter('toolexec.sandbox.runs', { description: 'Code-mode snippets run', unit: '{run}' }),
+      sandboxDuration: meter.createHistogram('toolexec.sandbox.duration', { description: 'Duration of code-mode snippets', unit: 's' }),
+      limitHits: meter.createCounter('toolexec.sandbox.limit_hits', { description: 'Limits code-mode snippets hit', unit: '{hit}' }),
+    };
+  }
+  return instruments;
+}
+
+/**
+ * Records one tool call: `toolexec.tool.calls` and `toolexec.tool.duration` (seconds) by tool,
+ * backend kind and outcome, and `toolexec.tool.errors` by tool, backend kind and error code.
+ * The labels are tool IDs, backend kinds and error codes: never arguments.
+ */
+export function recordCall(toolId: string, backendKind: string | undefined, durationMs: number, errorCode: string | undefined): void {
+  const set = currentInstruments();
+  if (set === undefined) return;
+  const attributes: Attributes = { 'gen_ai.tool.name': toolId, 'toolexec.backend.kind': backendKind ?? 'none' };
+  if (errorCode !== undefined) attributes['error.type'] = errorCode;
+  set.calls.add(1, attributes);
+  set.duration.record(durationMs / 1000, attributes);
+  if (errorCode !== undefined) set.errors.add(1, attributes);
+}
+
+/** Records one snippet run (`toolexec.sandbox.runs`, `toolexec.sandbox.duration`) by backend, profile and outcome. */
+export function recordSandboxRun(
+  backend: string | undefined,
+  profile: string | undefined,
+  durationMs: number,
+  errorCode: string | undefined,
+): void {
+  const set = currentInstruments();
+  if (set === undefined) return;
+  const attributes: Attributes = { 'toolexec.sandbox.backend': backend ?? 'unknown', 'toolexec.sandbox.profile': profile ?? 'default' };
+  if (errorCode !== undefined) attributes['error.type'] = errorCode;
+  set.sandboxRuns.add(1, attributes);
+  set.sandboxDuration.record(durationMs / 1000, attributes);
+}
+
+/** Records a limit a snippet hit (`toolexec.sandbox.limit_hits`) by limit and backend. */
+export function recordLimitHit(limit: string, backend: string | undefined): void {
+  currentInstruments()?.limitHits.add(1, { 'toolexec.limit': limit, 'toolexec.sandbox.backend': backend ?? 'unknown' });
+}
+
+/** Adds an event to the active span (a retry attempt, ...); nothing when tracing is off. */
+export function addSpanEvent(name: string, attributes?: Attributes): void {
+  const api = otel;
+  if (api === undefined || !tracingRegistered()) return;
+  api.trace.getActiveSpan()?.addEvent(name, attributes);
+}

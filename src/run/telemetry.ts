@@ -1,0 +1,241 @@
+/**
+ * Observability, in one place: spans, metrics, events, log lines and redaction of every tool call,
+ * chain and stream. The runner holds one {@link Telemetry}; the layers above reach it through
+ * `telemetryOf(runner)` (run/internal.ts) for chains, snippets and server status, so there is one
+ * mechanism and one configuration ({@link TelemetryConfig}: the redactor and the event sink).
+ *
+ * The cost when nobody listens: the runner asks {@link Telemetry.active} once per call — a field
+ * read and one global read (is a tracer or meter provider registered with `@opentelemetry/api`?)
+ * — and takes its plain path.
+ *
+ * @internal
+ * @module
+ */
+import { ToolexecError, type Tool } from '../model/index.js';
+import { Redactor, scrubError, type Redacted } from '../model/internal.js';
+import type { CallMode, ExecEvent } from './events.js';
+import { EventSink } from './event-sink.js';
+import { otelRegistered } from './otel.js';
+import { CallScope, type PhaseMarks } from './call-scope.js';
+import { endSpanError, endSpanOk, startSpan, withContext, SPAN_KIND } from './spans.js';
+import type { ChainStep, RunResult, StreamEvent } from './types.js';
+
+/** What a runner's telemetry is made from: shared by everything one facade creates. */
+export interface TelemetryConfig {
+  /** The redaction paths (defaults plus the facade's `redact`). */
+  redactor: Redactor;
+  /** Where events go. */
+  sink: EventSink;
+}
+
+let defaultConfig: TelemetryConfig | undefined;
+
+/** The configuration of a runner made without one: default redaction, no listeners. */
+export function defaultTelemetryConfig(): TelemetryConfig {
+  return (defaultConfig ??= { redactor: new Redactor(), sink: new EventSink() });
+}
+
+export { eventError, type PhaseMarks } from './call-scope.js';
+export { EventSink };
+
+/** The errors already redacted (a call's error passes through more than one observer). */
+const redactedErrors = new WeakSet<object>();
+
+/** The backend kind of a result or a failure. */
+function backendKindOf(value: unknown): string | undefined {
+  const kind = (value as { backend?: { kind?: unknown } } | null | undefined)?.backend?.kind;
+  return typeof kind === 'string' ? kind : undefined;
+}
+
+/** One runner's telemetry: its configuration plus how it finds a tool by ID (for per-tool redaction). */
+export class Telemetry {
+  readonly config: TelemetryConfig;
+  readonly #toolOf: (toolId: string) => Tool | undefined;
+  readonly #sink: EventSink;
+
+  constructor(config: TelemetryConfig, toolOf: (toolId: string) => Tool | undefined) {
+    this.config = config;
+    this.#toolOf = toolOf;
+    this.#sink = config.sink;
+  }
+
+  /** True when anyone listens: an event listener or logger, or a registered tracer or meter provider. The hot path's one check. */
+  get active(): boolean {
+    return this.#sink.listening || otelRegistered();
+  }
+
+  /** The redactor of a tool (the configured paths plus the tool's own). */
+  redactorFor(toolId: string): Redactor {
+    let tool: Tool | undefined;
+    try {
+      tool = this.#toolOf(toolId);
+    } catch {
+      tool = undefined;
+    }
+    return this.config.redactor.forTool(tool);
+  }
+
+  /** A tool call's arguments, redacted. */
+  redactArgs(toolId: string, args: Record<string, unknown>): Redacted<Record<string, unknown>> {
+    return this.redactorFor(toolId).redact(args);
+  }
+
+  /** Emits an event (when anyone listens). */
+  emit(event: ExecEvent): void {
+    this.config.sink.emit(event);
+  }
+
+  /**
+   * Scrubs the redacted values of `args` out of a failure (its message, stack, details and cause
+   * chain) and lists their pointers in `details.redactions`. Returns `err`, the same object. Safe
+   * to call more than once.
+   */
+  redactFailure(err: unknown, toolId: string, args: Record<string, unknown> | undefined): unknown {
+    if (args === undefined || err === null || typeof err !== 'object' || redactedErrors.has(err)) return err;
+    redactedErrors.add(err);
+    const { secrets, redactions } = this.redactArgs(toolId, args);
+    if (scrubError(err, secrets)) markRedactions(err, redactions);
+    return err;
+  }
+
+  /** Scrubs `secrets` out of an error (see {@link Telemetry.redactFailure}) and records `redactions` on it. */
+  scrubFailure(err: unknown, secrets: readonly string[], redactions: readonly string[]): void {
+    if (err === null || typeof err !== 'object') return;
+    redactedErrors.add(err);
+    if (scrubError(err, secrets)) markRedactions(err, redactions);
+  }
+
+  /**
+   * One observed call: an `execute_tool {toolId}` span active while `run` works (so MCP requests
+   * and nested calls are its children), `call.*` events, metrics, and the failure redacted.
+   */
+  call(
+    toolId: string,
+    args: Record<string, unknown>,
+    mode: CallMode,
+    run: (marks: PhaseMarks | undefined) => RunResult | Promise<RunResult>,
+  ): Promise<RunResult> {
+    const redacted = this.redactArgs(toolId, args);
+    const scope = new CallScope(this.config.sink, toolId, mode, redacted);
+    let out: RunResult | Promise<RunResult>;
+    try {
+      out = scope.active === undefined ? run(scope.marks) : withContext(scope.active.context, run, scope.marks);
+    } catch (err) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the call's own failure, redacted
+      return Promise.reject(this.#failed(scope, redacted, err));
+    }
+    if (out instanceof Promise) return this.#settle(scope, redacted, out);
+    scope.succeeded(out.backend?.kind, out.tool?.name);
+    return Promise.resolve(out);
+  }
+
+  async #settle(scope: CallScope, redacted: Redacted<Record<string, unknown>>, pending: Promise<RunResult>): Promise<RunResult> {
+    let result: RunResult;
+    try {
+      result = await pending;
+    } catch (err) {
+      throw this.#failed(scope, redacted, err);
+    }
+    scope.succeeded(result.backend?.kind, result.tool?.name);
+    return result;
+  }
+
+  #failed(scope: CallScope, redacted: Redacted<Record<string, unknown>>, err: unknown): unknown {
+    if (err === null || typeof err !== 'object' || !redactedErrors.has(err)) this.scrubFailure(err, redacted.secrets, redacted.redactions);
+    scope.failed(err, backendKindOf(err));
+    return err;
+  }
+
+  /**
+   * A chain: a `run_chain` span (steps are its children), the failure redacted with every step's
+   * arguments. `run` is called in the span's context.
+   */
+  async chain<T>(steps: readonly ChainStep[], run: () => Promise<T>): Promise<T> {
+    const active = otelRegistered()
+      ? startSpan('run_chain', SPAN_KIND.INTERNAL, { 'gen_ai.operation.name': 'execute_tool', 'toolexec.chain.steps': steps.length })
+      : undefined;
+    try {
+      const result = await (active === undefined ? run() : withContext(active.context, run));
+      if (active !== undefined) endSpanOk(active);
+      return result;
+    } catch (err) {
+      this.redactChainFailure(err, steps);
+      if (active !== undefined) endSpanError(active, err);
+      throw err;
+    }
+  }
+
+  /** Scrubs every step's redacted argument values out of a chain's failure. */
+  redactChainFailure(err: unknown, steps: readonly ChainStep[]): void {
+    if (err === null || typeof err !== 'object') return;
+    const secrets: string[] = [];
+    const redactions: string[] = [];
+    (Array.isArray(steps) ? steps : []).forEach((step, i) => {
+      if (step === null || typeof step !== 'object' || step.args === null || typeof step.args !== 'object') return;
+      const redacted = this.redactArgs(String(step.toolId), step.args);
+      secrets.push(...redacted.secrets);
+      redactions.push(...redacted.redactions.map((pointer) => `/${i}/args${pointer}`));
+    });
+    redactedErrors.delete(err);
+    this.scrubFailure(err, secrets, redactions);
+  }
+
+  /**
+   * A stream: an `execute_tool {toolId}` span from the first `next()` to the end, `call.*`
+   * events, error events and failures redacted. The source is pulled in the span's context.
+   */
+  async *stream(
+    toolId: string,
+    args: Record<string, unknown>,
+    open: () => AsyncIterable<StreamEvent>,
+  ): AsyncGenerator<StreamEvent, void, undefined> {
+    const redacted = this.redactArgs(toolId, args);
+    const scrub = (err: unknown): void => this.scrubFailure(err, redacted.secrets, redacted.redactions);
+    if (!this.active) {
+      try {
+        for await (const event of open()) {
+          if (event.kind === 'error' && event.error !== undefined) scrub(event.error);
+          yield event;
+        }
+      } catch (err) {
+        scrub(err);
+        throw err;
+      }
+      return;
+    }
+    // The span and events of a stream are those of a call whose work is the whole iteration.
+    const scope = new CallScope(this.config.sink, toolId, 'stream', redacted);
+    const context = scope.active?.context;
+    const iterator = context === undefined ? open()[Symbol.asyncIterator]() : withContext(context, () => open()[Symbol.asyncIterator]());
+    let chunks = 0;
+    try {
+      for (;;) {
+        const step = await (context === undefined ? iterator.next() : withContext(context, () => iterator.next()));
+        if (step.done === true) break;
+        const event = step.value;
+        if (event.kind === 'chunk') chunks++;
+        if (event.kind === 'error' && event.error !== undefined) scrub(event.error);
+        yield event;
+      }
+    } catch (err) {
+      scrub(err);
+      scope.failed(err, backendKindOf(err), { 'toolexec.stream.chunks': chunks });
+      throw err;
+    } finally {
+      // finished, or left early by the consumer
+      scope.succeeded(undefined, undefined, { 'toolexec.stream.chunks': chunks });
+      await iterator.return?.();
+    }
+  }
+}
+
+/** Lists `redactions` in a library error's `details.redactions`. */
+function markRedactions(err: unknown, redactions: readonly string[]): void {
+  if (!ToolexecError.isInstance(err) || redactions.length === 0) return;
+  const details = { ...err.details, redactions: [...redactions] };
+  try {
+    Object.defineProperty(err, 'details', { value: details, writable: true, configurable: true, enumerable: true });
+  } catch {
+    // a frozen error keeps its details
+  }
+}

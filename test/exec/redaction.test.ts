@@ -1,0 +1,163 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { createExec, type ExecChainError, type ExecEvent, type LocalToolDefinition } from '../../src/exec/index.js';
+import { REDACTED, Redactor } from '../../src/model/internal.js';
+import type { ToolexecError } from '../../src/model/index.js';
+
+const SECRET = 'tok-0123456789';
+
+describe('Redactor', () => {
+  const redactor = new Redactor(['headers.authorization', '/session/id', 'items.*.pin']);
+
+  it('defaults at any depth, case-insensitive; dotted paths match the end of a key path; pointers from the root', () => {
+    const input = {
+      Password: 'p1-secret',
+      nested: { deeper: { apiKey: 'k-12345', TOKEN: 'a-token' } },
+      headers: { Authorization: 'Bearer xyz123', accept: 'json' },
+      list: [{ secret: 'first-secret' }, { other: 1 }],
+      session: { id: 'sess-1234', user: 'ann' },
+      other: { session: { id: 'not-anchored' } },
+      items: [{ a: { pin: '9999' } }],
+    };
+    const frozen = JSON.parse(JSON.stringify(input)) as typeof input;
+    const { value, redactions, secrets } = redactor.redact(input);
+    expect(value).toEqual({
+      Password: REDACTED,
+      nested: { deeper: { apiKey: REDACTED, TOKEN: REDACTED } },
+      headers: { Authorization: REDACTED, accept: 'json' },
+      list: [{ secret: REDACTED }, { other: 1 }],
+      session: { id: REDACTED, user: 'ann' },
+      other: { session: { id: 'not-anchored' } },
+      items: [{ a: { pin: REDACTED } }],
+    });
+    expect(redactions).toEqual([
+      '/Password',
+      '/nested/deeper/apiKey',
+      '/nested/deeper/TOKEN',
+      '/headers/Authorization',
+      '/list/0/secret',
+      '/session/id',
+      '/items/0/a/pin',
+    ]);
+    expect(secrets).toEqual(expect.arrayContaining(['p1-secret', 'k-12345', 'Bearer xyz123', 'sess-1234']));
+    expect(input).toEqual(frozen);
+    // nothing matched: the very same object, no copy
+    const clean = { a: 1, b: { c: 'x' } };
+    expect(redactor.redact(clean).value).toBe(clean);
+  });
+
+  it('array indices are skipped by dotted paths', () => {
+    expect(new Redactor(['items.pin'], false).redact({ items: [{ pin: '1' }, { pin: '2' }] }).redactions).toEqual([
+      '/items/0/pin',
+      '/items/1/pin',
+    ]);
+  });
+
+  it('a wildcard matches one key; keys with "/" and "~" get escaped pointers', () => {
+    const r = new Redactor(['items.*.pin', 'a/b'], false);
+    expect(r.redact({ items: { x: { pin: '1234' } } }).redactions).toEqual(['/items/x/pin']);
+    expect(new Redactor(['/a~1b'], false).redact({ 'a/b': 'value' }).redactions).toEqual(['/a~1b']);
+  });
+
+  it('a tool adds paths in _meta["toolexec/redact"]', () => {
+    const tool = { name: 't', inputSchema: { type: 'object' as const }, _meta: { 'toolexec/redact': ['card.number'] } };
+    expect(redactor.forTool(tool).redact({ card: { number: '4111' } }).redactions).toEqual(['/card/number']);
+    expect(redactor.redact({ card: { number: '4111' } }).redactions).toEqual([]);
+  });
+});
+
+describe('redaction through createExec', () => {
+  const received: unknown[] = [];
+  const events: ExecEvent[] = [];
+  const logLines: { level: string; obj: object; msg?: string }[] = [];
+  const logger = {
+    debug: (obj: object, msg?: string) => logLines.push({ level: 'debug', obj, msg }),
+    info: (obj: object, msg?: string) => logLines.push({ level: 'info', obj, msg }),
+    warn: (obj: object, msg?: string) => logLines.push({ level: 'warn', obj, msg }),
+    error: (obj: object, msg?: string) => logLines.push({ level: 'error', obj, msg }),
+  };
+  const tools: LocalToolDefinition[] = [
+    {
+      tool: {
+        name: 'call',
+        namespace: 'api',
+        inputSchema: {
+          type: 'object',
+          properties: { url: { type: 'string' }, headers: { type: 'object' }, sessionKey: { type: 'string', pattern: '^sk-' } },
+        },
+      },
+      handler: async (args) => {
+        received.push(args);
+        if (args.url === 'fail') throw new Error(`request with ${String((args.headers as Record<string, string>).authorization)} refused`);
+        return { status: 200 };
+      },
+    },
+    {
+      tool: { name: 'gen', namespace: 'api', inputSchema: { type: 'object' } },
+      handler: async function* (args) {
+        yield 1;
+        throw new Error(`stream broke on ${String(args.token)}`);
+      },
+    },
+  ];
+  const exec = createExec({ tools, redact: ['sessionKey'], onEvent: (e) => events.push(e), logger });
+  afterAll(() => exec.close());
+
+  it('the tool gets the real values; events and log lines get the redacted ones', async () => {
+    events.length = 0;
+    const args = { url: 'ok', headers: { authorization: `Bearer ${SECRET}` } };
+    await exec.runTool('api:call', args);
+    expect(received.at(-1)).toBe(args);
+    expect(args.headers.authorization).toBe(`Bearer ${SECRET}`);
+    expect(events.map((e) => e.type)).toEqual(['call.started', 'call.finished']);
+    expect(events[0]).toMatchObject({ args: { url: 'ok', headers: { authorization: REDACTED } }, redactions: ['/headers/authorization'] });
+    expect(JSON.stringify(events)).not.toContain(SECRET);
+    expect(JSON.stringify(logLines)).not.toContain(SECRET);
+  });
+
+  it('a handler error quoting a secret: message, stack, cause and the failed event are scrubbed, pointers in details.redactions', async () => {
+    events.length = 0;
+    const err = (await exec
+      .runTool('api:call', { url: 'fail', headers: { authorization: SECRET } })
+      .catch((e: unknown) => e)) as ToolexecError;
+    expect(err.code).toBe('EXECUTION');
+    expect(err.message).toContain(`request with ${REDACTED} refused`);
+    expect(err.details?.redactions).toEqual(['/headers/authorization']);
+    expect([err.message, String(err.stack), JSON.stringify(err), String((err.cause as Error).message)].join()).not.toContain(SECRET);
+    expect(events.at(-1)).toMatchObject({ type: 'call.failed', redactions: ['/headers/authorization'] });
+    expect(logLines.at(-1)).toMatchObject({ level: 'warn', msg: 'tool call failed: api:call: EXECUTION' });
+    expect(JSON.stringify(events) + JSON.stringify(logLines)).not.toContain(SECRET);
+  });
+
+  it('a validation error quoting a value under a global path (`redact` option) is scrubbed', async () => {
+    const err = (await exec.runTool('api:call', { sessionKey: 'xx-private-key' }).catch((e: unknown) => e)) as ToolexecError;
+    expect(err.code).toBe('VALIDATION');
+    expect(JSON.stringify(err) + err.message).not.toContain('xx-private-key');
+    expect(err.details?.redactions).toEqual(['/sessionKey']);
+  });
+
+  it('chain records: each step’s args redacted with its own redactions, in results and failures', async () => {
+    const ok = await exec.runChain([{ toolId: 'api:call', args: { url: 'ok', headers: { authorization: SECRET } } }]);
+    expect(ok.steps[0]).toMatchObject({ args: { headers: { authorization: REDACTED } }, redactions: ['/headers/authorization'] });
+    const err = (await exec
+      .runChain([
+        { toolId: 'api:call', args: { url: 'ok', password: 'hunter22' } },
+        { toolId: 'api:call', args: { url: 'fail', headers: { authorization: SECRET } } },
+      ])
+      .catch((e: unknown) => e)) as ExecChainError;
+    expect(err.execSteps.map((s) => s.redactions)).toEqual([['/password'], ['/headers/authorization']]);
+    expect(JSON.stringify(err.execSteps) + err.message + JSON.stringify(err)).not.toContain(SECRET);
+    // the chain error carries the failed step's details: what was removed from them, relative to that step's args
+    expect(err.details?.redactions).toEqual(['/headers/authorization']);
+  });
+
+  it('stream failures quoting a secret are scrubbed', async () => {
+    const seen: string[] = [];
+    const err = await (async () => {
+      for await (const event of exec.runToolStream('api:gen', { token: SECRET })) seen.push(event.kind);
+    })().catch((e: unknown) => e as ToolexecError);
+    expect(seen).toEqual(['chunk']);
+    expect(err?.code).toBe('EXECUTION');
+    expect(String(err?.message) + JSON.stringify(err)).not.toContain(SECRET);
+    expect(err?.details?.redactions).toEqual(['/token']);
+  });
+});
