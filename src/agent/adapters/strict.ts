@@ -4,7 +4,7 @@
  * object is closed and lists every property as required. Optional properties become nullable (the
  * model sends `null` for "absent"; `dropStrictNulls` removes those again before the tool runs).
  */
-import { isRecursive, isSchema, lost, mapChildren, pointerToken, type Schema, type WalkContext } from './schema-walk.js';
+import { isRecursive, isSchema, lost, mapChildren, type Schema, type WalkContext } from './schema-walk.js';
 
 /** One reason a schema cannot be strict. */
 export interface StrictProblem {
@@ -99,9 +99,4 @@ function checkOpenObjects(value: unknown, at: string, problems: StrictProblem[],
 /** Records why a schema is sent without strict mode. */
 export function strictLost(ctx: WalkContext, problems: readonly StrictProblem[]): void {
   for (const problem of problems) lost(ctx, 'strict', problem.pointer, `${problem.reason}; the tool is sent without strict mode`);
-}
-
-/** The JSON pointer of a property of a node. */
-export function propertyPointer(at: string, name: string): string {
-  return `${at}/properties/${pointerToken(name)}`;
 }
