@@ -2,7 +2,7 @@ import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolexecError, Tool } from '../model/index.js';
 import type { DetailLevel, DocEntry, DocStore, ToolDoc, ToolExample, ToolIndex, ToolSummary } from '../discovery/index.js';
 import type { ChainStep, LocalHandler, McpExecutor, ProviderExecutor, RunOptions, StreamEvent } from '../run/index.js';
-import type { McpExecutorOptions, McpServerConfig } from '../mcp/index.js';
+import type { ElicitationHandler, McpExecutorOptions, McpLogger, McpServerConfig, Root, SamplingHandler } from '../mcp/index.js';
 import type { Runtime, SecurityProfile } from '../runtime/index.js';
 import type { CodeParams, CodeResult } from '../code/index.js';
 import type { ReconnectPolicy } from './backoff.js';
@@ -80,6 +80,19 @@ export interface ExecOptions {
    * `onToolsListChanged` is called after the facade has marked the server for re-import.
    */
   mcpOptions?: Omit<McpExecutorOptions, 'servers'>;
+  /**
+   * Answers `mcpServers` that ask the user for input (`elicitation/create`), with the asking
+   * server's name in `info.server`. Form elicitation is always declared: without a handler every
+   * request is declined; when the handler accepts, omitted fields get the schema's defaults.
+   * @defaultValue decline every request
+   */
+  onElicitation?: ElicitationHandler;
+  /** Answers `mcpServers` that ask the app's model for a completion (`sampling/createMessage`); declares sampling. */
+  onSampling?: SamplingHandler;
+  /** The roots (`file://` URIs) `mcpServers` may work in (`roots/list`); change them with `setRoots`. */
+  roots?: Root[];
+  /** A pino-style logger (`{ debug, info, warn, error }`); receives the log messages of `mcpServers`. @defaultValue silent */
+  logger?: McpLogger;
   /** Runs tools of `mcp` backends whose server is not in `mcpServers` (an executor you own and close). */
   mcp?: McpExecutor;
   /** Runs tools of `provider` backends. */

@@ -9,7 +9,7 @@ import { type OperationContext, abortError, isConnectionLost, isExpiredSession, 
 import { type ResolvedMcpExecutorOptions, resolveMcpExecutorOptions, resolveTimeoutMs } from './options.js';
 import { ServerSlot, closedError } from './server-slot.js';
 import type { McpSession } from './session.js';
-import type { McpCallParams, McpExecutorClient, McpExecutorOptions, McpToolSink } from './types.js';
+import type { McpCallParams, McpExecutorClient, McpExecutorOptions, McpToolSink, Root } from './types.js';
 
 // A server that keeps returning cursors is cut off here rather than listed forever.
 const MAX_LIST_PAGES = 10_000;
@@ -159,6 +159,19 @@ export class SdkMcpExecutor implements McpExecutorClient {
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a ToolexecError from the checks
       return Promise.reject(error);
     }
+  }
+
+  /**
+   * Replaces the roots servers are told about (`roots/list`) and sends
+   * `notifications/roots/list_changed` on every open connection. `CONFIGURATION` when the executor
+   * was created without `roots`; `INVALID_ARGUMENT` for a bad list.
+   */
+  async setRoots(roots: Root[]): Promise<void> {
+    if (this.#closing !== undefined) throw closedError();
+    this.#options.features.setRoots(roots);
+    const open = [...this.#slots.values()].flatMap((slot) => (slot.current === undefined ? [] : [slot.current]));
+    // A connection that dies meanwhile reconnects with the new list anyway.
+    await Promise.allSettled(open.map((session) => session.client.sendRootsListChanged()));
   }
 
   /** Closes every session and ends every server process tree. Idempotent. */

@@ -180,7 +180,8 @@ async function initialize(
   attempt: ConnectAttempt,
 ): Promise<McpSession> {
   const { signal } = attempt;
-  const client = new Client(options.clientInfo, { capabilities: {} });
+  const client = new Client(options.clientInfo, { capabilities: options.features.capabilities });
+  options.features.install(client, serverName);
   const session = new McpSession(serverName, client, transport, mode);
   try {
     await client.connect(transport, { timeout: options.connectTimeoutMs, signal });
