@@ -1,3 +1,4 @@
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { ListToolsResultSchema, McpError, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { ToolexecError, type McpTool } from '../model/index.js';
@@ -234,6 +235,7 @@ export class SdkMcpExecutor implements McpExecutorClient {
             await slot.release(session);
             continue;
           }
+          if (error instanceof UnauthorizedError) slot.authorizationPending(session);
           const mapped = mapOperationError(error, context, session);
           if (isTotalTimeout(error)) link?.abort(mapped);
           if (isConnectionLost(error, session)) await slot.release(session);

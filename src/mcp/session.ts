@@ -159,7 +159,8 @@ export interface ConnectAttempt {
   onAuthorizationPending: (finish: (authorizationCode: string) => Promise<void>) => void;
 }
 
-function hasFinishAuth(transport: Transport): transport is Transport & { finishAuth(code: string): Promise<void> } {
+/** True for a transport that can complete an OAuth authorization it started (Streamable HTTP, SSE). */
+export function hasFinishAuth(transport: Transport): transport is Transport & { finishAuth(code: string): Promise<void> } {
   return typeof (transport as { finishAuth?: unknown }).finishAuth === 'function';
 }
 
