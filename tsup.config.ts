@@ -24,6 +24,7 @@ export const entries = {
   'runtime-temporal': 'src/runtime/backends/temporal/index.ts',
   code: 'src/code/index.ts',
   exec: 'src/exec/index.ts',
+  agent: 'src/agent/index.ts',
   testing: 'src/testing/index.ts',
 };
 

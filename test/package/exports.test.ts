@@ -32,6 +32,7 @@ describe('package exports (built dist)', () => {
     expect(subpaths.sort()).toEqual(
       [
         '.',
+        './agent',
         './backend',
         './code',
         './discovery',
