@@ -13,3 +13,5 @@ export { DEFAULT_QUERY_LIMIT, selectTools } from './selection.js';
 export type { SelectToolsOptions, SelectedTool } from './selection.js';
 export { MAX_CHAIN_STEPS, MAX_SEARCH_LIMIT, META_TOOL_DEFINITIONS, META_TOOL_NAMES, metaTool, metaTools } from './meta-tools.js';
 export type { MetaToolName } from './meta-tools.js';
+export { DEFAULT_MCP_SERVER_NAME, DEFAULT_MCP_SERVER_VERSION, createMcpServer } from './mcp-server.js';
+export type { CreateMcpServerOptions } from './mcp-server.js';
