@@ -97,6 +97,16 @@ const EXAMPLES: Example[] = [
     file: 'examples/full/main.ts',
     expect: [/Error VALIDATION: .*'\/to' must be one of/, /"totalEurCents":5365/, /Error LIMIT_EXCEEDED/],
   },
+  {
+    name: 'mcp-server-stdio',
+    file: 'examples/agent/mcp-server-stdio.ts',
+    expect: [/^server +\{"name":"shop","version":"1.0.0"\}/m, /"totalCents":2400/, /^bad call +isError=true VALIDATION/m, /unit 2 of 3/],
+  },
+  {
+    name: 'mcp-server-http',
+    file: 'examples/agent/mcp-server-http.ts',
+    expect: [/^listening +http:\/\/127\.0\.0\.1:\d+\/mcp/m, /find_products \{"query":"mug"\} → \["MUG-1","MUG-2"\]/],
+  },
 ];
 
 /** Longest an example may take before it is killed (they take seconds). */

@@ -4,7 +4,13 @@
  * cancellation included.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { toMcpTool } from '../model/index.js';
 import { layerErrors } from '../model/internal.js';
 import type { ChangeEvent } from '../discovery/index.js';

@@ -40,7 +40,10 @@ async function connectInMemory(server: McpServer): Promise<{ client: Client; lis
     changes++;
   });
   await client.connect(clientSide);
-  closers.push(() => client.close(), () => server.close());
+  closers.push(
+    () => client.close(),
+    () => server.close(),
+  );
   return { client, listChanged: () => changes };
 }
 
@@ -73,7 +76,8 @@ describe('createMcpServer: the facade as an MCP server (in memory)', () => {
     const invalid = (await client.callTool({ name: 'math:add', arguments: { a: 'two', c: 1 } })) as CallToolResult;
     expect(invalid.isError).toBe(true);
     expect(textOf(invalid)).toMatch(/^VALIDATION: /);
-    for (const field of ["'/b' is required", "'/c' is not allowed", "'/a' must be number, got string"]) expect(textOf(invalid)).toContain(field);
+    for (const field of ["'/b' is required", "'/c' is not allowed", "'/a' must be number, got string"])
+      expect(textOf(invalid)).toContain(field);
     await expect(client.callTool({ name: 'math:nope', arguments: {} })).rejects.toThrow(/Tool math:nope not found/);
   });
 
@@ -156,7 +160,12 @@ describe('createMcpServer: the facade as an MCP server (in memory)', () => {
 
 describe('createMcpServer over stdio (a script serving a facade with an upstream MCP server)', () => {
   async function connectStdio(mode: 'tools' | 'meta'): Promise<{ client: Client; listChanged: () => number }> {
-    const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', STDIO_SCRIPT, mode], cwd: ROOT, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', STDIO_SCRIPT, mode],
+      cwd: ROOT,
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'stdio-test', version: '1.0.0' });
     let changes = 0;
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -171,7 +180,9 @@ describe('createMcpServer over stdio (a script serving a facade with an upstream
     const { client, listChanged } = await connectStdio('tools');
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['math:add', 'up:echo', 'up:media', 'up:add_tool']));
-    expect(((await client.callTool({ name: 'math:add', arguments: { a: 1, b: 1 } })) as CallToolResult).structuredContent).toEqual({ sum: 2 });
+    expect(((await client.callTool({ name: 'math:add', arguments: { a: 1, b: 1 } })) as CallToolResult).structuredContent).toEqual({
+      sum: 2,
+    });
     const media = (await client.callTool({ name: 'up:media', arguments: {} })) as CallToolResult;
     expect(media.content).toEqual(MEDIA_CONTENT);
     // The upstream server adds a tool and says so: the facade re-imports it, and our client hears of it.
@@ -198,9 +209,11 @@ describe('createMcpServer over Streamable HTTP on 127.0.0.1', () => {
         const sessionId = req.headers['mcp-session-id'];
         let transport = typeof sessionId === 'string' ? transports.get(sessionId) : undefined;
         if (transport === undefined) {
-          const fresh = new StreamableHTTPServerTransport({
+          const fresh: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
             sessionIdGenerator: randomUUID,
-            onsessioninitialized: (id) => transports.set(id, fresh),
+            onsessioninitialized: (id: string): void => {
+              transports.set(id, fresh);
+            },
           });
           fresh.onclose = () => {
             if (fresh.sessionId !== undefined) transports.delete(fresh.sessionId);
