@@ -129,6 +129,32 @@ describe('createMcpServer: the facade as an MCP server (in memory)', () => {
     expect(listChanged()).toBe(1);
   });
 
+  it('stops listening to the index when the server closes (a server per request leaks nothing)', async () => {
+    const e = exec({ tools: servedTools() });
+    const subscribe = e.index.onChange.bind(e.index);
+    let listening = 0;
+    e.index.onChange = (listener) => {
+      listening++;
+      const off = subscribe(listener);
+      return () => {
+        listening--;
+        off();
+      };
+    };
+    for (let i = 0; i < 3; i++) {
+      const server = createMcpServer(e);
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      await server.connect(serverSide);
+      const client = new Client({ name: 'short-lived', version: '1.0.0' });
+      await client.connect(clientSide);
+      expect((await client.listTools()).tools).toHaveLength(4);
+      expect(listening).toBe(1);
+      await client.close();
+      await server.close();
+      expect(listening).toBe(0);
+    }
+  });
+
   it('lists only what ids / query / limit select', async () => {
     const { client } = await connectInMemory(createMcpServer(exec({ tools: servedTools() }), { ids: ['text:greet'], query: 'add' }));
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['text:greet', 'math:add']);
