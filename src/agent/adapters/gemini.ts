@@ -1,0 +1,195 @@
+/**
+ * Gemini: a `FunctionDeclaration` `{ name, description, parametersJsonSchema | parameters, responseJsonSchema | response }`.
+ *
+ * Facts, from the types of `@google/genai` 2.32 (`FunctionDeclaration`, `Schema`) and Google's
+ * function-calling and structured-output guides:
+ * - names: a letter or `_` first, then up to 128 of `[a-zA-Z0-9_.:-]`;
+ * - `parametersJsonSchema` (JSON Schema) and `parameters` (the OpenAPI 3.0 subset of the SDK's
+ *   `Schema` class) exclude each other; JSON Schema is preferred;
+ * - the JSON Schema keywords taken: `$id`, `$defs`, `$ref`, `$anchor`, `type`, `format`, `title`,
+ *   `description`, `enum`, `items`, `prefixItems`, `minItems`, `maxItems`, `minimum`, `maximum`,
+ *   `anyOf`, `properties`, `additionalProperties`, `required`, `propertyOrdering` (structured-output
+ *   guide), and those the `Schema` class also has: `pattern`, `minLength`, `maxLength`,
+ *   `minProperties`, `maxProperties`, `default`, `nullable`, `example`; `oneOf` is read as `anyOf`;
+ *   `const` is sent as a one-value `enum`;
+ * - the OpenAPI `Schema` has no references (they are inlined; cycles refused), types in capitals
+ *   (`STRING`...), `nullable` instead of a `null` type, string `enum` values only;
+ * - results: `responseJsonSchema` / `response`; no strict flag per tool (strictness is the
+ *   request's `functionCallingConfig.mode: 'VALIDATED'`), no deferred tools, no annotations.
+ */
+import type { Tool } from '../../model/index.js';
+import { providerObject, toolFromParts } from './from-provider.js';
+import { constAsEnum, isSchema, lost, mapChildren, oneOfAsAnyOf, type Schema, type WalkContext } from './schema-walk.js';
+import { convertSchema, toolFacts, toolFieldsLost } from './tool-fields.js';
+import type { GeminiFunctionDeclaration, ProviderToolConversion, ToProviderToolOptions } from './types.js';
+
+/** The JSON Schema keywords Gemini's `parametersJsonSchema` takes. */
+export const GEMINI_JSON_SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
+  '$id',
+  '$defs',
+  '$ref',
+  '$anchor',
+  'type',
+  'format',
+  'title',
+  'description',
+  'enum',
+  'items',
+  'prefixItems',
+  'minItems',
+  'maxItems',
+  'minimum',
+  'maximum',
+  'anyOf',
+  'properties',
+  'additionalProperties',
+  'required',
+  'propertyOrdering',
+  'pattern',
+  'minLength',
+  'maxLength',
+  'minProperties',
+  'maxProperties',
+  'default',
+  'nullable',
+  'example',
+]);
+
+/** The fields of the SDK's OpenAPI `Schema` class. */
+export const GEMINI_OPENAPI_KEYWORDS: ReadonlySet<string> = new Set([
+  'type',
+  'format',
+  'title',
+  'description',
+  'nullable',
+  'enum',
+  'maxItems',
+  'minItems',
+  'properties',
+  'required',
+  'minProperties',
+  'maxProperties',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'example',
+  'anyOf',
+  'propertyOrdering',
+  'default',
+  'items',
+  'minimum',
+  'maximum',
+]);
+
+const OPENAPI_TYPES: Readonly<Record<string, string>> = {
+  string: 'STRING',
+  number: 'NUMBER',
+  integer: 'INTEGER',
+  boolean: 'BOOLEAN',
+  array: 'ARRAY',
+  object: 'OBJECT',
+  null: 'NULL',
+};
+
+function jsonSchemaAdjust(node: Schema, pointer: string, ctx: WalkContext): Schema {
+  return constAsEnum(oneOfAsAnyOf(node, pointer, ctx));
+}
+
+/** One node in the OpenAPI spelling: capital types, `nullable`, `example`, string enums. */
+function openApiAdjust(node: Schema, pointer: string, ctx: WalkContext): Schema {
+  let out = constAsEnum(oneOfAsAnyOf(node, pointer, ctx));
+  if (Array.isArray(out.examples) && out.example === undefined) {
+    const { examples, ...rest } = out;
+    out = { ...rest, example: examples[0] };
+  }
+  const type = out.type;
+  if (Array.isArray(type)) {
+    const types = type.filter((item) => item !== 'null');
+    const { type: _type, ...rest } = out;
+    out = { ...rest, ...(types.length < type.length ? { nullable: true } : {}) };
+    if (types.length === 1) out.type = OPENAPI_TYPES[types[0] as string] ?? types[0];
+    else if (types.length > 1) out.anyOf = types.map((item) => ({ type: OPENAPI_TYPES[item as string] ?? item }));
+  } else if (typeof type === 'string') out = { ...out, type: OPENAPI_TYPES[type] ?? type };
+  if (Array.isArray(out.enum)) {
+    const values = out.enum.filter((value) => value !== null);
+    if (values.length < out.enum.length) out.nullable = true;
+    if (values.some((value) => typeof value !== 'string')) {
+      const { enum: _enum, ...rest } = out;
+      lost(ctx, 'enum', `${pointer}/enum`, 'the OpenAPI schema takes string enum values only');
+      out = rest;
+    } else out.enum = values;
+  }
+  return out;
+}
+
+/** Gemini's `propertyOrdering` keeps the argument order the tool declares. */
+function withOrdering(schema: Schema): Schema {
+  const walk = (value: unknown, at: string): unknown => {
+    if (!isSchema(value)) return value;
+    const node = mapChildren(value, at, walk);
+    return isSchema(node.properties) && node.propertyOrdering === undefined && Object.keys(node.properties).length > 1
+      ? { ...node, propertyOrdering: Object.keys(node.properties) }
+      : node;
+  };
+  return walk(schema, '') as Schema;
+}
+
+/** A tool as a Gemini function declaration. */
+export function toGemini(tool: Tool, options: ToProviderToolOptions): ProviderToolConversion<GeminiFunctionDeclaration> {
+  const facts = toolFacts(tool, 'gemini', options);
+  toolFieldsLost(tool, facts, ['outputSchema']);
+  if (options.strict === true)
+    lost(facts.ctx, 'strict', '', "Gemini has no strict flag per tool (use the request's functionCallingConfig mode 'VALIDATED')");
+  if (options.deferLoading === true) lost(facts.ctx, 'defer_loading', '', 'Gemini has no deferred tools');
+  const out: GeminiFunctionDeclaration = { name: facts.name };
+  if (facts.description !== undefined) out.description = facts.description;
+  const openApi = options.geminiSchema === 'openapi';
+  const rules = openApi
+    ? { keep: GEMINI_OPENAPI_KEYWORDS, adjust: openApiAdjust, inline: true }
+    : { keep: GEMINI_JSON_SCHEMA_KEYWORDS, adjust: jsonSchemaAdjust, inline: options.inlineRefs === true };
+  const parameters = withOrdering(convertSchema(facts.inputSchema, '/inputSchema', facts.ctx, rules));
+  const response =
+    tool.outputSchema === undefined
+      ? undefined
+      : withOrdering(convertSchema(tool.outputSchema, '/outputSchema', facts.ctx, rules));
+  if (openApi) {
+    out.parameters = parameters;
+    if (response !== undefined) (out as { response?: Schema }).response = response;
+  } else {
+    out.parametersJsonSchema = parameters;
+    if (response !== undefined) out.responseJsonSchema = response;
+  }
+  return { tool: out, warnings: facts.ctx.warnings };
+}
+
+/** The OpenAPI `Schema` of `parameters` / `response` as JSON Schema: lower-case types, `nullable` as a `null` type. */
+function fromOpenApi(value: unknown): unknown {
+  if (!isSchema(value)) return value;
+  const node = mapChildren(value, '', (child) => fromOpenApi(child));
+  const { nullable, type, example, ...rest } = node;
+  const out: Schema = { ...rest };
+  if (typeof type === 'string' && type !== 'TYPE_UNSPECIFIED') {
+    const lower = type.toLowerCase();
+    out.type = nullable === true ? [lower, 'null'] : lower;
+  } else if (nullable === true && out.anyOf !== undefined) out.anyOf = [...(out.anyOf as unknown[]), { type: 'null' }];
+  if (example !== undefined) out.examples = [example];
+  return out;
+}
+
+/** A Gemini function declaration as a `Tool`. */
+export function fromGemini(value: unknown): ProviderToolConversion<Tool> {
+  const source = providerObject(value, 'gemini');
+  const inputSchema = source.parametersJsonSchema ?? fromOpenApi(source.parameters);
+  const outputSchema = source.responseJsonSchema ?? fromOpenApi(source.response);
+  return toolFromParts(
+    {
+      name: source.name,
+      description: source.description,
+      inputSchema,
+      outputSchema,
+      source,
+      read: ['name', 'description', 'parametersJsonSchema', 'parameters', 'responseJsonSchema', 'response'],
+    },
+    'gemini',
+  );
+}

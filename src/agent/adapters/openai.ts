@@ -1,0 +1,127 @@
+/**
+ * OpenAI: Chat Completions (`{ type: 'function', function: { name, description, parameters, strict } }`)
+ * and Responses (`{ type: 'function', name, description, parameters, strict, defer_loading, output_schema }`).
+ *
+ * Facts, from the types of `openai` 6.49 (`resources/chat/completions`, `resources/shared`
+ * `FunctionDefinition`, `resources/responses` `FunctionTool`) and OpenAI's function-calling and
+ * structured-outputs guides:
+ * - names `^[a-zA-Z0-9_-]{1,64}$` (FunctionDefinition.name);
+ * - without strict mode the parameters may be any JSON Schema (only `$schema` is removed);
+ * - strict mode takes a subset: `type`, `properties`, `required`, `additionalProperties: false`,
+ *   `items`, `enum`, `const`, `anyOf`, `$ref` / `$defs` (recursion included), `description`,
+ *   `title`, strings' `pattern` and `format`, numbers' `multipleOf`, `minimum`, `maximum`,
+ *   `exclusiveMinimum`, `exclusiveMaximum`, arrays' `minItems` and `maxItems`; every object closed
+ *   with every property required; the root one object (no `anyOf` there);
+ * - only Responses has `defer_loading` (with a `tool_search` tool in the request) and
+ *   `output_schema`; Chat has neither.
+ */
+import type { Tool } from '../../model/index.js';
+import { providerObject, toolFromParts } from './from-provider.js';
+import { lost, oneOfAsAnyOf, type Schema, type WalkContext } from './schema-walk.js';
+import { makeStrict, strictLost } from './strict.js';
+import { convertSchema, objectRoot, toolFacts, toolFieldsLost, type ToolFacts } from './tool-fields.js';
+import type { OpenAIChatTool, OpenAIResponsesTool, ProviderToolConversion, ToProviderToolOptions } from './types.js';
+
+/** The keywords OpenAI's strict mode accepts. */
+export const OPENAI_STRICT_KEYWORDS: ReadonlySet<string> = new Set([
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'enum',
+  'const',
+  'anyOf',
+  '$ref',
+  '$defs',
+  'definitions',
+  'description',
+  'title',
+  'pattern',
+  'format',
+  'multipleOf',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minItems',
+  'maxItems',
+]);
+
+/** The parameters and whether they are strict: strict when asked and possible, else as they are. */
+export function openAiParameters(facts: ToolFacts, options: ToProviderToolOptions): { parameters: Schema; strict: boolean } {
+  const pointer = '/inputSchema';
+  const inline = options.inlineRefs === true;
+  if (options.strict === true) {
+    const ctx: WalkContext = { ...facts.ctx, warnings: [] };
+    const root = objectRoot(facts.inputSchema, ctx, pointer);
+    const filtered = convertSchema(root, pointer, ctx, { keep: OPENAI_STRICT_KEYWORDS, adjust: oneOfAsAnyOf, inline });
+    const { schema, problems } = makeStrict(filtered, facts.inputSchema, pointer, { refuseRecursion: false });
+    if (problems.length === 0) {
+      facts.ctx.warnings.push(...ctx.warnings);
+      return { parameters: schema, strict: true };
+    }
+    strictLost(facts.ctx, problems);
+  }
+  return { parameters: convertSchema(facts.inputSchema, pointer, facts.ctx, { inline }), strict: false };
+}
+
+/** A tool as an OpenAI Chat Completions function tool. */
+export function toOpenAIChat(tool: Tool, options: ToProviderToolOptions): ProviderToolConversion<OpenAIChatTool> {
+  const facts = toolFacts(tool, 'openai-chat', options);
+  toolFieldsLost(tool, facts, []);
+  const { parameters, strict } = openAiParameters(facts, options);
+  if (options.deferLoading === true) lost(facts.ctx, 'defer_loading', '', 'Chat Completions has no deferred tools (the Responses API has)');
+  const fn: OpenAIChatTool['function'] = { name: facts.name };
+  if (facts.description !== undefined) fn.description = facts.description;
+  fn.parameters = parameters;
+  fn.strict = strict;
+  return { tool: { type: 'function', function: fn }, warnings: facts.ctx.warnings };
+}
+
+/** A tool as an OpenAI Responses function tool. */
+export function toOpenAIResponses(tool: Tool, options: ToProviderToolOptions): ProviderToolConversion<OpenAIResponsesTool> {
+  const facts = toolFacts(tool, 'openai-responses', options);
+  toolFieldsLost(tool, facts, ['outputSchema']);
+  const { parameters, strict } = openAiParameters(facts, options);
+  const out: OpenAIResponsesTool = { type: 'function', name: facts.name, parameters, strict };
+  if (facts.description !== undefined) out.description = facts.description;
+  if (options.deferLoading === true) out.defer_loading = true;
+  if (tool.outputSchema !== undefined) {
+    out.output_schema = convertSchema(tool.outputSchema, '/outputSchema', facts.ctx, { inline: options.inlineRefs === true });
+  }
+  return { tool: out, warnings: facts.ctx.warnings };
+}
+
+/** An OpenAI Chat Completions function tool (or a bare function definition) as a `Tool`. */
+export function fromOpenAIChat(value: unknown): ProviderToolConversion<Tool> {
+  const source = providerObject(value, 'openai-chat');
+  const fn =
+    source.type === 'function' && typeof source.function === 'object' && source.function !== null ? (source.function as Schema) : source;
+  return toolFromParts(
+    {
+      name: fn.name,
+      description: fn.description,
+      inputSchema: fn.parameters,
+      source: fn,
+      read: ['name', 'description', 'parameters', 'strict', 'type'],
+    },
+    'openai-chat',
+  );
+}
+
+/** An OpenAI Responses function tool as a `Tool`. */
+export function fromOpenAIResponses(value: unknown): ProviderToolConversion<Tool> {
+  const source = providerObject(value, 'openai-responses');
+  return toolFromParts(
+    {
+      name: source.name,
+      description: source.description,
+      inputSchema: source.parameters,
+      outputSchema: source.output_schema,
+      source,
+      read: ['name', 'description', 'parameters', 'output_schema', 'strict', 'type'],
+    },
+    'openai-responses',
+  );
+}

@@ -1,0 +1,226 @@
+/**
+ * `agentTools`: one call that hands a model the tools in its provider's format, maps the names it
+ * calls back to tool IDs, and runs its calls, answering in the provider's tool-result form.
+ */
+import type { McpTool } from '../model/index.js';
+import { ToolexecError } from '../model/index.js';
+import { layerErrors } from '../model/internal.js';
+import type { RunOptions } from '../run/index.js';
+import type { Exec } from '../exec/index.js';
+import { dropStrictNulls } from './adapters/strict-nulls.js';
+import type {
+  AdapterWarning,
+  AnthropicTool,
+  GeminiFunctionDeclaration,
+  OpenAIChatTool,
+  OpenAIResponsesTool,
+  ProviderFormat,
+} from './adapters/types.js';
+import { checkFormat, toProviderTool } from './provider-tool.js';
+import { selectTools, type SelectToolsOptions } from './selection.js';
+import type { SelectedTool } from './selected-tool.js';
+import { encodeToolName } from './tool-names.js';
+import { errorResult, successResult, type ProviderToolResults } from './tool-results.js';
+
+const errors = layerErrors('agent');
+
+/** OpenAI Responses' hosted tool search, sent along with deferred tools. */
+export interface OpenAIToolSearchTool {
+  /** Always `tool_search`. */
+  type: 'tool_search';
+}
+
+/** Anthropic's BM25 tool search, sent along with deferred tools. */
+export interface AnthropicToolSearchTool {
+  /** The tool-search tool's version. */
+  type: 'tool_search_tool_bm25_20251119';
+  /** Its fixed name. */
+  name: 'tool_search_tool_bm25';
+}
+
+/** What `tools` holds for each format. */
+export interface ProviderToolDefinitions {
+  /** Function tools. */
+  'openai-chat': OpenAIChatTool;
+  /** Function tools, plus `tool_search` with `deferLoading`. */
+  'openai-responses': OpenAIResponsesTool | OpenAIToolSearchTool;
+  /** Custom tools, plus the BM25 tool search with `deferLoading`. */
+  anthropic: AnthropicTool | AnthropicToolSearchTool;
+  /** Function declarations (put them in `tools: [{ functionDeclarations }]`). */
+  gemini: GeminiFunctionDeclaration;
+  /** MCP tools. */
+  mcp: McpTool;
+}
+
+/** Options of {@link agentTools}: which tools ({@link SelectToolsOptions}), in which format. */
+export interface AgentToolsOptions<F extends ProviderFormat = ProviderFormat> extends SelectToolsOptions {
+  /** The provider format of `tools` and of `call`'s results. */
+  format: F;
+  /** OpenAI / Anthropic strict mode for every tool whose schema allows it (see `toProviderTool`). @defaultValue false */
+  strict?: boolean;
+  /**
+   * Send the tools as deferred (`defer_loading: true`), with the provider's tool-search tool
+   * (OpenAI Responses: `{ type: 'tool_search' }`; Anthropic: `tool_search_tool_bm25`), so a large
+   * catalogue costs no prompt until the model searches it. Other formats: a warning. Ignored with
+   * `meta: true`. @defaultValue false
+   */
+  deferLoading?: boolean;
+}
+
+/** Options of one {@link AgentTools.call}. */
+export interface AgentCallOptions extends RunOptions {
+  /**
+   * The ID of the model's tool call (OpenAI `tool_call.id` / `call_id`, Anthropic `tool_use.id`,
+   * Gemini `functionCall.id`), written into the result so it can go straight back into the
+   * conversation. @defaultValue `''` (Gemini: none)
+   */
+  callId?: string;
+}
+
+/** What {@link agentTools} returns. */
+export interface AgentTools<F extends ProviderFormat = ProviderFormat> {
+  /** The tools, ready to put in the provider's request. */
+  tools: ProviderToolDefinitions[F][];
+  /** The tool ID behind a name in `tools` (shortened names included); undefined for any other name. */
+  toolId(name: string): string | undefined;
+  /**
+   * Runs the tool the model called. `args` as the provider sends them: a JSON string (OpenAI) or an
+   * object (Anthropic, Gemini, MCP); either is accepted. Resolves to the provider's tool-result form
+   * ({@link ProviderToolResults}): content blocks, images included. A failed call — unknown name,
+   * arguments that are not JSON or do not fit the schema, a tool error, a timeout — resolves to the
+   * provider's error form with a message the model can act on; it never rejects for the tool's
+   * failure. It rejects only when the caller's own `signal` aborted the call (`ABORTED`).
+   */
+  call(name: string, args: unknown, options?: AgentCallOptions): Promise<ProviderToolResults[F]>;
+  /** Every feature the conversion lost, per tool. */
+  warnings: (AdapterWarning & { toolId: string })[];
+}
+
+interface Entry {
+  selected: SelectedTool;
+  name: string;
+  strict: boolean;
+}
+
+function parseArgs(args: unknown): Record<string, unknown> {
+  let value = args;
+  if (typeof args === 'string') {
+    if (args.trim() === '') return {};
+    try {
+      value = JSON.parse(args);
+    } catch (err) {
+      throw errors.invalidArgument('arguments', `are not valid JSON (${(err as Error).message}); send one JSON object`, { cause: err });
+    }
+  }
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) throw errors.invalidArgument('arguments', 'must be a JSON object');
+  return value as Record<string, unknown>;
+}
+
+function unknownName(name: string, names: readonly string[]): ToolexecError {
+  const listed = names.length > 20 ? `${names.slice(0, 20).join(', ')}, …` : names.join(', ');
+  return errors('TOOL_NOT_FOUND', `there is no tool named "${name}"; call one of the tools you were given (${listed})`, {
+    details: { name },
+  });
+}
+
+function checkOptions(options: unknown): AgentToolsOptions {
+  if (options === null || typeof options !== 'object') throw errors.invalidArgument('options', 'must be an object with a format');
+  const o = options as AgentToolsOptions;
+  checkFormat(o.format);
+  for (const key of ['strict', 'deferLoading'] as const) {
+    if (o[key] !== undefined && typeof o[key] !== 'boolean') throw errors.invalidArgument(`option ${key}`, 'must be a boolean');
+  }
+  return o;
+}
+
+/** The provider's tool-search tool for deferred tools, or a warning when it has none. */
+function toolSearchTool(format: ProviderFormat): OpenAIToolSearchTool | AnthropicToolSearchTool | undefined {
+  if (format === 'openai-responses') return { type: 'tool_search' };
+  if (format === 'anthropic') return { type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' };
+  return undefined;
+}
+
+/**
+ * The tools of `exec` for a model of one provider: `tools` to send, `toolId` to map a name back,
+ * `call` to run what the model asked for.
+ *
+ * @remarks
+ * Tools are chosen as {@link selectTools} does (`ids`, `query`, `limit`; every tool without them;
+ * the six meta-tools with `meta: true`), converted with `toProviderTool` (names by
+ * `encodeToolName`, `strict` where the schema allows it) and, with `deferLoading`, marked deferred
+ * beside the provider's tool search. `call` parses the arguments, removes the `null`s strict mode
+ * put in for absent optional properties, runs the tool through the facade (validation, deadline,
+ * `signal`) and answers in the provider's result form.
+ *
+ * @throws `INVALID_ARGUMENT` for bad options or two tools with one name; `TOOL_NOT_FOUND` for an
+ * unknown ID in `ids`; `INVALID_SCHEMA` for a recursive schema a format must inline.
+ *
+ * @example
+ * ```ts
+ * const agent = await agentTools(exec, { format: 'openai-chat', query: 'files', strict: true });
+ * const completion = await openai.chat.completions.create({ model, messages, tools: agent.tools });
+ * for (const call of completion.choices[0].message.tool_calls ?? []) {
+ *   messages.push(await agent.call(call.function.name, call.function.arguments, { callId: call.id }));
+ * }
+ * ```
+ */
+export async function agentTools<F extends ProviderFormat>(exec: Exec, options: AgentToolsOptions<F>): Promise<AgentTools<F>> {
+  const o = checkOptions(options);
+  const format = o.format as F;
+  const selected = await selectTools(exec, o);
+  const deferLoading = o.deferLoading === true && o.meta !== true;
+  const byName = new Map<string, Entry>();
+  const tools: ProviderToolDefinitions[F][] = [];
+  const warnings: (AdapterWarning & { toolId: string })[] = [];
+  for (const entry of selected) {
+    const name = encodeToolName(entry.id);
+    const clash = byName.get(name);
+    if (clash !== undefined) {
+      throw errors.invalidArgument('tools', `"${clash.selected.id}" and "${entry.id}" have the same provider name "${name}"`, {
+        details: { name, toolIds: [clash.selected.id, entry.id] },
+      });
+    }
+    const converted = toProviderTool(entry.tool, format, {
+      name,
+      strict: o.strict === true,
+      deferLoading: deferLoading && toolSearchTool(format) !== undefined,
+    });
+    for (const warning of converted.warnings) warnings.push({ ...warning, toolId: entry.id });
+    const strict =
+      (converted.tool as { strict?: unknown; function?: { strict?: unknown } }).strict === true ||
+      (converted.tool as { function?: { strict?: unknown } }).function?.strict === true;
+    byName.set(name, { selected: entry, name, strict });
+    tools.push(converted.tool as ProviderToolDefinitions[F]);
+  }
+  if (deferLoading) {
+    const search = toolSearchTool(format);
+    if (search === undefined) {
+      warnings.push({
+        format,
+        feature: 'defer_loading',
+        pointer: '',
+        toolId: '',
+        message: `feature "defer_loading" lost converting to ${format} at /: ${format} has no deferred tools`,
+      });
+    } else tools.push(search as ProviderToolDefinitions[F]);
+  }
+  const names = [...byName.keys()];
+
+  const call = async (name: string, args: unknown, callOptions?: AgentCallOptions): Promise<ProviderToolResults[F]> => {
+    const { callId, ...runOptions } = callOptions ?? {};
+    const entry = typeof name === 'string' ? byName.get(name) : undefined;
+    try {
+      if (entry === undefined) throw unknownName(String(name), names);
+      let parsed = parseArgs(args);
+      if (entry.strict) parsed = dropStrictNulls(entry.selected.tool.inputSchema, parsed);
+      const result = await entry.selected.run(parsed, callOptions === undefined ? undefined : runOptions);
+      return successResult(format, result, entry.name, callId) as ProviderToolResults[F];
+    } catch (err) {
+      if (runOptions.signal?.aborted === true && ToolexecError.isInstance(err) && err.code === 'ABORTED') throw err;
+      return errorResult(format, err, typeof name === 'string' ? name : String(name), callId) as ProviderToolResults[F];
+    }
+  };
+
+  return { tools, toolId: (name) => byName.get(name)?.selected.id, call, warnings };
+}

@@ -1,0 +1,244 @@
+/**
+ * A tool call's outcome in each provider's tool-result form: a `Result` (its MCP content blocks,
+ * else its value as JSON text) or a failure (a message the model can act on, in the provider's
+ * error form). The app adds nothing but the call's ID (`callId`).
+ */
+import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import { ToolexecError } from '../model/index.js';
+import type { Result } from '../exec/index.js';
+import type { ProviderFormat } from './adapters/types.js';
+
+/** OpenAI Chat Completions: a `ChatCompletionToolMessageParam` (text only). */
+export interface OpenAIChatToolMessage {
+  /** Always `tool`. */
+  role: 'tool';
+  /** The `id` of the model's tool call. */
+  tool_call_id: string;
+  /** The result as text (a tool message carries text only: media become a note). */
+  content: string;
+}
+
+/** One part of an OpenAI Responses function-call output. */
+export type OpenAIResponsesOutputPart =
+  | { type: 'input_text'; text: string }
+  | { type: 'input_image'; image_url: string; detail: 'auto' }
+  | { type: 'input_file'; file_data: string; filename: string };
+
+/** OpenAI Responses: a `function_call_output` input item. */
+export interface OpenAIResponsesToolOutput {
+  /** Always `function_call_output`. */
+  type: 'function_call_output';
+  /** The `call_id` of the model's function call. */
+  call_id: string;
+  /** Text, or text, image and file parts. */
+  output: string | OpenAIResponsesOutputPart[];
+}
+
+/** One block of an Anthropic tool result. */
+export type AnthropicToolResultBlock =
+  | { type: 'text'; text: string }
+  | { type: 'image'; source: { type: 'base64'; media_type: 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp'; data: string } }
+  | { type: 'document'; source: { type: 'base64'; media_type: 'application/pdf'; data: string } };
+
+/** Anthropic: a `tool_result` content block (`ToolResultBlockParam`). */
+export interface AnthropicToolResult {
+  /** Always `tool_result`. */
+  type: 'tool_result';
+  /** The `id` of the model's `tool_use` block. */
+  tool_use_id: string;
+  /** The result's blocks. */
+  content: AnthropicToolResultBlock[];
+  /** Set on a failed call. */
+  is_error?: boolean;
+}
+
+/** Gemini: a `Part` carrying a `FunctionResponse`. */
+export interface GeminiFunctionResponsePart {
+  /** The response. */
+  functionResponse: {
+    /** The `id` of the model's function call, when it had one. */
+    id?: string;
+    /** The function's name. */
+    name: string;
+    /** `{ output }` on success, `{ error }` on failure (the keys Gemini reads). */
+    response: Record<string, unknown>;
+    /** Media the tool returned (images, audio, files) as inline data. */
+    parts?: { inlineData: { mimeType: string; data: string } }[];
+  };
+}
+
+/** The tool-result form of each format. */
+export interface ProviderToolResults {
+  /** A tool message. */
+  'openai-chat': OpenAIChatToolMessage;
+  /** A `function_call_output` item. */
+  'openai-responses': OpenAIResponsesToolOutput;
+  /** A `tool_result` block. */
+  anthropic: AnthropicToolResult;
+  /** A `functionResponse` part. */
+  gemini: GeminiFunctionResponsePart;
+  /** An MCP `CallToolResult`. */
+  mcp: CallToolResult;
+}
+
+type Part = { kind: 'text'; text: string } | { kind: 'media'; mimeType: string; data: string; what: string };
+
+const ANTHROPIC_IMAGES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+
+/** A value as text for a model: strings as they are, anything else as JSON. */
+export function valueText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value ?? null) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** MCP content blocks as text and media parts. */
+function partsOf(content: readonly ContentBlock[]): Part[] {
+  const parts: Part[] = [];
+  for (const block of content) {
+    switch (block.type) {
+      case 'text':
+        parts.push({ kind: 'text', text: block.text });
+        break;
+      case 'image':
+      case 'audio':
+        parts.push({ kind: 'media', mimeType: block.mimeType, data: block.data, what: block.type });
+        break;
+      case 'resource': {
+        const resource = block.resource as { uri: string; mimeType?: string; text?: string; blob?: string };
+        if (typeof resource.text === 'string') parts.push({ kind: 'text', text: resource.text });
+        else if (typeof resource.blob === 'string') {
+          parts.push({
+            kind: 'media',
+            mimeType: resource.mimeType ?? 'application/octet-stream',
+            data: resource.blob,
+            what: `resource ${resource.uri}`,
+          });
+        }
+        break;
+      }
+      case 'resource_link':
+        parts.push({
+          kind: 'text',
+          text: `[resource ${block.uri}${block.mimeType === undefined ? '' : ` (${block.mimeType})`}: ${block.name}]`,
+        });
+        break;
+      default:
+        parts.push({ kind: 'text', text: valueText(block) });
+    }
+  }
+  return parts;
+}
+
+/** The parts of a result: its content blocks when it has any, else its value as text. */
+function resultParts(result: Result): Part[] {
+  return result.content !== undefined && result.content.length > 0
+    ? partsOf(result.content)
+    : [{ kind: 'text', text: valueText(result.value) }];
+}
+
+function note(part: Extract<Part, { kind: 'media' }>, why: string): string {
+  return `[${part.what} (${part.mimeType}, ${Math.floor((part.data.length * 3) / 4)} bytes) not shown: ${why}]`;
+}
+
+function joinText(parts: readonly Part[], why: string): string {
+  return parts.map((part) => (part.kind === 'text' ? part.text : note(part, why))).join('\n');
+}
+
+/**
+ * A failure as the text a model reads: the code and message (a validation error names each wrong
+ * field), and what to do next.
+ */
+export function errorText(err: unknown): string {
+  if (!ToolexecError.isInstance(err)) return `Error: ${err instanceof Error ? err.message : String(err)}`;
+  const hint =
+    err.code === 'VALIDATION' || err.code === 'INVALID_ARGUMENT'
+      ? ' Fix the arguments and call the tool again.'
+      : err.code === 'TIMEOUT'
+        ? ' The call took too long; try a smaller request.'
+        : '';
+  return `Error (${err.code}): ${err.message}${hint}`;
+}
+
+/** A successful call in the format's tool-result form. */
+export function successResult(
+  format: ProviderFormat,
+  result: Result,
+  name: string,
+  callId: string | undefined,
+): ProviderToolResults[ProviderFormat] {
+  switch (format) {
+    case 'openai-chat':
+      return { role: 'tool', tool_call_id: callId ?? '', content: joinText(resultParts(result), 'a tool message carries text only') };
+    case 'openai-responses': {
+      const parts = resultParts(result);
+      const output: OpenAIResponsesOutputPart[] = parts.map((part) => {
+        if (part.kind === 'text') return { type: 'input_text', text: part.text };
+        if (part.mimeType.startsWith('image/'))
+          return { type: 'input_image', image_url: `data:${part.mimeType};base64,${part.data}`, detail: 'auto' };
+        if (part.mimeType === 'application/pdf')
+          return { type: 'input_file', file_data: `data:${part.mimeType};base64,${part.data}`, filename: 'result.pdf' };
+        return { type: 'input_text', text: note(part, 'the Responses API takes images and PDF files only') };
+      });
+      const textOnly = output.every((part) => part.type === 'input_text');
+      return {
+        type: 'function_call_output',
+        call_id: callId ?? '',
+        output: textOnly ? output.map((part) => (part as { text: string }).text).join('\n') : output,
+      };
+    }
+    case 'anthropic': {
+      const content = resultParts(result).map((part): AnthropicToolResultBlock => {
+        if (part.kind === 'text') return { type: 'text', text: part.text };
+        if (ANTHROPIC_IMAGES.has(part.mimeType)) {
+          return { type: 'image', source: { type: 'base64', media_type: part.mimeType as 'image/png', data: part.data } };
+        }
+        if (part.mimeType === 'application/pdf')
+          return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: part.data } };
+        return { type: 'text', text: note(part, 'Anthropic takes JPEG, PNG, GIF and WebP images and PDF documents only') };
+      });
+      return { type: 'tool_result', tool_use_id: callId ?? '', content };
+    }
+    case 'gemini': {
+      const parts = resultParts(result);
+      const media = parts.filter((part): part is Extract<Part, { kind: 'media' }> => part.kind === 'media');
+      const text = parts.filter((part) => part.kind === 'text').map((part) => (part as { text: string }).text);
+      const output = result.value !== undefined ? result.value : text.join('\n');
+      const response: GeminiFunctionResponsePart['functionResponse'] = { name, response: { output } };
+      if (callId !== undefined) response.id = callId;
+      if (media.length > 0) response.parts = media.map((part) => ({ inlineData: { mimeType: part.mimeType, data: part.data } }));
+      return { functionResponse: response };
+    }
+    case 'mcp': {
+      const out: CallToolResult = { content: result.content ?? [{ type: 'text', text: valueText(result.value) }] };
+      const value = result.value;
+      if (value !== null && typeof value === 'object' && !Array.isArray(value)) out.structuredContent = value as Record<string, unknown>;
+      return out;
+    }
+  }
+}
+
+/** A failed call in the format's error form. */
+export function errorResult(
+  format: ProviderFormat,
+  err: unknown,
+  name: string,
+  callId: string | undefined,
+): ProviderToolResults[ProviderFormat] {
+  const text = errorText(err);
+  switch (format) {
+    case 'openai-chat':
+      return { role: 'tool', tool_call_id: callId ?? '', content: text };
+    case 'openai-responses':
+      return { type: 'function_call_output', call_id: callId ?? '', output: text };
+    case 'anthropic':
+      return { type: 'tool_result', tool_use_id: callId ?? '', content: [{ type: 'text', text }], is_error: true };
+    case 'gemini':
+      return { functionResponse: { name, response: { error: text }, ...(callId === undefined ? {} : { id: callId }) } };
+    case 'mcp':
+      return { content: [{ type: 'text', text }], isError: true };
+  }
+}
