@@ -100,7 +100,12 @@ const EXAMPLES: Example[] = [
   {
     name: 'mcp-server-stdio',
     file: 'examples/agent/mcp-server-stdio.ts',
-    expect: [/^server +\{"name":"shop","version":"1.0.0"\}/m, /"totalCents":2400/, /^bad call +isError=true VALIDATION/m, /unit 2 of 3/],
+    expect: [
+      /^server +\{"name":"shop","version":"1.0.0"\}/m,
+      /"totalCents":2400/,
+      /^bad call +isError=true Error \(VALIDATION\)/m,
+      /unit 2 of 3/,
+    ],
   },
   {
     name: 'mcp-server-http',

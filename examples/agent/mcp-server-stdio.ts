@@ -56,7 +56,7 @@ async function demo(): Promise<void> {
       // A bad call is a result the model can read and fix, not a protocol error.
       const bad = (await client.callTool({ name: quoteName, arguments: { skus: ['mug'] } })) as CallToolResult;
       show('bad call', `isError=${String(bad.isError)} ${text(bad).split('\n')[0]?.slice(0, 110) ?? ''}`);
-      check(bad.isError === true && text(bad).startsWith('VALIDATION'), 'validation error as a result');
+      check(bad.isError === true && text(bad).startsWith('Error (VALIDATION)'), 'validation error as a result');
 
       // Progress reaches the client's progress token. (The SDK client hands a notification to its
       // handler a microtask after reading it, so a report that arrives with the result may be missed.)

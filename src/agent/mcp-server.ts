@@ -5,19 +5,22 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
+  type CallToolResult,
   CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { toMcpTool } from '../model/index.js';
 import { layerErrors } from '../model/internal.js';
 import type { ChangeEvent } from '../discovery/index.js';
 import type { RunOptions } from '../run/index.js';
 import type { Exec } from '../exec/index.js';
-import { progressForwarder, toCallToolResult, toErrorResult } from './mcp-server-results.js';
+import { progressForwarder } from './mcp-server-progress.js';
+import { toProviderTool } from './provider-tool.js';
 import { selectTools, type SelectToolsOptions, type SelectedTool } from './selection.js';
+import { encodeToolName } from './tool-names.js';
+import { errorResult, successResult } from './tool-results.js';
 
 const errors = layerErrors('agent');
 
@@ -94,7 +97,8 @@ interface Listing {
  *
  * @remarks
  * - `tools/list` lists the selected tools with their input and output schemas, annotations,
- *   titles and icons, under their IDs as MCP names; with `expose: 'meta'` the six meta-tools.
+ *   titles and icons, named by `encodeToolName` (`math:add` → `math--add`, legal for every MCP
+ *   client and model provider); with `expose: 'meta'` the six meta-tools.
  * - `tools/call` runs the tool through the facade: arguments are validated (a failure is an
  *   `isError` result whose text names every violation, which a model can act on), the call's
  *   deadline applies (`timeoutMs`, else the facade's), the run's progress reaches the client as
@@ -157,9 +161,9 @@ export function createMcpServer(exec: Exec, options?: CreateMcpServerOptions): M
     const progressToken = request.params._meta?.progressToken;
     if (progressToken !== undefined) runOptions.onProgress = progressForwarder(progressToken, extra.sendNotification);
     try {
-      return toCallToolResult(await entry.run(args ?? {}, runOptions), entry.tool);
+      return successResult('mcp', await entry.run(args ?? {}, runOptions), name, undefined) as CallToolResult;
     } catch (error) {
-      return toErrorResult(error);
+      return errorResult('mcp', error, name, undefined) as CallToolResult;
     }
   });
 
@@ -172,7 +176,8 @@ async function list(exec: Exec, selection: SelectToolsOptions, version: number |
   const tools: McpTool[] = [];
   const byName = new Map<string, SelectedTool>();
   for (const entry of entries) {
-    const tool: McpTool = { ...toMcpTool(entry.tool), name: entry.id };
+    // The MCP adapter: the tool as it is (schemas, title, annotations, icons), named by the name encoding.
+    const tool = toProviderTool(entry.tool, 'mcp', { name: encodeToolName(entry.id) }).tool as McpTool;
     tools.push(tool);
     byName.set(tool.name, entry);
   }

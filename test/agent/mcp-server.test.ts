@@ -50,11 +50,11 @@ async function connectInMemory(server: McpServer): Promise<{ client: Client; lis
 const textOf = (result: CallToolResult): string => result.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
 
 describe('createMcpServer: the facade as an MCP server (in memory)', () => {
-  it('lists every tool with its schemas, title and annotations, under its ID', async () => {
+  it('lists every tool with its schemas, title and annotations, named by the name encoding (math:add → math--add)', async () => {
     const { client } = await connectInMemory(createMcpServer(exec({ tools: servedTools() })));
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['math:add', 'text:greet', 'work:steps', 'work:wait']);
-    const add = tools.find((t) => t.name === 'math:add');
+    expect(tools.map((t) => t.name).sort()).toEqual(['math--add', 'text--greet', 'work--steps', 'work--wait']);
+    const add = tools.find((t) => t.name === 'math--add');
     expect(add).toMatchObject({
       title: 'Add',
       description: 'Adds two numbers.',
@@ -68,23 +68,23 @@ describe('createMcpServer: the facade as an MCP server (in memory)', () => {
   it('runs calls through the facade: structured results, text results, and validation failures a model can act on', async () => {
     const { client } = await connectInMemory(createMcpServer(exec({ tools: servedTools() }), { name: 'mine', version: '2.0.0' }));
     expect(client.getServerVersion()).toEqual({ name: 'mine', version: '2.0.0' });
-    const sum = (await client.callTool({ name: 'math:add', arguments: { a: 2, b: 3 } })) as CallToolResult;
+    const sum = (await client.callTool({ name: 'math--add', arguments: { a: 2, b: 3 } })) as CallToolResult;
     expect(sum.structuredContent).toEqual({ sum: 5 });
     expect(JSON.parse(textOf(sum))).toEqual({ sum: 5 });
-    const greeting = (await client.callTool({ name: 'text:greet', arguments: { name: 'Ada' } })) as CallToolResult;
+    const greeting = (await client.callTool({ name: 'text--greet', arguments: { name: 'Ada' } })) as CallToolResult;
     expect(greeting).toEqual({ content: [{ type: 'text', text: 'Hello, Ada!' }] });
-    const invalid = (await client.callTool({ name: 'math:add', arguments: { a: 'two', c: 1 } })) as CallToolResult;
+    const invalid = (await client.callTool({ name: 'math--add', arguments: { a: 'two', c: 1 } })) as CallToolResult;
     expect(invalid.isError).toBe(true);
-    expect(textOf(invalid)).toMatch(/^VALIDATION: /);
+    expect(textOf(invalid)).toMatch(/^Error \(VALIDATION\): /);
     for (const field of ["'/b' is required", "'/c' is not allowed", "'/a' must be number, got string"])
       expect(textOf(invalid)).toContain(field);
-    await expect(client.callTool({ name: 'math:nope', arguments: {} })).rejects.toThrow(/Tool math:nope not found/);
+    await expect(client.callTool({ name: 'math--nope', arguments: {} })).rejects.toThrow(/Tool math--nope not found/);
   });
 
   it("forwards the run's progress to the client's progress token, always increasing", async () => {
     const { client } = await connectInMemory(createMcpServer(exec({ tools: servedTools() })));
     const reports: Progress[] = [];
-    const result = (await client.callTool({ name: 'work:steps', arguments: { count: 3 } }, undefined, {
+    const result = (await client.callTool({ name: 'work--steps', arguments: { count: 3 } }, undefined, {
       onprogress: (progress) => reports.push(progress),
     })) as CallToolResult;
     expect(result.structuredContent).toEqual({ done: 3 });
@@ -98,7 +98,7 @@ describe('createMcpServer: the facade as an MCP server (in memory)', () => {
     const e = exec({ tools: servedTools(state) });
     const { client } = await connectInMemory(createMcpServer(e));
     const controller = new AbortController();
-    const call = client.callTool({ name: 'work:wait', arguments: {} }, undefined, { signal: controller.signal });
+    const call = client.callTool({ name: 'work--wait', arguments: {} }, undefined, { signal: controller.signal });
     await new Promise((resolve) => setTimeout(resolve, 50));
     controller.abort(new Error('user pressed stop'));
     await expect(call).rejects.toThrow(/user pressed stop/);
@@ -106,9 +106,9 @@ describe('createMcpServer: the facade as an MCP server (in memory)', () => {
 
     const { client: bounded } = await connectInMemory(createMcpServer(e, { timeoutMs: 100 }));
     const startedMs = Date.now();
-    const timedOut = (await bounded.callTool({ name: 'work:wait', arguments: {} })) as CallToolResult;
+    const timedOut = (await bounded.callTool({ name: 'work--wait', arguments: {} })) as CallToolResult;
     expect(timedOut.isError).toBe(true);
-    expect(textOf(timedOut)).toMatch(/^TIMEOUT: /);
+    expect(textOf(timedOut)).toMatch(/^Error \(TIMEOUT\): /);
     expect(Date.now() - startedMs).toBeLessThan(5000);
     expect(state.aborted).toHaveLength(2);
   });
@@ -123,8 +123,8 @@ describe('createMcpServer: the facade as an MCP server (in memory)', () => {
     }
     expect(await waitUntil(() => listChanged() === 1)).toBe(true);
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['more:one', 'more:two', 'more:three']));
-    expect(textOf((await client.callTool({ name: 'more:two', arguments: {} })) as CallToolResult)).toBe('two');
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['more--one', 'more--two', 'more--three']));
+    expect(textOf((await client.callTool({ name: 'more--two', arguments: {} })) as CallToolResult)).toBe('two');
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(listChanged()).toBe(1);
   });
@@ -157,8 +157,8 @@ describe('createMcpServer: the facade as an MCP server (in memory)', () => {
 
   it('lists only what ids / query / limit select', async () => {
     const { client } = await connectInMemory(createMcpServer(exec({ tools: servedTools() }), { ids: ['text:greet'], query: 'add' }));
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['text:greet', 'math:add']);
-    await expect(client.callTool({ name: 'work:steps', arguments: { count: 1 } })).rejects.toThrow(/not found/);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['text--greet', 'math--add']);
+    await expect(client.callTool({ name: 'work--steps', arguments: { count: 1 } })).rejects.toThrow(/not found/);
   });
 
   it("expose: 'meta' lists the six meta-tools, and a model works the catalogue through them", async () => {
@@ -205,17 +205,17 @@ describe('createMcpServer over stdio (a script serving a facade with an upstream
   it('serves local and proxied tools, every content block of the upstream result, and list_changed when upstream changes', async () => {
     const { client, listChanged } = await connectStdio('tools');
     const names = (await client.listTools()).tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['math:add', 'up:echo', 'up:media', 'up:add_tool']));
-    expect(((await client.callTool({ name: 'math:add', arguments: { a: 1, b: 1 } })) as CallToolResult).structuredContent).toEqual({
+    expect(names).toEqual(expect.arrayContaining(['math--add', 'up--echo', 'up--media', 'up--add_tool']));
+    expect(((await client.callTool({ name: 'math--add', arguments: { a: 1, b: 1 } })) as CallToolResult).structuredContent).toEqual({
       sum: 2,
     });
-    const media = (await client.callTool({ name: 'up:media', arguments: {} })) as CallToolResult;
+    const media = (await client.callTool({ name: 'up--media', arguments: {} })) as CallToolResult;
     expect(media.content).toEqual(MEDIA_CONTENT);
     // The upstream server adds a tool and says so: the facade re-imports it, and our client hears of it.
     const before = listChanged();
-    await client.callTool({ name: 'up:add_tool', arguments: { name: 'fresh' } });
+    await client.callTool({ name: 'up--add_tool', arguments: { name: 'fresh' } });
     expect(await waitUntil(() => listChanged() > before, 10_000)).toBe(true);
-    expect((await client.listTools()).tools.map((t) => t.name)).toContain('up:fresh');
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('up--fresh');
   });
 
   it("expose: 'meta' over stdio", async () => {
@@ -262,12 +262,12 @@ describe('createMcpServer over Streamable HTTP on 127.0.0.1', () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
     closers.push(() => client.close());
     expect((await client.listTools()).tools).toHaveLength(4);
-    const sum = (await client.callTool({ name: 'math:add', arguments: { a: 20, b: 22 } })) as CallToolResult;
+    const sum = (await client.callTool({ name: 'math--add', arguments: { a: 20, b: 22 } })) as CallToolResult;
     expect(sum.structuredContent).toEqual({ sum: 42 });
 
     // toolexec as the client of toolexec: the served tools under the namespace "remote".
     const consumer = exec({ mcpServers: { remote: { url } } });
-    const result = await consumer.runTool('remote:math:add', { a: 1, b: 2 });
+    const result = await consumer.runTool('remote:math--add', { a: 1, b: 2 });
     expect(result.value).toEqual({ sum: 3 });
   });
 });
