@@ -1,0 +1,172 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createExec, type DefaultExec } from '../../src/exec/index.js';
+import { META_TOOL_NAMES, agentTools, encodeToolName, isShortenedToolName } from '../../src/agent/index.js';
+import { stdioFixture } from '../mcp/helpers.js';
+import { execWith, generatedTools, SMALL_TOOLS } from './catalogue.js';
+import { OPENAI_NAME, expectStrictSchema } from './provider-rules.js';
+
+describe('agentTools: call never rejects for a tool failure', () => {
+  let exec: DefaultExec;
+  beforeAll(() => {
+    exec = execWith(SMALL_TOOLS);
+  });
+  afterAll(() => exec.close());
+
+  it('answers an unknown name, bad JSON and arguments that do not fit in the provider error form', async () => {
+    const chat = await agentTools(exec, { format: 'openai-chat' });
+    expect(await chat.call('nope', '{}', { callId: 'c1' })).toEqual({
+      role: 'tool',
+      tool_call_id: 'c1',
+      content: expect.stringMatching(
+        /^Error \(TOOL_NOT_FOUND\): agent: there is no tool named "nope"; call one of the tools you were given \(fs--read_text_file, math--add--1-d0-d0, util--fail\)$/u,
+      ) as unknown,
+    });
+    const badJson = await chat.call(encodeToolName('math:add:1.0.0'), '{"a":1,', { callId: 'c2' });
+    expect(badJson.content).toMatch(/^Error \(INVALID_ARGUMENT\): agent: arguments are not valid JSON .*Fix the arguments/u);
+    const notObject = await chat.call(encodeToolName('math:add:1.0.0'), '[1,2]');
+    expect(notObject.content).toMatch(/arguments must be a JSON object/u);
+    const mcp = await agentTools(exec, { format: 'mcp' });
+    expect(await mcp.call(encodeToolName('math:add:1.0.0'), { a: 'x', b: 1 })).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: expect.stringMatching(/^Error \(VALIDATION\): .*Field '\/a' must be number/u) as unknown }],
+    });
+    expect(await mcp.call(encodeToolName('fs:read_text_file'), '{"path":"x"}')).toEqual({
+      content: [{ type: 'text', text: '{"path":"x","text":"line 1\\nline 2"}' }],
+      structuredContent: { path: 'x', text: 'line 1\nline 2' },
+    });
+  });
+
+  it('rejects only when the caller aborts the call', async () => {
+    const agent = await agentTools(exec, { format: 'anthropic' });
+    const controller = new AbortController();
+    controller.abort();
+    await expect(agent.call(encodeToolName('math:add:1.0.0'), { a: 1, b: 2 }, { signal: controller.signal })).rejects.toMatchObject({
+      code: 'ABORTED',
+    });
+    expect(await agent.call(encodeToolName('math:add:1.0.0'), { a: 1, b: 2 }, { timeoutMs: 5000 })).toMatchObject({
+      content: [{ type: 'text', text: '3' }],
+    });
+  });
+
+  it('maps names back to IDs, shortened names included', async () => {
+    const longId = `acme-enterprise-resource-planning:${'generate_quarterly_financial_report'}:12.4.1`;
+    const longExec = execWith([
+      {
+        tool: {
+          name: 'generate_quarterly_financial_report',
+          namespace: 'acme-enterprise-resource-planning',
+          version: '12.4.1',
+          inputSchema: { type: 'object' },
+        },
+        handler: () => 'ok',
+      },
+    ]);
+    try {
+      const agent = await agentTools(longExec, { format: 'openai-responses' });
+      const name = (agent.tools[0] as { name: string }).name;
+      expect(isShortenedToolName(name)).toBe(true);
+      expect(agent.toolId(name)).toBe(longId);
+      expect(agent.toolId('unknown')).toBeUndefined();
+      expect(await agent.call(name, '')).toEqual({ type: 'function_call_output', call_id: '', output: 'ok' });
+    } finally {
+      await longExec.close();
+    }
+  });
+
+  it('checks its options', async () => {
+    await expect(agentTools(exec, { format: 'llama' as 'mcp' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(agentTools(exec, undefined as unknown as { format: 'mcp' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(agentTools(exec, { format: 'mcp', strict: 1 as unknown as boolean })).rejects.toThrow(/option strict must be a boolean/u);
+    await expect(agentTools(exec, { format: 'mcp', ids: ['no:such'] })).rejects.toMatchObject({ code: 'TOOL_NOT_FOUND' });
+  });
+});
+
+describe('agentTools: MCP content blocks in each provider form', () => {
+  let exec: DefaultExec;
+  beforeAll(() => {
+    exec = createExec({ mcpServers: { fx: stdioFixture() } });
+  });
+  afterAll(() => exec.close());
+
+  it('passes text, images, audio, embedded resources and links on as far as each provider can take them', async () => {
+    const name = encodeToolName('fx:media');
+    const anthropic = await agentTools(exec, { format: 'anthropic', ids: ['fx:media'] });
+    expect(await anthropic.call(name, {}, { callId: 't1' })).toEqual({
+      type: 'tool_result',
+      tool_use_id: 't1',
+      content: [
+        { type: 'text', text: 'a red pixel and friends' },
+        { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+        { type: 'text', text: expect.stringMatching(/^\[audio \(audio\/wav, 6 bytes\) not shown: Anthropic takes/u) as unknown },
+        { type: 'text', text: 'embedded notes' },
+        { type: 'text', text: '[resource https://example.com/report.pdf (application/pdf): report]' },
+      ],
+    });
+    const responses = await agentTools(exec, { format: 'openai-responses', ids: ['fx:media'] });
+    const output = (await responses.call(name, '{}', { callId: 'r1' })).output;
+    expect(Array.isArray(output) && output[1]).toEqual({
+      type: 'input_image',
+      image_url: 'data:image/png;base64,iVBORw0KGgo=',
+      detail: 'auto',
+    });
+    const gemini = await agentTools(exec, { format: 'gemini', ids: ['fx:media'] });
+    const part = await gemini.call(name, {});
+    expect(part.functionResponse.parts).toEqual([
+      { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } },
+      { inlineData: { mimeType: 'audio/wav', data: 'UklGRg==' } },
+    ]);
+    const chat = await agentTools(exec, { format: 'openai-chat', ids: ['fx:media'] });
+    expect((await chat.call(name, '{}')).content).toMatch(
+      /^a red pixel and friends\n\[image \(image\/png, 9 bytes\) not shown: a tool message carries text only\]/u,
+    );
+    const mcp = await agentTools(exec, { format: 'mcp', ids: ['fx:media'] });
+    expect(((await mcp.call(name, {})).content as unknown[]).length).toBe(5);
+  });
+});
+
+describe('agentTools over a catalogue of 10,000 tools', () => {
+  let exec: DefaultExec;
+  beforeAll(() => {
+    exec = execWith([...generatedTools(10_000), ...SMALL_TOOLS]);
+  });
+  afterAll(() => exec.close());
+
+  it('meta: six strict tools a model drives through search, describe and run', async () => {
+    const agent = await agentTools(exec, { format: 'openai-responses', meta: true, strict: true });
+    expect(agent.tools.map((tool) => (tool as { name: string }).name)).toEqual([...META_TOOL_NAMES]);
+    expect(agent.warnings.filter((warning) => warning.feature === 'strict')).toEqual([]);
+    for (const tool of agent.tools) {
+      expect(tool).toMatchObject({ strict: true });
+      expectStrictSchema((tool as { parameters: unknown }).parameters, 'openai');
+    }
+    const found = await agent.call('search_tools', '{"query":"delete ticket","limit":null}', { callId: 's' });
+    const hits = JSON.parse(found.output as string) as { tools: { id: string }[] };
+    expect(hits.tools[0]!.id).toMatch(/delete_ticket/u);
+    const described = JSON.parse(
+      (await agent.call('describe_tool', JSON.stringify({ id: hits.tools[0]!.id, detail: null }))).output as string,
+    ) as {
+      inputSchema: unknown;
+    };
+    expect(described.inputSchema).toMatchObject({ required: ['target'] });
+    const ran = await agent.call('run_tool', JSON.stringify({ id: hits.tools[0]!.id, args: '{"target":"T-1"}' }));
+    expect(JSON.parse(ran.output as string)).toMatchObject({ target: 'T-1' });
+  });
+
+  it('deferLoading: every tool deferred, with the provider tool search beside them; names all legal', async () => {
+    const started = performance.now();
+    const responses = await agentTools(exec, { format: 'openai-responses', deferLoading: true, strict: true });
+    const elapsedMs = performance.now() - started;
+    expect(responses.tools).toHaveLength(10_004);
+    expect(responses.tools.at(-1)).toEqual({ type: 'tool_search' });
+    for (const tool of responses.tools.slice(0, -1)) {
+      expect(tool).toMatchObject({ defer_loading: true, strict: true });
+      expect((tool as { name: string }).name).toMatch(OPENAI_NAME);
+    }
+    expect(elapsedMs).toBeLessThan(20_000);
+    const anthropic = await agentTools(exec, { format: 'anthropic', deferLoading: true, query: 'invoice', limit: 5 });
+    expect(anthropic.tools.at(-1)).toEqual({ type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' });
+    const chat = await agentTools(exec, { format: 'openai-chat', deferLoading: true, query: 'invoice', limit: 5 });
+    expect(chat.tools).toHaveLength(5);
+    expect(chat.warnings.map((warning) => warning.feature)).toEqual(['defer_loading']);
+  });
+});
