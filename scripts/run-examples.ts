@@ -98,6 +98,24 @@ const EXAMPLES: Example[] = [
     expect: [/Error VALIDATION: .*'\/to' must be one of/, /"totalEurCents":5365/, /Error LIMIT_EXCEEDED/],
   },
   {
+    name: 'agent-openai',
+    file: 'examples/agent/openai.ts',
+    expect: [
+      /^tools +shop--find_products \(strict\), shop--quote \(strict\)/m,
+      /Error \(VALIDATION\): .*'\/skus\/0' must match/,
+      /Two of each mug cost \$73\.00/,
+    ],
+  },
+  {
+    name: 'agent-anthropic',
+    file: 'examples/agent/anthropic.ts',
+    expect: [
+      /^tools +search_tools, list_namespaces, describe_tool, run_tool, run_chain, execute_code/m,
+      /"totalCents":5400/,
+      /Three logo t-shirts cost \$54\.00/,
+    ],
+  },
+  {
     name: 'mcp-server-stdio',
     file: 'examples/agent/mcp-server-stdio.ts',
     expect: [

@@ -65,7 +65,9 @@ describe('agent loops with scripted models', () => {
           { id: 'call_2', name: READ, arguments: '{"path":"notes.txt","head":null}' },
         ]);
       }
-      const results = request.messages.filter((message) => message.role === 'tool').map((message) => message.content);
+      const results = request.messages.flatMap((message) =>
+        message.role === 'tool' && typeof message.content === 'string' ? [message.content] : [],
+      );
       return completion([], `done: ${results.join(' | ')}`);
     };
     const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'add 2 and 3, then read notes.txt' }];
