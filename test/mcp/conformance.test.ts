@@ -6,7 +6,7 @@
  * client and must pass.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -89,10 +89,12 @@ function runSuite(args: string[], timeoutMs: number): Promise<{ code: number; st
 const outputDir = mkdtempSync(join(tmpdir(), 'toolexec-conformance-'));
 afterAll(() => rmSync(outputDir, { recursive: true, force: true }));
 
-/** The checks.json the suite wrote under `dir` (one scenario's run). */
-function checksIn(dir: string): Check[] {
-  const file = readdirSync(dir, { recursive: true, encoding: 'utf8' }).find((name) => name.endsWith('checks.json'));
-  if (file === undefined) throw new Error(`the suite wrote no checks.json under ${dir}`);
+/** The checks.json the suite wrote under `dir` (one scenario's run); `output` explains a run that wrote none. */
+function checksIn(dir: string, output: string): Check[] {
+  const file = existsSync(dir)
+    ? readdirSync(dir, { recursive: true, encoding: 'utf8' }).find((name) => name.endsWith('checks.json'))
+    : undefined;
+  if (file === undefined) throw new Error(`the suite wrote no checks.json under ${dir}; its output:\n${output}`);
   return JSON.parse(readFileSync(join(dir, file), 'utf8')) as Check[];
 }
 
@@ -108,7 +110,7 @@ describe('the official MCP conformance suite, client side, against createExec({ 
     const command = `${process.execPath} --import tsx ${CLIENT}`;
     const dir = join(outputDir, String(APPLICABLE.indexOf(scenario)));
     const run = await runSuite(['client', '--command', command, '--scenario', scenario, '--timeout', '60000', '-o', dir], 100_000);
-    const checks = checksIn(dir);
+    const checks = checksIn(dir, run.stderr);
     const judged = checks.filter((c) => c.status === 'SUCCESS' || c.status === 'FAILURE' || c.status === 'WARNING');
     const problems = judged.filter((c) => c.status === 'FAILURE' || (c.status === 'WARNING' && !TIMING_CHECKS.has(c.id)));
     expect(
