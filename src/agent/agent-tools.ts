@@ -4,7 +4,7 @@
  */
 import type { McpTool } from '../model/index.js';
 import { ToolexecError } from '../model/index.js';
-import { layerErrors } from '../model/internal.js';
+import { editDistance, layerErrors, typoBudget } from '../model/internal.js';
 import type { RunOptions } from '../run/index.js';
 import type { Exec } from '../exec/index.js';
 import { dropStrictNulls } from './adapters/strict-nulls.js';
@@ -77,6 +77,12 @@ export interface AgentCallOptions extends RunOptions {
   callId?: string;
 }
 
+/** A conversion warning of {@link agentTools}, with the tool it is about. */
+export interface AgentToolWarning extends AdapterWarning {
+  /** The tool's ID (`''` for a warning about the whole list, like deferred loading a format lacks). */
+  toolId: string;
+}
+
 /** What {@link agentTools} returns. */
 export interface AgentTools<F extends ProviderFormat = ProviderFormat> {
   /** The tools, ready to put in the provider's request. */
@@ -93,7 +99,7 @@ export interface AgentTools<F extends ProviderFormat = ProviderFormat> {
    */
   call(name: string, args: unknown, options?: AgentCallOptions): Promise<ProviderToolResults[F]>;
   /** Every feature the conversion lost, per tool. */
-  warnings: (AdapterWarning & { toolId: string })[];
+  warnings: AgentToolWarning[];
 }
 
 interface Entry {
@@ -117,7 +123,14 @@ function parseArgs(args: unknown): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+/** `TOOL_NOT_FOUND` for a name the model made up or misspelled: the closest names, else the first names given. */
 function unknownName(name: string, names: readonly string[]): ToolexecError {
+  const budget = typoBudget(name);
+  const close = names.filter((candidate) => editDistance(name, candidate, budget + 1) <= budget);
+  if (close.length > 0) {
+    const quoted = close.map((candidate) => `"${candidate}"`).join(' or ');
+    return errors('TOOL_NOT_FOUND', `there is no tool named "${name}"; did you mean ${quoted}?`, { details: { name, suggestions: close } });
+  }
   const listed = names.length > 20 ? `${names.slice(0, 20).join(', ')}, …` : names.join(', ');
   return errors('TOOL_NOT_FOUND', `there is no tool named "${name}"; call one of the tools you were given (${listed})`, {
     details: { name },
@@ -172,7 +185,7 @@ export async function agentTools<F extends ProviderFormat>(exec: Exec, options: 
   const deferLoading = o.deferLoading === true && o.meta !== true;
   const byName = new Map<string, Entry>();
   const tools: ProviderToolDefinitions[F][] = [];
-  const warnings: (AdapterWarning & { toolId: string })[] = [];
+  const warnings: AgentToolWarning[] = [];
   for (const entry of selected) {
     const name = encodeToolName(entry.id);
     const clash = byName.get(name);

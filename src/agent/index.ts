@@ -33,6 +33,7 @@ export { fromProviderTool, toProviderTool } from './provider-tool.js';
 export { agentTools } from './agent-tools.js';
 export type {
   AgentCallOptions,
+  AgentToolWarning,
   AgentTools,
   AgentToolsOptions,
   AnthropicToolSearchTool,
@@ -41,8 +42,10 @@ export type {
 } from './agent-tools.js';
 export { errorText } from './tool-results.js';
 export type {
+  AnthropicBase64Source,
   AnthropicToolResult,
   AnthropicToolResultBlock,
+  GeminiInlineDataPart,
   GeminiFunctionResponsePart,
   OpenAIChatToolMessage,
   OpenAIResponsesOutputPart,

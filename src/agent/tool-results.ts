@@ -18,11 +18,30 @@ export interface OpenAIChatToolMessage {
   content: string;
 }
 
-/** One part of an OpenAI Responses function-call output. */
+/** One part of an OpenAI Responses function-call output: text, an image, or a file. */
 export type OpenAIResponsesOutputPart =
-  | { type: 'input_text'; text: string }
-  | { type: 'input_image'; image_url: string; detail: 'auto' }
-  | { type: 'input_file'; file_data: string; filename: string };
+  | {
+      /** A text part. */
+      type: 'input_text';
+      /** The text. */
+      text: string;
+    }
+  | {
+      /** An image part. */
+      type: 'input_image';
+      /** The image as a `data:` URL. */
+      image_url: string;
+      /** Always `auto`. */
+      detail: 'auto';
+    }
+  | {
+      /** A file part (PDF). */
+      type: 'input_file';
+      /** The file as a `data:` URL. */
+      file_data: string;
+      /** A file name for the model. */
+      filename: string;
+    };
 
 /** OpenAI Responses: a `function_call_output` input item. */
 export interface OpenAIResponsesToolOutput {
@@ -34,11 +53,36 @@ export interface OpenAIResponsesToolOutput {
   output: string | OpenAIResponsesOutputPart[];
 }
 
-/** One block of an Anthropic tool result. */
+/** Base64 data and its media type, as Anthropic's image and document blocks carry them. */
+export interface AnthropicBase64Source<M extends string> {
+  /** Always `base64`. */
+  type: 'base64';
+  /** The media type. */
+  media_type: M;
+  /** The data, base64. */
+  data: string;
+}
+
+/** One block of an Anthropic tool result: text, an image, or a PDF document. */
 export type AnthropicToolResultBlock =
-  | { type: 'text'; text: string }
-  | { type: 'image'; source: { type: 'base64'; media_type: 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp'; data: string } }
-  | { type: 'document'; source: { type: 'base64'; media_type: 'application/pdf'; data: string } };
+  | {
+      /** A text block. */
+      type: 'text';
+      /** The text. */
+      text: string;
+    }
+  | {
+      /** An image block. */
+      type: 'image';
+      /** The image. */
+      source: AnthropicBase64Source<'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp'>;
+    }
+  | {
+      /** A document block. */
+      type: 'document';
+      /** The PDF. */
+      source: AnthropicBase64Source<'application/pdf'>;
+    };
 
 /** Anthropic: a `tool_result` content block (`ToolResultBlockParam`). */
 export interface AnthropicToolResult {
@@ -52,6 +96,17 @@ export interface AnthropicToolResult {
   is_error?: boolean;
 }
 
+/** Gemini: one medium of a function response (`FunctionResponsePart`). */
+export interface GeminiInlineDataPart {
+  /** The bytes and their type. */
+  inlineData: {
+    /** The IANA media type. */
+    mimeType: string;
+    /** The bytes, base64. */
+    data: string;
+  };
+}
+
 /** Gemini: a `Part` carrying a `FunctionResponse`. */
 export interface GeminiFunctionResponsePart {
   /** The response. */
@@ -63,7 +118,7 @@ export interface GeminiFunctionResponsePart {
     /** `{ output }` on success, `{ error }` on failure (the keys Gemini reads). */
     response: Record<string, unknown>;
     /** Media the tool returned (images, audio, files) as inline data. */
-    parts?: { inlineData: { mimeType: string; data: string } }[];
+    parts?: GeminiInlineDataPart[];
   };
 }
 
@@ -160,7 +215,8 @@ export function errorText(err: unknown): string {
       : err.code === 'TIMEOUT'
         ? ' The call took too long; try a smaller request.'
         : '';
-  return `Error (${err.code}): ${err.message}${hint}`;
+  const message = err.message.trimEnd();
+  return `Error (${err.code}): ${message}${hint !== '' && !/[.!?]$/u.test(message) ? '.' : ''}${hint}`;
 }
 
 /** A successful call in the format's tool-result form. */

@@ -21,6 +21,9 @@ describe('agentTools: call never rejects for a tool failure', () => {
         /^Error \(TOOL_NOT_FOUND\): agent: there is no tool named "nope"; call one of the tools you were given \(fs--read_text_file, math--add--1-d0-d0, util--fail\)$/u,
       ) as unknown,
     });
+    expect((await chat.call('math--ad--1-d0-d0', '{}')).content).toBe(
+      'Error (TOOL_NOT_FOUND): agent: there is no tool named "math--ad--1-d0-d0"; did you mean "math--add--1-d0-d0"?',
+    );
     const badJson = await chat.call(encodeToolName('math:add:1.0.0'), '{"a":1,', { callId: 'c2' });
     expect(badJson.content).toMatch(/^Error \(INVALID_ARGUMENT\): agent: arguments are not valid JSON .*Fix the arguments/u);
     const notObject = await chat.call(encodeToolName('math:add:1.0.0'), '[1,2]');

@@ -88,7 +88,7 @@ describe('toProviderTool', () => {
       'annotations /annotations',
     ]);
     expect(features(toProviderTool(RICH, 'openai-responses').warnings)).toEqual(['title /title', 'annotations /annotations']);
-    expect(features(toProviderTool(RICH, 'mcp').warnings)).toEqual(['tags /tags']);
+    expect(features(toProviderTool(RICH, 'mcp').warnings)).toEqual([]);
     const [first] = toProviderTool(RICH, 'openai-chat').warnings;
     expect(first).toEqual({
       format: 'openai-chat',

@@ -149,9 +149,7 @@ export function toGemini(tool: Tool, options: ToProviderToolOptions): ProviderTo
     : { keep: GEMINI_JSON_SCHEMA_KEYWORDS, adjust: jsonSchemaAdjust, inline: options.inlineRefs === true };
   const parameters = withOrdering(convertSchema(facts.inputSchema, '/inputSchema', facts.ctx, rules));
   const response =
-    tool.outputSchema === undefined
-      ? undefined
-      : withOrdering(convertSchema(tool.outputSchema, '/outputSchema', facts.ctx, rules));
+    tool.outputSchema === undefined ? undefined : withOrdering(convertSchema(tool.outputSchema, '/outputSchema', facts.ctx, rules));
   if (openApi) {
     out.parameters = parameters;
     if (response !== undefined) (out as { response?: Schema }).response = response;

@@ -1,7 +1,8 @@
 /**
  * MCP (protocol 2025-11-25, `@modelcontextprotocol/sdk` 1.32 `Tool`): a toolexec `Tool` is an MCP
  * tool plus `namespace`, `version` and `tags`, so nothing of the schema is lost; the ID goes into
- * the name (MCP names are `[A-Za-z0-9_.-]`, up to 128: the encoded ID), and the tags are dropped.
+ * the name (MCP names are `[A-Za-z0-9_.-]`, up to 128: the encoded ID); the tags, index data like
+ * the backends, are not part of any provider's tool (no format warns about them).
  * JSON Schema is MCP's own, `$schema` included, so the schemas are sent as they are.
  */
 import { toMcpTool, type McpTool, type Tool } from '../../model/index.js';
@@ -13,7 +14,6 @@ import type { ProviderToolConversion, ToProviderToolOptions } from './types.js';
 /** A tool as an MCP tool (for `tools/list`). */
 export function toMcp(tool: Tool, options: ToProviderToolOptions): ProviderToolConversion<McpTool> {
   const facts = toolFacts(tool, 'mcp', options);
-  if (tool.tags !== undefined && tool.tags.length > 0) lost(facts.ctx, 'tags', '/tags', 'MCP tools have no tags');
   if (options.strict === true) lost(facts.ctx, 'strict', '', 'MCP has no strict mode');
   if (options.deferLoading === true) lost(facts.ctx, 'defer_loading', '', 'MCP has no deferred tools');
   return { tool: { ...toMcpTool(tool), name: facts.name }, warnings: facts.ctx.warnings };

@@ -101,7 +101,15 @@ export interface AnthropicTool {
   /** What the tool does. */
   description?: string;
   /** The JSON Schema of the input; `type: 'object'` at the root. */
-  input_schema: { type: 'object'; properties?: unknown; required?: string[] | null; [key: string]: unknown };
+  input_schema: {
+    /** Always `object`. */
+    type: 'object';
+    /** The arguments' schemas by name. */
+    properties?: unknown;
+    /** The required arguments. */
+    required?: string[] | null;
+    [key: string]: unknown;
+  };
   /** Strict tool use. */
   strict?: boolean;
   /** Loaded only when a tool-search tool returns a reference to it. */
