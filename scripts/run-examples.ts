@@ -120,6 +120,21 @@ const EXAMPLES: Example[] = [
     file: 'examples/agent/ai-sdk.ts',
     expect: [/^model read +error-text: .*Field '\/city' is required/m, /"value":\[64,68,72\]/, /^answer +Oslo: 64 °F, 68 °F and 72 °F/m],
   },
+  {
+    name: 'mcp-server-stdio',
+    file: 'examples/agent/mcp-server-stdio.ts',
+    expect: [
+      /^server +\{"name":"shop","version":"1.0.0"\}/m,
+      /"totalCents":2400/,
+      /^bad call +isError=true Error \(VALIDATION\)/m,
+      /unit 2 of 3/,
+    ],
+  },
+  {
+    name: 'mcp-server-http',
+    file: 'examples/agent/mcp-server-http.ts',
+    expect: [/^listening +http:\/\/127\.0\.0\.1:\d+\/mcp/m, /find_products \{"query":"mug"\} → \["MUG-1","MUG-2"\]/],
+  },
 ];
 
 /** Longest an example may take before it is killed (they take seconds). */

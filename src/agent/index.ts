@@ -71,3 +71,5 @@ export { checkSnippet } from './code-mode-check.js';
 export type { SnippetCheck, SnippetDiagnostic } from './code-mode-check.js';
 export { aiSdkTools, codeTool } from './ai-sdk.js';
 export type { AiSdkToolOutput, AiSdkToolsOptions, CodeToolInput, CodeToolOptions, CodeToolOutput } from './ai-sdk.js';
+export { DEFAULT_MCP_SERVER_NAME, DEFAULT_MCP_SERVER_VERSION, createMcpServer } from './mcp-server.js';
+export type { CreateMcpServerOptions } from './mcp-server.js';

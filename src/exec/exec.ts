@@ -24,7 +24,7 @@ import {
   type StreamEvent,
 } from '../run/index.js';
 import { telemetryOf, withTelemetryConfig, type Telemetry } from '../run/internal.js';
-import { createMcpExecutor, type McpExecutorClient } from '../mcp/index.js';
+import { createMcpExecutor, type McpExecutorClient, type Root, type SdkMcpExecutor } from '../mcp/index.js';
 import { createRuntime, type Runtime } from '../runtime/index.js';
 import { createCodeExecutor, type CodeParams, type CodeResult, type DefaultCodeExecutor } from '../code/index.js';
 import { elapsedMs, nowMs, runExecChain } from './chain.js';
@@ -105,7 +105,7 @@ export class DefaultExec implements Exec {
   readonly #runner: Runner;
   readonly #local: LocalHandlerRegistry;
   readonly #code: DefaultCodeExecutor;
-  readonly #mcpClient: McpExecutorClient | undefined;
+  readonly #mcpClient: SdkMcpExecutor | undefined;
   readonly #ownedRuntime: Runtime | undefined;
   /** What a call without options hands the runner. */
   readonly #defaultRunOptions: RunOptions | undefined;
@@ -132,6 +132,7 @@ export class DefaultExec implements Exec {
       const { onToolsListChanged, onConnectionLost } = o.mcpOptions;
       const client = createMcpExecutor({
         ...o.mcpOptions,
+        ...o.mcpClientFeatures,
         servers: o.mcpServers,
         onToolsListChanged: (serverName) => {
           pool?.markStale(serverName);
@@ -277,6 +278,18 @@ export class DefaultExec implements Exec {
     }
     await client.finishAuth(server, authorizationCode);
     await this.#pool.reconnectNow(server);
+  }
+
+  /**
+   * Replaces the roots `mcpServers` are told about and announces the change to every connected
+   * server (`notifications/roots/list_changed`). `CONFIGURATION` unless the facade was created
+   * with `roots` and `mcpServers`; `INVALID_ARGUMENT` for a bad list.
+   */
+  async setRoots(roots: Root[]): Promise<void> {
+    if (this.#closing !== undefined) throw closedError();
+    const client = this.#mcpClient;
+    if (client === undefined) throw errors.configuration('roots', 'setRoots needs mcpServers');
+    await client.setRoots(roots);
   }
 
   serverStatus(): Record<string, ServerStatus> {

@@ -42,6 +42,8 @@ export interface ResolvedExecOptions {
   mcpReconnect: Required<ReconnectPolicy>;
   /** Options of the executor made for `mcpServers` (without `servers`). */
   mcpOptions: NonNullable<ExecOptions['mcpOptions']>;
+  /** Elicitation, sampling, roots and the logger of the executor made for `mcpServers` (only those given). */
+  mcpClientFeatures: Pick<ExecOptions, 'onElicitation' | 'onSampling' | 'roots' | 'logger'>;
   /** The caller's MCP executor, for servers not in `mcpServers`; may be undefined. */
   mcp: ExecOptions['mcp'];
   /** The provider executor; may be undefined. */
@@ -118,6 +120,9 @@ export function resolveExecOptions(options: ExecOptions = {}): ResolvedExecOptio
       ),
   );
   check('mcpOptions', isObject(o.mcpOptions) && !('servers' in (o.mcpOptions as object)));
+  check('onElicitation', typeof o.onElicitation === 'function');
+  check('onSampling', typeof o.onSampling === 'function');
+  check('roots', Array.isArray(o.roots));
   check('mcp', hasMethod(o.mcp, 'callTool'));
   check('provider', hasMethod(o.provider, 'callTool'));
   check('validateInput', typeof o.validateInput === 'boolean');
@@ -153,6 +158,12 @@ export function resolveExecOptions(options: ExecOptions = {}): ResolvedExecOptio
     onServerStatus: o.onServerStatus,
     mcpReconnect: { ...DEFAULT_RECONNECT, ...o.mcpReconnect },
     mcpOptions: o.mcpOptions ?? {},
+    mcpClientFeatures: {
+      ...(o.onElicitation === undefined ? {} : { onElicitation: o.onElicitation }),
+      ...(o.onSampling === undefined ? {} : { onSampling: o.onSampling }),
+      ...(o.roots === undefined ? {} : { roots: o.roots }),
+      ...(o.logger === undefined ? {} : { logger: o.logger }),
+    },
     mcp: o.mcp,
     provider: o.provider,
     validateInput: o.validateInput ?? true,

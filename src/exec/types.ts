@@ -2,7 +2,7 @@ import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolexecError, Tool } from '../model/index.js';
 import type { DetailLevel, DocEntry, DocStore, ToolDoc, ToolExample, ToolIndex, ToolSummary } from '../discovery/index.js';
 import type { ChainStep, ExecEvent, LocalHandler, Logger, McpExecutor, ProviderExecutor, RunOptions, StreamEvent } from '../run/index.js';
-import type { McpExecutorOptions, McpServerConfig } from '../mcp/index.js';
+import type { ElicitationHandler, McpExecutorOptions, McpServerConfig, Root, SamplingHandler } from '../mcp/index.js';
 import type { Runtime, SecurityProfile } from '../runtime/index.js';
 import type { CodeParams, CodeResult } from '../code/index.js';
 import type { ReconnectPolicy } from './backoff.js';
@@ -80,6 +80,17 @@ export interface ExecOptions {
    * `onToolsListChanged` is called after the facade has marked the server for re-import.
    */
   mcpOptions?: Omit<McpExecutorOptions, 'servers'>;
+  /**
+   * Answers `mcpServers` that ask the user for input (`elicitation/create`), with the asking
+   * server's name in `info.server`. Form elicitation is always declared: without a handler every
+   * request is declined; when the handler accepts, omitted fields get the schema's defaults.
+   * @defaultValue decline every request
+   */
+  onElicitation?: ElicitationHandler;
+  /** Answers `mcpServers` that ask the app's model for a completion (`sampling/createMessage`); declares sampling. */
+  onSampling?: SamplingHandler;
+  /** The roots (`file://` URIs) `mcpServers` may work in (`roots/list`); change them with `setRoots`. */
+  roots?: Root[];
   /** Runs tools of `mcp` backends whose server is not in `mcpServers` (an executor you own and close). */
   mcp?: McpExecutor;
   /** Runs tools of `provider` backends. */
@@ -132,7 +143,10 @@ export interface ExecOptions {
   redact?: string[];
   /** Receives every {@link ExecEvent} (calls started / finished / failed, server status, sandbox runs, limit hits), already redacted. */
   onEvent?: (event: ExecEvent) => void;
-  /** A pino-style logger (`{ debug, info, warn, error }`) that gets every event as a log line. @defaultValue none (silent) */
+  /**
+   * A pino-style logger (`{ debug, info, warn, error }`, each `(obj, msg?)`): gets every event as a log line,
+   * and the log messages of `mcpServers` (with the server's name). @defaultValue none (silent)
+   */
   logger?: Logger;
 }
 

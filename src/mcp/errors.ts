@@ -108,6 +108,13 @@ export function mapOperationError(error: unknown, context: OperationContext, ses
     }
     return errors('EXECUTION', message, { cause: error, details: { ...baseDetails(context), ...failure } });
   }
+  if (error instanceof UnauthorizedError) {
+    return errors(
+      'EXECUTION',
+      `${where} is not authorized (${errorMessage(error)}): the server asks for a new authorization (more scopes, say); complete it with finishAuth and call again`,
+      { cause: error, details: { ...baseDetails(context), reason: 'unauthorized' } },
+    );
+  }
   if (error instanceof McpError) {
     return errors('EXECUTION', `${where} failed: ${error.message}`, {
       cause: error,

@@ -1,3 +1,4 @@
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { ListToolsResultSchema, McpError, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { ToolexecError, type McpTool } from '../model/index.js';
@@ -10,7 +11,7 @@ import { type ResolvedMcpExecutorOptions, resolveMcpExecutorOptions, resolveTime
 import { ServerSlot, closedError } from './server-slot.js';
 import type { McpSession } from './session.js';
 import { traceMcpRequest } from './trace-context.js';
-import type { McpCallParams, McpExecutorClient, McpExecutorOptions, McpToolSink } from './types.js';
+import type { McpCallParams, McpExecutorClient, McpExecutorOptions, McpToolSink, Root } from './types.js';
 
 // A server that keeps returning cursors is cut off here rather than listed forever.
 const MAX_LIST_PAGES = 10_000;
@@ -162,6 +163,19 @@ export class SdkMcpExecutor implements McpExecutorClient {
     }
   }
 
+  /**
+   * Replaces the roots servers are told about (`roots/list`) and sends
+   * `notifications/roots/list_changed` on every open connection. `CONFIGURATION` when the executor
+   * was created without `roots`; `INVALID_ARGUMENT` for a bad list.
+   */
+  async setRoots(roots: Root[]): Promise<void> {
+    if (this.#closing !== undefined) throw closedError();
+    this.#options.features.setRoots(roots);
+    const open = [...this.#slots.values()].flatMap((slot) => (slot.current === undefined ? [] : [slot.current]));
+    // A connection that dies meanwhile reconnects with the new list anyway.
+    await Promise.allSettled(open.map((session) => session.client.sendRootsListChanged()));
+  }
+
   /** Closes every session and ends every server process tree. Idempotent. */
   close(): Promise<void> {
     this.#closing ??= Promise.allSettled([...this.#slots.values()].map((slot) => slot.close())).then(() => undefined);
@@ -222,6 +236,7 @@ export class SdkMcpExecutor implements McpExecutorClient {
             await slot.release(session);
             continue;
           }
+          if (error instanceof UnauthorizedError) slot.authorizationPending(session);
           const mapped = mapOperationError(error, context, session);
           if (isTotalTimeout(error)) link?.abort(mapped);
           if (isConnectionLost(error, session)) await slot.release(session);

@@ -12,6 +12,15 @@ export { DEFAULT_KILL_GRACE_MS, DEFAULT_STDERR_TAIL_BYTES, StdioProcessTransport
 export type { ProcessExit, StdioProcessTransportOptions } from './stdio-transport.js';
 export { DEFAULT_INHERITED_ENV_VARS, serverEnvironment } from './environment.js';
 export type {
+  CreateMessageRequest,
+  CreateMessageResult,
+  ElicitRequest,
+  ElicitResult,
+  ElicitationHandler,
+  McpLogger,
+  Root,
+  SamplingHandler,
+  ServerRequestInfo,
   McpCallOptions,
   McpCallParams,
   McpCustomServerConfig,

@@ -2,6 +2,7 @@ import { MAX_TIMER_MS } from '../model/internal.js';
 import { DEFAULT_KILL_GRACE_MS, DEFAULT_STDERR_TAIL_BYTES } from './stdio-transport.js';
 import type { McpCustomServerConfig, McpExecutorOptions, McpServerConfig, OAuthClientProvider } from './types.js';
 import { errors } from './errors.js';
+import { ClientFeatures, loggerProblem, rootsProblem } from './client-capabilities.js';
 
 /** Default of {@link McpExecutorOptions.requestTimeoutMs}: the SDK's own default, 60 s. */
 export const DEFAULT_MCP_REQUEST_TIMEOUT_MS = 60_000;
@@ -39,6 +40,8 @@ export interface ResolvedMcpExecutorOptions {
   onStderr: McpExecutorOptions['onStderr'];
   onToolsListChanged: McpExecutorOptions['onToolsListChanged'];
   onConnectionLost: McpExecutorOptions['onConnectionLost'];
+  /** Elicitation, sampling, roots and logging: what the client declares and how it answers. */
+  features: ClientFeatures;
 }
 
 /** @internal Fills defaults and checks every server config; throws `CONFIGURATION`. */
@@ -48,6 +51,15 @@ export function resolveMcpExecutorOptions(options: McpExecutorOptions): Resolved
   }
   const servers = new Map<string, ResolvedServerConfig>();
   for (const [name, config] of Object.entries(options.servers)) servers.set(name, resolveServerConfig(name, config));
+  for (const handler of ['onElicitation', 'onSampling'] as const) {
+    if (options[handler] !== undefined && typeof options[handler] !== 'function') {
+      throw errors('CONFIGURATION', `${handler} must be a function`);
+    }
+  }
+  const rootsIssue = options.roots === undefined ? undefined : rootsProblem(options.roots);
+  if (rootsIssue !== undefined) throw errors('CONFIGURATION', `roots ${rootsIssue}`);
+  const loggerIssue = options.logger === undefined ? undefined : loggerProblem(options.logger);
+  if (loggerIssue !== undefined) throw errors('CONFIGURATION', `logger ${loggerIssue}`);
   return {
     servers,
     requestTimeoutMs: resolveTimeoutMs(options.requestTimeoutMs, DEFAULT_MCP_REQUEST_TIMEOUT_MS, 'requestTimeoutMs', 'CONFIGURATION'),
@@ -63,6 +75,7 @@ export function resolveMcpExecutorOptions(options: McpExecutorOptions): Resolved
     onStderr: options.onStderr,
     onToolsListChanged: options.onToolsListChanged,
     onConnectionLost: options.onConnectionLost,
+    features: new ClientFeatures(options),
   };
 }
 

@@ -1,6 +1,6 @@
 import { type ToolexecError, errorMessage } from '../model/index.js';
 import type { ResolvedMcpExecutorOptions, ResolvedServerConfig } from './options.js';
-import { type McpSession, openSession } from './session.js';
+import { type McpSession, hasFinishAuth, openSession } from './session.js';
 import { connectionLostError, errors } from './errors.js';
 
 /**
@@ -83,6 +83,16 @@ export class ServerSlot {
         throw thrown;
       });
     }
+  }
+
+  /**
+   * A request on the open `session` was refused for want of authorization (a step-up: the server
+   * wants more scopes) and the `authProvider` was sent to authorize: the session's transport, which
+   * started that flow, completes it when the app brings the code to {@link finishAuth}.
+   */
+  authorizationPending(session: McpSession): void {
+    const transport = session.transport;
+    if (hasFinishAuth(transport)) this.#finishAuth = (code) => transport.finishAuth(code);
   }
 
   /**

@@ -159,7 +159,8 @@ export interface ConnectAttempt {
   onAuthorizationPending: (finish: (authorizationCode: string) => Promise<void>) => void;
 }
 
-function hasFinishAuth(transport: Transport): transport is Transport & { finishAuth(code: string): Promise<void> } {
+/** True for a transport that can complete an OAuth authorization it started (Streamable HTTP, SSE). */
+export function hasFinishAuth(transport: Transport): transport is Transport & { finishAuth(code: string): Promise<void> } {
   return typeof (transport as { finishAuth?: unknown }).finishAuth === 'function';
 }
 
@@ -180,7 +181,8 @@ async function initialize(
   attempt: ConnectAttempt,
 ): Promise<McpSession> {
   const { signal } = attempt;
-  const client = new Client(options.clientInfo, { capabilities: {} });
+  const client = new Client(options.clientInfo, { capabilities: options.features.capabilities });
+  options.features.install(client, serverName);
   const session = new McpSession(serverName, client, transport, mode);
   try {
     await client.connect(transport, { timeout: options.connectTimeoutMs, signal });

@@ -1,9 +1,41 @@
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, Root } from '@modelcontextprotocol/sdk/types.js';
 import type { McpTool, ToolexecError } from '../model/index.js';
 import type { McpExecutor, RunOptions } from '../run/index.js';
 
-export type { OAuthClientProvider, Transport };
+export type { CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, OAuthClientProvider, Root, Transport };
+
+/** Who sent a server-initiated request (elicitation, sampling), handed to the app's handler. */
+export interface ServerRequestInfo {
+  /** The name of the server (its key in `servers` / `mcpServers`). */
+  server: string;
+  /** Aborted when the server cancels its request or the connection ends. */
+  signal: AbortSignal;
+}
+
+/**
+ * Where server log messages (`notifications/message`) go: a pino-style logger (pino, or
+ * `console` wrapped). Each method is called with a record `{ server, level, logger?, data }` and a
+ * message (the data itself when it is a string). MCP's eight levels map to four: `notice` → info,
+ * `warning` → warn, `critical` / `alert` / `emergency` → error.
+ */
+export interface McpLogger {
+  /** Debug messages. */
+  debug(record: object, message?: string): void;
+  /** Info and notice messages. */
+  info(record: object, message?: string): void;
+  /** Warnings. */
+  warn(record: object, message?: string): void;
+  /** Errors and worse. */
+  error(record: object, message?: string): void;
+}
+
+/** Answers a server's `elicitation/create`: the user accepts (with `content`), declines or cancels. */
+export type ElicitationHandler = (request: ElicitRequest['params'], info: ServerRequestInfo) => Promise<ElicitResult>;
+
+/** Answers a server's `sampling/createMessage` with a completion from the app's model. */
+export type SamplingHandler = (request: CreateMessageRequest['params'], info: ServerRequestInfo) => Promise<CreateMessageResult>;
 
 /** What every server config may say, whatever its transport. */
 export interface McpServerConfigBase {
@@ -133,6 +165,27 @@ export interface McpExecutorOptions {
   onConnectionLost?: (serverName: string, error: ToolexecError) => void;
   /** Called when a server sends `notifications/tools/list_changed` (re-run `importTools` to refresh). */
   onToolsListChanged?: (serverName: string) => void;
+  /**
+   * Answers servers that ask the user for input (`elicitation/create`). The client always declares
+   * form elicitation (`{ form: { applyDefaults: true } }`): without a handler every request is
+   * declined, as the spec allows; when the handler accepts, fields it left out get the requested
+   * schema's defaults (SEP-1034). A handler's rejection reaches the server as a JSON-RPC error.
+   * @defaultValue decline every request
+   */
+  onElicitation?: ElicitationHandler;
+  /**
+   * Answers servers that ask the app's model for a completion (`sampling/createMessage`). The
+   * sampling capability is declared only when there is a handler. @defaultValue none
+   */
+  onSampling?: SamplingHandler;
+  /**
+   * The roots (`file://` URIs) servers may work in, answered to `roots/list`. Declares the roots
+   * capability with `listChanged`; `setRoots()` replaces the list and tells every open connection.
+   * @defaultValue none (the capability is not declared)
+   */
+  roots?: Root[];
+  /** Receives servers' log messages (`notifications/message`). @defaultValue none (dropped) */
+  logger?: McpLogger;
 }
 
 /** Per-call options: a signal, a timeout (reset by progress) and a progress callback. */

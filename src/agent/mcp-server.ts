@@ -1,0 +1,219 @@
+/**
+ * toolexec as an MCP server: the facade's tools (or the six meta-tools) served to any MCP client
+ * over any transport, each call run through the facade — validation, deadlines, progress and
+ * cancellation included.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import {
+  type CallToolResult,
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { layerErrors } from '../model/internal.js';
+import type { ChangeEvent } from '../discovery/index.js';
+import type { RunOptions } from '../run/index.js';
+import type { Exec } from '../exec/index.js';
+import { progressForwarder } from './mcp-server-progress.js';
+import { toProviderTool } from './provider-tool.js';
+import { selectTools, type SelectToolsOptions, type SelectedTool } from './selection.js';
+import { encodeToolName } from './tool-names.js';
+import { errorResult, successResult } from './tool-results.js';
+
+const errors = layerErrors('agent');
+
+/** The server name sent in `initialize` unless one is given. */
+export const DEFAULT_MCP_SERVER_NAME = 'toolexec';
+
+/** The server version sent in `initialize` unless one is given. */
+export const DEFAULT_MCP_SERVER_VERSION = '0.1.0';
+
+/** Options of {@link createMcpServer}. */
+export interface CreateMcpServerOptions {
+  /**
+   * What the server lists: `'tools'`, the facade's tools themselves (all of them, or those `ids`,
+   * `query` and `limit` select); `'meta'`, the six meta-tools (`search_tools`, `list_namespaces`,
+   * `describe_tool`, `run_tool`, `run_chain`, `execute_code`), for catalogues too large to list.
+   * @defaultValue 'tools'
+   */
+  expose?: 'tools' | 'meta';
+  /** Sent as `serverInfo.name`. @defaultValue 'toolexec' */
+  name?: string;
+  /** Sent as `serverInfo.version`. @defaultValue '0.1.0' */
+  version?: string;
+  /** With `expose: 'tools'`: list these tools (see `selectTools`). @defaultValue every tool */
+  ids?: string[];
+  /** With `expose: 'tools'`: list the best matches of this search (see `selectTools`). */
+  query?: string;
+  /** With `expose: 'tools'`: most tools the query (or the listing of every tool) adds. */
+  limit?: number;
+  /** Deadline of every call in milliseconds. @defaultValue the facade's `defaultTimeoutMs` */
+  timeoutMs?: number;
+}
+
+/** What the server needs to know when the facade's tools change: the index's change events (`DefaultExec.index`). */
+interface ChangeSource {
+  onChange(listener: (event: ChangeEvent) => void): () => void;
+  readonly version: number;
+}
+
+function changeSourceOf(exec: Exec): ChangeSource | undefined {
+  const index = (exec as { index?: Partial<ChangeSource> }).index;
+  return index !== undefined && typeof index.onChange === 'function' && typeof index.version === 'number'
+    ? (index as ChangeSource)
+    : undefined;
+}
+
+function checkOptions(options: unknown): CreateMcpServerOptions {
+  if (options === undefined) return {};
+  if (options === null || typeof options !== 'object') throw errors.invalidArgument('options', 'must be an object');
+  const o = options as CreateMcpServerOptions;
+  if (o.expose !== undefined && o.expose !== 'tools' && o.expose !== 'meta') {
+    throw errors.invalidArgument('option expose', `must be 'tools' or 'meta' (got ${JSON.stringify(o.expose)})`);
+  }
+  for (const field of ['name', 'version'] as const) {
+    if (o[field] !== undefined && (typeof o[field] !== 'string' || o[field] === '')) {
+      throw errors.invalidArgument(`option ${field}`, 'must be a non-empty string');
+    }
+  }
+  if (o.timeoutMs !== undefined && (typeof o.timeoutMs !== 'number' || !(o.timeoutMs > 0))) {
+    throw errors.invalidArgument('option timeoutMs', 'must be a positive number of milliseconds');
+  }
+  return o;
+}
+
+/** The tools one server lists, by MCP name, for one version of the facade's index. */
+interface Listing {
+  version: number | undefined;
+  tools: McpTool[];
+  byName: Map<string, SelectedTool>;
+}
+
+/**
+ * An MCP server (the SDK's `McpServer`) that serves the facade's tools: connect it to any
+ * transport — `StdioServerTransport`, `StreamableHTTPServerTransport`, an in-memory pair.
+ *
+ * @remarks
+ * - `tools/list` lists the selected tools with their input and output schemas, annotations,
+ *   titles and icons, named by `encodeToolName` (`math:add` → `math--add`, legal for every MCP
+ *   client and model provider); with `expose: 'meta'` the six meta-tools.
+ * - `tools/call` runs the tool through the facade: arguments are validated (a failure is an
+ *   `isError` result whose text names every violation, which a model can act on), the call's
+ *   deadline applies (`timeoutMs`, else the facade's), the run's progress reaches the client as
+ *   `notifications/progress` when it sent a `progressToken`, and the client's cancellation
+ *   (`notifications/cancelled`) aborts the run. Any failure of the tool is an `isError` result; an
+ *   unknown tool name is a JSON-RPC error (`InvalidParams`), as MCP says.
+ * - When the facade's index changes (a tool registered or removed, an MCP server imported or
+ *   failed), connected clients get `notifications/tools/list_changed` (once per burst of changes).
+ * - The server's tool handlers are set on `server.server`: do not `registerTool` on the returned
+ *   server. Closing the server (`server.close()`) stops listening to the index; the facade stays
+ *   open (it is yours to close).
+ *
+ * @throws `INVALID_ARGUMENT` for bad options.
+ *
+ * @example
+ * ```ts
+ * const server = createMcpServer(exec, { expose: 'tools' });
+ * await server.connect(new StdioServerTransport());
+ * ```
+ */
+export function createMcpServer(exec: Exec, options?: CreateMcpServerOptions): McpServer {
+  const o = checkOptions(options);
+  const meta = o.expose === 'meta';
+  const server = new McpServer(
+    { name: o.name ?? DEFAULT_MCP_SERVER_NAME, version: o.version ?? DEFAULT_MCP_SERVER_VERSION },
+    { capabilities: { tools: { listChanged: !meta } } },
+  );
+  const selection: SelectToolsOptions = meta
+    ? { meta: true }
+    : {
+        ...(o.ids === undefined ? {} : { ids: o.ids }),
+        ...(o.query === undefined ? {} : { query: o.query }),
+        ...(o.limit === undefined ? {} : { limit: o.limit }),
+      };
+  const source = changeSourceOf(exec);
+  let listing: Promise<Listing> | undefined;
+
+  const currentListing = (): Promise<Listing> => {
+    const version = source?.version;
+    if (listing === undefined || version === undefined) {
+      listing = list(exec, selection, version);
+    } else {
+      listing = listing.then((known) => (known.version === version ? known : list(exec, selection, version)));
+    }
+    // A failed listing is not kept: the next request tries again.
+    listing.catch(() => {
+      listing = undefined;
+    });
+    return listing;
+  };
+
+  server.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await currentListing()).tools }));
+
+  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { name, arguments: args } = request.params;
+    const entry = (await currentListing()).byName.get(name);
+    if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+    const runOptions: RunOptions = { signal: extra.signal };
+    if (o.timeoutMs !== undefined) runOptions.timeoutMs = o.timeoutMs;
+    const progressToken = request.params._meta?.progressToken;
+    if (progressToken !== undefined) runOptions.onProgress = progressForwarder(progressToken, extra.sendNotification);
+    try {
+      return successResult('mcp', await entry.run(args ?? {}, runOptions), name, undefined) as CallToolResult;
+    } catch (error) {
+      return errorResult('mcp', error, name, undefined) as CallToolResult;
+    }
+  });
+
+  if (!meta && source !== undefined) watchIndex(server, source);
+  return server;
+}
+
+async function list(exec: Exec, selection: SelectToolsOptions, version: number | undefined): Promise<Listing> {
+  const entries = await selectTools(exec, selection);
+  const tools: McpTool[] = [];
+  const byName = new Map<string, SelectedTool>();
+  for (const entry of entries) {
+    // The MCP adapter: the tool as it is (schemas, title, annotations, icons), named by the name encoding.
+    const tool = toProviderTool(entry.tool, 'mcp', { name: encodeToolName(entry.id) }).tool as McpTool;
+    tools.push(tool);
+    byName.set(tool.name, entry);
+  }
+  return { version, tools, byName };
+}
+
+/**
+ * Sends `notifications/tools/list_changed` after each burst of index changes while a client is
+ * connected; listens from creation until the server closes, and again when a client initializes a
+ * reconnected server.
+ */
+function watchIndex(server: McpServer, source: ChangeSource): void {
+  let unsubscribe: (() => void) | undefined;
+  let pending: NodeJS.Immediate | undefined;
+  const subscribe = (): void => {
+    unsubscribe ??= source.onChange(() => {
+      // registerToolsFromMcp registers a server's tools in one go: one notification for the burst.
+      pending ??= setImmediate(() => {
+        pending = undefined;
+        if (server.isConnected()) server.sendToolListChanged();
+      });
+    });
+  };
+  subscribe();
+  const low = server.server;
+  const previousClose = low.onclose;
+  low.onclose = () => {
+    unsubscribe?.();
+    unsubscribe = undefined;
+    if (pending !== undefined) clearImmediate(pending);
+    pending = undefined;
+    previousClose?.();
+  };
+  const previousInitialized = low.oninitialized;
+  low.oninitialized = () => {
+    subscribe();
+    previousInitialized?.();
+  };
+}
