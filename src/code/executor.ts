@@ -85,6 +85,7 @@ export class DefaultCodeExecutor implements CodeExecutor {
       maxToolCalls: call.maxToolCalls,
       maxChainSteps: this.#options.maxChainSteps,
       signal: deadline.signal,
+      ...(deadline.deadlineMs === undefined ? {} : { deadline: deadline.deadlineMs }),
     });
     let outcome: Settled;
     try {

@@ -66,7 +66,7 @@ export class DefaultToolsEnvironment implements ToolsEnvironment {
       ...(options.maxChainSteps === undefined ? {} : { maxChainSteps: options.maxChainSteps }),
     });
     this.#signal = options.signal ?? NEVER_ABORTED;
-    this.#callOptions = { signal: this.#signal };
+    this.#callOptions = options.deadline === undefined ? { signal: this.#signal } : { signal: this.#signal, deadline: options.deadline };
     this.#maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   }
 
@@ -129,9 +129,9 @@ export class DefaultToolsEnvironment implements ToolsEnvironment {
 
   #options(options: GatewayCallOptions | undefined): GatewayCallOptions {
     const own = options?.signal;
-    if (own === undefined || own === this.#signal || this.#signal === NEVER_ABORTED)
-      return own === undefined ? this.#callOptions : { signal: own };
-    return { signal: AbortSignal.any([own, this.#signal]) };
+    if (own === undefined || own === this.#signal) return this.#callOptions;
+    const signal = this.#signal === NEVER_ABORTED ? own : AbortSignal.any([own, this.#signal]);
+    return this.#callOptions.deadline === undefined ? { signal } : { signal, deadline: this.#callOptions.deadline };
   }
 }
 

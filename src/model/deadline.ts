@@ -208,7 +208,34 @@ class DeadlineTimer {
 const deadlineTimer = new DeadlineTimer();
 
 function timeoutReason(timeoutMs: number): DOMException {
-  return new DOMException(`the deadline of ${timeoutMs} ms passed`, 'TimeoutError');
+  return new DOMException(
+    timeoutMs > 0 ? `the deadline of ${timeoutMs} ms passed` : 'the deadline had passed before the call started',
+    'TimeoutError',
+  );
+}
+
+// ---- absolute deadlines ----
+
+/**
+ * The budget of a call that has a relative `timeoutMs` and an absolute deadline (`deadlineMs`,
+ * epoch milliseconds), whichever ends first: the milliseconds left until the deadline, or
+ * `timeoutMs` when that is shorter. `<= 0` when the deadline has already passed (a {@link Deadline}
+ * made with it is stopped from the start: `TIMEOUT` before any work). Reads the wall clock only
+ * when there is a `deadlineMs`.
+ */
+export function budgetMs(timeoutMs: number | undefined, deadlineMs: number | undefined): number | undefined {
+  if (deadlineMs === undefined) return timeoutMs;
+  const leftMs = deadlineMs - Date.now();
+  return timeoutMs === undefined || leftMs < timeoutMs ? leftMs : timeoutMs;
+}
+
+/**
+ * The epoch milliseconds `timeoutMs` from now, for work that hands the deadline on (an MCP request,
+ * a sandbox): `undefined` without a budget (absent, `Infinity`, beyond {@link MAX_TIMER_MS}).
+ */
+export function deadlineAfter(timeoutMs: number | undefined): number | undefined {
+  const delayMs = timerDelayMs(timeoutMs);
+  return delayMs === undefined ? undefined : Date.now() + delayMs;
 }
 
 /**
@@ -256,6 +283,29 @@ export class Deadline {
   /** The budget this deadline was made with. */
   get timeoutMs(): number | undefined {
     return this.#timeoutMs;
+  }
+
+  /**
+   * The milliseconds left before the deadline (`0` once it has passed), for work that hands the
+   * remaining time on (an MCP request's timeout, a sandbox's wall clock); `undefined` without a
+   * budget. Starts the clock (see {@link Deadline.arm}).
+   */
+  remainingMs(): number | undefined {
+    if (this.#delayMs === undefined) return undefined;
+    if (this.#fired && this.#timedOut) return 0;
+    this.arm();
+    const due = this.#due;
+    if (due === undefined) return this.#delayMs === 0 || this.aborted ? 0 : this.#delayMs;
+    return Math.max(0, due.dueMs - clock.now());
+  }
+
+  /**
+   * The deadline as epoch milliseconds (`Date.now()` scale), for an executor or a sandbox that
+   * takes an absolute deadline; `undefined` without a budget. Starts the clock.
+   */
+  get deadlineMs(): number | undefined {
+    const remaining = this.remainingMs();
+    return remaining === undefined ? undefined : Date.now() + remaining;
   }
 
   /** True once the caller aborted or the deadline passed; never allocates. */

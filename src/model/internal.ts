@@ -13,6 +13,8 @@ export {
   MAX_TIMER_MS,
   abortError,
   abortOutcome,
+  budgetMs,
+  deadlineAfter,
   isTimeoutReason,
   linkedSignal,
   noop,
@@ -21,3 +23,17 @@ export {
   type AbortOutcome,
 } from './deadline.js';
 export { editDistance, typoBudget } from './edit-distance.js';
+export {
+  asLibraryError,
+  describeValue,
+  readDeadline,
+  readField,
+  readFunction,
+  readOptionsObject,
+  readLimit,
+  readShortString,
+  readSignal,
+  readString,
+  readTimeoutMs,
+  rejectOnThrow,
+} from './options-reader.js';

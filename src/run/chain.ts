@@ -4,7 +4,7 @@ import { ChainError, type ToolError } from './errors.js';
 import { abortToolError, asStepFailure } from './failures.js';
 import type { Pipeline } from './pipeline.js';
 import { emitProgress } from './progress.js';
-import { checkRunOptions } from './run-options.js';
+import { readRunOptions, type CallOptions } from './run-options.js';
 import type { ChainResult, ChainStep, ProgressEvent, RunOptions, RunResult, StepResult } from './types.js';
 
 const errors = layerErrors('run');
@@ -90,12 +90,10 @@ export async function runChain(pipeline: Pipeline, steps: readonly ChainStep[], 
   if (steps === undefined || steps === null) steps = [];
   if (!Array.isArray(steps)) throw errors.invalidArgument('chain steps', 'must be an array');
   if (steps.length === 0) return { result: undefined, steps: [] };
-  const signal = options?.signal;
-  const timeoutMs = options?.timeoutMs;
-  const invalid = checkRunOptions(signal, timeoutMs);
-  if (invalid !== undefined) throw invalid;
-  const deadline = signal === undefined && timeoutMs === undefined ? undefined : new Deadline(signal, timeoutMs);
-  const chain = new RunnerChain(pipeline, steps, deadline, options?.onProgress ?? undefined);
+  const call = readRunOptions(options);
+  const deadline =
+    call === undefined || (call.signal === undefined && call.budgetMs === undefined) ? undefined : new Deadline(call.signal, call.budgetMs);
+  const chain = new RunnerChain(pipeline, steps, deadline, call);
   try {
     await walkChain(chain);
   } finally {
@@ -113,21 +111,19 @@ class RunnerChain implements ChainWalk<ChainStep>, ChainVisitor<ChainStep> {
   readonly steps: readonly ChainStep[];
   readonly deadline: Deadline | undefined;
   readonly onProgress: ((progress: ProgressEvent) => void) | undefined;
+  /** The chain's options: every step is retried (or not) by them and carries the idempotency key. */
+  readonly #call: CallOptions | undefined;
 
-  constructor(
-    pipeline: Pipeline,
-    steps: readonly ChainStep[],
-    deadline: Deadline | undefined,
-    onProgress: ((progress: ProgressEvent) => void) | undefined,
-  ) {
+  constructor(pipeline: Pipeline, steps: readonly ChainStep[], deadline: Deadline | undefined, call: CallOptions | undefined) {
     this.#pipeline = pipeline;
     this.steps = steps;
     this.deadline = deadline;
-    this.onProgress = onProgress;
+    this.onProgress = call?.onProgress;
+    this.#call = call;
   }
 
   run(toolId: string, args: Record<string, unknown>): RunResult | Promise<RunResult> {
-    return this.#pipeline.run(toolId, args, this.deadline, undefined);
+    return this.#pipeline.run(toolId, args, this.deadline, undefined, this.#call);
   }
 
   completed(_index: number, _step: ChainStep | undefined, toolId: string, result: RunResult): void {

@@ -17,7 +17,10 @@ export { ChainError, TOOL_ERROR_OPS, ToolError, formatToolErrorMessage } from '.
 export type { ToolErrorInit, ToolErrorOp } from './errors.js';
 export { mcpResultTexts, normalizeMcpResult } from './normalize.js';
 export { LocalHandlerRegistry, createLocalRegistry } from './local-registry.js';
+export { DEFAULT_RETRY_POLICY } from './retry.js';
 export type {
+  AttemptEvent,
+  AttemptRecord,
   CallToolResult,
   ChainResult,
   ChainArgsFrom,
@@ -28,6 +31,8 @@ export type {
   McpExecutor,
   ProgressEvent,
   ProviderExecutor,
+  RetryCondition,
+  RetryPolicy,
   RunOptions,
   RunResult,
   RunWarning,

@@ -1,11 +1,12 @@
 import { createSchemaValidator, type SchemaValidator, type Tool, type ToolBackend } from '../model/index.js';
 import { defaultBackendSelector, type ToolIndex } from '../discovery/index.js';
 import type { BackendRegistry } from '../backend/index.js';
-import { layerErrors } from '../model/internal.js';
+import { asLibraryError, layerErrors } from '../model/internal.js';
+import { DEFAULT_RESOLVED_RETRY, readRetryPolicy, type ResolvedRetryPolicy } from './retry.js';
 import { localRegistryOf } from './local-registry.js';
 
 const errors = layerErrors('run');
-import type { LocalRegistry, McpExecutor, ProviderExecutor, RunWarning, RunnerOptions } from './types.js';
+import type { AttemptEvent, LocalRegistry, McpExecutor, ProviderExecutor, RunWarning, RunnerOptions } from './types.js';
 
 /** How output is validated: not at all, failing the call, or reporting a warning. */
 export type OutputValidationMode = 'off' | 'error' | 'warn';
@@ -28,6 +29,9 @@ export interface ResolvedRunnerOptions {
   backends: BackendRegistry | undefined;
   mcp: McpExecutor | undefined;
   provider: ProviderExecutor | undefined;
+  /** The retry policy of annotated tools; `false`: none. */
+  retry: ResolvedRetryPolicy | false;
+  onAttempt: ((event: AttemptEvent) => void) | undefined;
 }
 
 /**
@@ -39,6 +43,15 @@ export interface ResolvedRunnerOptions {
  * @internal
  */
 export function resolveRunnerOptions(options: RunnerOptions = {}): ResolvedRunnerOptions {
+  try {
+    return resolve(options);
+  } catch (err) {
+    // A caller's object that throws (a getter, a revoked proxy) is a bad option, not a crash.
+    throw asLibraryError(errors, 'runner options', err, true);
+  }
+}
+
+function resolve(options: RunnerOptions): ResolvedRunnerOptions {
   if (options === null || typeof options !== 'object') {
     throw errors.configuration('runner options', 'must be an object');
   }
@@ -50,6 +63,7 @@ export function resolveRunnerOptions(options: RunnerOptions = {}): ResolvedRunne
   checkFunction(options.backendsResolver, 'backendsResolver');
   checkFunction(options.backendSelector, 'backendSelector');
   checkFunction(options.onWarning, 'onWarning');
+  checkFunction(options.onAttempt, 'onAttempt');
   const backends = options.backends ?? undefined;
   if (backends !== undefined && (backends === null || typeof (backends as { localRegistry?: unknown }).localRegistry !== 'function')) {
     throw errors.configuration('backends', 'must be a BackendRegistry');
@@ -67,6 +81,8 @@ export function resolveRunnerOptions(options: RunnerOptions = {}): ResolvedRunne
     backends,
     mcp: options.mcp ?? undefined,
     provider: options.provider ?? undefined,
+    retry: options.retry === undefined ? DEFAULT_RESOLVED_RETRY : (readRetryPolicy(errors, options.retry, true) as ResolvedRetryPolicy | false),
+    onAttempt: options.onAttempt ?? undefined,
   };
 }
 

@@ -1,11 +1,13 @@
 import type { Tool, ToolBackend } from '../model/index.js';
-import { ABORTED, type Deadline } from '../model/internal.js';
+import { ABORTED, describeValue, type Deadline } from '../model/internal.js';
 import { SchemaChecks } from './checks.js';
 import { Dispatcher, type ProgressSink } from './dispatch.js';
 import { abortToolError, invalidToolId } from './failures.js';
 import type { ResolvedRunnerOptions } from './options.js';
+import { retryPolicyFor, withRetries, type ResolvedRetryPolicy } from './retry.js';
+import type { CallOptions } from './run-options.js';
 import { Resolver, type Resolved } from './resolution.js';
-import type { RunResult } from './types.js';
+import type { AttemptEvent, RunResult } from './types.js';
 
 export type { ProgressSink } from './dispatch.js';
 
@@ -30,6 +32,8 @@ export interface Prepared {
 export class Pipeline {
   readonly #resolver: Resolver;
   readonly #checks: SchemaChecks;
+  readonly #retry: ResolvedRetryPolicy | false;
+  readonly #onAttempt: ((event: AttemptEvent) => void) | undefined;
   /** The dispatcher (streams open their sources through it). */
   readonly dispatcher: Dispatcher;
 
@@ -37,6 +41,8 @@ export class Pipeline {
     this.#resolver = new Resolver(options);
     this.#checks = new SchemaChecks(options);
     this.dispatcher = new Dispatcher(options, this.#checks);
+    this.#retry = options.retry;
+    this.#onAttempt = options.onAttempt;
   }
 
   /** One call, start to end; the value when everything on the way was synchronous. */
@@ -45,14 +51,15 @@ export class Pipeline {
     args: Record<string, unknown>,
     deadline: Deadline | undefined,
     progress: ProgressSink | undefined,
+    call?: CallOptions,
   ): RunResult | Promise<RunResult> {
     // The hot path: a live call to a tool resolved before.
     const hit = deadline === undefined || !deadline.aborted ? this.#resolver.cached(toolId) : undefined;
-    if (hit !== undefined) return this.#execute(toolId, args, hit, deadline, progress);
+    if (hit !== undefined) return this.#execute(toolId, args, hit, deadline, progress, call);
     checkStart(toolId, deadline);
     const resolved = this.#resolver.resolve(toolId);
-    if (resolved instanceof Promise) return this.#runAfterResolve(resolved, toolId, args, deadline, progress);
-    return this.#execute(toolId, args, resolved, deadline, progress);
+    if (resolved instanceof Promise) return this.#runAfterResolve(resolved, toolId, args, deadline, progress, call);
+    return this.#execute(toolId, args, resolved, deadline, progress, call);
   }
 
   /** The steps up to input validation, for streaming. */
@@ -71,9 +78,10 @@ export class Pipeline {
     args: Record<string, unknown>,
     deadline: Deadline | undefined,
     progress: ProgressSink | undefined,
+    call: CallOptions | undefined,
   ): Promise<RunResult> {
     const resolved = deadline === undefined ? await pending : await awaitResolve(pending, toolId, deadline);
-    return this.#execute(toolId, args, resolved, deadline, progress);
+    return this.#execute(toolId, args, resolved, deadline, progress, call);
   }
 
   #execute(
@@ -82,19 +90,29 @@ export class Pipeline {
     resolved: Resolved,
     deadline: Deadline | undefined,
     progress: ProgressSink | undefined,
+    call: CallOptions | undefined,
   ): RunResult | Promise<RunResult> {
     const backend = resolved.selected ?? this.#resolver.select(toolId, resolved);
     if (this.#checks.input) this.#checks.checkInput(toolId, resolved, backend, args);
     // An abort during an async resolution (or from inside the validator) stops the call before dispatch.
     if (deadline !== undefined && deadline.aborted) throw abortToolError(toolId, 'execute', backend, deadline.reason);
-    return this.dispatcher.dispatch(toolId, resolved, backend, args, deadline, progress);
+    const idempotencyKey = call?.idempotencyKey;
+    const policy = retryPolicyFor(resolved.tool, call?.retry, this.#retry);
+    if (policy === undefined) return this.dispatcher.dispatch(toolId, resolved, backend, args, deadline, progress, idempotencyKey);
+    return withRetries(() => this.dispatcher.dispatch(toolId, resolved, backend, args, deadline, progress, idempotencyKey), {
+      toolId,
+      policy,
+      deadline,
+      idempotencyKey,
+      onAttempt: this.#onAttempt,
+    });
   }
 }
 
 /** Fails a call that is already stopped or names no tool. */
 function checkStart(toolId: string, deadline: Deadline | undefined): void {
   if (deadline !== undefined && deadline.aborted) {
-    throw abortToolError(typeof toolId === 'string' ? toolId : String(toolId), 'resolve', undefined, deadline.reason);
+    throw abortToolError(typeof toolId === 'string' ? toolId : describeValue(toolId), 'resolve', undefined, deadline.reason);
   }
   if (typeof toolId !== 'string' || toolId === '') throw invalidToolId(toolId);
 }

@@ -1,15 +1,13 @@
-import { layerErrors } from '../model/internal.js';
 import { Deadline } from '../model/internal.js';
 import { runChain } from './chain.js';
 import { asRunFailure } from './failures.js';
 import { resolveRunnerOptions } from './options.js';
 import { Pipeline, type ProgressSink } from './pipeline.js';
 import { ProgressReporter } from './progress.js';
-import { checkRunOptions } from './run-options.js';
+import { readRunOptions, type CallOptions } from './run-options.js';
 import { streamEvents } from './stream.js';
 import type { ChainResult, ChainStep, RunOptions, RunResult, Runner, RunnerOptions, StreamEvent } from './types.js';
 
-const errors = layerErrors('run');
 
 /**
  * The standard {@link Runner}: resolves a tool (index, then resolvers), selects a backend,
@@ -24,8 +22,10 @@ const errors = layerErrors('run');
  * malformed per-call options, which reject with `INVALID_ARGUMENT`.
  *
  * Per-call options: `signal` aborts the call (ABORTED, `cause` = the signal's reason; a reason
- * named `TimeoutError`, as from `AbortSignal.timeout`, gives TIMEOUT); `timeoutMs` bounds it
- * (TIMEOUT). Either way the handler's `ctx.signal` / the executor's `options.signal` aborts and
+ * named `TimeoutError`, as from `AbortSignal.timeout`, gives TIMEOUT); `timeoutMs` and `deadline`
+ * bound it, the earlier winning (TIMEOUT; a deadline already past fails before any work).
+ * `retry` and the tool's annotations decide whether a transient failure is retried (`retry.ts`);
+ * `idempotencyKey` is handed to MCP servers and provider executors. Either way the handler's `ctx.signal` / the executor's `options.signal` aborts and
  * the promise rejects at once, even if the work in flight ignores its signal (its late result is
  * dropped). After the call nothing stays attached to the caller's signal and no timer is left.
  * A call with neither allocates no signal at all.
@@ -52,12 +52,16 @@ export class DefaultRunner implements Runner {
    */
   run(toolId: string, args?: Record<string, unknown>, options?: RunOptions): Promise<RunResult> {
     const input = args ?? {};
-    if (options === undefined || options === null) return this.#run(toolId, input, undefined, undefined, undefined);
-    const { signal, timeoutMs, onProgress } = options;
-    if (onProgress === undefined || onProgress === null) return this.#run(toolId, input, signal, timeoutMs, undefined);
-    if (typeof onProgress !== 'function') return Promise.reject(errors.invalidArgument('option onProgress', 'must be a function'));
-    const reporter = new ProgressReporter(onProgress);
-    return this.#run(toolId, input, signal, timeoutMs, reporter.forward).then(
+    if (options === undefined || options === null) return this.#run(toolId, input, undefined, undefined);
+    let call: CallOptions | undefined;
+    try {
+      call = readRunOptions(options);
+    } catch (err) {
+      return Promise.reject(asRunFailure(err, toolId));
+    }
+    if (call === undefined || call.onProgress === undefined) return this.#run(toolId, input, call, undefined);
+    const reporter = new ProgressReporter(call.onProgress);
+    return this.#run(toolId, input, call, reporter.forward).then(
       (result) => {
         reporter.end(true);
         return result;
@@ -98,23 +102,13 @@ export class DefaultRunner implements Runner {
     return runChain(this.#pipeline, steps, options ?? undefined);
   }
 
-  /** One call under its deadline (none without a signal and a timeout): the one path of `run`. */
-  #run(
-    toolId: string,
-    args: Record<string, unknown>,
-    signal: AbortSignal | undefined,
-    timeoutMs: number | undefined,
-    progress: ProgressSink | undefined,
-  ): Promise<RunResult> {
+  /** One call under its deadline (none without a signal, a timeout or a deadline): the one path of `run`. */
+  #run(toolId: string, args: Record<string, unknown>, call: CallOptions | undefined, progress: ProgressSink | undefined): Promise<RunResult> {
     let deadline: Deadline | undefined;
-    if (signal !== undefined || timeoutMs !== undefined) {
-      const invalid = checkRunOptions(signal, timeoutMs);
-      if (invalid !== undefined) return Promise.reject(invalid);
-      deadline = new Deadline(signal, timeoutMs);
-    }
+    if (call !== undefined && (call.signal !== undefined || call.budgetMs !== undefined)) deadline = new Deadline(call.signal, call.budgetMs);
     let out: RunResult | Promise<RunResult>;
     try {
-      out = this.#pipeline.run(toolId, args, deadline, progress);
+      out = this.#pipeline.run(toolId, args, deadline, progress, call);
     } catch (err) {
       deadline?.dispose();
       return Promise.reject(asRunFailure(err, toolId));
