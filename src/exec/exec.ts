@@ -222,7 +222,7 @@ export class DefaultExec implements Exec {
     try {
       call = options === undefined ? this.#defaultCall : readExecCall(options, this.#defaultCall, this.#timeoutMs);
     } catch (err) {
-      return Promise.reject(err);
+      return Promise.reject(withDuration(err, 0));
     }
     const gate = this.#beforeCall(call);
     if (gate === undefined) return this.#runTool(id, args, call.options);

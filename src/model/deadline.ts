@@ -305,7 +305,9 @@ export class Deadline {
    */
   get deadlineMs(): number | undefined {
     const remaining = this.remainingMs();
-    return remaining === undefined ? undefined : Date.now() + remaining;
+    // Rounded up, plus the 1 ms `Date.now()` may lag: work that makes its own deadline from this
+    // one never ends before it (this deadline decides; the other only bounds what it hands on).
+    return remaining === undefined ? undefined : Math.ceil(Date.now() + remaining) + 1;
   }
 
   /** True once the caller aborted or the deadline passed; never allocates. */

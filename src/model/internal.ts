@@ -26,6 +26,7 @@ export { editDistance, typoBudget } from './edit-distance.js';
 export {
   asLibraryError,
   describeValue,
+  guardCall,
   readDeadline,
   readField,
   readFunction,

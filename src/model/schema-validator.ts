@@ -2,7 +2,12 @@
  * The JSON Schema validator of tool inputs and outputs: Ajv 8, compiled once per schema, with
  * failures reported as seed-004 violations a model can act on.
  */
+import { layerErrors } from './error-factory.js';
 import { ToolexecError, type ToolexecErrorOptions } from './errors.js';
+import { asLibraryError, guardCall } from './options-reader.js';
+
+/** Errors for a caller's value that cannot be read at all (a throwing getter, a revoked proxy). */
+const guardErrors = layerErrors('model');
 import { LruCache } from './schema-cache.js';
 import { SchemaCompiler, type CompiledSchema } from './schema-compiler.js';
 import {
@@ -196,6 +201,14 @@ export class JsonSchemaValidator implements SchemaValidator {
   }
 
   validateInput(tool: Tool, args: unknown): void {
+    try {
+      this.#validateInput(tool, args);
+    } catch (err) {
+      throw asLibraryError(guardErrors, 'tool', err);
+    }
+  }
+
+  #validateInput(tool: Tool, args: unknown): void {
     if (tool === null || typeof tool !== 'object') throw noTool(tool);
     const schema: unknown = tool.inputSchema;
     if (schema === undefined || schema === null) {
@@ -219,6 +232,14 @@ export class JsonSchemaValidator implements SchemaValidator {
   }
 
   validateOutput(tool: Tool, value: unknown): void {
+    try {
+      this.#validateOutput(tool, value);
+    } catch (err) {
+      throw asLibraryError(guardErrors, 'tool', err);
+    }
+  }
+
+  #validateOutput(tool: Tool, value: unknown): void {
     if (tool === null || typeof tool !== 'object') throw noTool(tool);
     const schema: unknown = tool.outputSchema;
     if (schema === undefined || schema === null) return;
@@ -441,5 +462,5 @@ export class JsonSchemaValidator implements SchemaValidator {
  * @throws `INVALID_ARGUMENT` for bad options, `INVALID_SCHEMA` for a bad document in `schemas`.
  */
 export function createSchemaValidator(options?: SchemaValidatorOptions): JsonSchemaValidator {
-  return new JsonSchemaValidator(options);
+  return guardCall(guardErrors, 'validator options', () => new JsonSchemaValidator(options));
 }

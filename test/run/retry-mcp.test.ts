@@ -41,7 +41,8 @@ async function runnerOverFlaky(
   const executor = createMcpExecutor({ servers: { flaky: server.config }, requestTimeoutMs });
   open.push(executor);
   const index = createToolIndex();
-  index.registerToolsFromMcp('flaky', await executor.listTools('flaky'));
+  // Connect with a generous timeout (a loaded machine); the calls then run on the open connection.
+  index.registerToolsFromMcp('flaky', await executor.listTools('flaky', { timeoutMs: 20_000 }));
   const events: AttemptEvent[] = [];
   const runner = createRunner({ index, mcp: executor, onAttempt: (event) => events.push(event) });
   return { runner, executor, calls: server.calls, events };
@@ -143,6 +144,8 @@ describe('retries against a real MCP server that fails transiently', () => {
     expect(result.value).toMatchObject({ calls: 2 });
     expect(result.attempts).toHaveLength(1);
     expect(events).toHaveLength(1);
+    // The dropped connection marked the server failed; connect() brings it (and its tools) back.
+    expect((await exec.connect()).flaky?.state).toBe('connected');
     const err = await rejection(exec.runTool('flaky:send_payment', { key: 'j', failTimes: 1, mode: 'drop' }));
     expect(hasErrorCode(err, 'EXECUTION')).toBe(true);
     expect(server.calls('send_payment/j')).toBe(1);
