@@ -37,4 +37,5 @@ export {
   readString,
   readTimeoutMs,
   rejectOnThrow,
+  textOf,
 } from './options-reader.js';

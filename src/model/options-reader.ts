@@ -41,8 +41,17 @@ export function describeValue(value: unknown): string {
       return value.length <= QUOTE_CHARS ? JSON.stringify(value) : `a string of ${value.length} characters`;
     default:
       if (value === null) return 'null';
-      return Array.isArray(value) ? 'an array' : 'an object';
+      try {
+        return Array.isArray(value) ? 'an array' : 'an object';
+      } catch {
+        return 'a revoked proxy';
+      }
   }
+}
+
+/** A caller's value for a message that quotes it: a string as it is, anything else as {@link describeValue} says. */
+export function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : describeValue(value);
 }
 
 /** True for an object a caller could have meant as options (not an array, function or primitive). */
