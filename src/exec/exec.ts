@@ -236,7 +236,12 @@ export class DefaultExec implements Exec {
   async runChain(steps: Step[], options?: RunOptions): Promise<ExecChainResult> {
     const call = readExecCall(options, this.#defaultCall, this.#timeoutMs);
     await this.#beforeCall(call);
-    return runExecChain(this.#runner, steps, call.options, call.budgetMs);
+    try {
+      return await runExecChain(this.#runner, steps, call.options, call.budgetMs);
+    } catch (err) {
+      // Steps the caller handed over that cannot be read (a revoked proxy) are a bad argument.
+      throw asLibraryError(errors, 'chain steps', err);
+    }
   }
 
   async executeCode(params: CodeParams): Promise<CodeResult> {

@@ -1,4 +1,4 @@
-import { Deadline, layerErrors } from '../model/internal.js';
+import { Deadline, asLibraryError, layerErrors } from '../model/internal.js';
 import { stepArgs, withPreviousArgs } from './chain-args.js';
 import { ChainError, type ToolError } from './errors.js';
 import { abortToolError, asStepFailure } from './failures.js';
@@ -53,7 +53,7 @@ export async function walkChain<S extends ChainStep>(walk: ChainWalk<S>): Promis
   let previous: unknown;
   for (let i = 0; i < total; i++) {
     const step = steps[i];
-    const toolId = typeof step?.toolId === 'string' ? step.toolId : '';
+    const toolId = stepToolId(step);
     if (deadline !== undefined && deadline.aborted)
       visitor.stopped(i, toolId, abortToolError(toolId, 'resolve', undefined, deadline.reason));
     const startedMs = clock === undefined ? 0 : clock();
@@ -75,6 +75,16 @@ export async function walkChain<S extends ChainStep>(walk: ChainWalk<S>): Promis
   }
 }
 
+/** A step's tool ID; `''` (an INVALID_TOOL_ID failure of the step) when it has none or it cannot be read. */
+function stepToolId(step: ChainStep | undefined): string {
+  try {
+    const id = step?.toolId;
+    return typeof id === 'string' ? id : '';
+  } catch {
+    return '';
+  }
+}
+
 /**
  * The runner's chain: {@link walkChain} through the pipeline, stopping at the first failure.
  *
@@ -87,6 +97,15 @@ export async function walkChain<S extends ChainStep>(walk: ChainWalk<S>): Promis
  * @internal
  */
 export async function runChain(pipeline: Pipeline, steps: readonly ChainStep[], options: RunOptions | undefined): Promise<ChainResult> {
+  try {
+    return await chainOf(pipeline, steps, options);
+  } catch (err) {
+    // Steps the caller handed over that cannot be read (a revoked proxy) are a bad argument.
+    throw asLibraryError(errors, 'chain steps', err);
+  }
+}
+
+async function chainOf(pipeline: Pipeline, steps: readonly ChainStep[], options: RunOptions | undefined): Promise<ChainResult> {
   if (steps === undefined || steps === null) steps = [];
   if (!Array.isArray(steps)) throw errors.invalidArgument('chain steps', 'must be an array');
   if (steps.length === 0) return { result: undefined, steps: [] };
