@@ -2,7 +2,7 @@
  * The defaults of the code executor and the one place they are resolved and checked.
  */
 import { ToolexecError } from '../model/index.js';
-import { DEFAULT_TIMEOUT_MS, budgetMs, layerErrors, readDeadline, readField, readSignal, readTimeoutMs } from '../model/internal.js';
+import { DEFAULT_TIMEOUT_MS, asLibraryError, budgetMs, layerErrors, readDeadline, readField, readSignal, readTimeoutMs } from '../model/internal.js';
 
 const codeErrors = layerErrors('executeCode');
 import type { DocStore, ToolIndex } from '../discovery/index.js';
@@ -66,6 +66,15 @@ function isTimeout(value: unknown): value is number {
  * fields: index, docs, runner`), then every invalid one.
  */
 export function resolveCodeExecutorOptions(options: CodeExecutorOptions): ResolvedCodeExecutorOptions {
+  try {
+    return resolveOptions(options);
+  } catch (err) {
+    // A caller's object that throws (a getter, a revoked proxy) is a bad option, not a crash.
+    throw asLibraryError(codeErrors, 'code executor options', err, true);
+  }
+}
+
+function resolveOptions(options: CodeExecutorOptions): ResolvedCodeExecutorOptions {
   const o = (isObject(options) ? options : {}) as Partial<CodeExecutorOptions>;
   const missing: string[] = [];
   if (!isObject(o.index)) missing.push('index');

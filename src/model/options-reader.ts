@@ -97,10 +97,10 @@ export function readField(errors: LayerErrors, object: object, key: string): unk
  */
 export function readTimeoutMs(errors: LayerErrors, value: unknown, name = 'timeoutMs', finite = false): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !(value > 0) || (finite && value === Infinity)) {
-    const what = finite ? 'a positive, finite number of milliseconds' : 'a positive number of milliseconds';
-    throw errors.invalidArgument(`option ${name}`, `must be ${what}, got ${describeValue(value)}`);
+  if (typeof value !== 'number' || !(value > 0)) {
+    throw errors.invalidArgument(`option ${name}`, `must be a positive number of milliseconds, got ${describeValue(value)}`);
   }
+  if (finite && value === Infinity) throw errors.invalidArgument(`option ${name}`, 'must be finite here, got Infinity');
   return value;
 }
 

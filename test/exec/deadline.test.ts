@@ -52,9 +52,9 @@ describe('absolute deadlines through the facade', () => {
     const exec = execWith(after(60_000));
     const started = Date.now();
     expect((await rejection(exec.runTool('t:wait', {}, { deadline: Date.now() + 150 }))).code).toBe('TIMEOUT');
-    expect((await rejection(exec.runChain([{ toolId: 't:wait' }, { toolId: 't:wait2' }], { deadline: new Date(Date.now() + 150) }))).code).toBe(
-      'TIMEOUT',
-    );
+    expect(
+      (await rejection(exec.runChain([{ toolId: 't:wait' }, { toolId: 't:wait2' }], { deadline: new Date(Date.now() + 150) }))).code,
+    ).toBe('TIMEOUT');
     expect((await rejection(drain(exec.runToolStream('t:wait', {}, { deadline: Date.now() + 150 })))).code).toBe('TIMEOUT');
     expect(Date.now() - started).toBeLessThan(4_000);
   });

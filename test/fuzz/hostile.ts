@@ -116,7 +116,8 @@ export const HUGE_STRING = 'x'.repeat(5 * 1024 * 1024);
  */
 export class Hostile {
   constructor(
-    readonly kind: 'nullProto' | 'primitiveBomb' | 'getterBomb' | 'allGetters' | 'revoked' | 'trapBomb' | 'huge' | 'invalidDate' | 'symbol' | 'function',
+    readonly kind:
+      'nullProto' | 'primitiveBomb' | 'getterBomb' | 'allGetters' | 'revoked' | 'trapBomb' | 'huge' | 'invalidDate' | 'symbol' | 'function',
     readonly key?: string,
   ) {}
 
@@ -163,9 +164,9 @@ export function materialize(value: unknown, depth = 0): unknown {
 }
 
 const special: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom('nullProto', 'primitiveBomb', 'allGetters', 'revoked', 'trapBomb', 'huge', 'invalidDate', 'symbol', 'function').map(
-    (kind) => new Hostile(kind as Hostile['kind']),
-  ),
+  fc
+    .constantFrom('nullProto', 'primitiveBomb', 'allGetters', 'revoked', 'trapBomb', 'huge', 'invalidDate', 'symbol', 'function')
+    .map((kind) => new Hostile(kind as Hostile['kind'])),
   fc.constantFrom(...KEYS).map((key) => new Hostile('getterBomb', key)),
   fc.constantFrom(Number.NaN, -1, 0, -0, Infinity, -Infinity, 1e308, Number.MAX_SAFE_INTEGER + 2, 0.5, -1e-9),
   fc.constantFrom(new Date(0), 10n, '', ' ', '\u0000', '__proto__', 'constructor', 'a:b', 'ns:name:1.0.0'),
@@ -237,7 +238,8 @@ export async function expectAsyncContract(label: string, call: () => unknown): P
   }
   expect(out, `${label} returned no promise`).toBeInstanceOf(Promise);
   const outcome = await settle(out as Promise<unknown>, label);
-  if (!outcome.ok) expect(isLibraryError(outcome.error), describeFailure(label, 'rejected with a non-ToolexecError', outcome.error)).toBe(true);
+  if (!outcome.ok)
+    expect(isLibraryError(outcome.error), describeFailure(label, 'rejected with a non-ToolexecError', outcome.error)).toBe(true);
 }
 
 /** A function returning an async iterable: creating it never throws; iterating it yields or throws a ToolexecError, in time. */

@@ -47,7 +47,10 @@ describe('toolexec/run under hostile input', () => {
   });
 
   it('runner.runChain: never a synchronous throw; a value or a ToolexecError', async () => {
-    const steps = fc.oneof(hostile, fc.array(fc.record({ toolId: toolIds, args: hostile, usePrevious: hostile, argsFrom: hostile }), { maxLength: 3 }));
+    const steps = fc.oneof(
+      hostile,
+      fc.array(fc.record({ toolId: toolIds, args: hostile, usePrevious: hostile, argsFrom: hostile }), { maxLength: 3 }),
+    );
     await fc.assert(
       fc.asyncProperty(steps, hostile, (s, options) =>
         expectAsyncContract('runChain', () => runner.runChain(materialize(s) as never, materialize(options) as never)),

@@ -73,7 +73,9 @@ describe('absolute deadlines', () => {
   it('a chain shares one deadline across its steps', async () => {
     const runner = runnerFor(waiting(80));
     const started = Date.now();
-    const err = await rejection(runner.runChain([{ toolId: 't' }, { toolId: 'u' }, { toolId: 't' }, { toolId: 'u' }], { deadline: Date.now() + 200 }));
+    const err = await rejection(
+      runner.runChain([{ toolId: 't' }, { toolId: 'u' }, { toolId: 't' }, { toolId: 'u' }], { deadline: Date.now() + 200 }),
+    );
     expect(err.code).toBe('TIMEOUT');
     expect(Date.now() - started).toBeLessThan(2_000);
   });

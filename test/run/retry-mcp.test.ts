@@ -65,7 +65,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('retries against a real MCP server that fails transiently', () => {
   it('a read-only tool whose server drops the connection twice succeeds on the third attempt', async () => {
     const { runner, calls, events } = await runnerOverFlaky();
-    const result = await runner.run('flaky:read_report', { key: 'a', failTimes: 2, mode: 'drop' }, { retry: { initialDelayMs: 20, maxDelayMs: 50 } });
+    const result = await runner.run(
+      'flaky:read_report',
+      { key: 'a', failTimes: 2, mode: 'drop' },
+      { retry: { initialDelayMs: 20, maxDelayMs: 50 } },
+    );
     expect(result.structured).toMatchObject({ key: 'a', calls: 3 });
     expect(calls('read_report/a')).toBe(3);
     expect(result.attempts).toHaveLength(2);
@@ -126,11 +130,17 @@ describe('retries against a real MCP server that fails transiently', () => {
     const { executor, calls } = await runnerOverFlaky(60_000);
     const started = Date.now();
     const err = await rejection(
-      executor.callTool('flaky', { name: 'read_report', arguments: { key: 'g', failTimes: 5, mode: 'hang' } }, { deadline: Date.now() + 300 }),
+      executor.callTool(
+        'flaky',
+        { name: 'read_report', arguments: { key: 'g', failTimes: 5, mode: 'hang' } },
+        { deadline: Date.now() + 300 },
+      ),
     );
     expect(err.code).toBe('TIMEOUT');
     expect(Date.now() - started).toBeLessThan(3_000);
-    const past = await rejection(executor.callTool('flaky', { name: 'read_report', arguments: { key: 'h' } }, { deadline: Date.now() - 1 }));
+    const past = await rejection(
+      executor.callTool('flaky', { name: 'read_report', arguments: { key: 'h' } }, { deadline: Date.now() - 1 }),
+    );
     expect(past.code).toBe('TIMEOUT');
     expect(calls('read_report/h')).toBe(0);
   });

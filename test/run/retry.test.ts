@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ToolexecError, hasErrorCode, type Tool, type ToolBackend } from '../../src/model/index.js';
-import { ToolError, createRunner, type AttemptEvent, type LocalHandler, type ProviderExecutor, type RunOptions } from '../../src/run/index.js';
+import {
+  ToolError,
+  createRunner,
+  type AttemptEvent,
+  type LocalHandler,
+  type ProviderExecutor,
+  type RunOptions,
+} from '../../src/run/index.js';
 import { indexWith, localBackend, providerBackend, tool } from './helpers.js';
 
 /** A runner over one local tool `t` (annotations as given) served by `handler`. */
@@ -83,9 +90,9 @@ describe('retries of transient failures', () => {
 
   it('retry: false turns retries off for a read-only tool; the runner option false too', async () => {
     const off = failing(1, unavailable);
-    expect(hasErrorCode(await rejection(runnerFor(off.handler, { readOnlyHint: true }).run('t', {}, { retry: false })), 'SERVER_UNAVAILABLE')).toBe(
-      true,
-    );
+    expect(
+      hasErrorCode(await rejection(runnerFor(off.handler, { readOnlyHint: true }).run('t', {}, { retry: false })), 'SERVER_UNAVAILABLE'),
+    ).toBe(true);
     expect(off.calls()).toBe(1);
     const runnerOff = failing(1, unavailable);
     const runner = createRunner({
@@ -146,7 +153,11 @@ describe('retries of transient failures', () => {
   it('an abort during the wait between attempts stops the call with ABORTED', async () => {
     const always = failing(1_000, unavailable, true);
     const controller = new AbortController();
-    const pending = runnerFor(always.handler).run('t', {}, { signal: controller.signal, retry: { initialDelayMs: 5_000, maxDelayMs: 5_000 } });
+    const pending = runnerFor(always.handler).run(
+      't',
+      {},
+      { signal: controller.signal, retry: { initialDelayMs: 5_000, maxDelayMs: 5_000 } },
+    );
     setTimeout(() => controller.abort(), 50);
     const started = Date.now();
     const err = await rejection(pending);
@@ -158,10 +169,7 @@ describe('retries of transient failures', () => {
   it('a chain retries each step by the same rules', async () => {
     const flaky = failing(1, unavailable);
     const runner = createRunner({
-      index: indexWith(
-        [tool('r', { annotations: { readOnlyHint: true } }), localBackend('r')],
-        [tool('w'), localBackend('w')],
-      ),
+      index: indexWith([tool('r', { annotations: { readOnlyHint: true } }), localBackend('r')], [tool('w'), localBackend('w')]),
       local: { r: flaky.handler, w: () => 'written' },
     });
     const chain = await runner.runChain([{ toolId: 'r' }, { toolId: 'w' }]);

@@ -2,7 +2,10 @@
  * The runtime: routes each snippet to the backend of its security profile, after the checks every
  * request goes through.
  */
+import { asLibraryError, layerErrors } from '../../model/internal.js';
 import { runtimeError } from './errors.js';
+
+const requestErrors = layerErrors('runtime');
 import { createDefaultBackends, type BackendFactory } from './default-backends.js';
 import { isSecurityProfile, validateRequest } from './request.js';
 import type { ExecuteRequest, ExecuteResult, Runtime, RuntimeBackend, RuntimeOptions, SecurityProfile, ToolCallRecord } from './types.js';
@@ -87,9 +90,17 @@ export class DefaultRuntime implements Runtime {
   }
 
   async execute(request: ExecuteRequest): Promise<ExecuteResult> {
-    validateRequest(request);
-    // '' counts as unset
-    const profile: unknown = request.profile === undefined || (request.profile as string) === '' ? this.#defaultProfile : request.profile;
+    let profile: unknown;
+    let given: ExecuteRequest;
+    try {
+      validateRequest(request);
+      // '' counts as unset
+      profile = request.profile === undefined || (request.profile as string) === '' ? this.#defaultProfile : request.profile;
+      given = { ...request };
+    } catch (err) {
+      // A request that cannot be read (a throwing getter, a revoked proxy) is a bad argument.
+      throw asLibraryError(requestErrors, 'request', err);
+    }
     if (!isSecurityProfile(profile)) {
       throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: unknown security profile "${String(profile)}"`, {
         details: { profile },
@@ -109,9 +120,9 @@ export class DefaultRuntime implements Runtime {
         details: { profile, backend: backend.kind },
       });
     }
-    const result = await backend.execute({ ...request, profile });
+    const result = await backend.execute({ ...given, profile });
     if (result.toolCalls === undefined || result.toolCalls.length === 0) {
-      const trace = traceOf(request.gateway);
+      const trace = traceOf(given.gateway);
       if (trace !== undefined && trace.length > 0) return { ...result, toolCalls: trace };
     }
     return result;
