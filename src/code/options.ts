@@ -2,7 +2,16 @@
  * The defaults of the code executor and the one place they are resolved and checked.
  */
 import { ToolexecError } from '../model/index.js';
-import { DEFAULT_TIMEOUT_MS, asLibraryError, budgetMs, layerErrors, readDeadline, readField, readSignal, readTimeoutMs } from '../model/internal.js';
+import {
+  DEFAULT_TIMEOUT_MS,
+  asLibraryError,
+  budgetMs,
+  layerErrors,
+  readDeadline,
+  readField,
+  readSignal,
+  readTimeoutMs,
+} from '../model/internal.js';
 
 const codeErrors = layerErrors('executeCode');
 import type { DocStore, ToolIndex } from '../discovery/index.js';
@@ -180,4 +189,3 @@ export function resolveCodeParams(params: CodeParams, options: ResolvedCodeExecu
     strict: strict === true,
   };
 }
-

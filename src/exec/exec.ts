@@ -252,7 +252,13 @@ export class DefaultExec implements Exec {
       const profile = (given === undefined ? undefined : readField(errors, given, 'profile')) ?? this.#options.securityProfile;
       const metadata = given === undefined ? undefined : (readField(errors, given, 'metadata') as CodeParams['metadata']);
       // The host backend runs snippets only with this opt-in; `dev` was named by the caller.
-      if (profile === 'dev' && given !== undefined && readField(errors, metadata ?? {}, 'unsafeOptIn') === undefined) {
+      const metadataObject = metadata !== null && typeof metadata === 'object' ? metadata : undefined;
+      if (
+        profile === 'dev' &&
+        given !== undefined &&
+        (metadata === undefined || metadataObject !== undefined) &&
+        readField(errors, metadataObject ?? {}, 'unsafeOptIn') === undefined
+      ) {
         forHost = { ...(given as CodeParams), metadata: { ...metadata, unsafeOptIn: true } };
       }
     } catch (err) {

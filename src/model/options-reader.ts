@@ -112,11 +112,12 @@ export function readTimeoutMs(errors: LayerErrors, value: unknown, name = 'timeo
 export function readDeadline(errors: LayerErrors, value: unknown): number | undefined {
   if (value === undefined) return undefined;
   let epochMs: unknown = value;
-  if (value instanceof Date) {
+  if (typeof value === 'object' && value !== null) {
     try {
-      epochMs = Date.prototype.getTime.call(value);
+      // `instanceof` asks a proxy for its prototype, which may throw: inside the try too.
+      if (value instanceof Date) epochMs = Date.prototype.getTime.call(value);
     } catch (err) {
-      throw errors.invalidArgument('option deadline', 'must be a Date or epoch milliseconds', { cause: err });
+      throw errors.invalidArgument('option deadline', 'could not be read', { cause: err });
     }
   }
   if (typeof epochMs !== 'number' || !Number.isFinite(epochMs)) {

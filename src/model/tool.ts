@@ -233,6 +233,8 @@ export function cloneTool<T extends Tool>(tool: T): T {
 /** The MCP wire form of a tool: the tool without `namespace`, `version` and `tags`. */
 export function toMcpTool(tool: Tool): McpTool {
   return guardCall(guardErrors, 'tool', () => {
+    // Never spread a string (5 MB would become 5 million properties): only an object is a tool.
+    if (tool === null || typeof tool !== 'object' || Array.isArray(tool)) throw invalidTool('tool must be an object');
     const { namespace: _namespace, version: _version, tags: _tags, ...mcp } = tool;
     return mcp;
   });

@@ -62,7 +62,8 @@ export class Dispatcher {
     idempotencyKey?: string,
   ): RunResult | Promise<RunResult> {
     const kind = backend.kind;
-    if (kind === 'mcp' || kind === 'provider') return this.#runRemote({ toolId, resolved, backend, deadline }, args, progress, idempotencyKey);
+    if (kind === 'mcp' || kind === 'provider')
+      return this.#runRemote({ toolId, resolved, backend, deadline }, args, progress, idempotencyKey);
     if (kind !== 'local') throw configError('execute', toolId, backend, `unknown backend kind: ${String(kind)}`);
     const handler = this.#handler(toolId, backend);
     let out: unknown;
@@ -191,7 +192,8 @@ export class Dispatcher {
       toolId,
       backend,
       deadline,
-      () => executor.callTool(target.providerId as string, target.toolId as string, args, executorOptions(deadline, progress, idempotencyKey)),
+      () =>
+        executor.callTool(target.providerId as string, target.toolId as string, args, executorOptions(deadline, progress, idempotencyKey)),
       (value) => this.#finish(toolId, resolved, backend, value),
     );
   }

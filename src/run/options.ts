@@ -81,7 +81,8 @@ function resolve(options: RunnerOptions): ResolvedRunnerOptions {
     backends,
     mcp: options.mcp ?? undefined,
     provider: options.provider ?? undefined,
-    retry: options.retry === undefined ? DEFAULT_RESOLVED_RETRY : (readRetryPolicy(errors, options.retry, true) as ResolvedRetryPolicy | false),
+    retry:
+      options.retry === undefined ? DEFAULT_RESOLVED_RETRY : (readRetryPolicy(errors, options.retry, true) as ResolvedRetryPolicy | false),
     onAttempt: options.onAttempt ?? undefined,
   };
 }

@@ -62,7 +62,8 @@ export function readRetryPolicy(errors: LayerErrors, value: unknown, configurati
     const name = field === '' ? 'retry' : `retry.${field}`;
     throw configuration ? errors.configuration(name, problem) : errors.invalidArgument(`option ${name}`, problem);
   };
-  if (value === true || value === null || typeof value !== 'object') fail('', `must be a retry policy or false, got ${describeValue(value)}`);
+  if (value === true || value === null || typeof value !== 'object')
+    fail('', `must be a retry policy or false, got ${describeValue(value)}`);
   const given = readOptionsObject(errors, 'option retry', value) as object;
   const count = (field: keyof RetryPolicy, min: number, max: number, fallback: number): number => {
     const raw = readField(errors, given, field);

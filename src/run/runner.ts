@@ -8,7 +8,6 @@ import { readRunOptions, type CallOptions } from './run-options.js';
 import { streamEvents } from './stream.js';
 import type { ChainResult, ChainStep, RunOptions, RunResult, Runner, RunnerOptions, StreamEvent } from './types.js';
 
-
 /**
  * The standard {@link Runner}: resolves a tool (index, then resolvers), selects a backend,
  * validates input, dispatches to a local handler, an MCP executor or a provider executor,
@@ -103,9 +102,15 @@ export class DefaultRunner implements Runner {
   }
 
   /** One call under its deadline (none without a signal, a timeout or a deadline): the one path of `run`. */
-  #run(toolId: string, args: Record<string, unknown>, call: CallOptions | undefined, progress: ProgressSink | undefined): Promise<RunResult> {
+  #run(
+    toolId: string,
+    args: Record<string, unknown>,
+    call: CallOptions | undefined,
+    progress: ProgressSink | undefined,
+  ): Promise<RunResult> {
     let deadline: Deadline | undefined;
-    if (call !== undefined && (call.signal !== undefined || call.budgetMs !== undefined)) deadline = new Deadline(call.signal, call.budgetMs);
+    if (call !== undefined && (call.signal !== undefined || call.budgetMs !== undefined))
+      deadline = new Deadline(call.signal, call.budgetMs);
     let out: RunResult | Promise<RunResult>;
     try {
       out = this.#pipeline.run(toolId, args, deadline, progress, call);

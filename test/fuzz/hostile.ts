@@ -9,7 +9,7 @@ import { expect } from 'vitest';
 import { ToolexecError } from '../../src/model/index.js';
 
 /** Runs per property: bounded so that the whole suite stays well under a minute on 2 cores (`FUZZ_RUNS` overrides). */
-export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 60);
+export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 200);
 
 /** The keys the library reads from options, tools, backends, schemas and requests. */
 const KEYS = [

@@ -2,7 +2,7 @@
  * The runtime: routes each snippet to the backend of its security profile, after the checks every
  * request goes through.
  */
-import { asLibraryError, layerErrors } from '../../model/internal.js';
+import { asLibraryError, layerErrors, textOf } from '../../model/internal.js';
 import { runtimeError } from './errors.js';
 
 const requestErrors = layerErrors('runtime');
@@ -102,8 +102,8 @@ export class DefaultRuntime implements Runtime {
       throw asLibraryError(requestErrors, 'request', err);
     }
     if (!isSecurityProfile(profile)) {
-      throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: unknown security profile "${String(profile)}"`, {
-        details: { profile },
+      throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: unknown security profile "${textOf(profile)}"`, {
+        details: { profile: textOf(profile) },
       });
     }
     if (this.#closed) {
