@@ -180,10 +180,10 @@ export function resolveCodeParams(params: CodeParams, options: ResolvedCodeExecu
   if (options.maxToolCalls > 0 && (max === 0 || max > options.maxToolCalls)) max = options.maxToolCalls;
   return {
     code,
-    language: language === undefined || language === '' ? options.defaultLanguage : (language as string),
+    language: language === undefined || language === '' ? options.defaultLanguage : language,
     timeoutMs: Math.ceil(timeoutMs),
     maxToolCalls: max,
-    profile: (profile as SecurityProfile | undefined) ?? options.profile,
+    profile: profile ?? options.profile,
     signal,
     metadata: metadata as Record<string, unknown> | undefined,
     strict: strict === true,

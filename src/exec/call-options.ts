@@ -57,5 +57,5 @@ export function readExecCall(options: unknown, fallback: ExecCall, defaultTimeou
   } else if (timeoutMs === undefined && deadline === undefined && defaultTimeoutMs !== undefined) {
     picked.timeoutMs = timeoutMs = defaultTimeoutMs;
   }
-  return { options: picked as RunOptions, signal: readSignal(errors, picked.signal), budgetMs: budgetMs(timeoutMs, deadline) };
+  return { options: picked, signal: readSignal(errors, picked.signal), budgetMs: budgetMs(timeoutMs, deadline) };
 }

@@ -222,7 +222,8 @@ export class DefaultExec implements Exec {
     try {
       call = options === undefined ? this.#defaultCall : readExecCall(options, this.#defaultCall, this.#timeoutMs);
     } catch (err) {
-      return Promise.reject(withDuration(err, 0));
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a ToolexecError, with the call's duration attached
+      return Promise.reject(withDuration(asLibraryError(errors, 'options', err), 0));
     }
     const gate = this.#beforeCall(call);
     if (gate === undefined) return this.#runTool(id, args, call.options);
@@ -278,7 +279,7 @@ export class DefaultExec implements Exec {
       if (signal !== undefined) given.signal = signal;
       if (timeoutMs !== undefined) given.timeoutMs = timeoutMs;
     } catch (err) {
-      return Promise.reject(err);
+      return Promise.reject(asLibraryError(errors, 'options', err));
     }
     return this.#pool === undefined ? Promise.resolve({}) : this.#pool.connect(given);
   }

@@ -129,7 +129,7 @@ export function readDeadline(errors: LayerErrors, value: unknown): number | unde
 /** An `AbortSignal` (anything shaped like one), else `INVALID_ARGUMENT`. */
 export function readSignal(errors: LayerErrors, value: unknown): AbortSignal | undefined {
   if (value === undefined) return undefined;
-  let ok = false;
+  let ok: boolean;
   try {
     ok =
       typeof value === 'object' &&

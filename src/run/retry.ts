@@ -42,7 +42,7 @@ function resolvePolicy(policy: Required<RetryPolicy>): ResolvedRetryPolicy {
       initialDelay: policy.initialDelayMs,
       maxDelay: policy.maxDelayMs,
       generator: decorrelatedJitterGenerator,
-    }) as ExponentialBackoff<unknown>,
+    }),
     retryOn: new Set(policy.retryOn),
   };
 }

@@ -46,7 +46,7 @@ const sync: Array<[string, (a: unknown, b: unknown, c: unknown) => unknown]> = [
   ['docs.listExamples', (a, b) => docs.listExamples(a as string, b as number)],
   ['suggestToolIds', (a, b) => suggestToolIds(index, a as string, b as number)],
   ['measureArgs', (a) => measureArgs(a)],
-  ['deriveSchemaInfo', (a) => deriveSchemaInfo(a as never)],
+  ['deriveSchemaInfo', (a) => deriveSchemaInfo(a)],
   ['compareCodePoints', (a, b) => compareCodePoints(a as string, b as string)],
   ['defaultBackendSelector', (a) => defaultBackendSelector(a as never)],
 ];

@@ -158,7 +158,7 @@ export function materialize(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((item) => materialize(item, depth + 1));
   const proto = Object.getPrototypeOf(value) as unknown;
   if (proto !== Object.prototype && proto !== null) return value;
-  const copy = Object.create(proto as object | null) as Record<string, unknown>;
+  const copy = Object.create(proto) as Record<string, unknown>;
   for (const key of Object.keys(value)) copy[key] = materialize((value as Record<string, unknown>)[key], depth + 1);
   return copy;
 }

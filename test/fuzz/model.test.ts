@@ -47,7 +47,7 @@ const sync: Array<[string, (a: unknown, b: unknown) => unknown]> = [
   ['utf8ByteLength', (a) => utf8ByteLength(a as string)],
   ['truncateUtf8', (a, b) => truncateUtf8(a as string, b as number)],
   ['createSchemaValidator', (a) => createSchemaValidator(a as never)],
-  ['validator.validate', (a, b) => createSchemaValidator().validate(a as never, b)],
+  ['validator.validate', (a, b) => createSchemaValidator().validate(a, b)],
   ['validator.validateInput', (a, b) => createSchemaValidator().validateInput(a as Tool, b)],
   ['validator.validateOutput', (a, b) => createSchemaValidator().validateOutput(a as Tool, b)],
 ];

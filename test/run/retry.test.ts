@@ -26,7 +26,12 @@ function failing(times: number, error: () => unknown, async = false): { handler:
   const handler: LocalHandler = () => {
     calls++;
     if (calls <= times) {
-      if (async) return Promise.reject(error());
+      if (async) {
+        const failure = error();
+        return (async () => {
+          throw failure;
+        })();
+      }
       throw error();
     }
     return { calls };
