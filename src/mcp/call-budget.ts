@@ -6,10 +6,10 @@
  * @internal
  * @module
  */
-import { readDeadline } from '../model/internal.js';
+import { MAX_TIMER_MS, readDeadline, readTimeoutMs } from '../model/internal.js';
 import type { RunOptions } from '../run/index.js';
 import { errors } from './errors.js';
-import { resolveTimeoutMs, type ResolvedMcpExecutorOptions } from './options.js';
+import type { ResolvedMcpExecutorOptions } from './options.js';
 
 /** The `_meta` key that carries a call's idempotency key to the server. */
 export const IDEMPOTENCY_KEY_META = 'toolexec/idempotencyKey';
@@ -26,7 +26,9 @@ export interface CallBudget {
  * past is `TIMEOUT` before anything is sent.
  */
 export function readCallBudget(options: RunOptions, resolved: ResolvedMcpExecutorOptions, serverName: string, tool: string): CallBudget {
-  const timeoutMs = resolveTimeoutMs(options.timeoutMs, resolved.requestTimeoutMs, 'timeoutMs', 'INVALID_ARGUMENT');
+  // The one reading of a call's budget (model/options-reader.ts): the same words as every other call.
+  const given = readTimeoutMs(errors, options.timeoutMs);
+  const timeoutMs = given === undefined ? resolved.requestTimeoutMs : Math.min(given, MAX_TIMER_MS);
   const deadlineMs = readDeadline(errors, options.deadline);
   if (deadlineMs === undefined) return { timeoutMs, totalMs: resolved.maxTotalTimeoutMs };
   const leftMs = Math.floor(deadlineMs - Date.now());
