@@ -26,6 +26,13 @@ import type { LayerErrors } from './error-factory.js';
 /** Deadline of a call that names none, where a layer applies one (the exec facade, runtime requests): 30 s. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
+/**
+ * How much later than a {@link Deadline} its wall-clock form ({@link Deadline.deadlineMs}) is, so
+ * that work handed the deadline (a chain step, an MCP request, a snippet's tool call) never times
+ * out before the caller's own deadline does.
+ */
+export const HANDOFF_SLACK_MS = 20;
+
 /** Longest delay `setTimeout` honours (2^31 − 1 ms, ~24.8 days); a longer deadline means "none". */
 export const MAX_TIMER_MS = 2_147_483_647;
 
@@ -301,18 +308,30 @@ export class Deadline {
 
   /**
    * The deadline as epoch milliseconds (`Date.now()` scale), for an executor or a sandbox that
-   * takes an absolute deadline; `undefined` without a budget. Starts the clock.
+   * takes an absolute deadline, {@link HANDOFF_SLACK_MS} late; `undefined` without a budget.
+   * Starts the clock.
    */
   get deadlineMs(): number | undefined {
     const remaining = this.remainingMs();
-    // Rounded up, plus the 1 ms `Date.now()` may lag: work that makes its own deadline from this
-    // one never ends before it (this deadline decides; the other only bounds what it hands on).
-    return remaining === undefined ? undefined : Math.ceil(Date.now() + remaining) + 1;
+    // This deadline runs on the monotonic clock; the wall clock may step against it by several ms
+    // (seen on VMs). A little slack keeps work that makes its own deadline from this one from
+    // ending before it: this deadline decides, the other only bounds what it hands on.
+    return remaining === undefined ? undefined : Math.ceil(Date.now() + remaining) + HANDOFF_SLACK_MS;
   }
 
-  /** True once the caller aborted or the deadline passed; never allocates. */
+  /**
+   * True once the caller aborted or the deadline passed; never allocates. An armed deadline whose
+   * time is up counts as passed even before its timer has run (a long synchronous step kept the
+   * event loop busy): it fires then.
+   */
   get aborted(): boolean {
-    return this.#fired || (this.#parent !== undefined && this.#parent.aborted);
+    if (this.#fired || (this.#parent !== undefined && this.#parent.aborted)) return true;
+    const due = this.#due;
+    if (due === undefined || clock.now() < due.dueMs) return false;
+    deadlineTimer.delete(due);
+    this.#due = undefined;
+    this.#fire(timeoutReason(this.#delayMs as number), true);
+    return true;
   }
 
   /** Why the operation was stopped (the caller's reason, or a `TimeoutError`); `undefined` while it runs. */
