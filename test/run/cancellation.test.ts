@@ -78,7 +78,8 @@ describe('abort and timeout', () => {
     });
     const err = await rejectionOf(runner.run('t', {}, { deadline: Date.now() - 1 }));
     expect(err.code).toBe('TIMEOUT');
-    for (const timeoutMs of [0, -1, Number.NaN]) expect((await rejectionOf(runner.run('t', {}, { timeoutMs }))).code).toBe('INVALID_ARGUMENT');
+    for (const timeoutMs of [0, -1, Number.NaN])
+      expect((await rejectionOf(runner.run('t', {}, { timeoutMs }))).code).toBe('INVALID_ARGUMENT');
     expect(called).toBe(false);
   });
 
