@@ -42,13 +42,22 @@ export interface CallOptions {
 export function readRunOptions(options: unknown): CallOptions | undefined {
   const given = readOptionsObject(errors, 'options', options);
   if (given === undefined) return undefined;
+  const cached = frozenReads.get(given);
+  if (cached !== undefined) return cached;
   const timeoutMs = readTimeoutMs(errors, readField(errors, given, 'timeoutMs'));
   const deadline = readDeadline(errors, readField(errors, given, 'deadline'));
-  return {
+  const call: CallOptions = {
     signal: readSignal(errors, readField(errors, given, 'signal')),
     budgetMs: budgetMs(timeoutMs, deadline),
     onProgress: readFunction(errors, readField(errors, given, 'onProgress'), 'onProgress'),
     idempotencyKey: readShortString(errors, readField(errors, given, 'idempotencyKey'), 'idempotencyKey', MAX_IDEMPOTENCY_KEY_LENGTH),
     retry: readRetryPolicy(errors, readField(errors, given, 'retry')),
   };
+  // A frozen options object without an absolute deadline reads the same every time (the facade
+  // hands its default `{ timeoutMs }` to every call): read it once.
+  if (deadline === undefined && Object.isFrozen(given)) frozenReads.set(given, call);
+  return call;
 }
+
+/** What frozen options objects without a `deadline` read as. */
+const frozenReads = new WeakMap<object, CallOptions>();
