@@ -36,7 +36,17 @@ export { ERROR_CODES, ToolexecError, defineTool, errorStatus, hasErrorCode, pars
 export type { ErrorCode, ErrorShape, Tool, ToolBackend } from './model/index.js';
 export type { DetailLevel, ToolDoc, ToolSummary } from './discovery/index.js';
 export { ChainError, ToolError } from './run/index.js';
-export type { ChainStep, LocalHandler, ProgressEvent, RunOptions, RunResult, StreamEvent } from './run/index.js';
+export type {
+  AttemptEvent,
+  AttemptRecord,
+  ChainStep,
+  LocalHandler,
+  ProgressEvent,
+  RetryPolicy,
+  RunOptions,
+  RunResult,
+  StreamEvent,
+} from './run/index.js';
 export type { McpServerConfig } from './mcp/index.js';
 export type { Limits, SecurityProfile } from './runtime/index.js';
 export type { CodeParams, CodeResult, ToolCallRecord } from './code/index.js';

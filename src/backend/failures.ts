@@ -1,5 +1,5 @@
 import { ToolexecError, errorMessage } from '../model/index.js';
-import { abortError, layerErrors } from '../model/internal.js';
+import { abortError, layerErrors, textOf } from '../model/internal.js';
 
 /**
  * The backend layer's errors: every one is made here or through {@link errors}, so that each reads
@@ -28,10 +28,10 @@ export function abortedFailure(signal: AbortSignal, details: Record<string, unkn
 
 /** BACKEND_NOT_FOUND for `name`. */
 export function backendNotFound(name: string): ToolexecError {
-  return errors('BACKEND_NOT_FOUND', `backend not found: ${name}`, { details: { backend: name } });
+  return errors('BACKEND_NOT_FOUND', `backend not found: ${textOf(name)}`, { details: { backend: textOf(name) } });
 }
 
 /** BACKEND_DISABLED for `name`. */
 export function backendDisabled(name: string): ToolexecError {
-  return errors('BACKEND_DISABLED', `backend disabled: ${name}`, { details: { backend: name } });
+  return errors('BACKEND_DISABLED', `backend disabled: ${textOf(name)}`, { details: { backend: textOf(name) } });
 }

@@ -1,4 +1,5 @@
 import { normalizeTags, type Tool } from '../model/index.js';
+import { guardCall } from '../model/internal.js';
 import { abortedFailure, backendDisabled, backendFailure, errors } from './failures.js';
 import type { Backend, BackendCallOptions, BackendToolContext, BackendToolDefinition } from './types.js';
 
@@ -46,7 +47,8 @@ export class LocalBackend implements Backend {
     if (definition === null || typeof definition !== 'object') {
       throw errors.invalidArgument(`tool definition for "${key}"`, 'must be an object');
     }
-    this.#definitions.set(key, { ...definition, name: definition.name || key });
+    const copy = guardCall(errors, `tool definition for "${key}"`, () => ({ ...definition }));
+    this.#definitions.set(key, { ...copy, name: copy.name || key });
   }
 
   /** Removes the tool stored under `key`; true when there was one. */

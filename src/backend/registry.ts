@@ -1,4 +1,5 @@
 import type { ToolexecError } from '../model/index.js';
+import { guardCall } from '../model/internal.js';
 import { backendDisabled, backendFailure, backendNotFound, errors } from './failures.js';
 import { parseBackendToolId } from './tool-id.js';
 import type { Backend, BackendCallOptions, BridgedHandler, HandlerLookup } from './types.js';
@@ -21,6 +22,10 @@ export class BackendRegistry {
    * `BACKEND_EXISTS` when the name is taken.
    */
   register(backend: Backend): void {
+    guardCall(errors, 'backend', () => this.#register(backend));
+  }
+
+  #register(backend: Backend): void {
     if (backend === null || typeof backend !== 'object') throw errors.invalidArgument('backend', 'is required');
     const name: unknown = backend.name;
     if (typeof name !== 'string' || name === '') throw errors.invalidArgument('backend name', 'is required');

@@ -32,5 +32,6 @@ export function parseBackendToolId(id: string): BackendToolId {
 
 /** Joins a backend name and a tool name: `tool` alone when `backend` is `''`. */
 export function formatBackendToolId(backend: string, tool: string): string {
+  if (typeof backend !== 'string' || typeof tool !== 'string') throw errors.invalidArgument('backend and tool', 'must be strings');
   return backend === '' ? tool : `${backend}:${tool}`;
 }

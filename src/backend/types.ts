@@ -4,6 +4,10 @@ import type { Tool } from '../model/index.js';
 export interface BackendCallOptions {
   /** Cancels the work; implementations should stop and reject when it aborts. */
   signal?: AbortSignal;
+  /** The call's deadline in epoch milliseconds, when it has one (the runner passes it). */
+  deadline?: number;
+  /** The caller's idempotency key, when it gave one (the runner passes it; every attempt of a retried call carries the same). */
+  idempotencyKey?: string;
 }
 
 /**

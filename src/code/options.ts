@@ -2,7 +2,18 @@
  * The defaults of the code executor and the one place they are resolved and checked.
  */
 import { ToolexecError } from '../model/index.js';
-import { DEFAULT_TIMEOUT_MS } from '../model/internal.js';
+import {
+  DEFAULT_TIMEOUT_MS,
+  asLibraryError,
+  budgetMs,
+  layerErrors,
+  readDeadline,
+  readField,
+  readSignal,
+  readTimeoutMs,
+} from '../model/internal.js';
+
+const codeErrors = layerErrors('executeCode');
 import type { DocStore, ToolIndex } from '../discovery/index.js';
 import type { Runner } from '../run/index.js';
 import { isSecurityProfile } from '../runtime/internal.js';
@@ -75,6 +86,15 @@ function isTimeout(value: unknown): value is number {
  * fields: index, docs, runner`), then every invalid one.
  */
 export function resolveCodeExecutorOptions(options: CodeExecutorOptions): ResolvedCodeExecutorOptions {
+  try {
+    return resolveOptions(options);
+  } catch (err) {
+    // A caller's object that throws (a getter, a revoked proxy) is a bad option, not a crash.
+    throw asLibraryError(codeErrors, 'code executor options', err, true);
+  }
+}
+
+function resolveOptions(options: CodeExecutorOptions): ResolvedCodeExecutorOptions {
   const o = (isObject(options) ? options : {}) as Partial<CodeExecutorOptions>;
   const missing: string[] = [];
   if (!isObject(o.index)) missing.push('index');
@@ -119,7 +139,7 @@ export interface ResolvedCodeParams {
   code: string;
   /** The call's language, else the executor's default; never empty. */
   language: string;
-  /** The wall-clock budget in whole milliseconds (rounded up), else the executor's default. */
+  /** The wall-clock budget in whole milliseconds (rounded up): the earlier of `timeoutMs` (else the executor's default) and `deadline`. */
   timeoutMs: number;
   /** The call's tool-call cap, capped by the executor's; 0: unlimited. */
   maxToolCalls: number;
@@ -152,11 +172,25 @@ function invalidParam(field: string, value: unknown, problem: string): ToolexecE
  */
 export function resolveCodeParams(params: CodeParams, options: ResolvedCodeExecutorOptions): ResolvedCodeParams {
   if (!isObject(params)) throw invalidParam('params', params, 'must be an object');
-  const { code, language, timeoutMs, queueTimeoutMs, memoryBytes, maxToolCalls, profile, signal, metadata, strict } = params;
+  const read = (field: keyof CodeParams): unknown => readField(codeErrors, params, field);
+  const code = read('code');
+  const language = read('language');
+  const maxToolCalls = read('maxToolCalls');
+  const profile = read('profile');
+  const metadata = read('metadata');
+  const strict = read('strict');
   if (typeof code !== 'string') throw invalidParam('code', code, 'must be a string');
   if (language !== undefined && typeof language !== 'string') throw invalidParam('language', language, 'must be a string');
-  if (timeoutMs !== undefined && !isTimeout(timeoutMs))
-    throw invalidParam('timeoutMs', timeoutMs, 'must be a positive, finite number of milliseconds');
+  // The one reading of budgets (model/options-reader.ts, model/deadline.ts): the same words as every other call.
+  const givenTimeoutMs = readTimeoutMs(codeErrors, read('timeoutMs'), 'timeoutMs', true);
+  const deadline = readDeadline(codeErrors, read('deadline'));
+  const signal = readSignal(codeErrors, read('signal'));
+  const timeoutMs = budgetMs(givenTimeoutMs ?? (deadline === undefined ? options.defaultTimeoutMs : undefined), deadline) as number;
+  if (timeoutMs <= 0) {
+    throw codeErrors('TIMEOUT', 'the run was not started: its deadline had passed', { details: { deadline } });
+  }
+  const queueTimeoutMs = read('queueTimeoutMs');
+  const memoryBytes = read('memoryBytes');
   if (queueTimeoutMs !== undefined && !isTimeout(queueTimeoutMs))
     throw invalidParam('queueTimeoutMs', queueTimeoutMs, 'must be a positive, finite number of milliseconds');
   if (memoryBytes !== undefined && !isPositiveCount(memoryBytes))
@@ -164,7 +198,6 @@ export function resolveCodeParams(params: CodeParams, options: ResolvedCodeExecu
   if (maxToolCalls !== undefined && !isCount(maxToolCalls))
     throw invalidParam('maxToolCalls', maxToolCalls, 'must be a non-negative integer');
   if (profile !== undefined && !isSecurityProfile(profile)) throw invalidParam('profile', profile, 'must be dev, standard or hardened');
-  if (signal !== undefined && !isAbortSignalLike(signal)) throw invalidParam('signal', signal, 'must be an AbortSignal');
   if (metadata !== undefined && (metadata === null || typeof metadata !== 'object'))
     throw invalidParam('metadata', metadata, 'must be an object');
   if (strict !== undefined && typeof strict !== 'boolean') throw invalidParam('strict', strict, 'must be a boolean');
@@ -173,22 +206,13 @@ export function resolveCodeParams(params: CodeParams, options: ResolvedCodeExecu
   return {
     code,
     language: language === undefined || language === '' ? options.defaultLanguage : language,
-    timeoutMs: timeoutMs === undefined ? options.defaultTimeoutMs : Math.ceil(timeoutMs),
+    timeoutMs: Math.ceil(timeoutMs),
     queueTimeoutMs: queueTimeoutMs === undefined ? options.queueTimeoutMs : Math.ceil(queueTimeoutMs),
     memoryBytes: memoryBytes ?? options.memoryBytes,
     maxToolCalls: max,
     profile: profile ?? options.profile,
     signal,
-    metadata,
+    metadata: metadata as Record<string, unknown> | undefined,
     strict: strict === true,
   };
-}
-
-function isAbortSignalLike(value: unknown): value is AbortSignal {
-  return (
-    isObject(value) &&
-    typeof (value as { aborted?: unknown }).aborted === 'boolean' &&
-    typeof (value as { addEventListener?: unknown }).addEventListener === 'function' &&
-    typeof (value as { removeEventListener?: unknown }).removeEventListener === 'function'
-  );
 }

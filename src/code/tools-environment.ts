@@ -69,7 +69,7 @@ export class DefaultToolsEnvironment implements ToolsEnvironment {
       ...(options.maxChainSteps === undefined ? {} : { maxChainSteps: options.maxChainSteps }),
     });
     this.#signal = options.signal ?? NEVER_ABORTED;
-    this.#callOptions = { signal: this.#signal };
+    this.#callOptions = options.deadline === undefined ? { signal: this.#signal } : { signal: this.#signal, deadline: options.deadline };
     this.#maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   }
 
@@ -132,13 +132,13 @@ export class DefaultToolsEnvironment implements ToolsEnvironment {
 
   #options(options: GatewayCallOptions | undefined): GatewayCallOptions {
     const own = options?.signal;
-    if (own === undefined || own === this.#signal || this.#signal === NEVER_ABORTED)
-      return own === undefined ? this.#callOptions : { signal: own };
+    if (own === undefined || own === this.#signal) return this.#callOptions;
     // A sandbox passes the same signal with every call of a run: combine it once, not per call
     // (AbortSignal.any costs tens of microseconds once a signal has many dependents).
     if (own !== this.#lastOwn || this.#lastCombined === undefined) {
       this.#lastOwn = own;
-      this.#lastCombined = { signal: AbortSignal.any([own, this.#signal]) };
+      const signal = this.#signal === NEVER_ABORTED ? own : AbortSignal.any([own, this.#signal]);
+      this.#lastCombined = this.#callOptions.deadline === undefined ? { signal } : { signal, deadline: this.#callOptions.deadline };
     }
     return this.#lastCombined;
   }

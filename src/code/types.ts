@@ -34,6 +34,13 @@ export interface CodeParams {
    */
   memoryBytes?: number;
   /**
+   * Absolute deadline of the run: epoch milliseconds or a `Date`. With `timeoutMs` too the earlier
+   * wins (without `timeoutMs`, the executor's default does not apply); the time left is the
+   * sandbox's wall clock, and the snippet's tool calls hand it on to MCP servers. One already past
+   * is refused with `TIMEOUT` before anything runs.
+   */
+  deadline?: number | Date;
+  /**
    * Most tool calls (single runs plus chain steps) the snippet may make; `0` means as many as the
    * executor allows. The executor's own `maxToolCalls`, when set, caps it.
    */
@@ -116,6 +123,8 @@ export interface ToolsEnvironmentOptions {
   maxChainSteps?: number;
   /** Passed to every tool call that brings no signal of its own (and combined with one that does). */
   signal?: AbortSignal;
+  /** The run's deadline in epoch milliseconds, handed to every tool call (an MCP server gets the time left). */
+  deadline?: number;
   /** Cap on `println` output. @defaultValue 1 MiB */
   maxOutputBytes?: number;
 }

@@ -1,6 +1,8 @@
 /**
  * The size caps of example arguments (Go: `tooldoc.ValidateArgs`).
  */
+import { guardCall } from '../model/internal.js';
+import { guardErrors } from './errors.js';
 
 /** Deepest nesting of example args: the top-level object is depth 1. */
 export const MAX_ARGS_DEPTH = 5;
@@ -31,6 +33,10 @@ export interface ArgsMeasure {
  * ```
  */
 export function measureArgs(args: unknown): ArgsMeasure {
+  return guardCall(guardErrors, 'args', () => measure(args));
+}
+
+function measure(args: unknown): ArgsMeasure {
   if (args === null || args === undefined) return { depth: 0, keys: 0, ok: true };
   let depth = 0;
   let keys = 0;

@@ -1,5 +1,6 @@
 import { BACKEND_KINDS, type ToolBackend } from '../model/index.js';
-import { discoveryErrors as errors } from './errors.js';
+import { asLibraryError } from '../model/internal.js';
+import { discoveryErrors as errors, guardErrors } from './errors.js';
 
 /**
  * The default {@link BackendSelector}: the first `local` backend in list order, else the first
@@ -8,6 +9,14 @@ import { discoveryErrors as errors } from './errors.js';
  * @throws {@link toolexec/model!ToolexecError} `NO_BACKENDS` when the list is empty.
  */
 export function defaultBackendSelector(backends: ToolBackend[]): ToolBackend {
+  try {
+    return select(backends);
+  } catch (err) {
+    throw asLibraryError(guardErrors, 'backends', err);
+  }
+}
+
+function select(backends: ToolBackend[]): ToolBackend {
   if (!Array.isArray(backends) || backends.length === 0) {
     throw errors.noBackends();
   }

@@ -2,6 +2,7 @@
  * Code-point string order (the byte order of UTF-8), which differs from the default UTF-16
  * `sort()` order only when astral characters meet characters in U+E000..U+FFFF.
  */
+import { guardErrors } from './errors.js';
 
 /**
  * Compares two strings by Unicode code point.
@@ -10,6 +11,7 @@
  */
 export function compareCodePoints(a: string, b: string): number {
   if (a === b) return 0;
+  if (typeof a !== 'string' || typeof b !== 'string') throw guardErrors.invalidArgument('compareCodePoints arguments', 'must be strings');
   const length = Math.min(a.length, b.length);
   for (let i = 0; i < length; i++) {
     const x = a.charCodeAt(i);

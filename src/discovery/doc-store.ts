@@ -7,7 +7,8 @@ import { MAX_ARGS_DEPTH, MAX_ARGS_KEYS, measureArgs } from './args-caps.js';
 import { deriveSchemaInfo } from './schema-info.js';
 import { modes, securitySummary } from './tool-facts.js';
 import type { DetailLevel, DocEntry, DocStore, DocStoreOptions, ToolDoc, ToolExample, ToolIndex } from './types.js';
-import { discoveryErrors as errors } from './errors.js';
+import { discoveryErrors as errors, guardErrors } from './errors.js';
+import { guardCall } from '../model/internal.js';
 
 /** The caps applied when docs are registered, in UTF-8 bytes (text is cut, never split mid-character). */
 export const DOC_LIMITS = Object.freeze({
@@ -143,6 +144,10 @@ export class InMemoryDocStore implements DocStore {
   }
 
   registerDoc(id: string, entry: DocEntry): void {
+    guardCall(guardErrors, 'doc entry', () => this.#registerDoc(id, entry));
+  }
+
+  #registerDoc(id: string, entry: DocEntry): void {
     checkId(id);
     if (entry === null || typeof entry !== 'object') throw errors.invalidArgument('doc entry must be an object');
     const examples = prepareExamples(entry.examples);
@@ -156,6 +161,10 @@ export class InMemoryDocStore implements DocStore {
   }
 
   registerExamples(id: string, examples: readonly ToolExample[]): void {
+    guardCall(guardErrors, 'examples', () => this.#registerExamples(id, examples));
+  }
+
+  #registerExamples(id: string, examples: readonly ToolExample[]): void {
     checkId(id);
     const { maxExamples } = this.#options;
     const considered = Array.isArray(examples) && maxExamples > 0 ? examples.slice(0, maxExamples) : examples;
@@ -275,5 +284,5 @@ export class InMemoryDocStore implements DocStore {
  * @throws {@link toolexec/model!ToolexecError} `CONFIGURATION` when an option has the wrong type.
  */
 export function createDocStore(options?: DocStoreOptions): InMemoryDocStore {
-  return new InMemoryDocStore(options);
+  return guardCall(guardErrors, 'doc store options', () => new InMemoryDocStore(options));
 }

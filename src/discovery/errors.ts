@@ -1,5 +1,8 @@
 import { ToolexecError } from '../model/index.js';
-import { modelErrors } from '../model/internal.js';
+import { layerErrors, modelErrors, textOf } from '../model/internal.js';
+
+/** Errors for a caller's value that cannot be read at all (a throwing getter, a revoked proxy): `discovery: <what> could not be read`. */
+export const guardErrors = layerErrors('discovery');
 
 type Details = Record<string, unknown>;
 
@@ -29,7 +32,7 @@ export const discoveryErrors = {
     new ToolexecError('INVALID_CURSOR', `invalid cursor: ${reason}`, { details: { reason }, ...(cause === undefined ? {} : { cause }) }),
   /** `INVALID_DETAIL`: `invalid detail level: <level>`. */
   invalidDetail: (level: unknown): ToolexecError =>
-    new ToolexecError('INVALID_DETAIL', `invalid detail level: ${String(level)}`, { details: { level } }),
+    new ToolexecError('INVALID_DETAIL', `invalid detail level: ${textOf(level)}`, { details: { level: textOf(level) } }),
   /** `ARGS_TOO_LARGE`: `args exceeds caps: <what>`. */
   argsTooLarge: (what: string, details: Details): ToolexecError =>
     new ToolexecError('ARGS_TOO_LARGE', `args exceeds caps: ${what}`, { details }),

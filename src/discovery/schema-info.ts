@@ -2,6 +2,8 @@
  * What a tool's input schema says about each argument (Go: `tooldoc.DescribeTool`, its schema-info step).
  */
 import type { SchemaInfo } from './types.js';
+import { guardCall } from '../model/internal.js';
+import { guardErrors } from './errors.js';
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -45,6 +47,10 @@ function asObject(value: unknown): Record<string, unknown> | undefined {
  * schema is not valid JSON.
  */
 export function deriveSchemaInfo(schema: unknown): SchemaInfo | undefined {
+  return guardCall(guardErrors, 'schema', () => derive(schema));
+}
+
+function derive(schema: unknown): SchemaInfo | undefined {
   const root = schemaObject(schema);
   if (root === undefined) return undefined;
   const info: SchemaInfo = {};

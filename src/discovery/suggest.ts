@@ -1,3 +1,5 @@
+import { guardCall } from '../model/internal.js';
+import { guardErrors } from './errors.js';
 import { editDistance, typoBudget } from '../model/internal.js';
 import type { ToolIndex } from './types.js';
 
@@ -17,6 +19,10 @@ function namePart(id: string): string {
  * (only when neither finds any) the index's own search for the ID's words. Computed only when asked; an index that throws gives `[]`.
  */
 export function suggestToolIds(index: ToolIndex, toolId: string, max = 3): string[] {
+  return guardCall(guardErrors, 'suggestToolIds arguments', () => suggest(index, toolId, max));
+}
+
+function suggest(index: ToolIndex, toolId: string, max: number): string[] {
   if (typeof toolId !== 'string' || toolId === '' || !(max > 0)) return [];
   let ids: string[];
   try {

@@ -35,7 +35,8 @@ import type {
   ToolRegistration,
   ToolSummary,
 } from './types.js';
-import { discoveryErrors as errors } from './errors.js';
+import { discoveryErrors as errors, guardErrors } from './errors.js';
+import { guardCall, textOf } from '../model/internal.js';
 
 interface ToolRecord {
   readonly id: string;
@@ -57,7 +58,7 @@ interface ListenerEntry {
 const NAMESPACE_LISTING = fingerprint('namespaces');
 
 function notFound(id: unknown): ToolexecError {
-  return errors.toolNotFound(String(id), { details: { toolId: id } });
+  return errors.toolNotFound(textOf(id), { details: { toolId: textOf(id) } });
 }
 
 const { invalidArgument } = errors;
@@ -193,6 +194,10 @@ export class InMemoryToolIndex implements ToolIndex {
   }
 
   registerTool(tool: Tool, backend: ToolBackend): void {
+    guardCall(guardErrors, 'tool', () => this.#registerTool(tool, backend));
+  }
+
+  #registerTool(tool: Tool, backend: ToolBackend): void {
     validateTool(tool);
     validateBackend(backend);
     const id = toolId(tool);
@@ -239,6 +244,10 @@ export class InMemoryToolIndex implements ToolIndex {
   }
 
   registerTools(regs: readonly ToolRegistration[]): void {
+    guardCall(guardErrors, 'registrations', () => this.#registerTools(regs));
+  }
+
+  #registerTools(regs: readonly ToolRegistration[]): void {
     if (!Array.isArray(regs)) throw invalidArgument('registrations must be an array');
     for (const reg of regs as readonly ToolRegistration[]) {
       if (reg === null || typeof reg !== 'object') throw invalidArgument('each registration must be { tool, backend }');
@@ -247,6 +256,10 @@ export class InMemoryToolIndex implements ToolIndex {
   }
 
   registerToolsFromMcp(serverName: string, tools: readonly McpTool[]): void {
+    guardCall(guardErrors, 'tools', () => this.#registerFromMcp(serverName, tools));
+  }
+
+  #registerFromMcp(serverName: string, tools: readonly McpTool[]): void {
     if (!Array.isArray(tools)) throw invalidArgument('tools must be an array');
     for (const tool of tools as readonly McpTool[]) {
       if (tool === null || typeof tool !== 'object') validateTool(tool);
@@ -278,7 +291,7 @@ export class InMemoryToolIndex implements ToolIndex {
     if (record === undefined) throw notFound(id);
     const position = identity === undefined ? -1 : record.identities.indexOf(identity);
     if (position < 0) {
-      throw errors.toolNotFound(`backend not found (${String(kind)} "${backendId}" of ${id})`, {
+      throw errors.toolNotFound(`backend not found (${textOf(kind)} "${textOf(backendId)}" of ${textOf(id)})`, {
         details: { toolId: id, kind, backendId },
       });
     }
@@ -476,5 +489,5 @@ export class InMemoryToolIndex implements ToolIndex {
  * @throws {@link toolexec/model!ToolexecError} `CONFIGURATION` when an option has the wrong type.
  */
 export function createToolIndex(options?: ToolIndexOptions): InMemoryToolIndex {
-  return new InMemoryToolIndex(options);
+  return guardCall(guardErrors, 'index options', () => new InMemoryToolIndex(options));
 }

@@ -54,7 +54,7 @@ export function elapsedMs(start: number): number {
  * - `stopOnError: false`: the failure is recorded (`error` on the step result, `step_error`
  *   progress) and the chain goes on. Otherwise the chain stops and rejects with an
  *   {@link ExecChainError}: the remaining steps are reported `skipped`.
- * - `timeoutMs` is the budget of the whole chain (like `runner.runChain`), shared with the caller's
+ * - `timeoutMs` (the earlier of the call's `timeoutMs` and `deadline`) is the budget of the whole chain (like `runner.runChain`), shared with the caller's
  *   `signal` in one deadline; running out (or an abort) stops the chain whatever
  *   `stopOnError` says: `TIMEOUT` / `ABORTED`.
  * - `result` describes the last step: its value, its tool ID, the chain's duration, and its error
@@ -78,7 +78,13 @@ export async function runExecChain(
     throw errors.invalidArgument('option onProgress', 'must be a function');
   }
   const deadline = new Deadline(options?.signal ?? undefined, timeoutMs);
+  // Every step runs under the chain's deadline (its signal, and the time left for MCP servers),
+  // with the chain's retry policy and idempotency key.
   const stepOptions: RunOptions = { signal: deadline.signal };
+  const deadlineMs = deadline.deadlineMs;
+  if (deadlineMs !== undefined) stepOptions.deadline = deadlineMs;
+  if (options?.retry !== undefined) stepOptions.retry = options.retry;
+  if (options?.idempotencyKey !== undefined) stepOptions.idempotencyKey = options.idempotencyKey;
   const execSteps: ExecStepResult[] = [];
   const runSteps: StepResult[] = [];
   let last: Omit<Result, 'durationMs'> = { toolId: '' };

@@ -2,7 +2,8 @@
  * The facade: one object over the index, the doc store, the runner, MCP servers and code mode.
  */
 import { ToolexecError, localBackend, toolId as toolIdOf } from '../model/index.js';
-import { layerErrors } from '../model/internal.js';
+import { asLibraryError, layerErrors, readField, readLimit, readOptionsObject, readSignal, readTimeoutMs } from '../model/internal.js';
+import { defaultExecCall, readExecCall, type ExecCall } from './call-options.js';
 import {
   createDocStore,
   createToolIndex,
@@ -24,7 +25,7 @@ import {
   type StreamEvent,
 } from '../run/index.js';
 import { telemetryOf, withTelemetryConfig, type Telemetry } from '../run/internal.js';
-import { createMcpExecutor, type McpExecutorClient, type Root, type SdkMcpExecutor } from '../mcp/index.js';
+import { createMcpExecutor, type Root, type SdkMcpExecutor } from '../mcp/index.js';
 import { createRuntime, type Runtime } from '../runtime/index.js';
 import { createCodeExecutor, type CodeParams, type CodeResult, type DefaultCodeExecutor } from '../code/index.js';
 import { elapsedMs, nowMs, runExecChain } from './chain.js';
@@ -107,8 +108,8 @@ export class DefaultExec implements Exec {
   readonly #code: DefaultCodeExecutor;
   readonly #mcpClient: SdkMcpExecutor | undefined;
   readonly #ownedRuntime: Runtime | undefined;
-  /** What a call without options hands the runner. */
-  readonly #defaultRunOptions: RunOptions | undefined;
+  /** A call without options: the default deadline. */
+  readonly #defaultCall: ExecCall;
   readonly #timeoutMs: number | undefined;
   /** The MCP servers of `mcpServers`, each connected and failing on its own. */
   readonly #pool: ServerPool | undefined;
@@ -165,6 +166,8 @@ export class DefaultExec implements Exec {
           local: this.#local,
           validateInput: o.validateInput,
           validateOutput: o.validateOutput,
+          ...(o.retry === undefined ? {} : { retry: o.retry }),
+          ...(o.onAttempt === undefined ? {} : { onAttempt: o.onAttempt }),
           ...(mcp === undefined ? {} : { mcp }),
           ...(o.provider === undefined ? {} : { provider: o.provider }),
           // A tool the index lacks may belong to a server that is not connected (yet): wait for it,
@@ -192,7 +195,7 @@ export class DefaultExec implements Exec {
       ...(o.queueTimeoutMs === undefined ? {} : { queueTimeoutMs: o.queueTimeoutMs }),
     });
     this.#timeoutMs = o.defaultTimeoutMs;
-    this.#defaultRunOptions = o.defaultTimeoutMs === undefined ? undefined : Object.freeze({ timeoutMs: o.defaultTimeoutMs });
+    this.#defaultCall = defaultExecCall(o.defaultTimeoutMs);
   }
 
   /** The tool index (register more tools on it at any time). */
@@ -216,6 +219,7 @@ export class DefaultExec implements Exec {
   }
 
   async searchTools(query: string, limit: number = DEFAULT_SEARCH_LIMIT): Promise<ToolSummary[]> {
+    readLimit(errors, limit, 'limit');
     await this.#prepare();
     return this.#index.search(query, limit);
   }
@@ -231,9 +235,16 @@ export class DefaultExec implements Exec {
   }
 
   runTool(id: string, args?: Record<string, unknown>, options?: RunOptions): Promise<Result> {
-    const gate = this.#beforeCall(options);
-    if (gate === undefined) return this.#runTool(id, args, options);
-    return gate.then(() => this.#runTool(id, args, options));
+    let call: ExecCall;
+    try {
+      call = options === undefined ? this.#defaultCall : readExecCall(options, this.#defaultCall, this.#timeoutMs);
+    } catch (err) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a ToolexecError, with the call's duration attached
+      return Promise.reject(withDuration(asLibraryError(errors, 'options', err), 0));
+    }
+    const gate = this.#beforeCall(call);
+    if (gate === undefined) return this.#runTool(id, args, call.options);
+    return gate.then(() => this.#runTool(id, args, call.options));
   }
 
   runToolStream(id: string, args?: Record<string, unknown>, options?: RunOptions): AsyncIterable<StreamEvent> {
@@ -241,8 +252,14 @@ export class DefaultExec implements Exec {
   }
 
   async runChain(steps: Step[], options?: RunOptions): Promise<ExecChainResult> {
-    await this.#beforeCall(options);
-    return observedChain(this.#telemetry, steps, () => runExecChain(this.#runner, steps, options, this.#timeoutFor(options)));
+    const call = readExecCall(options, this.#defaultCall, this.#timeoutMs);
+    await this.#beforeCall(call);
+    try {
+      return await observedChain(this.#telemetry, steps, () => runExecChain(this.#runner, steps, call.options, call.budgetMs));
+    } catch (err) {
+      // Steps the caller handed over that cannot be read (a revoked proxy) are a bad argument.
+      throw asLibraryError(errors, 'chain steps', err);
+    }
   }
 
   /**
@@ -256,18 +273,41 @@ export class DefaultExec implements Exec {
 
   async executeCode(params: CodeParams): Promise<CodeResult> {
     await this.#prepare();
-    const given = params as Partial<CodeParams> | null | undefined;
-    const profile = given?.profile ?? this.#options.securityProfile;
-    if (profile === 'dev' && typeof given === 'object' && given !== null && given.metadata?.unsafeOptIn === undefined) {
+    let forHost: CodeParams | undefined;
+    try {
+      const given = readOptionsObject(errors, 'params', params);
+      const profile = (given === undefined ? undefined : readField(errors, given, 'profile')) ?? this.#options.securityProfile;
+      const metadata = given === undefined ? undefined : (readField(errors, given, 'metadata') as CodeParams['metadata']);
       // The host backend runs snippets only with this opt-in; `dev` was named by the caller.
-      return this.#code.executeCode({ ...params, metadata: { ...params.metadata, unsafeOptIn: true } });
+      const metadataObject = metadata !== null && typeof metadata === 'object' ? metadata : undefined;
+      if (
+        profile === 'dev' &&
+        given !== undefined &&
+        (metadata === undefined || metadataObject !== undefined) &&
+        readField(errors, metadataObject ?? {}, 'unsafeOptIn') === undefined
+      ) {
+        forHost = { ...(given as CodeParams), metadata: { ...metadata, unsafeOptIn: true } };
+      }
+    } catch (err) {
+      throw asLibraryError(errors, 'params', err);
     }
-    return this.#code.executeCode(params);
+    return this.#code.executeCode(forHost ?? params);
   }
 
   connect(options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Record<string, ServerStatus>> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
-    return this.#pool === undefined ? Promise.resolve({}) : this.#pool.connect(options ?? {});
+    let given: { signal?: AbortSignal; timeoutMs?: number };
+    try {
+      const raw = readOptionsObject(errors, 'options', options) ?? {};
+      given = {};
+      const signal = readSignal(errors, readField(errors, raw, 'signal'));
+      const timeoutMs = readTimeoutMs(errors, readField(errors, raw, 'timeoutMs'));
+      if (signal !== undefined) given.signal = signal;
+      if (timeoutMs !== undefined) given.timeoutMs = timeoutMs;
+    } catch (err) {
+      return Promise.reject(asLibraryError(errors, 'options', err));
+    }
+    return this.#pool === undefined ? Promise.resolve({}) : this.#pool.connect(given);
   }
 
   async finishAuth(server: string, authorizationCode: string): Promise<void> {
@@ -308,13 +348,17 @@ export class DefaultExec implements Exec {
     const startedMs = nowMs();
     let result: RunResult;
     try {
-      result = await this.#runner.run(id, args, options === undefined ? this.#defaultRunOptions : this.#callOptions(options));
+      result = await this.#runner.run(id, args, options);
     } catch (err) {
       throw withDuration(unwrapUnavailable(err), elapsedMs(startedMs));
     }
     const mcpResult = result.mcpResult;
-    if (mcpResult === undefined) return { value: result.structured, toolId: id, durationMs: elapsedMs(startedMs) };
-    return { value: result.structured, content: mcpResult.content, toolId: id, durationMs: elapsedMs(startedMs) };
+    const out: Result =
+      mcpResult === undefined
+        ? { value: result.structured, toolId: id, durationMs: elapsedMs(startedMs) }
+        : { value: result.structured, content: mcpResult.content, toolId: id, durationMs: elapsedMs(startedMs) };
+    if (result.attempts !== undefined) out.attempts = result.attempts;
+    return out;
   }
 
   async *#stream(
@@ -322,41 +366,20 @@ export class DefaultExec implements Exec {
     args: Record<string, unknown> | undefined,
     options: RunOptions | undefined,
   ): AsyncGenerator<StreamEvent, void, undefined> {
-    await this.#beforeCall(options);
-    yield* this.#runner.runStream(id, args, options === undefined ? this.#defaultRunOptions : this.#callOptions(options));
-  }
-
-  /** The caller's options with the default deadline applied (`timeoutMs: Infinity` removes it). */
-  #callOptions(options: RunOptions): RunOptions | undefined {
-    if (options === null) return this.#defaultRunOptions;
-    const timeoutMs = options.timeoutMs;
-    if (timeoutMs === undefined) return this.#timeoutMs === undefined ? options : { ...options, timeoutMs: this.#timeoutMs };
-    if (timeoutMs === Infinity) {
-      const { timeoutMs: _none, ...rest } = options;
-      return rest;
-    }
-    return options;
-  }
-
-  #timeoutFor(options: RunOptions | undefined): number | undefined {
-    const timeoutMs = options?.timeoutMs;
-    if (timeoutMs === undefined) return this.#timeoutMs;
-    if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs)) {
-      throw errors.invalidArgument('option timeoutMs', 'must be a number of milliseconds');
-    }
-    return timeoutMs === Infinity ? undefined : timeoutMs;
+    const call = readExecCall(options, this.#defaultCall, this.#timeoutMs);
+    await this.#beforeCall(call);
+    yield* this.#runner.runStream(id, args, call.options);
   }
 
   /**
    * Before a run: nothing when every server is connected (the fast path); otherwise starts the
    * attempts that are due and waits for the required servers, bounded by the call's deadline.
    */
-  #beforeCall(options: RunOptions | undefined): Promise<void> | undefined {
+  #beforeCall(call: ExecCall): Promise<void> | undefined {
     if (this.#closing !== undefined) return Promise.reject(closedError());
     const pool = this.#pool;
     if (pool === undefined || pool.settled) return undefined;
-    const timeoutMs = options?.timeoutMs ?? this.#timeoutMs;
-    return pool.beforeCall({ signal: options?.signal ?? undefined, timeoutMs: timeoutMs === Infinity ? undefined : timeoutMs });
+    return pool.beforeCall({ signal: call.signal, timeoutMs: call.budgetMs });
   }
 
   /** Before a search, doc lookup or snippet: the servers' first imports (see `ServerPool.beforeDiscovery`); rejects after close(). */

@@ -1,7 +1,7 @@
 /**
  * The facade's defaults and the one place they are resolved and checked.
  */
-import { DEFAULT_TIMEOUT_MS, layerErrors } from '../model/internal.js';
+import { DEFAULT_TIMEOUT_MS, asLibraryError, layerErrors } from '../model/internal.js';
 import type { LocalHandler } from '../run/index.js';
 import { DEFAULT_SECURITY_PROFILE, type SecurityProfile } from '../runtime/index.js';
 import { isSecurityProfile } from '../runtime/internal.js';
@@ -76,6 +76,10 @@ export interface ResolvedExecOptions {
   onEvent: ExecOptions['onEvent'];
   /** Gets every event as a log line; `undefined`: silent. */
   logger: ExecOptions['logger'];
+  /** The runner's retry policy (checked by the runner); `undefined`: its default. */
+  retry: ExecOptions['retry'];
+  /** The runner's attempt listener. */
+  onAttempt: ExecOptions['onAttempt'];
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -97,6 +101,15 @@ function hasMethod(value: unknown, name: string): boolean {
  * @throws `CONFIGURATION`, one message naming every invalid field.
  */
 export function resolveExecOptions(options: ExecOptions = {}): ResolvedExecOptions {
+  try {
+    return resolve(options);
+  } catch (err) {
+    // A caller's object that throws (a getter, a revoked proxy) is a bad option, not a crash.
+    throw asLibraryError(errors, 'exec options', err, true);
+  }
+}
+
+function resolve(options: ExecOptions): ResolvedExecOptions {
   if (!isObject(options)) throw errors.configuration('exec options', 'must be an object');
   const o: ExecOptions = options;
   const invalid: string[] = [];
@@ -112,6 +125,8 @@ export function resolveExecOptions(options: ExecOptions = {}): ResolvedExecOptio
   check('localHandlers', isObject(o.localHandlers) && Object.values(o.localHandlers as object).every((h) => typeof h === 'function'));
   check('mcpServers', isObject(o.mcpServers) && Object.values(o.mcpServers as object).every(isObject));
   check('onServerStatus', typeof o.onServerStatus === 'function');
+  check('retry', o.retry === false || isObject(o.retry));
+  check('onAttempt', typeof o.onAttempt === 'function');
   check(
     'mcpReconnect',
     isObject(o.mcpReconnect) &&
@@ -180,5 +195,7 @@ export function resolveExecOptions(options: ExecOptions = {}): ResolvedExecOptio
     redact: o.redact ?? [],
     onEvent: o.onEvent,
     logger: o.logger,
+    retry: o.retry,
+    onAttempt: o.onAttempt,
   };
 }

@@ -1,7 +1,19 @@
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolexecError, Tool } from '../model/index.js';
 import type { DetailLevel, DocEntry, DocStore, ToolDoc, ToolExample, ToolIndex, ToolSummary } from '../discovery/index.js';
-import type { ChainStep, ExecEvent, LocalHandler, Logger, McpExecutor, ProviderExecutor, RunOptions, StreamEvent } from '../run/index.js';
+import type {
+  AttemptEvent,
+  AttemptRecord,
+  ChainStep,
+  ExecEvent,
+  LocalHandler,
+  Logger,
+  McpExecutor,
+  ProviderExecutor,
+  RetryPolicy,
+  RunOptions,
+  StreamEvent,
+} from '../run/index.js';
 import type { ElicitationHandler, McpExecutorOptions, McpServerConfig, Root, SamplingHandler } from '../mcp/index.js';
 import type { Runtime, SecurityProfile } from '../runtime/index.js';
 import type { CodeParams, CodeResult } from '../code/index.js';
@@ -55,6 +67,13 @@ export interface ExecOptions {
   tools?: LocalToolDefinition[];
   /** Local handlers by backend name, for tools registered in the index by other means. */
   localHandlers?: Record<string, LocalHandler>;
+  /**
+   * The retry policy of tools annotated `readOnlyHint` or `idempotentHint` (a call's `retry`
+   * overrides it); `false`: no automatic retries. @defaultValue DEFAULT_RETRY_POLICY (3 attempts)
+   */
+  retry?: RetryPolicy | false;
+  /** Called after each failed attempt of a call that has a retry policy (the runner's `onAttempt`). */
+  onAttempt?: (event: AttemptEvent) => void;
   /**
    * MCP servers to connect to, as MCP clients' configs write them: `{ command, args?, env?, cwd? }`
    * (stdio), `{ url, headers?, authProvider? }` (Streamable HTTP, falling back to HTTP+SSE), either
@@ -165,6 +184,8 @@ export interface Result {
   durationMs: number;
   /** Set on a chain result whose last step failed without stopping the chain (`stopOnError: false`). */
   error?: ToolexecError;
+  /** The failed attempts before this result, when the call was retried (see `RetryPolicy`). */
+  attempts?: AttemptRecord[];
 }
 
 /** One chain step, with the facade's `stopOnError`. */

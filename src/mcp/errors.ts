@@ -106,7 +106,8 @@ export function mapOperationError(error: unknown, context: OperationContext, ses
     else if (failure.transportError !== undefined && failure.transportError !== errorMessage(error)) {
       message += `; last transport error: ${failure.transportError}`;
     }
-    return errors('EXECUTION', message, { cause: error, details: { ...baseDetails(context), ...failure } });
+    // `connectionLost` tells a retry policy that the request may be tried again on a new connection.
+    return errors('EXECUTION', message, { cause: error, details: { ...baseDetails(context), ...failure, connectionLost: true } });
   }
   if (error instanceof UnauthorizedError) {
     return errors(

@@ -2,7 +2,8 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { ListToolsResultSchema, McpError, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { ToolexecError, type McpTool } from '../model/index.js';
-import { linkedSignal, onAbort, type Deadline } from '../model/internal.js';
+import { asLibraryError, linkedSignal, onAbort, type Deadline } from '../model/internal.js';
+import { readCallBudget, withIdempotencyKey } from './call-budget.js';
 import type { CallToolResult, ProgressEvent, RunOptions, StreamEvent } from '../run/index.js';
 import { callToolResultSchema } from './call-result.js';
 import { streamToolCall } from './call-stream.js';
@@ -64,17 +65,18 @@ export class SdkMcpExecutor implements McpExecutorClient {
     try {
       const slot = this.#slot(serverName);
       const resolved = this.#options;
-      const timeoutMs = resolveTimeoutMs(options.timeoutMs, resolved.requestTimeoutMs, 'timeoutMs', 'INVALID_ARGUMENT');
+      const call = readCallBudget(options, resolved, serverName, params.name);
+      const timeoutMs = call.timeoutMs;
       const onProgress = options.onProgress;
       // The SDK sends a progress token (and resets the timeout on progress) only with a handler.
       const progressRequested = onProgress !== undefined || resolved.alwaysRequestProgress;
       const context: OperationContext = { serverName, operation: 'tools/call', tool: params.name, timeoutMs, progressRequested };
       const requestOptions =
-        !progressRequested && timeoutMs === resolved.requestTimeoutMs
+        !progressRequested && timeoutMs === resolved.requestTimeoutMs && call.totalMs === resolved.maxTotalTimeoutMs
           ? this.#plainRequestOptions
           : requestOptionsFor(
               timeoutMs,
-              resolved.maxTotalTimeoutMs,
+              call.totalMs,
               progressRequested
                 ? onProgress === undefined
                   ? ignoreProgress
@@ -83,7 +85,7 @@ export class SdkMcpExecutor implements McpExecutorClient {
             );
       const request = {
         method: 'tools/call' as const,
-        params: { name: params.name, arguments: params.arguments ?? {} },
+        params: withIdempotencyKey({ name: params.name, arguments: params.arguments ?? {} }, options.idempotencyKey),
       };
       return traceMcpRequest(serverName, request, (sent) =>
         this.#withSession(slot, context, options.signal, requestOptions, (session, sdkOptions) =>
@@ -91,8 +93,7 @@ export class SdkMcpExecutor implements McpExecutorClient {
         ),
       );
     } catch (error) {
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passed on as thrown (a ToolexecError from the checks)
-      return Promise.reject(error);
+      return Promise.reject(asLibraryError(errors, 'callTool arguments', error));
     }
   }
 

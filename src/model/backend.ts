@@ -1,4 +1,7 @@
-import { modelErrors } from './error-factory.js';
+import { layerErrors, modelErrors } from './error-factory.js';
+import { describeValue, guardCall } from './options-reader.js';
+
+const guardErrors = layerErrors('model');
 
 /** Where a tool can be executed. */
 export type BackendKind = 'local' | 'provider' | 'mcp';
@@ -62,6 +65,10 @@ const { invalidBackend } = modelErrors;
  * (`MCP backend requires ServerName`, `unknown backend kind "x"`, ...).
  */
 export function validateBackend(backend: ToolBackend): void {
+  guardCall(guardErrors, 'backend', () => check(backend));
+}
+
+function check(backend: ToolBackend): void {
   if (backend === null || typeof backend !== 'object') throw invalidBackend('backend must be an object');
   const b = backend as {
     kind?: unknown;
@@ -111,6 +118,10 @@ function isNonEmpty(value: unknown): value is string {
  * that provider `("a:b","c")` and `("a","b:c")` never collide.
  */
 export function backendIdentity(backend: ToolBackend): string {
+  return guardCall(guardErrors, 'backend', () => identityOf(backend));
+}
+
+function identityOf(backend: ToolBackend): string {
   const part = (s: string) => `${s.length}:${s}`;
   switch (backend.kind) {
     case 'mcp':
@@ -126,6 +137,10 @@ export function backendIdentity(backend: ToolBackend): string {
 
 /** A short human label for a backend: `local:echo`, `provider:p/t`, `mcp:server`. */
 export function describeBackend(backend: ToolBackend): string {
+  return guardCall(guardErrors, 'backend', () => labelOf(backend));
+}
+
+function labelOf(backend: ToolBackend): string {
   switch (backend.kind) {
     case 'mcp':
       return `mcp:${backend.mcp?.serverName ?? ''}`;
@@ -134,6 +149,6 @@ export function describeBackend(backend: ToolBackend): string {
     case 'local':
       return `local:${backend.local?.name ?? ''}`;
     default:
-      return String((backend as { kind?: unknown }).kind);
+      return describeValue((backend as { kind?: unknown }).kind);
   }
 }

@@ -26,6 +26,13 @@ import type { LayerErrors } from './error-factory.js';
 /** Deadline of a call that names none, where a layer applies one (the exec facade, runtime requests): 30 s. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
+/**
+ * How much later than a {@link Deadline} its wall-clock form ({@link Deadline.deadlineMs}) is, so
+ * that work handed the deadline (a chain step, an MCP request, a snippet's tool call) never times
+ * out before the caller's own deadline does.
+ */
+export const HANDOFF_SLACK_MS = 20;
+
 /** Longest delay `setTimeout` honours (2^31 − 1 ms, ~24.8 days); a longer deadline means "none". */
 export const MAX_TIMER_MS = 2_147_483_647;
 
@@ -208,7 +215,34 @@ class DeadlineTimer {
 const deadlineTimer = new DeadlineTimer();
 
 function timeoutReason(timeoutMs: number): DOMException {
-  return new DOMException(`the deadline of ${timeoutMs} ms passed`, 'TimeoutError');
+  return new DOMException(
+    timeoutMs > 0 ? `the deadline of ${timeoutMs} ms passed` : 'the deadline had passed before the call started',
+    'TimeoutError',
+  );
+}
+
+// ---- absolute deadlines ----
+
+/**
+ * The budget of a call that has a relative `timeoutMs` and an absolute deadline (`deadlineMs`,
+ * epoch milliseconds), whichever ends first: the milliseconds left until the deadline, or
+ * `timeoutMs` when that is shorter. `<= 0` when the deadline has already passed (a {@link Deadline}
+ * made with it is stopped from the start: `TIMEOUT` before any work). Reads the wall clock only
+ * when there is a `deadlineMs`.
+ */
+export function budgetMs(timeoutMs: number | undefined, deadlineMs: number | undefined): number | undefined {
+  if (deadlineMs === undefined) return timeoutMs;
+  const leftMs = deadlineMs - Date.now();
+  return timeoutMs === undefined || leftMs < timeoutMs ? leftMs : timeoutMs;
+}
+
+/**
+ * The epoch milliseconds `timeoutMs` from now, for work that hands the deadline on (an MCP request,
+ * a sandbox): `undefined` without a budget (absent, `Infinity`, beyond {@link MAX_TIMER_MS}).
+ */
+export function deadlineAfter(timeoutMs: number | undefined): number | undefined {
+  const delayMs = timerDelayMs(timeoutMs);
+  return delayMs === undefined ? undefined : Date.now() + delayMs;
 }
 
 /**
@@ -258,9 +292,46 @@ export class Deadline {
     return this.#timeoutMs;
   }
 
-  /** True once the caller aborted or the deadline passed; never allocates. */
+  /**
+   * The milliseconds left before the deadline (`0` once it has passed), for work that hands the
+   * remaining time on (an MCP request's timeout, a sandbox's wall clock); `undefined` without a
+   * budget. Starts the clock (see {@link Deadline.arm}).
+   */
+  remainingMs(): number | undefined {
+    if (this.#delayMs === undefined) return undefined;
+    if (this.#fired && this.#timedOut) return 0;
+    this.arm();
+    const due = this.#due;
+    if (due === undefined) return this.#delayMs === 0 || this.aborted ? 0 : this.#delayMs;
+    return Math.max(0, due.dueMs - clock.now());
+  }
+
+  /**
+   * The deadline as epoch milliseconds (`Date.now()` scale), for an executor or a sandbox that
+   * takes an absolute deadline, {@link HANDOFF_SLACK_MS} late; `undefined` without a budget.
+   * Starts the clock.
+   */
+  get deadlineMs(): number | undefined {
+    const remaining = this.remainingMs();
+    // This deadline runs on the monotonic clock; the wall clock may step against it by several ms
+    // (seen on VMs). A little slack keeps work that makes its own deadline from this one from
+    // ending before it: this deadline decides, the other only bounds what it hands on.
+    return remaining === undefined ? undefined : Math.ceil(Date.now() + remaining) + HANDOFF_SLACK_MS;
+  }
+
+  /**
+   * True once the caller aborted or the deadline passed; never allocates. An armed deadline whose
+   * time is up counts as passed even before its timer has run (a long synchronous step kept the
+   * event loop busy): it fires then.
+   */
   get aborted(): boolean {
-    return this.#fired || (this.#parent !== undefined && this.#parent.aborted);
+    if (this.#fired || (this.#parent !== undefined && this.#parent.aborted)) return true;
+    const due = this.#due;
+    if (due === undefined || clock.now() < due.dueMs) return false;
+    deadlineTimer.delete(due);
+    this.#due = undefined;
+    this.#fire(timeoutReason(this.#delayMs as number), true);
+    return true;
   }
 
   /** Why the operation was stopped (the caller's reason, or a `TimeoutError`); `undefined` while it runs. */

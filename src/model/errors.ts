@@ -89,12 +89,13 @@ export class ToolexecError extends Error {
 
   /** True for a ToolexecError from any copy of this package. */
   static isInstance(value: unknown): value is ToolexecError {
-    return (
-      typeof value === 'object' &&
-      value !== null &&
-      (value as Record<symbol, unknown>)[MARKER] === true &&
-      typeof (value as { code?: unknown }).code === 'string'
-    );
+    if (typeof value !== 'object' || value === null) return false;
+    try {
+      return (value as Record<symbol, unknown>)[MARKER] === true && typeof (value as { code?: unknown }).code === 'string';
+    } catch {
+      // A revoked proxy or a throwing getter: not one of ours.
+      return false;
+    }
   }
 
   /** A JSON form: name, code, message, details and the cause's message chain. */
@@ -117,7 +118,11 @@ function safeString(value: unknown): string {
   try {
     return String(value);
   } catch {
-    return Object.prototype.toString.call(value);
+    try {
+      return Object.prototype.toString.call(value);
+    } catch {
+      return typeof value;
+    }
   }
 }
 
@@ -136,6 +141,15 @@ export function hasErrorCode(err: unknown, code: ErrorCode): boolean {
 
 /** The first {@link ToolexecError} with `code` on the cause chain of `err`, if any. */
 export function findError(err: unknown, code: ErrorCode): ToolexecError | undefined {
+  try {
+    return findOnChain(err, code);
+  } catch {
+    // A link that cannot be read (a revoked proxy, a throwing `cause` getter) ends the walk.
+    return undefined;
+  }
+}
+
+function findOnChain(err: unknown, code: ErrorCode): ToolexecError | undefined {
   const seen = new Set<unknown>();
   const stack: unknown[] = [err];
   while (stack.length > 0) {
@@ -190,6 +204,15 @@ const MAX_CAUSE_DEPTH = 8;
  * of wrapped errors (each with its code when it is a library error), JSON-safe.
  */
 export function toErrorShape(err: unknown): ErrorShape {
+  try {
+    return errorShape(err);
+  } catch {
+    // A thrown value that cannot even be read (a revoked proxy): still an answer to send.
+    return { status: 'Error', error: { code: 'EXECUTION', message: 'an error that could not be read' } };
+  }
+}
+
+function errorShape(err: unknown): ErrorShape {
   const seen = new Set<unknown>([err]);
   if (ToolexecError.isInstance(err)) {
     const error: ErrorShape['error'] = { code: err.code, message: err.message };
@@ -198,7 +221,7 @@ export function toErrorShape(err: unknown): ErrorShape {
     if (cause !== undefined) error.cause = cause;
     return { status: 'Error', error };
   }
-  const error: ErrorShape['error'] = { code: 'EXECUTION', message: err instanceof Error ? err.message : String(err) };
+  const error: ErrorShape['error'] = { code: 'EXECUTION', message: errorMessage(err) };
   const cause = err instanceof Error ? causeShape(err.cause, seen, 0) : undefined;
   if (cause !== undefined) error.cause = cause;
   return { status: 'Error', error };
@@ -274,9 +297,9 @@ export function errorStatus(err: unknown): number {
 
 /** A one-line description of any thrown value, for messages that wrap it. */
 export function errorMessage(err: unknown): string {
-  if (err instanceof Error) return err.message;
   if (typeof err === 'string') return err;
   try {
+    if (err instanceof Error) return String(err.message);
     return JSON.stringify(err) ?? safeString(err);
   } catch {
     return safeString(err);

@@ -13,6 +13,8 @@ export {
   MAX_TIMER_MS,
   abortError,
   abortOutcome,
+  budgetMs,
+  deadlineAfter,
   isTimeoutReason,
   linkedSignal,
   noop,
@@ -32,3 +34,19 @@ export {
   toolRedactPaths,
   type Redacted,
 } from './redaction.js';
+export {
+  asLibraryError,
+  describeValue,
+  guardCall,
+  readDeadline,
+  readField,
+  readFunction,
+  readOptionsObject,
+  readLimit,
+  readShortString,
+  readSignal,
+  readString,
+  readTimeoutMs,
+  rejectOnThrow,
+  textOf,
+} from './options-reader.js';

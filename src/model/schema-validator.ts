@@ -3,7 +3,12 @@
  * the spec engine for the constructs schema-router.ts sends there), with failures reported as
  * seed-004 violations a model can act on.
  */
+import { layerErrors } from './error-factory.js';
 import { ToolexecError, type ToolexecErrorOptions } from './errors.js';
+import { asLibraryError, guardCall } from './options-reader.js';
+
+/** Errors for a caller's value that cannot be read at all (a throwing getter, a revoked proxy). */
+const guardErrors = layerErrors('model');
 import { LruCache } from './schema-cache.js';
 import { SchemaCompiler, type CompiledSchema } from './schema-compiler.js';
 import {
@@ -209,6 +214,14 @@ export class JsonSchemaValidator implements SchemaValidator {
   }
 
   validateInput(tool: Tool, args: unknown): void {
+    try {
+      this.#validateInput(tool, args);
+    } catch (err) {
+      throw asLibraryError(guardErrors, 'tool', err);
+    }
+  }
+
+  #validateInput(tool: Tool, args: unknown): void {
     if (tool === null || typeof tool !== 'object') throw noTool(tool);
     const schema: unknown = tool.inputSchema;
     if (schema === undefined || schema === null) {
@@ -232,6 +245,14 @@ export class JsonSchemaValidator implements SchemaValidator {
   }
 
   validateOutput(tool: Tool, value: unknown): void {
+    try {
+      this.#validateOutput(tool, value);
+    } catch (err) {
+      throw asLibraryError(guardErrors, 'tool', err);
+    }
+  }
+
+  #validateOutput(tool: Tool, value: unknown): void {
     if (tool === null || typeof tool !== 'object') throw noTool(tool);
     const schema: unknown = tool.outputSchema;
     if (schema === undefined || schema === null) return;
@@ -456,5 +477,5 @@ export class JsonSchemaValidator implements SchemaValidator {
  * @throws `INVALID_ARGUMENT` for bad options, `INVALID_SCHEMA` for a bad document in `schemas`.
  */
 export function createSchemaValidator(options?: SchemaValidatorOptions): JsonSchemaValidator {
-  return new JsonSchemaValidator(options);
+  return guardCall(guardErrors, 'validator options', () => new JsonSchemaValidator(options));
 }

@@ -1,3 +1,8 @@
+import { layerErrors } from './error-factory.js';
+import { guardCall } from './options-reader.js';
+
+const guardErrors = layerErrors('model');
+
 /** Longest normalized tag, in bytes. */
 export const MAX_TAG_LENGTH = 64;
 /** Most tags kept by {@link normalizeTags}. */
@@ -16,6 +21,10 @@ const DISALLOWED = /[^a-z0-9\-_.]/g;
  * @remarks Never returns null; non-string entries are skipped.
  */
 export function normalizeTags(tags: readonly string[] | undefined | null): string[] {
+  return guardCall(guardErrors, 'tags', () => normalize(tags));
+}
+
+function normalize(tags: readonly string[] | undefined | null): string[] {
   const out: string[] = [];
   if (!Array.isArray(tags)) return out;
   const seen = new Set<string>();

@@ -1,6 +1,10 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import semver from 'semver';
-import { modelErrors } from './error-factory.js';
+import { layerErrors, modelErrors } from './error-factory.js';
+import { asLibraryError, guardCall } from './options-reader.js';
+
+/** Errors for a caller's value that cannot be read at all (a throwing getter, a revoked proxy). */
+const guardErrors = layerErrors('model');
 import { normalizeTags } from './tags.js';
 
 export type { McpTool };
@@ -41,6 +45,7 @@ const NAME_CHAR = /^[A-Za-z0-9_.-]$/u;
 
 /** UTF-8 byte length of a string, without allocating. */
 export function utf8ByteLength(value: string): number {
+  if (typeof value !== 'string') throw guardErrors.invalidArgument('value', 'must be a string');
   let bytes = 0;
   for (let i = 0; i < value.length; i++) {
     const code = value.charCodeAt(i);
@@ -61,6 +66,8 @@ export function utf8ByteLength(value: string): number {
  * Cuts `value` to at most `maxBytes` UTF-8 bytes without splitting a character.
  */
 export function truncateUtf8(value: string, maxBytes: number): string {
+  if (typeof value !== 'string') throw guardErrors.invalidArgument('value', 'must be a string');
+  if (typeof maxBytes !== 'number' || Number.isNaN(maxBytes)) throw guardErrors.invalidArgument('maxBytes', 'must be a number');
   if (value.length <= maxBytes / 3 || utf8ByteLength(value) <= maxBytes) return value;
   let bytes = 0;
   let end = 0;
@@ -83,6 +90,14 @@ const { invalidTool, invalidToolId } = modelErrors;
  * @throws {@link ToolexecError} `INVALID_TOOL` naming the first rule broken.
  */
 export function validateTool(tool: Tool): void {
+  try {
+    check(tool);
+  } catch (err) {
+    throw asLibraryError(guardErrors, 'tool', err);
+  }
+}
+
+function check(tool: Tool): void {
   if (tool === null || typeof tool !== 'object') throw invalidTool('tool must be an object');
   const name: unknown = tool.name;
   if (name === undefined || name === null || name === '') throw invalidTool('name is required');
@@ -120,6 +135,14 @@ export function validateTool(tool: Tool): void {
  * `namespace` or `version` is not a string.
  */
 export function toolId(tool: Pick<Tool, 'name' | 'namespace' | 'version'>): string {
+  try {
+    return idOf(tool);
+  } catch (err) {
+    throw asLibraryError(guardErrors, 'tool', err);
+  }
+}
+
+function idOf(tool: Pick<Tool, 'name' | 'namespace' | 'version'>): string {
   if (tool === null || typeof tool !== 'object') throw invalidTool('tool must be an object');
   const { name, namespace, version } = tool as { name?: unknown; namespace?: unknown; version?: unknown };
   if (typeof name !== 'string') throw invalidTool('name must be a string');
@@ -175,7 +198,13 @@ export interface ParsedVersion {
  * @throws {@link ToolexecError} `INVALID_TOOL` when the tool has no version or it is not semver.
  */
 export function parsedVersion(tool: Pick<Tool, 'version'>): ParsedVersion {
+  return guardCall(guardErrors, 'tool', () => parse(tool));
+}
+
+function parse(tool: Pick<Tool, 'version'>): ParsedVersion {
+  if (tool === null || typeof tool !== 'object') throw invalidTool('tool must be an object');
   if (!tool.version) throw invalidTool('tool has no version');
+  if (typeof tool.version !== 'string') throw invalidTool('version must be a string');
   const parsed = semver.parse(tool.version);
   if (parsed === null) throw invalidTool(`version "${tool.version}" is not a semantic version`);
   const { version, major, minor, patch, prerelease, build } = parsed;
@@ -189,18 +218,24 @@ export function parsedVersion(tool: Pick<Tool, 'version'>): ParsedVersion {
  */
 export function defineTool<T extends Tool>(tool: T): T {
   validateTool(tool);
-  const copy = { ...tool };
-  if (tool.tags !== undefined) copy.tags = normalizeTags(tool.tags);
-  return copy;
+  return guardCall(guardErrors, 'tool', () => {
+    const copy = { ...tool };
+    if (tool.tags !== undefined) copy.tags = normalizeTags(tool.tags);
+    return copy;
+  });
 }
 
 /** A deep copy of a tool (schemas, annotations, `_meta`, icons and tags included). */
 export function cloneTool<T extends Tool>(tool: T): T {
-  return structuredClone(tool);
+  return guardCall(guardErrors, 'tool', () => structuredClone(tool));
 }
 
 /** The MCP wire form of a tool: the tool without `namespace`, `version` and `tags`. */
 export function toMcpTool(tool: Tool): McpTool {
-  const { namespace: _namespace, version: _version, tags: _tags, ...mcp } = tool;
-  return mcp;
+  return guardCall(guardErrors, 'tool', () => {
+    // Never spread a string (5 MB would become 5 million properties): only an object is a tool.
+    if (tool === null || typeof tool !== 'object' || Array.isArray(tool)) throw invalidTool('tool must be an object');
+    const { namespace: _namespace, version: _version, tags: _tags, ...mcp } = tool;
+    return mcp;
+  });
 }

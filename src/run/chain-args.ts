@@ -1,4 +1,5 @@
 import { errorMessage } from '../model/index.js';
+import { describeValue } from '../model/internal.js';
 import { ToolError, type ToolErrorInit } from './errors.js';
 import type { ChainStep } from './types.js';
 
@@ -20,7 +21,12 @@ export interface StepArgs {
 
 /** Builds the arguments of `step` given the last successful step's `structured` value. @throws ToolError */
 export function stepArgs(step: ChainStep | undefined, toolId: string, previous: unknown): StepArgs {
-  const args: Record<string, unknown> = step?.args === undefined || step.args === null ? {} : { ...step.args };
+  const given = step?.args;
+  // Only an object is spread (a 5 MB string would become 5 million arguments).
+  if (given !== undefined && given !== null && (typeof given !== 'object' || Array.isArray(given))) {
+    throw argumentError(toolId, `step args must be an object, got ${describeValue(given)}`, {});
+  }
+  const args: Record<string, unknown> = given === undefined || given === null ? {} : { ...given };
   const fromPrevious: string[] = [];
   const argsFrom = step?.argsFrom;
   if (argsFrom !== undefined && argsFrom !== null) {

@@ -1,10 +1,10 @@
-import { Deadline, layerErrors } from '../model/internal.js';
+import { Deadline, asLibraryError, layerErrors } from '../model/internal.js';
 import { stepArgs, withPreviousArgs } from './chain-args.js';
 import { ChainError, type ToolError } from './errors.js';
 import { abortToolError, asStepFailure } from './failures.js';
 import type { Pipeline } from './pipeline.js';
 import { emitProgress } from './progress.js';
-import { checkRunOptions } from './run-options.js';
+import { readRunOptions, type CallOptions } from './run-options.js';
 import type { ChainResult, ChainStep, ProgressEvent, RunOptions, RunResult, StepResult } from './types.js';
 
 const errors = layerErrors('run');
@@ -53,7 +53,7 @@ export async function walkChain<S extends ChainStep>(walk: ChainWalk<S>): Promis
   let previous: unknown;
   for (let i = 0; i < total; i++) {
     const step = steps[i];
-    const toolId = typeof step?.toolId === 'string' ? step.toolId : '';
+    const toolId = stepToolId(step);
     if (deadline !== undefined && deadline.aborted)
       visitor.stopped(i, toolId, abortToolError(toolId, 'resolve', undefined, deadline.reason));
     const startedMs = clock === undefined ? 0 : clock();
@@ -75,6 +75,16 @@ export async function walkChain<S extends ChainStep>(walk: ChainWalk<S>): Promis
   }
 }
 
+/** A step's tool ID; `''` (an INVALID_TOOL_ID failure of the step) when it has none or it cannot be read. */
+function stepToolId(step: ChainStep | undefined): string {
+  try {
+    const id = step?.toolId;
+    return typeof id === 'string' ? id : '';
+  } catch {
+    return '';
+  }
+}
+
 /**
  * The runner's chain: {@link walkChain} through the pipeline, stopping at the first failure.
  *
@@ -87,15 +97,22 @@ export async function walkChain<S extends ChainStep>(walk: ChainWalk<S>): Promis
  * @internal
  */
 export async function runChain(pipeline: Pipeline, steps: readonly ChainStep[], options: RunOptions | undefined): Promise<ChainResult> {
+  try {
+    return await chainOf(pipeline, steps, options);
+  } catch (err) {
+    // Steps the caller handed over that cannot be read (a revoked proxy) are a bad argument.
+    throw asLibraryError(errors, 'chain steps', err);
+  }
+}
+
+async function chainOf(pipeline: Pipeline, steps: readonly ChainStep[], options: RunOptions | undefined): Promise<ChainResult> {
   if (steps === undefined || steps === null) steps = [];
   if (!Array.isArray(steps)) throw errors.invalidArgument('chain steps', 'must be an array');
   if (steps.length === 0) return { result: undefined, steps: [] };
-  const signal = options?.signal;
-  const timeoutMs = options?.timeoutMs;
-  const invalid = checkRunOptions(signal, timeoutMs);
-  if (invalid !== undefined) throw invalid;
-  const deadline = signal === undefined && timeoutMs === undefined ? undefined : new Deadline(signal, timeoutMs);
-  const chain = new RunnerChain(pipeline, steps, deadline, options?.onProgress ?? undefined);
+  const call = readRunOptions(options);
+  const deadline =
+    call === undefined || (call.signal === undefined && call.budgetMs === undefined) ? undefined : new Deadline(call.signal, call.budgetMs);
+  const chain = new RunnerChain(pipeline, steps, deadline, call);
   try {
     await walkChain(chain);
   } finally {
@@ -113,25 +130,25 @@ class RunnerChain implements ChainWalk<ChainStep>, ChainVisitor<ChainStep> {
   readonly steps: readonly ChainStep[];
   readonly deadline: Deadline | undefined;
   readonly onProgress: ((progress: ProgressEvent) => void) | undefined;
+  /** The chain's options: every step is retried (or not) by them and carries the idempotency key. */
+  readonly #call: CallOptions | undefined;
 
-  constructor(
-    pipeline: Pipeline,
-    steps: readonly ChainStep[],
-    deadline: Deadline | undefined,
-    onProgress: ((progress: ProgressEvent) => void) | undefined,
-  ) {
+  constructor(pipeline: Pipeline, steps: readonly ChainStep[], deadline: Deadline | undefined, call: CallOptions | undefined) {
     this.#pipeline = pipeline;
     this.steps = steps;
     this.deadline = deadline;
-    this.onProgress = onProgress;
+    this.onProgress = call?.onProgress;
+    this.#call = call;
   }
 
   run(toolId: string, args: Record<string, unknown>): RunResult | Promise<RunResult> {
     const telemetry = this.#pipeline.telemetry;
     if (telemetry.active) {
-      return telemetry.call(toolId, args, 'chain_step', (marks) => this.#pipeline.run(toolId, args, this.deadline, undefined, marks));
+      return telemetry.call(toolId, args, 'chain_step', (marks) =>
+        this.#pipeline.run(toolId, args, this.deadline, undefined, this.#call, marks),
+      );
     }
-    return this.#pipeline.run(toolId, args, this.deadline, undefined);
+    return this.#pipeline.run(toolId, args, this.deadline, undefined, this.#call);
   }
 
   completed(_index: number, _step: ChainStep | undefined, toolId: string, result: RunResult): void {

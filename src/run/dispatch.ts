@@ -9,7 +9,7 @@ import { HandlerContext } from './handler-context.js';
 import { normalizeMcpResult } from './normalize.js';
 import type { ResolvedRunnerOptions } from './options.js';
 import type { Resolved } from './resolution.js';
-import type { CallToolResult, LocalHandler, LocalRegistry, McpExecutor, ProgressEvent, ProviderExecutor, RunOptions } from './types.js';
+import type { CallToolResult, RunOptions, LocalHandler, LocalRegistry, McpExecutor, ProgressEvent, ProviderExecutor } from './types.js';
 import type { RunResult } from './types.js';
 
 /**
@@ -59,9 +59,11 @@ export class Dispatcher {
     args: Record<string, unknown>,
     deadline: Deadline | undefined,
     progress: ProgressSink | undefined,
+    idempotencyKey?: string,
   ): RunResult | Promise<RunResult> {
     const kind = backend.kind;
-    if (kind === 'mcp' || kind === 'provider') return this.#runRemote({ toolId, resolved, backend, deadline }, args, progress);
+    if (kind === 'mcp' || kind === 'provider')
+      return this.#runRemote({ toolId, resolved, backend, deadline }, args, progress, idempotencyKey);
     if (kind !== 'local') throw configError('execute', toolId, backend, `unknown backend kind: ${String(kind)}`);
     const handler = this.#handler(toolId, backend);
     let out: unknown;
@@ -146,13 +148,18 @@ export class Dispatcher {
   }
 
   /** An `mcp` or `provider` call: the executor's promise, awaited under the call's deadline. */
-  #runRemote(call: PendingCall, args: Record<string, unknown>, progress: ProgressSink | undefined): Promise<RunResult> {
+  #runRemote(
+    call: PendingCall,
+    args: Record<string, unknown>,
+    progress: ProgressSink | undefined,
+    idempotencyKey: string | undefined,
+  ): Promise<RunResult> {
     const { toolId, resolved, backend, deadline } = call;
     const registered = this.#registered(backend, resolved.tool.name);
     if (registered !== undefined) {
       // A backend of the registry serves this server or provider: it runs the tool by its name there.
       const backends = this.#backends as BackendRegistry;
-      const options = deadline === undefined ? undefined : { signal: deadline.signal };
+      const options = executorOptions(deadline, undefined, idempotencyKey);
       const mcp = backend.kind === 'mcp';
       return this.#callRemote(
         toolId,
@@ -174,7 +181,7 @@ export class Dispatcher {
         toolId,
         backend,
         deadline,
-        () => executor.callTool(target.serverName as string, params, executorOptions(deadline, progress)),
+        () => executor.callTool(target.serverName as string, params, executorOptions(deadline, progress, idempotencyKey)),
         (value) => this.#finishMcp(toolId, resolved, backend, value as CallToolResult | null | undefined),
       );
     }
@@ -185,7 +192,8 @@ export class Dispatcher {
       toolId,
       backend,
       deadline,
-      () => executor.callTool(target.providerId as string, target.toolId as string, args, executorOptions(deadline, progress)),
+      () =>
+        executor.callTool(target.providerId as string, target.toolId as string, args, executorOptions(deadline, progress, idempotencyKey)),
       (value) => this.#finish(toolId, resolved, backend, value),
     );
   }
@@ -264,10 +272,23 @@ function targetOf(toolId: string, backend: ToolBackend, key: 'mcp' | 'provider',
   return target as Record<string, unknown>;
 }
 
-function executorOptions(deadline: Deadline | undefined, progress: ProgressSink | undefined): RunOptions | undefined {
-  if (deadline === undefined && progress === undefined) return undefined;
-  const options: RunOptions = {};
-  if (deadline !== undefined) options.signal = deadline.signal;
+/**
+ * What an executor is given: the call's signal, its deadline as epoch milliseconds (the time left
+ * is the request's budget), the progress listener and the idempotency key.
+ */
+function executorOptions(
+  deadline: Deadline | undefined,
+  progress: ProgressSink | undefined,
+  idempotencyKey: string | undefined,
+): (RunOptions & { deadline?: number }) | undefined {
+  if (deadline === undefined && progress === undefined && idempotencyKey === undefined) return undefined;
+  const options: RunOptions & { deadline?: number } = {};
+  if (deadline !== undefined) {
+    options.signal = deadline.signal;
+    const deadlineMs = deadline.deadlineMs;
+    if (deadlineMs !== undefined) options.deadline = deadlineMs;
+  }
   if (progress !== undefined) options.onProgress = progress;
+  if (idempotencyKey !== undefined) options.idempotencyKey = idempotencyKey;
   return options;
 }

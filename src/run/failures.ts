@@ -1,5 +1,5 @@
 import { ToolexecError, errorMessage, type ErrorCode, type ToolBackend } from '../model/index.js';
-import { abortOutcome, type Deadline } from '../model/internal.js';
+import { abortOutcome, describeValue, type Deadline } from '../model/internal.js';
 import { ToolError, type ToolErrorInit, type ToolErrorOp } from './errors.js';
 import { mcpResultTexts } from './normalize.js';
 import type { CallToolResult } from './types.js';
@@ -35,7 +35,7 @@ export function invalidToolId(toolId: unknown): ToolError {
   return new ToolError({
     code: 'INVALID_TOOL_ID',
     op: 'validate_tool_id',
-    toolId: typeof toolId === 'string' ? toolId : String(toolId),
+    toolId: typeof toolId === 'string' ? toolId : describeValue(toolId),
     reason: typeof toolId === 'string' ? 'invalid tool id' : 'invalid tool id: the tool ID must be a string',
   });
 }
@@ -140,7 +140,7 @@ export function asRunFailure(err: unknown, toolId: unknown): ToolexecError {
   return new ToolError({
     code: 'EXECUTION',
     op: 'resolve',
-    toolId: typeof toolId === 'string' ? toolId : String(toolId),
+    toolId: typeof toolId === 'string' ? toolId : describeValue(toolId),
     reason: `unexpected failure: ${errorMessage(err)}`,
     cause: err,
   });

@@ -17,6 +17,7 @@ export { ChainError, TOOL_ERROR_OPS, ToolError, formatToolErrorMessage } from '.
 export type { ToolErrorInit, ToolErrorOp } from './errors.js';
 export { mcpResultTexts, normalizeMcpResult } from './normalize.js';
 export { LocalHandlerRegistry, createLocalRegistry } from './local-registry.js';
+export { DEFAULT_RETRY_POLICY } from './retry.js';
 export type {
   CallFailedEvent,
   CallFinishedEvent,
@@ -33,6 +34,8 @@ export type {
   ServerStatusEvent,
 } from './events.js';
 export type {
+  AttemptEvent,
+  AttemptRecord,
   CallToolResult,
   ChainResult,
   ChainArgsFrom,
@@ -43,6 +46,8 @@ export type {
   McpExecutor,
   ProgressEvent,
   ProviderExecutor,
+  RetryCondition,
+  RetryPolicy,
   RunOptions,
   RunResult,
   RunWarning,

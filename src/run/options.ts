@@ -1,12 +1,13 @@
 import { createSchemaValidator, type SchemaValidator, type Tool, type ToolBackend } from '../model/index.js';
 import { defaultBackendSelector, type ToolIndex } from '../discovery/index.js';
 import type { BackendRegistry } from '../backend/index.js';
-import { layerErrors } from '../model/internal.js';
+import { asLibraryError, layerErrors } from '../model/internal.js';
+import { DEFAULT_RESOLVED_RETRY, readRetryPolicy, type ResolvedRetryPolicy } from './retry.js';
 import { localRegistryOf } from './local-registry.js';
 import { telemetryConfigOf, type TelemetryConfig } from './telemetry-config.js';
 
 const errors = layerErrors('run');
-import type { LocalRegistry, McpExecutor, ProviderExecutor, RunWarning, RunnerOptions } from './types.js';
+import type { AttemptEvent, LocalRegistry, McpExecutor, ProviderExecutor, RunWarning, RunnerOptions } from './types.js';
 
 /** How output is validated: not at all, failing the call, or reporting a warning. */
 export type OutputValidationMode = 'off' | 'error' | 'warn';
@@ -31,6 +32,9 @@ export interface ResolvedRunnerOptions {
   provider: ProviderExecutor | undefined;
   /** Redaction and event sink (the facade's, or the defaults). */
   telemetry: TelemetryConfig;
+  /** The retry policy of annotated tools; `false`: none. */
+  retry: ResolvedRetryPolicy | false;
+  onAttempt: ((event: AttemptEvent) => void) | undefined;
 }
 
 /**
@@ -42,6 +46,15 @@ export interface ResolvedRunnerOptions {
  * @internal
  */
 export function resolveRunnerOptions(options: RunnerOptions = {}): ResolvedRunnerOptions {
+  try {
+    return resolve(options);
+  } catch (err) {
+    // A caller's object that throws (a getter, a revoked proxy) is a bad option, not a crash.
+    throw asLibraryError(errors, 'runner options', err, true);
+  }
+}
+
+function resolve(options: RunnerOptions): ResolvedRunnerOptions {
   if (options === null || typeof options !== 'object') {
     throw errors.configuration('runner options', 'must be an object');
   }
@@ -53,6 +66,7 @@ export function resolveRunnerOptions(options: RunnerOptions = {}): ResolvedRunne
   checkFunction(options.backendsResolver, 'backendsResolver');
   checkFunction(options.backendSelector, 'backendSelector');
   checkFunction(options.onWarning, 'onWarning');
+  checkFunction(options.onAttempt, 'onAttempt');
   const backends = options.backends ?? undefined;
   if (backends !== undefined && (backends === null || typeof (backends as { localRegistry?: unknown }).localRegistry !== 'function')) {
     throw errors.configuration('backends', 'must be a BackendRegistry');
@@ -71,6 +85,9 @@ export function resolveRunnerOptions(options: RunnerOptions = {}): ResolvedRunne
     mcp: options.mcp ?? undefined,
     provider: options.provider ?? undefined,
     telemetry: telemetryConfigOf(options),
+    retry:
+      options.retry === undefined ? DEFAULT_RESOLVED_RETRY : (readRetryPolicy(errors, options.retry, true) as ResolvedRetryPolicy | false),
+    onAttempt: options.onAttempt ?? undefined,
   };
 }
 

@@ -1,12 +1,14 @@
 import type { Tool, ToolBackend } from '../model/index.js';
-import { ABORTED, type Deadline } from '../model/internal.js';
+import { ABORTED, describeValue, type Deadline } from '../model/internal.js';
 import { SchemaChecks } from './checks.js';
 import { Dispatcher, type ProgressSink } from './dispatch.js';
 import { abortToolError, invalidToolId } from './failures.js';
 import type { ResolvedRunnerOptions } from './options.js';
+import { retryPolicyFor, withRetries, type ResolvedRetryPolicy } from './retry.js';
+import type { CallOptions } from './run-options.js';
 import { Resolver, type Resolved } from './resolution.js';
 import { Telemetry, type PhaseMarks } from './telemetry.js';
-import type { RunResult } from './types.js';
+import type { AttemptEvent, RunResult } from './types.js';
 
 export type { ProgressSink } from './dispatch.js';
 
@@ -31,6 +33,8 @@ export interface Prepared {
 export class Pipeline {
   readonly #resolver: Resolver;
   readonly #checks: SchemaChecks;
+  readonly #retry: ResolvedRetryPolicy | false;
+  readonly #onAttempt: ((event: AttemptEvent) => void) | undefined;
   /** The dispatcher (streams open their sources through it). */
   readonly dispatcher: Dispatcher;
   /** Spans, metrics, events and redaction of this runner's calls. */
@@ -42,6 +46,8 @@ export class Pipeline {
     this.dispatcher = new Dispatcher(options, this.#checks);
     const index = options.index;
     this.telemetry = new Telemetry(options.telemetry, (toolId) => this.#resolver.cached(toolId)?.tool ?? index?.getTool(toolId).tool);
+    this.#retry = options.retry;
+    this.#onAttempt = options.onAttempt;
   }
 
   /** One call, start to end; the value when everything on the way was synchronous. */
@@ -50,15 +56,16 @@ export class Pipeline {
     args: Record<string, unknown>,
     deadline: Deadline | undefined,
     progress: ProgressSink | undefined,
+    call?: CallOptions,
     marks?: PhaseMarks,
   ): RunResult | Promise<RunResult> {
     // The hot path: a live call to a tool resolved before.
     const hit = deadline === undefined || !deadline.aborted ? this.#resolver.cached(toolId) : undefined;
-    if (hit !== undefined) return this.#execute(toolId, args, hit, deadline, progress, marks);
+    if (hit !== undefined) return this.#execute(toolId, args, hit, deadline, progress, call, marks);
     checkStart(toolId, deadline);
     const resolved = this.#resolver.resolve(toolId);
-    if (resolved instanceof Promise) return this.#runAfterResolve(resolved, toolId, args, deadline, progress, marks);
-    return this.#execute(toolId, args, resolved, deadline, progress, marks);
+    if (resolved instanceof Promise) return this.#runAfterResolve(resolved, toolId, args, deadline, progress, call, marks);
+    return this.#execute(toolId, args, resolved, deadline, progress, call, marks);
   }
 
   /** The steps up to input validation, for streaming. */
@@ -77,10 +84,11 @@ export class Pipeline {
     args: Record<string, unknown>,
     deadline: Deadline | undefined,
     progress: ProgressSink | undefined,
+    call: CallOptions | undefined,
     marks: PhaseMarks | undefined,
   ): Promise<RunResult> {
     const resolved = deadline === undefined ? await pending : await awaitResolve(pending, toolId, deadline);
-    return this.#execute(toolId, args, resolved, deadline, progress, marks);
+    return this.#execute(toolId, args, resolved, deadline, progress, call, marks);
   }
 
   #execute(
@@ -89,6 +97,7 @@ export class Pipeline {
     resolved: Resolved,
     deadline: Deadline | undefined,
     progress: ProgressSink | undefined,
+    call: CallOptions | undefined,
     marks: PhaseMarks | undefined,
   ): RunResult | Promise<RunResult> {
     const backend = resolved.selected ?? this.#resolver.select(toolId, resolved);
@@ -96,14 +105,23 @@ export class Pipeline {
     // An abort during an async resolution (or from inside the validator) stops the call before dispatch.
     if (deadline !== undefined && deadline.aborted) throw abortToolError(toolId, 'execute', backend, deadline.reason);
     if (marks !== undefined) marks.dispatchAt = performance.now();
-    return this.dispatcher.dispatch(toolId, resolved, backend, args, deadline, progress);
+    const idempotencyKey = call?.idempotencyKey;
+    const policy = retryPolicyFor(resolved.tool, call?.retry, this.#retry);
+    if (policy === undefined) return this.dispatcher.dispatch(toolId, resolved, backend, args, deadline, progress, idempotencyKey);
+    return withRetries(() => this.dispatcher.dispatch(toolId, resolved, backend, args, deadline, progress, idempotencyKey), {
+      toolId,
+      policy,
+      deadline,
+      idempotencyKey,
+      onAttempt: this.#onAttempt,
+    });
   }
 }
 
 /** Fails a call that is already stopped or names no tool. */
 function checkStart(toolId: string, deadline: Deadline | undefined): void {
   if (deadline !== undefined && deadline.aborted) {
-    throw abortToolError(typeof toolId === 'string' ? toolId : String(toolId), 'resolve', undefined, deadline.reason);
+    throw abortToolError(typeof toolId === 'string' ? toolId : describeValue(toolId), 'resolve', undefined, deadline.reason);
   }
   if (typeof toolId !== 'string' || toolId === '') throw invalidToolId(toolId);
 }

@@ -1,37 +1,63 @@
-import type { ToolexecError } from '../model/index.js';
-import { layerErrors } from '../model/internal.js';
+import {
+  budgetMs,
+  layerErrors,
+  readDeadline,
+  readField,
+  readFunction,
+  readOptionsObject,
+  readShortString,
+  readSignal,
+  readTimeoutMs,
+} from '../model/internal.js';
+import { readRetryPolicy, type ResolvedRetryPolicy } from './retry.js';
+import type { ProgressEvent } from './types.js';
 
 const errors = layerErrors('run');
 
+/** Longest idempotency key. */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 256;
+
 /**
- * Checks the per-call `signal` and `timeoutMs`; the error to reject with, if any.
- *
- * @remarks
- * `timeoutMs` is a number of milliseconds: `<= 0` means the deadline has already passed (the call
- * fails with TIMEOUT before doing anything), `Infinity` (or anything
- * above the ~24.8-day timer limit) means no deadline. `NaN` and non-numbers are rejected.
+ * One call's options, read once: the budget is the earlier of `timeoutMs` and `deadline`.
  *
  * @internal
  */
-export function checkRunOptions(signal: unknown, timeoutMs: unknown): ToolexecError | undefined {
-  if (signal !== undefined && !isAbortSignal(signal)) {
-    return errors.invalidArgument('option signal', 'must be an AbortSignal');
-  }
-  if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs))) {
-    return errors.invalidArgument(
-      'option timeoutMs',
-      `must be a number of milliseconds, got ${typeof timeoutMs === 'number' ? String(timeoutMs) : typeof timeoutMs}`,
-    );
-  }
-  return undefined;
+export interface CallOptions {
+  signal: AbortSignal | undefined;
+  /** Milliseconds left for the call (`<= 0`: its deadline has passed); `undefined`: no budget. */
+  budgetMs: number | undefined;
+  onProgress: ((progress: ProgressEvent) => void) | undefined;
+  idempotencyKey: string | undefined;
+  retry: ResolvedRetryPolicy | false | undefined;
 }
 
-function isAbortSignal(value: unknown): value is AbortSignal {
-  return (
-    value !== null &&
-    typeof value === 'object' &&
-    typeof (value as { aborted?: unknown }).aborted === 'boolean' &&
-    typeof (value as { addEventListener?: unknown }).addEventListener === 'function' &&
-    typeof (value as { removeEventListener?: unknown }).removeEventListener === 'function'
-  );
+/**
+ * Reads the per-call options of `run`, `runStream` and `runChain` through the model's option
+ * reader: `undefined` / `null` → `undefined`; anything but an object, a field that cannot be read,
+ * `timeoutMs <= 0` or `NaN`, a deadline that is not a date, a signal that is not one → `INVALID_ARGUMENT`.
+ * A `timeoutMs` of `Infinity` (or above the timer limit) means no budget.
+ *
+ * @internal
+ */
+export function readRunOptions(options: unknown): CallOptions | undefined {
+  const given = readOptionsObject(errors, 'options', options);
+  if (given === undefined) return undefined;
+  const cached = frozenReads.get(given);
+  if (cached !== undefined) return cached;
+  const timeoutMs = readTimeoutMs(errors, readField(errors, given, 'timeoutMs'));
+  const deadline = readDeadline(errors, readField(errors, given, 'deadline'));
+  const call: CallOptions = {
+    signal: readSignal(errors, readField(errors, given, 'signal')),
+    budgetMs: budgetMs(timeoutMs, deadline),
+    onProgress: readFunction(errors, readField(errors, given, 'onProgress'), 'onProgress'),
+    idempotencyKey: readShortString(errors, readField(errors, given, 'idempotencyKey'), 'idempotencyKey', MAX_IDEMPOTENCY_KEY_LENGTH),
+    retry: readRetryPolicy(errors, readField(errors, given, 'retry')),
+  };
+  // A frozen options object without an absolute deadline reads the same every time (the facade
+  // hands its default `{ timeoutMs }` to every call): read it once.
+  if (deadline === undefined && Object.isFrozen(given)) frozenReads.set(given, call);
+  return call;
 }
+
+/** What frozen options objects without a `deadline` read as. */
+const frozenReads = new WeakMap<object, CallOptions>();

@@ -1,4 +1,3 @@
-import { layerErrors } from '../model/internal.js';
 import { Deadline } from '../model/internal.js';
 import { runChain } from './chain.js';
 import { asRunFailure } from './failures.js';
@@ -6,11 +5,9 @@ import { resolveRunnerOptions } from './options.js';
 import { Pipeline, type ProgressSink } from './pipeline.js';
 import { Telemetry, defaultTelemetryConfig, type PhaseMarks } from './telemetry.js';
 import { ProgressReporter } from './progress.js';
-import { checkRunOptions } from './run-options.js';
+import { readRunOptions, type CallOptions } from './run-options.js';
 import { streamEvents } from './stream.js';
 import type { ChainResult, ChainStep, RunOptions, RunResult, Runner, RunnerOptions, StreamEvent } from './types.js';
-
-const errors = layerErrors('run');
 
 /** Each standard runner's telemetry, for the layers above ({@link telemetryOf}). */
 const telemetries = new WeakMap<object, Telemetry>();
@@ -39,8 +36,10 @@ export function telemetryOf(runner: Runner): Telemetry {
  * malformed per-call options, which reject with `INVALID_ARGUMENT`.
  *
  * Per-call options: `signal` aborts the call (ABORTED, `cause` = the signal's reason; a reason
- * named `TimeoutError`, as from `AbortSignal.timeout`, gives TIMEOUT); `timeoutMs` bounds it
- * (TIMEOUT). Either way the handler's `ctx.signal` / the executor's `options.signal` aborts and
+ * named `TimeoutError`, as from `AbortSignal.timeout`, gives TIMEOUT); `timeoutMs` and `deadline`
+ * bound it, the earlier winning (TIMEOUT; a deadline already past fails before any work).
+ * `retry` and the tool's annotations decide whether a transient failure is retried (`retry.ts`);
+ * `idempotencyKey` is handed to MCP servers and provider executors. Either way the handler's `ctx.signal` / the executor's `options.signal` aborts and
  * the promise rejects at once, even if the work in flight ignores its signal (its late result is
  * dropped). After the call nothing stays attached to the caller's signal and no timer is left.
  * A call with neither allocates no signal at all.
@@ -70,12 +69,16 @@ export class DefaultRunner implements Runner {
    */
   run(toolId: string, args?: Record<string, unknown>, options?: RunOptions): Promise<RunResult> {
     const input = args ?? {};
-    if (options === undefined || options === null) return this.#run(toolId, input, undefined, undefined, undefined, undefined);
-    const { signal, timeoutMs, onProgress } = options;
-    if (onProgress === undefined || onProgress === null) return this.#run(toolId, input, signal, timeoutMs, undefined, undefined);
-    if (typeof onProgress !== 'function') return Promise.reject(errors.invalidArgument('option onProgress', 'must be a function'));
-    const reporter = new ProgressReporter(onProgress);
-    return this.#run(toolId, input, signal, timeoutMs, reporter.forward, undefined).then(
+    if (options === undefined || options === null) return this.#run(toolId, input, undefined, undefined, undefined);
+    let call: CallOptions | undefined;
+    try {
+      call = readRunOptions(options);
+    } catch (err) {
+      return Promise.reject(asRunFailure(err, toolId));
+    }
+    if (call === undefined || call.onProgress === undefined) return this.#run(toolId, input, call, undefined, undefined);
+    const reporter = new ProgressReporter(call.onProgress);
+    return this.#run(toolId, input, call, reporter.forward, undefined).then(
       (result) => {
         reporter.end(true);
         return result;
@@ -117,12 +120,11 @@ export class DefaultRunner implements Runner {
     return this.#pipeline.telemetry.chain(steps, () => runChain(this.#pipeline, steps, options ?? undefined));
   }
 
-  /** One call under its deadline (none without a signal and a timeout), observed when anyone listens: the one path of `run`. */
+  /** One call under its deadline (none without a signal, a timeout or a deadline), observed when anyone listens: the one path of `run`. */
   #run(
     toolId: string,
     args: Record<string, unknown>,
-    signal: AbortSignal | undefined,
-    timeoutMs: number | undefined,
+    call: CallOptions | undefined,
     progress: ProgressSink | undefined,
     marks: PhaseMarks | false | undefined,
   ): Promise<RunResult> {
@@ -130,17 +132,14 @@ export class DefaultRunner implements Runner {
     // call comes back here with its phase marks (`false`: observed, no span to mark).
     const telemetry = this.#telemetry;
     if (marks === undefined && telemetry.active) {
-      return telemetry.call(toolId, args, 'run', (traced) => this.#run(toolId, args, signal, timeoutMs, progress, traced ?? false));
+      return telemetry.call(toolId, args, 'run', (traced) => this.#run(toolId, args, call, progress, traced ?? false));
     }
     let deadline: Deadline | undefined;
-    if (signal !== undefined || timeoutMs !== undefined) {
-      const invalid = checkRunOptions(signal, timeoutMs);
-      if (invalid !== undefined) return Promise.reject(invalid);
-      deadline = new Deadline(signal, timeoutMs);
-    }
+    if (call !== undefined && (call.signal !== undefined || call.budgetMs !== undefined))
+      deadline = new Deadline(call.signal, call.budgetMs);
     let out: RunResult | Promise<RunResult>;
     try {
-      out = this.#pipeline.run(toolId, args, deadline, progress, marks === false ? undefined : marks);
+      out = this.#pipeline.run(toolId, args, deadline, progress, call, marks === false ? undefined : marks);
     } catch (err) {
       deadline?.dispose();
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the library error, redacted

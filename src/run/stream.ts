@@ -5,7 +5,7 @@ import { ToolError } from './errors.js';
 import { abortToolError } from './failures.js';
 import { HandlerContext } from './handler-context.js';
 import type { Pipeline } from './pipeline.js';
-import { checkRunOptions } from './run-options.js';
+import { readRunOptions } from './run-options.js';
 import type { LocalHandler, ProgressEvent, RunOptions, StreamEvent } from './types.js';
 
 /**
@@ -35,11 +35,8 @@ export async function* streamEvents(
   args: Record<string, unknown>,
   options: RunOptions | undefined,
 ): AsyncGenerator<StreamEvent, void, undefined> {
-  const signal = options?.signal;
-  const timeoutMs = options?.timeoutMs;
-  const invalid = checkRunOptions(signal, timeoutMs);
-  if (invalid !== undefined) throw invalid;
-  const scope = new Deadline(signal, timeoutMs);
+  const call = readRunOptions(options);
+  const scope = new Deadline(call?.signal, call?.budgetMs);
   let source: AsyncIterator<StreamEvent> | undefined;
   let finished = false;
   try {

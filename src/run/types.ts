@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { SchemaValidator, Tool, ToolBackend, ToolexecError } from '../model/index.js';
+import type { ErrorCode, SchemaValidator, Tool, ToolBackend, ToolexecError } from '../model/index.js';
 import type { ToolIndex } from '../discovery/index.js';
 import type { BackendRegistry } from '../backend/index.js';
 
@@ -57,12 +57,34 @@ export interface LocalRegistry {
   get(name: string): LocalHandler | undefined;
 }
 
-/** Per-call options: cancellation, a deadline and a progress listener. */
+/** Per-call options: cancellation, a deadline, retries and a progress listener. */
 export interface RunOptions {
   /** Cancels the call (ABORTED); the handler or executor is told to stop. */
   signal?: AbortSignal;
-  /** Deadline for the call in milliseconds (TIMEOUT). */
+  /**
+   * Budget of the call in milliseconds, a positive number (TIMEOUT when it runs out; `Infinity`:
+   * none). `<= 0` and `NaN` are refused with INVALID_ARGUMENT.
+   */
   timeoutMs?: number;
+  /**
+   * Absolute deadline of the call: epoch milliseconds or a `Date`. With `timeoutMs` too, the
+   * earlier of the two wins; one already past fails the call with TIMEOUT before any work. The
+   * time left is what an MCP server or a provider executor is given (`deadline` of their options),
+   * and it bounds every retry together.
+   */
+  deadline?: number | Date;
+  /**
+   * Passed to the backend so that it can recognise a repeated request: to MCP servers in the
+   * request's `_meta` (`toolexec/idempotencyKey`), to provider executors and registry backends as
+   * `options.idempotencyKey`. Every attempt of a retried call carries the same key. 1 to 256 characters.
+   */
+  idempotencyKey?: string;
+  /**
+   * Retries of this call on a transient failure (see {@link RetryPolicy}): by default tools whose
+   * annotations say `readOnlyHint` or `idempotentHint` are retried with the runner's policy, others
+   * never; a policy here opts this call in whatever the tool says; `false` turns retries off.
+   */
+  retry?: RetryPolicy | false;
   /**
    * started → backend progress → completed (or error). Not used by `runStream`, where progress
    * arrives as `progress` events. A listener that throws does not fail the call.
@@ -70,7 +92,61 @@ export interface RunOptions {
   onProgress?: (progress: ProgressEvent) => void;
 }
 
-/** Executes tools on MCP servers. */
+/**
+ * How a call is retried after a transient failure: exponential backoff with jitter between
+ * attempts, all of them within the call's deadline.
+ */
+export interface RetryPolicy {
+  /** Attempts in all, the first included (1: no retry). @defaultValue 3 */
+  maxAttempts?: number;
+  /** Base of the wait before the second attempt, in milliseconds. @defaultValue 100 */
+  initialDelayMs?: number;
+  /** Longest wait between two attempts, in milliseconds. @defaultValue 2000 */
+  maxDelayMs?: number;
+  /**
+   * What counts as transient: error codes (`TIMEOUT` of a request, `SERVER_UNAVAILABLE`, ...) and
+   * `CONNECTION_LOST` (the server closed the connection, a network error). Only failures of the
+   * execute step are retried, never the call's own deadline or the caller's abort.
+   * @defaultValue ['TIMEOUT', 'SERVER_UNAVAILABLE', 'CONNECTION_LOST']
+   */
+  retryOn?: readonly RetryCondition[];
+}
+
+/** A transient failure a {@link RetryPolicy} retries: an error code, or a lost connection. */
+export type RetryCondition = ErrorCode | 'CONNECTION_LOST';
+
+/** One failed attempt of a call that has a retry policy (JSON-safe, also in `details.attempts` and `RunResult.attempts`). */
+export interface AttemptRecord {
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** The attempt's error code. */
+  code: ErrorCode;
+  /** The attempt's error message. */
+  message: string;
+  /** How long the attempt ran. */
+  durationMs: number;
+  /** The wait before the next attempt; absent when no attempt followed. */
+  delayMs?: number;
+}
+
+/** What {@link RunnerOptions.onAttempt} receives after each failed attempt of a call that has a retry policy. */
+export interface AttemptEvent extends AttemptRecord {
+  /** The tool ID the call was made with. */
+  toolId: string;
+  /** The attempt's error. */
+  error: ToolexecError;
+  /** True when another attempt follows (after `delayMs`). */
+  willRetry: boolean;
+  /** The call's idempotency key, when it has one. */
+  idempotencyKey?: string;
+}
+
+/**
+ * Executes tools on MCP servers.
+ *
+ * @remarks The runner passes a call's `signal`, its `deadline` as epoch milliseconds (when the call
+ * has a budget: the time left is the request's budget), `onProgress` and `idempotencyKey`.
+ */
 export interface McpExecutor {
   /** Calls `params.name` (the tool's MCP name, not its canonical ID) on `serverName`. */
   callTool(
@@ -148,6 +224,17 @@ export interface RunnerOptions {
   mcp?: McpExecutor;
   /** Runs tools of `provider` backends. */
   provider?: ProviderExecutor;
+  /**
+   * The retry policy of tools annotated `readOnlyHint` or `idempotentHint` (a call's own `retry`
+   * overrides it); `false`: such tools are not retried unless a call asks. @defaultValue DEFAULT_RETRY_POLICY
+   */
+  retry?: RetryPolicy | false;
+  /**
+   * Called after each failed attempt of a call that has a retry policy (in the call's async
+   * context, so a tracer's active span is the call's): a hook for span events, metrics or logs.
+   * A listener that throws does not fail the call.
+   */
+  onAttempt?: (event: AttemptEvent) => void;
 }
 
 /** The normalized result of one call. */
@@ -160,6 +247,8 @@ export interface RunResult {
   structured?: unknown;
   /** The raw MCP result, for MCP backends. */
   mcpResult?: CallToolResult;
+  /** The failed attempts before this result, when the call was retried. */
+  attempts?: AttemptRecord[];
 }
 
 /** One step of a chain. */

@@ -70,15 +70,16 @@ describe('abort and timeout', () => {
     expect(hasErrorCode(err, 'ABORTED')).toBe(false);
   });
 
-  it('timeoutMs <= 0 fails at once with TIMEOUT before the handler runs', async () => {
+  it('a deadline already past fails at once with TIMEOUT before the handler runs; timeoutMs <= 0 is INVALID_ARGUMENT', async () => {
     let called = false;
-    const err = await rejectionOf(
-      runnerWith(() => {
-        called = true;
-        return 1;
-      }).run('t', {}, { timeoutMs: 0 }),
-    );
+    const runner = runnerWith(() => {
+      called = true;
+      return 1;
+    });
+    const err = await rejectionOf(runner.run('t', {}, { deadline: Date.now() - 1 }));
     expect(err.code).toBe('TIMEOUT');
+    for (const timeoutMs of [0, -1, Number.NaN])
+      expect((await rejectionOf(runner.run('t', {}, { timeoutMs }))).code).toBe('INVALID_ARGUMENT');
     expect(called).toBe(false);
   });
 

@@ -2,7 +2,10 @@
  * The runtime: routes each snippet to the backend of its security profile, after the checks every
  * request goes through.
  */
+import { asLibraryError, layerErrors, textOf } from '../../model/internal.js';
 import { runtimeError } from './errors.js';
+
+const requestErrors = layerErrors('runtime');
 import { createDefaultBackends, type BackendFactory } from './default-backends.js';
 import { DEFAULT_MAX_SOURCE_BYTES, checkSourceSize, isSecurityProfile, validateRequest } from './request.js';
 import { resolveWasmOptions } from '../backends/wasm/options.js';
@@ -101,13 +104,21 @@ export class DefaultRuntime implements Runtime {
   }
 
   async execute(request: ExecuteRequest): Promise<ExecuteResult> {
-    validateRequest(request);
-    checkSourceSize(request.code, this.#maxSourceBytes);
-    // '' counts as unset
-    const profile: unknown = request.profile === undefined || (request.profile as string) === '' ? this.#defaultProfile : request.profile;
+    let profile: unknown;
+    let given: ExecuteRequest;
+    try {
+      validateRequest(request);
+      checkSourceSize(request.code, this.#maxSourceBytes);
+      // '' counts as unset
+      profile = request.profile === undefined || (request.profile as string) === '' ? this.#defaultProfile : request.profile;
+      given = { ...request };
+    } catch (err) {
+      // A request that cannot be read (a throwing getter, a revoked proxy) is a bad argument.
+      throw asLibraryError(requestErrors, 'request', err);
+    }
     if (!isSecurityProfile(profile)) {
-      throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: unknown security profile "${String(profile)}"`, {
-        details: { profile },
+      throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: unknown security profile "${textOf(profile)}"`, {
+        details: { profile: textOf(profile) },
       });
     }
     if (this.#closed) {
@@ -124,18 +135,18 @@ export class DefaultRuntime implements Runtime {
         details: { profile, backend: backend.kind },
       });
     }
-    if (request.onStart !== undefined && backend.reportsStart !== true) {
+    if (given.onStart !== undefined && backend.reportsStart !== true) {
       try {
-        request.onStart();
+        given.onStart();
       } catch {
         // the caller's hook cannot stop the run
       }
-      const { onStart: _reported, ...rest } = request;
-      request = rest;
+      const { onStart: _reported, ...rest } = given;
+      given = rest;
     }
-    const result = await backend.execute({ ...request, profile });
+    const result = await backend.execute({ ...given, profile });
     if (result.toolCalls === undefined || result.toolCalls.length === 0) {
-      const trace = traceOf(request.gateway);
+      const trace = traceOf(given.gateway);
       if (trace !== undefined && trace.length > 0) return { ...result, toolCalls: trace };
     }
     return result;

@@ -63,6 +63,8 @@ export interface Limits {
 export interface GatewayCallOptions {
   /** Cancels the call (`ABORTED`). */
   signal?: AbortSignal;
+  /** Absolute deadline of the call in epoch milliseconds (a snippet's own deadline): the runner gives MCP servers the time left. */
+  deadline?: number;
 }
 
 /**

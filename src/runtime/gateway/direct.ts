@@ -49,12 +49,12 @@ class LocalGateway implements ToolGateway {
   }
 
   async runTool(id: string, args?: Record<string, unknown>, options?: GatewayCallOptions): Promise<RunResult> {
-    return this.runner.run(id, args, options?.signal === undefined ? {} : { signal: options.signal });
+    return this.runner.run(id, args, runOptionsOf(options));
   }
 
   async runChain(steps: readonly ChainStep[], options?: GatewayCallOptions): Promise<ChainResult> {
     if (steps === undefined || steps === null || steps.length === 0) return emptyChainResult();
-    return this.runner.runChain(steps, options?.signal === undefined ? {} : { signal: options.signal });
+    return this.runner.runChain(steps, runOptionsOf(options));
   }
 }
 
@@ -132,4 +132,12 @@ export class DirectGateway implements ToolGateway {
 /** Creates a {@link DirectGateway}. @throws `CONFIGURATION` when index, docs or runner is missing. */
 export function createDirectGateway(options: DirectGatewayOptions): DirectGateway {
   return new DirectGateway(options);
+}
+
+/** A gateway call's signal and deadline, as the runner's options (the runner hands the time left to MCP servers). */
+function runOptionsOf(options: GatewayCallOptions | undefined): { signal?: AbortSignal; deadline?: number } {
+  if (options === undefined) return {};
+  const { signal, deadline } = options;
+  if (deadline === undefined) return signal === undefined ? {} : { signal };
+  return signal === undefined ? { deadline } : { signal, deadline };
 }
