@@ -45,16 +45,19 @@ function post(port: MessagePort, message: unknown): void {
   }
 }
 
-/** True when one of the run's memories cannot grow by a page: the guest used up its cap. */
-function atMemoryCap(memories: readonly { grow(pages: number): number }[]): boolean {
-  for (const memory of memories) {
-    try {
-      memory.grow(1);
-    } catch {
-      return true;
-    }
-  }
-  return false;
+/** Room under the cap below which a trap counts as running out of memory: an eighth of the cap, at least 1 MiB. */
+function slackBytes(memoryBytes: number): number {
+  return Math.max(memoryBytes / 8, 1024 * 1024);
+}
+
+/**
+ * True when a memory of the run is at (or within {@link slackBytes} of) its cap: the guest's
+ * allocator asked for more, `memory.grow` said no, and the guest trapped (as Rust, C and QuickJS
+ * allocators do). A large request refused with room left still counts, a small trap far from the
+ * cap does not.
+ */
+function nearMemoryCap(memories: readonly { buffer: ArrayBuffer }[], memoryBytes: number): boolean {
+  return memories.some((memory) => memory.buffer.byteLength + slackBytes(memoryBytes) > memoryBytes);
 }
 
 function failureOf(
@@ -74,10 +77,11 @@ function failureOf(
     return { name: 'RangeError', message: 'Maximum call stack size exceeded', limit: 'stack', ...extra };
   }
   if (error instanceof wasm.RuntimeError) {
-    if (atMemoryCap(memories)) {
-      return { name: 'RuntimeError', message: `wasm trap at the ${memoryBytes}-byte memory cap: ${message}`, limit: 'memory', ...extra };
+    const text = /^wasm trap/.test(message) ? message : `wasm trap: ${message}`;
+    if (nearMemoryCap(memories, memoryBytes)) {
+      return { name: 'RuntimeError', message: `${text} (at the ${memoryBytes}-byte memory cap)`, limit: 'memory', ...extra };
     }
-    return { name: 'RuntimeError', message: `wasm trap: ${message}`, ...extra };
+    return { name: 'RuntimeError', message: text, ...extra };
   }
   return { name: error instanceof Error ? error.name : 'Error', message, ...extra };
 }
