@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWasmBackend, type WasmBackend } from '../../../../src/runtime/backends/wasm/index.js';
 import { loadJco } from '../../../../src/runtime/backends/wasm/component/index.js';
@@ -9,7 +10,7 @@ import {
   type ToolGateway,
 } from '../../../../src/runtime/index.js';
 import { createContractFixture } from '../../../../src/testing/gateway-contract.js';
-import { callToolBody, constantBody, jsComponent, searchBody, watComponent } from './component-guests.js';
+import { WIT_PATH, callToolBody, constantBody, jsComponent, searchBody, watComponent } from './component-guests.js';
 
 type Failure = Error & { code?: string; details?: Record<string, unknown> & { result?: ExecuteResult } };
 
@@ -139,5 +140,15 @@ describe('wasm backend: WebAssembly components', () => {
     await solo.close();
     const error = await failure(solo.execute({ code: '', gateway: gateway(), metadata: { wasm_component: component } }));
     expect(error.code).toBe('RUNTIME_UNAVAILABLE');
+  });
+
+  it('ships the WIT world in the package (wit/toolexec-sandbox.wit, listed in package.json files)', () => {
+    const wit = readFileSync(WIT_PATH, 'utf8');
+    expect(wit).toContain('package toolexec:sandbox@0.1.0;');
+    expect(wit).toContain('call-tool: func(id: string, args-json: string) -> result<string, string>;');
+    expect(wit).toContain('search-tools: func(query: string, limit: u32) -> result<string, string>;');
+    expect(wit).toContain('export run: func(input-json: string) -> result<string, string>;');
+    const pkg = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as { files: string[] };
+    expect(pkg.files).toContain('wit');
   });
 });
