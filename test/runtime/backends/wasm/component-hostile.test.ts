@@ -175,6 +175,19 @@ describe('wasm backend: hostile WebAssembly components', () => {
     await expectHealthy();
   });
 
+  it('the wall clock covers the transpile of a component seen for the first time', async () => {
+    const component = await jsComponent('export function run() { return "late"; }');
+    const started = performance.now();
+    const error = await failure(run(component, { timeoutMs: 20 }));
+    expect(error.code).toBe('TIMEOUT');
+    expect(error.details?.phase).toBe('transpile');
+    expect(performance.now() - started).toBeLessThan(2_000);
+    // the transpile went on and was cached: the next run needs none
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const next = await run(component);
+    expect(next.value).toBe('late');
+  }, 60_000);
+
   it('an aborted run ends with ABORTED', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);

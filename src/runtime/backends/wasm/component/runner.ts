@@ -6,7 +6,8 @@
 import { runtimeError } from '../../../core/errors.js';
 import { effectiveMaxOutputBytes, effectiveTimeoutMs, validateLimits } from '../../../core/request.js';
 import { RunRecord } from '../../../core/run-record.js';
-import { throwIfAborted } from '../../../core/stopping.js';
+import { abortError, throwIfAborted, watchDeadline } from '../../../core/stopping.js';
+import { timeoutFailure } from '../../../core/failure.js';
 import type { ExecuteRequest, ExecuteResult } from '../../../core/types.js';
 import { assetPath } from '../../../guest/assets.js';
 import { WASM32_MAX_MEMORY_BYTES, type ResolvedWasmOptions } from '../options.js';
@@ -41,6 +42,28 @@ function inputJson(metadata: Record<string, unknown> | undefined): string {
     });
   }
   return text ?? 'null';
+}
+
+/**
+ * `work`, or `TIMEOUT` / `ABORTED` as soon as the run's wall clock or signal says so (jco cannot be
+ * interrupted: a transpile that loses the race still finishes and is cached for the next run).
+ */
+async function withinDeadline<T>(work: Promise<T>, signal: AbortSignal | undefined, timeoutMs: number): Promise<T> {
+  let stop: () => void = () => undefined;
+  const stopped = new Promise<never>((_, reject) => {
+    stop = watchDeadline(signal, timeoutMs, (kind) => {
+      if (kind === 'aborted' && signal !== undefined) reject(abortError(signal, 'execution'));
+      else {
+        const failure = timeoutFailure(timeoutMs, { phase: 'transpile' });
+        reject(runtimeError(failure.code, failure.message, { details: failure.details ?? {} }));
+      }
+    });
+  });
+  try {
+    return await Promise.race([work, stopped]);
+  } finally {
+    stop();
+  }
 }
 
 /**
@@ -95,7 +118,7 @@ export class ComponentRunner {
       }
       const bytes = componentBytes(request.metadata, this.#options.maxModuleBytes) as Uint8Array;
       input = inputJson(request.metadata);
-      prepared = await this.#cache.prepare(bytes, memoryBytes);
+      prepared = await withinDeadline(this.#cache.prepare(bytes, memoryBytes), request.signal, timeoutMs);
     } catch (err) {
       throw run.fail(err);
     }
@@ -113,6 +136,8 @@ export class ComponentRunner {
       wasi: 'denied',
       ...(request.profile === undefined ? {} : { profile: request.profile }),
     };
+    // the wall clock covers the transpile too: the run gets what is left of it
+    const remainingMs = Math.max(1, Math.ceil(timeoutMs - run.elapsedMs()));
     const outcome = await runOnWorker(this.#pool, {
       kind: 'component',
       payload: {
@@ -125,7 +150,7 @@ export class ComponentRunner {
         maxMessageBytes: this.#options.maxMessageBytes,
       },
       gateway: traced,
-      timeoutMs,
+      timeoutMs: remainingMs,
       maxOutputBytes,
       memoryBytes: prepared.memoryBytes,
       killGraceMs: this.#options.killGraceMs,
@@ -133,6 +158,7 @@ export class ComponentRunner {
       interruptible: false,
       ...(request.signal === undefined ? {} : { signal: request.signal }),
     });
+    if (outcome.failure?.code === 'TIMEOUT') outcome.failure = timeoutFailure(timeoutMs, outcome.killed ? { killed: true } : {});
     if (typeof outcome.info.memoryBytesUsed === 'number') run.backend.details.memoryBytesUsed = outcome.info.memoryBytesUsed;
     return run.settle(outcome, request);
   }
