@@ -10,6 +10,7 @@ import {
   type ToolGateway,
 } from '../../../../src/runtime/index.js';
 import { createContractFixture } from '../../../../src/testing/gateway-contract.js';
+import { createExec } from '../../../../src/exec/index.js';
 import { WIT_PATH, callToolBody, constantBody, jsComponent, searchBody, watComponent } from './component-guests.js';
 
 type Failure = Error & { code?: string; details?: Record<string, unknown> & { result?: ExecuteResult } };
@@ -150,5 +151,39 @@ describe('wasm backend: WebAssembly components', () => {
     expect(wit).toContain('export run: func(input-json: string) -> result<string, string>;');
     const pkg = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as { files: string[] };
     expect(pkg.files).toContain('wit');
+  });
+
+  it('runs through exec.executeCode: empty code, metadata.input, the exec budget and trace', async () => {
+    const exec = createExec({
+      tools: [
+        {
+          tool: {
+            name: 'add',
+            namespace: 'math',
+            inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } },
+          },
+          handler: (args) => (args.a as number) + (args.b as number),
+        },
+      ],
+    });
+    try {
+      const component = await watComponent(callToolBody('math:add'));
+      const result = await exec.executeCode({ code: '', metadata: { wasm_component: component, input: { a: 2, b: 40 } } });
+      expect(result.value).toMatchObject({ structured: 42 });
+      expect(result.toolCalls.map((c) => c.toolId)).toEqual(['math:add']);
+      const looping = await watComponent(callToolBody('math:add', 5));
+      const error = await failure(
+        exec.executeCode({ code: '', maxToolCalls: 2, metadata: { wasm_component: looping, input: { a: 1, b: 1 } } }),
+      );
+      expect(error.code).toBe('LIMIT_EXCEEDED');
+    } finally {
+      await exec.close();
+    }
+  });
+
+  it('gives a call with arguments that are not an object back as err', async () => {
+    const result = await failure(run(await watComponent(callToolBody('test:echo')), { metadata: { input: [1, 2] } }));
+    expect(result.code).toBe('CODE_EXECUTION');
+    expect(JSON.parse(result.message)).toMatchObject({ code: expect.any(String), message: expect.any(String) });
   });
 });
