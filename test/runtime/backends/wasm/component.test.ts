@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWasmBackend, type WasmBackend } from '../../../../src/runtime/backends/wasm/index.js';
-import { loadJco } from '../../../../src/runtime/backends/wasm/component/index.js';
+import { ComponentRunner, loadJco } from '../../../../src/runtime/backends/wasm/component/index.js';
+import { resolveWasmOptions } from '../../../../src/runtime/backends/wasm/options.js';
 import {
   createDirectGateway,
   createRuntime,
@@ -132,6 +133,17 @@ describe('wasm backend: WebAssembly components', () => {
     const error = await failure(loadJco('@bytecodealliance/jco-not-installed'));
     expect(error.code).toBe('RUNTIME_UNAVAILABLE');
     expect(error.message).toContain('@bytecodealliance/jco-not-installed');
+    const runner = new ComponentRunner(resolveWasmOptions({ poolSize: 1 }), { jcoSpecifier: '@bytecodealliance/jco-not-installed' });
+    try {
+      const component = await watComponent(constantBody(0, '1'));
+      const viaRun = await failure(runner.execute({ code: '', gateway: gateway(), metadata: { wasm_component: component } }));
+      expect(viaRun.code).toBe('RUNTIME_UNAVAILABLE');
+      expect(viaRun.message).toMatch(/npm install @bytecodealliance\/jco-not-installed/);
+      expect(viaRun.details?.result?.backend.kind).toBe('wasm');
+      expect(runner.stats.started).toBe(0);
+    } finally {
+      await runner.close();
+    }
   });
 
   it('fails later runs after close with RUNTIME_UNAVAILABLE and leaves no worker', async () => {
