@@ -96,7 +96,7 @@ export class ComponentRunner {
   /**
    * Runs the component in `request.metadata.wasm_component`. `request.code` may be empty.
    *
-   * @throws as {@link RuntimeBackend.execute}: `INVALID_ARGUMENT` for a bad component,
+   * @throws as `RuntimeBackend.execute` does: `INVALID_ARGUMENT` for a bad component,
    * `RUNTIME_UNAVAILABLE` without jco, `CODE_EXECUTION` for `err(message)` or a trap, `TIMEOUT`,
    * `RESOURCE_LIMIT` (`memory`, `output`), `LIMIT_EXCEEDED` (tool budget), `ABORTED`.
    */
