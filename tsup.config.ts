@@ -99,6 +99,15 @@ export default defineConfig([
   },
   {
     ...guest,
+    // the component worker: runs jco-transpiled WebAssembly components (no imports beyond node builtins)
+    entry: { 'component-worker': 'src/runtime/guest/component/main.ts' },
+    format: ['esm'],
+    platform: 'node',
+    target: 'node20',
+    outExtension: () => ({ js: '.mjs' }),
+  },
+  {
+    ...guest,
     // the QuickJS prelude: a script whose value is `installPrelude`, evaluated inside each VM
     entry: { 'wasm-prelude': 'src/runtime/guest/prelude/main.ts' },
     format: ['iife'],

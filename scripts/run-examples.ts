@@ -93,6 +93,16 @@ const EXAMPLES: Example[] = [
     ],
   },
   {
+    name: 'component',
+    file: 'examples/component/main.ts',
+    expect: [
+      /^structured +144$/m,
+      /^tool calls +math:square \{"n":12\}/m,
+      /^backend +wasm beta/m,
+      /^cached +value 49, transpiled in 0 ms/m,
+    ],
+  },
+  {
     name: 'full',
     file: 'examples/full/main.ts',
     expect: [/Error VALIDATION: .*'\/to' must be one of/, /"totalEurCents":5365/, /Error LIMIT_EXCEEDED/],

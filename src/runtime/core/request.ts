@@ -54,7 +54,8 @@ export function validateLimits(limits: Limits | undefined): void {
 
 /**
  * Checks a request in the runtime's order: aborted signal (`ABORTED`), gateway
- * (`MISSING_GATEWAY`), code (`MISSING_CODE`: absent, empty or not a string), `timeoutMs` and limits
+ * (`MISSING_GATEWAY`), code (`MISSING_CODE`: absent, empty or not a string — unless
+ * `metadata.wasm_component` carries a component, whose code may be empty), `timeoutMs` and limits
  * (`INVALID_LIMITS` naming the field).
  */
 export function validateRequest(request: ExecuteRequest): void {
@@ -65,7 +66,10 @@ export function validateRequest(request: ExecuteRequest): void {
   if (request.gateway === undefined || request.gateway === null || typeof request.gateway !== 'object') {
     throw runtimeError('MISSING_GATEWAY', 'gateway is required');
   }
-  if (typeof request.code !== 'string' || request.code === '') {
+  // a WebAssembly component (`metadata.wasm_component`) is the program itself: its code may be empty
+  const component = (request.metadata as Record<string, unknown> | undefined | null)?.wasm_component;
+  const codeOptional = component !== undefined && component !== null && (request.code === undefined || request.code === '');
+  if (!codeOptional && (typeof request.code !== 'string' || request.code === '')) {
     throw runtimeError('MISSING_CODE', 'code is required');
   }
   checkCount('timeoutMs', request.timeoutMs);

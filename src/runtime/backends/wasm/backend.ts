@@ -21,6 +21,7 @@ import { capModuleMemory, wasiModuleBytes, WASM_PAGE_BYTES } from './wasi-module
 import { closeNullFd, nullFd } from './null-fd.js';
 import { wasmApi, type CompiledWasmModule } from './webassembly.js';
 import { runOnWorker } from './worker-run.js';
+import { ComponentRunner, hasComponent } from './component/index.js';
 
 /**
  * Runs snippets in QuickJS compiled to WebAssembly (quickjs-wasi), off the main thread.
@@ -73,6 +74,19 @@ import { runOnWorker } from './worker-run.js';
  * `CODE_EXECUTION` with `details.exitCode`. A module that is not bytes/base64, lacks the magic, does
  * not compile, imports anything but `wasi_snapshot_preview1` functions, or does not export `_start`
  * and `memory` is `INVALID_ARGUMENT`. Tool calls are not available on this path.
+ *
+ * **Components.** When `metadata.wasm_component` (bytes or base64) is set, the WebAssembly component
+ * of the world `toolexec:sandbox/guest` (`wit/toolexec-sandbox.wit`) runs instead, on its own pool
+ * of workers started on first use: transpiled by the optional peer `@bytecodealliance/jco`
+ * (`RUNTIME_UNAVAILABLE` naming it when absent) once per content hash, instantiated fresh per run,
+ * `run` called with the JSON text of `metadata.input` (`null` when absent); `code` may be empty. An
+ * `ok` string is parsed as JSON into `value` (kept as a string when it is not JSON), `err(message)`
+ * is `CODE_EXECUTION` with that message. `call-tool` / `search-tools` block the guest while the
+ * run's gateway answers (counted, traced, limited as a snippet's calls). WASI and every import but
+ * `toolexec:sandbox/host` are refused (`INVALID_ARGUMENT`). Each linear memory is capped at
+ * `limits.memoryBytes` (`RESOURCE_LIMIT` `memory` when a trap happens at the cap), the wall clock
+ * terminates the worker, and the result's text is capped at `min(maxOutputBytes, maxResultBytes)`
+ * (`RESOURCE_LIMIT` `output`). Readiness `beta`. See docs/guests.md.
  */
 export class WasmBackend implements RuntimeBackend {
   readonly kind = 'wasm' as const;
@@ -83,6 +97,7 @@ export class WasmBackend implements RuntimeBackend {
   readonly #pool: WorkerPool;
   #closed = false;
   #usedNullFd = false;
+  #components: ComponentRunner | undefined;
 
   constructor(options: WasmBackendOptions = {}) {
     this.#options = resolveWasmOptions(options);
@@ -109,6 +124,10 @@ export class WasmBackend implements RuntimeBackend {
 
   async execute(request: ExecuteRequest): Promise<ExecuteResult> {
     const run = new RunRecord({ kind: this.kind, readiness: this.readiness, details: { engine: 'quickjs-wasi' } });
+    if (hasComponent(request?.metadata) && !this.#closed) {
+      this.#components ??= new ComponentRunner(this.#options);
+      return this.#components.execute(request);
+    }
     let module: Uint8Array | undefined;
     try {
       validateRequest(request);
@@ -169,7 +188,7 @@ export class WasmBackend implements RuntimeBackend {
   /** Terminates every worker; later runs fail with `RUNTIME_UNAVAILABLE`. Idempotent. */
   async close(): Promise<void> {
     this.#closed = true;
-    await this.#pool.close();
+    await Promise.all([this.#pool.close(), this.#components?.close()]);
     if (this.#usedNullFd) closeNullFd(this);
   }
 

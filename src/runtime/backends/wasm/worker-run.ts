@@ -18,8 +18,8 @@ import { FirstSettlement } from '../../core/first-settlement.js';
 
 /** One run to do on a worker. */
 export interface WorkerRunSpec {
-  /** `js`: a snippet in a fresh QuickJS VM; `wasi`: a raw WASI module. */
-  kind: 'js' | 'wasi';
+  /** `js`: a snippet in a fresh QuickJS VM; `wasi`: a raw WASI module; `component`: a component (its own pool). */
+  kind: 'js' | 'wasi' | 'component';
   /** The run message's fields (besides `type`, `seq`, `port`). */
   payload: Record<string, unknown>;
   /** The gateway served on the run's port (js runs). */
