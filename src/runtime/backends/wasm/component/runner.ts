@@ -4,7 +4,7 @@
  * call crossing the run's traced, budgeted gateway.
  */
 import { runtimeError } from '../../../core/errors.js';
-import { effectiveMaxOutputBytes, effectiveTimeoutMs, validateLimits } from '../../../core/request.js';
+import { effectiveMaxOutputBytes, effectiveQueueTimeoutMs, effectiveTimeoutMs, validateLimits } from '../../../core/request.js';
 import { RunRecord } from '../../../core/run-record.js';
 import { abortError, throwIfAborted, watchDeadline } from '../../../core/stopping.js';
 import { timeoutFailure } from '../../../core/failure.js';
@@ -151,6 +151,8 @@ export class ComponentRunner {
       },
       gateway: traced,
       timeoutMs: remainingMs,
+      queueTimeoutMs: effectiveQueueTimeoutMs(request, this.#options.queueTimeoutMs),
+      ...(request.onStart === undefined ? {} : { onStart: request.onStart }),
       maxOutputBytes,
       memoryBytes: prepared.memoryBytes,
       killGraceMs: this.#options.killGraceMs,
