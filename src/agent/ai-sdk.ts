@@ -136,6 +136,24 @@ function aiTool(ai: AiSdk, entry: SelectedTool): AiTool<Record<string, unknown>,
 }
 
 /**
+ * An AI SDK `Tool` (of the `ai` package), as {@link codeTool} makes it.
+ *
+ * @remarks
+ * Typed loosely on purpose: `ai` is an optional peer dependency, and the declarations of
+ * `toolexec/agent` name nothing from it, so that an app without it type-checks. The value is the
+ * AI SDK's own `tool(...)`, and it goes wherever the AI SDK takes a tool without a cast.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assignable to the `ai` package's Tool without naming it
+export type AiSdkTool = any;
+
+/**
+ * An AI SDK `ToolSet` (tools by name), as {@link aiSdkTools} makes it: assignable to the `ai`
+ * package's `ToolSet` (`generateText({ tools })`, `new ToolLoopAgent({ tools })`) without a cast,
+ * and typed without naming `ai` (an optional peer dependency; see {@link AiSdkTool}).
+ */
+export type AiSdkToolSet = Record<string, AiSdkTool>;
+
+/**
  * toolexec's tools as an AI SDK (v7) `ToolSet`, for `generateText`, `streamText` and
  * `ToolLoopAgent`.
  *
@@ -161,7 +179,7 @@ function aiTool(ai: AiSdk, entry: SelectedTool): AiTool<Record<string, unknown>,
  * @throws `INVALID_ARGUMENT` for bad options; `TOOL_NOT_FOUND` for an unknown ID in `ids`;
  * `RUNTIME_UNAVAILABLE` when the optional peer dependency `ai` is not installed.
  */
-export async function aiSdkTools(exec: Exec, options: AiSdkToolsOptions = {}): Promise<ToolSet> {
+export async function aiSdkTools(exec: Exec, options: AiSdkToolsOptions = {}): Promise<AiSdkToolSet> {
   if (options === null || typeof options !== 'object') throw errors.invalidArgument('options', 'must be an object');
   const { code, ...selection } = options;
   if (code !== undefined && typeof code !== 'boolean' && (code === null || typeof code !== 'object')) {
@@ -232,7 +250,7 @@ const CODE_INPUT_SCHEMA: JSONSchema7 = {
  * @throws `INVALID_ARGUMENT` for bad options; `RUNTIME_UNAVAILABLE` when `ai` or
  * json-schema-to-typescript is not installed.
  */
-export async function codeTool(exec: Exec, options: CodeToolOptions = {}): Promise<AiTool<CodeToolInput, CodeToolOutput>> {
+export async function codeTool(exec: Exec, options: CodeToolOptions = {}): Promise<AiSdkTool> {
   if (options === null || typeof options !== 'object') throw errors.invalidArgument('options', 'must be an object');
   const { typecheck = false, timeoutMs, maxToolCalls, ...selection } = options;
   if (typeof typecheck !== 'boolean') throw errors.invalidArgument('option typecheck', 'must be a boolean');

@@ -70,6 +70,14 @@ export type { CodeModeApi, CodeModeApiOptions, DeclaredTool } from './code-mode-
 export { checkSnippet } from './code-mode-check.js';
 export type { SnippetCheck, SnippetDiagnostic } from './code-mode-check.js';
 export { aiSdkTools, codeTool } from './ai-sdk.js';
-export type { AiSdkToolOutput, AiSdkToolsOptions, CodeToolInput, CodeToolOptions, CodeToolOutput } from './ai-sdk.js';
+export type {
+  AiSdkTool,
+  AiSdkToolOutput,
+  AiSdkToolSet,
+  AiSdkToolsOptions,
+  CodeToolInput,
+  CodeToolOptions,
+  CodeToolOutput,
+} from './ai-sdk.js';
 export { DEFAULT_MCP_SERVER_NAME, DEFAULT_MCP_SERVER_VERSION, createMcpServer } from './mcp-server.js';
 export type { CreateMcpServerOptions } from './mcp-server.js';

@@ -111,6 +111,7 @@ export class DefaultCodeExecutor implements CodeExecutor {
       maxToolCalls: call.maxToolCalls,
       maxChainSteps: this.#options.maxChainSteps,
       signal: clock.signal,
+      ...(call.deadlineMs === undefined ? {} : { deadline: call.deadlineMs }),
     });
     let outcome: Settled;
     try {

@@ -151,6 +151,8 @@ export interface ResolvedCodeParams {
   profile: SecurityProfile | undefined;
   /** The caller's cancellation signal, when given. */
   signal: AbortSignal | undefined;
+  /** The caller's absolute deadline (epoch milliseconds), when given: the snippet's tool calls hand it on. */
+  deadlineMs: number | undefined;
   /** The call's metadata, passed to the engine. */
   metadata: Record<string, unknown> | undefined;
   /** A tool call left pending when the snippet returns fails the run (else: a warning). */
@@ -212,6 +214,7 @@ export function resolveCodeParams(params: CodeParams, options: ResolvedCodeExecu
     maxToolCalls: max,
     profile: profile ?? options.profile,
     signal,
+    deadlineMs: deadline,
     metadata: metadata as Record<string, unknown> | undefined,
     strict: strict === true,
   };

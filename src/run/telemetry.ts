@@ -12,7 +12,7 @@
  * @module
  */
 import { ToolexecError, type Tool } from '../model/index.js';
-import { Redactor, scrubError, type Redacted } from '../model/internal.js';
+import { REDACTED, Redactor, scrubError, type Redacted } from '../model/internal.js';
 import type { CallMode, ExecEvent } from './events.js';
 import { EventSink } from './event-sink.js';
 import { otelRegistered } from './otel.js';
@@ -77,7 +77,13 @@ export class Telemetry {
 
   /** A tool call's arguments, redacted. */
   redactArgs(toolId: string, args: Record<string, unknown>): Redacted<Record<string, unknown>> {
-    return this.redactorFor(toolId).redact(args);
+    try {
+      return this.redactorFor(toolId).redact(args);
+    } catch {
+      // Arguments that cannot be read (a throwing getter, a revoked proxy): nothing of them is
+      // emitted; the call itself fails on them with its own error.
+      return { value: { arguments: REDACTED }, redactions: [''], secrets: [] };
+    }
   }
 
   /** Emits an event (when anyone listens). */
@@ -152,7 +158,7 @@ export class Telemetry {
    */
   async chain<T>(steps: readonly ChainStep[], run: () => Promise<T>): Promise<T> {
     const active = otelRegistered()
-      ? startSpan('run_chain', SPAN_KIND.INTERNAL, { 'gen_ai.operation.name': 'execute_tool', 'toolexec.chain.steps': steps.length })
+      ? startSpan('run_chain', SPAN_KIND.INTERNAL, { 'gen_ai.operation.name': 'execute_tool', 'toolexec.chain.steps': stepCount(steps) })
       : undefined;
     try {
       const result = await (active === undefined ? run() : withContext(active.context, run));
@@ -170,12 +176,17 @@ export class Telemetry {
     if (err === null || typeof err !== 'object') return;
     const secrets: string[] = [];
     const redactions: string[] = [];
-    (Array.isArray(steps) ? steps : []).forEach((step, i) => {
-      if (step === null || typeof step !== 'object' || step.args === null || typeof step.args !== 'object') return;
-      const redacted = this.redactArgs(String(step.toolId), step.args);
-      secrets.push(...redacted.secrets);
-      redactions.push(...redacted.redactions.map((pointer) => `/${i}/args${pointer}`));
-    });
+    try {
+      (Array.isArray(steps) ? steps : []).forEach((step, i) => {
+        if (step === null || typeof step !== 'object' || step.args === null || typeof step.args !== 'object') return;
+        const redacted = this.redactArgs(typeof step.toolId === 'string' ? step.toolId : '', step.args);
+        secrets.push(...redacted.secrets);
+        redactions.push(...redacted.redactions.map((pointer) => `/${i}/args${pointer}`));
+      });
+    } catch {
+      // steps that cannot be read (a revoked proxy, a throwing getter) were not quoted either
+      return;
+    }
     redactedErrors.delete(err);
     this.scrubFailure(err, secrets, redactions);
   }
@@ -237,5 +248,14 @@ function markRedactions(err: unknown, redactions: readonly string[]): void {
     Object.defineProperty(err, 'details', { value: details, writable: true, configurable: true, enumerable: true });
   } catch {
     // a frozen error keeps its details
+  }
+}
+
+/** How many steps a chain has, for a span attribute: 0 when the steps cannot be read. */
+function stepCount(steps: readonly ChainStep[]): number {
+  try {
+    return Array.isArray(steps) ? steps.length : 0;
+  } catch {
+    return 0;
   }
 }
