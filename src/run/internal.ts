@@ -7,3 +7,4 @@
  */
 export { walkChain, type ChainVisitor, type ChainWalk } from './chain.js';
 export { stepArgs } from './chain-args.js';
+export { withProgressEvents } from './progress.js';
