@@ -160,3 +160,59 @@ describe('one progress model: failures after the backend reported', () => {
     expect(stream.events.map((e) => e.kind)).toEqual(['progress', 'progress', 'error']);
   });
 });
+
+describe('one progress model: a call stopped by its deadline or its caller', () => {
+  const ends = (reports: ProgressEvent[]) => [reports.at(0), reports.at(-1)];
+
+  it('a timeout ends with error on both paths', async () => {
+    const reports: ProgressEvent[] = [];
+    const run = await exec.runTool('loc:progress', { steps: 10_000 }, { timeoutMs: 60, onProgress: (p) => reports.push(p) }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    const streamed: ProgressEvent[] = [];
+    let streamError: unknown;
+    try {
+      for await (const event of exec.runToolStream('loc:progress', { steps: 10_000 }, { timeoutMs: 60 })) {
+        if (event.kind === 'progress') streamed.push(event.data);
+      }
+    } catch (err) {
+      streamError = err;
+    }
+    expect(run).toMatchObject({ code: 'TIMEOUT' });
+    expect(streamError).toMatchObject({ code: 'TIMEOUT' });
+    expect(ends(reports)).toEqual([STARTED, FAILED]);
+    expect(ends(streamed)).toEqual([STARTED, FAILED]);
+  });
+
+  it('an abort by the caller ends with error on both paths (the stream then ends quietly)', async () => {
+    const runController = new AbortController();
+    const reports: ProgressEvent[] = [];
+    const run = await exec
+      .runTool(
+        'loc:progress',
+        { steps: 10_000 },
+        {
+          signal: runController.signal,
+          onProgress: (p) => {
+            reports.push(p);
+            if (p.message === 'step 2') runController.abort();
+          },
+        },
+      )
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+    const streamController = new AbortController();
+    const streamed: ProgressEvent[] = [];
+    for await (const event of exec.runToolStream('loc:progress', { steps: 10_000 }, { signal: streamController.signal })) {
+      if (event.kind !== 'progress') continue;
+      streamed.push(event.data);
+      if (event.data.message === 'step 2') streamController.abort();
+    }
+    expect(run).toMatchObject({ code: 'ABORTED' });
+    expect(ends(reports)).toEqual([STARTED, FAILED]);
+    expect(ends(streamed)).toEqual([STARTED, FAILED]);
+  });
+});
