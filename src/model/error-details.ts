@@ -3,7 +3,7 @@
  * error of that code. Every shape is open (`[key: string]: unknown`), since a wrapper may add its
  * own fields (a chain step adds `fromPrevious`, a ToolError copies the details of what it wraps).
  */
-import type { ContractViolation } from './schema.js';
+import type { ContractViolation } from './contract-violation.js';
 
 /** Fields any error's details may carry, whatever its code. */
 export interface BaseErrorDetails {
