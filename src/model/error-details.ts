@@ -65,7 +65,8 @@ export interface LimitErrorDetails extends BaseErrorDetails {
   queueTimeoutMs?: number;
   /**
    * The run's partial result (output and tool calls so far): a `CodeResult` of `toolexec/code` for
-   * `executeCode`, an `ExecuteResult` of `toolexec/runtime` for a runtime's `execute`.
+   * `executeCode` (read it typed with `codeResultOf(err)` of `toolexec/code`), an `ExecuteResult`
+   * of `toolexec/runtime` for a runtime's `execute`.
    */
   result?: unknown;
 }

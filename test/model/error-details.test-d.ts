@@ -9,6 +9,7 @@ import {
   type ToolexecErrorDetails,
 } from '../../src/model/index.js';
 import type { ToolError } from '../../src/run/index.js';
+import { codeResultOf, type CodeResult } from '../../src/code/index.js';
 
 describe('ToolexecError.details typed per code', () => {
   it('the details map has one entry per error code', () => {
@@ -59,5 +60,10 @@ describe('ToolexecError.details typed per code', () => {
     const made = new ToolexecError('LIMIT_EXCEEDED', 'limit exceeded: x', { details: { limit: 'maxToolCalls', max: 3 } });
     expectTypeOf(made).toEqualTypeOf<ToolexecError<'LIMIT_EXCEEDED'>>();
     expectTypeOf(made.details?.max).toEqualTypeOf<number | undefined>();
+  });
+
+  it("a snippet's partial result (details.result, unknown in the model layer) reads typed through codeResultOf", () => {
+    expectTypeOf(codeResultOf).returns.toEqualTypeOf<CodeResult | undefined>();
+    expectTypeOf(findError(new Error('x'), 'LIMIT_EXCEEDED')?.details?.result).toEqualTypeOf<unknown>();
   });
 });
