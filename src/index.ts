@@ -17,6 +17,7 @@ export {
   DefaultExec,
   ExecChainError,
   createExec,
+  defineLocalTool,
   durationOf,
 } from './exec/index.js';
 export type {
@@ -32,8 +33,18 @@ export type {
   ServerStatus,
   Step,
 } from './exec/index.js';
-export { ERROR_CODES, ToolexecError, defineTool, errorStatus, hasErrorCode, parseToolId, toErrorShape, toolId } from './model/index.js';
-export type { ErrorCode, ErrorShape, Tool, ToolBackend } from './model/index.js';
+export {
+  ERROR_CODES,
+  ToolexecError,
+  defineTool,
+  errorStatus,
+  findError,
+  hasErrorCode,
+  parseToolId,
+  toErrorShape,
+  toolId,
+} from './model/index.js';
+export type { ErrorCode, ErrorShape, Tool, ToolBackend, ToolexecErrorDetails } from './model/index.js';
 export type { DetailLevel, ToolDoc, ToolSummary } from './discovery/index.js';
 export { ChainError, ToolError } from './run/index.js';
 export type {

@@ -6,8 +6,8 @@
  *
  * A local handler streams by returning an AsyncIterable (one `chunk` per value, then `done` with
  * the last); `ctx.onProgress` reports become `progress` events. MCP tools stream their progress
- * notifications. A backend that cannot stream rejects on the first iteration with
- * `STREAM_NOT_SUPPORTED`.
+ * notifications. Every stream starts with the `started` report and ends with `completed` (or
+ * `error`), as `onProgress` does. A backend that cannot stream fails with `STREAM_NOT_SUPPORTED`.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createExec, defineTool, hasErrorCode, type StreamEvent } from 'toolexec';
@@ -45,26 +45,24 @@ const exec = createExec({
 });
 
 function describe(e: StreamEvent): string {
-  if (e.kind === 'progress') {
-    const p = e.data as { progress: number; total?: number; message?: string };
-    return `progress ${p.progress}/${p.total ?? '?'}${p.message ? ` ${p.message}` : ''}`;
-  }
-  if (e.kind === 'error') return `error ${e.error?.code}`;
+  // `kind` narrows the event: a progress event's `data` is a ProgressEvent, an error event has its error.
+  if (e.kind === 'progress') return `progress ${e.data.progress}/${e.data.total ?? '?'}${e.data.message ? ` ${e.data.message}` : ''}`;
+  if (e.kind === 'error') return `error ${e.error.code}`;
   return `${e.kind.padEnd(8)} ${json(e.data)}`;
 }
 
 await runExample(
   'streaming',
   async () => {
-    // 1. A local stream: progress and chunks interleaved, then done with the last chunk.
+    // 1. A local stream: started, progress and chunks interleaved, completed, then done with the last chunk.
     const kinds: string[] = [];
     for await (const event of exec.runToolStream('logs:tail', { lines: 3 })) {
       kinds.push(event.kind);
       show('logs:tail', describe(event), 16);
     }
     check(
-      json(kinds) === json(['progress', 'chunk', 'progress', 'chunk', 'progress', 'chunk', 'done']),
-      'three progress/chunk pairs, then done',
+      json(kinds) === json(['progress', 'progress', 'chunk', 'progress', 'chunk', 'progress', 'chunk', 'progress', 'done']),
+      'started, three progress/chunk pairs, completed, then done',
     );
 
     // 2. Leaving the loop early aborts the handler's signal and closes the generator.
@@ -110,7 +108,7 @@ await runExample(
     show('provider', `runTool → ${json(direct.value)}`, 16);
     const err = await failure(
       (async () => {
-        for await (const _ of exec.runToolStream('weather:forecast', {})) break;
+        for await (const event of exec.runToolStream('weather:forecast', {})) show('', describe(event), 16);
       })(),
       'streaming from a provider without callToolStream',
     );

@@ -24,7 +24,7 @@ import {
   type Runner,
   type StreamEvent,
 } from '../run/index.js';
-import { telemetryOf, withTelemetryConfig, type Telemetry } from '../run/internal.js';
+import { telemetryOf, withProgressEvents, withTelemetryConfig, type Telemetry } from '../run/internal.js';
 import { createMcpExecutor, type Root, type SdkMcpExecutor } from '../mcp/index.js';
 import { createRuntime, type Runtime } from '../runtime/index.js';
 import { createCodeExecutor, type CodeParams, type CodeResult, type DefaultCodeExecutor } from '../code/index.js';
@@ -93,7 +93,9 @@ export function durationOf(err: unknown): number | undefined {
  * - **Chains.** `runChain` adds `stopOnError: false` (the chain goes on, the step is reported
  *   failed), real step durations and skipped steps; the deadline covers the whole chain; a stopping
  *   failure rejects with an `ExecChainError` (a run-layer `ChainError`) carrying every step.
- * - **Streams.** `runToolStream` is the runner's stream under the same deadline rule.
+ * - **Streams.** `runToolStream` is the runner's stream under the same deadline rule, with the
+ *   progress lifecycle of `onProgress` (`started`, the backend's reports, `completed` / `error`) as
+ *   `progress` events, for every backend (see docs/architecture.md, "Progress").
  * - **Code.** `executeCode` runs on a code executor over this index, doc store and runner.
  * - `close()` closes the MCP connections and the runtime the facade created (not the ones it was
  *   given); idempotent. Afterwards every call rejects with `CONNECTION_CLOSED`. Calls already in
@@ -368,7 +370,7 @@ export class DefaultExec implements Exec {
   ): AsyncGenerator<StreamEvent, void, undefined> {
     const call = readExecCall(options, this.#defaultCall, this.#timeoutMs);
     await this.#beforeCall(call);
-    yield* this.#runner.runStream(id, args, call.options);
+    yield* withProgressEvents(id, this.#runner.runStream(id, args, call.options), call.options?.signal);
   }
 
   /**

@@ -12,6 +12,8 @@
  */
 export { DefaultExec, createExec, durationOf } from './exec.js';
 export { ExecChainError } from './chain.js';
+export { defineLocalTool } from './define-local-tool.js';
+export type { ArgsOf, TypedLocalToolDefinition, TypedTool } from './define-local-tool.js';
 export {
   DEFAULT_LANGUAGE,
   DEFAULT_MAX_CHAIN_STEPS,

@@ -240,8 +240,11 @@ export interface Exec {
    */
   runTool(id: string, args?: Record<string, unknown>, options?: RunOptions): Promise<Result>;
   /**
-   * Runs one tool as a stream of events (progress, chunks, done). Failures before dispatch throw
-   * on the first iteration; the default deadline applies as for `runTool`.
+   * Runs one tool as a stream of events: the `started` progress report, the backend's progress
+   * reports and chunks, then `completed` and `done` — the reports `onProgress` of `runTool` gets,
+   * for every backend (docs/architecture.md, "Progress"). A failure (before dispatch too: an
+   * unknown tool, invalid arguments, a backend that cannot stream) throws after an `error`
+   * progress report; the default deadline applies as for `runTool`.
    */
   runToolStream(id: string, args?: Record<string, unknown>, options?: RunOptions): AsyncIterable<StreamEvent>;
   /**

@@ -51,6 +51,8 @@ export const ERROR_CODES = [
 /** A stable, machine-readable error code. Match on it, never on messages. */
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+import type { ToolexecErrorDetails } from './error-details.js';
+
 const MARKER = Symbol.for('toolexec.error');
 const CODE_SET: ReadonlySet<string> = new Set(ERROR_CODES);
 
@@ -70,28 +72,42 @@ export interface ToolexecErrorOptions {
  * `details` carries structured data such as schema violations. Use {@link hasErrorCode} to test a
  * code anywhere in the cause chain. Instances are recognised across duplicate
  * copies of the package through a `Symbol.for` marker ({@link ToolexecError.isInstance}).
+ *
+ * The type parameter is the code when it is known statically (`ToolexecError<'TOOL_NOT_FOUND'>`,
+ * from {@link findError}); `details` then has that code's shape ({@link ToolexecErrorDetails}).
+ *
+ * @typeParam C - The error's code, when known; every {@link ErrorCode} by default.
  */
-export class ToolexecError extends Error {
+export class ToolexecError<C extends ErrorCode = ErrorCode> extends Error {
   /** The stable error code. */
-  readonly code: ErrorCode;
-  /** Structured data about the failure. */
-  readonly details?: Record<string, unknown>;
+  readonly code: C;
+  /** Structured data about the failure; its shape per code is {@link ToolexecErrorDetails}. */
+  readonly details?: ToolexecErrorDetails[C];
   /** The wrapped original error (a handler's throw, an abort reason, ...); undefined when none. */
   declare readonly cause?: unknown;
 
-  constructor(code: ErrorCode, message: string, options: ToolexecErrorOptions = {}) {
+  constructor(code: C, message: string, options: ToolexecErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
-    if (options.details !== undefined) this.details = options.details;
+    // The producers of each code fill its shape (see error-details.ts); the options stay open.
+    if (options.details !== undefined) this.details = options.details as ToolexecErrorDetails[C];
     Object.defineProperty(this, MARKER, { value: true });
   }
 
-  /** True for a ToolexecError from any copy of this package. */
-  static isInstance(value: unknown): value is ToolexecError {
+  /**
+   * True for a ToolexecError from any copy of this package; with `code`, only for one with that
+   * code (`value` itself, not its causes: see {@link hasErrorCode}), whose `details` it then types:
+   * `if (ToolexecError.isInstance(err, 'VALIDATION')) err.details?.violations`.
+   */
+  static isInstance<K extends ErrorCode = ErrorCode>(value: unknown, code?: K): value is ToolexecError<K> {
     if (typeof value !== 'object' || value === null) return false;
     try {
-      return (value as Record<symbol, unknown>)[MARKER] === true && typeof (value as { code?: unknown }).code === 'string';
+      return (
+        (value as Record<symbol, unknown>)[MARKER] === true &&
+        typeof (value as { code?: unknown }).code === 'string' &&
+        (code === undefined || (value as { code: unknown }).code === code)
+      );
     } catch {
       // A revoked proxy or a throwing getter: not one of ours.
       return false;
@@ -134,15 +150,23 @@ export function isErrorCode(value: unknown): value is ErrorCode {
 /**
  * True when `err`, or any error in its `cause` chain (and any error inside an AggregateError
  * on that chain), is a {@link ToolexecError} with `code`. The walk stops on cycles.
+ *
+ * @remarks It does not narrow `err`: the match may be a cause of `err`, with a code and details
+ * of its own. To read the matched error's typed details, use {@link findError}, or test `err`
+ * itself with {@link ToolexecError.isInstance} and a code.
  */
 export function hasErrorCode(err: unknown, code: ErrorCode): boolean {
   return findError(err, code) !== undefined;
 }
 
-/** The first {@link ToolexecError} with `code` on the cause chain of `err`, if any. */
-export function findError(err: unknown, code: ErrorCode): ToolexecError | undefined {
+/**
+ * The first {@link ToolexecError} with `code` on the cause chain of `err` (walked as
+ * {@link hasErrorCode} walks it), if any, typed by its code: `findError(err, 'TOOL_NOT_FOUND')?.details?.suggestions`
+ * is a `string[] | undefined`.
+ */
+export function findError<C extends ErrorCode>(err: unknown, code: C): ToolexecError<C> | undefined {
   try {
-    return findOnChain(err, code);
+    return findOnChain(err, code) as ToolexecError<C> | undefined;
   } catch {
     // A link that cannot be read (a revoked proxy, a throwing `cause` getter) ends the walk.
     return undefined;
@@ -156,7 +180,7 @@ function findOnChain(err: unknown, code: ErrorCode): ToolexecError | undefined {
     const current = stack.pop();
     if (current === null || typeof current !== 'object' || seen.has(current)) continue;
     seen.add(current);
-    if (ToolexecError.isInstance(current) && current.code === code) return current;
+    if (ToolexecError.isInstance(current, code)) return current;
     if (current instanceof AggregateError) stack.push(...(current.errors as unknown[]));
     const cause = (current as { cause?: unknown }).cause;
     if (cause !== undefined) stack.push(cause);

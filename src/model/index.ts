@@ -16,6 +16,19 @@ export {
   toErrorShape,
 } from './errors.js';
 export type { ErrorCauseShape, ErrorCode, ErrorShape, ToolexecErrorOptions } from './errors.js';
+export type {
+  BaseErrorDetails,
+  CodeExecutionErrorDetails,
+  ExecutionErrorDetails,
+  InvalidToolIdErrorDetails,
+  LimitErrorDetails,
+  LimitName,
+  ReasonErrorDetails,
+  ServerUnavailableErrorDetails,
+  ToolNotFoundErrorDetails,
+  ToolexecErrorDetails,
+  ValidationErrorDetails,
+} from './error-details.js';
 export {
   MAX_TOOL_NAME_LENGTH,
   MCP_VERSION,

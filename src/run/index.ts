@@ -56,4 +56,8 @@ export type {
   StepResult,
   StreamEvent,
   StreamEventKind,
+  ProgressStreamEvent,
+  ChunkStreamEvent,
+  DoneStreamEvent,
+  ErrorStreamEvent,
 } from './types.js';

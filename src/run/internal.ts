@@ -29,3 +29,4 @@ export {
   type ActiveSpan,
   type TraceCarrier,
 } from './spans.js';
+export { withProgressEvents } from './progress.js';

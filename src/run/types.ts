@@ -18,16 +18,58 @@ export interface ProgressEvent {
 /** The kinds of {@link StreamEvent}. */
 export type StreamEventKind = 'progress' | 'chunk' | 'done' | 'error';
 
-/** One event of a streamed run. */
-export interface StreamEvent {
-  /** What the event carries: progress, a partial value, the final value, or a failure. */
-  kind: StreamEventKind;
+/**
+ * One event of a streamed run, a union tagged by `kind`: testing `event.kind` narrows `data`
+ * (`if (event.kind === 'progress') event.data.progress`).
+ */
+export type StreamEvent = ProgressStreamEvent | ChunkStreamEvent | DoneStreamEvent | ErrorStreamEvent;
+
+/** A progress report of a streamed run: the same {@link ProgressEvent}s `onProgress` receives. */
+export interface ProgressStreamEvent {
+  /** Always `progress`. */
+  kind: 'progress';
   /** The requested tool ID, filled in by the runner when the source leaves it empty. */
   toolId?: string;
-  /** A {@link ProgressEvent} for `progress`, the partial value for `chunk`, the final value for `done`. */
+  /** The report. */
+  data: ProgressEvent;
+  /** Never set on a progress event. */
+  error?: undefined;
+}
+
+/** A partial value of a streamed run (a local handler's async iterable yields one per value). */
+export interface ChunkStreamEvent {
+  /** Always `chunk`. */
+  kind: 'chunk';
+  /** The requested tool ID, filled in by the runner when the source leaves it empty. */
+  toolId?: string;
+  /** The partial value. */
+  data: unknown;
+  /** Never set on a chunk event. */
+  error?: undefined;
+}
+
+/** The end of a successful streamed run, with its final value. */
+export interface DoneStreamEvent {
+  /** Always `done`. */
+  kind: 'done';
+  /** The requested tool ID, filled in by the runner when the source leaves it empty. */
+  toolId?: string;
+  /** The final value (a local handler's result or last chunk, an MCP result normalized). */
   data?: unknown;
-  /** The failure, for `error` events. */
-  error?: ToolexecError;
+  /** Never set on a done event. */
+  error?: undefined;
+}
+
+/** A failure reported as an event (an MCP tool that answered `isError: true`). */
+export interface ErrorStreamEvent {
+  /** Always `error`. */
+  kind: 'error';
+  /** The requested tool ID, filled in by the runner when the source leaves it empty. */
+  toolId?: string;
+  /** The failure. */
+  error: ToolexecError;
+  /** Unused by the library's sources. */
+  data?: unknown;
 }
 
 /** What a local handler receives besides its arguments. */

@@ -430,9 +430,11 @@ describe('runToolStream', () => {
     const { items, error } = await collect(exec().runToolStream('test:ticker', { n: 3 }));
     expect(error).toBeUndefined();
     expect(items.map((e: StreamEvent) => [e.kind, e.data])).toEqual([
+      ['progress', { progress: 0, total: 1, message: 'started' }],
       ['chunk', 1],
       ['chunk', 2],
       ['chunk', 3],
+      ['progress', { progress: 1, total: 1, message: 'completed' }],
       ['done', 3],
     ]);
     expect(items.every((e) => e.toolId === 'test:ticker')).toBe(true);

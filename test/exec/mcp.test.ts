@@ -86,7 +86,11 @@ describe('createExec with an MCP server over stdio', () => {
     const e = exec({ mcpServers: { fx: stdioFixture() } });
     const { items, error } = await collect(e.runToolStream('fx:progress', { steps: 3, delayMs: 5 }));
     expect(error).toBeUndefined();
-    expect(items.filter((i: StreamEvent) => i.kind === 'progress')).toHaveLength(3);
+    // started, the server's three notifications, completed (docs/architecture.md, "Progress").
+    const progress = items.filter((i: StreamEvent) => i.kind === 'progress');
+    expect(progress).toHaveLength(5);
+    expect(progress.at(0)?.data).toEqual({ progress: 0, total: 1, message: 'started' });
+    expect(progress.at(-1)?.data).toEqual({ progress: 1, total: 1, message: 'completed' });
     expect(items.at(-1)).toMatchObject({ kind: 'done', toolId: 'fx:progress', data: 'done 3' });
   });
 

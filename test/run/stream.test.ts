@@ -326,7 +326,7 @@ describe('runStream cancellation', () => {
       callToolStream: (_s: string, _p: unknown, options?: { signal?: AbortSignal }) => {
         sourceSignal = options?.signal;
         return (async function* () {
-          yield { kind: 'progress' as const };
+          yield { kind: 'progress' as const, data: { progress: 0 } };
           await new Promise(() => {});
         })();
       },
@@ -336,7 +336,7 @@ describe('runStream cancellation', () => {
     const { events, error } = await collect(
       createRunner({ index: indexWith([tool('m'), mcpBackend('s')]), mcp }).runStream('m', {}, { timeoutMs: 50 }),
     );
-    expect(events).toEqual([{ kind: 'progress', toolId: 'm' }]);
+    expect(events).toEqual([{ kind: 'progress', toolId: 'm', data: { progress: 0 } }]);
     expect((error as ToolError).code).toBe('TIMEOUT');
     expect((error as ToolError).op).toBe('stream');
     expect(sourceSignal?.aborted).toBe(true);

@@ -7,6 +7,7 @@ import {
   type LocalHandler,
   type LocalHandlerContext,
   type ProgressEvent,
+  type ProgressStreamEvent,
   type RunResult,
   type Runner,
   type StepResult,
@@ -22,6 +23,35 @@ describe('run types', () => {
     expectTypeOf<StreamEvent['kind']>().toEqualTypeOf<StreamEventKind>();
     expectTypeOf<StreamEvent['error']>().toEqualTypeOf<ToolexecError | undefined>();
     expectTypeOf<StreamEvent['toolId']>().toEqualTypeOf<string | undefined>();
+  });
+
+  it('StreamEvent narrows on kind: progress carries a ProgressEvent, error a ToolexecError', () => {
+    const read = (event: StreamEvent): unknown => {
+      switch (event.kind) {
+        case 'progress':
+          expectTypeOf(event).toEqualTypeOf<ProgressStreamEvent>();
+          expectTypeOf(event.data).toEqualTypeOf<ProgressEvent>();
+          expectTypeOf(event.data.total).toEqualTypeOf<number | undefined>();
+          return event.data.progress;
+        case 'error':
+          expectTypeOf(event.error).toEqualTypeOf<ToolexecError>();
+          return event.error.code;
+        case 'chunk':
+        case 'done':
+          expectTypeOf(event.error).toEqualTypeOf<undefined>();
+          return event.data;
+        default:
+          expectTypeOf(event).toBeNever();
+          return undefined;
+      }
+    };
+    expectTypeOf(read).toBeFunction();
+    // @ts-expect-error a progress event carries its report
+    const bare: StreamEvent = { kind: 'progress' };
+    // @ts-expect-error an error event carries its error
+    const noError: StreamEvent = { kind: 'error' };
+    void bare;
+    void noError;
   });
 
   it('ToolError carries toolId, op, an optional backend, and is a ToolexecError', () => {
