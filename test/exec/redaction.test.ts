@@ -153,9 +153,13 @@ describe('redaction through createExec', () => {
   it('stream failures quoting a secret are scrubbed', async () => {
     const seen: string[] = [];
     const err = await (async () => {
-      for await (const event of exec.runToolStream('api:gen', { token: SECRET })) seen.push(event.kind);
+      for await (const event of exec.runToolStream('api:gen', { token: SECRET })) {
+        expect(JSON.stringify(event)).not.toContain(SECRET);
+        seen.push(event.kind);
+      }
     })().catch((e: unknown) => e as ToolexecError);
-    expect(seen).toEqual(['chunk']);
+    // the facade's start and end reports frame the tool's own events
+    expect(seen).toEqual(['progress', 'chunk', 'progress']);
     expect(err?.code).toBe('EXECUTION');
     expect(String(err?.message) + JSON.stringify(err)).not.toContain(SECRET);
     expect(err?.details?.redactions).toEqual(['/token']);

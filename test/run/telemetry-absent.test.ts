@@ -22,7 +22,7 @@ describe('without @opentelemetry/api', () => {
       registered: false,
       run: 3,
       chain: 4,
-      streamed: ['done'],
+      streamed: ['progress', 'progress', 'done'],
       failure: 'run: execute math:fail [local]: execution error: no [REDACTED]',
       code: 10,
       events: [
