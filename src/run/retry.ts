@@ -12,6 +12,7 @@ import { ToolexecError, errorMessage, type Tool } from '../model/index.js';
 import { ABORTED, describeValue, readField, readOptionsObject, type Deadline, type LayerErrors } from '../model/internal.js';
 import { ToolError } from './errors.js';
 import { abortToolError } from './failures.js';
+import { addSpanEvent } from './spans.js';
 import type { AttemptEvent, AttemptRecord, RetryCondition, RetryPolicy, RunResult } from './types.js';
 
 /** The policy of tools annotated `readOnlyHint` / `idempotentHint`: 3 attempts, 100 ms doubling up to 2 s, with jitter. */
@@ -203,9 +204,7 @@ async function retryAfter(
 
 /** Reports a first attempt that is not retried (a call with a policy), and returns its error unchanged. */
 function notifyLast(err: unknown, n: number, startedMs: number, context: RetryContext): unknown {
-  if (context.onAttempt !== undefined) {
-    notify(context, recordOf(n, err, Math.round((clock.now() - startedMs) * 1000) / 1000, undefined), err, false);
-  }
+  notify(context, recordOf(n, err, Math.round((clock.now() - startedMs) * 1000) / 1000, undefined), err, false);
   return err;
 }
 
@@ -221,6 +220,15 @@ function recordOf(n: number, error: unknown, durationMs: number, delayMs: number
 }
 
 function notify(context: RetryContext, record: AttemptRecord, error: unknown, willRetry: boolean): void {
+  // Every failed attempt is an event on the call's span (when tracing is on); the code, never the
+  // message, which may quote the arguments.
+  addSpanEvent('toolexec.retry.attempt', {
+    'toolexec.attempt': record.attempt,
+    'error.type': record.code,
+    'toolexec.attempt.duration_ms': record.durationMs,
+    'toolexec.attempt.will_retry': willRetry,
+    ...(record.delayMs === undefined ? {} : { 'toolexec.attempt.delay_ms': record.delayMs }),
+  });
   const listener = context.onAttempt;
   if (listener === undefined) return;
   const event: AttemptEvent = {
