@@ -153,11 +153,7 @@ describe('server log messages', () => {
     // the same logger also gets the facade's own events (call started, finished): keep the server's lines
     const calls = logger.calls.filter(([, record]) => (record as { logger?: unknown }).logger === 'chatty');
     expect(calls.map(([method]) => method)).toEqual(['debug', 'info', 'info', 'warn', 'error', 'error']);
-    expect(calls[1]).toEqual([
-      'info',
-      { server: 'noisy', level: 'info', logger: 'chatty', data: 'a info message' },
-      'a info message',
-    ]);
+    expect(calls[1]).toEqual(['info', { server: 'noisy', level: 'info', logger: 'chatty', data: 'a info message' }, 'a info message']);
     expect(calls[4]?.[1]).toEqual({ server: 'noisy', level: 'error', logger: 'chatty', data: { problem: 'disk full' } });
     expect(calls[4]?.[2]).toContain('noisy');
   });
