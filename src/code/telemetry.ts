@@ -39,15 +39,26 @@ export class SnippetObserver {
 
   constructor(telemetry: Telemetry, params: CodeParams, defaultLanguage: string) {
     this.#telemetry = telemetry;
-    const given = (params ?? {}) as Partial<CodeParams>;
-    this.#language = typeof given.language === 'string' && given.language !== '' ? given.language : defaultLanguage;
-    this.#profile = typeof given.profile === 'string' ? given.profile : undefined;
+    // Only looks: the call's own reading (code/options.ts) refuses what cannot be read.
+    const peek = (key: keyof CodeParams): unknown => {
+      try {
+        return (params as Partial<CodeParams> | null | undefined)?.[key];
+      } catch {
+        return undefined;
+      }
+    };
+    const language = peek('language');
+    const profile = peek('profile');
+    const timeoutMs = peek('timeoutMs');
+    const maxToolCalls = peek('maxToolCalls');
+    this.#language = typeof language === 'string' && language !== '' ? language : defaultLanguage;
+    this.#profile = typeof profile === 'string' ? profile : undefined;
     this.#active = telemetry.active
       ? startSpan('execute_code', SPAN_KIND.INTERNAL, {
           'toolexec.sandbox.language': this.#language,
           ...(this.#profile === undefined ? {} : { 'toolexec.sandbox.profile': this.#profile }),
-          ...(typeof given.timeoutMs === 'number' ? { 'toolexec.limit.timeout_ms': given.timeoutMs } : {}),
-          ...(typeof given.maxToolCalls === 'number' ? { 'toolexec.limit.max_tool_calls': given.maxToolCalls } : {}),
+          ...(typeof timeoutMs === 'number' ? { 'toolexec.limit.timeout_ms': timeoutMs } : {}),
+          ...(typeof maxToolCalls === 'number' ? { 'toolexec.limit.max_tool_calls': maxToolCalls } : {}),
         })
       : undefined;
   }

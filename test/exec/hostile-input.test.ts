@@ -82,6 +82,20 @@ describe('hostile input to the facade', () => {
     }
   });
 
+  it('snippet params whose language, profile or timeoutMs getter throws: INVALID_ARGUMENT, never the raw error', async () => {
+    for (const key of ['language', 'profile', 'timeoutMs', 'maxToolCalls']) {
+      const params = { code: 'return 1' };
+      Object.defineProperty(params, key, {
+        enumerable: true,
+        get() {
+          throw new Error(`hostile getter ${key}`);
+        },
+      });
+      const { error } = await outcome(() => exec.executeCode(params));
+      expect(error?.code).toBe('INVALID_ARGUMENT');
+    }
+  });
+
   it('a 5 MB string where an options object belongs is refused at once, not spread', async () => {
     for (const call of [
       () => exec.runTool('t:echo', {}, FIVE_MB as never),
