@@ -29,7 +29,9 @@
  * Run: `npm run bench -- exec` (or `node --import tsx bench/exec.bench.ts [--json]`)
  */
 import { Bench } from 'tinybench';
-import { createExec, type LocalToolDefinition } from '../src/exec/index.js';
+import type * as ExecModule from '../src/exec/index.js';
+import type { LocalToolDefinition } from '../src/exec/index.js';
+import { importBuilt } from './built.js';
 import { inputSchema, measureHotPaths, outputSchema } from './hot-path.js';
 import { bootstrapCi, median, pairedRatios, pinToCpu0, round, timeGroups } from './paired.js';
 
@@ -50,6 +52,7 @@ const echoAsync: LocalToolDefinition = {
   },
 };
 
+const { createExec } = await importBuilt<typeof ExecModule>('exec');
 const exec = createExec({ tools: [echo, echoAsync] });
 const runner = exec.runner;
 /** The same facade with the default deadline turned off. */

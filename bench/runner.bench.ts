@@ -21,9 +21,12 @@
  * Run: `npm run bench -- runner` (or `node --import tsx bench/runner.bench.ts [--json]`)
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { createToolIndex } from '../src/discovery/index.js';
-import { createSchemaValidator, localBackend, type Tool } from '../src/model/index.js';
-import { createRunner, type ChainStep, type LocalHandler } from '../src/run/index.js';
+import type * as DiscoveryModule from '../src/discovery/index.js';
+import type * as ModelModule from '../src/model/index.js';
+import type { Tool } from '../src/model/index.js';
+import type * as RunModule from '../src/run/index.js';
+import type { ChainStep, LocalHandler } from '../src/run/index.js';
+import { importBuilt } from './built.js';
 import { inputSchema, outputSchema } from './hot-path.js';
 import { bootstrapCi, median, pairedRatios, pinToCpu0, round, timeGroups } from './paired.js';
 
@@ -35,6 +38,9 @@ const CHAIN_LENGTH = 10;
 const tool: Tool = { name: 'echo', namespace: 'bench', inputSchema, outputSchema };
 const echo: LocalHandler = (args) => ({ echoed: args.message });
 
+const { createToolIndex } = await importBuilt<typeof DiscoveryModule>('discovery');
+const { createSchemaValidator, localBackend } = await importBuilt<typeof ModelModule>('model');
+const { createRunner } = await importBuilt<typeof RunModule>('run');
 const index = createToolIndex();
 index.registerTool(tool, localBackend('echo'));
 const runner = createRunner({ index, local: { echo } });

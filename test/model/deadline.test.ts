@@ -100,6 +100,31 @@ describe('Deadline', () => {
     expect(disposed.aborted).toBe(false);
   });
 
+  it('holds the process open only while a deadline is armed, and sets no timer per sequential wait', async () => {
+    const { Deadline } = await import('../../src/model/internal.js');
+    const timers = (): number => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const before = timers();
+    const setTimeoutSpy = vi.spyOn(globalThis, 'setTimeout');
+    try {
+      for (let i = 0; i < 50; i++) {
+        const deadline = new Deadline(undefined, 30_000);
+        const value = await deadline.race(Promise.resolve(i));
+        expect(value).toBe(i);
+        // armed while it waited: the shared timer held the process open then
+        deadline.dispose();
+        expect(timers()).toBe(before);
+      }
+      // one timer for the first wait; the later ones, due later, reuse it
+      expect(setTimeoutSpy.mock.calls.length).toBeLessThanOrEqual(1);
+      const armed = new Deadline(undefined, 30_000);
+      armed.arm();
+      expect(timers()).toBe(before + 1);
+      armed.dispose();
+      expect(timers()).toBe(before);
+    } finally {
+      setTimeoutSpy.mockRestore();
+    }
+  });
   it('follows the caller signal with its reason, and a deadline of 0 has passed already', async () => {
     const { Deadline, abortOutcome } = await import('../../src/model/internal.js');
     const controller = new AbortController();
