@@ -52,7 +52,7 @@ _failed_calls = []
 
 
 def _send(message):
-    data = (json.dumps(message, allow_nan=False) + "\n").encode("ascii")
+    data = (json.dumps(message, allow_nan=False, separators=(",", ":")) + "\n").encode("ascii")
     view = memoryview(data)
     while view:
         try:
@@ -150,6 +150,7 @@ def _finish(message):
 
 
 _FRAME = re.compile(r'^  File "<snippet>", (line \d+.*)$')
+_LINE = re.compile(r'^  File "<snippet>", line (\d+)', re.M)
 
 
 def _stack(error, header):
@@ -182,6 +183,11 @@ def _report(error):
     for key in ("line", "column"):
         if isinstance(error.get(key), int) and not isinstance(error.get(key), bool) and error[key] > 0:
             report[key] = error[key]
+    if "line" not in report and isinstance(error.get("traceback"), str):
+        # a ToolError's report has no line: the deepest frame of the snippet is where it was raised
+        lines = [int(m.group(1)) for m in _LINE.finditer(error["traceback"])]
+        if lines:
+            report["line"] = lines[-1]
     if name == "MemoryError":
         report["limit"] = "memory"
         report["message"] = message or "MemoryError"
