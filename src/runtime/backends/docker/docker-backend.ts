@@ -9,11 +9,12 @@ import { ToolexecError } from '../../../model/index.js';
 import { Deadline, noop, onAbort } from '../../../model/internal.js';
 import { runtimeError } from '../../core/errors.js';
 import { underSignal } from '../../core/stopping.js';
-import { runGuestSession, type GuestFailure } from '../../guest/session.js';
+import { runGuestSession } from '../../guest/session.js';
 import { effectiveMaxOutputBytes, effectiveTimeoutMs, validateRequest } from '../../core/request.js';
 import { RunRecord } from '../../core/run-record.js';
 import type { BackendReadiness, ExecuteRequest, ExecuteResult, RuntimeBackend, RuntimeBackendKind } from '../../core/types.js';
-import { connectDocker, describeEngine, dockerMessage, engineUnavailable, pingEngine } from './docker-client.js';
+import { connectDocker, describeEngine, engineUnavailable, pingEngine } from './docker-client.js';
+import { containerFailure } from './container-failure.js';
 import { containerCreateOptions, resolveContainerLimits, sameLimits, type ResolvedContainerLimits } from './container-spec.js';
 import {
   CONTAINER_LANGUAGES,
@@ -25,18 +26,6 @@ import {
 import { resolveOptions, type DockerBackendOptions, type ResolvedOptions } from './options.js';
 import { startSandboxContainer, type SandboxContainer } from './sandbox-container.js';
 import { WarmPool, type WarmPoolStats } from './warm-pool.js';
-
-/**
- * Whether a container that failed, and that the backend did not kill, was ended for its memory:
- * the engine's OOM record, or else a SIGKILL exit. The engine's record is missing at times when the
- * kill went through gVisor's sandbox on a loaded machine, and nothing but the kernel or the engine
- * sends SIGKILL to the container's main process under runc (it is PID 1, which ignores signals from
- * inside). Under gVisor a snippet can SIGKILL its own process; that is reported the same way.
- */
-async function memoryKill(running: SandboxContainer): Promise<{ oomKilled: boolean } | undefined> {
-  if (await running.oomKilled()) return { oomKilled: true };
-  return (await running.exited).signal === 'SIGKILL' ? { oomKilled: false } : undefined;
-}
 
 /** What the backend learned about the engine on first use. */
 interface Engine {
@@ -327,29 +316,12 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
         },
         exited: running.exited,
       });
-      let failure: GuestFailure | undefined = outcome.failure;
-      const memory = failure !== undefined && !running.killed && limits.memoryBytes > 0 ? await memoryKill(running) : undefined;
-      if (memory !== undefined) {
-        failure = {
-          code: 'RESOURCE_LIMIT',
-          message: memory.oomKilled
-            ? `resource limit exceeded: memory (the container was OOM-killed at ${limits.memoryBytes} bytes)`
-            : `resource limit exceeded: memory (the container was killed by SIGKILL under its ${limits.memoryBytes}-byte limit; the engine recorded no OOM kill)`,
-          details: { limit: 'memory', memoryBytes: limits.memoryBytes, oomKilled: memory.oomKilled },
-        };
-      } else if (failure !== undefined && running.engineError !== undefined && failure.code === 'CODE_EXECUTION') {
-        failure = {
-          code: 'RUNTIME_UNAVAILABLE',
-          message: `runtime unavailable: ${engine.description} stopped answering during the run: ${dockerMessage(running.engineError)}`,
-          cause: running.engineError,
-        };
-      } else if (failure !== undefined && this.#closed && failure.code !== 'ABORTED' && failure.code !== 'TIMEOUT') {
-        failure = {
-          code: 'RUNTIME_UNAVAILABLE',
-          message: `runtime unavailable: the ${this.kind} backend was closed during the run`,
-          cause: failure.cause,
-        };
-      }
+      const failure = await containerFailure(outcome.failure, running, {
+        memoryBytes: limits.memoryBytes,
+        engine: engine.description,
+        kind: this.kind,
+        closed: this.#closed,
+      });
       return run.settle({ ...outcome, failure }, request);
     } catch (err) {
       if (ToolexecError.isInstance(err)) throw run.fail(err);
