@@ -61,6 +61,10 @@ export function pythonSuite(options: PythonSuiteOptions): void {
         const loop = 'for i in range(5):\n    tools.run_tool("fx:structured", {"a": i, "b": 1})';
         const error = await failure(exec.executeCode({ language: 'python', code: loop, maxToolCalls: 2, timeoutMs: 20_000 }));
         expect(error.code, error.message).toBe('LIMIT_EXCEEDED');
+        // the budget holds even when the snippet catches the ToolError and carries on
+        const caught = `from tools import ToolError\ntry:\n${loop.replace(/^/gm, '    ')}\nexcept ToolError as e:\n    code = e.code\ncode`;
+        const stillFailed = await failure(exec.executeCode({ language: 'python', code: caught, maxToolCalls: 2, timeoutMs: 20_000 }));
+        expect(stillFailed.code, stillFailed.message).toBe('LIMIT_EXCEEDED');
       } finally {
         await exec.close();
       }

@@ -37,6 +37,20 @@ describe('docker backend: the python guest container', () => {
   });
 });
 
+describe('docker backend: python options', () => {
+  it('refuses an empty pythonImage or pythonPath (CONFIGURATION)', () => {
+    expect(() => createDockerBackend({ pythonImage: '' })).toThrow(expect.objectContaining({ code: 'CONFIGURATION' }));
+    expect(() => createDockerBackend({ pythonPath: ' ' })).toThrow(expect.objectContaining({ code: 'CONFIGURATION' }));
+  });
+
+  it('names what to install when the python3 to build from cannot be run (RUNTIME_UNAVAILABLE)', async () => {
+    const error = await failure(buildPythonSandboxImage({ pythonPath: '/nonexistent/python3' }));
+    expect(error.code).toBe('RUNTIME_UNAVAILABLE');
+    expect(error.message).toContain('/nonexistent/python3');
+    expect(error.message).toContain('install python3');
+  });
+});
+
 describe.skipIf(skipDocker)('docker backend: the python image', () => {
   it('is made from the host python3: tagged with its version, the standard library without tests or site-packages', async () => {
     const info = await ensurePythonImage();
