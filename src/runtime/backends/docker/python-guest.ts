@@ -41,7 +41,7 @@ export function pythonGuestCommand(pythonPath: string = SANDBOX_PYTHON_PATH): st
  * by the host reading the pipe and stopped by the output cap.
  */
 const TRANSPORT = String.raw`
-import io, json, os, re, sys, types
+import io, json, os, re, sys, threading, types
 
 _EXIT_HOST_GONE = 70
 _EXIT_INPUT_CLOSED = 71
@@ -49,18 +49,22 @@ _CHUNK = 64 * 1024
 _reader = sys.stdin.buffer
 _finished = False
 _failed_calls = []
+# a snippet's threads may print and call tools at once: one line at a time, one call at a time
+_write_lock = threading.Lock()
+_call_lock = threading.Lock()
 
 
 def _send(message):
     data = (json.dumps(message, allow_nan=False, separators=(",", ":")) + "\n").encode("ascii")
     view = memoryview(data)
-    while view:
-        try:
-            view = view[os.write(1, view):]
-        except InterruptedError:
-            continue
-        except OSError:
-            os._exit(_EXIT_HOST_GONE)
+    with _write_lock:
+        while view:
+            try:
+                view = view[os.write(1, view):]
+            except InterruptedError:
+                continue
+            except OSError:
+                os._exit(_EXIT_HOST_GONE)
 
 
 def _receive():
@@ -124,19 +128,20 @@ class _BytesCapture(io.RawIOBase):
 
 def _call(type_, payload):
     """The prelude's transport: one gateway request, answered before the snippet goes on."""
-    _call.sent += 1
-    request_id = str(_call.sent)
-    message = {"type": type_, "id": request_id}
-    if payload is not None:
-        message["payload"] = payload
-    _send(message)
-    while True:
-        reply = _receive()
-        if reply.get("id") == request_id and reply.get("type") in ("response", "error"):
-            if reply["type"] == "error":
-                wire = reply.get("payload") if isinstance(reply.get("payload"), dict) else {}
-                _failed_calls.append((request_id, wire.get("code"), wire.get("error")))
-            return reply
+    with _call_lock:
+        _call.sent += 1
+        request_id = str(_call.sent)
+        message = {"type": type_, "id": request_id}
+        if payload is not None:
+            message["payload"] = payload
+        _send(message)
+        while True:
+            reply = _receive()
+            if reply.get("id") == request_id and reply.get("type") in ("response", "error"):
+                if reply["type"] == "error":
+                    wire = reply.get("payload") if isinstance(reply.get("payload"), dict) else {}
+                    _failed_calls.append((request_id, wire.get("code"), wire.get("error")))
+                return reply
 
 
 _call.sent = 0

@@ -70,6 +70,24 @@ export function pythonSuite(options: PythonSuiteOptions): void {
       }
     });
 
+    it("serializes the tool calls and output of a snippet's threads", async () => {
+      const code = [
+        'import threading',
+        'out = []',
+        'def work(i):',
+        '    out.append(tools.run_tool("test:add", {"a": i, "b": 1})["structured"])',
+        '    print("t" * 70000)',
+        'threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]',
+        'for t in threads: t.start()',
+        'for t in threads: t.join()',
+        'sorted(out)',
+      ].join('\n');
+      const result = await backend.execute(pythonRequest(code));
+      expect(result.value).toEqual([1, 2, 3, 4]);
+      expect(result.stdout).toBe(`${'t'.repeat(70000)}\n`.repeat(4));
+      expect(result.toolCalls).toHaveLength(4);
+    });
+
     it('raises ToolError with the code of a failed call; uncaught, the run fails with that code', async () => {
       const caught = await backend.execute(
         pythonRequest(
@@ -129,6 +147,11 @@ export function pythonSuite(options: PythonSuiteOptions): void {
       const own = options.create();
       await own.execute(pythonRequest('1'));
       await failure(own.execute(pythonRequest('while True: pass', { timeoutMs: 1000 })));
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(new Error('stop')), 300);
+      const aborted = await failure(own.execute(pythonRequest('while True: pass', { signal: controller.signal })));
+      clearTimeout(timer);
+      expect(aborted.code).toBe('ABORTED');
       await own.close();
       expect(await containersOf(own.id)).toEqual([]);
     });
