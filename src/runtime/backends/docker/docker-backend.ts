@@ -122,6 +122,16 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
   }
 
   /**
+   * The runtime's warm-up (`Runtime.warm`): {@link warmUp} for `options.languages`, by default every
+   * language this backend runs (so with a pool, both the node and the Python pool fill).
+   * @throws `RUNTIME_UNAVAILABLE` with the reason (for Python also when this machine has no
+   * `python3` to name the default image).
+   */
+  warm(options: { languages?: readonly string[] } = {}): Promise<void> {
+    return this.warmUp({ languages: options.languages ?? this.languages });
+  }
+
+  /**
    * Checks the engine (ping, runtime registered) and, with a pool, fills the pool of each language
    * (`languages`, default `['javascript']`; `python` starts Python containers).
    * @throws `RUNTIME_UNAVAILABLE` with the reason.

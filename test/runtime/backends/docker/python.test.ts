@@ -116,6 +116,14 @@ describe.skipIf(skipDocker)('docker backend: python warm pool', () => {
     const own = await pooled.execute(pythonRequest('1', { limits: { memoryBytes: 64 * 1024 * 1024 } }));
     expect(own.backend.details).toMatchObject({ pooled: false });
   });
+
+  it('warm() (what Runtime.warm calls) fills the pool of every language it runs', async () => {
+    await pooled.warm();
+    expect(pooled.poolStats('python')).toMatchObject({ idle: 1 });
+    expect(pooled.poolStats('javascript')).toMatchObject({ idle: 1 });
+    const js = await pooled.execute({ ...pythonRequest('return 6 * 7'), language: 'javascript' });
+    expect(js).toMatchObject({ value: 42, backend: { details: { pooled: true } } });
+  });
 });
 
 describe.skipIf(skipDocker)('docker backend', () => {
