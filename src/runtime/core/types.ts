@@ -225,6 +225,8 @@ export interface RuntimeBackend {
    * request over.
    */
   readonly reportsStart?: boolean;
+  /** The languages this backend runs (`request.language`); absent = `javascript` and `typescript`. */
+  languages?: readonly string[];
   /**
    * Runs one snippet. Rejects with a ToolexecError (TIMEOUT, RESOURCE_LIMIT, SANDBOX_VIOLATION,
    * LIMIT_EXCEEDED, CODE_EXECUTION, RUNTIME_UNAVAILABLE, ...) whose `details.result` holds the

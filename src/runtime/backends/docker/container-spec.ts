@@ -63,6 +63,8 @@ export interface ContainerSpecInput {
   env?: readonly string[];
   /** Extra node flags. */
   nodeFlags?: readonly string[];
+  /** The guest command, when it is not the node guest loader (the Python guest). `nodePath` and `nodeFlags` are then unused. */
+  command?: readonly string[];
   /** The engine's CPU count, to keep `cpuQuotaMs` within what it accepts. */
   engineCpus?: number;
 }
@@ -123,8 +125,8 @@ export function containerHeapBytes(memoryBytes: number): number {
 }
 
 /**
- * The engine's create options for one run: the node guest loader as the command (the guest program
- * and the snippet follow on stdin), stdin kept open for the gateway protocol, and the hardening:
+ * The engine's create options for one run: the node guest loader (or `command`) as the command (the
+ * guest program and the snippet follow on stdin), stdin kept open for the gateway protocol, and the hardening:
  * uid/gid 65534, no network (`NetworkMode: none`), read-only root, every capability dropped,
  * `no-new-privileges`, a private IPC namespace without `/dev/shm`, no logs kept by the engine, a
  * `/tmp` tmpfs owned by 65534 (noexec, nosuid, nodev), and the limits.
@@ -156,7 +158,7 @@ export function containerCreateOptions(input: ContainerSpecInput): Dockerode.Con
     name: input.name,
     Image: input.image,
     Entrypoint: [],
-    Cmd: [input.nodePath ?? SANDBOX_NODE_PATH, ...nodeFlags, '-e', NODE_GUEST_LOADER],
+    Cmd: input.command === undefined ? [input.nodePath ?? SANDBOX_NODE_PATH, ...nodeFlags, '-e', NODE_GUEST_LOADER] : [...input.command],
     User: `${SANDBOX_USER_ID}:${SANDBOX_USER_ID}`,
     WorkingDir: '/tmp',
     Env: ['PATH=/usr/local/bin:/usr/bin:/bin', 'HOME=/tmp', ...(input.env ?? [])],

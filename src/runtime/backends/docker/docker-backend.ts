@@ -9,34 +9,23 @@ import { ToolexecError } from '../../../model/index.js';
 import { Deadline, noop, onAbort } from '../../../model/internal.js';
 import { runtimeError } from '../../core/errors.js';
 import { underSignal } from '../../core/stopping.js';
-import { nodeGuestSource } from '../../guest/node-guest.js';
-import { runGuestSession, type GuestFailure } from '../../guest/session.js';
+import { runGuestSession } from '../../guest/session.js';
 import { effectiveMaxOutputBytes, effectiveTimeoutMs, validateRequest } from '../../core/request.js';
 import { RunRecord } from '../../core/run-record.js';
 import type { BackendReadiness, ExecuteRequest, ExecuteResult, RuntimeBackend, RuntimeBackendKind } from '../../core/types.js';
-import { connectDocker, describeEngine, dockerMessage, engineUnavailable, pingEngine } from './docker-client.js';
+import { connectDocker, describeEngine, engineUnavailable, pingEngine } from './docker-client.js';
+import { containerFailure } from './container-failure.js';
+import { containerCreateOptions, resolveContainerLimits, sameLimits, type ResolvedContainerLimits } from './container-spec.js';
 import {
-  containerCreateOptions,
-  containerHeapBytes,
-  resolveContainerLimits,
-  sameLimits,
-  type ResolvedContainerLimits,
-} from './container-spec.js';
+  CONTAINER_LANGUAGES,
+  containerGuests,
+  guestLanguageOf,
+  type ContainerGuest,
+  type ContainerGuestLanguage,
+} from './container-guest.js';
 import { resolveOptions, type DockerBackendOptions, type ResolvedOptions } from './options.js';
 import { startSandboxContainer, type SandboxContainer } from './sandbox-container.js';
 import { WarmPool, type WarmPoolStats } from './warm-pool.js';
-
-/**
- * Whether a container that failed, and that the backend did not kill, was ended for its memory:
- * the engine's OOM record, or else a SIGKILL exit. The engine's record is missing at times when the
- * kill went through gVisor's sandbox on a loaded machine, and nothing but the kernel or the engine
- * sends SIGKILL to the container's main process under runc (it is PID 1, which ignores signals from
- * inside). Under gVisor a snippet can SIGKILL its own process; that is reported the same way.
- */
-async function memoryKill(running: SandboxContainer): Promise<{ oomKilled: boolean } | undefined> {
-  if (await running.oomKilled()) return { oomKilled: true };
-  return (await running.exited).signal === 'SIGKILL' ? { oomKilled: false } : undefined;
-}
 
 /** What the backend learned about the engine on first use. */
 interface Engine {
@@ -72,8 +61,11 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
   readonly readiness: BackendReadiness;
   /** The label value of this backend's containers (`toolexec.sandbox=<id>`). */
   readonly id: string;
+  /** JavaScript and TypeScript (the node guest), and Python (the Python guest, in its own image). */
+  readonly languages: readonly string[] = CONTAINER_LANGUAGES;
   readonly #options: ResolvedOptions;
-  readonly #pool: WarmPool | undefined;
+  readonly #guests: Readonly<Record<ContainerGuestLanguage, ContainerGuest>>;
+  readonly #pools = new Map<ContainerGuestLanguage, WarmPool>();
   readonly #active = new Set<SandboxContainer>();
   readonly #cleanups = new Set<Promise<void>>();
   readonly #starts = new Set<Promise<unknown>>();
@@ -86,19 +78,37 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
     this.#options = resolveOptions(options, runtime);
     this.id = randomBytes(6).toString('hex');
     this.readiness = this.#options.poolSize > 0 ? 'beta' : readiness;
-    this.#pool =
-      this.#options.poolSize > 0
-        ? new WarmPool(
-            this.#options.poolSize,
-            () => this.#startPooled(),
-            (cleanup) => this.#track(cleanup),
-          )
-        : undefined;
+    this.#guests = containerGuests(this.#options);
   }
 
-  /** The image this backend runs. */
+  /** The warm pool of one guest language (made on first use), when the pool is on. */
+  #pool(language: ContainerGuestLanguage): WarmPool | undefined {
+    if (this.#options.poolSize === 0) return undefined;
+    let pool = this.#pools.get(language);
+    if (pool === undefined) {
+      const guest = this.#guests[language];
+      pool = new WarmPool(
+        this.#options.poolSize,
+        () => this.#startPooled(guest),
+        (cleanup) => this.#track(cleanup),
+      );
+      this.#pools.set(language, pool);
+    }
+    return pool;
+  }
+
+  /** The image this backend runs JavaScript and TypeScript in. */
   get image(): string {
     return this.#options.image;
+  }
+
+  /**
+   * The image this backend runs Python in: the `pythonImage` option, or the tag of the image made
+   * from this machine's `python3` (`toolexec-sandbox:python-<version>`).
+   * @throws `RUNTIME_UNAVAILABLE` when no option is given and this machine has no `python3`.
+   */
+  pythonImage(): Promise<string> {
+    return this.#guests.python.image();
   }
 
   /** The default container limits (0 = no cap). */
@@ -106,20 +116,35 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
     return { ...this.#options.limits };
   }
 
-  /** The warm pool's counters, when the pool is on. */
-  poolStats(): WarmPoolStats | undefined {
-    return this.#pool?.stats();
+  /** The counters of a language's warm pool (`javascript` by default; `typescript` shares it), when the pool is on. */
+  poolStats(language = 'javascript'): WarmPoolStats | undefined {
+    return this.#pool(guestLanguageOf(language))?.stats();
   }
 
   /**
-   * Checks the engine (ping, runtime registered) and, with a pool, fills it.
+   * The runtime's warm-up (`Runtime.warm`): {@link warmUp} for `options.languages`, by default every
+   * language this backend runs (so with a pool, both the node and the Python pool fill).
+   * @throws `RUNTIME_UNAVAILABLE` with the reason (for Python also when this machine has no
+   * `python3` to name the default image).
+   */
+  warm(options: { languages?: readonly string[] } = {}): Promise<void> {
+    return this.warmUp({ languages: options.languages ?? this.languages });
+  }
+
+  /**
+   * Checks the engine (ping, runtime registered) and, with a pool, fills the pool of each language
+   * (`languages`, default `['javascript']`; `python` starts Python containers).
    * @throws `RUNTIME_UNAVAILABLE` with the reason.
    */
-  async warmUp(): Promise<void> {
+  async warmUp(options: { languages?: readonly string[] } = {}): Promise<void> {
     await this.#connect();
-    if (this.#pool !== undefined) {
-      await this.#pool.fill();
-      const error = this.#pool.stats().lastError;
+    const languages = new Set((options.languages ?? ['javascript']).map(guestLanguageOf));
+    if (languages.has('python')) await this.#guests.python.image();
+    for (const language of languages) {
+      const pool = this.#pool(language);
+      if (pool === undefined) continue;
+      await pool.fill();
+      const error = pool.stats().lastError;
       if (error !== undefined) throw ToolexecError.isInstance(error) ? error : engineUnavailable('cannot start a pool container', error);
     }
   }
@@ -159,12 +184,14 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
     return { docker, description, ...(typeof info.NCPU === 'number' && info.NCPU > 0 ? { cpus: info.NCPU } : {}) };
   }
 
-  #createOptions(engine: Engine, limits: ResolvedContainerLimits): Dockerode.ContainerCreateOptions {
+  #createOptions(engine: Engine, image: string, guest: ContainerGuest, limits: ResolvedContainerLimits): Dockerode.ContainerCreateOptions {
     this.#runs += 1;
+    const command = guest.command();
     return containerCreateOptions({
       name: `toolexec-${this.kind}-${this.id}-${this.#runs}-${randomBytes(3).toString('hex')}`,
-      image: this.#options.image,
+      image,
       nodePath: this.#options.nodePath,
+      ...(command === undefined ? {} : { command }),
       ...(this.#options.runtime === undefined ? {} : { runtime: this.#options.runtime }),
       owner: this.id,
       kind: this.kind,
@@ -175,7 +202,12 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
     });
   }
 
-  async #start(engine: Engine, limits: ResolvedContainerLimits, signal: AbortSignal | undefined): Promise<SandboxContainer> {
+  async #start(
+    engine: Engine,
+    guest: ContainerGuest,
+    limits: ResolvedContainerLimits,
+    signal: AbortSignal | undefined,
+  ): Promise<SandboxContainer> {
     // the start ends at the caller's abort, at close(), or after startTimeoutMs
     const ms = this.#options.startTimeoutMs;
     const deadline = new Deadline(signal, ms);
@@ -183,7 +215,8 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
     let stopOnClose = noop;
     if (closing.aborted) deadline.abort(closing.reason);
     else stopOnClose = onAbort(closing, () => deadline.abort(closing.reason));
-    const starting = startSandboxContainer(engine.docker, this.#createOptions(engine, limits), {
+    const image = await guest.image();
+    const starting = startSandboxContainer(engine.docker, this.#createOptions(engine, image, guest, limits), {
       signal: deadline.signal,
       track: (cleanup) => this.#track(cleanup),
       label: this.kind,
@@ -218,30 +251,37 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
   }
 
   /** A container for the pool: started, with the guest program already loaded (it then waits for its snippet). */
-  async #startPooled(): Promise<SandboxContainer> {
+  async #startPooled(guest: ContainerGuest): Promise<SandboxContainer> {
     const engine = await this.#connect();
-    const program = await nodeGuestSource();
-    const sandbox = await this.#start(engine, resolveContainerLimits(undefined, this.#options.limits, engine.cpus), undefined);
+    const program = await guest.program();
+    const sandbox = await this.#start(engine, guest, resolveContainerLimits(undefined, this.#options.limits, engine.cpus), undefined);
     sandbox.sendProgram(program);
     return sandbox;
   }
 
   async execute(request: ExecuteRequest): Promise<ExecuteResult> {
-    const run = new RunRecord({ kind: this.kind, readiness: this.readiness, details: { image: this.#options.image } });
+    const language = guestLanguageOf((request as Partial<ExecuteRequest> | null)?.language);
+    const guest = this.#guests[language];
+    const run = new RunRecord({
+      kind: this.kind,
+      readiness: this.readiness,
+      details: language === 'python' ? { language } : { image: this.#options.image },
+    });
     try {
       validateRequest(request);
     } catch (err) {
       throw run.fail(err);
     }
     if (this.#closed) throw run.fail(this.#closedError());
-    const code = run.prepareSnippet(request);
+    // Python source goes to the interpreter as it is; JavaScript and TypeScript are prepared here
+    const code = language === 'python' ? request.code : run.prepareSnippet(request);
     const traced = run.traceGateway(request);
     const timeoutMs = effectiveTimeoutMs(request, this.#options.defaultTimeoutMs);
     const maxOutputBytes = effectiveMaxOutputBytes(request, this.#options.defaultMaxOutputBytes);
 
     let sandbox: SandboxContainer | undefined;
     try {
-      const engine = await this.#connectAbortable(request.signal);
+      const [engine, image] = await underSignal(request.signal, 'execution', () => Promise.all([this.#connect(), guest.image()]));
       const limits = resolveContainerLimits(request.limits, this.#options.limits, engine.cpus);
       Object.assign(run.limitsEnforced, {
         memory: limits.memoryBytes > 0,
@@ -251,23 +291,25 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
         disk: limits.diskBytes > 0,
       });
       const poolLimits = resolveContainerLimits(undefined, this.#options.limits, engine.cpus);
-      const pooled = this.#pool !== undefined && sameLimits(limits, poolLimits) ? this.#pool.take() : undefined;
+      const pool = this.#pool(language);
+      const pooled = pool !== undefined && sameLimits(limits, poolLimits) ? pool.take() : undefined;
       run.backend.details = {
-        image: this.#options.image,
+        image,
         ...(this.#options.runtime === undefined ? {} : { runtime: this.#options.runtime }),
         timeoutMs,
         maxOutputBytes,
-        ...(limits.memoryBytes > 0 ? { memoryBytes: limits.memoryBytes, heapLimitBytes: containerHeapBytes(limits.memoryBytes) } : {}),
+        ...(limits.memoryBytes > 0 ? { memoryBytes: limits.memoryBytes } : {}),
+        ...guest.details(limits),
         ...(limits.pidsMax > 0 ? { pidsMax: limits.pidsMax } : {}),
         ...(limits.cpuQuotaMs > 0 ? { cpuQuotaMs: limits.cpuQuotaMs } : {}),
         ...(limits.diskBytes > 0 ? { diskBytes: limits.diskBytes } : {}),
         pooled: pooled !== undefined,
       };
-      sandbox = pooled ?? (await this.#start(engine, limits, request.signal));
+      sandbox = pooled ?? (await this.#start(engine, guest, limits, request.signal));
       this.#active.add(sandbox);
       run.backend.details.container = sandbox.name;
       const running = sandbox;
-      const program = running.programSent ? undefined : await nodeGuestSource();
+      const program = running.programSent ? undefined : await guest.program();
       const outcome = await runGuestSession({
         stdin: running.stdin,
         stdout: running.stdout,
@@ -284,29 +326,12 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
         },
         exited: running.exited,
       });
-      let failure: GuestFailure | undefined = outcome.failure;
-      const memory = failure !== undefined && !running.killed && limits.memoryBytes > 0 ? await memoryKill(running) : undefined;
-      if (memory !== undefined) {
-        failure = {
-          code: 'RESOURCE_LIMIT',
-          message: memory.oomKilled
-            ? `resource limit exceeded: memory (the container was OOM-killed at ${limits.memoryBytes} bytes)`
-            : `resource limit exceeded: memory (the container was killed by SIGKILL under its ${limits.memoryBytes}-byte limit; the engine recorded no OOM kill)`,
-          details: { limit: 'memory', memoryBytes: limits.memoryBytes, oomKilled: memory.oomKilled },
-        };
-      } else if (failure !== undefined && running.engineError !== undefined && failure.code === 'CODE_EXECUTION') {
-        failure = {
-          code: 'RUNTIME_UNAVAILABLE',
-          message: `runtime unavailable: ${engine.description} stopped answering during the run: ${dockerMessage(running.engineError)}`,
-          cause: running.engineError,
-        };
-      } else if (failure !== undefined && this.#closed && failure.code !== 'ABORTED' && failure.code !== 'TIMEOUT') {
-        failure = {
-          code: 'RUNTIME_UNAVAILABLE',
-          message: `runtime unavailable: the ${this.kind} backend was closed during the run`,
-          cause: failure.cause,
-        };
-      }
+      const failure = await containerFailure(outcome.failure, running, {
+        memoryBytes: limits.memoryBytes,
+        engine: engine.description,
+        kind: this.kind,
+        closed: this.#closed,
+      });
       return run.settle({ ...outcome, failure }, request);
     } catch (err) {
       if (ToolexecError.isInstance(err)) throw run.fail(err);
@@ -321,12 +346,8 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
         this.#track(sandbox.dispose());
       }
       // refill after the run, not during it: starting a container costs the engine ~0.1 s of CPU
-      if (!this.#closed) void this.#pool?.fill();
+      if (!this.#closed) void this.#pool(language)?.fill();
     }
-  }
-
-  async #connectAbortable(signal: AbortSignal | undefined): Promise<Engine> {
-    return underSignal(signal, 'execution', () => this.#connect());
   }
 
   /** Settles when every container of a finished run has been removed (removal runs after the result). */
@@ -342,7 +363,7 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
   async close(): Promise<void> {
     this.#closed = true;
     this.#closing.abort(this.#closedError());
-    await this.#pool?.close();
+    await Promise.all([...this.#pools.values()].map((pool) => pool.close()));
     await Promise.allSettled([...this.#starts]);
     await Promise.all([...this.#active].map((sandbox) => sandbox.dispose()));
     await this.settled();

@@ -1,6 +1,7 @@
 /**
  * The container backends: `docker` (one hardened container per run), `gvisor` (the same under
- * gVisor's `runsc`), their warm pool, and the local sandbox image builder.
+ * gVisor's `runsc`), their warm pool, and the local sandbox image builders (node, and Python for
+ * `language: 'python'`).
  *
  * @module toolexec/runtime/docker
  */
@@ -22,4 +23,7 @@ export type { WarmPoolStats } from './warm-pool.js';
 export { DEFAULT_SANDBOX_IMAGE, SANDBOX_IMAGE_LABEL, SANDBOX_NODE_PATH, SANDBOX_USER_ID } from './sandbox-image.js';
 export { buildSandboxImage, sharedLibrariesOf } from './sandbox-image.js';
 export type { BuildSandboxImageOptions, SandboxImageInfo } from './sandbox-image.js';
+export { PYTHON_SANDBOX_IMAGE_LABEL, SANDBOX_PYTHON_PATH, buildPythonSandboxImage, hostPythonSandboxImage } from './python-image.js';
+export type { BuildPythonSandboxImageOptions, PythonSandboxImageInfo } from './python-image.js';
+export { CONTAINER_LANGUAGES } from './container-guest.js';
 export type { DockerConnectionOptions, DockerodeInstance, DockerodeKey, DockerodeOptions } from './docker-client.js';

@@ -8,6 +8,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES } from '../../gateway/stream-connection.js';
 import { resolveDefaultLimits, type DockerContainerLimits, type ResolvedContainerLimits } from './container-spec.js';
 import type { DockerConnectionOptions } from './docker-client.js';
 import { DEFAULT_SANDBOX_IMAGE, SANDBOX_NODE_PATH } from './sandbox-image.js';
+import { SANDBOX_PYTHON_PATH } from './python-image.js';
 import { MAX_WARM_POOL_SIZE } from './warm-pool.js';
 
 /** Options of the warm pool (beta). */
@@ -22,6 +23,13 @@ export interface DockerBackendOptions extends DockerConnectionOptions, NodeGuest
   image?: string;
   /** The node binary inside the image. @defaultValue '/usr/local/bin/node' */
   nodePath?: string;
+  /**
+   * The image of `language: 'python'` runs: anything with a CPython 3.11+ at `pythonPath`.
+   * @defaultValue `toolexec-sandbox:python-<version of this machine's python3>` (`npm run sandbox:image` builds it)
+   */
+  pythonImage?: string;
+  /** The Python interpreter inside `pythonImage`. @defaultValue '/usr/local/bin/python3' */
+  pythonPath?: string;
   /**
    * The OCI runtime (`HostConfig.Runtime`), e.g. `runsc`. It must be registered with the engine.
    * @defaultValue the engine's default (runc)
@@ -52,6 +60,9 @@ export interface ResolvedOptions {
   connection: DockerConnectionOptions;
   image: string;
   nodePath: string;
+  /** Undefined: the host Python's image, resolved on the first Python run. */
+  pythonImage: string | undefined;
+  pythonPath: string;
   runtime: string | undefined;
   limits: ResolvedContainerLimits;
   defaultTimeoutMs: number;
@@ -72,6 +83,13 @@ function positiveOption(name: string, value: number | undefined, fallback: numbe
   return value;
 }
 
+function stringOption(name: string, value: string | undefined): string | undefined {
+  if (value !== undefined && (typeof value !== 'string' || value.trim() === '')) {
+    throw optionError('docker', name, 'must be a non-empty string', value);
+  }
+  return value;
+}
+
 /** Applies the defaults of {@link DockerBackendOptions}. @throws `CONFIGURATION` for a bad option. */
 export function resolveOptions(options: DockerBackendOptions, runtime: string | undefined): ResolvedOptions {
   const pool = options.pool === true ? {} : options.pool === false || options.pool === undefined ? undefined : options.pool;
@@ -83,6 +101,8 @@ export function resolveOptions(options: DockerBackendOptions, runtime: string | 
     },
     image: options.image ?? DEFAULT_SANDBOX_IMAGE,
     nodePath: options.nodePath ?? SANDBOX_NODE_PATH,
+    pythonImage: stringOption('pythonImage', options.pythonImage),
+    pythonPath: stringOption('pythonPath', options.pythonPath) ?? SANDBOX_PYTHON_PATH,
     runtime,
     limits: resolveDefaultLimits(options.limits),
     defaultTimeoutMs: positiveOption('defaultTimeoutMs', options.defaultTimeoutMs, DEFAULT_TIMEOUT_MS),

@@ -2,20 +2,18 @@
  * The local sandbox image: the host's own `node` binary and the shared libraries it links, in an
  * otherwise empty root filesystem, imported with `docker import` (no registry, no Dockerfile).
  */
-import { execFile, spawn } from 'node:child_process';
-import { chmod, copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, posix } from 'node:path';
-import type Dockerode from 'dockerode';
 import { runtimeError } from '../../core/errors.js';
 import { throwIfAborted } from '../../core/stopping.js';
-import { connectDocker, dockerStatus, engineUnavailable, pingEngine, type DockerConnectionOptions } from './docker-client.js';
+import { connectDocker, pingEngine, type DockerConnectionOptions } from './docker-client.js';
+import { SANDBOX_USER_ID, importRootfs, inspectImage, runCommand, sharedLibrariesOf, writeBaseFiles } from './image-import.js';
+
+export { SANDBOX_USER_ID, sharedLibrariesOf } from './image-import.js';
 
 /** Where the image keeps `node`. */
 export const SANDBOX_NODE_PATH = '/usr/local/bin/node';
-
-/** The uid and gid snippets run as in the sandbox image (`nobody` / `nogroup`). */
-export const SANDBOX_USER_ID = 65534;
 
 /**
  * The tag {@link createDockerBackend} uses when no image is given, and the tag
@@ -58,77 +56,6 @@ export interface SandboxImageInfo {
   nodeVersion?: string;
 }
 
-/** A failed command, with what it printed. */
-class CommandError extends Error {
-  constructor(
-    message: string,
-    readonly output: string,
-    options: { cause: unknown },
-  ) {
-    super(message, options);
-  }
-}
-
-function run(command: string, args: readonly string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(command, args, { encoding: 'utf8', maxBuffer: 4 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err !== null) reject(new CommandError(`${command} failed: ${err.message}`, `${stdout}${stderr}`, { cause: err }));
-      else resolve(stdout);
-    });
-  });
-}
-
-/**
- * The shared libraries `binary` needs, as absolute paths (the dynamic loader included), read from
- * `ldd`. Empty for a statically linked binary.
- */
-export async function sharedLibrariesOf(binary: string): Promise<string[]> {
-  let output: string;
-  try {
-    output = await run('ldd', [binary]);
-  } catch (err) {
-    if (err instanceof CommandError && /not a dynamic executable|statically linked/.test(err.output)) return [];
-    throw runtimeError(
-      'RUNTIME_UNAVAILABLE',
-      `runtime unavailable: cannot list the libraries of ${binary} with ldd (a Linux host is needed)`,
-      {
-        cause: err,
-      },
-    );
-  }
-  const paths: string[] = [];
-  for (const raw of output.split('\n')) {
-    const line = raw.trim();
-    if (line === '' || /statically linked/.test(line)) continue;
-    const missing = /^(\S+) => not found/.exec(line);
-    if (missing !== null) {
-      throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${binary} needs ${missing[1]}, which ldd cannot find`);
-    }
-    const linked = /=>\s*(\/\S+)/.exec(line) ?? /^(\/\S+)/.exec(line);
-    if (linked?.[1] !== undefined && !paths.includes(linked[1])) paths.push(linked[1]);
-  }
-  return paths;
-}
-
-/** `repo` and `tag` of an image reference (`registry:5000/name:tag` → `registry:5000/name`, `tag`). */
-export function splitImageTag(reference: string): { repo: string; tag: string } {
-  const slash = reference.lastIndexOf('/');
-  const colon = reference.lastIndexOf(':');
-  if (colon > slash) return { repo: reference.slice(0, colon), tag: reference.slice(colon + 1) };
-  return { repo: reference, tag: 'latest' };
-}
-
-async function inspectImage(docker: Dockerode, tag: string): Promise<{ id: string; nodeVersion?: string } | undefined> {
-  try {
-    const info = (await docker.getImage(tag).inspect()) as { Id: string; Config?: { Labels?: Record<string, string> | null } };
-    const nodeVersion = info.Config?.Labels?.[SANDBOX_IMAGE_LABEL];
-    return { id: info.Id, ...(nodeVersion === undefined ? {} : { nodeVersion }) };
-  } catch (err) {
-    if (dockerStatus(err) === 404) return undefined;
-    throw engineUnavailable('cannot inspect the sandbox image', err);
-  }
-}
-
 /** Writes the root filesystem under `root`; returns the files it holds (image paths). */
 async function writeRootfs(root: string, nodePath: string, libraries: readonly string[]): Promise<string[]> {
   const files: string[] = [];
@@ -141,51 +68,8 @@ async function writeRootfs(root: string, nodePath: string, libraries: readonly s
   };
   await put(SANDBOX_NODE_PATH, nodePath, 0o755);
   for (const library of libraries) await put(library, library, 0o755);
-  await mkdir(join(root, 'etc'), { recursive: true });
-  await writeFile(
-    join(root, 'etc/passwd'),
-    `root:x:0:0:root:/root:/nonexistent\nnobody:x:${SANDBOX_USER_ID}:${SANDBOX_USER_ID}:nobody:/nonexistent:/nonexistent\n`,
-  );
-  await writeFile(join(root, 'etc/group'), `root:x:0:\nnogroup:x:${SANDBOX_USER_ID}:\n`);
-  files.push('/etc/passwd', '/etc/group');
-  for (const dir of ['proc', 'sys', 'dev', 'tmp']) await mkdir(join(root, dir), { recursive: true });
-  // world-writable and sticky: a tmpfs mounted here copies this mode (Docker's tmpcopyup)
-  await chmod(join(root, 'tmp'), 0o1777);
+  files.push(...(await writeBaseFiles(root)));
   return files;
-}
-
-/** Streams `root` as a tar archive (every entry owned by root). */
-function tarStream(root: string): { stream: NodeJS.ReadableStream; done: Promise<void> } {
-  const tar = spawn('tar', ['--numeric-owner', '--owner=0', '--group=0', '-C', root, '-cf', '-', '.'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  tar.stderr.setEncoding('utf8');
-  tar.stderr.on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  const done = new Promise<void>((resolve, reject) => {
-    tar.once('error', reject);
-    tar.once('close', (code) => {
-      if (code === 0) resolve();
-      else reject(new Error(`tar exited with code ${code ?? '?'}: ${stderr.trim()}`));
-    });
-  });
-  return { stream: tar.stdout, done };
-}
-
-function followImport(docker: Dockerode, stream: NodeJS.ReadableStream): Promise<unknown[]> {
-  return new Promise((resolve, reject) => {
-    docker.modem.followProgress(stream, (err: Error | null, output: unknown[]) => {
-      if (err !== null) {
-        reject(err);
-        return;
-      }
-      const failed = output.find((event) => typeof (event as { error?: unknown }).error === 'string') as { error: string } | undefined;
-      if (failed !== undefined) reject(new Error(failed.error));
-      else resolve(output);
-    });
-  });
 }
 
 const builds = new Map<string, Promise<SandboxImageInfo>>();
@@ -224,16 +108,17 @@ async function buildImage(tag: string, options: BuildSandboxImageOptions): Promi
   const docker = await connectDocker(options);
   await pingEngine(docker);
   if (options.force !== true) {
-    const existing = await inspectImage(docker, tag);
+    const existing = await inspectImage(docker, tag, SANDBOX_IMAGE_LABEL);
     if (existing !== undefined) {
       progress(`${tag} exists (${existing.id.slice(0, 19)}); nothing to build`);
-      return { tag, id: existing.id, built: false, ...(existing.nodeVersion === undefined ? {} : { nodeVersion: existing.nodeVersion }) };
+      return { tag, id: existing.id, built: false, ...(existing.version === undefined ? {} : { nodeVersion: existing.version }) };
     }
   }
 
   const nodePath = options.nodePath ?? process.execPath;
   if (!isAbsolute(nodePath)) throw runtimeError('INVALID_ARGUMENT', `nodePath must be absolute: ${nodePath}`);
-  const nodeVersion = nodePath === process.execPath ? process.versions.node : (await run(nodePath, ['--version'])).trim().replace(/^v/, '');
+  const nodeVersion =
+    nodePath === process.execPath ? process.versions.node : (await runCommand(nodePath, ['--version'])).trim().replace(/^v/, '');
   const libraries = await sharedLibrariesOf(nodePath);
   progress(`node ${nodeVersion} from ${nodePath}, ${libraries.length} shared libraries`);
   throwIfAborted(options.signal, 'sandbox image build');
@@ -243,33 +128,22 @@ async function buildImage(tag: string, options: BuildSandboxImageOptions): Promi
     const files = await writeRootfs(root, nodePath, libraries);
     progress(`root filesystem ready (${files.length} files); importing as ${tag}`);
     throwIfAborted(options.signal, 'sandbox image build');
-    const { repo, tag: version } = splitImageTag(tag);
-    const archive = tarStream(root);
-    const changes = [
-      `CMD ["${SANDBOX_NODE_PATH}"]`,
-      `ENV PATH=${posix.dirname(SANDBOX_NODE_PATH)}:/usr/bin:/bin`,
-      'ENV HOME=/tmp',
-      `USER ${SANDBOX_USER_ID}:${SANDBOX_USER_ID}`,
-      'WORKDIR /tmp',
-      `LABEL ${SANDBOX_IMAGE_LABEL}=${nodeVersion}`,
-    ];
-    let imported: NodeJS.ReadableStream;
-    try {
-      imported = await docker.importImage(archive.stream, {
-        repo,
-        tag: version,
-        changes,
-        ...(options.signal === undefined ? {} : { abortSignal: options.signal }),
-      });
-      await Promise.all([followImport(docker, imported), archive.done]);
-    } catch (err) {
-      throwIfAborted(options.signal, 'sandbox image build');
-      throw engineUnavailable(`cannot import the sandbox image ${tag}`, err);
-    }
-    const image = await inspectImage(docker, tag);
-    if (image === undefined) throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: the import of ${tag} left no image`);
-    progress(`built ${tag} (${image.id.slice(0, 19)})`);
-    return { tag, id: image.id, built: true, files, nodeVersion };
+    const id = await importRootfs(docker, {
+      root,
+      tag,
+      label: SANDBOX_IMAGE_LABEL,
+      signal: options.signal,
+      changes: [
+        `CMD ["${SANDBOX_NODE_PATH}"]`,
+        `ENV PATH=${posix.dirname(SANDBOX_NODE_PATH)}:/usr/bin:/bin`,
+        'ENV HOME=/tmp',
+        `USER ${SANDBOX_USER_ID}:${SANDBOX_USER_ID}`,
+        'WORKDIR /tmp',
+        `LABEL ${SANDBOX_IMAGE_LABEL}=${nodeVersion}`,
+      ],
+    });
+    progress(`built ${tag} (${id.slice(0, 19)})`);
+    return { tag, id, built: true, files, nodeVersion };
   } finally {
     await rm(root, { recursive: true, force: true });
   }

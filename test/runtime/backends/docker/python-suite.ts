@@ -1,0 +1,159 @@
+/**
+ * The Python checks shared by the docker and gvisor backends: values, output, tool calls (a real
+ * MCP server over stdio through exec), errors with their codes and lines, and every limit.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createExec } from '../../../../src/exec/index.js';
+import { createRuntime } from '../../../../src/runtime/index.js';
+import type { ContainerSandboxBackend } from '../../../../src/runtime/backends/docker/index.js';
+import { stdioFixture } from '../../../mcp/helpers.js';
+import { containersOf } from './engine.js';
+import { failure } from './isolation.js';
+import { ensurePythonImage, pythonRequest } from './python-engine.js';
+
+const MiB = 1024 * 1024;
+
+/** What {@link pythonSuite} runs against. */
+export interface PythonSuiteOptions {
+  kind: 'docker' | 'gvisor';
+  create: () => ContainerSandboxBackend;
+}
+
+/** Registers the Python checks for one backend kind. */
+export function pythonSuite(options: PythonSuiteOptions): void {
+  describe(`${options.kind}: python`, () => {
+    let backend: ContainerSandboxBackend;
+
+    beforeAll(async () => {
+      await ensurePythonImage();
+      backend = options.create();
+    });
+    afterAll(async () => {
+      await backend?.close();
+    });
+
+    it('declares python and returns the last expression as the value', async () => {
+      expect(backend.languages).toContain('python');
+      const result = await backend.execute(pythonRequest('x = 20\nx * 2 + 2'));
+      expect(result.value).toBe(42);
+      expect(result.backend).toMatchObject({ kind: options.kind, details: { language: 'python', pooled: false } });
+      expect(result.backend.details?.image).toBe(await backend.pythonImage());
+      expect(result.limitsEnforced).toMatchObject({ timeout: true, memory: true, pids: true, cpu: true, disk: true, toolCalls: true });
+      // `py` is the same language; JSON-safe conversion of tuples, sets and bytes
+      const converted = await backend.execute(pythonRequest('{"t": (1, 2), "s": {3}, "b": b"hi", "n": float("nan")}', { language: 'py' }));
+      expect(converted.value).toEqual({ t: [1, 2], s: [3], b: [104, 105], n: null });
+    });
+
+    it('captures print on stdout and stderr; a snippet that ends with a statement has no value', async () => {
+      const result = await backend.execute(pythonRequest('import sys\nprint("hello", 42)\nprint("careful", file=sys.stderr)\nx = 1'));
+      expect(result.stdout).toBe('hello 42\n');
+      expect(result.stderr).toBe('careful\n');
+      expect(Object.hasOwn(result, 'value')).toBe(false);
+    });
+
+    it('calls a tool of a real MCP server (stdio) through exec.executeCode, traced and counted', async () => {
+      const exec = createExec({ mcpServers: { fx: stdioFixture() }, runtime: createRuntime({ backends: { standard: backend } }) });
+      try {
+        const code = 'import tools\nr = tools.run_tool("fx:structured", {"a": 2, "b": 3})\nr["structured"]["sum"]';
+        const result = await exec.executeCode({ language: 'python', code, timeoutMs: 20_000 });
+        expect(result.value).toBe(5);
+        expect(result.toolCalls.map((call) => call.toolId)).toEqual(['fx:structured']);
+        const loop = 'for i in range(5):\n    tools.run_tool("fx:structured", {"a": i, "b": 1})';
+        const error = await failure(exec.executeCode({ language: 'python', code: loop, maxToolCalls: 2, timeoutMs: 20_000 }));
+        expect(error.code, error.message).toBe('LIMIT_EXCEEDED');
+        // the budget holds even when the snippet catches the ToolError and carries on
+        const caught = `from tools import ToolError\ntry:\n${loop.replace(/^/gm, '    ')}\nexcept ToolError as e:\n    code = e.code\ncode`;
+        const stillFailed = await failure(exec.executeCode({ language: 'python', code: caught, maxToolCalls: 2, timeoutMs: 20_000 }));
+        expect(stillFailed.code, stillFailed.message).toBe('LIMIT_EXCEEDED');
+      } finally {
+        await exec.close();
+      }
+    });
+
+    it("serializes the tool calls and output of a snippet's threads", async () => {
+      const code = [
+        'import threading',
+        'out = []',
+        'def work(i):',
+        '    out.append(tools.run_tool("test:add", {"a": i, "b": 1})["structured"])',
+        '    print("t" * 70000)',
+        'threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]',
+        'for t in threads: t.start()',
+        'for t in threads: t.join()',
+        'sorted(out)',
+      ].join('\n');
+      const result = await backend.execute(pythonRequest(code));
+      expect(result.value).toEqual([1, 2, 3, 4]);
+      expect(result.stdout).toBe(`${'t'.repeat(70000)}\n`.repeat(4));
+      expect(result.toolCalls).toHaveLength(4);
+    });
+
+    it('raises ToolError with the code of a failed call; uncaught, the run fails with that code', async () => {
+      const caught = await backend.execute(
+        pythonRequest(
+          'from tools import ToolError\ntry:\n    tools.run_tool("test:nope", {})\nexcept ToolError as e:\n    out = [e.code, "nope" in e.message]\nout',
+        ),
+      );
+      expect(caught.value).toEqual(['TOOL_NOT_FOUND', true]);
+      expect(caught.toolCalls[0]).toMatchObject({ toolId: 'test:nope', errorCode: 'TOOL_NOT_FOUND' });
+      const error = await failure(backend.execute(pythonRequest('x = 1\ntools.run_tool("test:fail", {})')));
+      expect(error.code, error.message).toBe('EXECUTION');
+      expect(error.message).toContain('tool failed on purpose');
+      expect(error.details).toMatchObject({ line: 2 });
+    });
+
+    it('reports a syntax error as CODE_EXECUTION with its line; an exception with its type and line', async () => {
+      const syntax = await failure(backend.execute(pythonRequest('x = 1\ny = (\n')));
+      expect(syntax.code).toBe('CODE_EXECUTION');
+      expect(syntax.message).toMatch(/^SyntaxError: .+ \(line 2, col \d+\)$/);
+      expect(syntax.details).toMatchObject({ line: 2, phase: 'compile', name: 'SyntaxError' });
+      const thrown = await failure(backend.execute(pythonRequest('def f():\n    raise ValueError("bad input")\n\nf()')));
+      expect(thrown.code).toBe('CODE_EXECUTION');
+      expect(thrown.message).toMatch(/^ValueError: bad input/);
+      expect(thrown.details).toMatchObject({ line: 2, name: 'ValueError' });
+      expect(thrown.details?.stack).toContain('line 4');
+    });
+
+    it('stops a runaway at the deadline by removing its container (TIMEOUT)', async () => {
+      const started = performance.now();
+      const error = await failure(backend.execute(pythonRequest('print("spinning")\nwhile True:\n    pass', { timeoutMs: 1500 })));
+      expect(error.code, error.message).toBe('TIMEOUT');
+      expect(error.details).toMatchObject({ timeoutMs: 1500 });
+      expect(performance.now() - started).toBeLessThan(15_000);
+    });
+
+    it('ends a memory bomb at the container memory cap (RESOURCE_LIMIT memory)', async () => {
+      const bomb = 'chunks = []\nwhile True:\n    chunks.append(bytearray(8 * 1024 * 1024))';
+      const error = await failure(backend.execute(pythonRequest(bomb, { limits: { memoryBytes: 96 * MiB } })));
+      expect(error.code, error.message).toBe('RESOURCE_LIMIT');
+      expect(error.details).toMatchObject({ limit: 'memory', memoryBytes: 96 * MiB });
+      expect(error.details?.result?.limitsEnforced.memory).toBe(true);
+      // an allocation no machine can grant is a MemoryError inside: the same report
+      const huge = await failure(backend.execute(pythonRequest('b = bytearray(1 << 46)')));
+      expect(huge.code, huge.message).toBe('RESOURCE_LIMIT');
+      expect(huge.details).toMatchObject({ limit: 'memory' });
+    });
+
+    it('caps output (RESOURCE_LIMIT output) and keeps what fit', async () => {
+      const error = await failure(
+        backend.execute(pythonRequest('while True:\n    print("x" * 100)', { limits: { maxOutputBytes: 2000 } })),
+      );
+      expect(error.code, error.message).toBe('RESOURCE_LIMIT');
+      expect(error.details).toMatchObject({ limit: 'output', maxOutputBytes: 2000 });
+      expect(error.details?.result?.stdout.length).toBe(2000);
+    });
+
+    it('leaves no container behind once closed', async () => {
+      const own = options.create();
+      await own.execute(pythonRequest('1'));
+      await failure(own.execute(pythonRequest('while True: pass', { timeoutMs: 1000 })));
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(new Error('stop')), 300);
+      const aborted = await failure(own.execute(pythonRequest('while True: pass', { signal: controller.signal })));
+      clearTimeout(timer);
+      expect(aborted.code).toBe('ABORTED');
+      await own.close();
+      expect(await containersOf(own.id)).toEqual([]);
+    });
+  });
+}
