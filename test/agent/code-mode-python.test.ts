@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { checkSnippet, codeModeApi, defineTool, type CodeModeApi } from '../../src/agent/index.js';
+import { META_TOOL_DEFINITIONS, checkSnippet, codeModeApi, codeTool, defineTool, type CodeModeApi } from '../../src/agent/index.js';
 import { declarePythonTools } from '../../src/agent/code-mode-python.js';
 import { createExec, type DefaultExec } from '../../src/exec/index.js';
 import { hasErrorCode, type Tool } from '../../src/model/index.js';
@@ -359,4 +359,39 @@ reveal_type(chain["steps"][0]["toolId"])
       ].sort((a, b) => parseInt(a) - parseInt(b)),
     );
   }, 60_000);
+});
+
+describe('the Python language in the agent integrations', () => {
+  it("codeTool(exec, { language: 'python' }) describes the Python API and takes a Python snippet", async () => {
+    const tool = (await codeTool(exec, { language: 'python', ids: ['shop:quote'] })) as {
+      description: string;
+      inputSchema: { jsonSchema: { properties: { code: { description: string } } } };
+    };
+    expect(tool.description).toContain(
+      "The snippet's API, the stub of its module `tools`, in Python:\n```python\n# The code-mode API of toolexec for Python",
+    );
+    expect(tool.description).toContain('def run_tool(id: Literal["shop:quote"], args: ShopQuoteArgs) -> ShopQuoteResult:');
+    expect(tool.description).toContain('Write a Python 3 snippet');
+    expect(tool.inputSchema.jsonSchema.properties.code.description).toBe('The Python snippet: its last expression is the value.');
+    const typescript = (await codeTool(exec, { ids: ['shop:quote'] })) as { description: string };
+    expect(typescript.description).toContain('declared in TypeScript:\n```ts');
+  });
+
+  it('codeTool refuses typecheck with Python, and an unknown language', async () => {
+    const both = await codeTool(exec, { language: 'python', typecheck: true }).catch((e: unknown) => e);
+    expect(hasErrorCode(both, 'INVALID_ARGUMENT')).toBe(true);
+    expect((both as Error).message).toContain("not with language 'python'");
+    expect(hasErrorCode(await codeTool(exec, { language: 'ruby' as never }).catch((e: unknown) => e), 'INVALID_ARGUMENT')).toBe(true);
+  });
+
+  it("the execute_code meta-tool takes language 'python' and says how a Python snippet calls tools", () => {
+    const definition = META_TOOL_DEFINITIONS.execute_code;
+    expect((definition.inputSchema.properties as { language: { enum: string[] } }).language.enum).toEqual([
+      'javascript',
+      'typescript',
+      'python',
+    ]);
+    expect(definition.description).toContain('With language "python" the snippet is Python');
+    expect(definition.description).toContain('`tools.run_tool(id, args)`');
+  });
 });
