@@ -5,8 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { META_TOOL_DEFINITIONS, checkSnippet, codeModeApi, codeTool, defineTool, type CodeModeApi } from '../../src/agent/index.js';
-import { declarePythonTools } from '../../src/agent/code-mode-python.js';
+import {
+  META_TOOL_DEFINITIONS,
+  checkSnippet,
+  codeModeApi,
+  codeTool,
+  declarePythonTools,
+  defineTool,
+  type CodeModeApi,
+} from '../../src/agent/index.js';
+
 import { createExec, type DefaultExec } from '../../src/exec/index.js';
 import { hasErrorCode, type Tool } from '../../src/model/index.js';
 import { SMALL_TOOLS, generatedTools } from './catalogue.js';
