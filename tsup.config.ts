@@ -1,3 +1,4 @@
+import { copyFile, mkdir } from 'node:fs/promises';
 import { defineConfig, type Options } from 'tsup';
 
 /**
@@ -87,6 +88,11 @@ export default defineConfig([
     platform: 'node',
     target: 'node20',
     outExtension: () => ({ js: '.cjs' }),
+    // the Python prelude is not compiled: it is copied as it is (see src/runtime/guest/python/source.ts)
+    onSuccess: async () => {
+      await mkdir(ASSETS_DIR, { recursive: true });
+      await copyFile('src/runtime/guest/python/prelude.py', `${ASSETS_DIR}/python-prelude.py`);
+    },
   },
   {
     ...guest,
