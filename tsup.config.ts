@@ -114,6 +114,15 @@ export default defineConfig([
   },
   {
     ...guest,
+    // the Pyodide child: an ES module (top-level await) that imports Pyodide from the directory the host names
+    entry: { 'python-child': 'src/runtime/guest/python/main.ts' },
+    format: ['esm'],
+    platform: 'node',
+    target: 'node20',
+    outExtension: () => ({ js: '.mjs' }),
+  },
+  {
+    ...guest,
     // the QuickJS prelude: a script whose value is `installPrelude`, evaluated inside each VM
     entry: { 'wasm-prelude': 'src/runtime/guest/prelude/main.ts' },
     format: ['iife'],

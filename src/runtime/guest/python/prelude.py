@@ -191,6 +191,16 @@ _baseline = {}
 
 
 def _capture_baseline():
+    # what the prelude itself imports lazily (formatting a traceback) is loaded before the baseline,
+    # so that it is not removed and imported again after every run
+    try:
+        raise ValueError("warm-up")
+    except ValueError as exc:
+        traceback.format_exception(type(exc), exc, exc.__traceback__)
+    try:
+        compile("(", SNIPPET_FILENAME, "exec")
+    except SyntaxError as exc:
+        traceback.format_exception(type(exc), exc, None)
     modules = {name: mod for name, mod in list(sys.modules.items()) if isinstance(mod, types.ModuleType)}
     _baseline["modules"] = modules
     # the transport's ``__main__`` is left alone: during a run ``__main__`` is the snippet's own module
