@@ -14,6 +14,7 @@ export const entries = {
   mcp: 'src/mcp/index.ts',
   runtime: 'src/runtime/index.ts',
   'runtime-wasm': 'src/runtime/backends/wasm/index.ts',
+  'runtime-python': 'src/runtime/backends/python/index.ts',
   'runtime-host': 'src/runtime/backends/host/index.ts',
   'runtime-docker': 'src/runtime/backends/docker/index.ts',
   'runtime-remote': 'src/runtime/backends/remote/index.ts',

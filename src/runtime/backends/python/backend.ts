@@ -12,20 +12,13 @@ import {
   validateRequest,
 } from '../../core/request.js';
 import { RunRecord } from '../../core/run-record.js';
+import { isPythonLanguage, PYTHON_LANGUAGES } from '../../core/snippet.js';
 import { throwIfAborted } from '../../core/stopping.js';
 import type { ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../core/types.js';
 import { PythonEnvironment } from './environment.js';
 import { resolvePythonOptions, type PythonBackendOptions, type ResolvedPythonOptions } from './options.js';
 import { ChildPool, type PythonPoolStats } from './pool.js';
 import { runOnChild } from './session.js';
-
-/** The `language` values this backend runs (case-insensitive). */
-export const PYTHON_LANGUAGES: readonly string[] = ['python', 'py'];
-
-/** True when `language` names Python (`python` or `py`, any case). */
-export function isPythonLanguage(language: unknown): boolean {
-  return typeof language === 'string' && PYTHON_LANGUAGES.includes(language.trim().toLowerCase());
-}
 
 /**
  * Runs Python snippets (`language: 'python'` or `'py'`) in Pyodide (CPython compiled to

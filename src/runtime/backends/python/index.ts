@@ -4,7 +4,8 @@
  *
  * @module toolexec/runtime/python
  */
-export { PythonBackend, createPythonBackend, isPythonLanguage, PYTHON_LANGUAGES } from './backend.js';
+export { PythonBackend, createPythonBackend } from './backend.js';
+export { isPythonLanguage, PYTHON_LANGUAGES } from '../../core/snippet.js';
 export {
   DEFAULT_BUBBLEWRAP_PATH,
   DEFAULT_PYTHON_MAX_MEMORY_BYTES,

@@ -50,6 +50,8 @@ type Settlement =
   | { kind: 'ended' };
 
 const MAX_REMEMBERED_ERRORS = 1000;
+/** Failures after which a child is replaced rather than reused. */
+const STOPPED_BY_LIMIT: ReadonlySet<string> = new Set(['TIMEOUT', 'RESOURCE_LIMIT', 'ABORTED']);
 
 /** Keeps only the snippet's frames of a Python traceback (the prelude's are never there). */
 function pythonStack(stack: string): string | undefined {
@@ -132,8 +134,9 @@ export async function runOnChild(child: PythonChild, spec: PythonRunSpec): Promi
         memoryBytes: spec.memoryBytes,
         formatStack: pythonStack,
       });
-      // a run stopped by a limit leaves the interpreter in whatever state it was: start afresh
-      if (outcome.failure.code !== 'CODE_EXECUTION' || settlement.fatal) outcome.reusable = false;
+      // a run stopped by a limit (time, memory, output, stack) leaves the interpreter in whatever
+      // state it was: start afresh; a failed tool call or an exception is an ordinary end
+      if (settlement.fatal || STOPPED_BY_LIMIT.has(outcome.failure.code)) outcome.reusable = false;
       break;
     }
     case 'output':
