@@ -3,6 +3,7 @@
  * one run at a time (see `session.ts`), and killed (its process group) when it is done for.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { runtimeError } from '../../core/errors.js';
 import { settlesWithin } from '../../core/stopping.js';
 import type { GuestExit } from '../../guest/session.js';
@@ -23,6 +24,8 @@ export class PythonChild {
   bootMs = 0;
   #stderrTail = '';
   #gone = false;
+  /** The processes under bubblewrap (its PID namespace's init and the node it runs), found once ready. */
+  #tree: number[] = [];
 
   private constructor(process: ChildProcess, memoryBytes: number) {
     this.process = process;
@@ -53,6 +56,13 @@ export class PythonChild {
   /** True once the process has exited. */
   get gone(): boolean {
     return this.#gone;
+  }
+
+  /** Resolves once the process and everything that ran under it are gone (polled, at most `ms`). */
+  async whollyGone(ms: number): Promise<void> {
+    await settlesWithin(this.exited, ms);
+    const until = performance.now() + ms;
+    while (this.#tree.some(running) && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
   }
 
   /** The last of what the child wrote to stderr (node's own messages). */
@@ -94,6 +104,7 @@ export class PythonChild {
     try {
       if (!inTime) throw new Error(`not ready within ${startupTimeoutMs} ms`);
       child.bootMs = await ready;
+      if (child.pid !== undefined) child.#tree = descendantsOf(child.pid);
       return child;
     } catch (err) {
       child.kill();
@@ -114,8 +125,18 @@ export class PythonChild {
     }
   }
 
-  /** Kills the child's whole process group (bubblewrap and everything under it). Idempotent. */
+  /**
+   * Kills the child's process group and every process under bubblewrap (they live in their own
+   * session and PID namespace). Idempotent.
+   */
   kill(): void {
+    for (const pid of this.#tree) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
     if (this.#gone) return;
     const pid = this.process.pid;
     try {
@@ -128,4 +149,52 @@ export class PythonChild {
       }
     }
   }
+}
+
+/** True while `pid` runs (a zombie has finished). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
+/** The processes descending from `root` (Linux: read from /proc; elsewhere none). */
+function descendantsOf(root: number): number[] {
+  const parents = new Map<number, number>();
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  const found: number[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    const parent = queue.shift() as number;
+    for (const [pid, ppid] of parents) {
+      if (ppid === parent) {
+        found.push(pid);
+        queue.push(pid);
+      }
+    }
+  }
+  return found;
 }

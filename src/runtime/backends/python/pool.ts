@@ -132,7 +132,7 @@ export class ChildPool {
     const children = [...this.#all];
     this.#idle.length = 0;
     for (const child of children) child.kill();
-    await Promise.all(children.map((child) => child.exited));
+    await Promise.all(children.map((child) => child.whollyGone(5_000)));
     this.#all.clear();
   }
 
