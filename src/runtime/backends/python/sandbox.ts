@@ -112,14 +112,16 @@ export interface BubblewrapProbe {
   reason?: string;
 }
 
-let probed: Promise<BubblewrapProbe> | undefined;
+const probes = new Map<string, Promise<BubblewrapProbe>>();
 
 /**
  * Runs `node -e 0` inside the same sandbox once (per bubblewrap path): the answer is kept for the
  * life of the process.
  */
 export function probeBubblewrap(bwrapPath: string, paths: SandboxPaths): Promise<BubblewrapProbe> {
-  probed ??= (async () => {
+  let probed = probes.get(bwrapPath);
+  if (probed !== undefined) return probed;
+  probed = (async (): Promise<BubblewrapProbe> => {
     if (!existsSync(bwrapPath)) return { ok: false, reason: `${bwrapPath} not found` };
     let args: string[];
     try {
@@ -144,6 +146,7 @@ export function probeBubblewrap(bwrapPath: string, paths: SandboxPaths): Promise
     const code = await exited;
     return code === 0 ? { ok: true } : { ok: false, reason: stderr.trim().slice(0, 500) || `bubblewrap exited with code ${code}` };
   })();
+  probes.set(bwrapPath, probed);
   return probed;
 }
 
