@@ -175,9 +175,12 @@ export class ChildPool {
     child.kill();
   }
 
-  /** Starts a replacement when runs are waiting (in the background; a failure fails the first waiter). */
+  /**
+   * Starts a replacement for a retired child, in the background, so the pool stays warm (a failure
+   * fails the first waiting run, if any).
+   */
   #refill(): void {
-    if (this.#closed || this.#waiters.length === 0 || this.#slots >= this.#options.poolSize) return;
+    if (this.#closed || this.#slots >= this.#options.poolSize) return;
     this.#slots += 1;
     this.#start(this.#options.defaultMemoryBytes).then(
       (child) => this.#offer(child),
