@@ -7,9 +7,6 @@ import type { Runtime } from '../runtime/index.js';
 
 const errors = layerErrors('exec');
 
-/** A runtime that may warm the sandboxes of some languages ahead of use. */
-type WarmableRuntime = Runtime & { warm?: (options?: { languages?: readonly string[] }) => Promise<void> };
-
 /**
  * Starts the sandboxes of `languages` on `runtime` and waits for them: `bounds.timeoutMs` ends the
  * wait (the warm-up goes on in the background), `bounds.signal` rejects (`ABORTED`), and a sandbox
@@ -21,11 +18,10 @@ export function warmSandboxes(
   languages: readonly string[],
   bounds: { signal?: AbortSignal; timeoutMs?: number },
 ): Promise<void> | undefined {
-  const warmable = runtime as WarmableRuntime;
-  if (languages.length === 0 || typeof warmable.warm !== 'function') return undefined;
+  if (languages.length === 0 || typeof runtime.warm !== 'function') return undefined;
   let warming: Promise<void>;
   try {
-    warming = Promise.resolve(warmable.warm({ languages }));
+    warming = Promise.resolve(runtime.warm({ languages }));
   } catch (err) {
     return Promise.reject(asLibraryError(errors, 'runtime.warm', err));
   }

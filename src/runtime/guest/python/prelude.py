@@ -1,0 +1,328 @@
+"""The toolexec Python prelude: what every Python sandbox evaluates before it runs snippets.
+
+Plain CPython 3.11+ / Pyodide code with no third-party imports. A transport (the Pyodide child
+process, the Docker guest) loads this file once and calls ``run_snippet(code, call)`` per run, where
+``call(type, payload) -> dict`` sends one gateway request (a type of the gateway codec's
+GATEWAY_REQUEST_TYPES, with the payload shapes the JavaScript guests send), blocks, and returns
+the reply: ``{"type": "response", "payload": ...}`` or ``{"type": "error", "payload": WireError}``.
+
+Output (``print``) is captured by the transport, not here.
+
+Fresh state per run: each run gets a new globals dict and a new ``tools`` module. The first run
+takes a baseline of the interpreter (``sys.modules`` and every module's namespace); after each run,
+every module the snippet imported that was not loaded at the baseline is removed
+from ``sys.modules``, the namespace (``__dict__``) of every module that was loaded then is put
+back as it was at the baseline (names added, rebound or deleted by the snippet: ``json.dumps = f``,
+``builtins.x = 1``; the snippet's globals are a fresh ``__main__`` module, and the transport's
+``__main__`` is put back), and ``sys.path``, ``sys.argv``, the standard streams' names and
+``sys.meta_path``/``sys.path_hooks`` are restored. What is not reset: a change made *inside* an
+object that a module holds (an attribute set on a stdlib class, an item appended to a module-level
+list). A transport that must exclude even that runs each snippet in a new interpreter. Fresh state is
+about what a snippet leaves behind by accident, not a wall between runs: a snippet that walks the
+frames or the garbage collector can reach the transport's objects.
+
+Value conversion (``to_json_safe``): dict (keys become strings), list, str, int, float, bool and
+None pass through; tuples, sets and frozensets become lists (sets sorted when they can be);
+bytes, bytearray and memoryview become a list of ints; non-finite floats become None; objects
+with a ``__dict__`` or anything else become their ``repr()``; a container that contains itself
+becomes "[Circular]" where it recurs and nesting deeper than 64 becomes "[Truncated]".
+"""
+
+import ast
+import builtins
+import math
+import sys
+import traceback
+import types
+
+__all__ = ["ToolError", "run_snippet", "to_json_safe"]
+
+MAX_DEPTH = 64
+SNIPPET_FILENAME = "<snippet>"
+CODE_EXECUTION = "CODE_EXECUTION"
+
+
+class ToolError(Exception):
+    """A failed tool call: ``code`` is the library's error code (``TOOL_NOT_FOUND``, ``VALIDATION``,
+    ``LIMIT_EXCEEDED``, ...), ``message`` its message, ``details`` a dict or None."""
+
+    def __init__(self, code, message, details=None, name=None, tool_id=None, steps=None):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details
+        self.name = name or "ToolError"
+        self.tool_id = tool_id
+        self.steps = steps
+
+    def __str__(self):
+        return "%s: %s" % (self.code, self.message) if self.code else str(self.message)
+
+
+# ---- JSON-safe values ----
+
+
+def to_json_safe(value, _depth=0, _seen=None):
+    """``value`` as JSON-safe data (see the module doc)."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return list(bytes(value))
+    if _depth >= MAX_DEPTH:
+        return "[Truncated]"
+    if _seen is None:
+        _seen = set()
+    if isinstance(value, (dict, list, tuple, set, frozenset)):
+        key = id(value)
+        if key in _seen:
+            return "[Circular]"
+        _seen.add(key)
+        try:
+            if isinstance(value, dict):
+                out = {}
+                for k, v in value.items():
+                    name = k if isinstance(k, str) else _key_text(k)
+                    out[name] = to_json_safe(v, _depth + 1, _seen)
+                return out
+            items = value
+            if isinstance(value, (set, frozenset)):
+                try:
+                    items = sorted(value)
+                except TypeError:
+                    items = list(value)
+            return [to_json_safe(item, _depth + 1, _seen) for item in items]
+        finally:
+            _seen.discard(key)
+    try:
+        return repr(value)
+    except BaseException:  # a __repr__ that fails still gives a value
+        return "<%s>" % type(value).__name__
+
+
+def _key_text(key):
+    if key is None or isinstance(key, bool):
+        return "null" if key is None else ("true" if key else "false")
+    if isinstance(key, float) and not math.isfinite(key):
+        return "null"
+    return str(key)
+
+
+# ---- the tools module ----
+
+
+def _error_from_reply(payload):
+    wire = payload if isinstance(payload, dict) else {}
+    message = wire.get("error")
+    if not isinstance(message, str) or message == "":
+        message = "unknown error"
+    code = wire.get("code") if isinstance(wire.get("code"), str) else None
+    details = wire.get("details") if isinstance(wire.get("details"), dict) else None
+    name = wire.get("name") if isinstance(wire.get("name"), str) else None
+    tool_id = wire.get("toolId") if isinstance(wire.get("toolId"), str) else None
+    steps = wire.get("steps") if isinstance(wire.get("steps"), list) else None
+    return ToolError(code, message, details, name, tool_id, steps)
+
+
+def _make_tools(call):
+    """A fresh ``tools`` module whose functions send requests through ``call``."""
+
+    def request(type_, payload):
+        reply = call(type_, None if payload is None else to_json_safe(payload))
+        if not isinstance(reply, dict):
+            raise ToolError(CODE_EXECUTION, "the sandbox's transport returned no reply")
+        if reply.get("type") == "response":
+            return reply.get("payload")
+        raise _error_from_reply(reply.get("payload"))
+
+    def list_of(payload, field):
+        value = payload.get(field) if isinstance(payload, dict) else None
+        return [] if value is None else value
+
+    def run_tool(id, args=None):
+        """Runs the tool ``id`` with ``args`` (a dict): ``{"structured": ..., "content": [...], ...}``."""
+        payload = {"id": str(id)}
+        if args is not None:
+            payload["args"] = args
+        return request("run_tool", payload)
+
+    def search_tools(query="", limit=10):
+        """Searches the tool catalogue: a list of tool summaries."""
+        return list_of(request("search_tools", {"query": str(query or ""), "limit": limit}), "results")
+
+    def describe_tool(id, level="summary"):
+        """The tool's documentation at ``level`` (``summary``, ``schema`` or ``full``)."""
+        return request("describe_tool", {"id": str(id), "level": str(level)})
+
+    def list_namespaces():
+        """The catalogue's namespaces."""
+        return list_of(request("list_namespaces", None), "namespaces")
+
+    def list_tool_examples(id, max=0):
+        """The tool's examples (``max`` 0: all)."""
+        return list_of(request("list_tool_examples", {"id": str(id), "max": max}), "examples")
+
+    def run_chain(steps):
+        """Runs ``steps`` (a list of ``{"toolId": ..., "args": ..., "usePrevious": ...}``): ``{"result": ..., "steps": [...]}``."""
+        reply = request("run_chain", {"steps": list(steps) if isinstance(steps, (list, tuple)) else []})
+        reply = reply if isinstance(reply, dict) else {}
+        results = reply.get("steps")
+        return {"result": reply.get("result"), "steps": results if isinstance(results, list) else []}
+
+    module = types.ModuleType("tools", "Tool calls from a toolexec snippet; each blocks until the host answers.")
+    for fn in (run_tool, search_tools, describe_tool, list_namespaces, list_tool_examples, run_chain):
+        setattr(module, fn.__name__, fn)
+    module.ToolError = ToolError
+    return module
+
+
+# ---- fresh state ----
+
+
+_SYS_LISTS = ("path", "argv", "meta_path", "path_hooks")
+_SYS_NAMES = ("stdout", "stderr", "stdin", "displayhook", "excepthook", "breakpointhook")
+_MISSING = object()
+# filled once, by the first run; mutated in place (never rebound), so restoring this module's own
+# namespace keeps it
+_baseline = {}
+
+
+def _capture_baseline():
+    # what the prelude itself imports lazily (formatting a traceback) is loaded before the baseline,
+    # so that it is not removed and imported again after every run
+    try:
+        raise ValueError("warm-up")
+    except ValueError as exc:
+        traceback.format_exception(type(exc), exc, exc.__traceback__)
+    try:
+        compile("(", SNIPPET_FILENAME, "exec")
+    except SyntaxError as exc:
+        traceback.format_exception(type(exc), exc, None)
+    modules = {name: mod for name, mod in list(sys.modules.items()) if isinstance(mod, types.ModuleType)}
+    _baseline["modules"] = modules
+    # the transport's ``__main__`` is left alone: during a run ``__main__`` is the snippet's own module
+    _baseline["dicts"] = [(vars(mod), dict(vars(mod))) for name, mod in modules.items() if name != "__main__"]
+    _baseline["lists"] = {name: list(getattr(sys, name, [])) for name in _SYS_LISTS}
+    _baseline["names"] = {name: getattr(sys, name, None) for name in _SYS_NAMES}
+    _baseline["recursion"] = sys.getrecursionlimit()
+
+
+def _changed(current, saved):
+    if len(current) != len(saved):
+        return True
+    for key, value in saved.items():
+        if current.get(key, _MISSING) is not value:
+            return True
+    return False
+
+
+def _restore_baseline():
+    modules = _baseline["modules"]
+    for name in list(sys.modules):
+        if name not in modules:
+            del sys.modules[name]
+    for name, mod in modules.items():
+        if sys.modules.get(name) is not mod:
+            sys.modules[name] = mod
+    for current, saved in _baseline["dicts"]:
+        if _changed(current, saved):
+            current.clear()
+            current.update(saved)
+    for name, saved in _baseline["lists"].items():
+        setattr(sys, name, list(saved))
+    for name, saved in _baseline["names"].items():
+        setattr(sys, name, saved)
+    sys.setrecursionlimit(_baseline["recursion"])
+
+
+# ---- running ----
+
+
+def _compile(code):
+    tree = ast.parse(code, SNIPPET_FILENAME, "exec")
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = ast.Expression(tree.body.pop().value)
+        ast.fix_missing_locations(last)
+    body = compile(tree, SNIPPET_FILENAME, "exec", dont_inherit=True)
+    tail = compile(last, SNIPPET_FILENAME, "eval", dont_inherit=True) if last is not None else None
+    return body, tail
+
+
+def _snippet_traceback(exc):
+    """The traceback from the snippet's own frames on (the prelude's frames are left out)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename != SNIPPET_FILENAME:
+        tb = tb.tb_next
+    lines = traceback.format_exception(type(exc), exc, tb)
+    return "".join(lines)
+
+
+def _failure(exc):
+    name = type(exc).__name__
+    if isinstance(exc, ToolError):
+        error = {"code": exc.code or CODE_EXECUTION, "message": exc.message, "name": exc.name}
+        if exc.details is not None:
+            error["details"] = to_json_safe(exc.details)
+        if exc.tool_id is not None:
+            error["toolId"] = exc.tool_id
+    elif isinstance(exc, SyntaxError):
+        line = exc.lineno if exc.lineno is not None else 0
+        message = "SyntaxError: %s (line %d)" % (exc.msg, line)
+        error = {"code": CODE_EXECUTION, "message": message, "name": name, "line": line}
+        if exc.offset is not None:
+            error["column"] = exc.offset
+    else:
+        try:
+            text = str(exc)
+        except BaseException:
+            text = ""
+        error = {"code": CODE_EXECUTION, "message": "%s: %s" % (name, text) if text else name, "name": name}
+        line = _snippet_line(exc)
+        if line is not None:
+            error["line"] = line
+    try:
+        error["traceback"] = _snippet_traceback(exc)
+    except BaseException:
+        error["traceback"] = ""
+    return {"ok": False, "error": error}
+
+
+def _snippet_line(exc):
+    line = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == SNIPPET_FILENAME:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def run_snippet(code, call):
+    """Runs ``code`` with a fresh globals dict and ``tools`` module; returns ``{"ok": True, "value": v}``
+    or ``{"ok": False, "error": {"code", "message", "name", "traceback", ...}}``."""
+    if not _baseline:
+        _capture_baseline()
+    tools = _make_tools(call)
+    main = types.ModuleType("__main__")
+    scope = vars(main)
+    scope["__builtins__"] = builtins
+    scope["tools"] = tools
+    sys.modules["__main__"] = main
+    sys.modules["tools"] = tools
+    try:
+        try:
+            body, tail = _compile(code)
+        except SyntaxError as exc:
+            return _failure(exc)
+        exec(body, scope)
+        value = eval(tail, scope) if tail is not None else None
+        return {"ok": True, "value": to_json_safe(value)}
+    except BaseException as exc:  # SystemExit and KeyboardInterrupt are the snippet's failures too
+        return _failure(exc)
+    finally:
+        scope.clear()
+        _restore_baseline()
