@@ -1,3 +1,4 @@
+import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createExec } from '../../src/exec/index.js';
 import { ToolexecError, hasErrorCode } from '../../src/model/index.js';
@@ -17,6 +18,51 @@ class RecordingRuntime implements Runtime {
     return this.settle(options?.languages);
   }
 }
+
+/** The command lines of this process's descendants (from /proc). */
+function descendantCommands(): string[] {
+  const children = new Map<number, number[]>();
+  const commands = new Map<number, string>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+      commands.set(Number(entry), readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' '));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  const out: string[] = [];
+  const queue = [...(children.get(process.pid) ?? [])];
+  for (let pid = queue.shift(); pid !== undefined; pid = queue.shift()) {
+    out.push(commands.get(pid) ?? '');
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return out;
+}
+
+const pythonChildren = (): number => descendantCommands().filter((command) => command.includes('python-child')).length;
+
+describe('the default runtime (real Pyodide children)', () => {
+  it('a facade not set up for Python starts no Python process, on connect() or for a JavaScript snippet', async () => {
+    const exec = createExec({});
+    await exec.connect();
+    expect((await exec.executeCode({ code: 'return 1 + 1' })).value).toBe(2);
+    expect(pythonChildren()).toBe(0);
+    await exec.close();
+  });
+
+  it('warmLanguages: python starts the Python pool on connect(), before any snippet; close() ends it', async () => {
+    const exec = createExec({ warmLanguages: ['python'] });
+    await exec.connect();
+    expect(pythonChildren()).toBeGreaterThan(0);
+    expect((await exec.executeCode({ code: '6 * 7', language: 'python' })).value).toBe(42);
+    await exec.close();
+    expect(pythonChildren()).toBe(0);
+  }, 120_000);
+});
 
 describe('exec.connect() warms the sandboxes of the languages the facade is set up for', () => {
   it('warms Python when it is the default language, and only then', async () => {

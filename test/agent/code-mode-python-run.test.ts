@@ -1,0 +1,70 @@
+/**
+ * The Python code mode of the agent integrations, run for real (Pyodide): the execute_code
+ * meta-tool and the AI SDK's codeTool with `language: 'python'`, and a snippet written against
+ * the Python API's stub.
+ */
+import type { ToolExecutionOptions } from 'ai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codeModeApi, codeTool, metaTool } from '../../src/agent/index.js';
+import { createExec, type DefaultExec } from '../../src/exec/index.js';
+import { hasErrorCode } from '../../src/model/index.js';
+import { SMALL_TOOLS } from './catalogue.js';
+
+let exec: DefaultExec;
+beforeAll(async () => {
+  exec = createExec({ tools: SMALL_TOOLS, warmLanguages: ['python'] });
+  await exec.connect();
+}, 120_000);
+afterAll(() => exec.close());
+
+const CALL: ToolExecutionOptions<Record<string, unknown>> = { toolCallId: 'call-1', messages: [], context: {} };
+
+describe('Python through the agent integrations', () => {
+  it("execute_code with language 'python' runs the snippet and reports its value, calls and output", async () => {
+    const { value } = await metaTool(exec, 'execute_code').run({
+      language: 'python',
+      code: 'r = tools.run_tool("math:add:1.0.0", {"a": 20, "b": 22})\nprint("ok")\nr["structured"]',
+    });
+    expect(value).toEqual({ value: 42, toolCalls: 1, stdout: 'ok\n' });
+  });
+
+  it("codeTool(exec, { language: 'python' }) runs the model's Python snippet; a failure rejects with the sandbox's error", async () => {
+    const tool = (await codeTool(exec, { language: 'python', ids: ['math:add:1.0.0', 'fs:read_text_file'] })) as {
+      execute: (input: { code: string }, options: ToolExecutionOptions<Record<string, unknown>>) => Promise<unknown>;
+    };
+    const output = await tool.execute(
+      {
+        code: `
+total = tools.run_tool("math:add:1.0.0", {"a": 1, "b": 2})["structured"]
+text = tools.run_tool("fs:read_text_file", {"path": "a.txt", "head": 1})["structured"]["text"]
+{"total": total, "text": text}
+`,
+      },
+      CALL,
+    );
+    expect(output).toEqual({ value: { total: 3, text: 'line 1' }, toolCalls: ['math:add:1.0.0', 'fs:read_text_file'] });
+    const failed = await tool.execute({ code: 'tools.run_tool("fs:read_text_file", {})' }, CALL).catch((e: unknown) => e);
+    expect(hasErrorCode(failed, 'VALIDATION')).toBe(true);
+  });
+
+  it('a snippet written the way the Python prompt says runs as it reads', async () => {
+    const api = await codeModeApi(exec, { language: 'python', ids: ['math:add:1.0.0'] });
+    expect(api.prompt).toContain('r["structured"]');
+    const run = await exec.executeCode({
+      language: 'python',
+      code: `
+from tools import ToolError
+import tools as t
+try:
+    t.run_tool("util:fail", {})
+    outcome = "no error"
+except ToolError as err:
+    outcome = err.code
+found = [s["id"] for s in tools.search_tools("add", 3)]
+doc = tools.describe_tool("math:add:1.0.0", "schema")
+{"outcome": outcome, "found": found[0], "required": doc["tool"]["inputSchema"]["required"], "namespaces": tools.list_namespaces()}
+`,
+    });
+    expect(run.value).toEqual({ outcome: 'EXECUTION', found: 'math:add:1.0.0', required: ['a', 'b'], namespaces: ['fs', 'math', 'util'] });
+  });
+});
