@@ -68,7 +68,10 @@ print(f"basket: {total / 100:.2f} USD")
     show('value', json(run.value));
     show('stdout', run.stdout.trim());
     for (const call of run.toolCalls) show('tool call', `${call.toolId} ${json(call.args)} → ${json(call.structured)}`);
-    show('backend', `${run.backend?.kind} ${run.backend?.readiness ?? ''}, ${run.durationMs.toFixed(0)} ms`);
+    show(
+      'backend',
+      `${run.backend?.kind} ${run.backend?.readiness ?? ''} (${String(run.backend?.details?.engine)}), ${run.durationMs.toFixed(0)} ms`,
+    );
     check(json(run.value) === json({ skus: ['MUG-1', 'TEE-1'], totalCents: 4900 }), 'the basket total');
     check(run.toolCalls.length === 2, 'two tool calls in the trace');
 

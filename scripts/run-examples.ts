@@ -101,6 +101,7 @@ const EXAMPLES: Example[] = [
       /^stdout +basket: 49\.00 USD/m,
       /^tool call +shop:quote \{"sku":"MUG-1","quantity":2\} → \{"sku":"MUG-1","totalCents":2500\}/m,
       /^tool call +shop:quote \{"sku":"TEE-1","quantity":1\} → \{"sku":"TEE-1","totalCents":2400\}/m,
+      /^backend +wasm beta \(pyodide\)/m,
       /^caught +VALIDATION/m,
     ],
   },
