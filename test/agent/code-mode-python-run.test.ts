@@ -9,6 +9,7 @@ import { codeModeApi, codeTool, metaTool } from '../../src/agent/index.js';
 import { createExec, type DefaultExec } from '../../src/exec/index.js';
 import { hasErrorCode } from '../../src/model/index.js';
 import { SMALL_TOOLS } from './catalogue.js';
+import { pyright } from './pyright.js';
 
 let exec: DefaultExec;
 beforeAll(async () => {
@@ -66,5 +67,43 @@ doc = tools.describe_tool("math:add:1.0.0", "schema")
 `,
     });
     expect(run.value).toEqual({ outcome: 'EXECUTION', found: 'math:add:1.0.0', required: ['a', 'b'], namespaces: ['fs', 'math', 'util'] });
+  });
+
+  it('the stub describes what the sandbox returns: a snippet that pyright (strict) accepts against it runs as typed', async () => {
+    const api = await codeModeApi(exec, { language: 'python' });
+    const snippet = `import tools
+from tools import ToolError
+
+total = tools.run_tool("math:add:1.0.0", {"a": 2, "b": 3})
+kind = total["backend"]["kind"]
+name = total["tool"]["name"]
+text = tools.run_tool("fs:read_text_file", {"path": "a.txt"})["structured"]
+hits = [hit["id"] for hit in tools.search_tools("read file", 2)]
+doc = tools.describe_tool("fs:read_text_file", "schema")
+schema = doc["tool"]["inputSchema"] if "tool" in doc else {}
+chain = tools.run_chain([{"toolId": "math:add:1.0.0", "args": {"a": 1, "b": 1}}, {"toolId": "math:add:1.0.0", "args": {"b": 5}, "argsFrom": {"a": ""}}])
+last = chain["result"]["structured"] if chain["result"] is not None else None
+steps = [step["toolId"] for step in chain["steps"]]
+try:
+    tools.run_tool("util:fail")
+    code = "none"
+except ToolError as err:
+    code = err.code
+{"total": total["structured"], "kind": kind, "name": name, "text": text, "hit": hits[0], "required": schema.get("required"), "last": last, "steps": steps, "code": code, "namespaces": tools.list_namespaces()}
+`;
+    expect(pyright(api.declarations, snippet).filter((d) => d.severity === 'error')).toEqual([]);
+    const run = await exec.executeCode({ language: 'python', code: snippet });
+    expect(run.value).toEqual({
+      total: 5,
+      kind: 'local',
+      name: 'add',
+      text: { path: 'a.txt', text: 'line 1\nline 2' },
+      hit: 'fs:read_text_file',
+      required: ['path'],
+      last: 7,
+      steps: ['math:add:1.0.0', 'math:add:1.0.0'],
+      code: 'EXECUTION',
+      namespaces: ['fs', 'math', 'util'],
+    });
   });
 });

@@ -1,8 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -18,6 +14,7 @@ import {
 import { createExec, type DefaultExec } from '../../src/exec/index.js';
 import { hasErrorCode, type Tool } from '../../src/model/index.js';
 import { SMALL_TOOLS, generatedTools } from './catalogue.js';
+import { pyright } from './pyright.js';
 
 const quote = defineTool({
   name: 'quote',
@@ -142,43 +139,6 @@ function pythonSyntaxError(text: string): string {
   const run = spawnSync('python3', ['-c', 'import ast,sys; ast.parse(sys.stdin.read())'], { input: text, encoding: 'utf8' });
   if (run.error !== undefined) throw run.error;
   return run.status === 0 ? '' : run.stderr;
-}
-
-const require = createRequire(import.meta.url);
-const PYRIGHT = require.resolve('pyright/index.js');
-
-interface PyrightDiagnostic {
-  file: string;
-  severity: string;
-  message: string;
-  range: { start: { line: number } };
-}
-
-/** Pyright (strict) over `tools.pyi` and a snippet beside it: every diagnostic, by file name and 1-based line. */
-function pyright(stub: string, snippet: string): { file: string; line: number; severity: string; message: string }[] {
-  const dir = mkdtempSync(join(tmpdir(), 'toolexec-pyi-'));
-  try {
-    writeFileSync(join(dir, 'tools.pyi'), stub);
-    writeFileSync(join(dir, 'snippet.py'), snippet);
-    writeFileSync(
-      join(dir, 'pyrightconfig.json'),
-      JSON.stringify({ pythonVersion: '3.11', typeCheckingMode: 'strict', reportMissingModuleSource: false }),
-    );
-    let out: string;
-    try {
-      out = execFileSync(process.execPath, [PYRIGHT, '--outputjson', '-p', dir], { cwd: dir, encoding: 'utf8' });
-    } catch (err) {
-      out = (err as { stdout: string }).stdout; // exit 1 when there are errors
-    }
-    return (JSON.parse(out) as { generalDiagnostics: PyrightDiagnostic[] }).generalDiagnostics.map((d) => ({
-      file: d.file.slice(dir.length + 1),
-      line: d.range.start.line + 1,
-      severity: d.severity,
-      message: d.message,
-    }));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 let exec: DefaultExec;
