@@ -9,7 +9,7 @@ import type { PythonBackendOptions } from './option-types.js';
 
 export type { PythonBackendOptions };
 
-/** Default memory cap of a Python run: 512 MiB (Pyodide needs about 160 MiB to start). */
+/** Default memory cap of a Python run: 512 MiB (the interpreter starts in about 32 MiB of linear memory from the snapshot; real snippets need more). */
 export const DEFAULT_PYTHON_MEMORY_BYTES = 512 * 1024 * 1024;
 
 /** Highest memory cap a request may ask for: 2 GiB. */
