@@ -4,7 +4,7 @@
  */
 import { createUnsafeHostBackend } from '../backends/host/index.js';
 import type { WasmBackendOptions } from '../backends/wasm/option-types.js';
-import type { PythonBackendOptions } from '../backends/python/options.js';
+import type { PythonBackendOptions } from '../backends/python/option-types.js';
 import type { RuntimeBackend, SecurityProfile } from './types.js';
 
 /** Creates a backend on first use. */

@@ -2,7 +2,7 @@ import type { ErrorCode } from '../../model/index.js';
 import type { DetailLevel, ToolDoc, ToolExample, ToolSummary } from '../../discovery/index.js';
 import type { ChainResult, ChainStep, RunResult } from '../../run/index.js';
 import type { WasmBackendOptions } from '../backends/wasm/option-types.js';
-import type { PythonBackendOptions } from '../backends/python/options.js';
+import type { PythonBackendOptions } from '../backends/python/option-types.js';
 
 /** How much isolation a snippet gets: `dev` (the host), `standard` and `hardened` (real sandboxes). */
 export type SecurityProfile = 'dev' | 'standard' | 'hardened';

@@ -43,7 +43,7 @@ import { runOnChild } from './session.js';
  * **Limits.** Wall clock: the interrupt buffer raises `KeyboardInterrupt` at `timeoutMs`
  * (`TIMEOUT`); a child that does not stop (a long builtin, a wait on a tool call) is killed
  * `killGraceMs` later (`TIMEOUT`, `details.killed`). Memory: Pyodide's linear memory maximum is
- * `limits.memoryBytes` (default 512 MiB; below ~160 MiB Pyodide cannot start) → `RESOURCE_LIMIT`
+ * `limits.memoryBytes` (default 512 MiB; below ~32 MiB Pyodide cannot start) → `RESOURCE_LIMIT`
  * `memory` on a `MemoryError` the snippet did not catch or a fatal allocation failure. Output:
  * stdout + stderr over `maxOutputBytes` interrupts the run (`RESOURCE_LIMIT` `output`). Tool
  * calls: the tracing gateway (`LIMIT_EXCEEDED`). Source: `maxSourceBytes` (`LIMIT_EXCEEDED`).

@@ -113,7 +113,7 @@ export class PythonChild {
       if (/memory|OOM|RangeError: WebAssembly/i.test(stderr)) {
         throw runtimeError(
           'RESOURCE_LIMIT',
-          `resource limit exceeded: memory (Pyodide does not start within ${memoryBytes} bytes; it needs about 160 MiB)`,
+          `resource limit exceeded: memory (Pyodide does not start within ${memoryBytes} bytes; it needs about 32 MiB)`,
           { cause: err, details: { limit: 'memory', memoryBytes, phase: 'startup' } },
         );
       }

@@ -17,7 +17,7 @@ interface Waiter {
   reject: (error: ToolexecError) => void;
 }
 
-/** Counters of a {@link ChildPool} (a snapshot, taken when read). */
+/** Counters of the python backend's pool of children (a snapshot, taken when read). */
 export interface PythonPoolStats {
   /** Children alive (idle + busy). */
   children: number;

@@ -34,12 +34,17 @@ export function permissionFlag(): string {
   return process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission';
 }
 
+/** A folder and everything under it, for `--allow-fs-read`: Node 20's wildcard form, or the folder itself from Node 22. */
+function folderPattern(path: string): string {
+  return permissionFlag() === '--permission' ? path : `${path}/*`;
+}
+
 /** The node flags of a child: permission model, reads limited to `paths`, a small JS heap. */
 export function nodeFlags(paths: SandboxPaths, heapMiB: number): string[] {
   const reads = [paths.pyodideDir, dirname(paths.childPath), dirname(paths.preludePath), paths.workDir];
   return [
     permissionFlag(),
-    ...[...new Set(reads)].map((path) => `--allow-fs-read=${path}/*`),
+    ...[...new Set(reads)].map((path) => `--allow-fs-read=${folderPattern(path)}`),
     // eval and new Function are not needed by Pyodide's runtime; run_js and the like fail on them
     '--disallow-code-generation-from-strings',
     `--max-old-space-size=${heapMiB}`,

@@ -78,6 +78,7 @@ function outputStream(type: 'stdout' | 'stderr') {
 
 interface PyodideApi {
   runPython(code: string, options?: { globals?: unknown }): unknown;
+  setStdin(options: unknown): void;
   setStdout(options: unknown): void;
   setStderr(options: unknown): void;
   setInterruptBuffer(buffer: unknown): void;
@@ -105,6 +106,8 @@ if (config.makeSnapshot === true) {
   process.exit(0);
 }
 
+// fd 0 is the channel to the host: a snippet's `input()` or `sys.stdin` reads end of file instead
+pyodide.setStdin({ read: () => 0, isatty: false });
 pyodide.setStdout({ write: outputStream('stdout').write, isatty: false });
 pyodide.setStderr({ write: outputStream('stderr').write, isatty: false });
 // read at every check Pyodide makes (each few thousand bytecodes): a SIGINT past the deadline

@@ -218,6 +218,14 @@ describe('runtime backend contract: python (Pyodide)', { timeout: 60_000 }, () =
     });
   });
 
+  it('refuses a memory cap Pyodide cannot start in (RESOURCE_LIMIT) and one above the ceiling (INVALID_LIMITS)', async () => {
+    const small = await rejection(run('1', { limits: { memoryBytes: 16 * 1024 * 1024 } }));
+    expectCode(small, 'RESOURCE_LIMIT');
+    expect(small.details?.limit).toBe('memory');
+    expectCode(await rejection(run('1', { limits: { memoryBytes: 8 * 1024 * 1024 * 1024 } })), 'INVALID_LIMITS');
+    expect((await run('7')).value).toBe(7);
+  });
+
   it('keeps concurrent runs apart', async () => {
     const ids = [1, 2, 3, 4];
     const results = await Promise.all(

@@ -120,6 +120,10 @@ describe('hostile Python on the Pyodide backend', { timeout: 60_000 }, () => {
     ],
     ['writing a host path', "open(MARKER, 'w').write('x')\nimport os\nos.listdir(os.path.dirname(MARKER))"],
     ['os.environ', 'import os\ndict(os.environ)'],
+    [
+      'reading the channel to the host through stdin',
+      "import sys, os\nout = [sys.stdin.read()]\ntry:\n    out.append(input())\nexcept EOFError:\n    out.append('EOF')\ntry:\n    out.append(os.read(0, 100))\nexcept OSError as e:\n    out.append(type(e).__name__)\nout",
+    ],
     ['a socket to 127.0.0.1', "import socket\ns = socket.socket()\ns.settimeout(2)\ns.connect(('127.0.0.1', PORT))\ns.send(b'hello')"],
     [
       'fetch through the API object',
