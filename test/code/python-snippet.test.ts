@@ -127,4 +127,14 @@ last
     expect(syntax.code).toBe('CODE_EXECUTION');
     expect(syntax.message).toContain('SyntaxError');
   });
+
+  it("routes by profile: the dev profile's host backend runs no Python (RUNTIME_UNAVAILABLE naming both)", async () => {
+    const err = (await exec.executeCode({ language: 'python', code: '1', profile: 'dev' }).catch((e: unknown) => e)) as ToolexecError;
+    expect(err.code).toBe('RUNTIME_UNAVAILABLE');
+    expect(err.message).toContain('"python"');
+    expect(err.message).toContain('"dev"');
+    const hardened = await exec.executeCode({ language: 'python', code: '2 ** 10', profile: 'hardened' });
+    expect(hardened.value).toBe(1024);
+    expect(hardened.backend?.details?.engine).toBe('pyodide');
+  });
 });
