@@ -93,7 +93,7 @@ function union(types: string[]): string {
 const SIMPLE: Readonly<Record<string, string>> = { string: 'str', integer: 'int', number: 'float', boolean: 'bool', null: 'None' };
 
 /**
- * Converts the schemas of one tool: {@link PythonTypes.typeOf} returns a type expression and
+ * Converts the schemas of one tool: {@link PythonTypes.typeOfRoot} returns a type expression and
  * collects the classes and aliases it needed in {@link PythonTypes.blocks}, in the order a reader
  * meets them (a class before the classes of its properties).
  */
