@@ -1,3 +1,4 @@
+import { copyFile, mkdir } from 'node:fs/promises';
 import { defineConfig, type Options } from 'tsup';
 
 /**
@@ -13,6 +14,7 @@ export const entries = {
   mcp: 'src/mcp/index.ts',
   runtime: 'src/runtime/index.ts',
   'runtime-wasm': 'src/runtime/backends/wasm/index.ts',
+  'runtime-python': 'src/runtime/backends/python/index.ts',
   'runtime-host': 'src/runtime/backends/host/index.ts',
   'runtime-docker': 'src/runtime/backends/docker/index.ts',
   'runtime-remote': 'src/runtime/backends/remote/index.ts',
@@ -87,6 +89,11 @@ export default defineConfig([
     platform: 'node',
     target: 'node20',
     outExtension: () => ({ js: '.cjs' }),
+    // the Python prelude is not compiled: it is copied as it is (see src/runtime/guest/python/source.ts)
+    onSuccess: async () => {
+      await mkdir(ASSETS_DIR, { recursive: true });
+      await copyFile('src/runtime/guest/python/prelude.py', `${ASSETS_DIR}/python-prelude.py`);
+    },
   },
   {
     ...guest,
@@ -101,6 +108,15 @@ export default defineConfig([
     ...guest,
     // the component worker: runs jco-transpiled WebAssembly components (no imports beyond node builtins)
     entry: { 'component-worker': 'src/runtime/guest/component/main.ts' },
+    format: ['esm'],
+    platform: 'node',
+    target: 'node20',
+    outExtension: () => ({ js: '.mjs' }),
+  },
+  {
+    ...guest,
+    // the Pyodide child: an ES module (top-level await) that imports Pyodide from the directory the host names
+    entry: { 'python-child': 'src/runtime/guest/python/main.ts' },
     format: ['esm'],
     platform: 'node',
     target: 'node20',

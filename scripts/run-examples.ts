@@ -93,6 +93,19 @@ const EXAMPLES: Example[] = [
     ],
   },
   {
+    name: 'python-snippet',
+    file: 'examples/python-snippet.ts',
+    expect: [
+      /^api +def run_tool\(id: Literal\["shop:quote"\], args: ShopQuoteArgs\) -> ShopQuoteResult:/m,
+      /^value +\{"skus":\["MUG-1","TEE-1"\],"totalCents":4900\}/m,
+      /^stdout +basket: 49\.00 USD/m,
+      /^tool call +shop:quote \{"sku":"MUG-1","quantity":2\} → \{"sku":"MUG-1","totalCents":2500\}/m,
+      /^tool call +shop:quote \{"sku":"TEE-1","quantity":1\} → \{"sku":"TEE-1","totalCents":2400\}/m,
+      /^backend +wasm beta \(pyodide\)/m,
+      /^caught +VALIDATION/m,
+    ],
+  },
+  {
     name: 'component',
     file: 'examples/component/main.ts',
     expect: [

@@ -40,9 +40,17 @@ function loadAiSdk(): Promise<AiSdk> {
 /** Options of {@link codeTool}. */
 export interface CodeToolOptions extends Omit<CodeModeApiOptions, 'language'> {
   /**
+   * The language the model writes snippets in: `'typescript'` (JavaScript too) or `'python'`. It
+   * picks the API in the tool's description (TypeScript declarations, or the Python stub of the
+   * module `tools`) and the language the snippets run as (`exec.executeCode({ language })`: Python
+   * runs in Pyodide for `standard` / `hardened`, see docs/guests.md). @defaultValue 'typescript'
+   */
+  language?: 'typescript' | 'javascript' | 'python';
+  /**
    * Type-check each snippet against the declarations before it runs (needs the optional peer
    * dependency `typescript`): a snippet that does not compile is not run, and the compiler's
-   * messages go back to the model as the tool's error. @defaultValue false
+   * messages go back to the model as the tool's error. TypeScript only (`INVALID_ARGUMENT` with
+   * `language: 'python'`). @defaultValue false
    */
   typecheck?: boolean;
   /** Wall-clock budget of each snippet, in milliseconds. @defaultValue the facade's */
@@ -207,7 +215,7 @@ function pick(selection: SelectToolsOptions): Omit<CodeModeApiOptions, 'language
 
 /** The `execute_code` tool's input. */
 export interface CodeToolInput {
-  /** The TypeScript or JavaScript snippet. */
+  /** The snippet, in the tool's language (TypeScript / JavaScript, or Python). */
   code: string;
 }
 
@@ -225,22 +233,27 @@ export interface CodeToolOutput {
   warnings?: string[];
 }
 
-const CODE_INPUT_SCHEMA: JSONSchema7 = {
-  type: 'object',
-  properties: {
-    code: { type: 'string', minLength: 1, description: 'The TypeScript or JavaScript snippet: the body of an async function.' },
-  },
-  required: ['code'],
-  additionalProperties: false,
-};
+function codeInputSchema(python: boolean): JSONSchema7 {
+  const description = python
+    ? 'The Python snippet: its last expression is the value.'
+    : 'The TypeScript or JavaScript snippet: the body of an async function.';
+  return {
+    type: 'object',
+    properties: { code: { type: 'string', minLength: 1, description } },
+    required: ['code'],
+    additionalProperties: false,
+  };
+}
 
 /**
  * One AI SDK tool, `execute_code`, that runs a model's snippet in toolexec's sandbox (the facade's
  * `executeCode`: WASM by default, on any Node host), its description carrying the code-mode API
- * of the selected tools ({@link codeModeApi}: the prompt and the TypeScript declarations).
+ * of the selected tools ({@link codeModeApi}: the prompt and the TypeScript declarations, or with
+ * `language: 'python'` the Python prompt and the stub of the module `tools`).
  *
  * @remarks
- * Snippets run as TypeScript (JavaScript is TypeScript too) under the facade's profile, call
+ * Snippets run as TypeScript (JavaScript is TypeScript too), or as Python with `language:
+ * 'python'` (the facade's runtime must run Python: Pyodide for `standard` / `hardened`), under the facade's profile, call
  * budget and deadline (`timeoutMs`, `maxToolCalls` override them); `execute`'s `abortSignal`
  * stops the run. With `typecheck: true` a snippet is checked against the declarations first
  * ({@link checkSnippet}) and one that does not compile fails with `VALIDATION` listing the
@@ -252,8 +265,14 @@ const CODE_INPUT_SCHEMA: JSONSchema7 = {
  */
 export async function codeTool(exec: Exec, options: CodeToolOptions = {}): Promise<AiSdkTool> {
   if (options === null || typeof options !== 'object') throw errors.invalidArgument('options', 'must be an object');
-  const { typecheck = false, timeoutMs, maxToolCalls, ...selection } = options;
+  const { typecheck = false, timeoutMs, maxToolCalls, language = 'typescript', ...selection } = options;
   if (typeof typecheck !== 'boolean') throw errors.invalidArgument('option typecheck', 'must be a boolean');
+  if (language !== 'typescript' && language !== 'javascript' && language !== 'python') {
+    throw errors.invalidArgument('option language', `must be 'typescript', 'javascript' or 'python', got ${JSON.stringify(language)}`);
+  }
+  const python = language === 'python';
+  if (python && typecheck)
+    throw errors.invalidArgument('option typecheck', "type-checks TypeScript snippets only: not with language 'python'");
   if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs > 0)) {
     throw errors.invalidArgument('option timeoutMs', 'must be a positive number of milliseconds');
   }
@@ -261,11 +280,12 @@ export async function codeTool(exec: Exec, options: CodeToolOptions = {}): Promi
     throw errors.invalidArgument('option maxToolCalls', 'must be an integer ≥ 0');
   }
   const ai = await loadAiSdk();
-  const api = await codeModeApi(exec, selection);
-  const description = `Runs a code snippet that calls tools, in a sandbox. ${api.prompt}\n\nThe snippet's API, declared in TypeScript:\n\`\`\`ts\n${api.declarations}\n\`\`\``;
+  const api = await codeModeApi(exec, { ...selection, language: python ? 'python' : 'typescript' });
+  const declared = python ? 'the stub of its module `tools`, in Python:\n```python' : 'declared in TypeScript:\n```ts';
+  const description = `Runs a code snippet that calls tools, in a sandbox. ${api.prompt}\n\nThe snippet's API, ${declared}\n${api.declarations}\n\`\`\``;
   return ai.tool<CodeToolInput, CodeToolOutput, Record<string, unknown>>({
     description,
-    inputSchema: ai.jsonSchema<CodeToolInput>(CODE_INPUT_SCHEMA),
+    inputSchema: ai.jsonSchema<CodeToolInput>(codeInputSchema(python)),
     execute: async (input, { abortSignal }) => {
       const code = typeof input?.code === 'string' ? input.code : '';
       if (code.trim() === '') throw errors.invalidArgument('code', 'must be a non-empty snippet');
@@ -279,7 +299,7 @@ export async function codeTool(exec: Exec, options: CodeToolOptions = {}): Promi
       }
       const run = await exec.executeCode({
         code,
-        language: 'typescript',
+        language: python ? 'python' : 'typescript',
         ...(abortSignal === undefined ? {} : { signal: abortSignal }),
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
         ...(maxToolCalls === undefined ? {} : { maxToolCalls }),

@@ -7,6 +7,7 @@ import type { Tool } from '../model/index.js';
 import { layerErrors } from '../model/internal.js';
 import type { Exec } from '../exec/index.js';
 import { ENVIRONMENT_DECLARATIONS, RESERVED_NAMES } from './code-mode-types.js';
+import { PYTHON_CODE_MODE_PROMPT, declarePythonTools } from './code-mode-python.js';
 import { selectTools } from './selection.js';
 
 const errors = layerErrors('agent');
@@ -20,21 +21,30 @@ export interface CodeModeApiOptions {
   /** Most tools the query adds. @defaultValue 10 for a query; every tool when neither `ids` nor `query` is given */
   limit?: number;
   /**
-   * The snippet language. Only `'typescript'` (which JavaScript snippets read as well) is built;
-   * `'python'` is refused with `INVALID_ARGUMENT` until Python snippets exist. @defaultValue 'typescript'
+   * The snippet language: `'typescript'` (JavaScript snippets read the same declarations; `'javascript'`
+   * is taken as a synonym) or `'python'` (a `.pyi` stub of the module `tools` and the Python prompt).
+   * @defaultValue 'typescript'
    */
-  language?: 'typescript' | 'python';
+  language?: 'typescript' | 'javascript' | 'python';
 }
 
 /** A code-mode API: what to put in a model's context so it can write snippets. */
 export interface CodeModeApi {
   /**
-   * TypeScript declarations of the snippet's globals (`tools`, `console`, the timers, `__out`),
+   * TypeScript: declarations of the snippet's globals (`tools`, `console`, the timers, `__out`),
    * `tools.runTool` typed per declared tool ID: `ToolArgs['math:add']` its arguments,
    * `ToolResults['math:add']` its result (`unknown` without an output schema). A script (no
    * import or export): save it as a `.d.ts` or hand it to {@link checkSnippet}.
+   *
+   * Python: the stub of the module `tools` (`.pyi` text): per tool a `TypedDict` of its arguments
+   * (`MathAddArgs`), its structured result (`MathAddOutput`), `MathAddResult =
+   * RunResult[MathAddOutput]` and an `@overload` of `run_tool(id: Literal['math:add'], args:
+   * MathAddArgs) -> MathAddResult`; then `search_tools`, `describe_tool`, `list_namespaces`,
+   * `list_tool_examples`, `run_chain` and `ToolError`.
    */
   declarations: string;
+  /** The language the declarations and the prompt are for. */
+  language: 'typescript' | 'python';
   /** How to write a snippet, in a few lines, for a system prompt or a tool description (the declarations are not in it). */
   prompt: string;
 }
@@ -192,27 +202,28 @@ export const CODE_MODE_PROMPT = `Write a TypeScript (or JavaScript) snippet; it 
  * const system = `${api.prompt}\n\n\`\`\`ts\n${api.declarations}\n\`\`\``;
  * ```
  *
- * @throws `INVALID_ARGUMENT` for bad options, or `language: 'python'` (Python snippets are not
- * available yet); `TOOL_NOT_FOUND` for an unknown ID in `ids`; `RUNTIME_UNAVAILABLE` when the
- * optional peer dependency json-schema-to-typescript is not installed.
+ * With `language: 'python'` the declarations are the stub of the Python module `tools` (see
+ * {@link CodeModeApi.declarations}) and the prompt tells how a Python snippet is written (the last
+ * expression is the value, calls are synchronous, a failure raises `ToolError` with `.code`); no
+ * optional dependency is needed.
+ *
+ * @throws `INVALID_ARGUMENT` for bad options; `TOOL_NOT_FOUND` for an unknown ID in `ids`;
+ * `RUNTIME_UNAVAILABLE` when the optional peer dependency json-schema-to-typescript is not
+ * installed (TypeScript declarations only).
  */
 export async function codeModeApi(exec: Exec, options: CodeModeApiOptions = {}): Promise<CodeModeApi> {
   if (options === null || typeof options !== 'object') throw errors.invalidArgument('options', 'must be an object');
   const { language = 'typescript', ids, query, limit } = options;
-  if (language === 'python') {
-    throw errors.invalidArgument(
-      'option language',
-      "'python' is not available yet: Python snippets are not supported by this version; use 'typescript' (JavaScript snippets read the same declarations)",
-      { details: { language } },
-    );
-  }
-  if (language !== 'typescript')
-    throw errors.invalidArgument('option language', `must be 'typescript' or 'python', got ${JSON.stringify(language)}`);
+  if (language !== 'typescript' && language !== 'javascript' && language !== 'python')
+    throw errors.invalidArgument('option language', `must be 'typescript', 'javascript' or 'python', got ${JSON.stringify(language)}`, {
+      details: { language },
+    });
   const selected = await selectTools(exec, {
     ...(ids === undefined ? {} : { ids }),
     ...(query === undefined ? {} : { query }),
     ...(limit === undefined ? {} : { limit }),
   });
-  const declarations = await declareTools(selected.map(({ id, tool }) => ({ id, tool })));
-  return { declarations, prompt: CODE_MODE_PROMPT };
+  const declared = selected.map(({ id, tool }) => ({ id, tool }));
+  if (language === 'python') return { declarations: declarePythonTools(declared), prompt: PYTHON_CODE_MODE_PROMPT, language };
+  return { declarations: await declareTools(declared), prompt: CODE_MODE_PROMPT, language: 'typescript' };
 }

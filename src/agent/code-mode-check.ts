@@ -77,12 +77,18 @@ const libraryFiles = new Map<string, SourceFile>();
  * await exec.executeCode({ code, language: 'typescript' });
  * ```
  *
- * @throws `INVALID_ARGUMENT` when `api.declarations` or `code` is not a string;
+ * @throws `INVALID_ARGUMENT` when `api.declarations` or `code` is not a string, or for the Python
+ * API (`language: 'python'`);
  * `RUNTIME_UNAVAILABLE` when TypeScript is not installed.
  */
-export async function checkSnippet(api: Pick<CodeModeApi, 'declarations'>, code: string): Promise<SnippetCheck> {
+export async function checkSnippet(api: Pick<CodeModeApi, 'declarations'> & { language?: string }, code: string): Promise<SnippetCheck> {
   if (api === null || typeof api !== 'object' || typeof api.declarations !== 'string') {
     throw errors.invalidArgument('api', 'must be a code-mode API ({ declarations })');
+  }
+  if (api.language === 'python') {
+    throw errors.invalidArgument('api', 'is the Python API: checkSnippet type-checks TypeScript and JavaScript snippets only', {
+      details: { language: 'python' },
+    });
   }
   if (typeof code !== 'string') throw errors.invalidArgument('code', 'must be a string');
   const ts = await loadTypeScript();

@@ -66,6 +66,7 @@ export type {
   ToolSchema,
 } from './define-tool-schema.js';
 export { CODE_MODE_PROMPT, codeModeApi, declareTools } from './code-mode-api.js';
+export { PYTHON_CODE_MODE_PROMPT, declarePythonTools } from './code-mode-python.js';
 export type { CodeModeApi, CodeModeApiOptions, DeclaredTool } from './code-mode-api.js';
 export { checkSnippet } from './code-mode-check.js';
 export type { SnippetCheck, SnippetDiagnostic } from './code-mode-check.js';

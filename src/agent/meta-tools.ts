@@ -135,7 +135,7 @@ export const META_TOOL_DEFINITIONS: Readonly<Record<MetaToolName, Tool>> = Objec
     name: 'execute_code',
     title: 'Execute code',
     description:
-      'Runs a JavaScript or TypeScript snippet in a sandbox (no network, no files) and returns what it returns, its console output and the tool calls it made. Inside, the object `tools` calls the catalogue: `await tools.searchTools(query, limit)`, `await tools.describeTool(id, "schema")`, `await tools.runTool(id, args)` (its result\'s `structured` field is the tool\'s value), `await tools.runChain(steps)`. The snippet is the body of an async function: `return` its answer. Use it to call many tools, loop, filter or combine results in one step instead of many run_tool calls.',
+      'Runs a JavaScript or TypeScript snippet in a sandbox (no network, no files) and returns what it returns, its console output and the tool calls it made. Inside, the object `tools` calls the catalogue: `await tools.searchTools(query, limit)`, `await tools.describeTool(id, "schema")`, `await tools.runTool(id, args)` (its result\'s `structured` field is the tool\'s value), `await tools.runChain(steps)`. The snippet is the body of an async function: `return` its answer. With language "python" the snippet is Python: the same calls without await (`tools.search_tools(query, limit)`, `tools.describe_tool(id, "schema")`, `tools.run_tool(id, args)`, `tools.run_chain(steps)`), its last expression is its answer, and a failed call raises `tools.ToolError` (`.code`). Use it to call many tools, loop, filter or combine results in one step instead of many run_tool calls.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -143,7 +143,7 @@ export const META_TOOL_DEFINITIONS: Readonly<Record<MetaToolName, Tool>> = Objec
           type: 'string',
           description: 'The snippet, e.g. `const r = await tools.runTool("math:add", { a: 1, b: 2 }); return r.structured;`',
         },
-        language: { type: 'string', enum: ['javascript', 'typescript'], description: 'Default "javascript".' },
+        language: { type: 'string', enum: ['javascript', 'typescript', 'python'], description: 'Default "javascript".' },
       },
       required: ['code'],
       additionalProperties: false,
@@ -304,7 +304,7 @@ export function metaTool(exec: Exec, name: MetaToolName): SelectedTool {
  * - `describe_tool` `{ id, detail? }` → `exec.getToolDoc` (default detail `schema`) → `{ id, summary, description?, inputSchema, outputSchema?, annotations?, notes?, examples? }`;
  * - `run_tool` `{ id, args? }` (args: JSON text) → `exec.runTool` → the tool's value and content blocks;
  * - `run_chain` `{ steps: [{ id, args?, usePrevious?, stopOnError? }] }` → `exec.runChain` → `{ result, steps: [{ id, value | error | skipped }] }`;
- * - `execute_code` `{ code, language? }` → `exec.executeCode` → `{ value, toolCalls, stdout?, stderr?, warnings? }`.
+ * - `execute_code` `{ code, language? }` (`javascript`, `typescript` or `python`) → `exec.executeCode` → `{ value, toolCalls, stdout?, stderr?, warnings? }`.
  *
  * Each `run` resolves to a `Result` whose `toolId` is the meta-tool's name, and rejects with a
  * `ToolexecError`: `VALIDATION` (with violations) for arguments that do not fit the meta-tool's

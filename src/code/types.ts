@@ -14,7 +14,11 @@ import type {
 export interface CodeParams {
   /** The snippet. An empty string is passed to the engine (the runtime engine rejects it with `MISSING_CODE`). */
   code: string;
-  /** `javascript` / `typescript` (or `js` / `ts`); `undefined` or `''` use the executor's default. */
+  /**
+   * `javascript` / `typescript` (or `js` / `ts`), or `python` (`py`): the runtime routes a Python
+   * snippet to a backend that runs Python (Pyodide for `standard` / `hardened`, see docs/guests.md);
+   * `undefined` or `''` use the executor's default.
+   */
   language?: string;
   /**
    * Wall-clock budget in milliseconds (a positive number; fractions round up), counted from when

@@ -33,6 +33,7 @@ import { McpRouter } from './mcp-router.js';
 import { DEFAULT_SEARCH_LIMIT, resolveExecOptions, type ResolvedExecOptions } from './options.js';
 import { execTelemetryConfig, observedChain, serverStatusEvent } from './observe.js';
 import { ServerPool, closedError } from './servers.js';
+import { warmSandboxes } from './warm.js';
 import type { Exec, ExecChainResult, ExecEvent, ExecOptions, Result, ServerStatus, Step } from './types.js';
 
 const RESOLVED = Promise.resolve();
@@ -96,7 +97,9 @@ export function durationOf(err: unknown): number | undefined {
  * - **Streams.** `runToolStream` is the runner's stream under the same deadline rule, with the
  *   progress lifecycle of `onProgress` (`started`, the backend's reports, `completed` / `error`) as
  *   `progress` events, for every backend (see docs/architecture.md, "Progress").
- * - **Code.** `executeCode` runs on a code executor over this index, doc store and runner.
+ * - **Code.** `executeCode` runs on a code executor over this index, doc store and runner;
+ *   `connect()` also starts the sandboxes of `warmLanguages` (by default Python when it is the
+ *   `defaultLanguage`, else none) through the runtime's `warm`.
  * - `close()` closes the MCP connections and the runtime the facade created (not the ones it was
  *   given); idempotent. Afterwards every call rejects with `CONNECTION_CLOSED`. Calls already in
  *   flight on local handlers finish on their own.
@@ -110,6 +113,8 @@ export class DefaultExec implements Exec {
   readonly #code: DefaultCodeExecutor;
   readonly #mcpClient: SdkMcpExecutor | undefined;
   readonly #ownedRuntime: Runtime | undefined;
+  /** Where snippets run: the caller's runtime or the facade's own. */
+  readonly #runtime: Runtime;
   /** A call without options: the default deadline. */
   readonly #defaultCall: ExecCall;
   readonly #timeoutMs: number | undefined;
@@ -183,6 +188,7 @@ export class DefaultExec implements Exec {
     );
     this.#telemetry = telemetryOf(this.#runner);
     const runtime = o.runtime ?? (this.#ownedRuntime = createRuntime(o.poolSize === undefined ? {} : { wasm: { poolSize: o.poolSize } }));
+    this.#runtime = runtime;
     this.#code = createCodeExecutor({
       index: this.#index,
       docs: this.#docs,
@@ -309,7 +315,9 @@ export class DefaultExec implements Exec {
     } catch (err) {
       return Promise.reject(asLibraryError(errors, 'options', err));
     }
-    return this.#pool === undefined ? Promise.resolve({}) : this.#pool.connect(given);
+    const servers = this.#pool === undefined ? Promise.resolve({}) : this.#pool.connect(given);
+    const warming = warmSandboxes(this.#runtime, this.#options.warmLanguages, given);
+    return warming === undefined ? servers : Promise.all([servers, warming]).then(([statuses]) => statuses);
   }
 
   async finishAuth(server: string, authorizationCode: string): Promise<void> {

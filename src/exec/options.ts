@@ -64,6 +64,8 @@ export interface ResolvedExecOptions {
   maxChainSteps: number;
   /** Language of snippets that name none. @defaultValue 'javascript' */
   defaultLanguage: string;
+  /** Languages whose sandboxes `connect()` warms (lower case, `py` read as `python`); `[]`: none. */
+  warmLanguages: readonly string[];
   /** Memory cap of snippets that name none, in bytes; `undefined`: the sandbox's. */
   memoryBytes: number | undefined;
   /** Longest wait of a snippet for a free sandbox, in milliseconds; `undefined`: 30 s. */
@@ -88,6 +90,18 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}
+
+/** A language name as the runtime routes it: lower case, `py` read as `python`. */
+function languageName(language: string): string {
+  const name = language.trim().toLowerCase();
+  return name === 'py' ? 'python' : name;
+}
+
+/** The languages `connect()` warms: the given ones, else Python when it is the default language (never a Python sandbox for others). */
+function warmLanguagesOf(given: readonly string[] | undefined, defaultLanguage: string | undefined): readonly string[] {
+  if (given !== undefined) return [...new Set(given.map(languageName))];
+  return defaultLanguage !== undefined && languageName(defaultLanguage) === 'python' ? ['python'] : [];
 }
 
 function hasMethod(value: unknown, name: string): boolean {
@@ -148,6 +162,7 @@ function resolve(options: ExecOptions): ResolvedExecOptions {
   check('maxToolCalls', isCount(o.maxToolCalls));
   check('maxChainSteps', isCount(o.maxChainSteps));
   check('defaultLanguage', typeof o.defaultLanguage === 'string' && o.defaultLanguage !== '');
+  check('warmLanguages', Array.isArray(o.warmLanguages) && o.warmLanguages.every((l: unknown) => typeof l === 'string' && l.trim() !== ''));
   check('memoryBytes', isCount(o.memoryBytes) && o.memoryBytes > 0);
   check('queueTimeoutMs', typeof o.queueTimeoutMs === 'number' && o.queueTimeoutMs > 0 && Number.isFinite(o.queueTimeoutMs));
   // the pool belongs to the runtime the facade creates: not with a runtime of the caller's
@@ -189,6 +204,7 @@ function resolve(options: ExecOptions): ResolvedExecOptions {
     maxToolCalls: o.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS,
     maxChainSteps: o.maxChainSteps ?? DEFAULT_MAX_CHAIN_STEPS,
     defaultLanguage: o.defaultLanguage ?? DEFAULT_LANGUAGE,
+    warmLanguages: warmLanguagesOf(o.warmLanguages, o.defaultLanguage),
     memoryBytes: o.memoryBytes,
     queueTimeoutMs: o.queueTimeoutMs,
     poolSize: o.poolSize,

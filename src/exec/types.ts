@@ -136,8 +136,16 @@ export interface ExecOptions {
   maxToolCalls?: number;
   /** Most steps of one chain inside a snippet (0: unlimited). @defaultValue 0 */
   maxChainSteps?: number;
-  /** Language of snippets that name none. @defaultValue 'javascript' */
+  /** Language of snippets that name none (`javascript`, `typescript`, `python`). @defaultValue 'javascript' */
   defaultLanguage?: string;
+  /**
+   * Snippet languages whose sandboxes `connect()` starts before the first snippet needs them
+   * (`['python']`: the runtime's Python pool, which takes seconds to start), through the runtime's
+   * `warm({ languages })`. Without it a sandbox starts on first use. A Python sandbox is never
+   * started for a facade that names neither this nor `defaultLanguage: 'python'`.
+   * @defaultValue `['python']` when `defaultLanguage` is `'python'`, else none
+   */
+  warmLanguages?: string[];
   /**
    * Memory cap of a snippet that names none (`executeCode({ memoryBytes })`), in bytes.
    * @defaultValue the sandbox's (WASM: 64 MiB; at most 1 GiB)
@@ -259,6 +267,10 @@ export interface Exec {
    * resolves, once each has connected or failed, with every {@link ServerStatus} by name. Never
    * rejects for a server that is not `required`; when `timeoutMs` runs out first it resolves with
    * the servers still connecting marked so; an aborted `signal` rejects (`ABORTED`).
+   *
+   * With `warmLanguages` (or `defaultLanguage: 'python'`) it also starts those languages' sandboxes
+   * (`runtime.warm`) and waits for them within the same bounds; a sandbox that cannot start
+   * (`RUNTIME_UNAVAILABLE`, naming what to install) rejects.
    */
   connect(options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<Record<string, ServerStatus>>;
   /**

@@ -11,7 +11,7 @@
  *
  * Each backend's factory is exported here; everything else a backend offers (its class, its
  * defaults, its client contract) is on its own subpath: `toolexec/runtime/wasm`, `/host`,
- * `/docker` (docker and gvisor), `/remote`, `/containerd`, `/kata`, `/firecracker`,
+ * `/python` (Python on Pyodide), `/docker` (docker and gvisor), `/remote`, `/containerd`, `/kata`, `/firecracker`,
  * `/kubernetes`, `/proxmox`, `/temporal`.
  *
  * @module toolexec/runtime
@@ -30,6 +30,7 @@ export type {
   RuntimeBackend,
   RuntimeBackendKind,
   RuntimeOptions,
+  RuntimeWarmOptions,
   SecurityProfile,
   SnippetWarning,
   ToolCallRecord,
@@ -54,6 +55,7 @@ export { GATEWAY_REQUEST_TYPES, deserializeError, serializeError } from './gatew
 export type { GatewayReplyType, GatewayRequestType, WireError, WireMessage } from './gateway/wire.js';
 // --- the backends' factories (the rest of each backend is on its subpath) ---
 export { createWasmBackend, type WasmBackendOptions } from './backends/wasm/index.js';
+export { createPythonBackend, type PythonBackendOptions } from './backends/python/index.js';
 export { createUnsafeHostBackend, type UnsafeHostBackendOptions } from './backends/host/index.js';
 export { createDockerBackend, createGvisorBackend, type DockerBackendOptions, type GvisorBackendOptions } from './backends/docker/index.js';
 export { createRemoteBackend, type RemoteBackendOptions } from './backends/remote/index.js';

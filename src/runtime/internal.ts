@@ -15,6 +15,7 @@ export type { PreparedSnippet, SnippetSource } from './core/snippet.js';
 export { emptyChainResult } from './gateway/empty-chain.js';
 export { toJsonSafe } from './gateway/wire.js';
 export { assetPath } from './guest/assets.js';
+export { PYTHON_PRELUDE_ASSET, pythonPreludePath, readPythonPrelude } from './guest/python/source.js';
 export { NODE_GUEST_LOADER, heapLimitMiB, nodeGuestArgs, nodeGuestPath, nodeGuestSource } from './guest/node-guest.js';
 export { runGuestSession } from './guest/session.js';
 export type { GuestExit, GuestSessionOutcome } from './guest/session.js';

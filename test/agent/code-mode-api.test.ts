@@ -105,12 +105,11 @@ describe('codeModeApi: declarations', () => {
     expect(api.prompt).toContain('.structured');
   });
 
-  it("refuses language 'python' (Python snippets are not built yet) and bad options with INVALID_ARGUMENT", async () => {
-    const python = await codeModeApi(exec, { language: 'python' }).catch((e: unknown) => e);
-    expect(hasErrorCode(python, 'INVALID_ARGUMENT')).toBe(true);
-    expect((python as Error).message).toContain("'python' is not available yet");
+  it('refuses an unknown language and bad options with INVALID_ARGUMENT (Python: see code-mode-python.test.ts)', async () => {
     expect(hasErrorCode(await codeModeApi(exec, { language: 'ruby' as never }).catch((e: unknown) => e), 'INVALID_ARGUMENT')).toBe(true);
     expect(hasErrorCode(await codeModeApi(exec, { ids: ['no:such'] }).catch((e: unknown) => e), 'TOOL_NOT_FOUND')).toBe(true);
+    expect(api.language).toBe('typescript');
+    expect((await codeModeApi(exec, { language: 'javascript', ids: ['math:add:1.0.0'] })).language).toBe('typescript');
   });
 });
 

@@ -4,6 +4,7 @@
  */
 import { createUnsafeHostBackend } from '../backends/host/index.js';
 import type { WasmBackendOptions } from '../backends/wasm/option-types.js';
+import type { PythonBackendOptions } from '../backends/python/option-types.js';
 import type { RuntimeBackend, SecurityProfile } from './types.js';
 
 /** Creates a backend on first use. */
@@ -13,6 +14,17 @@ export type BackendFactory = () => Promise<RuntimeBackend>;
 async function wasmBackend(options: WasmBackendOptions): Promise<RuntimeBackend> {
   const { createWasmBackend } = await import('../backends/wasm/index.js');
   return createWasmBackend(options);
+}
+
+/** Loaded on first use: only a runtime that runs Python loads the Python backend. */
+async function pythonBackend(options: PythonBackendOptions): Promise<RuntimeBackend> {
+  const { createPythonBackend } = await import('../backends/python/index.js');
+  return createPythonBackend(options);
+}
+
+/** The factory of the runtime's Python backend (one instance per runtime, shared by `standard` and `hardened`). */
+export function createDefaultPythonBackend(options: PythonBackendOptions = {}): BackendFactory {
+  return () => pythonBackend(options);
 }
 
 /**

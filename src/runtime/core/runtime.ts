@@ -6,10 +6,24 @@ import { asLibraryError, layerErrors, textOf } from '../../model/internal.js';
 import { runtimeError } from './errors.js';
 
 const requestErrors = layerErrors('runtime');
-import { createDefaultBackends, type BackendFactory } from './default-backends.js';
+import { createDefaultBackends, createDefaultPythonBackend, type BackendFactory } from './default-backends.js';
+import { isPythonLanguage } from './snippet.js';
+import { resolvePythonOptions } from '../backends/python/options.js';
 import { DEFAULT_MAX_SOURCE_BYTES, checkSourceSize, isSecurityProfile, validateRequest } from './request.js';
 import { resolveWasmOptions } from '../backends/wasm/options.js';
-import type { ExecuteRequest, ExecuteResult, Runtime, RuntimeBackend, RuntimeOptions, SecurityProfile, ToolCallRecord } from './types.js';
+import type {
+  ExecuteRequest,
+  ExecuteResult,
+  Runtime,
+  RuntimeBackend,
+  RuntimeOptions,
+  RuntimeWarmOptions,
+  SecurityProfile,
+  ToolCallRecord,
+} from './types.js';
+
+/** The profiles whose Python requests go to the runtime's own Python backend when theirs does not run Python. */
+const PYTHON_PROFILES: ReadonlySet<SecurityProfile> = new Set(['standard', 'hardened']);
 
 /** The profile used when neither the request nor the options name one. */
 export const DEFAULT_SECURITY_PROFILE: SecurityProfile = 'standard';
@@ -42,6 +56,11 @@ function traceOf(gateway: unknown): ToolCallRecord[] | undefined {
  * calls and the gateway has `getToolCalls()` (the direct gateway), those become the result's
  * `toolCalls`. The runtime enforces no limit itself: backends do.
  *
+ * A Python request (`language: 'python'` or `'py'`) goes to the profile's backend when it lists
+ * `python` in `languages`, else, for `standard` and `hardened`, to the runtime's Python backend
+ * (Pyodide, made with the `python` options on first use and closed with the runtime); otherwise it
+ * is `RUNTIME_UNAVAILABLE` naming the profile and the language.
+ *
  * Without `backends`, `standard` and `hardened` run on the WASM backend (made with the `wasm`
  * options: pool size, queue bound, ceilings) and `dev` on the
  * unsafe host backend (which still needs the per-request opt-in); these are created on first use
@@ -53,6 +72,8 @@ export class DefaultRuntime implements Runtime {
   readonly #deny: ReadonlySet<SecurityProfile>;
   readonly #defaultProfile: SecurityProfile;
   readonly #maxSourceBytes: number;
+  /** The runtime's Python backend, created on first use; absent with `python: false`. */
+  readonly #python: BackendFactory | undefined;
   #closed = false;
 
   constructor(options: RuntimeOptions = {}) {
@@ -71,6 +92,12 @@ export class DefaultRuntime implements Runtime {
       });
     }
     this.#maxSourceBytes = maxSourceBytes;
+    if (options.python === false) this.#python = undefined;
+    else {
+      // checked now: a bad option fails createRuntime, not the first snippet
+      resolvePythonOptions(options.python ?? {});
+      this.#python = createDefaultPythonBackend(options.python ?? {});
+    }
     if (options.backends !== undefined) {
       for (const [profile, backend] of Object.entries(options.backends)) {
         if (backend !== undefined && backend !== null) this.registerBackend(profile as SecurityProfile, backend);
@@ -124,7 +151,7 @@ export class DefaultRuntime implements Runtime {
     if (this.#closed) {
       throw runtimeError('RUNTIME_UNAVAILABLE', 'runtime unavailable: the runtime is closed', { details: { profile } });
     }
-    const backend = await this.#backendFor(profile);
+    const backend = isPythonLanguage(given.language) ? await this.#pythonBackendFor(profile) : await this.#backendFor(profile);
     if (backend === undefined) {
       throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: no backend for profile "${profile}"`, {
         details: { profile },
@@ -152,6 +179,33 @@ export class DefaultRuntime implements Runtime {
     return result;
   }
 
+  /**
+   * Starts the backends of `options.languages` (default `['python']`) of the default profile, so
+   * the first snippet does not wait for them: `python` starts the Python backend's pool of
+   * children; `javascript` warms the profile's backend when it can be warmed. Rejects with the
+   * backend's error (`RUNTIME_UNAVAILABLE` when Python cannot run here, naming what is missing).
+   */
+  async warm(options: RuntimeWarmOptions = {}): Promise<void> {
+    if (this.#closed) {
+      throw runtimeError('RUNTIME_UNAVAILABLE', 'runtime unavailable: the runtime is closed', {
+        details: { profile: this.#defaultProfile },
+      });
+    }
+    const languages = options.languages ?? ['python'];
+    // each backend is warmed once, for the languages it is asked to run
+    const backends = new Map<RuntimeBackend, string[]>();
+    for (const language of languages) {
+      const backend = isPythonLanguage(language)
+        ? await this.#pythonBackendFor(this.#defaultProfile)
+        : await this.#backendFor(this.#defaultProfile);
+      if (backend === undefined) continue;
+      const asked = backends.get(backend);
+      if (asked === undefined) backends.set(backend, [language]);
+      else asked.push(language);
+    }
+    await Promise.all([...backends].map(async ([backend, asked]) => backend.warm?.({ languages: asked })));
+  }
+
   /** Closes every backend the runtime created (not the ones it was given). Idempotent. */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -166,11 +220,29 @@ export class DefaultRuntime implements Runtime {
     );
   }
 
+  /**
+   * The backend of a Python request: the profile's own when it runs Python, else (for `standard` and
+   * `hardened`) the runtime's Python backend.
+   * @throws `RUNTIME_UNAVAILABLE` naming the profile and the language when neither runs it.
+   */
+  async #pythonBackendFor(profile: SecurityProfile): Promise<RuntimeBackend> {
+    const own = await this.#backendFor(profile);
+    if (own?.languages?.includes('python') === true) return own;
+    if (this.#python !== undefined && PYTHON_PROFILES.has(profile)) return this.#create(this.#python);
+    throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: no backend for language "python" in profile "${profile}"`, {
+      details: { profile, language: 'python' },
+    });
+  }
+
   async #backendFor(profile: SecurityProfile): Promise<RuntimeBackend | undefined> {
     const slot = this.#slots.get(profile);
     if (slot === undefined) return undefined;
     if (slot.backend !== undefined) return slot.backend;
-    const factory = slot.factory as BackendFactory;
+    return this.#create(slot.factory as BackendFactory);
+  }
+
+  /** The backend of `factory`, created once and closed with the runtime. */
+  #create(factory: BackendFactory): Promise<RuntimeBackend> {
     let pending = this.#created.get(factory);
     if (pending === undefined) {
       pending = factory();

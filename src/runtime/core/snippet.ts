@@ -24,6 +24,14 @@ export interface PreparedSnippet {
 }
 
 const JAVASCRIPT = new Set(['javascript', 'js']);
+
+/** The `language` values of Python snippets (case-insensitive). */
+export const PYTHON_LANGUAGES: readonly string[] = ['python', 'py'];
+
+/** True when `language` names Python (`python` or `py`, any case). */
+export function isPythonLanguage(language: unknown): boolean {
+  return typeof language === 'string' && PYTHON_LANGUAGES.includes(language.trim().toLowerCase());
+}
 const TYPESCRIPT = new Set(['typescript', 'ts']);
 
 /**

@@ -2,6 +2,7 @@ import type { ErrorCode } from '../../model/index.js';
 import type { DetailLevel, ToolDoc, ToolExample, ToolSummary } from '../../discovery/index.js';
 import type { ChainResult, ChainStep, RunResult } from '../../run/index.js';
 import type { WasmBackendOptions } from '../backends/wasm/option-types.js';
+import type { PythonBackendOptions } from '../backends/python/option-types.js';
 
 /** How much isolation a snippet gets: `dev` (the host), `standard` and `hardened` (real sandboxes). */
 export type SecurityProfile = 'dev' | 'standard' | 'hardened';
@@ -225,8 +226,16 @@ export interface RuntimeBackend {
    * request over.
    */
   readonly reportsStart?: boolean;
-  /** The languages this backend runs (`request.language`); absent = `javascript` and `typescript`. */
-  languages?: readonly string[];
+  /**
+   * The `language` values the backend runs (lower case). Absent: JavaScript and TypeScript. The
+   * runtime sends a Python request to a profile's backend only when this lists `python`.
+   */
+  readonly languages?: readonly string[];
+  /**
+   * Starts what the backend keeps warm (a pool of sandboxes) for `options.languages` (default: the
+   * backend's choice, e.g. every language it runs) and resolves once it is ready.
+   */
+  warm?(options?: RuntimeWarmOptions): Promise<void>;
   /**
    * Runs one snippet. Rejects with a ToolexecError (TIMEOUT, RESOURCE_LIMIT, SANDBOX_VIOLATION,
    * LIMIT_EXCEEDED, CODE_EXECUTION, RUNTIME_UNAVAILABLE, ...) whose `details.result` holds the
@@ -245,8 +254,20 @@ export interface Runtime {
    * `request.onStart` once the snippet starts.
    */
   execute(request: ExecuteRequest): Promise<ExecuteResult>;
+  /**
+   * Starts the sandboxes of `options.languages` (default: `python`) ahead of the first snippet, so
+   * that it does not pay for their start; rejects with the backend's error (`RUNTIME_UNAVAILABLE`
+   * when Python cannot run here).
+   */
+  warm?(options?: RuntimeWarmOptions): Promise<void>;
   /** Closes the backends the runtime owns (the default ones it created). Idempotent. */
   close?(): Promise<void>;
+}
+
+/** Options of {@link Runtime.warm}. */
+export interface RuntimeWarmOptions {
+  /** The languages whose backends to warm (`python`, `javascript`). @defaultValue ['python'] */
+  languages?: readonly string[];
 }
 
 /** Options of {@link createRuntime}. */
@@ -262,6 +283,12 @@ export interface RuntimeOptions {
    * size, queue bound, limits and their ceilings). Ignored when `backends` is given.
    */
   wasm?: WasmBackendOptions;
+  /**
+   * Options of the Python backend (Pyodide) the runtime creates on first use for Python requests
+   * (`language: 'python'` or `'py'`) of the `standard` and `hardened` profiles whose backend does
+   * not run Python; `false`: no such backend (those requests fail with `RUNTIME_UNAVAILABLE`).
+   */
+  python?: PythonBackendOptions | false;
   /**
    * Largest snippet source the runtime accepts, in UTF-8 bytes; a larger one is refused at once
    * with `LIMIT_EXCEEDED` (`details.limit: 'sourceBytes'`), before any backend sees it.

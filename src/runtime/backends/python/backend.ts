@@ -1,0 +1,190 @@
+/**
+ * The Python runtime backend: Python snippets in Pyodide, in a pool of pre-warmed child processes
+ * under Node's permission model inside bubblewrap.
+ */
+import { runtimeError } from '../../core/errors.js';
+import {
+  checkCeiling,
+  checkSourceSize,
+  effectiveMaxOutputBytes,
+  effectiveQueueTimeoutMs,
+  effectiveTimeoutMs,
+  validateRequest,
+} from '../../core/request.js';
+import { RunRecord } from '../../core/run-record.js';
+import { isPythonLanguage, PYTHON_LANGUAGES } from '../../core/snippet.js';
+import { throwIfAborted } from '../../core/stopping.js';
+import type { ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../core/types.js';
+import { PythonEnvironment } from './environment.js';
+import { resolvePythonOptions, type PythonBackendOptions, type ResolvedPythonOptions } from './options.js';
+import { ChildPool, type PythonPoolStats } from './pool.js';
+import { runOnChild } from './session.js';
+
+/**
+ * Runs Python snippets (`language: 'python'` or `'py'`) in Pyodide (CPython compiled to
+ * WebAssembly).
+ *
+ * @remarks
+ * **Isolation.** Each snippet runs in a pooled child process: `node` under the permission model
+ * (reads only of the Pyodide package, the child's bundle, the prelude and the backend's private
+ * folder; no writes, child processes, workers, addons or code generation from strings), inside
+ * bubblewrap (`--unshare-all`: no network, its own PID, IPC and UTS namespaces; `--die-with-parent`;
+ * a read-only view of only the node binary and its libraries, those files and a minimal `/proc`
+ * and `/dev`; an empty environment). Where bubblewrap is missing or does not work (probed once),
+ * every Python run fails with `RUNTIME_UNAVAILABLE` naming it: there is no fallback without a
+ * network boundary. A worker thread would be no sandbox: Pyodide's `js` module, `run_js` and its
+ * proxies reach the JavaScript realm they run in.
+ *
+ * **Fresh state.** A child keeps one interpreter across runs; the prelude gives each run a fresh
+ * `__main__` and `tools` module, removes the modules the run imported and restores every module's
+ * namespace, `sys.path` and the streams (see `prelude.py`). A child is replaced after
+ * `maxRunsPerChild` runs and after any run that failed on a limit (time, memory, output) or killed it.
+ *
+ * **Limits.** Wall clock: the interrupt buffer raises `KeyboardInterrupt` at `timeoutMs`
+ * (`TIMEOUT`); a child that does not stop (a long builtin, a wait on a tool call) is killed
+ * `killGraceMs` later (`TIMEOUT`, `details.killed`). Memory: Pyodide's linear memory maximum is
+ * `limits.memoryBytes` (default 512 MiB; below ~32 MiB Pyodide cannot start) → `RESOURCE_LIMIT`
+ * `memory` on a `MemoryError` the snippet did not catch or a fatal allocation failure. Output:
+ * stdout + stderr over `maxOutputBytes` interrupts the run (`RESOURCE_LIMIT` `output`). Tool
+ * calls: the tracing gateway (`LIMIT_EXCEEDED`). Source: `maxSourceBytes` (`LIMIT_EXCEEDED`).
+ * Recursion past Python's limit → `RESOURCE_LIMIT` `stack`. The queue for a free child:
+ * `queueTimeoutMs` (`TIMEOUT`, `details.phase: 'queue'`).
+ *
+ * Results report `backend.kind: 'wasm'` with `details.engine: 'pyodide'`.
+ */
+export class PythonBackend implements RuntimeBackend {
+  readonly kind = 'wasm' as const;
+  readonly readiness = 'beta' as const;
+  readonly reportsStart = true;
+  readonly languages: readonly string[] = PYTHON_LANGUAGES;
+  readonly #options: ResolvedPythonOptions;
+  #ready: Promise<{ environment: PythonEnvironment; pool: ChildPool }> | undefined;
+  #pool: ChildPool | undefined;
+  #closed = false;
+
+  constructor(options: PythonBackendOptions = {}) {
+    this.#options = resolvePythonOptions(options);
+  }
+
+  /** Pool counters (zeros before first use). */
+  get stats(): PythonPoolStats {
+    return this.#pool?.stats ?? { children: 0, idle: 0, queued: 0, started: 0 };
+  }
+
+  /** The process ids of the live children (for tests and monitoring). */
+  get childPids(): number[] {
+    return this.#pool?.pids ?? [];
+  }
+
+  /** Prepares the sandbox (probe, snapshot) and starts the pool's children; resolves when they are ready. */
+  async warm(): Promise<void> {
+    const { pool } = await this.#prepare();
+    await pool.warm();
+  }
+
+  async execute(request: ExecuteRequest): Promise<ExecuteResult> {
+    const run = new RunRecord({ kind: this.kind, readiness: this.readiness, details: { engine: 'pyodide', language: 'python' } });
+    try {
+      validateRequest(request);
+      if (this.#closed) throw closedError();
+      if (!isPythonLanguage(request.language)) {
+        throw runtimeError(
+          'RUNTIME_UNAVAILABLE',
+          `runtime unavailable: language "${String(request.language ?? 'javascript')}" is not supported by the python backend (use python)`,
+          { details: { language: request.language ?? 'javascript' } },
+        );
+      }
+      checkCeiling('timeoutMs', request.timeoutMs, this.#options.maxTimeoutMs);
+      checkCeiling('queueTimeoutMs', request.queueTimeoutMs, this.#options.maxTimeoutMs);
+      checkCeiling('memoryBytes', request.limits?.memoryBytes, this.#options.maxMemoryBytes);
+      checkSourceSize(request.code, this.#options.maxSourceBytes);
+    } catch (err) {
+      throw run.fail(err);
+    }
+    const traced = run.traceGateway(request);
+    const timeoutMs = effectiveTimeoutMs(request, this.#options.defaultTimeoutMs);
+    const maxOutputBytes = effectiveMaxOutputBytes(request, this.#options.defaultMaxOutputBytes);
+    const requested = request.limits?.memoryBytes;
+    const memoryBytes = requested !== undefined && requested > 0 ? requested : this.#options.defaultMemoryBytes;
+    run.limitsEnforced.memory = true;
+
+    let child;
+    let environment: PythonEnvironment;
+    try {
+      const prepared = await this.#prepare();
+      environment = prepared.environment;
+      throwIfAborted(request.signal, 'execution');
+      child = await prepared.pool.acquire(memoryBytes, effectiveQueueTimeoutMs(request, this.#options.queueTimeoutMs), request.signal);
+    } catch (err) {
+      throw run.fail(err);
+    }
+    run.backend.details = {
+      engine: 'pyodide',
+      language: 'python',
+      isolation: 'bubblewrap+permission',
+      start: environment.startMode,
+      timeoutMs,
+      maxOutputBytes,
+      memoryBytes,
+      ...(request.profile === undefined ? {} : { profile: request.profile }),
+    };
+    try {
+      request.onStart?.();
+    } catch {
+      // the caller's hook cannot stop the run
+    }
+    const outcome = await runOnChild(child, {
+      code: request.code,
+      gateway: traced,
+      timeoutMs,
+      killGraceMs: this.#options.killGraceMs,
+      maxOutputBytes,
+      maxMessageBytes: this.#options.maxMessageBytes,
+      memoryBytes,
+      ...(request.signal === undefined ? {} : { signal: request.signal }),
+    });
+    (this.#pool as ChildPool).release(child, outcome.reusable);
+    if (outcome.killed && outcome.failure?.code === 'TIMEOUT') run.backend.details.killed = true;
+    return run.settle(outcome, request);
+  }
+
+  /** Kills every child and removes the private folder; later runs fail with `RUNTIME_UNAVAILABLE`. Idempotent. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const ready = this.#ready;
+    if (ready === undefined) return;
+    try {
+      const { environment, pool } = await ready;
+      await pool.close();
+      environment.close();
+    } catch {
+      // preparing failed: nothing was left behind
+    }
+  }
+
+  #prepare(): Promise<{ environment: PythonEnvironment; pool: ChildPool }> {
+    if (this.#closed) return Promise.reject(closedError());
+    if (this.#ready === undefined) {
+      const ready = PythonEnvironment.prepare(this.#options).then((environment) => {
+        const pool = new ChildPool(environment, this.#options);
+        this.#pool = pool;
+        return { environment, pool };
+      });
+      // a failed preparation is tried again by the next run (bubblewrap's probe is kept for the process)
+      ready.catch(() => {
+        if (this.#ready === ready) this.#ready = undefined;
+      });
+      this.#ready = ready;
+    }
+    return this.#ready;
+  }
+}
+
+function closedError(): Error {
+  return runtimeError('RUNTIME_UNAVAILABLE', 'runtime unavailable: the python backend is closed', { details: { language: 'python' } });
+}
+
+/** Creates a {@link PythonBackend}. @throws `CONFIGURATION` for an out-of-range option. */
+export function createPythonBackend(options: PythonBackendOptions = {}): PythonBackend {
+  return new PythonBackend(options);
+}

@@ -1,0 +1,222 @@
+/**
+ * The pool of Pyodide children: at most `size` alive, each lent to one run at a time, kept warm
+ * between runs (at the default memory cap), replaced after `maxRunsPerChild` runs or a run that
+ * ended badly. Runs that find every child busy wait in a FIFO queue, bounded by their
+ * `queueTimeoutMs`.
+ */
+import type { ToolexecError } from '../../../model/index.js';
+import { runtimeError } from '../../core/errors.js';
+import { abortError } from '../../core/stopping.js';
+import { queueTimeoutError } from '../wasm/pool.js';
+import { PythonChild } from './child.js';
+import type { PythonEnvironment } from './environment.js';
+import type { ResolvedPythonOptions } from './options.js';
+
+interface Waiter {
+  resolve: (child: PythonChild) => void;
+  reject: (error: ToolexecError) => void;
+}
+
+/** Counters of the python backend's pool of children (a snapshot, taken when read). */
+export interface PythonPoolStats {
+  /** Children alive (idle + busy). */
+  children: number;
+  /** Children waiting for a run. */
+  idle: number;
+  /** Runs waiting for a child. */
+  queued: number;
+  /** Children started since the pool was made. */
+  started: number;
+}
+
+/** Lends children to runs. */
+export class ChildPool {
+  readonly #options: ResolvedPythonOptions;
+  readonly #environment: PythonEnvironment;
+  readonly #idle: PythonChild[] = [];
+  readonly #all = new Set<PythonChild>();
+  readonly #waiters: Waiter[] = [];
+  /** Children alive or starting. */
+  #slots = 0;
+  #started = 0;
+  #closed = false;
+
+  constructor(environment: PythonEnvironment, options: ResolvedPythonOptions) {
+    this.#environment = environment;
+    this.#options = options;
+  }
+
+  get stats(): PythonPoolStats {
+    return { children: this.#all.size, idle: this.#idle.length, queued: this.#waiters.length, started: this.#started };
+  }
+
+  /** The process ids of every live child (bubblewrap's, the group leader). */
+  get pids(): number[] {
+    return [...this.#all].map((child) => child.pid).filter((pid): pid is number => pid !== undefined);
+  }
+
+  /** Starts children at the default cap until `size` are alive; resolves once they are ready. */
+  async warm(): Promise<void> {
+    const starting: Promise<void>[] = [];
+    while (this.#slots < this.#options.poolSize && !this.#closed) {
+      this.#slots += 1;
+      starting.push(
+        this.#start(this.#options.defaultMemoryBytes).then(
+          (child) => this.#offer(child),
+          () => {
+            this.#slots -= 1;
+          },
+        ),
+      );
+    }
+    await Promise.all(starting);
+  }
+
+  /**
+   * A child for one run at `memoryBytes`: an idle one at the default cap, a new one, or the next one
+   * freed (FIFO, at most `queueTimeoutMs`).
+   */
+  async acquire(memoryBytes: number, queueTimeoutMs: number, signal: AbortSignal | undefined): Promise<PythonChild> {
+    if (this.#closed) throw closedError();
+    if (memoryBytes === this.#options.defaultMemoryBytes) {
+      const idle = this.#idle.shift();
+      if (idle !== undefined) return idle;
+    } else if (this.#slots >= this.#options.poolSize && this.#idle.length > 0) {
+      // a child at another cap takes the place of an idle one
+      this.#retire(this.#idle.shift() as PythonChild);
+    }
+    if (this.#slots < this.#options.poolSize) {
+      this.#slots += 1;
+      try {
+        return await this.#start(memoryBytes);
+      } catch (err) {
+        this.#slots -= 1;
+        this.#refill();
+        throw err;
+      }
+    }
+    const child = await this.#wait(queueTimeoutMs, signal);
+    if (child.memoryBytes === memoryBytes) return child;
+    this.#retire(child);
+    this.#slots += 1;
+    try {
+      return await this.#start(memoryBytes);
+    } catch (err) {
+      this.#slots -= 1;
+      this.#refill();
+      throw err;
+    }
+  }
+
+  /** Takes a child back after a run: kept when `reusable`, else killed and replaced. */
+  release(child: PythonChild, reusable: boolean): void {
+    child.runs += 1;
+    if (
+      !this.#closed &&
+      reusable &&
+      !child.gone &&
+      child.runs < this.#options.maxRunsPerChild &&
+      child.memoryBytes === this.#options.defaultMemoryBytes
+    ) {
+      this.#offer(child);
+      return;
+    }
+    this.#retire(child);
+    this.#refill();
+  }
+
+  /** Kills every child and refuses the queued runs. Resolves once every child has exited. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const waiter of this.#waiters.splice(0)) waiter.reject(closedError());
+    const children = [...this.#all];
+    this.#idle.length = 0;
+    for (const child of children) child.kill();
+    await Promise.all(children.map((child) => child.whollyGone(5_000)));
+    this.#all.clear();
+  }
+
+  async #start(memoryBytes: number): Promise<PythonChild> {
+    const child = await PythonChild.start(this.#environment.command(memoryBytes), memoryBytes, this.#options.startupTimeoutMs);
+    this.#started += 1;
+    this.#all.add(child);
+    void child.exited.then(() => {
+      // a child that died while idle leaves the pool
+      const at = this.#idle.indexOf(child);
+      if (at !== -1) {
+        this.#idle.splice(at, 1);
+        this.#all.delete(child);
+        this.#slots -= 1;
+        this.#refill();
+      }
+    });
+    if (this.#closed) {
+      child.kill();
+      throw closedError();
+    }
+    return child;
+  }
+
+  #offer(child: PythonChild): void {
+    if (this.#closed) {
+      child.kill();
+      return;
+    }
+    const waiter = this.#waiters.shift();
+    if (waiter !== undefined) waiter.resolve(child);
+    else this.#idle.push(child);
+  }
+
+  #retire(child: PythonChild): void {
+    if (!this.#all.delete(child)) return;
+    const at = this.#idle.indexOf(child);
+    if (at !== -1) this.#idle.splice(at, 1);
+    this.#slots -= 1;
+    child.kill();
+  }
+
+  /**
+   * Starts a replacement for a retired child, in the background, so the pool stays warm (a failure
+   * fails the first waiting run, if any).
+   */
+  #refill(): void {
+    if (this.#closed || this.#slots >= this.#options.poolSize) return;
+    this.#slots += 1;
+    this.#start(this.#options.defaultMemoryBytes).then(
+      (child) => this.#offer(child),
+      (err: unknown) => {
+        this.#slots -= 1;
+        this.#waiters.shift()?.reject(err as ToolexecError);
+      },
+    );
+  }
+
+  #wait(queueTimeoutMs: number, signal: AbortSignal | undefined): Promise<PythonChild> {
+    return new Promise<PythonChild>((resolve, reject) => {
+      const stop = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        const at = this.#waiters.indexOf(waiter);
+        if (at !== -1) this.#waiters.splice(at, 1);
+      };
+      const waiter: Waiter = {
+        resolve: (child) => {
+          stop();
+          resolve(child);
+        },
+        reject: (error) => {
+          stop();
+          reject(error);
+        },
+      };
+      const onAbort = () => waiter.reject(abortError(signal as AbortSignal, 'execution'));
+      const timer = setTimeout(() => waiter.reject(queueTimeoutError(queueTimeoutMs, this.#options.poolSize)), queueTimeoutMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#waiters.push(waiter);
+    });
+  }
+}
+
+function closedError(): ToolexecError {
+  return runtimeError('RUNTIME_UNAVAILABLE', 'runtime unavailable: the python backend is closed', { details: { language: 'python' } });
+}

@@ -1,0 +1,250 @@
+/**
+ * The Pyodide child: one Node process (under Node's permission model, inside bubblewrap) that
+ * loads Pyodide once and runs Python snippets one after another through the Python prelude
+ * (`prelude.py`), speaking newline-delimited JSON with the host on stdin / stdout. Bundled into
+ * `dist/assets/python-child.mjs`; it imports nothing but node builtins and, at run time, the
+ * Pyodide package from the directory the host names.
+ *
+ * Host → child: `start` ({@link PythonStartMessage}), then `response` / `error` replies to its
+ * gateway requests. Child → host: `ready` once Pyodide is loaded, then per run: gateway requests,
+ * `stdout` / `stderr` output and one `result` / `failed`. With `makeSnapshot` the child instead
+ * writes a Pyodide memory snapshot (raw bytes) to stdout and exits.
+ */
+import { constants as fsConstants, readFileSync } from 'node:fs';
+import { constants as osConstants } from 'node:os';
+import { pathToFileURL } from 'node:url';
+import type { GuestFailureReport } from '../../gateway/codec.js';
+import { LineReader, send, writeAll, writeLine } from './channel.js';
+import type { PythonChildConfig, PythonStartMessage } from './messages.js';
+
+const config = JSON.parse(process.argv[2] ?? '{}') as PythonChildConfig;
+const SIGINT = 2;
+
+// Pyodide reads the fs constants through process.binding, which the permission model forbids
+Object.defineProperty(process, 'binding', {
+  value: (name: string) => {
+    if (name === 'constants') return { fs: fsConstants, os: osConstants };
+    throw new Error(`process.binding('${name}') is not available in the sandbox`);
+  },
+  configurable: true,
+  writable: true,
+});
+
+// Pyodide's module defines its linear memory: the host wrote a copy whose maximum is the memory cap
+if (config.wasmPath !== undefined) {
+  const capped = readFileSync(config.wasmPath);
+  const api = (
+    globalThis as unknown as { WebAssembly: { instantiate: (source: unknown, imports?: unknown) => Promise<unknown>; Module: unknown } }
+  ).WebAssembly;
+  const instantiate = api.instantiate.bind(api);
+  const Module = api.Module as new (...args: never[]) => unknown;
+  api.instantiate = (source: unknown, imports?: unknown) => instantiate(source instanceof Module ? source : capped, imports);
+}
+
+/** Why the interrupt buffer asks Python to stop: the deadline passed, or the output cap was hit. */
+const run = {
+  deadline: Infinity,
+  outputOver: false,
+  outputBytes: 0,
+  maxOutputBytes: Infinity,
+  active: false,
+  /** Why the one interrupt of this run was sent; a snippet that swallows it is killed by the host. */
+  interrupted: undefined as 'timeout' | 'output' | undefined,
+};
+
+/** SIGINT once per run, when the output cap was hit or the deadline passed. */
+function interruptSignal(): number {
+  if (run.interrupted !== undefined || !run.active) return 0;
+  if (run.outputOver) run.interrupted = 'output';
+  else if (run.deadline !== Infinity && performance.now() > run.deadline) run.interrupted = 'timeout';
+  return run.interrupted === undefined ? 0 : SIGINT;
+}
+
+/** Pyodide's output streams: each write becomes a `stdout` / `stderr` message while a run is active. */
+function outputStream(type: 'stdout' | 'stderr') {
+  const decoder = new TextDecoder();
+  return {
+    write: (bytes: Uint8Array): number => {
+      if (!run.active || run.outputOver) return bytes.length;
+      run.outputBytes += bytes.length;
+      if (run.outputBytes > run.maxOutputBytes) run.outputOver = true;
+      const data = decoder.decode(bytes, { stream: true });
+      if (data !== '') send({ type, data });
+      return bytes.length;
+    },
+    isatty: false,
+  };
+}
+
+interface PyodideApi {
+  runPython(code: string, options?: { globals?: unknown }): unknown;
+  setStdin(options: unknown): void;
+  setStdout(options: unknown): void;
+  setStderr(options: unknown): void;
+  setInterruptBuffer(buffer: unknown): void;
+  makeMemorySnapshot(): Uint8Array;
+  globals: { get(name: string): unknown };
+}
+
+const { loadPyodide } = (await import(pathToFileURL(`${config.pyodideDir}/pyodide.mjs`).href)) as {
+  loadPyodide: (options: Record<string, unknown>) => Promise<PyodideApi>;
+};
+const bootStart = performance.now();
+const pyodide = await loadPyodide({
+  indexURL: `${config.pyodideDir}/`,
+  env: { HOME: '/home/pyodide' },
+  // `import js` reaches this object, not the child's globalThis
+  jsglobals: Object.create(null) as object,
+  stdout: () => undefined,
+  stderr: () => undefined,
+  ...(config.makeSnapshot === true ? { _makeSnapshot: true } : {}),
+  ...(config.snapshotPath === undefined ? {} : { _loadSnapshot: readFileSync(config.snapshotPath) }),
+});
+
+if (config.makeSnapshot === true) {
+  writeAll(pyodide.makeMemorySnapshot());
+  process.exit(0);
+}
+
+// fd 0 is the channel to the host: a snippet's `input()` or `sys.stdin` reads end of file instead
+pyodide.setStdin({ read: () => 0, isatty: false });
+pyodide.setStdout({ write: outputStream('stdout').write, isatty: false });
+pyodide.setStderr({ write: outputStream('stderr').write, isatty: false });
+// read at every check Pyodide makes (each few thousand bytecodes): a SIGINT past the deadline
+pyodide.setInterruptBuffer({
+  get 0() {
+    return interruptSignal();
+  },
+  set 0(_value: number) {
+    // Pyodide clears the flag after reading it; the deadline decides again at the next check
+  },
+});
+
+// the prelude as a module, and the host's entry point beside it; both exist before the first
+// run, so the prelude's baseline keeps them
+const bootstrap = pyodide.runPython(
+  `
+import json, sys, types
+_prelude = types.ModuleType("toolexec_prelude")
+exec(compile(${JSON.stringify(readFileSync(config.preludePath, 'utf8'))}, "prelude.py", "exec"), vars(_prelude))
+sys.modules["toolexec_prelude"] = _prelude
+def _entry(run_snippet=_prelude.run_snippet, dumps=json.dumps, loads=json.loads):
+    def run(code, call_js):
+        def call(type_, payload):
+            return loads(call_js(type_, dumps(payload, allow_nan=False)))
+        return dumps(run_snippet(code, call), allow_nan=False)
+    return run
+_entry()
+`,
+) as (code: string, call: (type: string, payload: string) => string) => string;
+
+const reader = new LineReader();
+let requestCount = 0;
+
+/** The transport `call` of the prelude: one gateway request, answered before it returns. */
+function callHost(type: string, payloadJson: string): string {
+  requestCount += 1;
+  const id = `py${requestCount}`;
+  const payload = payloadJson === 'null' ? '' : `,"payload":${payloadJson}`;
+  writeLine(`{"type":${JSON.stringify(type)},"id":"${id}"${payload}}`);
+  for (;;) {
+    const line = reader.next();
+    if (line === undefined) process.exit(0);
+    const reply = JSON.parse(line) as { type?: unknown; id?: unknown; payload?: unknown };
+    if (reply.id !== id || (reply.type !== 'response' && reply.type !== 'error')) continue;
+    if (reply.type === 'error') lastError = { id, payload: reply.payload };
+    return line;
+  }
+}
+
+let lastError: { id: string; payload: unknown } | undefined;
+
+interface PreludeError {
+  code?: string;
+  message?: string;
+  name?: string;
+  line?: number;
+  column?: number;
+  traceback?: string;
+  toolId?: string;
+}
+
+/** The prelude's error as the report the host maps (see `failureFromReport`). */
+function reportOf(error: PreludeError): GuestFailureReport {
+  const name = typeof error.name === 'string' && error.name !== '' ? error.name : 'Error';
+  let message = typeof error.message === 'string' ? error.message : '';
+  if (message.startsWith(`${name}: `)) message = message.slice(name.length + 2);
+  if (name === 'SyntaxError') message = message.replace(/ \(line \d+\)$/, '');
+  const report: GuestFailureReport = { name, message };
+  if (typeof error.line === 'number' && error.line > 0) report.line = error.line;
+  if (typeof error.column === 'number' && error.column > 0) report.column = error.column;
+  if (typeof error.traceback === 'string' && error.traceback !== '') report.stack = error.traceback;
+  if (name === 'SyntaxError') report.phase = 'compile';
+  if (typeof error.code === 'string') report.code = error.code;
+  const wire = lastError?.payload as { error?: unknown; code?: unknown } | undefined;
+  if (lastError !== undefined && wire?.code === error.code && wire?.error === error.message) report.requestId = lastError.id;
+  if (run.outputOver) Object.assign(report, { limit: 'output', what: 'console' });
+  else if (name === 'KeyboardInterrupt' && run.interrupted === 'timeout') report.timeout = true;
+  else if (name === 'MemoryError') report.limit = 'memory';
+  else if (name === 'RecursionError') report.limit = 'stack';
+  return report;
+}
+
+function runOne(start: PythonStartMessage): void {
+  run.deadline = start.timeoutMs > 0 ? performance.now() + start.timeoutMs : Infinity;
+  run.maxOutputBytes = start.maxOutputBytes > 0 ? start.maxOutputBytes : Infinity;
+  run.outputBytes = 0;
+  run.outputOver = false;
+  run.interrupted = undefined;
+  run.active = true;
+  lastError = undefined;
+  let text: string;
+  try {
+    text = bootstrap(start.code, callHost);
+  } catch (err) {
+    // a fatal error of the interpreter (out of linear memory, a trap): this child is done
+    run.active = false;
+    const message = err instanceof Error ? err.message : String(err);
+    const memory = /memory|OOM|Aborted/i.test(message);
+    send({
+      type: 'failed',
+      error: { name: memory ? 'MemoryError' : 'Error', message, ...(memory ? { limit: 'memory' } : {}) },
+      fatal: true,
+    });
+    process.exit(0);
+  }
+  run.active = false;
+  const outcome = JSON.parse(text) as { ok: boolean; value?: unknown; error?: PreludeError };
+  if (run.outputOver) {
+    send({ type: 'failed', error: { name: 'OutputError', message: 'output limit', limit: 'output', what: 'console' } });
+    return;
+  }
+  if (!outcome.ok) {
+    send({ type: 'failed', error: reportOf(outcome.error ?? {}) });
+    return;
+  }
+  // None (a snippet that ends with a statement, or with `None`) is no value, as a JS snippet that returns nothing
+  if (outcome.value === null || outcome.value === undefined) {
+    send({ type: 'result' });
+    return;
+  }
+  const json = JSON.stringify(outcome.value);
+  if (start.maxResultBytes > 0 && Buffer.byteLength(json) > start.maxResultBytes) {
+    send({
+      type: 'failed',
+      error: { name: 'RangeError', message: `the value is over ${start.maxResultBytes} bytes of JSON`, limit: 'result' },
+    });
+    return;
+  }
+  send({ type: 'result', json });
+}
+
+send({ type: 'ready', bootMs: Math.round(performance.now() - bootStart) });
+for (;;) {
+  const line = reader.next();
+  if (line === undefined) break;
+  const message = JSON.parse(line) as { type?: unknown };
+  if (message.type === 'start') runOne(message as PythonStartMessage);
+  else if (message.type === 'exit') break;
+}
+process.exit(0);

@@ -1,0 +1,102 @@
+/**
+ * The Python prelude on the host's CPython (the Docker guest's interpreter): the same file the
+ * Pyodide child loads, read through `readPythonPrelude` from the sources and from the build.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { pythonPreludePath, readPythonPrelude } from '../../../../src/runtime/internal.js';
+
+/** Loads the prelude as a module, runs each case with a scripted transport, prints one JSON line per case. */
+const DRIVER = String.raw`
+import json, sys, types
+source = sys.stdin.read()
+prelude = types.ModuleType("toolexec_prelude")
+exec(compile(source, "prelude.py", "exec"), vars(prelude))
+sys.modules["toolexec_prelude"] = prelude
+state = {"calls": []}
+def call(type_, payload):
+    state["calls"].append([type_, payload])
+    if type_ == "run_tool" and payload["id"] == "bad":
+        return {"type": "error", "payload": {"error": "no such tool", "code": "TOOL_NOT_FOUND", "toolId": "bad"}}
+    if type_ == "search_tools":
+        return {"type": "response", "payload": {"results": [{"id": "a:b"}]}}
+    return {"type": "response", "payload": {"structured": {"sum": 3}, "content": []}}
+out = []
+for code in json.loads(sys.argv[1]):
+    before = len(state["calls"])
+    out.append({"result": prelude.run_snippet(code, call), "calls": state["calls"][before:]})
+print(json.dumps(out))
+`;
+
+function hasPython(): boolean {
+  return spawnSync('python3', ['-c', 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)']).status === 0;
+}
+
+interface CaseOutcome {
+  result: { ok: boolean; value?: unknown; error?: { code: string; message: string; name: string; line?: number; traceback: string } };
+  calls: [string, unknown][];
+}
+
+function runCases(cases: string[]): CaseOutcome[] {
+  const child = spawnSync('python3', ['-I', '-c', DRIVER, JSON.stringify(cases)], { input: readPythonPrelude(), encoding: 'utf8' });
+  expect(child.stderr).toBe('');
+  return JSON.parse(child.stdout) as CaseOutcome[];
+}
+
+describe.runIf(hasPython())('the Python prelude on CPython', () => {
+  it('is read from the sources, and the build carries the same file', () => {
+    expect(pythonPreludePath()).toMatch(/src\/runtime\/guest\/python\/prelude\.py$/);
+    const built = new URL('../../../../dist/assets/python-prelude.py', import.meta.url);
+    if (existsSync(built)) expect(readFileSync(built, 'utf8')).toBe(readPythonPrelude());
+  });
+
+  it("returns the last expression's value, JSON-safe", () => {
+    const [a, b, c, d] = runCases([
+      'x = 1\nx + 1',
+      'x = 5',
+      "a = [1]\na.append(a)\n{'a': a, 'nan': float('nan'), 'b': b'hi', 's': {2, 1}, 3: (1,), 'o': object}",
+      'def d(n):\n    return [d(n - 1)] if n else 0\nd(70)',
+    ]);
+    expect(a?.result).toEqual({ ok: true, value: 2 });
+    expect(b?.result).toEqual({ ok: true, value: null });
+    expect(c?.result).toEqual({
+      ok: true,
+      value: { a: [1, '[Circular]'], nan: null, b: [104, 105], s: [1, 2], '3': [1], o: "<class 'object'>" },
+    });
+    expect(JSON.stringify(d?.result.value)).toContain('[Truncated]');
+  });
+
+  it('offers tools as a module and a global, with ToolError carrying the code', () => {
+    const [run, search, caught, thrown] = runCases([
+      "import tools\ntools.run_tool('m:add', {'a': (1, 2)})['structured']",
+      "tools.search_tools('q')",
+      "try:\n    tools.run_tool('bad')\nexcept tools.ToolError as e:\n    r = [e.code, e.message]\nr",
+      "tools.run_tool('bad')",
+    ]);
+    expect(run?.result).toEqual({ ok: true, value: { sum: 3 } });
+    expect(run?.calls).toEqual([['run_tool', { id: 'm:add', args: { a: [1, 2] } }]]);
+    expect(search?.result.value).toEqual([{ id: 'a:b' }]);
+    expect(search?.calls).toEqual([['search_tools', { query: 'q', limit: 10 }]]);
+    expect(caught?.result.value).toEqual(['TOOL_NOT_FOUND', 'no such tool']);
+    expect(thrown?.result.error).toMatchObject({ code: 'TOOL_NOT_FOUND', message: 'no such tool' });
+  });
+
+  it('reports syntax errors with their line and exceptions with their type', () => {
+    const [syntax, zero, exit] = runCases(['x = 1\ndef f(:\n    pass', '1 / 0', 'import sys\nsys.exit(3)']);
+    expect(syntax?.result.error).toMatchObject({ code: 'CODE_EXECUTION', name: 'SyntaxError', line: 2 });
+    expect(syntax?.result.error?.message).toMatch(/^SyntaxError: .*\(line 2\)$/);
+    expect(zero?.result.error).toMatchObject({ code: 'CODE_EXECUTION', message: 'ZeroDivisionError: division by zero', line: 1 });
+    expect(zero?.result.error?.traceback).toContain('File "<snippet>", line 1');
+    expect(zero?.result.error?.traceback).not.toContain('prelude.py');
+    expect(exit?.result.error?.message).toBe('SystemExit: 3');
+  });
+
+  it('runs each snippet in fresh state', () => {
+    const [, second] = runCases([
+      'secret = 42\nimport json\njson.dumps = None\nimport builtins\nbuiltins.leak = 1\nimport fractions\nimport sys\nsys.path.append("/x")',
+      "import json, sys, builtins\n[json.dumps({}), 'fractions' in sys.modules, hasattr(builtins, 'leak'), '/x' in sys.path, 'secret' in globals()]",
+    ]);
+    expect(second?.result.value).toEqual(['{}', false, false, false, false]);
+  });
+});
