@@ -93,6 +93,28 @@ describe('runtime routing of Python requests', { timeout: 120_000 }, () => {
     await backend.close();
   });
 
+  it('queues runs when every child is busy, bounded by queueTimeoutMs (TIMEOUT, phase queue)', async () => {
+    const backend = createPythonBackend({ poolSize: 1 });
+    await backend.warm();
+    const busy = backend
+      .execute({ language: 'python', code: 'while True:\n    pass', gateway: gateway(), timeoutMs: 1_500 })
+      .catch((e: unknown) => e);
+    const queued = await codeOf(backend.execute({ language: 'python', code: '1', gateway: gateway(), queueTimeoutMs: 200 }));
+    expect(queued).toMatchObject({ code: 'TIMEOUT', details: { phase: 'queue' } });
+    // a run that waits long enough gets the child once the runaway is stopped (its clock starts then)
+    let startedAt = 0;
+    const waited = await backend.execute({
+      language: 'python',
+      code: '2',
+      gateway: gateway(),
+      onStart: () => (startedAt = performance.now()),
+    });
+    expect(waited.value).toBe(2);
+    expect(startedAt).toBeGreaterThan(0);
+    expect(await busy).toMatchObject({ code: 'TIMEOUT' });
+    await backend.close();
+  });
+
   it('refuses bad options at creation (CONFIGURATION)', () => {
     expect(() => createPythonBackend({ poolSize: 0 })).toThrow(expect.objectContaining({ code: 'CONFIGURATION' }) as Error);
     expect(() => createRuntime({ python: { defaultMemoryBytes: -1 } })).toThrow(
