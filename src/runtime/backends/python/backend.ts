@@ -39,6 +39,9 @@ import { runOnChild } from './session.js';
  * `__main__` and `tools` module, removes the modules the run imported and restores every module's
  * namespace, `sys.path` and the streams (see `prelude.py`). A child is replaced after
  * `maxRunsPerChild` runs and after any run that failed on a limit (time, memory, output) or killed it.
+ * The reset covers what a run leaves behind by accident; a hostile run can still rewrite the
+ * interpreter's objects for later runs on its child, so use `maxRunsPerChild: 1` when snippets of
+ * different trust levels share a backend.
  *
  * **Limits.** Wall clock: the interrupt buffer raises `KeyboardInterrupt` at `timeoutMs`
  * (`TIMEOUT`); a child that does not stop (a long builtin, a wait on a tool call) is killed
