@@ -115,6 +115,18 @@ describe('runtime routing of Python requests', { timeout: 120_000 }, () => {
     await backend.close();
   });
 
+  it('gives every run a child of its own with maxRunsPerChild: 1', async () => {
+    const backend = createPythonBackend({ poolSize: 1, maxRunsPerChild: 1 });
+    await backend.warm();
+    const first = backend.childPids;
+    // a hostile run rewrites an object the interpreter keeps: the next run must not see it
+    await backend.execute({ language: 'python', code: "import json\njson.JSONEncoder.item_separator = '!'", gateway: gateway() });
+    expect(backend.childPids.some((pid) => first.includes(pid))).toBe(false);
+    const next = await backend.execute({ language: 'python', code: 'import json\njson.JSONEncoder.item_separator', gateway: gateway() });
+    expect(next.value).toBe(', ');
+    await backend.close();
+  });
+
   it('refuses bad options at creation (CONFIGURATION)', () => {
     expect(() => createPythonBackend({ poolSize: 0 })).toThrow(expect.objectContaining({ code: 'CONFIGURATION' }) as Error);
     expect(() => createRuntime({ python: { defaultMemoryBytes: -1 } })).toThrow(
