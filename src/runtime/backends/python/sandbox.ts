@@ -41,10 +41,13 @@ function folderPattern(path: string): string {
 
 /** The node flags of a child: permission model, reads limited to `paths`, a small JS heap. */
 export function nodeFlags(paths: SandboxPaths, heapMiB: number): string[] {
-  const reads = [paths.pyodideDir, dirname(paths.childPath), dirname(paths.preludePath), paths.workDir];
   return [
     permissionFlag(),
-    ...[...new Set(reads)].map((path) => `--allow-fs-read=${folderPattern(path)}`),
+    // two folders (Pyodide's package, the private folder) and two files (the child, the prelude)
+    `--allow-fs-read=${folderPattern(paths.pyodideDir)}`,
+    `--allow-fs-read=${folderPattern(paths.workDir)}`,
+    `--allow-fs-read=${paths.childPath}`,
+    `--allow-fs-read=${paths.preludePath}`,
     // eval and new Function are not needed by Pyodide's runtime; run_js and the like fail on them
     '--disallow-code-generation-from-strings',
     `--max-old-space-size=${heapMiB}`,
