@@ -106,7 +106,19 @@ export function bubblewrapArgs(paths: SandboxPaths): string[] {
   ]) {
     if (existsSync(path)) expose(path, binds, links);
   }
-  const args = ['--unshare-all', '--die-with-parent', '--new-session', '--clearenv', '--proc', '/proc', '--dev', '/dev'];
+  // --cap-drop: a host that runs as root would otherwise hand the sandbox every capability
+  const args = [
+    '--unshare-all',
+    '--die-with-parent',
+    '--new-session',
+    '--cap-drop',
+    'ALL',
+    '--clearenv',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+  ];
   for (const path of binds.keys()) args.push('--ro-bind', path, path);
   for (const [path, target] of links) args.push('--symlink', target, path);
   args.push('--chdir', '/');
