@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createDirectGateway, type ExecuteResult } from '../../../../src/runtime/index.js';
 import { createPythonBackend, type PythonBackend } from '../../../../src/runtime/backends/python/index.js';
 import { createContractFixture } from '../../../../src/testing/gateway-contract.js';
@@ -139,6 +139,7 @@ describe('hostile Python on the Pyodide backend', { timeout: 60_000 }, () => {
 
   it('runs the child without capabilities, in its own PID namespace', async () => {
     const own = createPythonBackend({ poolSize: 1 });
+    onTestFinished(() => own.close());
     await own.warm();
     const [leader] = own.childPids;
     const node = processes().find((pid) => descendsFrom(pid, [leader as number]) && cmdlineOf(pid).includes('python-child.mjs'));
@@ -192,6 +193,7 @@ describe('hostile Python on the Pyodide backend', { timeout: 60_000 }, () => {
 
   it('leaves no process behind after close()', async () => {
     const own = createPythonBackend({ poolSize: 2 });
+    onTestFinished(() => own.close());
     await own.warm();
     await own.execute({ language: 'python', code: '1', gateway: createDirectGateway(createContractFixture()) });
     const leaders = own.childPids;

@@ -3,7 +3,7 @@
  * runtime's own Pyodide backend for `standard` and `hardened`, else `RUNTIME_UNAVAILABLE`; `warm`
  * starts the Python pool; without a working bubblewrap Python is refused, never run unsandboxed.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import {
   createDirectGateway,
   createRuntime,
@@ -53,6 +53,7 @@ describe('runtime routing of Python requests', { timeout: 120_000 }, () => {
     expect(error.message).toContain('"python"');
     expect(error.message).toContain('"dev"');
     const none = createRuntime({ python: false });
+    onTestFinished(() => none.close());
     const refused = await codeOf(none.execute({ language: 'python', code: '1', gateway: gateway() }));
     expect(refused.code).toBe('RUNTIME_UNAVAILABLE');
     await none.close();
@@ -79,6 +80,7 @@ describe('runtime routing of Python requests', { timeout: 120_000 }, () => {
       },
     };
     const custom = createRuntime({ backends: { hardened: own } });
+    onTestFinished(() => custom.close());
     expect((await custom.execute({ language: 'python', code: '1', gateway: gateway(), profile: 'hardened' })).value).toBe('from own');
     expect(seen[0]).toMatchObject({ language: 'python', profile: 'hardened' });
     await custom.close();
@@ -86,6 +88,7 @@ describe('runtime routing of Python requests', { timeout: 120_000 }, () => {
 
   it('refuses Python where bubblewrap is missing, naming it (no run without a network boundary)', async () => {
     const backend = createPythonBackend({ bubblewrapPath: '/nonexistent/bwrap' });
+    onTestFinished(() => backend.close());
     const error = await codeOf(backend.execute({ language: 'python', code: '1', gateway: gateway() }));
     expect(error.code).toBe('RUNTIME_UNAVAILABLE');
     expect(error.message).toContain('bubblewrap');
@@ -95,6 +98,7 @@ describe('runtime routing of Python requests', { timeout: 120_000 }, () => {
 
   it('queues runs when every child is busy, bounded by queueTimeoutMs (TIMEOUT, phase queue)', async () => {
     const backend = createPythonBackend({ poolSize: 1 });
+    onTestFinished(() => backend.close());
     await backend.warm();
     const busy = backend
       .execute({ language: 'python', code: 'while True:\n    pass', gateway: gateway(), timeoutMs: 1_500 })
@@ -117,6 +121,7 @@ describe('runtime routing of Python requests', { timeout: 120_000 }, () => {
 
   it('gives every run a child of its own with maxRunsPerChild: 1', async () => {
     const backend = createPythonBackend({ poolSize: 1, maxRunsPerChild: 1 });
+    onTestFinished(() => backend.close());
     await backend.warm();
     const first = backend.childPids;
     // a hostile run rewrites an object the interpreter keeps: the next run must not see it
