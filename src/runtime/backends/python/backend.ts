@@ -136,17 +136,25 @@ export class PythonBackend implements RuntimeBackend {
     } catch {
       // the caller's hook cannot stop the run
     }
-    const outcome = await runOnChild(child, {
-      code: request.code,
-      gateway: traced,
-      timeoutMs,
-      killGraceMs: this.#options.killGraceMs,
-      maxOutputBytes,
-      maxMessageBytes: this.#options.maxMessageBytes,
-      memoryBytes,
-      ...(request.signal === undefined ? {} : { signal: request.signal }),
-    });
-    (this.#pool as ChildPool).release(child, outcome.reusable);
+    const pool = this.#pool as ChildPool;
+    let outcome: Awaited<ReturnType<typeof runOnChild>>;
+    try {
+      outcome = await runOnChild(child, {
+        code: request.code,
+        gateway: traced,
+        timeoutMs,
+        killGraceMs: this.#options.killGraceMs,
+        maxOutputBytes,
+        maxMessageBytes: this.#options.maxMessageBytes,
+        memoryBytes,
+        ...(request.signal === undefined ? {} : { signal: request.signal }),
+      });
+    } catch (err) {
+      // not expected (a run's session settles every way it can end): the child is not trusted again
+      pool.release(child, false);
+      throw run.fail(err, 'CODE_EXECUTION');
+    }
+    pool.release(child, outcome.reusable);
     if (outcome.killed && outcome.failure?.code === 'TIMEOUT') run.backend.details.killed = true;
     return run.settle(outcome, request);
   }
