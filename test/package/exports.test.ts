@@ -28,7 +28,19 @@ describe('package exports (built dist)', () => {
   });
 
   it('has one subpath per layer of API.md, and one per runtime backend', () => {
-    const runtimeBackends = ['wasm', 'host', 'docker', 'remote', 'containerd', 'kata', 'firecracker', 'kubernetes', 'proxmox', 'temporal'];
+    const runtimeBackends = [
+      'wasm',
+      'host',
+      'docker',
+      'python',
+      'remote',
+      'containerd',
+      'kata',
+      'firecracker',
+      'kubernetes',
+      'proxmox',
+      'temporal',
+    ];
     expect(subpaths.sort()).toEqual(
       [
         '.',
