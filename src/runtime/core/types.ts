@@ -110,8 +110,12 @@ export interface ToolCallRecord {
 
 /** One snippet to run. */
 export interface ExecuteRequest {
-  /** @defaultValue 'javascript' */
-  language?: 'javascript' | 'typescript' | (string & {});
+  /**
+   * `javascript` / `js`, `typescript` / `ts`, or `python` / `py` (routed by the runtime to a
+   * backend that runs Python: see `RuntimeOptions.python`).
+   * @defaultValue 'javascript'
+   */
+  language?: 'javascript' | 'typescript' | 'python' | (string & {});
   /** The snippet's source; required and non-empty (`MISSING_CODE`). */
   code: string;
   /**

@@ -39,6 +39,9 @@ import { runOnChild } from './session.js';
  * `__main__` and `tools` module, removes the modules the run imported and restores every module's
  * namespace, `sys.path` and the streams (see `prelude.py`). A child is replaced after
  * `maxRunsPerChild` runs and after any run that failed on a limit (time, memory, output) or killed it.
+ * The reset covers what a run leaves behind by accident; a hostile run can still rewrite the
+ * interpreter's objects for later runs on its child, so use `maxRunsPerChild: 1` when snippets of
+ * different trust levels share a backend.
  *
  * **Limits.** Wall clock: the interrupt buffer raises `KeyboardInterrupt` at `timeoutMs`
  * (`TIMEOUT`); a child that does not stop (a long builtin, a wait on a tool call) is killed
@@ -133,17 +136,25 @@ export class PythonBackend implements RuntimeBackend {
     } catch {
       // the caller's hook cannot stop the run
     }
-    const outcome = await runOnChild(child, {
-      code: request.code,
-      gateway: traced,
-      timeoutMs,
-      killGraceMs: this.#options.killGraceMs,
-      maxOutputBytes,
-      maxMessageBytes: this.#options.maxMessageBytes,
-      memoryBytes,
-      ...(request.signal === undefined ? {} : { signal: request.signal }),
-    });
-    (this.#pool as ChildPool).release(child, outcome.reusable);
+    const pool = this.#pool as ChildPool;
+    let outcome: Awaited<ReturnType<typeof runOnChild>>;
+    try {
+      outcome = await runOnChild(child, {
+        code: request.code,
+        gateway: traced,
+        timeoutMs,
+        killGraceMs: this.#options.killGraceMs,
+        maxOutputBytes,
+        maxMessageBytes: this.#options.maxMessageBytes,
+        memoryBytes,
+        ...(request.signal === undefined ? {} : { signal: request.signal }),
+      });
+    } catch (err) {
+      // not expected (a run's session settles every way it can end): the child is not trusted again
+      pool.release(child, false);
+      throw run.fail(err, 'CODE_EXECUTION');
+    }
+    pool.release(child, outcome.reusable);
     if (outcome.killed && outcome.failure?.code === 'TIMEOUT') run.backend.details.killed = true;
     return run.settle(outcome, request);
   }

@@ -47,11 +47,14 @@ export class PythonEnvironment {
   #snapshotPath: string | undefined;
   readonly #capped = new Map<number, string>();
   #closed = false;
+  /** Removes the private folder if the process exits without `close()`. */
+  readonly #onExit = () => rmSync(this.paths.workDir, { recursive: true, force: true });
 
   private constructor(paths: SandboxPaths, bwrapPath: string) {
     this.paths = paths;
     this.#bwrapPath = bwrapPath;
     this.#bwrap = bubblewrapArgs(paths);
+    process.once('exit', this.#onExit);
   }
 
   /** How children start: `snapshot` or `cold`. */
@@ -79,7 +82,12 @@ export class PythonEnvironment {
       const probe = await probeBubblewrap(options.bubblewrapPath, paths);
       if (!probe.ok) throw noSandboxError(probe);
       const environment = new PythonEnvironment(paths, options.bubblewrapPath);
-      if (options.snapshot) await environment.#makeSnapshot(options);
+      try {
+        if (options.snapshot) await environment.#makeSnapshot(options);
+      } catch (err) {
+        environment.close();
+        throw err;
+      }
       return environment;
     } catch (err) {
       rmSync(workDir, { recursive: true, force: true });
@@ -107,6 +115,7 @@ export class PythonEnvironment {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    process.off('exit', this.#onExit);
     rmSync(this.paths.workDir, { recursive: true, force: true });
   }
 

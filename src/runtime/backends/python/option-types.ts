@@ -27,7 +27,12 @@ export interface PythonBackendOptions {
   killGraceMs?: number;
   /** How long a new child may take to load Pyodide, in milliseconds. @defaultValue 60000 */
   startupTimeoutMs?: number;
-  /** Runs one child serves before it is replaced by a fresh one. @defaultValue 100 */
+  /**
+   * Runs one child serves before it is replaced by a fresh one. The prelude resets what a run leaves
+   * behind by accident, not what a hostile run does to the interpreter's objects: use 1 when
+   * snippets of different users or trust levels share the backend (every run gets its own child).
+   * @defaultValue 100
+   */
   maxRunsPerChild?: number;
   /** Start children from a memory snapshot made once per backend (false: every child starts cold). @defaultValue true */
   snapshot?: boolean;

@@ -41,10 +41,13 @@ function folderPattern(path: string): string {
 
 /** The node flags of a child: permission model, reads limited to `paths`, a small JS heap. */
 export function nodeFlags(paths: SandboxPaths, heapMiB: number): string[] {
-  const reads = [paths.pyodideDir, dirname(paths.childPath), dirname(paths.preludePath), paths.workDir];
   return [
     permissionFlag(),
-    ...[...new Set(reads)].map((path) => `--allow-fs-read=${folderPattern(path)}`),
+    // two folders (Pyodide's package, the private folder) and two files (the child, the prelude)
+    `--allow-fs-read=${folderPattern(paths.pyodideDir)}`,
+    `--allow-fs-read=${folderPattern(paths.workDir)}`,
+    `--allow-fs-read=${paths.childPath}`,
+    `--allow-fs-read=${paths.preludePath}`,
     // eval and new Function are not needed by Pyodide's runtime; run_js and the like fail on them
     '--disallow-code-generation-from-strings',
     `--max-old-space-size=${heapMiB}`,
@@ -103,7 +106,19 @@ export function bubblewrapArgs(paths: SandboxPaths): string[] {
   ]) {
     if (existsSync(path)) expose(path, binds, links);
   }
-  const args = ['--unshare-all', '--die-with-parent', '--new-session', '--clearenv', '--proc', '/proc', '--dev', '/dev'];
+  // --cap-drop: a host that runs as root would otherwise hand the sandbox every capability
+  const args = [
+    '--unshare-all',
+    '--die-with-parent',
+    '--new-session',
+    '--cap-drop',
+    'ALL',
+    '--clearenv',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+  ];
   for (const path of binds.keys()) args.push('--ro-bind', path, path);
   for (const [path, target] of links) args.push('--symlink', target, path);
   args.push('--chdir', '/');

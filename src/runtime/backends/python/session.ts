@@ -122,8 +122,13 @@ export async function runOnChild(child: PythonChild, spec: PythonRunSpec): Promi
   switch (settlement.kind) {
     case 'result':
       if (typeof settlement.json === 'string') {
-        outcome.hasValue = true;
-        outcome.value = JSON.parse(settlement.json) as unknown;
+        try {
+          outcome.value = JSON.parse(settlement.json) as unknown;
+          outcome.hasValue = true;
+        } catch (err) {
+          outcome.failure = { code: 'PROTOCOL', message: 'the Python sandbox sent a value that is not JSON', cause: err };
+          outcome.reusable = false;
+        }
       }
       break;
     case 'failed': {

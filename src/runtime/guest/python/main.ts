@@ -128,11 +128,14 @@ import json, sys, types
 _prelude = types.ModuleType("toolexec_prelude")
 exec(compile(${JSON.stringify(readFileSync(config.preludePath, 'utf8'))}, "prelude.py", "exec"), vars(_prelude))
 sys.modules["toolexec_prelude"] = _prelude
-def _entry(run_snippet=_prelude.run_snippet, dumps=json.dumps, loads=json.loads):
+def _entry(run_snippet=_prelude.run_snippet, loads=json.loads):
+    # bound now, with its separators on the instance: a snippet that edits json's classes only
+    # breaks its own tool calls, not the report of its outcome
+    dumps = json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
     def run(code, call_js):
         def call(type_, payload):
-            return loads(call_js(type_, dumps(payload, allow_nan=False)))
-        return dumps(run_snippet(code, call), allow_nan=False)
+            return loads(call_js(type_, dumps(payload)))
+        return dumps(run_snippet(code, call))
     return run
 _entry()
 `,
@@ -214,7 +217,14 @@ function runOne(start: PythonStartMessage): void {
     process.exit(0);
   }
   run.active = false;
-  const outcome = JSON.parse(text) as { ok: boolean; value?: unknown; error?: PreludeError };
+  let outcome: { ok: boolean; value?: unknown; error?: PreludeError };
+  try {
+    outcome = JSON.parse(text) as typeof outcome;
+  } catch {
+    // the snippet broke what the transport reports with: the run fails and this child is done
+    send({ type: 'failed', error: { name: 'Error', message: "the snippet's outcome could not be read back" }, fatal: true });
+    process.exit(0);
+  }
   if (run.outputOver) {
     send({ type: 'failed', error: { name: 'OutputError', message: 'output limit', limit: 'output', what: 'console' } });
     return;

@@ -226,6 +226,12 @@ describe('runtime backend contract: python (Pyodide)', { timeout: 60_000 }, () =
     expect((await run('7')).value).toBe(7);
   });
 
+  it('refuses a source over maxSourceBytes (LIMIT_EXCEEDED) before it runs', async () => {
+    const error = await rejection(run(`x = 1\n${'#'.repeat(1024 * 1024)}`));
+    expectCode(error, 'LIMIT_EXCEEDED');
+    expect(error.details?.limit).toBe('sourceBytes');
+  });
+
   it('keeps concurrent runs apart', async () => {
     const ids = [1, 2, 3, 4];
     const results = await Promise.all(

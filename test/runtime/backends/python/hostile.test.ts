@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createDirectGateway, type ExecuteResult } from '../../../../src/runtime/index.js';
 import { createPythonBackend, type PythonBackend } from '../../../../src/runtime/backends/python/index.js';
 import { createContractFixture } from '../../../../src/testing/gateway-contract.js';
@@ -137,6 +137,22 @@ describe('hostile Python on the Pyodide backend', { timeout: 60_000 }, () => {
     });
   }
 
+  it('runs the child without capabilities, in its own PID namespace', async () => {
+    const own = createPythonBackend({ poolSize: 1 });
+    onTestFinished(() => own.close());
+    await own.warm();
+    const [leader] = own.childPids;
+    const node = processes().find((pid) => descendsFrom(pid, [leader as number]) && cmdlineOf(pid).includes('python-child.mjs'));
+    expect(node).toBeDefined();
+    const status = readFileSync(`/proc/${node}/status`, 'utf8');
+    expect(status).toMatch(/CapEff:\s+0+\n/);
+    expect(status).toMatch(/CapBnd:\s+0+\n/);
+    // NSpid lists the pid in each namespace: a second entry means its own PID namespace
+    expect(status).toMatch(/NSpid:\s+\d+\s+\d+/);
+    expect(readFileSync(`/proc/${node}/cmdline`, 'utf8')).toContain('--disallow-code-generation-from-strings');
+    await own.close();
+  });
+
   it('gives the snippet no host environment', async () => {
     const text = await expectContained('import os\nsorted(os.environ)');
     expect(text).not.toContain('TOOLEXEC_HOSTILE_SECRET');
@@ -177,6 +193,7 @@ describe('hostile Python on the Pyodide backend', { timeout: 60_000 }, () => {
 
   it('leaves no process behind after close()', async () => {
     const own = createPythonBackend({ poolSize: 2 });
+    onTestFinished(() => own.close());
     await own.warm();
     await own.execute({ language: 'python', code: '1', gateway: createDirectGateway(createContractFixture()) });
     const leaders = own.childPids;

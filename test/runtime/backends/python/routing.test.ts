@@ -3,7 +3,7 @@
  * runtime's own Pyodide backend for `standard` and `hardened`, else `RUNTIME_UNAVAILABLE`; `warm`
  * starts the Python pool; without a working bubblewrap Python is refused, never run unsandboxed.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import {
   createDirectGateway,
   createRuntime,
@@ -53,6 +53,7 @@ describe('runtime routing of Python requests', { timeout: 120_000 }, () => {
     expect(error.message).toContain('"python"');
     expect(error.message).toContain('"dev"');
     const none = createRuntime({ python: false });
+    onTestFinished(() => none.close());
     const refused = await codeOf(none.execute({ language: 'python', code: '1', gateway: gateway() }));
     expect(refused.code).toBe('RUNTIME_UNAVAILABLE');
     await none.close();
@@ -79,6 +80,7 @@ describe('runtime routing of Python requests', { timeout: 120_000 }, () => {
       },
     };
     const custom = createRuntime({ backends: { hardened: own } });
+    onTestFinished(() => custom.close());
     expect((await custom.execute({ language: 'python', code: '1', gateway: gateway(), profile: 'hardened' })).value).toBe('from own');
     expect(seen[0]).toMatchObject({ language: 'python', profile: 'hardened' });
     await custom.close();
@@ -86,10 +88,47 @@ describe('runtime routing of Python requests', { timeout: 120_000 }, () => {
 
   it('refuses Python where bubblewrap is missing, naming it (no run without a network boundary)', async () => {
     const backend = createPythonBackend({ bubblewrapPath: '/nonexistent/bwrap' });
+    onTestFinished(() => backend.close());
     const error = await codeOf(backend.execute({ language: 'python', code: '1', gateway: gateway() }));
     expect(error.code).toBe('RUNTIME_UNAVAILABLE');
     expect(error.message).toContain('bubblewrap');
     await expect(backend.warm()).rejects.toMatchObject({ code: 'RUNTIME_UNAVAILABLE' });
+    await backend.close();
+  });
+
+  it('queues runs when every child is busy, bounded by queueTimeoutMs (TIMEOUT, phase queue)', async () => {
+    const backend = createPythonBackend({ poolSize: 1 });
+    onTestFinished(() => backend.close());
+    await backend.warm();
+    const busy = backend
+      .execute({ language: 'python', code: 'while True:\n    pass', gateway: gateway(), timeoutMs: 1_500 })
+      .catch((e: unknown) => e);
+    const queued = await codeOf(backend.execute({ language: 'python', code: '1', gateway: gateway(), queueTimeoutMs: 200 }));
+    expect(queued).toMatchObject({ code: 'TIMEOUT', details: { phase: 'queue' } });
+    // a run that waits long enough gets the child once the runaway is stopped (its clock starts then)
+    let startedAt = 0;
+    const waited = await backend.execute({
+      language: 'python',
+      code: '2',
+      gateway: gateway(),
+      onStart: () => (startedAt = performance.now()),
+    });
+    expect(waited.value).toBe(2);
+    expect(startedAt).toBeGreaterThan(0);
+    expect(await busy).toMatchObject({ code: 'TIMEOUT' });
+    await backend.close();
+  });
+
+  it('gives every run a child of its own with maxRunsPerChild: 1', async () => {
+    const backend = createPythonBackend({ poolSize: 1, maxRunsPerChild: 1 });
+    onTestFinished(() => backend.close());
+    await backend.warm();
+    const first = backend.childPids;
+    // a hostile run rewrites an object the interpreter keeps: the next run must not see it
+    await backend.execute({ language: 'python', code: "import json\njson.JSONEncoder.item_separator = '!'", gateway: gateway() });
+    expect(backend.childPids.some((pid) => first.includes(pid))).toBe(false);
+    const next = await backend.execute({ language: 'python', code: 'import json\njson.JSONEncoder.item_separator', gateway: gateway() });
+    expect(next.value).toBe(', ');
     await backend.close();
   });
 
