@@ -4,6 +4,7 @@
  * container start (the session, the gateway, the limits) is shared.
  */
 import { nodeGuestSource } from '../../guest/node-guest.js';
+import { isPythonLanguage } from '../../core/snippet.js';
 import type { ExecuteRequest } from '../../core/types.js';
 import { containerHeapBytes, type ResolvedContainerLimits } from './container-spec.js';
 import type { ResolvedOptions } from './options.js';
@@ -18,8 +19,7 @@ export type ContainerGuestLanguage = 'javascript' | 'python';
 
 /** The guest a request's `language` runs on: `python` / `py` (any case) → Python, anything else → the node guest (which refuses what it does not run). */
 export function guestLanguageOf(language: ExecuteRequest['language']): ContainerGuestLanguage {
-  const name = typeof language === 'string' ? language.trim().toLowerCase() : '';
-  return name === 'python' || name === 'py' ? 'python' : 'javascript';
+  return isPythonLanguage(language) ? 'python' : 'javascript';
 }
 
 /** How one language's containers are made. */
