@@ -84,7 +84,10 @@ export function pythonSuite(options: PythonSuiteOptions): void {
       ].join('\n');
       const result = await backend.execute(pythonRequest(code));
       expect(result.value).toEqual([1, 2, 3, 4]);
-      expect(result.stdout).toBe(`${'t'.repeat(70000)}\n`.repeat(4));
+      // print() writes the text and its newline apart, so threads may interleave between the two
+      // (as in CPython anywhere); what must hold is that no output is lost or duplicated
+      expect(result.stdout.replaceAll('\n', '')).toBe('t'.repeat(4 * 70000));
+      expect(result.stdout.split('\n')).toHaveLength(5);
       expect(result.toolCalls).toHaveLength(4);
     });
 
