@@ -42,9 +42,6 @@ if (argv.includes('--json')) {
     'exec.runTool, default deadline / baseline (info)': row(ns.execRunTool, figures.execRunTool, ''),
     'baseline + two clock reads (durationMs)': row(ns.directTimed, undefined, ''),
     'exec.runTool / (baseline + two clock reads)': row(ns.execRunTool, figures.execRunToolOverTimed, pass.execRunTool),
-    'awaiting handler + raw Ajv: its baseline': row(ns.directAsync, undefined, ''),
-    'runner.run, awaiting handler / its baseline (info)': row(ns.runnerRunAsync, figures.runnerRunAsync, ''),
-    'exec.runTool, awaiting handler / its baseline (info)': row(ns.execRunToolAsync, figures.execRunToolAsync, ''),
   });
 }
 if (!pass.runnerRun || !pass.execRunTool) {
