@@ -49,6 +49,19 @@ export class OptionReader<Options extends object> {
     return value;
   }
 
+  /**
+   * An integer option from 1 to `max`, or `fallback` when absent (`must be an integer between 1
+   * and <max>`).
+   */
+  integerUpTo(name: keyof Options & string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value > max) {
+      throw this.error(name, `must be an integer between 1 and ${max}`, value);
+    }
+    return value;
+  }
+
   /** A non-negative integer option, or `fallback` when absent. */
   nonNegativeInteger(name: keyof Options & string, fallback: number): number {
     const value = this.raw(name);

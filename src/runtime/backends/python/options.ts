@@ -3,8 +3,9 @@
  */
 import { availableParallelism } from 'node:os';
 import { DEFAULT_TIMEOUT_MS } from '../../../model/internal.js';
-import { optionError } from '../../core/option-reader.js';
+import { OptionReader, optionError } from '../../core/option-reader.js';
 import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_MAX_SOURCE_BYTES, DEFAULT_MAX_TIMEOUT_MS } from '../../core/request.js';
+import { WASM32_MAX_MEMORY_BYTES } from '../wasm/options.js';
 import type { PythonBackendOptions } from './option-types.js';
 
 export type { PythonBackendOptions };
@@ -19,8 +20,6 @@ export const DEFAULT_PYTHON_MAX_MEMORY_BYTES = 2 * 1024 * 1024 * 1024;
 export const DEFAULT_BUBBLEWRAP_PATH = '/usr/bin/bwrap';
 
 const MAX_POOL_SIZE = 16;
-/** wasm32's largest linear memory. */
-const WASM32_MAX_BYTES = 4 * 1024 * 1024 * 1024;
 
 /** {@link PythonBackendOptions} with every default applied. */
 export interface ResolvedPythonOptions {
@@ -41,17 +40,10 @@ export interface ResolvedPythonOptions {
   pyodideDir: string | undefined;
 }
 
-function positiveInteger(name: string, value: number | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value > max) {
-    throw optionError('python', name, `must be an integer between 1 and ${max}`, value);
-  }
-  return value;
-}
-
-function text(name: string, value: string | undefined): string | undefined {
+function text(read: OptionReader<PythonBackendOptions>, name: 'bubblewrapPath' | 'pyodideDir'): string | undefined {
+  const value = read.raw(name);
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value === '') throw optionError('python', name, 'must be a non-empty string', value);
+  if (typeof value !== 'string' || value === '') throw read.error(name, 'must be a non-empty string', value);
   return value;
 }
 
@@ -61,37 +53,25 @@ function text(name: string, value: string | undefined): string | undefined {
  */
 export function resolvePythonOptions(options: PythonBackendOptions = {}): ResolvedPythonOptions {
   if (options === null || typeof options !== 'object') throw optionError('python', 'options', 'must be an object', options);
-  const maxTimeoutMs = positiveInteger('maxTimeoutMs', options.maxTimeoutMs, DEFAULT_MAX_TIMEOUT_MS);
-  const maxMemoryBytes = positiveInteger('maxMemoryBytes', options.maxMemoryBytes, DEFAULT_PYTHON_MAX_MEMORY_BYTES, WASM32_MAX_BYTES);
-  if (options.snapshot !== undefined && typeof options.snapshot !== 'boolean') {
-    throw optionError('python', 'snapshot', 'must be a boolean', options.snapshot);
-  }
+  const read = new OptionReader('python', options);
+  const maxTimeoutMs = read.integerUpTo('maxTimeoutMs', DEFAULT_MAX_TIMEOUT_MS);
+  const maxMemoryBytes = read.integerUpTo('maxMemoryBytes', DEFAULT_PYTHON_MAX_MEMORY_BYTES, WASM32_MAX_MEMORY_BYTES);
   const pool = Math.max(1, Math.min(4, Math.floor(availableParallelism() / 2)));
   return {
-    poolSize: positiveInteger('poolSize', options.poolSize, pool, MAX_POOL_SIZE),
-    queueTimeoutMs: positiveInteger('queueTimeoutMs', options.queueTimeoutMs, Math.min(DEFAULT_TIMEOUT_MS, maxTimeoutMs), maxTimeoutMs),
-    defaultTimeoutMs: positiveInteger(
-      'defaultTimeoutMs',
-      options.defaultTimeoutMs,
-      Math.min(DEFAULT_TIMEOUT_MS, maxTimeoutMs),
-      maxTimeoutMs,
-    ),
+    poolSize: read.integerUpTo('poolSize', pool, MAX_POOL_SIZE),
+    queueTimeoutMs: read.integerUpTo('queueTimeoutMs', Math.min(DEFAULT_TIMEOUT_MS, maxTimeoutMs), maxTimeoutMs),
+    defaultTimeoutMs: read.integerUpTo('defaultTimeoutMs', Math.min(DEFAULT_TIMEOUT_MS, maxTimeoutMs), maxTimeoutMs),
     maxTimeoutMs,
-    defaultMemoryBytes: positiveInteger(
-      'defaultMemoryBytes',
-      options.defaultMemoryBytes,
-      Math.min(DEFAULT_PYTHON_MEMORY_BYTES, maxMemoryBytes),
-      maxMemoryBytes,
-    ),
+    defaultMemoryBytes: read.integerUpTo('defaultMemoryBytes', Math.min(DEFAULT_PYTHON_MEMORY_BYTES, maxMemoryBytes), maxMemoryBytes),
     maxMemoryBytes,
-    defaultMaxOutputBytes: positiveInteger('defaultMaxOutputBytes', options.defaultMaxOutputBytes, DEFAULT_MAX_OUTPUT_BYTES),
-    maxSourceBytes: positiveInteger('maxSourceBytes', options.maxSourceBytes, DEFAULT_MAX_SOURCE_BYTES),
-    maxMessageBytes: positiveInteger('maxMessageBytes', options.maxMessageBytes, 8 * 1024 * 1024),
-    killGraceMs: positiveInteger('killGraceMs', options.killGraceMs, 1000),
-    startupTimeoutMs: positiveInteger('startupTimeoutMs', options.startupTimeoutMs, 60_000),
-    maxRunsPerChild: positiveInteger('maxRunsPerChild', options.maxRunsPerChild, 100),
-    snapshot: options.snapshot ?? true,
-    bubblewrapPath: text('bubblewrapPath', options.bubblewrapPath) ?? DEFAULT_BUBBLEWRAP_PATH,
-    pyodideDir: text('pyodideDir', options.pyodideDir),
+    defaultMaxOutputBytes: read.integerUpTo('defaultMaxOutputBytes', DEFAULT_MAX_OUTPUT_BYTES),
+    maxSourceBytes: read.integerUpTo('maxSourceBytes', DEFAULT_MAX_SOURCE_BYTES),
+    maxMessageBytes: read.integerUpTo('maxMessageBytes', 8 * 1024 * 1024),
+    killGraceMs: read.integerUpTo('killGraceMs', 1000),
+    startupTimeoutMs: read.integerUpTo('startupTimeoutMs', 60_000),
+    maxRunsPerChild: read.integerUpTo('maxRunsPerChild', 100),
+    snapshot: read.boolean('snapshot', true),
+    bubblewrapPath: text(read, 'bubblewrapPath') ?? DEFAULT_BUBBLEWRAP_PATH,
+    pyodideDir: text(read, 'pyodideDir'),
   };
 }

@@ -3,7 +3,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_MAX_SOURCE_BYTES, DEFAULT_MAX_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from '../../core/request.js';
-import { optionError } from '../../core/option-reader.js';
+import { OptionReader, optionError } from '../../core/option-reader.js';
 import type { WasmBackendOptions } from './option-types.js';
 
 export type { WasmBackendOptions };
@@ -67,14 +67,6 @@ export interface ResolvedWasmOptions {
   replySpinMs: number;
 }
 
-function positiveInteger(name: string, value: number | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value > max) {
-    throw optionError('wasm', name, `must be an integer between 1 and ${max}`, value);
-  }
-  return value;
-}
-
 function spinMs(value: number | undefined): number {
   if (value === undefined) return DEFAULT_REPLY_SPIN_MS;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > MAX_REPLY_SPIN_MS) {
@@ -91,39 +83,25 @@ function spinMs(value: number | undefined): number {
  */
 export function resolveWasmOptions(options: WasmBackendOptions = {}): ResolvedWasmOptions {
   if (options === null || typeof options !== 'object') throw optionError('wasm', 'options', 'must be an object', options);
-  const maxTimeoutMs = positiveInteger('maxTimeoutMs', options.maxTimeoutMs, DEFAULT_MAX_TIMEOUT_MS);
-  const maxMemoryBytes = positiveInteger('maxMemoryBytes', options.maxMemoryBytes, DEFAULT_WASM_MAX_MEMORY_BYTES, WASM32_MAX_MEMORY_BYTES);
+  const read = new OptionReader('wasm', options);
+  const maxTimeoutMs = read.integerUpTo('maxTimeoutMs', DEFAULT_MAX_TIMEOUT_MS);
+  const maxMemoryBytes = read.integerUpTo('maxMemoryBytes', DEFAULT_WASM_MAX_MEMORY_BYTES, WASM32_MAX_MEMORY_BYTES);
   return {
-    poolSize: positiveInteger('poolSize', options.poolSize, Math.max(1, Math.min(MAX_POOL_SIZE, availableParallelism())), MAX_POOL_SIZE),
-    queueTimeoutMs: positiveInteger(
-      'queueTimeoutMs',
-      options.queueTimeoutMs,
-      Math.min(DEFAULT_WASM_QUEUE_TIMEOUT_MS, maxTimeoutMs),
-      maxTimeoutMs,
-    ),
-    defaultTimeoutMs: positiveInteger(
-      'defaultTimeoutMs',
-      options.defaultTimeoutMs,
-      Math.min(DEFAULT_TIMEOUT_MS, maxTimeoutMs),
-      maxTimeoutMs,
-    ),
+    poolSize: read.integerUpTo('poolSize', Math.max(1, Math.min(MAX_POOL_SIZE, availableParallelism())), MAX_POOL_SIZE),
+    queueTimeoutMs: read.integerUpTo('queueTimeoutMs', Math.min(DEFAULT_WASM_QUEUE_TIMEOUT_MS, maxTimeoutMs), maxTimeoutMs),
+    defaultTimeoutMs: read.integerUpTo('defaultTimeoutMs', Math.min(DEFAULT_TIMEOUT_MS, maxTimeoutMs), maxTimeoutMs),
     maxTimeoutMs,
-    defaultMemoryBytes: positiveInteger(
-      'defaultMemoryBytes',
-      options.defaultMemoryBytes,
-      Math.min(DEFAULT_WASM_MEMORY_BYTES, maxMemoryBytes),
-      maxMemoryBytes,
-    ),
+    defaultMemoryBytes: read.integerUpTo('defaultMemoryBytes', Math.min(DEFAULT_WASM_MEMORY_BYTES, maxMemoryBytes), maxMemoryBytes),
     maxMemoryBytes,
-    defaultMaxOutputBytes: positiveInteger('defaultMaxOutputBytes', options.defaultMaxOutputBytes, DEFAULT_MAX_OUTPUT_BYTES),
-    maxSourceBytes: positiveInteger('maxSourceBytes', options.maxSourceBytes, DEFAULT_MAX_SOURCE_BYTES),
-    maxStackBytes: positiveInteger('maxStackBytes', options.maxStackBytes, DEFAULT_WASM_MAX_STACK_BYTES, DEFAULT_WASM_MAX_STACK_BYTES),
-    maxResultBytes: positiveInteger('maxResultBytes', options.maxResultBytes, 8 * 1024 * 1024),
-    maxMessageBytes: positiveInteger('maxMessageBytes', options.maxMessageBytes, 8 * 1024 * 1024),
-    killGraceMs: positiveInteger('killGraceMs', options.killGraceMs, 100),
-    workerHeapBytes: positiveInteger('workerHeapBytes', options.workerHeapBytes, 256 * 1024 * 1024),
-    workerStartupTimeoutMs: positiveInteger('workerStartupTimeoutMs', options.workerStartupTimeoutMs, 15_000),
-    maxModuleBytes: positiveInteger('maxModuleBytes', options.maxModuleBytes, 64 * 1024 * 1024),
+    defaultMaxOutputBytes: read.integerUpTo('defaultMaxOutputBytes', DEFAULT_MAX_OUTPUT_BYTES),
+    maxSourceBytes: read.integerUpTo('maxSourceBytes', DEFAULT_MAX_SOURCE_BYTES),
+    maxStackBytes: read.integerUpTo('maxStackBytes', DEFAULT_WASM_MAX_STACK_BYTES, DEFAULT_WASM_MAX_STACK_BYTES),
+    maxResultBytes: read.integerUpTo('maxResultBytes', 8 * 1024 * 1024),
+    maxMessageBytes: read.integerUpTo('maxMessageBytes', 8 * 1024 * 1024),
+    killGraceMs: read.integerUpTo('killGraceMs', 100),
+    workerHeapBytes: read.integerUpTo('workerHeapBytes', 256 * 1024 * 1024),
+    workerStartupTimeoutMs: read.integerUpTo('workerStartupTimeoutMs', 15_000),
+    maxModuleBytes: read.integerUpTo('maxModuleBytes', 64 * 1024 * 1024),
     replySpinMs: spinMs(options.replySpinMs),
   };
 }
