@@ -85,19 +85,15 @@ export class ChildPool {
       // a child at another cap takes the place of an idle one
       this.#retire(this.#idle.shift() as PythonChild);
     }
-    if (this.#slots < this.#options.poolSize) {
-      this.#slots += 1;
-      try {
-        return await this.#start(memoryBytes);
-      } catch (err) {
-        this.#slots -= 1;
-        this.#refill();
-        throw err;
-      }
-    }
+    if (this.#slots < this.#options.poolSize) return this.#startInNewSlot(memoryBytes);
     const child = await this.#wait(queueTimeoutMs, signal);
     if (child.memoryBytes === memoryBytes) return child;
     this.#retire(child);
+    return this.#startInNewSlot(memoryBytes);
+  }
+
+  /** Takes a slot and starts a child in it; a child that fails to start gives the slot back. */
+  async #startInNewSlot(memoryBytes: number): Promise<PythonChild> {
     this.#slots += 1;
     try {
       return await this.#start(memoryBytes);
