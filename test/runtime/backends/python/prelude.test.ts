@@ -44,7 +44,9 @@ function runCases(cases: string[]): CaseOutcome[] {
   return JSON.parse(child.stdout) as CaseOutcome[];
 }
 
-describe.runIf(hasPython())('the Python prelude on CPython', () => {
+// Skipped only on a developer machine without CPython 3.11+; under CI=true it always runs (.ci/run
+// installs python3), so a missing interpreter fails there instead of hiding the suite.
+describe.runIf(process.env.CI === 'true' || hasPython())('the Python prelude on CPython', () => {
   it('is read from the sources, and the build carries the same file', () => {
     expect(pythonPreludePath()).toMatch(/src\/runtime\/guest\/python\/prelude\.py$/);
     const built = new URL('../../../../dist/assets/python-prelude.py', import.meta.url);
