@@ -1,18 +1,22 @@
 import { normalizeTags, type Tool } from '../model/index.js';
 import { guardCall } from '../model/internal.js';
 import { abortedFailure, backendDisabled, backendFailure, errors } from './failures.js';
-import type { Backend, BackendCallOptions, BackendToolContext, BackendToolDefinition } from './types.js';
+import type { Backend, BackendCallOptions, BackendToolContext, BackendToolDefinition, BackendToolHandler } from './types.js';
 
 const DEFAULT_INPUT_SCHEMA: Tool['inputSchema'] = Object.freeze({ type: 'object' as const });
 
 /**
- * An in-process {@link Backend} built from handler functions.
+ * An in-process {@link Backend} built from handler functions: the one store of local tools.
  *
  * @remarks
  * Enabled when created, kind `local`. Definitions are stored under their registration key;
- * `execute` finds a tool by key first, then by its listed name, so a definition whose `name`
- * differs from its key can be called by either. Listings are sorted by key. `start` and `stop`
- * do nothing.
+ * `execute` and `get` find a tool by key first, then by its listed name, so a definition whose
+ * `name` differs from its key can be called by either. Listings are sorted by key. `start` and
+ * `stop` do nothing.
+ *
+ * It is also the runner's local handler lookup: `createRunner({ local: backend })` calls
+ * `backend.get(name)` at dispatch, and the facade's `tools` and `localHandlers` are registered in one
+ * (`exec.localHandlers`). So a handler is registered one way, `registerHandler`, whoever calls it.
  */
 export class LocalBackend implements Backend {
   /** Always `'local'`. */
@@ -38,14 +42,19 @@ export class LocalBackend implements Backend {
   }
 
   /**
-   * Registers (or replaces) the tool stored under `key`; its `name` defaults to `key`.
+   * Registers (or replaces) the tool stored under `key`: a definition (its `name` defaults to
+   * `key`) or a bare handler (a tool named `key` with the default input schema).
    *
-   * @throws `INVALID_ARGUMENT` for an empty key or a definition that is not an object.
+   * @throws `INVALID_ARGUMENT` for an empty key, or a definition that is neither an object nor a function.
    */
-  registerHandler(key: string, definition: BackendToolDefinition): void {
+  registerHandler(key: string, definition: BackendToolDefinition | BackendToolHandler): void {
     if (typeof key !== 'string' || key === '') throw errors.invalidArgument('tool key', 'is required');
+    if (typeof definition === 'function') {
+      this.#definitions.set(key, { name: key, handler: definition });
+      return;
+    }
     if (definition === null || typeof definition !== 'object') {
-      throw errors.invalidArgument(`tool definition for "${key}"`, 'must be an object');
+      throw errors.invalidArgument(`tool definition for "${key}"`, 'must be a handler function or a definition object');
     }
     const copy = guardCall(errors, `tool definition for "${key}"`, () => ({ ...definition }));
     this.#definitions.set(key, { ...copy, name: copy.name || key });
@@ -55,6 +64,26 @@ export class LocalBackend implements Backend {
   unregisterHandler(key: string): boolean {
     return this.#definitions.delete(key);
   }
+
+  /** True when a tool is stored under `key`. */
+  has(key: string): boolean {
+    return this.#definitions.has(key);
+  }
+
+  /**
+   * The handler of the tool stored under `key` (or listed as `key`): what the runner calls for a
+   * local backend named `key`. `undefined` when there is none; while the backend is disabled, a
+   * handler that refuses with BACKEND_DISABLED.
+   */
+  get(key: string): BackendToolHandler | undefined {
+    if (!this.#enabled) return this.#refuse;
+    const handler = this.#find(key)?.handler;
+    return typeof handler === 'function' ? handler : undefined;
+  }
+
+  readonly #refuse: BackendToolHandler = () => {
+    throw backendDisabled(this.name);
+  };
 
   /** One tool per definition, sorted by key, with `namespace` = the backend name and normalized tags. */
   async listTools(_options?: BackendCallOptions): Promise<Tool[]> {
@@ -97,7 +126,7 @@ export class LocalBackend implements Backend {
     const signal = options?.signal;
     if (signal?.aborted === true) throw abortedFailure(signal, { backend: this.name, tool: toolName });
     try {
-      return await definition.handler(args ?? {}, new ToolContext(signal));
+      return await definition.handler(args ?? {}, new ToolContext(signal, `${this.name}:${toolName}`));
     } catch (err) {
       throw backendFailure(err, `${this.name}:${toolName} failed`, { backend: this.name, tool: toolName });
     }
@@ -119,12 +148,14 @@ export class LocalBackend implements Backend {
   }
 }
 
-/** The handler's context; without a caller signal, one that never aborts is made on first read. */
+/** The handler's context through `execute`; without a caller signal, one that never aborts is made on first read. */
 class ToolContext implements BackendToolContext {
+  readonly toolId: string;
   #signal: AbortSignal | undefined;
 
-  constructor(signal: AbortSignal | undefined) {
+  constructor(signal: AbortSignal | undefined, toolId: string) {
     this.#signal = signal;
+    this.toolId = toolId;
   }
 
   get signal(): AbortSignal {

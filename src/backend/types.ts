@@ -40,13 +40,20 @@ export interface Backend {
   stop?(): Promise<void>;
 }
 
-/** What a backend tool handler receives besides its arguments. */
+/**
+ * What a local tool handler receives besides its arguments: the same context whether the runner
+ * calls the handler (`createRunner({ local })`, the facade's tools) or {@link LocalBackend.execute} does.
+ */
 export interface BackendToolContext {
   /** Aborted when the caller gives up; stop work when it fires. */
   signal: AbortSignal;
+  /** The ID the call was made with: the runner's canonical ID, or `backend:tool` through `execute`. */
+  toolId: string;
+  /** Reports progress to the caller, when it listens (the runner's `onProgress` and stream events). */
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
 }
 
-/** An in-process tool implementation of a {@link LocalBackend}. */
+/** An in-process tool implementation: what a {@link LocalBackend} stores and the runner's local dispatch calls. */
 export type BackendToolHandler = (args: Record<string, unknown>, ctx: BackendToolContext) => unknown;
 
 /**

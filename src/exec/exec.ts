@@ -17,7 +17,6 @@ import {
   createLocalRegistry,
   ToolError,
   createRunner,
-  type LocalHandlerRegistry,
   type McpExecutor,
   type RunOptions,
   type RunResult,
@@ -27,6 +26,7 @@ import {
 import { telemetryOf, withProgressEvents, withTelemetryConfig, type Telemetry } from '../run/internal.js';
 import { createMcpExecutor, type Root, type SdkMcpExecutor } from '../mcp/index.js';
 import { createRuntime, type Runtime } from '../runtime/index.js';
+import type { LocalBackend } from '../backend/index.js';
 import { createCodeExecutor, type CodeParams, type CodeResult, type DefaultCodeExecutor } from '../code/index.js';
 import { elapsedMs, nowMs, runExecChain } from './chain.js';
 import { McpRouter } from './mcp-router.js';
@@ -109,7 +109,7 @@ export class DefaultExec implements Exec {
   readonly #index: ToolIndex;
   readonly #docs: DocStore;
   readonly #runner: Runner;
-  readonly #local: LocalHandlerRegistry;
+  readonly #local: LocalBackend;
   readonly #code: DefaultCodeExecutor;
   readonly #mcpClient: SdkMcpExecutor | undefined;
   readonly #ownedRuntime: Runtime | undefined;
@@ -221,8 +221,12 @@ export class DefaultExec implements Exec {
     return this.#runner;
   }
 
-  /** The local handlers by backend name (register more at any time). */
-  get localHandlers(): LocalHandlerRegistry {
+  /**
+   * The one store of the facade's local tools, by local backend name: `tools` and `localHandlers`
+   * are registered here. Register more at any time with `registerHandler(name, handler)` (and
+   * the tool itself on `index`).
+   */
+  get localHandlers(): LocalBackend {
     return this.#local;
   }
 
@@ -409,7 +413,7 @@ export class DefaultExec implements Exec {
       }
       seen.add(id);
       this.#index.registerTool(definition.tool, localBackend(id));
-      this.#local.register(id, definition.handler);
+      this.#local.registerHandler(id, definition.handler);
       if (definition.doc !== undefined) this.#docs.registerDoc(id, definition.doc);
       if (definition.examples !== undefined) this.#docs.registerExamples(id, definition.examples);
     }

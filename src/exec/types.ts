@@ -46,7 +46,7 @@ export interface ServerStatus {
 export interface LocalToolDefinition {
   /** Registered in the index with a `local` backend named after the tool's ID. */
   tool: Tool;
-  /** Runs the tool; registered in the local registry under the tool's ID. */
+  /** Runs the tool; registered in the facade's local store (`exec.localHandlers`, a `LocalBackend`) under the tool's ID. */
   handler: LocalHandler;
   /** Documentation for `getToolDoc` / `tools.describeTool` (summary, notes, examples). */
   doc?: DocEntry;

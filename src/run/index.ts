@@ -16,7 +16,7 @@ export { DefaultRunner, createRunner } from './runner.js';
 export { ChainError, TOOL_ERROR_OPS, ToolError, formatToolErrorMessage } from './errors.js';
 export type { ToolErrorInit, ToolErrorOp } from './errors.js';
 export { mcpResultTexts, normalizeMcpResult } from './normalize.js';
-export { LocalHandlerRegistry, createLocalRegistry } from './local-registry.js';
+export { createLocalRegistry } from './local-registry.js';
 export { DEFAULT_RETRY_POLICY } from './retry.js';
 export type {
   CallFailedEvent,

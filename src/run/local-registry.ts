@@ -1,69 +1,25 @@
 import { layerErrors } from '../model/internal.js';
-import type { BackendRegistry } from '../backend/index.js';
+import { createLocalBackend, type BackendRegistry, type LocalBackend } from '../backend/index.js';
 import type { LocalHandler, LocalRegistry } from './types.js';
 
 const errors = layerErrors('run');
 
 /**
- * A mutable {@link LocalRegistry} backed by a Map: what {@link createLocalRegistry} returns.
+ * A local handler store, optionally pre-filled (`{ name: handler }` or `[name, handler]` pairs): a
+ * {@link LocalBackend} named `local`, the one store of local tools. Register more with
+ * `registerHandler(name, handler)`; the runner sees them at the next call.
  *
- * @remarks Safe to change while calls run: a call looks its handler up once, at dispatch.
+ * @throws `INVALID_ARGUMENT` for an empty name or a handler that is not a function.
  */
-export class LocalHandlerRegistry implements LocalRegistry {
-  readonly #handlers = new Map<string, LocalHandler>();
-
-  constructor(handlers?: Record<string, LocalHandler> | Iterable<readonly [string, LocalHandler]>) {
-    if (handlers === undefined || handlers === null) return;
-    const entries = isIterable(handlers) ? handlers : Object.entries(handlers);
-    for (const [name, handler] of entries) this.register(name, handler);
+export function createLocalRegistry(handlers?: Record<string, LocalHandler> | Iterable<readonly [string, LocalHandler]>): LocalBackend {
+  const store = createLocalBackend('local');
+  if (handlers === undefined || handlers === null) return store;
+  const entries = isIterable(handlers) ? handlers : Object.entries(handlers);
+  for (const [name, handler] of entries) {
+    if (typeof handler !== 'function') throw errors.invalidArgument(`local handler "${String(name)}"`, 'must be a function');
+    store.registerHandler(name, handler);
   }
-
-  /**
-   * Registers (or replaces) the handler for backend name `name`.
-   *
-   * @throws `INVALID_ARGUMENT` for an empty name or a handler that is not a function.
-   */
-  register(name: string, handler: LocalHandler): this {
-    if (typeof name !== 'string' || name === '') {
-      throw errors.invalidArgument('local handler name', 'is required');
-    }
-    if (typeof handler !== 'function') {
-      throw errors.invalidArgument(`local handler "${name}"`, 'must be a function');
-    }
-    this.#handlers.set(name, handler);
-    return this;
-  }
-
-  /** Removes the handler for `name`; true when there was one. */
-  unregister(name: string): boolean {
-    return this.#handlers.delete(name);
-  }
-
-  /** The handler for `name`, or `undefined`. */
-  get(name: string): LocalHandler | undefined {
-    return this.#handlers.get(name);
-  }
-
-  /** True when a handler is registered for `name`. */
-  has(name: string): boolean {
-    return this.#handlers.has(name);
-  }
-
-  /** The registered names, sorted. */
-  names(): string[] {
-    return [...this.#handlers.keys()].sort();
-  }
-}
-
-/**
- * A local handler registry, optionally pre-filled (`{ name: handler }` or `[name, handler]` pairs).
- *
- * @throws `INVALID_ARGUMENT` for an empty name or a non-function handler.
- */
-export function createLocalRegistry(
-  handlers?: Record<string, LocalHandler> | Iterable<readonly [string, LocalHandler]>,
-): LocalHandlerRegistry {
-  return new LocalHandlerRegistry(handlers);
+  return store;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ErrorCode, SchemaValidator, Tool, ToolBackend, ToolexecError } from '../model/index.js';
 import type { ToolIndex } from '../discovery/index.js';
-import type { BackendRegistry } from '../backend/index.js';
+import type { BackendRegistry, BackendToolContext } from '../backend/index.js';
 
 export type { CallToolResult };
 
@@ -72,8 +72,11 @@ export interface ErrorStreamEvent {
   data?: unknown;
 }
 
-/** What a local handler receives besides its arguments. */
-export interface LocalHandlerContext {
+/**
+ * What a local handler receives besides its arguments: the backend layer's
+ * {@link BackendToolContext}, so one handler runs under the runner and a `LocalBackend` alike.
+ */
+export interface LocalHandlerContext extends BackendToolContext {
   /**
    * Aborted when the caller aborts or the call times out; stop work when it fires.
    *

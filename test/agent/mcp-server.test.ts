@@ -119,7 +119,7 @@ describe('createMcpServer: the facade as an MCP server (in memory)', () => {
     expect((await client.listTools()).tools).toHaveLength(4);
     for (const name of ['one', 'two', 'three']) {
       e.index.registerTool({ name, namespace: 'more', inputSchema: { type: 'object' } }, localBackend(`more:${name}`));
-      e.localHandlers.register(`more:${name}`, () => name);
+      e.localHandlers.registerHandler(`more:${name}`, () => name);
     }
     expect(await waitUntil(() => listChanged() === 1)).toBe(true);
     const { tools } = await client.listTools();

@@ -129,4 +129,32 @@ describe('LocalBackend (cases 147–151)', () => {
     await expect(backend.start()).resolves.toBeUndefined();
     await expect(backend.stop()).resolves.toBeUndefined();
   });
+
+  it('a bare handler is a tool named by its key; get and has find what execute finds', async () => {
+    const backend = createLocalBackend('b');
+    const handler = (_args: Record<string, unknown>, ctx: { toolId: string }) => ctx.toolId;
+    backend.registerHandler('bare', handler);
+    backend.registerHandler('key', { name: 'listed', handler: () => 'by name' });
+    backend.registerHandler('empty', {} as BackendToolDefinition);
+    expect(await backend.listTools()).toContainEqual({ name: 'bare', inputSchema: { type: 'object' }, namespace: 'b', tags: [] });
+    expect(backend.get('bare')).toBe(handler);
+    expect(await backend.execute('bare', {})).toBe('b:bare');
+    expect(backend.get('listed')?.({}, { signal: new AbortController().signal, toolId: 'x' })).toBe('by name');
+    expect([backend.has('bare'), backend.has('listed'), backend.has('missing')]).toEqual([true, false, false]);
+    expect(backend.get('missing')).toBeUndefined();
+    expect(backend.get('empty')).toBeUndefined();
+    expect(() => backend.registerHandler('k', 42 as unknown as BackendToolDefinition)).toThrow(/handler function or a definition/);
+  });
+
+  it('while disabled, get hands out a handler that refuses with BACKEND_DISABLED', () => {
+    const backend = createLocalBackend('b');
+    backend.registerHandler('t', () => 1);
+    backend.setEnabled(false);
+    const refusing = backend.get('t');
+    expect(() => refusing?.({}, { signal: new AbortController().signal, toolId: 'b:t' })).toThrow(
+      expect.objectContaining({ code: 'BACKEND_DISABLED' }),
+    );
+    backend.setEnabled(true);
+    expect(backend.get('t')?.({}, { signal: new AbortController().signal, toolId: 'b:t' })).toBe(1);
+  });
 });

@@ -14,6 +14,7 @@ import {
 } from '../../src/exec/index.js';
 import { ChainError, ToolError, type ProgressEvent, type StreamEvent } from '../../src/run/index.js';
 import { ToolexecError, hasErrorCode, localBackend } from '../../src/model/index.js';
+import { LocalBackend } from '../../src/backend/index.js';
 import { collect, localTools, rejection } from './helpers.js';
 
 const open: DefaultExec[] = [];
@@ -45,6 +46,19 @@ describe('createExec: construction and defaults (cases 112–115, 129, 130)', ()
     expect(e.index).toBe(index);
     expect(e.docs).toBe(docs);
     expect((await e.runTool('ns:pre')).value).toBe('pre-registered');
+  });
+
+  it('keeps every local tool in one store, a LocalBackend: tools, localHandlers and later registrations', async () => {
+    const e = exec({ localHandlers: { pre: () => 'pre-registered' } });
+    expect(e.localHandlers).toBeInstanceOf(LocalBackend);
+    expect(e.localHandlers.has('test:greet')).toBe(true);
+    expect(e.localHandlers.has('pre')).toBe(true);
+    e.index.registerTool({ name: 'later', namespace: 'ns', inputSchema: { type: 'object' } }, localBackend('later'));
+    e.localHandlers.registerHandler('later', (_args, ctx) => `later via ${ctx.toolId}`);
+    expect((await e.runTool('ns:later')).value).toBe('later via ns:later');
+    expect(await e.localHandlers.execute('later', {})).toBe('later via local:later');
+    e.localHandlers.setEnabled(false);
+    expect(await rejection(e.runTool('ns:later'))).toMatchObject({ code: 'EXECUTION', cause: { code: 'BACKEND_DISABLED' } });
   });
 
   it('resolves the defaults Go documents but does not apply (115, 129; §5 items 2, 3)', () => {

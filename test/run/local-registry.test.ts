@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ToolexecError } from '../../src/model/index.js';
-import { LocalHandlerRegistry, createLocalRegistry, createRunner, type LocalHandler } from '../../src/run/index.js';
+import { LocalBackend } from '../../src/backend/index.js';
+import { createLocalRegistry, createRunner, type LocalHandler } from '../../src/run/index.js';
 import { indexWith, localBackend, tool } from './helpers.js';
 
 describe('createLocalRegistry', () => {
@@ -8,36 +9,61 @@ describe('createLocalRegistry', () => {
 
   it('case 127: get(missing) is undefined, get(existing) the handler', () => {
     const registry = createLocalRegistry({ a: h });
-    expect(registry).toBeInstanceOf(LocalHandlerRegistry);
+    expect(registry).toBeInstanceOf(LocalBackend);
+    expect(registry.name).toBe('local');
     expect(registry.get('a')).toBe(h);
     expect(registry.get('b')).toBeUndefined();
     expect(registry.get('toString')).toBeUndefined();
   });
 
-  it('registers, replaces, unregisters and lists names sorted', () => {
+  it('registers, replaces and unregisters; the store lists what it holds, sorted', async () => {
     const registry = createLocalRegistry([
       ['z', h],
       ['a', h],
     ]);
     const other: LocalHandler = () => 2;
-    registry.register('a', other);
+    registry.registerHandler('a', other);
     expect(registry.get('a')).toBe(other);
-    expect(registry.names()).toEqual(['a', 'z']);
+    expect((await registry.listTools()).map((listed) => listed.name)).toEqual(['a', 'z']);
     expect(registry.has('z')).toBe(true);
-    expect(registry.unregister('z')).toBe(true);
-    expect(registry.unregister('z')).toBe(false);
-    expect(registry.names()).toEqual(['a']);
+    expect(registry.unregisterHandler('z')).toBe(true);
+    expect(registry.unregisterHandler('z')).toBe(false);
+    expect(registry.has('z')).toBe(false);
   });
 
   it('rejects an empty name or a non-function handler with INVALID_ARGUMENT', () => {
     const registry = createLocalRegistry();
-    expect(() => registry.register('', h)).toThrow(ToolexecError);
-    try {
-      registry.register('x', 'nope' as unknown as LocalHandler);
-    } catch (err) {
-      expect((err as ToolexecError).code).toBe('INVALID_ARGUMENT');
+    expect(() => registry.registerHandler('', h)).toThrow(ToolexecError);
+    for (const make of [
+      () => registry.registerHandler('x', 'nope' as unknown as LocalHandler),
+      () => createLocalRegistry({ x: 'nope' as unknown as LocalHandler }),
+    ]) {
+      try {
+        make();
+        expect.unreachable('a string is not a handler');
+      } catch (err) {
+        expect((err as ToolexecError).code).toBe('INVALID_ARGUMENT');
+      }
     }
-    expect(() => registry.register('x', 'nope' as unknown as LocalHandler)).toThrow(/must be a function/);
+    expect(() => createLocalRegistry({ x: 'nope' as unknown as LocalHandler })).toThrow(/must be a function/);
+  });
+
+  it('one store for the runner and the backend: the same handler, the same context fields', async () => {
+    const seen: string[] = [];
+    const registry = createLocalRegistry({
+      h: (_args, ctx) => {
+        seen.push(`${ctx.toolId}:${ctx.signal.aborted}`);
+        return 'ok';
+      },
+    });
+    const runner = createRunner({ index: indexWith([tool('t'), localBackend('h')]), local: registry });
+    expect((await runner.run('t')).structured).toBe('ok');
+    expect(await registry.execute('h', {})).toBe('ok');
+    expect(seen).toEqual(['t:false', 'local:h:false']);
+    registry.setEnabled(false);
+    await expect(runner.run('t')).rejects.toMatchObject({ cause: expect.objectContaining({ code: 'BACKEND_DISABLED' }) });
+    registry.setEnabled(true);
+    expect((await runner.run('t')).structured).toBe('ok');
   });
 
   it('a plain record is read live by the runner; a Map works as a registry', async () => {

@@ -583,7 +583,7 @@ describe('the run pipeline (cases 9–42)', () => {
     const registry = createLocalRegistry();
     const runner = createRunner({ index: indexWith([tool('t'), localBackend('h')]), local: registry });
     expect((await rejectionOf(runner.run('t'))).message).toContain('not found');
-    registry.register('h', () => 'now');
+    registry.registerHandler('h', () => 'now');
     expect((await runner.run('t')).structured).toBe('now');
   });
 
