@@ -159,6 +159,19 @@ function toAjvError(error: SpecError, root: SchemaDocument, data: unknown): Erro
   const value = located.value;
   const params: Record<string, unknown> = {};
   let message = `must pass the "${keyword}" keyword`;
+  // The error as Ajv reports it: the fields read so far, with what a keyword reports differently.
+  const ajvError = (fields: Partial<ErrorObject>): ErrorObject =>
+    ({
+      keyword,
+      instancePath,
+      schemaPath: error.keywordLocation,
+      params,
+      message,
+      schema,
+      parentSchema,
+      data: value,
+      ...fields,
+    }) as ErrorObject;
   switch (keyword) {
     case 'required':
     case 'dependentRequired':
@@ -176,16 +189,7 @@ function toAjvError(error: SpecError, root: SchemaDocument, data: unknown): Erro
       if (missing !== undefined) params.missingProperty = String(missing);
       if (property !== undefined) params.property = property;
       message = `must have required property '${String(params.missingProperty)}'`;
-      return {
-        keyword,
-        instancePath,
-        schemaPath: error.keywordLocation,
-        params,
-        message,
-        schema,
-        parentSchema,
-        data: object,
-      } as ErrorObject;
+      return ajvError({ data: object });
     }
     case 'additionalProperties':
     case 'unevaluatedProperties': {
@@ -200,16 +204,7 @@ function toAjvError(error: SpecError, root: SchemaDocument, data: unknown): Erro
       if (located.rest === '') instancePath = instancePath.slice(0, slash);
       params[keyword === 'additionalProperties' ? 'additionalProperty' : 'unevaluatedProperty'] = name;
       message = 'must NOT have additional properties';
-      return {
-        keyword,
-        instancePath,
-        schemaPath: error.keywordLocation,
-        params,
-        message,
-        schema,
-        parentSchema,
-        data: valueAtPointer(data, instancePath),
-      } as ErrorObject;
+      return ajvError({ data: valueAtPointer(data, instancePath) });
     }
     case 'items':
     case 'additionalItems':
@@ -220,16 +215,11 @@ function toAjvError(error: SpecError, root: SchemaDocument, data: unknown): Erro
         const arrayPath = slash >= 0 ? instancePath.slice(0, slash) : instancePath;
         const index = Number(instancePath.slice(slash + 1));
         params.limit = Number.isInteger(index) ? index : 0;
-        return {
-          keyword,
+        return ajvError({
           instancePath: arrayPath,
-          schemaPath: error.keywordLocation,
-          params,
           message: `must NOT have more than ${String(params.limit)} items`,
-          schema,
-          parentSchema,
           data: valueAtPointer(data, arrayPath),
-        } as ErrorObject;
+        });
       }
       break;
     }
@@ -278,16 +268,7 @@ function toAjvError(error: SpecError, root: SchemaDocument, data: unknown): Erro
       const node = isPlainObject(parentSchema) ? parentSchema : {};
       params.minContains = typeof node.minContains === 'number' ? node.minContains : 1;
       if (typeof node.maxContains === 'number') params.maxContains = node.maxContains;
-      return {
-        keyword: 'contains',
-        instancePath,
-        schemaPath: error.keywordLocation,
-        params,
-        message: 'must contain a matching item',
-        schema: node.contains,
-        parentSchema,
-        data: value,
-      } as ErrorObject;
+      return ajvError({ keyword: 'contains', message: 'must contain a matching item', schema: node.contains });
     }
     case 'oneOf':
     case 'anyOf':
@@ -297,7 +278,7 @@ function toAjvError(error: SpecError, root: SchemaDocument, data: unknown): Erro
     default:
       break;
   }
-  return { keyword, instancePath, schemaPath: error.keywordLocation, params, message, schema, parentSchema, data: value } as ErrorObject;
+  return ajvError({});
 }
 
 function valueAtPointer(data: unknown, pointer: string): unknown {

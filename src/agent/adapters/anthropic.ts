@@ -17,31 +17,12 @@
 import type { Tool } from '../../model/index.js';
 import { providerObject, toolFromParts } from './from-provider.js';
 import { lost, oneOfAsAnyOf, type Schema, type WalkContext } from './schema-walk.js';
-import { makeStrict, strictLost } from './strict.js';
+import { makeStrict, STRICT_COMMON_KEYWORDS, strictLost } from './strict.js';
 import { convertSchema, objectRoot, toolFacts, toolFieldsLost } from './tool-fields.js';
 import type { AnthropicTool, ProviderToolConversion, ToProviderToolOptions } from './types.js';
 
 /** The keywords Anthropic's strict tool use accepts. */
-export const ANTHROPIC_STRICT_KEYWORDS: ReadonlySet<string> = new Set([
-  'type',
-  'properties',
-  'required',
-  'additionalProperties',
-  'items',
-  'enum',
-  'const',
-  'anyOf',
-  'allOf',
-  '$ref',
-  '$defs',
-  'definitions',
-  'default',
-  'description',
-  'title',
-  'format',
-  'pattern',
-  'minItems',
-]);
+export const ANTHROPIC_STRICT_KEYWORDS: ReadonlySet<string> = new Set([...STRICT_COMMON_KEYWORDS, 'allOf', 'default']);
 
 /** Strict mode's `oneOf` as `anyOf`, and `minItems` only as 0 or 1. */
 function strictAdjust(node: Schema, pointer: string, ctx: WalkContext): Schema {

@@ -18,33 +18,18 @@
 import type { Tool } from '../../model/index.js';
 import { providerObject, toolFromParts } from './from-provider.js';
 import { lost, oneOfAsAnyOf, type Schema, type WalkContext } from './schema-walk.js';
-import { makeStrict, strictLost } from './strict.js';
+import { makeStrict, STRICT_COMMON_KEYWORDS, strictLost } from './strict.js';
 import { convertSchema, objectRoot, toolFacts, toolFieldsLost, type ToolFacts } from './tool-fields.js';
 import type { OpenAIChatTool, OpenAIResponsesTool, ProviderToolConversion, ToProviderToolOptions } from './types.js';
 
 /** The keywords OpenAI's strict mode accepts. */
 export const OPENAI_STRICT_KEYWORDS: ReadonlySet<string> = new Set([
-  'type',
-  'properties',
-  'required',
-  'additionalProperties',
-  'items',
-  'enum',
-  'const',
-  'anyOf',
-  '$ref',
-  '$defs',
-  'definitions',
-  'description',
-  'title',
-  'pattern',
-  'format',
+  ...STRICT_COMMON_KEYWORDS,
   'multipleOf',
   'minimum',
   'maximum',
   'exclusiveMinimum',
   'exclusiveMaximum',
-  'minItems',
   'maxItems',
 ]);
 

@@ -6,6 +6,30 @@
  */
 import { isRecursive, isSchema, lost, mapChildren, type Schema, type WalkContext } from './schema-walk.js';
 
+/**
+ * The keywords both providers' strict modes accept (OpenAI structured outputs, Anthropic strict tool
+ * use): structure, references, annotations, strings' `pattern` and `format`, arrays' `minItems`.
+ * Each adapter adds what its provider alone accepts.
+ */
+export const STRICT_COMMON_KEYWORDS: readonly string[] = [
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'enum',
+  'const',
+  'anyOf',
+  '$ref',
+  '$defs',
+  'definitions',
+  'description',
+  'title',
+  'pattern',
+  'format',
+  'minItems',
+];
+
 /** One reason a schema cannot be strict. */
 export interface StrictProblem {
   /** JSON pointer of the node. */
