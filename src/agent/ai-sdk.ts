@@ -5,7 +5,7 @@
 import type * as AiSdkModule from 'ai';
 import type { Tool as AiTool, JSONSchema7, ToolSet } from 'ai';
 import type { Tool } from '../model/index.js';
-import { layerErrors } from '../model/internal.js';
+import { layerErrors, missingPeerMessage, optionalPeer } from '../model/internal.js';
 import type { ContentBlock, Exec, Result } from '../exec/index.js';
 import { codeModeApi, type CodeModeApiOptions } from './code-mode-api.js';
 import { checkSnippet } from './code-mode-check.js';
@@ -20,22 +20,11 @@ type AiSdk = typeof AiSdkModule;
 /** What a tool's `toModelOutput` returns: the tool result as the model reads it. */
 type ToolResultOutput = Awaited<ReturnType<NonNullable<AiTool<unknown, unknown>['toModelOutput']>>>;
 
-let aiModule: Promise<AiSdk> | undefined;
-
 /** Loads the AI SDK on first use. @throws `RUNTIME_UNAVAILABLE` when it is not installed. */
-function loadAiSdk(): Promise<AiSdk> {
-  aiModule ??= import('ai').then(
-    (mod) => mod,
-    (err: unknown) => {
-      aiModule = undefined;
-      throw errors('RUNTIME_UNAVAILABLE', 'AI SDK tools need the optional peer dependency "ai" (npm install ai)', {
-        cause: err,
-        details: { missing: 'ai' },
-      });
-    },
-  );
-  return aiModule;
-}
+const loadAiSdk: () => Promise<AiSdk> = optionalPeer(
+  () => import('ai'),
+  (err) => errors('RUNTIME_UNAVAILABLE', missingPeerMessage('AI SDK tools', 'ai'), { cause: err, details: { missing: 'ai' } }),
+);
 
 /** Options of {@link codeTool}. */
 export interface CodeToolOptions extends Omit<CodeModeApiOptions, 'language'> {

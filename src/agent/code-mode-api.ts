@@ -4,7 +4,7 @@
  * prompt on how to write a snippet.
  */
 import type { Tool } from '../model/index.js';
-import { layerErrors } from '../model/internal.js';
+import { layerErrors, missingPeerMessage, optionalPeer } from '../model/internal.js';
 import type { Exec } from '../exec/index.js';
 import { ENVIRONMENT_DECLARATIONS, RESERVED_NAMES } from './code-mode-types.js';
 import { PYTHON_CODE_MODE_PROMPT, declarePythonTools } from './code-mode-python.js';
@@ -59,23 +59,15 @@ export interface DeclaredTool {
 
 type Compile = (schema: Record<string, unknown>, name: string, options: Record<string, unknown>) => Promise<string>;
 
-let compilerModule: Promise<Compile> | undefined;
-
 /** Loads json-schema-to-typescript on first use. @throws `RUNTIME_UNAVAILABLE` when it is not installed. */
-function loadCompiler(): Promise<Compile> {
-  compilerModule ??= import('json-schema-to-typescript').then(
-    (mod) => mod.compile as unknown as Compile,
-    (err: unknown) => {
-      compilerModule = undefined;
-      throw errors(
-        'RUNTIME_UNAVAILABLE',
-        'the code-mode API needs the optional peer dependency "json-schema-to-typescript" (npm install json-schema-to-typescript)',
-        { cause: err, details: { missing: 'json-schema-to-typescript' } },
-      );
-    },
-  );
-  return compilerModule;
-}
+const loadCompiler: () => Promise<Compile> = optionalPeer(
+  async () => (await import('json-schema-to-typescript')).compile as unknown as Compile,
+  (err) =>
+    errors('RUNTIME_UNAVAILABLE', missingPeerMessage('the code-mode API', 'json-schema-to-typescript'), {
+      cause: err,
+      details: { missing: 'json-schema-to-typescript' },
+    }),
+);
 
 /** json-schema-to-typescript's options: no banner, no formatter, no tuples, nothing fetched for a `$ref`. */
 const COMPILE_OPTIONS = {

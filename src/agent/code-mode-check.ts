@@ -3,7 +3,7 @@
  * TypeScript compiler (an optional peer dependency), before the snippet runs.
  */
 import type * as TypeScriptApi from 'typescript';
-import { layerErrors } from '../model/internal.js';
+import { layerErrors, missingPeerMessage, optionalPeer } from '../model/internal.js';
 import type { CodeModeApi } from './code-mode-api.js';
 
 const errors = layerErrors('agent');
@@ -38,22 +38,18 @@ const SNIPPET_FILE = '/toolexec/snippet.ts';
 /** The line the snippet starts on inside its wrapper. */
 const SNIPPET_FIRST_LINE = 1;
 
-let typescriptModule: Promise<TypeScript> | undefined;
-
 /** Loads TypeScript on first use. @throws `RUNTIME_UNAVAILABLE` when it is not installed. */
-function loadTypeScript(): Promise<TypeScript> {
-  typescriptModule ??= import('typescript').then(
-    (mod: unknown) => (mod as { default?: TypeScript }).default ?? (mod as TypeScript),
-    (err: unknown) => {
-      typescriptModule = undefined;
-      throw errors('RUNTIME_UNAVAILABLE', 'checking a snippet needs the optional peer dependency "typescript" (npm install typescript)', {
-        cause: err,
-        details: { missing: 'typescript' },
-      });
-    },
-  );
-  return typescriptModule;
-}
+const loadTypeScript: () => Promise<TypeScript> = optionalPeer(
+  async () => {
+    const mod: unknown = await import('typescript');
+    return (mod as { default?: TypeScript }).default ?? (mod as TypeScript);
+  },
+  (err) =>
+    errors('RUNTIME_UNAVAILABLE', missingPeerMessage('checking a snippet', 'typescript'), {
+      cause: err,
+      details: { missing: 'typescript' },
+    }),
+);
 
 /** The standard library files, parsed once per process and shared by every check. */
 const libraryFiles = new Map<string, SourceFile>();

@@ -67,22 +67,15 @@ class BarDisplay implements ProgressDisplay {
 }
 
 /** One stderr line per tool report. */
-class LineDisplay implements ProgressDisplay {
-  readonly #stream: CliOutput;
-  readonly #label: string;
-
-  constructor(stream: CliOutput, label: string) {
-    this.#stream = stream;
-    this.#label = label;
-  }
-
-  readonly onProgress = (progress: ProgressEvent): void => {
-    if (isRunnerMarker(progress)) return;
-    const total = progress.total === undefined ? '' : `/${progress.total}`;
-    writeLine(this.#stream, `toolexec: ${this.#label} progress ${progress.progress}${total} ${messageOf(progress)}`.trimEnd());
+function lineDisplay(stream: CliOutput, label: string): ProgressDisplay {
+  return {
+    onProgress: (progress: ProgressEvent): void => {
+      if (isRunnerMarker(progress)) return;
+      const total = progress.total === undefined ? '' : `/${progress.total}`;
+      writeLine(stream, `toolexec: ${label} progress ${progress.progress}${total} ${messageOf(progress)}`.trimEnd());
+    },
+    finish(): void {},
   };
-
-  finish(): void {}
 }
 
 /**
@@ -96,5 +89,5 @@ export function progressDisplay(
 ): ProgressDisplay | undefined {
   if (!options.enabled) return undefined;
   if (stream.isTTY === true) return new BarDisplay(stream, label);
-  return options.verbose ? new LineDisplay(stream, label) : undefined;
+  return options.verbose ? lineDisplay(stream, label) : undefined;
 }

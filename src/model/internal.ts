@@ -23,6 +23,8 @@ export {
   type AbortOutcome,
 } from './deadline.js';
 export { editDistance, typoBudget } from './edit-distance.js';
+export { LruCache } from './lru-cache.js';
+export { missingPeerMessage, optionalPeer } from './optional-peer.js';
 export {
   DEFAULT_REDACT_PATHS,
   REDACTED,

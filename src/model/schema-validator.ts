@@ -9,7 +9,7 @@ import { asLibraryError, guardCall } from './options-reader.js';
 
 /** Errors for a caller's value that cannot be read at all (a throwing getter, a revoked proxy). */
 const guardErrors = layerErrors('model');
-import { LruCache } from './schema-cache.js';
+import { LruCache } from './lru-cache.js';
 import { SchemaCompiler, type CompiledSchema } from './schema-compiler.js';
 import {
   SchemaProblem,

@@ -37,7 +37,7 @@ export function localRegistryOf(
   const own = local === undefined || local === null ? undefined : toLocalRegistry(local);
   if (backends === undefined) return own;
   const bridged = backends.localRegistry() as LocalRegistry;
-  return own === undefined ? bridged : new LayeredRegistry(own, bridged);
+  return own === undefined ? bridged : layered(own, bridged);
 }
 
 function toLocalRegistry(local: LocalRegistry | Record<string, LocalHandler>): LocalRegistry {
@@ -46,19 +46,13 @@ function toLocalRegistry(local: LocalRegistry | Record<string, LocalHandler>): L
 }
 
 /** The first registry's handler for a name, else the second's. */
-class LayeredRegistry implements LocalRegistry {
-  readonly #first: LocalRegistry;
-  readonly #second: LocalRegistry;
-
-  constructor(first: LocalRegistry, second: LocalRegistry) {
-    this.#first = first;
-    this.#second = second;
-  }
-
-  get(name: string): LocalHandler | undefined {
-    const handler = this.#first.get(name);
-    return typeof handler === 'function' ? handler : this.#second.get(name);
-  }
+function layered(first: LocalRegistry, second: LocalRegistry): LocalRegistry {
+  return {
+    get(name: string): LocalHandler | undefined {
+      const handler = first.get(name);
+      return typeof handler === 'function' ? handler : second.get(name);
+    },
+  };
 }
 
 /**

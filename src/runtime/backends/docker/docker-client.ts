@@ -5,7 +5,7 @@
 import { Agent } from 'node:http';
 import type Dockerode from 'dockerode';
 import { ToolexecError } from '../../../model/index.js';
-import { Deadline } from '../../../model/internal.js';
+import { Deadline, missingPeerMessage, optionalPeer } from '../../../model/internal.js';
 import { runtimeError } from '../../core/errors.js';
 
 /**
@@ -80,23 +80,18 @@ export interface DockerConnectionOptions {
 
 type DockerodeConstructor = new (options?: Dockerode.DockerOptions) => Dockerode;
 
-let dockerodeModule: Promise<DockerodeConstructor> | undefined;
-
 /** Loads dockerode on first use. @throws `RUNTIME_UNAVAILABLE` when it is not installed. */
-export function loadDockerode(): Promise<DockerodeConstructor> {
-  dockerodeModule ??= import('dockerode').then(
-    (mod: { default?: unknown }) => (mod.default ?? mod) as DockerodeConstructor,
-    (err: unknown) => {
-      dockerodeModule = undefined;
-      throw runtimeError(
-        'RUNTIME_UNAVAILABLE',
-        'runtime unavailable: the docker backend needs the optional peer dependency "dockerode" (npm install dockerode)',
-        { cause: err, details: { missing: 'dockerode' } },
-      );
-    },
-  );
-  return dockerodeModule;
-}
+export const loadDockerode: () => Promise<DockerodeConstructor> = optionalPeer(
+  async () => {
+    const mod: { default?: unknown } = await import('dockerode');
+    return (mod.default ?? mod) as DockerodeConstructor;
+  },
+  (err) =>
+    runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${missingPeerMessage('the docker backend', 'dockerode')}`, {
+      cause: err,
+      details: { missing: 'dockerode' },
+    }),
+);
 
 /**
  * The dockerode instance for `options`: the injected one, or a new one on the connection options.

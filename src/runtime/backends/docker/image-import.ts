@@ -4,12 +4,13 @@
  * (`docker import`: no registry, no Dockerfile).
  */
 import { execFile, spawn } from 'node:child_process';
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, posix } from 'node:path';
 import type Dockerode from 'dockerode';
 import { runtimeError } from '../../core/errors.js';
 import { throwIfAborted } from '../../core/stopping.js';
-import { dockerStatus, engineUnavailable } from './docker-client.js';
+import { connectDocker, dockerStatus, engineUnavailable, pingEngine, type DockerConnectionOptions } from './docker-client.js';
 
 /** The uid and gid snippets run as in the sandbox images (`nobody` / `nogroup`). */
 export const SANDBOX_USER_ID = 65534;
@@ -141,30 +142,63 @@ function followImport(docker: Dockerode, stream: NodeJS.ReadableStream): Promise
 
 /** What {@link importRootfs} needs. */
 export interface ImportRootfsOptions {
-  /** The root filesystem, a directory on this machine. */
-  root: string;
+  /** Names the temporary folder the root filesystem is written to (removed afterwards). */
+  rootPrefix: string;
   /** The image reference to create. */
   tag: string;
-  /** Dockerfile instructions applied on import (`CMD`, `ENV`, `USER`, `LABEL`, ...). */
-  changes: readonly string[];
+  /**
+   * The image's program, an absolute path inside the root filesystem: the image's `CMD`, and its
+   * folder leads `PATH`. The image runs as the unprivileged user {@link SANDBOX_USER_ID} in `/tmp`
+   * (also `HOME`).
+   */
+  program: string;
   /** The label whose value {@link inspectImage} reports as the version. */
   label: string;
+  /** The program's version, stored under `label`. */
+  version: string;
   /** Cancels the import (`ABORTED`). */
   signal?: AbortSignal | undefined;
+  /** Told when the image is built. */
+  progress: (message: string) => void;
 }
 
 /**
- * Tars `root` and imports it as `tag`; resolves to the new image's id.
+ * Writes a root filesystem (`write`, into a fresh temporary folder, removed afterwards), tars it
+ * and imports it as `tag`; resolves to the new image's id and what `write` returned.
  * @throws `RUNTIME_UNAVAILABLE` when `tar` or the import fails; `ABORTED` when `signal` aborts.
  */
-export async function importRootfs(docker: Dockerode, options: ImportRootfsOptions): Promise<string> {
+export async function importRootfs<W>(
+  docker: Dockerode,
+  options: ImportRootfsOptions,
+  write: (root: string) => Promise<W>,
+): Promise<{ id: string; written: W }> {
+  const root = await mkdtemp(join(tmpdir(), options.rootPrefix));
+  try {
+    const written = await write(root);
+    throwIfAborted(options.signal, 'sandbox image build');
+    const id = await importFolder(docker, root, options);
+    options.progress(`built ${options.tag} (${id.slice(0, 19)})`);
+    return { id, written };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+async function importFolder(docker: Dockerode, root: string, options: ImportRootfsOptions): Promise<string> {
   const { repo, tag: version } = splitImageTag(options.tag);
-  const archive = tarStream(options.root);
+  const archive = tarStream(root);
   try {
     const imported = await docker.importImage(archive.stream, {
       repo,
       tag: version,
-      changes: [...options.changes],
+      changes: [
+        `CMD ["${options.program}"]`,
+        `ENV PATH=${posix.dirname(options.program)}:/usr/bin:/bin`,
+        'ENV HOME=/tmp',
+        `USER ${SANDBOX_USER_ID}:${SANDBOX_USER_ID}`,
+        'WORKDIR /tmp',
+        `LABEL ${options.label}=${options.version}`,
+      ],
       ...(options.signal === undefined ? {} : { abortSignal: options.signal }),
     });
     await Promise.all([followImport(docker, imported), archive.done]);
@@ -175,4 +209,44 @@ export async function importRootfs(docker: Dockerode, options: ImportRootfsOptio
   const image = await inspectImage(docker, options.tag, options.label);
   if (image === undefined) throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: the import of ${options.tag} left no image`);
   return image.id;
+}
+
+/** The builds in flight, by tag: a second request for a tag being built shares the first. */
+const builds = new Map<string, Promise<unknown>>();
+
+/** Runs `build` for `tag`, or joins the build of `tag` already running (unless `force`). */
+export function buildOnce<T>(tag: string, force: boolean | undefined, build: () => Promise<T>): Promise<T> {
+  const pending = builds.get(tag) as Promise<T> | undefined;
+  if (pending !== undefined && force !== true) return pending;
+  const started = build().finally(() => {
+    if (builds.get(tag) === started) builds.delete(tag);
+  });
+  builds.set(tag, started);
+  return started;
+}
+
+/** What {@link openEngine} needs: the engine to reach, and the image to look for. */
+export interface OpenEngineOptions extends DockerConnectionOptions {
+  /** Rebuild even when the image exists. */
+  force?: boolean | undefined;
+  /** Cancels the build (`ABORTED`). */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Connects to the engine (after checking `signal`) and looks for the image `tag` with `label`,
+ * unless `force`: an image found is reported through `progress` and returned as `existing`.
+ */
+export async function openEngine(
+  tag: string,
+  label: string,
+  options: OpenEngineOptions,
+  progress: (message: string) => void,
+): Promise<{ docker: Dockerode; existing: { id: string; version?: string } | undefined }> {
+  throwIfAborted(options.signal, 'sandbox image build');
+  const docker = await connectDocker(options);
+  await pingEngine(docker);
+  const existing = options.force === true ? undefined : await inspectImage(docker, tag, label);
+  if (existing !== undefined) progress(`${tag} exists (${existing.id.slice(0, 19)}); nothing to build`);
+  return { docker, existing };
 }

@@ -4,21 +4,11 @@
  * GUI toolkits, `pip`'s bootstrap or third-party packages, imported with `docker import` like the
  * node image.
  */
-import { chmod, copyFile, cp, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { basename, dirname, join, posix } from 'node:path';
+import { chmod, copyFile, cp, mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { runtimeError } from '../../core/errors.js';
-import { throwIfAborted } from '../../core/stopping.js';
-import { connectDocker, pingEngine, type DockerConnectionOptions } from './docker-client.js';
-import {
-  CommandError,
-  SANDBOX_USER_ID,
-  importRootfs,
-  inspectImage,
-  runCommand,
-  sharedLibrariesOf,
-  writeBaseFiles,
-} from './image-import.js';
+import type { DockerConnectionOptions } from './docker-client.js';
+import { CommandError, buildOnce, importRootfs, openEngine, runCommand, sharedLibrariesOf, writeBaseFiles } from './image-import.js';
 
 /** Where the Python image keeps the interpreter. */
 export const SANDBOX_PYTHON_PATH = '/usr/local/bin/python3';
@@ -180,8 +170,6 @@ async function writeRootfs(root: string, python: HostPython): Promise<{ files: n
   return { files: await countEntries(root), skipped };
 }
 
-const builds = new Map<string, Promise<PythonSandboxImageInfo>>();
-
 /**
  * Builds the Python sandbox image from this machine's `python3`, unless the tag already exists.
  *
@@ -206,54 +194,37 @@ const builds = new Map<string, Promise<PythonSandboxImageInfo>>();
 export async function buildPythonSandboxImage(options: BuildPythonSandboxImageOptions = {}): Promise<PythonSandboxImageInfo> {
   const python = await probeHostPython(options.pythonPath ?? 'python3');
   const tag = options.tag ?? `${TAG_PREFIX}${python.version}`;
-  const pending = builds.get(tag);
-  if (pending !== undefined && options.force !== true) return pending;
-  const build = buildImage(tag, python, options).finally(() => {
-    if (builds.get(tag) === build) builds.delete(tag);
-  });
-  builds.set(tag, build);
-  return build;
+  return buildOnce(tag, options.force, () => buildImage(tag, python, options));
 }
 
 async function buildImage(tag: string, python: HostPython, options: BuildPythonSandboxImageOptions): Promise<PythonSandboxImageInfo> {
   const progress = options.onProgress ?? (() => undefined);
-  throwIfAborted(options.signal, 'sandbox image build');
-  const docker = await connectDocker(options);
-  await pingEngine(docker);
-  if (options.force !== true) {
-    const existing = await inspectImage(docker, tag, PYTHON_SANDBOX_IMAGE_LABEL);
-    if (existing !== undefined) {
-      progress(`${tag} exists (${existing.id.slice(0, 19)}); nothing to build`);
-      return { tag, id: existing.id, built: false, ...(existing.version === undefined ? {} : { pythonVersion: existing.version }) };
-    }
+  const { docker, existing } = await openEngine(tag, PYTHON_SANDBOX_IMAGE_LABEL, options, progress);
+  if (existing !== undefined) {
+    return { tag, id: existing.id, built: false, ...(existing.version === undefined ? {} : { pythonVersion: existing.version }) };
   }
   if (!(await stat(python.executable)).isFile()) {
     throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${python.executable} is not a file`);
   }
   progress(`python ${python.version} from ${python.executable}, standard library ${python.stdlib}`);
-  const root = await mkdtemp(join(tmpdir(), 'toolexec-python-rootfs-'));
-  try {
-    const { files, skipped } = await writeRootfs(root, python);
-    if (skipped.length > 0) progress(`left out extension modules whose libraries ldd cannot find: ${skipped.join(', ')}`);
-    progress(`root filesystem ready (${files} entries); importing as ${tag}`);
-    throwIfAborted(options.signal, 'sandbox image build');
-    const id = await importRootfs(docker, {
-      root,
+  const { id, written } = await importRootfs(
+    docker,
+    {
+      rootPrefix: 'toolexec-python-rootfs-',
       tag,
       label: PYTHON_SANDBOX_IMAGE_LABEL,
+      program: SANDBOX_PYTHON_PATH,
+      version: python.version,
       signal: options.signal,
-      changes: [
-        `CMD ["${SANDBOX_PYTHON_PATH}"]`,
-        `ENV PATH=${posix.dirname(SANDBOX_PYTHON_PATH)}:/usr/bin:/bin`,
-        'ENV HOME=/tmp',
-        `USER ${SANDBOX_USER_ID}:${SANDBOX_USER_ID}`,
-        'WORKDIR /tmp',
-        `LABEL ${PYTHON_SANDBOX_IMAGE_LABEL}=${python.version}`,
-      ],
-    });
-    progress(`built ${tag} (${id.slice(0, 19)})`);
-    return { tag, id, built: true, pythonVersion: python.version, executable: python.executable, files, skippedModules: skipped };
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
+      progress,
+    },
+    async (root) => {
+      const written = await writeRootfs(root, python);
+      if (written.skipped.length > 0) progress(`left out extension modules whose libraries ldd cannot find: ${written.skipped.join(', ')}`);
+      progress(`root filesystem ready (${written.files} entries); importing as ${tag}`);
+      return written;
+    },
+  );
+  const { files, skipped } = written;
+  return { tag, id, built: true, pythonVersion: python.version, executable: python.executable, files, skippedModules: skipped };
 }

@@ -2,13 +2,12 @@
  * The local sandbox image: the host's own `node` binary and the shared libraries it links, in an
  * otherwise empty root filesystem, imported with `docker import` (no registry, no Dockerfile).
  */
-import { chmod, copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, isAbsolute, join, posix } from 'node:path';
+import { chmod, copyFile, mkdir } from 'node:fs/promises';
+import { dirname, isAbsolute, join } from 'node:path';
 import { runtimeError } from '../../core/errors.js';
 import { throwIfAborted } from '../../core/stopping.js';
-import { connectDocker, pingEngine, type DockerConnectionOptions } from './docker-client.js';
-import { SANDBOX_USER_ID, importRootfs, inspectImage, runCommand, sharedLibrariesOf, writeBaseFiles } from './image-import.js';
+import type { DockerConnectionOptions } from './docker-client.js';
+import { buildOnce, importRootfs, openEngine, runCommand, sharedLibrariesOf, writeBaseFiles } from './image-import.js';
 
 export { SANDBOX_USER_ID, sharedLibrariesOf } from './image-import.js';
 
@@ -72,8 +71,6 @@ async function writeRootfs(root: string, nodePath: string, libraries: readonly s
   return files;
 }
 
-const builds = new Map<string, Promise<SandboxImageInfo>>();
-
 /**
  * Builds the sandbox image from this machine's node binary, unless the tag already exists.
  *
@@ -93,26 +90,14 @@ const builds = new Map<string, Promise<SandboxImageInfo>>();
  */
 export function buildSandboxImage(options: BuildSandboxImageOptions = {}): Promise<SandboxImageInfo> {
   const tag = options.tag ?? DEFAULT_SANDBOX_IMAGE;
-  const pending = builds.get(tag);
-  if (pending !== undefined && options.force !== true) return pending;
-  const build = buildImage(tag, options).finally(() => {
-    if (builds.get(tag) === build) builds.delete(tag);
-  });
-  builds.set(tag, build);
-  return build;
+  return buildOnce(tag, options.force, () => buildImage(tag, options));
 }
 
 async function buildImage(tag: string, options: BuildSandboxImageOptions): Promise<SandboxImageInfo> {
   const progress = options.onProgress ?? (() => undefined);
-  throwIfAborted(options.signal, 'sandbox image build');
-  const docker = await connectDocker(options);
-  await pingEngine(docker);
-  if (options.force !== true) {
-    const existing = await inspectImage(docker, tag, SANDBOX_IMAGE_LABEL);
-    if (existing !== undefined) {
-      progress(`${tag} exists (${existing.id.slice(0, 19)}); nothing to build`);
-      return { tag, id: existing.id, built: false, ...(existing.version === undefined ? {} : { nodeVersion: existing.version }) };
-    }
+  const { docker, existing } = await openEngine(tag, SANDBOX_IMAGE_LABEL, options, progress);
+  if (existing !== undefined) {
+    return { tag, id: existing.id, built: false, ...(existing.version === undefined ? {} : { nodeVersion: existing.version }) };
   }
 
   const nodePath = options.nodePath ?? process.execPath;
@@ -123,28 +108,22 @@ async function buildImage(tag: string, options: BuildSandboxImageOptions): Promi
   progress(`node ${nodeVersion} from ${nodePath}, ${libraries.length} shared libraries`);
   throwIfAborted(options.signal, 'sandbox image build');
 
-  const root = await mkdtemp(join(tmpdir(), 'toolexec-sandbox-rootfs-'));
-  try {
-    const files = await writeRootfs(root, nodePath, libraries);
-    progress(`root filesystem ready (${files.length} files); importing as ${tag}`);
-    throwIfAborted(options.signal, 'sandbox image build');
-    const id = await importRootfs(docker, {
-      root,
+  const { id, written: files } = await importRootfs(
+    docker,
+    {
+      rootPrefix: 'toolexec-sandbox-rootfs-',
       tag,
       label: SANDBOX_IMAGE_LABEL,
+      program: SANDBOX_NODE_PATH,
+      version: nodeVersion,
       signal: options.signal,
-      changes: [
-        `CMD ["${SANDBOX_NODE_PATH}"]`,
-        `ENV PATH=${posix.dirname(SANDBOX_NODE_PATH)}:/usr/bin:/bin`,
-        'ENV HOME=/tmp',
-        `USER ${SANDBOX_USER_ID}:${SANDBOX_USER_ID}`,
-        'WORKDIR /tmp',
-        `LABEL ${SANDBOX_IMAGE_LABEL}=${nodeVersion}`,
-      ],
-    });
-    progress(`built ${tag} (${id.slice(0, 19)})`);
-    return { tag, id, built: true, files, nodeVersion };
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
+      progress,
+    },
+    async (root) => {
+      const written = await writeRootfs(root, nodePath, libraries);
+      progress(`root filesystem ready (${written.length} files); importing as ${tag}`);
+      return written;
+    },
+  );
+  return { tag, id, built: true, files, nodeVersion };
 }

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import type { ToolexecError } from '../../../../model/index.js';
+import { LruCache } from '../../../../model/internal.js';
 import { runtimeError } from '../../../core/errors.js';
 import { capModuleMemory, WASM_PAGE_BYTES } from '../wasi-module.js';
 import { wasmApi, type CompiledWasmModule } from '../webassembly.js';
@@ -153,48 +154,19 @@ function toTranspiled(hash: string, output: TranspileOutput): TranspiledComponen
   return { hash, js: instantiateSource(new TextDecoder().decode(js)), coreModules };
 }
 
-/** A small map that forgets its least recently used entry past `max` entries. */
-class Lru<V> {
-  readonly #map = new Map<string, V>();
-  constructor(readonly max: number) {}
-
-  get(key: string): V | undefined {
-    const value = this.#map.get(key);
-    if (value !== undefined) {
-      this.#map.delete(key);
-      this.#map.set(key, value);
-    }
-    return value;
-  }
-
-  set(key: string, value: V): void {
-    this.#map.delete(key);
-    this.#map.set(key, value);
-    while (this.#map.size > this.max) this.#map.delete(this.#map.keys().next().value as string);
-  }
-
-  delete(key: string): void {
-    this.#map.delete(key);
-  }
-
-  get size(): number {
-    return this.#map.size;
-  }
-}
-
 /**
  * Transpiled and compiled components, cached by content hash (and memory cap): the first run of a
  * component pays for jco (100 ms to 1 s), later runs of the same bytes only instantiate.
  */
 export class ComponentCache {
-  readonly #transpiled: Lru<Promise<TranspiledComponent>>;
-  readonly #compiled: Lru<Promise<PreparedComponent>>;
+  readonly #transpiled: LruCache<string, Promise<TranspiledComponent>>;
+  readonly #compiled: LruCache<string, Promise<PreparedComponent>>;
   readonly #jcoSpecifier: string;
 
   /** `maxEntries`: components kept (each cap of each component counts once more for compiled forms). */
   constructor(maxEntries: number, jcoSpecifier: string = JCO_PACKAGE) {
-    this.#transpiled = new Lru(maxEntries);
-    this.#compiled = new Lru(maxEntries * 2);
+    this.#transpiled = new LruCache(maxEntries);
+    this.#compiled = new LruCache(maxEntries * 2);
     this.#jcoSpecifier = jcoSpecifier;
   }
 

@@ -44,6 +44,11 @@ export class LruCache<K, V> {
     }
   }
 
+  /** Removes the entry under `key` (without calling the eviction callback). */
+  delete(key: K): void {
+    this.#entries.delete(key);
+  }
+
   /** Removes every entry (without calling the eviction callback). */
   clear(): void {
     this.#entries.clear();
