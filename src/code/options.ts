@@ -4,7 +4,7 @@
 import { ToolexecError } from '../model/index.js';
 import {
   DEFAULT_TIMEOUT_MS,
-  asLibraryError,
+  guardCall,
   budgetMs,
   layerErrors,
   readDeadline,
@@ -86,12 +86,8 @@ function isTimeout(value: unknown): value is number {
  * fields: index, docs, runner`), then every invalid one.
  */
 export function resolveCodeExecutorOptions(options: CodeExecutorOptions): ResolvedCodeExecutorOptions {
-  try {
-    return resolveOptions(options);
-  } catch (err) {
-    // A caller's object that throws (a getter, a revoked proxy) is a bad option, not a crash.
-    throw asLibraryError(codeErrors, 'code executor options', err, true);
-  }
+  // A caller's object that throws (a getter, a revoked proxy) is a bad option, not a crash.
+  return guardCall(codeErrors, 'code executor options', () => resolveOptions(options), true);
 }
 
 function resolveOptions(options: CodeExecutorOptions): ResolvedCodeExecutorOptions {

@@ -1,7 +1,7 @@
 /**
  * The facade's defaults and the one place they are resolved and checked.
  */
-import { DEFAULT_TIMEOUT_MS, asLibraryError, layerErrors } from '../model/internal.js';
+import { DEFAULT_TIMEOUT_MS, guardCall, layerErrors } from '../model/internal.js';
 import type { LocalHandler } from '../run/index.js';
 import { DEFAULT_SECURITY_PROFILE, type SecurityProfile } from '../runtime/index.js';
 import { isSecurityProfile } from '../runtime/internal.js';
@@ -115,12 +115,8 @@ function hasMethod(value: unknown, name: string): boolean {
  * @throws `CONFIGURATION`, one message naming every invalid field.
  */
 export function resolveExecOptions(options: ExecOptions = {}): ResolvedExecOptions {
-  try {
-    return resolve(options);
-  } catch (err) {
-    // A caller's object that throws (a getter, a revoked proxy) is a bad option, not a crash.
-    throw asLibraryError(errors, 'exec options', err, true);
-  }
+  // A caller's object that throws (a getter, a revoked proxy) is a bad option, not a crash.
+  return guardCall(errors, 'exec options', () => resolve(options), true);
 }
 
 function resolve(options: ExecOptions): ResolvedExecOptions {

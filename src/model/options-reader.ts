@@ -212,12 +212,13 @@ export function asLibraryError(errors: LayerErrors, what: string, err: unknown, 
  * Runs the body of a synchronous public function so that only a {@link ToolexecError} leaves it:
  * anything else thrown while reading a caller's object (a throwing getter, a revoked proxy, a
  * value that cannot be cloned) becomes `INVALID_ARGUMENT` (`<what> could not be read`) with it as
- * `cause`. The library's own errors pass through unchanged.
+ * `cause`; with `configuration` (a factory reading its options), `CONFIGURATION`. The library's
+ * own errors pass through unchanged.
  */
-export function guardCall<T>(errors: LayerErrors, what: string, body: () => T): T {
+export function guardCall<T>(errors: LayerErrors, what: string, body: () => T, configuration = false): T {
   try {
     return body();
   } catch (err) {
-    throw asLibraryError(errors, what, err);
+    throw asLibraryError(errors, what, err, configuration);
   }
 }

@@ -242,25 +242,20 @@ class Collector {
         add(`pattern ${text(params.pattern)}`, `must match the pattern ${text(params.pattern)}, got ${show(value)}`);
         return;
       case 'minItems':
-      case 'maxItems': {
-        const count = Array.isArray(value) ? value.length : undefined;
-        const bound = keyword === 'minItems' ? 'at least' : 'at most';
-        add(
-          `${keyword} ${text(params.limit)}`,
-          `must have ${bound} ${plural(params.limit, 'item', 'items')}${count === undefined ? '' : `, got ${count}`}`,
-          count,
-        );
-        return;
-      }
+      case 'maxItems':
       case 'minProperties':
       case 'maxProperties': {
-        const count = isPlainObject(value) ? Object.keys(value).length : undefined;
-        const bound = keyword === 'minProperties' ? 'at least' : 'at most';
-        add(
-          `${keyword} ${text(params.limit)}`,
-          `must have ${bound} ${plural(params.limit, 'property', 'properties')}${count === undefined ? '' : `, got ${count}`}`,
-          count,
-        );
+        const items = keyword.endsWith('Items');
+        const count = items
+          ? Array.isArray(value)
+            ? value.length
+            : undefined
+          : isPlainObject(value)
+            ? Object.keys(value).length
+            : undefined;
+        const bound = keyword.startsWith('min') ? 'at least' : 'at most';
+        const noun = items ? plural(params.limit, 'item', 'items') : plural(params.limit, 'property', 'properties');
+        add(`${keyword} ${text(params.limit)}`, `must have ${bound} ${noun}${count === undefined ? '' : `, got ${count}`}`, count);
         return;
       }
       case 'uniqueItems':

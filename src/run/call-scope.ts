@@ -9,7 +9,7 @@
 import type { Attributes } from '@opentelemetry/api';
 import { ToolexecError, errorMessage } from '../model/index.js';
 import type { Redacted } from '../model/internal.js';
-import type { CallMode, EventError, ExecEvent } from './events.js';
+import type { CallFailedEvent, CallFinishedEvent, CallMode, EventError, ExecEvent } from './events.js';
 import { tracingRegistered } from './otel.js';
 import { endSpanError, endSpanOk, recordCall, spanIds, startSpan, SPAN_KIND, type ActiveSpan } from './spans.js';
 import type { EventSink } from './event-sink.js';
@@ -73,17 +73,7 @@ export class CallScope {
     const durationMs = performance.now() - this.#started;
     if (this.active !== undefined) endSpanOk(this.active, this.#final(toolName, backendKind, attributes));
     recordCall(this.#toolId, backendKind, durationMs, undefined);
-    if (!this.#sink.listening) return;
-    const event: ExecEvent = {
-      type: 'call.finished',
-      time: Date.now(),
-      callId: this.#callId,
-      toolId: this.#toolId,
-      mode: this.#mode,
-      durationMs,
-    };
-    if (backendKind !== undefined) event.backendKind = backendKind;
-    this.#sink.emit(Object.assign(event, this.#ids));
+    if (this.#sink.listening) this.#emit({ type: 'call.finished', durationMs }, backendKind);
   }
 
   /** The call failed with `err` (already redacted). Ends the scope (later ends are ignored). */
@@ -95,18 +85,23 @@ export class CallScope {
     if (this.active !== undefined) endSpanError(this.active, err, this.#final(undefined, backendKind, attributes));
     recordCall(this.#toolId, backendKind, durationMs, code);
     if (!this.#sink.listening) return;
-    const event: ExecEvent = {
-      type: 'call.failed',
-      time: Date.now(),
-      callId: this.#callId,
-      toolId: this.#toolId,
-      mode: this.#mode,
-      durationMs,
-      error: eventError(err),
-    };
-    if (backendKind !== undefined) event.backendKind = backendKind;
     const redactions = (err as { details?: { redactions?: unknown } } | null)?.details?.redactions;
-    if (Array.isArray(redactions)) event.redactions = redactions as string[];
+    this.#emit(
+      {
+        type: 'call.failed',
+        durationMs,
+        error: eventError(err),
+        ...(Array.isArray(redactions) ? { redactions: redactions as string[] } : {}),
+      },
+      backendKind,
+    );
+  }
+
+  /** Emits the call's end event: `fields` with the time, the call's IDs and the backend kind. */
+  #emit(fields: CallEndFields<CallFinishedEvent> | CallEndFields<CallFailedEvent>, backendKind: string | undefined): void {
+    const event = { time: Date.now(), callId: this.#callId, toolId: this.#toolId, mode: this.#mode, ...fields } as
+      CallFinishedEvent | CallFailedEvent;
+    if (backendKind !== undefined) event.backendKind = backendKind;
     this.#sink.emit(Object.assign(event, this.#ids));
   }
 
@@ -148,3 +143,6 @@ function callAttributes(toolId: string, callId: string, mode: CallMode, redacted
   if (redacted.redactions.length > 0) attributes['toolexec.redactions'] = redacted.redactions;
   return attributes;
 }
+
+/** What distinguishes one call-end event from another: all but the time and the call's own fields. */
+type CallEndFields<E> = Omit<E, 'time' | 'callId' | 'toolId' | 'mode' | 'backendKind'>;

@@ -1,7 +1,7 @@
 import { createSchemaValidator, type SchemaValidator, type Tool, type ToolBackend } from '../model/index.js';
 import { defaultBackendSelector, type ToolIndex } from '../discovery/index.js';
 import type { BackendRegistry } from '../backend/index.js';
-import { asLibraryError, layerErrors } from '../model/internal.js';
+import { guardCall, layerErrors } from '../model/internal.js';
 import { DEFAULT_RESOLVED_RETRY, readRetryPolicy, type ResolvedRetryPolicy } from './retry.js';
 import { localRegistryOf } from './local-registry.js';
 import { telemetryConfigOf, type TelemetryConfig } from './telemetry-config.js';
@@ -46,12 +46,8 @@ export interface ResolvedRunnerOptions {
  * @internal
  */
 export function resolveRunnerOptions(options: RunnerOptions = {}): ResolvedRunnerOptions {
-  try {
-    return resolve(options);
-  } catch (err) {
-    // A caller's object that throws (a getter, a revoked proxy) is a bad option, not a crash.
-    throw asLibraryError(errors, 'runner options', err, true);
-  }
+  // A caller's object that throws (a getter, a revoked proxy) is a bad option, not a crash.
+  return guardCall(errors, 'runner options', () => resolve(options), true);
 }
 
 function resolve(options: RunnerOptions): ResolvedRunnerOptions {

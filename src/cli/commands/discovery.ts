@@ -9,7 +9,7 @@ import { parsePositiveInt } from '../arguments.js';
 import { cliErrors } from '../errors.js';
 import { writeJson, writeLine, type CliOutput } from '../io.js';
 import { pretty, table } from '../render.js';
-import { withSession } from '../session.js';
+import { withSession, type GlobalOptions, type Session } from '../session.js';
 import { globalsOf, type CommandContext } from './context.js';
 
 function writeSummaries(stream: CliOutput, summaries: readonly ToolSummary[], ranked: boolean): void {
@@ -43,6 +43,19 @@ function writeDoc(stream: CliOutput, id: string, doc: ToolDoc): void {
   }
 }
 
+/** Runs `body` on a session of `command` whose servers have connected (or failed, with a warning). */
+async function withConnected(
+  io: CommandContext['io'],
+  command: Command,
+  body: (session: Session, options: GlobalOptions) => Promise<void>,
+): Promise<void> {
+  const options = globalsOf(command);
+  await withSession(io, options, async (session) => {
+    await session.connect();
+    await body(session, options);
+  });
+}
+
 /** Registers `tools`, `search` and `describe`. */
 export function registerDiscovery(program: Command, context: CommandContext): void {
   const { io } = context;
@@ -51,10 +64,8 @@ export function registerDiscovery(program: Command, context: CommandContext): vo
     .command('tools')
     .description('list every tool of the configured servers and tool modules, by ID')
     .option('-n, --namespace <namespace>', 'only the tools of this namespace (an MCP server name, or a tool module namespace)')
-    .action(async (commandOptions: { namespace?: string }, command: Command) => {
-      const options = globalsOf(command);
-      await withSession(io, options, async (session) => {
-        await session.connect();
+    .action((commandOptions: { namespace?: string }, command: Command) =>
+      withConnected(io, command, async (session, options) => {
         const namespace = commandOptions.namespace;
         if (namespace !== undefined) {
           const namespaces = await session.exec.listNamespaces();
@@ -70,37 +81,33 @@ export function registerDiscovery(program: Command, context: CommandContext): vo
         if (options.json) writeJson(io.stdout, tools);
         else if (tools.length === 0) writeLine(io.stderr, 'toolexec: no tools (configure MCP servers in toolexec.json or pass --tools)');
         else writeSummaries(io.stdout, tools, false);
-      });
-    });
+      }),
+    );
 
   program
     .command('search')
     .description('full-text search over the tools (name, ID, namespace, tags, description)')
     .argument('<query>', 'words to look for')
     .option('-l, --limit <n>', 'most results', parsePositiveInt, DEFAULT_SEARCH_LIMIT)
-    .action(async (query: string, commandOptions: { limit: number }, command: Command) => {
-      const options = globalsOf(command);
-      await withSession(io, options, async (session) => {
-        await session.connect();
+    .action((query: string, commandOptions: { limit: number }, command: Command) =>
+      withConnected(io, command, async (session, options) => {
         const found = await session.exec.searchTools(query, commandOptions.limit);
         if (options.json) writeJson(io.stdout, found);
         else if (found.length === 0) writeLine(io.stderr, `toolexec: no tools match "${query}"`);
         else writeSummaries(io.stdout, found, true);
-      });
-    });
+      }),
+    );
 
   program
     .command('describe')
     .description("a tool's documentation: summary, or its schemas (schema), or everything (full)")
     .argument('<id>', 'the tool ID (namespace:name[:version])')
     .addOption(new Option('--level <level>', 'how much to show').choices(['summary', 'schema', 'full']).default('summary'))
-    .action(async (id: string, commandOptions: { level: DetailLevel }, command: Command) => {
-      const options = globalsOf(command);
-      await withSession(io, options, async (session) => {
-        await session.connect();
+    .action((id: string, commandOptions: { level: DetailLevel }, command: Command) =>
+      withConnected(io, command, async (session, options) => {
         const doc = await session.exec.getToolDoc(id, commandOptions.level);
         if (options.json) writeJson(io.stdout, doc);
         else writeDoc(io.stdout, id, doc);
-      });
-    });
+      }),
+    );
 }
