@@ -14,17 +14,7 @@ export type { SelectToolsOptions, SelectedTool } from './selection.js';
 export { MAX_CHAIN_STEPS, MAX_SEARCH_LIMIT, META_TOOL_DEFINITIONS, META_TOOL_NAMES, metaTool, metaTools } from './meta-tools.js';
 export type { MetaToolName } from './meta-tools.js';
 export { MAX_TOOL_NAME_CHARS, PROVIDER_TOOL_NAME, decodeToolName, encodeToolName, isShortenedToolName } from './tool-names.js';
-export { PROVIDER_FORMATS } from './adapters/types.js';
-export type {
-  AdapterWarning,
-  AnthropicTool,
-  GeminiFunctionDeclaration,
-  OpenAIChatTool,
-  OpenAIResponsesTool,
-  ProviderFormat,
-  ProviderToolConversion,
-  ToProviderToolOptions,
-} from './adapters/types.js';
+export * from './adapters/types.js';
 export { OPENAI_STRICT_KEYWORDS } from './adapters/openai.js';
 export { ANTHROPIC_STRICT_KEYWORDS } from './adapters/anthropic.js';
 export { GEMINI_JSON_SCHEMA_KEYWORDS, GEMINI_OPENAPI_KEYWORDS } from './adapters/gemini.js';

@@ -27,15 +27,5 @@ export type { RuntimeEngineOptions } from './runtime-engine.js';
 export { DefaultToolsEnvironment, createToolsEnvironment, formatPrintArgs } from './tools-environment.js';
 export { CodeError, codeResultOf } from './errors.js';
 export type { CodeErrorInit } from './errors.js';
-export type {
-  CodeEngine,
-  CodeEngineParams,
-  CodeEngineResult,
-  CodeExecutor,
-  CodeExecutorOptions,
-  CodeParams,
-  CodeResult,
-  ToolsEnvironment,
-  ToolsEnvironmentOptions,
-} from './types.js';
+export type * from './types.js';
 export type { SnippetWarning, ToolCallRecord } from '../runtime/index.js';

@@ -1,25 +1,23 @@
 /**
  * Deep freezing of the index's stored values, so the objects it hands out cannot corrupt it.
  */
+import { reachableObjects } from '../model/internal.js';
 
 /**
  * Freezes `value` and everything reachable from it through own properties (cycles are fine);
  * returns `value`. Typed arrays cannot be frozen and are left as they are.
  */
 export function deepFreeze<T>(value: T): T {
-  const seen = new Set<object>();
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const current = stack.pop();
-    if (current === null || typeof current !== 'object' || seen.has(current)) continue;
-    seen.add(current);
-    if (ArrayBuffer.isView(current)) continue;
-    Object.freeze(current);
-    for (const key of Reflect.ownKeys(current)) {
-      stack.push((current as Record<PropertyKey, unknown>)[key]);
-    }
+  for (const current of reachableObjects(value, ownValues)) {
+    if (!ArrayBuffer.isView(current)) Object.freeze(current);
   }
   return value;
+}
+
+/** The values of an object's own properties (none for a typed array, whose elements are numbers). */
+function ownValues(object: object): unknown[] {
+  if (ArrayBuffer.isView(object)) return [];
+  return Reflect.ownKeys(object).map((key) => (object as Record<PropertyKey, unknown>)[key]);
 }
 
 /** Deepest nesting {@link frozenCopy} accepts (deeper data, or a cycle, is rejected). */

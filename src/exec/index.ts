@@ -26,18 +26,5 @@ export {
 export { DEFAULT_SECURITY_PROFILE } from '../runtime/index.js';
 export type { ResolvedExecOptions } from './options.js';
 export { DEFAULT_RECONNECT } from './backoff.js';
-export type {
-  ContentBlock,
-  Exec,
-  ExecChainResult,
-  ExecEvent,
-  ExecOptions,
-  ExecStepResult,
-  LocalToolDefinition,
-  Logger,
-  ReconnectPolicy,
-  Result,
-  ServerStatus,
-  Step,
-} from './types.js';
+export type * from './types.js';
 export type { CodeParams, CodeResult, ToolCallRecord } from '../code/index.js';

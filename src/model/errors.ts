@@ -52,6 +52,7 @@ export const ERROR_CODES = [
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 import type { ToolexecErrorDetails } from './error-details.js';
+import { reachableObjects } from './reachable.js';
 
 const MARKER = Symbol.for('toolexec.error');
 const CODE_SET: ReadonlySet<string> = new Set(ERROR_CODES);
@@ -174,18 +175,18 @@ export function findError<C extends ErrorCode>(err: unknown, code: C): ToolexecE
 }
 
 function findOnChain(err: unknown, code: ErrorCode): ToolexecError | undefined {
-  const seen = new Set<unknown>();
-  const stack: unknown[] = [err];
-  while (stack.length > 0) {
-    const current = stack.pop();
-    if (current === null || typeof current !== 'object' || seen.has(current)) continue;
-    seen.add(current);
+  for (const current of reachableObjects(err, errorLinks)) {
     if (ToolexecError.isInstance(current, code)) return current;
-    if (current instanceof AggregateError) stack.push(...(current.errors as unknown[]));
-    const cause = (current as { cause?: unknown }).cause;
-    if (cause !== undefined) stack.push(cause);
   }
   return undefined;
+}
+
+/** What an error wraps: an AggregateError's errors, then its `cause`. */
+function errorLinks(error: object): unknown[] {
+  const links: unknown[] = error instanceof AggregateError ? [...(error.errors as unknown[])] : [];
+  const cause = (error as { cause?: unknown }).cause;
+  if (cause !== undefined) links.push(cause);
+  return links;
 }
 
 /** One link of an error's cause chain, as {@link toErrorShape} reports it. */
