@@ -65,14 +65,5 @@ export function toAnthropic(tool: Tool, options: ToProviderToolOptions): Provide
 /** An Anthropic custom tool as a `Tool`. */
 export function fromAnthropic(value: unknown): ProviderToolConversion<Tool> {
   const source = providerObject(value, 'anthropic');
-  return toolFromParts(
-    {
-      name: source.name,
-      description: source.description,
-      inputSchema: source.input_schema,
-      source,
-      read: ['name', 'description', 'input_schema', 'strict', 'type'],
-    },
-    'anthropic',
-  );
+  return toolFromParts('anthropic', source, { input: source.input_schema }, ['name', 'description', 'input_schema', 'strict', 'type']);
 }

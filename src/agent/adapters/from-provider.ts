@@ -11,20 +11,12 @@ import type { ProviderFormat, ProviderToolConversion } from './types.js';
 
 const errors = layerErrors('agent');
 
-/** What an adapter read from a provider's object. */
-export interface ProviderToolParts {
-  /** The provider name. */
-  name: unknown;
-  /** The description. */
-  description: unknown;
+/** The schemas an adapter read from a provider's object. */
+export interface ProviderSchemas {
   /** The argument schema (JSON Schema); undefined for a tool without arguments. */
-  inputSchema: unknown;
+  input: unknown;
   /** The result schema, where the provider has one. */
-  outputSchema?: unknown;
-  /** The provider's object, to report its fields that were not read. */
-  source: Schema;
-  /** Fields of `source` that were read (or carry no meaning for a `Tool`, like `type`). */
-  read: readonly string[];
+  output?: unknown;
 }
 
 /** Checks that a provider tool is an object; `INVALID_ARGUMENT` otherwise. */
@@ -49,23 +41,32 @@ function identity(name: string): Pick<Tool, 'name' | 'namespace' | 'version'> {
   };
 }
 
-/** Builds the `Tool` and its warnings. */
-export function toolFromParts(parts: ProviderToolParts, format: ProviderFormat): ProviderToolConversion<Tool> {
-  if (typeof parts.name !== 'string' || parts.name === '')
-    throw errors.invalidArgument('providerTool', `has no name (a ${format} tool needs one)`);
-  const ctx: WalkContext = { format, toolId: parts.name, warnings: [] };
-  const inputSchema = parts.inputSchema === undefined || parts.inputSchema === null ? { type: 'object' } : parts.inputSchema;
+/**
+ * Builds the `Tool` and its warnings from a provider's object: its `name` and `description`, the
+ * `schemas` read from it, and a warning for each of its fields not in `read` (the fields read, or
+ * that carry no meaning for a `Tool`, like `type`).
+ */
+export function toolFromParts(
+  format: ProviderFormat,
+  source: Schema,
+  schemas: ProviderSchemas,
+  read: readonly string[],
+): ProviderToolConversion<Tool> {
+  const { name, description } = source;
+  if (typeof name !== 'string' || name === '') throw errors.invalidArgument('providerTool', `has no name (a ${format} tool needs one)`);
+  const ctx: WalkContext = { format, toolId: name, warnings: [] };
+  const inputSchema = schemas.input === undefined || schemas.input === null ? { type: 'object' } : schemas.input;
   if (!isSchema(inputSchema))
-    throw errors.invalidArgument('providerTool', `has a schema that is not a JSON object (${format} tool "${parts.name}")`);
+    throw errors.invalidArgument('providerTool', `has a schema that is not a JSON object (${format} tool "${name}")`);
   const { $schema: _dialect, ...schema } = inputSchema;
   const tool: Tool = {
-    ...identity(parts.name),
+    ...identity(name),
     inputSchema: { type: 'object', ...schema },
   };
-  if (typeof parts.description === 'string' && parts.description !== '') tool.description = parts.description;
-  if (isSchema(parts.outputSchema)) tool.outputSchema = { type: 'object', ...parts.outputSchema };
-  for (const [key, value] of Object.entries(parts.source)) {
-    if (parts.read.includes(key) || value === undefined || value === null) continue;
+  if (typeof description === 'string' && description !== '') tool.description = description;
+  if (isSchema(schemas.output)) tool.outputSchema = { type: 'object', ...schemas.output };
+  for (const [key, value] of Object.entries(source)) {
+    if (read.includes(key) || value === undefined || value === null) continue;
     lost(ctx, key, `/${pointerToken(key)}`, 'a toolexec Tool has no place for it');
   }
   try {

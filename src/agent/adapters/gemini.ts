@@ -179,15 +179,12 @@ export function fromGemini(value: unknown): ProviderToolConversion<Tool> {
   const source = providerObject(value, 'gemini');
   const inputSchema = source.parametersJsonSchema ?? fromOpenApi(source.parameters);
   const outputSchema = source.responseJsonSchema ?? fromOpenApi(source.response);
-  return toolFromParts(
-    {
-      name: source.name,
-      description: source.description,
-      inputSchema,
-      outputSchema,
-      source,
-      read: ['name', 'description', 'parametersJsonSchema', 'parameters', 'responseJsonSchema', 'response'],
-    },
-    'gemini',
-  );
+  return toolFromParts('gemini', source, { input: inputSchema, output: outputSchema }, [
+    'name',
+    'description',
+    'parametersJsonSchema',
+    'parameters',
+    'responseJsonSchema',
+    'response',
+  ]);
 }

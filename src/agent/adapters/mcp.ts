@@ -22,17 +22,17 @@ export function toMcp(tool: Tool, options: ToProviderToolOptions): ProviderToolC
 /** An MCP tool as a `Tool` (the name decoded when `encodeToolName` made it). */
 export function fromMcp(value: unknown): ProviderToolConversion<Tool> {
   const source = providerObject(value, 'mcp');
-  const converted = toolFromParts(
-    {
-      name: source.name,
-      description: source.description,
-      inputSchema: source.inputSchema,
-      outputSchema: source.outputSchema,
-      source,
-      read: ['name', 'description', 'inputSchema', 'outputSchema', 'title', 'annotations', 'icons', '_meta', 'execution'],
-    },
-    'mcp',
-  );
+  const converted = toolFromParts('mcp', source, { input: source.inputSchema, output: source.outputSchema }, [
+    'name',
+    'description',
+    'inputSchema',
+    'outputSchema',
+    'title',
+    'annotations',
+    'icons',
+    '_meta',
+    'execution',
+  ]);
   const { name: _name, description: _description, inputSchema: _input, outputSchema: _output, ...rest } = source;
   const kept = Object.fromEntries(
     Object.entries(rest).filter(([key]) => ['title', 'annotations', 'icons', '_meta', 'execution'].includes(key)),

@@ -83,30 +83,18 @@ export function fromOpenAIChat(value: unknown): ProviderToolConversion<Tool> {
   const source = providerObject(value, 'openai-chat');
   const fn =
     source.type === 'function' && typeof source.function === 'object' && source.function !== null ? (source.function as Schema) : source;
-  return toolFromParts(
-    {
-      name: fn.name,
-      description: fn.description,
-      inputSchema: fn.parameters,
-      source: fn,
-      read: ['name', 'description', 'parameters', 'strict', 'type'],
-    },
-    'openai-chat',
-  );
+  return toolFromParts('openai-chat', fn, { input: fn.parameters }, ['name', 'description', 'parameters', 'strict', 'type']);
 }
 
 /** An OpenAI Responses function tool as a `Tool`. */
 export function fromOpenAIResponses(value: unknown): ProviderToolConversion<Tool> {
   const source = providerObject(value, 'openai-responses');
-  return toolFromParts(
-    {
-      name: source.name,
-      description: source.description,
-      inputSchema: source.parameters,
-      outputSchema: source.output_schema,
-      source,
-      read: ['name', 'description', 'parameters', 'output_schema', 'strict', 'type'],
-    },
-    'openai-responses',
-  );
+  return toolFromParts('openai-responses', source, { input: source.parameters, output: source.output_schema }, [
+    'name',
+    'description',
+    'parameters',
+    'output_schema',
+    'strict',
+    'type',
+  ]);
 }
