@@ -28,10 +28,11 @@ const MAX_DEPTH = 64;
  * that have no JSON form.
  */
 export function toJsonSafe(value: unknown): unknown {
-  return convert(value, new Set(), 0);
+  return convert(value, [], 0);
 }
 
-function convert(value: unknown, seen: Set<object>, depth: number): unknown {
+/** `ancestors`: the objects being converted around `value` (a cycle leads back to one of them). */
+function convert(value: unknown, ancestors: object[], depth: number): unknown {
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -49,29 +50,29 @@ function convert(value: unknown, seen: Set<object>, depth: number): unknown {
   }
   if (value === null) return null;
   const object = value as object;
-  if (seen.has(object)) return '[Circular]';
+  if (ancestors.includes(object)) return '[Circular]';
   if (depth >= MAX_DEPTH) return '[Truncated]';
-  seen.add(object);
+  ancestors.push(object);
   try {
     if (ToolexecError.isInstance(object)) return serializeError(object);
     if (object instanceof Error) return { name: object.name, message: object.message };
     const toJSON = (object as { toJSON?: unknown }).toJSON;
     if (typeof toJSON === 'function' && !(object instanceof Date)) {
-      return convert((toJSON as () => unknown).call(object), seen, depth + 1);
+      return convert((toJSON as () => unknown).call(object), ancestors, depth + 1);
     }
     if (object instanceof Date) return Number.isNaN(object.getTime()) ? null : object.toISOString();
-    if (Array.isArray(object)) return object.map((item) => convert(item, seen, depth + 1) ?? null);
+    if (Array.isArray(object)) return object.map((item) => convert(item, ancestors, depth + 1) ?? null);
     if (ArrayBuffer.isView(object)) return Array.from(new Uint8Array(object.buffer, object.byteOffset, object.byteLength));
-    if (object instanceof Map) return convert(Object.fromEntries(object), seen, depth + 1);
-    if (object instanceof Set) return convert([...object], seen, depth + 1);
+    if (object instanceof Map) return convert(Object.fromEntries(object), ancestors, depth + 1);
+    if (object instanceof Set) return convert([...object], ancestors, depth + 1);
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(object)) {
-      const converted = convert(item, seen, depth + 1);
+    for (const key of Object.keys(object)) {
+      const converted = convert((object as Record<string, unknown>)[key], ancestors, depth + 1);
       if (converted !== undefined) out[key] = converted;
     }
     return out;
   } finally {
-    seen.delete(object);
+    ancestors.pop();
   }
 }
 
