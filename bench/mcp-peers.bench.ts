@@ -6,10 +6,14 @@
  * - `runner`: `runner.run('ev:echo', …)` through toolexec's MCP executor (the official SDK inside).
  *
  * Each client talks to its own server processes: three of each, which successive groups take in
- * turn, so that no one process's speed decides a figure. Blocks of sequential calls are timed back
- * to back in a shuffled order, many times over (bench/paired.ts), and a path's ratio is the median
- * over the groups of its block time over the AI SDK client's block time in the same group. The
- * bench pins itself (and so every server it spawns) to CPU 0 when `taskset` is there.
+ * turn, so that no one process's speed decides a figure. Before any timing, every client makes
+ * 2,000 calls to each of its servers, the same for all three: with only the warm-up groups (~130
+ * calls per server) a call took 2–6× as long as warm (0.25–0.9 ms on the 2-vCPU VM against
+ * 0.08–0.25 ms), so the figure was mostly about the servers' warm-up, not the clients (whose own
+ * work is ~15 µs a call). Blocks of sequential calls are timed back to back in a shuffled order,
+ * many times over (bench/paired.ts), and a path's ratio is the median over the groups of its block
+ * time over the AI SDK client's block time in the same group. The bench pins itself (and so every
+ * server it spawns) to CPU 0 when `taskset` is there.
  *
  * Run: `npm run bench -- mcp-peers` (or `node --import tsx bench/mcp-peers.bench.ts [--json]`).
  */
@@ -31,6 +35,7 @@ const ARGS = { message: 'hello' };
 const PROCESSES = 3;
 const BLOCK = 20;
 const GROUPS = Number(process.env.MCP_PEERS_GROUPS ?? 120);
+const WARM_CALLS = 2000;
 
 interface Clients {
   aiSdk: MCPClient;
@@ -68,18 +73,19 @@ const sequential =
   async () => {
     for (let i = 0; i < BLOCK; i++) await call();
   };
-const times = await timeGroups(
-  {
-    'ai-sdk': sequential(() => set.aiSdk.callTool({ name: 'echo', arguments: ARGS })),
-    sdk: sequential(() => set.sdk.callTool({ name: 'echo', arguments: ARGS })),
-    runner: sequential(() => set.runner.run('ev:echo', ARGS)),
-  },
-  GROUPS,
-  Math.max(20, GROUPS / 10),
-  (group) => {
-    set = sets[((group % sets.length) + sets.length) % sets.length] as Clients;
-  },
-);
+const blocks = {
+  'ai-sdk': sequential(() => set.aiSdk.callTool({ name: 'echo', arguments: ARGS })),
+  sdk: sequential(() => set.sdk.callTool({ name: 'echo', arguments: ARGS })),
+  runner: sequential(() => set.runner.run('ev:echo', ARGS)),
+};
+// Every server and client path is brought to its steady state first, each by the same calls.
+for (const clients of sets) {
+  set = clients;
+  for (const block of Object.values(blocks)) for (let i = 0; i < WARM_CALLS / BLOCK; i++) await block();
+}
+const times = await timeGroups(blocks, GROUPS, Math.max(20, GROUPS / 10), (group) => {
+  set = sets[((group % sets.length) + sets.length) % sets.length] as Clients;
+});
 
 const rows = (['ai-sdk', 'sdk', 'runner'] as const).map((path) => {
   const ratios = pairedRatios(times[path], times['ai-sdk']);
