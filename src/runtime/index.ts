@@ -56,6 +56,7 @@ export type { GatewayReplyType, GatewayRequestType, WireError, WireMessage } fro
 // --- the backends' factories (the rest of each backend is on its subpath) ---
 export { createWasmBackend, type WasmBackendOptions } from './backends/wasm/index.js';
 export { createPythonBackend, type PythonBackendOptions } from './backends/python/index.js';
+export type { PooledSandboxOptions } from './core/pooled-sandbox-options.js';
 export { createUnsafeHostBackend, type UnsafeHostBackendOptions } from './backends/host/index.js';
 export { createDockerBackend, createGvisorBackend, type DockerBackendOptions, type GvisorBackendOptions } from './backends/docker/index.js';
 export { createRemoteBackend, type RemoteBackendOptions } from './backends/remote/index.js';

@@ -3,14 +3,8 @@
  * under Node's permission model inside bubblewrap.
  */
 import { runtimeError } from '../../core/errors.js';
-import {
-  checkCeiling,
-  checkSourceSize,
-  effectiveMaxOutputBytes,
-  effectiveQueueTimeoutMs,
-  effectiveTimeoutMs,
-  validateRequest,
-} from '../../core/request.js';
+import { checkPooledRequest, runMemoryBytes } from '../../core/pooled-sandbox.js';
+import { effectiveMaxOutputBytes, effectiveQueueTimeoutMs, effectiveTimeoutMs, validateRequest } from '../../core/request.js';
 import { RunRecord } from '../../core/run-record.js';
 import { isPythonLanguage, PYTHON_LANGUAGES } from '../../core/snippet.js';
 import { throwIfAborted } from '../../core/stopping.js';
@@ -97,18 +91,14 @@ export class PythonBackend implements RuntimeBackend {
           { details: { language: request.language ?? 'javascript' } },
         );
       }
-      checkCeiling('timeoutMs', request.timeoutMs, this.#options.maxTimeoutMs);
-      checkCeiling('queueTimeoutMs', request.queueTimeoutMs, this.#options.maxTimeoutMs);
-      checkCeiling('memoryBytes', request.limits?.memoryBytes, this.#options.maxMemoryBytes);
-      checkSourceSize(request.code, this.#options.maxSourceBytes);
+      checkPooledRequest(request, this.#options);
     } catch (err) {
       throw run.fail(err);
     }
     const traced = run.traceGateway(request);
     const timeoutMs = effectiveTimeoutMs(request, this.#options.defaultTimeoutMs);
     const maxOutputBytes = effectiveMaxOutputBytes(request, this.#options.defaultMaxOutputBytes);
-    const requested = request.limits?.memoryBytes;
-    const memoryBytes = requested !== undefined && requested > 0 ? requested : this.#options.defaultMemoryBytes;
+    const memoryBytes = runMemoryBytes(request, this.#options);
     run.limitsEnforced.memory = true;
 
     let child;

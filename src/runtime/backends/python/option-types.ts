@@ -2,29 +2,16 @@
  * The options of the Python backend, as a type only: `core/types.ts` names them in
  * `RuntimeOptions.python` without importing the backend's code.
  */
+import type { PooledSandboxOptions } from '../../core/pooled-sandbox-options.js';
 
-/** Options of {@link createPythonBackend}. */
-export interface PythonBackendOptions {
-  /** Child processes kept warm, each running one snippet at a time. @defaultValue half the cores, 1 to 4 */
+/**
+ * Options of {@link createPythonBackend}: the pooled sandbox options, with the Python backend's
+ * defaults — memory 512 MiB per run (the interpreter's linear memory maximum), a 2 GiB ceiling, a
+ * 1,000 ms kill grace — and its own.
+ */
+export interface PythonBackendOptions extends PooledSandboxOptions {
+  /** Child processes kept warm, each running one snippet at a time (at most 16). @defaultValue half the cores, 1 to 4 */
   poolSize?: number;
-  /** How long a run may wait for a free child before it fails (`TIMEOUT`, `details.phase: 'queue'`). @defaultValue 30000 */
-  queueTimeoutMs?: number;
-  /** Wall-clock limit of a run whose request has none, in milliseconds. @defaultValue 30000 */
-  defaultTimeoutMs?: number;
-  /** Highest `timeoutMs` / `queueTimeoutMs` a request may ask for (`INVALID_LIMITS` above). @defaultValue 600000 */
-  maxTimeoutMs?: number;
-  /** Memory cap of a run whose request has no `limits.memoryBytes`: the interpreter's linear memory maximum. @defaultValue 512 MiB */
-  defaultMemoryBytes?: number;
-  /** Highest `limits.memoryBytes` a request may ask for (`INVALID_LIMITS` above). @defaultValue 2 GiB */
-  maxMemoryBytes?: number;
-  /** stdout + stderr cap of a run whose request has none. @defaultValue 1 MiB */
-  defaultMaxOutputBytes?: number;
-  /** Largest snippet source, in UTF-8 bytes (`LIMIT_EXCEEDED`, `limit: 'sourceBytes'`). @defaultValue 1 MiB */
-  maxSourceBytes?: number;
-  /** Largest message between host and child (a tool result, the snippet's value). @defaultValue 8 MiB */
-  maxMessageBytes?: number;
-  /** How long after its deadline a child that did not stop itself is killed, in milliseconds. @defaultValue 1000 */
-  killGraceMs?: number;
   /** How long a new child may take to load Pyodide, in milliseconds. @defaultValue 60000 */
   startupTimeoutMs?: number;
   /**

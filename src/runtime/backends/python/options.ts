@@ -2,9 +2,8 @@
  * The options of the Python (Pyodide) backend and their defaults, resolved once.
  */
 import { availableParallelism } from 'node:os';
-import { DEFAULT_TIMEOUT_MS } from '../../../model/internal.js';
 import { OptionReader, optionError } from '../../core/option-reader.js';
-import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_MAX_SOURCE_BYTES, DEFAULT_MAX_TIMEOUT_MS } from '../../core/request.js';
+import { resolvePooledOptions, type ResolvedPooledSandboxOptions } from '../../core/pooled-sandbox.js';
 import { WASM32_MAX_MEMORY_BYTES } from '../wasm/options.js';
 import type { PythonBackendOptions } from './option-types.js';
 
@@ -22,17 +21,7 @@ export const DEFAULT_BUBBLEWRAP_PATH = '/usr/bin/bwrap';
 const MAX_POOL_SIZE = 16;
 
 /** {@link PythonBackendOptions} with every default applied. */
-export interface ResolvedPythonOptions {
-  poolSize: number;
-  queueTimeoutMs: number;
-  defaultTimeoutMs: number;
-  maxTimeoutMs: number;
-  defaultMemoryBytes: number;
-  maxMemoryBytes: number;
-  defaultMaxOutputBytes: number;
-  maxSourceBytes: number;
-  maxMessageBytes: number;
-  killGraceMs: number;
+export interface ResolvedPythonOptions extends ResolvedPooledSandboxOptions {
   startupTimeoutMs: number;
   maxRunsPerChild: number;
   snapshot: boolean;
@@ -54,20 +43,15 @@ function text(read: OptionReader<PythonBackendOptions>, name: 'bubblewrapPath' |
 export function resolvePythonOptions(options: PythonBackendOptions = {}): ResolvedPythonOptions {
   if (options === null || typeof options !== 'object') throw optionError('python', 'options', 'must be an object', options);
   const read = new OptionReader('python', options);
-  const maxTimeoutMs = read.integerUpTo('maxTimeoutMs', DEFAULT_MAX_TIMEOUT_MS);
-  const maxMemoryBytes = read.integerUpTo('maxMemoryBytes', DEFAULT_PYTHON_MAX_MEMORY_BYTES, WASM32_MAX_MEMORY_BYTES);
-  const pool = Math.max(1, Math.min(4, Math.floor(availableParallelism() / 2)));
   return {
-    poolSize: read.integerUpTo('poolSize', pool, MAX_POOL_SIZE),
-    queueTimeoutMs: read.integerUpTo('queueTimeoutMs', Math.min(DEFAULT_TIMEOUT_MS, maxTimeoutMs), maxTimeoutMs),
-    defaultTimeoutMs: read.integerUpTo('defaultTimeoutMs', Math.min(DEFAULT_TIMEOUT_MS, maxTimeoutMs), maxTimeoutMs),
-    maxTimeoutMs,
-    defaultMemoryBytes: read.integerUpTo('defaultMemoryBytes', Math.min(DEFAULT_PYTHON_MEMORY_BYTES, maxMemoryBytes), maxMemoryBytes),
-    maxMemoryBytes,
-    defaultMaxOutputBytes: read.integerUpTo('defaultMaxOutputBytes', DEFAULT_MAX_OUTPUT_BYTES),
-    maxSourceBytes: read.integerUpTo('maxSourceBytes', DEFAULT_MAX_SOURCE_BYTES),
-    maxMessageBytes: read.integerUpTo('maxMessageBytes', 8 * 1024 * 1024),
-    killGraceMs: read.integerUpTo('killGraceMs', 1000),
+    ...resolvePooledOptions(read, {
+      poolSize: Math.max(1, Math.min(4, Math.floor(availableParallelism() / 2))),
+      maxPoolSize: MAX_POOL_SIZE,
+      memoryBytes: DEFAULT_PYTHON_MEMORY_BYTES,
+      maxMemoryBytes: DEFAULT_PYTHON_MAX_MEMORY_BYTES,
+      memoryBytesBound: WASM32_MAX_MEMORY_BYTES,
+      killGraceMs: 1000,
+    }),
     startupTimeoutMs: read.integerUpTo('startupTimeoutMs', 60_000),
     maxRunsPerChild: read.integerUpTo('maxRunsPerChild', 100),
     snapshot: read.boolean('snapshot', true),

@@ -3,8 +3,8 @@
  * per run, on a small pool of worker threads; raw WASI modules under `node:wasi` on the same pool.
  */
 import { runtimeError } from '../../core/errors.js';
+import { checkPooledRequest, runMemoryBytes } from '../../core/pooled-sandbox.js';
 import {
-  checkCeiling,
   checkSourceSize,
   effectiveMaxOutputBytes,
   effectiveQueueTimeoutMs,
@@ -136,7 +136,7 @@ export class WasmBackend implements RuntimeBackend {
           details: { backend: this.kind },
         });
       }
-      this.#checkCeilings(request);
+      checkPooledRequest(request, this.#options, false);
       module = wasiModuleBytes(request.metadata, this.#options.maxModuleBytes);
       if (module === undefined) checkSourceSize(request.code, this.#options.maxSourceBytes);
     } catch (err) {
@@ -263,17 +263,8 @@ export class WasmBackend implements RuntimeBackend {
     return run.settle(outcome);
   }
 
-  /** A request above a ceiling is refused, never clamped. */
-  #checkCeilings(request: ExecuteRequest): void {
-    checkCeiling('timeoutMs', request.timeoutMs, this.#options.maxTimeoutMs);
-    checkCeiling('queueTimeoutMs', request.queueTimeoutMs, this.#options.maxTimeoutMs);
-    checkCeiling('memoryBytes', request.limits?.memoryBytes, this.#options.maxMemoryBytes);
-  }
-
   #memoryBytes(request: ExecuteRequest): number {
-    const requested = request.limits?.memoryBytes;
-    const bytes = requested !== undefined && requested > 0 ? requested : this.#options.defaultMemoryBytes;
-    return Math.min(bytes, WASM32_MAX_MEMORY_BYTES - 1);
+    return Math.min(runMemoryBytes(request, this.#options), WASM32_MAX_MEMORY_BYTES - 1);
   }
 }
 

@@ -2,9 +2,14 @@
  * The options of the `wasm` backend, as a caller writes them (no imports: the runtime's own
  * options refer to them for its default backend). Defaults are resolved in `options.ts`.
  */
+import type { PooledSandboxOptions } from '../../core/pooled-sandbox-options.js';
 
-/** Options of {@link createWasmBackend}. */
-export interface WasmBackendOptions {
+/**
+ * Options of {@link createWasmBackend}: the pooled sandbox options, with the `wasm` backend's
+ * defaults — memory 64 MiB per run (the QuickJS heap, and a raw WASI module's memory), a 1 GiB
+ * ceiling, a 100 ms kill grace — and its own.
+ */
+export interface WasmBackendOptions extends PooledSandboxOptions {
   /**
    * Workers in the pool: the most snippets running at once. Workers start on demand (the busy
    * ones, the queued runs and one spare) up to this many. 1–64. @defaultValue the available cores
@@ -12,37 +17,12 @@ export interface WasmBackendOptions {
    */
   poolSize?: number;
   /**
-   * Longest wait for a free worker before a snippet starts, in milliseconds; past it the run fails
-   * with `TIMEOUT`, `details.phase: 'queue'` (the snippet never ran). A request's own
-   * `queueTimeoutMs` replaces it. @defaultValue 30000
-   */
-  queueTimeoutMs?: number;
-  /** Wall-clock limit when the request has none, counted from the snippet's start. @defaultValue 30000 */
-  defaultTimeoutMs?: number;
-  /** Ceiling on a request's `timeoutMs` and `queueTimeoutMs`; above it → `INVALID_LIMITS`. @defaultValue 600000 (10 min) */
-  maxTimeoutMs?: number;
-  /** QuickJS heap cap (and WASI memory cap) when the request's limits have none. @defaultValue 64 MiB */
-  defaultMemoryBytes?: number;
-  /** Ceiling on a request's `limits.memoryBytes`; above it → `INVALID_LIMITS`. @defaultValue 1 GiB */
-  maxMemoryBytes?: number;
-  /** stdout + stderr cap when the request's limits have none. @defaultValue 1 MiB */
-  defaultMaxOutputBytes?: number;
-  /** Largest snippet source, in UTF-8 bytes (`LIMIT_EXCEEDED`, `limit: 'sourceBytes'`). @defaultValue 1 MiB */
-  maxSourceBytes?: number;
-  /**
    * QuickJS native stack budget. Deeper recursion fails with `RESOURCE_LIMIT` (`limit: 'stack'`).
    * At most 512 KiB. @defaultValue 512 KiB
    */
   maxStackBytes?: number;
   /** Largest JSON result a snippet may return (`RESOURCE_LIMIT`, `limit: 'result'`). @defaultValue 8 MiB */
   maxResultBytes?: number;
-  /** Largest tool-call request a snippet may send (`PROTOCOL` error inside the snippet). @defaultValue 8 MiB */
-  maxMessageBytes?: number;
-  /**
-   * How long a cancelled run (timeout, abort, output cap) may take to stop before its worker is
-   * terminated and replaced. @defaultValue 100
-   */
-  killGraceMs?: number;
   /** V8 heap of each worker (a backstop: the worker holds strings in transit). @defaultValue 256 MiB */
   workerHeapBytes?: number;
   /** How long a new worker may take to start. @defaultValue 15000 */

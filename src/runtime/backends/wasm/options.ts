@@ -2,7 +2,8 @@
  * Options of the `wasm` backend and the one place their defaults are resolved.
  */
 import { availableParallelism } from 'node:os';
-import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_MAX_SOURCE_BYTES, DEFAULT_MAX_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from '../../core/request.js';
+import { DEFAULT_TIMEOUT_MS } from '../../core/request.js';
+import { resolvePooledOptions, type ResolvedPooledSandboxOptions } from '../../core/pooled-sandbox.js';
 import { OptionReader, optionError } from '../../core/option-reader.js';
 import type { WasmBackendOptions } from './option-types.js';
 
@@ -32,31 +33,11 @@ const DEFAULT_REPLY_SPIN_MS = 0.2;
 const MAX_REPLY_SPIN_MS = 10;
 
 /** {@link WasmBackendOptions} with every default applied. */
-export interface ResolvedWasmOptions {
-  /** Most workers in the pool (1–64). @defaultValue the available cores */
-  poolSize: number;
-  /** Longest wait for a free worker, in milliseconds. @defaultValue 30000 */
-  queueTimeoutMs: number;
-  /** Wall-clock limit in milliseconds when the request has none. @defaultValue 30000 */
-  defaultTimeoutMs: number;
-  /** Ceiling on a request's `timeoutMs` / `queueTimeoutMs`, in milliseconds. @defaultValue 600000 */
-  maxTimeoutMs: number;
-  /** QuickJS heap (and WASI memory) cap in bytes when the request has none. @defaultValue 64 MiB */
-  defaultMemoryBytes: number;
-  /** Ceiling on a request's `limits.memoryBytes`, in bytes. @defaultValue 1 GiB */
-  maxMemoryBytes: number;
-  /** stdout + stderr cap in bytes when the request has none. @defaultValue 1 MiB */
-  defaultMaxOutputBytes: number;
-  /** Largest snippet source, in UTF-8 bytes. @defaultValue 1 MiB */
-  maxSourceBytes: number;
+export interface ResolvedWasmOptions extends ResolvedPooledSandboxOptions {
   /** QuickJS native stack budget in bytes (at most 512 KiB). @defaultValue 512 KiB */
   maxStackBytes: number;
   /** Largest JSON result in bytes. @defaultValue 8 MiB */
   maxResultBytes: number;
-  /** Largest tool-call request in bytes. @defaultValue 8 MiB */
-  maxMessageBytes: number;
-  /** How long a cancelled run may take to stop before its worker is replaced, in milliseconds. @defaultValue 100 */
-  killGraceMs: number;
   /** V8 heap of each worker, in bytes. @defaultValue 256 MiB */
   workerHeapBytes: number;
   /** How long a new worker may take to start, in milliseconds. @defaultValue 15000 */
@@ -84,21 +65,17 @@ function spinMs(value: number | undefined): number {
 export function resolveWasmOptions(options: WasmBackendOptions = {}): ResolvedWasmOptions {
   if (options === null || typeof options !== 'object') throw optionError('wasm', 'options', 'must be an object', options);
   const read = new OptionReader('wasm', options);
-  const maxTimeoutMs = read.integerUpTo('maxTimeoutMs', DEFAULT_MAX_TIMEOUT_MS);
-  const maxMemoryBytes = read.integerUpTo('maxMemoryBytes', DEFAULT_WASM_MAX_MEMORY_BYTES, WASM32_MAX_MEMORY_BYTES);
   return {
-    poolSize: read.integerUpTo('poolSize', Math.max(1, Math.min(MAX_POOL_SIZE, availableParallelism())), MAX_POOL_SIZE),
-    queueTimeoutMs: read.integerUpTo('queueTimeoutMs', Math.min(DEFAULT_WASM_QUEUE_TIMEOUT_MS, maxTimeoutMs), maxTimeoutMs),
-    defaultTimeoutMs: read.integerUpTo('defaultTimeoutMs', Math.min(DEFAULT_TIMEOUT_MS, maxTimeoutMs), maxTimeoutMs),
-    maxTimeoutMs,
-    defaultMemoryBytes: read.integerUpTo('defaultMemoryBytes', Math.min(DEFAULT_WASM_MEMORY_BYTES, maxMemoryBytes), maxMemoryBytes),
-    maxMemoryBytes,
-    defaultMaxOutputBytes: read.integerUpTo('defaultMaxOutputBytes', DEFAULT_MAX_OUTPUT_BYTES),
-    maxSourceBytes: read.integerUpTo('maxSourceBytes', DEFAULT_MAX_SOURCE_BYTES),
+    ...resolvePooledOptions(read, {
+      poolSize: Math.max(1, Math.min(MAX_POOL_SIZE, availableParallelism())),
+      maxPoolSize: MAX_POOL_SIZE,
+      memoryBytes: DEFAULT_WASM_MEMORY_BYTES,
+      maxMemoryBytes: DEFAULT_WASM_MAX_MEMORY_BYTES,
+      memoryBytesBound: WASM32_MAX_MEMORY_BYTES,
+      killGraceMs: 100,
+    }),
     maxStackBytes: read.integerUpTo('maxStackBytes', DEFAULT_WASM_MAX_STACK_BYTES, DEFAULT_WASM_MAX_STACK_BYTES),
     maxResultBytes: read.integerUpTo('maxResultBytes', 8 * 1024 * 1024),
-    maxMessageBytes: read.integerUpTo('maxMessageBytes', 8 * 1024 * 1024),
-    killGraceMs: read.integerUpTo('killGraceMs', 100),
     workerHeapBytes: read.integerUpTo('workerHeapBytes', 256 * 1024 * 1024),
     workerStartupTimeoutMs: read.integerUpTo('workerStartupTimeoutMs', 15_000),
     maxModuleBytes: read.integerUpTo('maxModuleBytes', 64 * 1024 * 1024),
