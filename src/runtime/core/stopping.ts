@@ -5,6 +5,7 @@
  */
 import { ToolexecError } from '../../model/index.js';
 import { ABORTED, Deadline, abortError as layerAbortError, noop, onAbort } from '../../model/internal.js';
+import type { RunFailure } from './failure.js';
 import { runtimeErrors } from './errors.js';
 
 /**
@@ -25,6 +26,12 @@ export function stoppedError(reason: unknown, what = 'operation'): ToolexecError
 /** The error for an aborted signal ({@link stoppedError} of its reason). */
 export function abortError(signal: AbortSignal, what = 'operation'): ToolexecError {
   return stoppedError(signal.reason, what);
+}
+
+/** The failure of a run whose `signal` aborted: {@link abortError}'s code, message and cause. */
+export function abortedFailure(signal: AbortSignal): RunFailure {
+  const error = abortError(signal, 'execution');
+  return { code: error.code, message: error.message, cause: error.cause };
 }
 
 /** Throws {@link abortError} when `signal` is already aborted. */

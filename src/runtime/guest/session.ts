@@ -5,7 +5,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { ToolexecError } from '../../model/index.js';
-import { abortError, settlesWithin, watchDeadline } from '../core/stopping.js';
+import { abortedFailure, settlesWithin, watchDeadline } from '../core/stopping.js';
 import { failureFromReport, type RunFailure } from '../core/failure.js';
 import { createStreamConnection, DEFAULT_MAX_MESSAGE_BYTES } from '../gateway/stream-connection.js';
 import { serveGateway } from '../gateway/server.js';
@@ -258,11 +258,9 @@ export async function runGuestSession(options: GuestSessionOptions): Promise<Gue
         details: { timeoutMs: options.timeoutMs },
       };
       break;
-    case 'aborted': {
-      const error = abortError(options.signal as AbortSignal, 'execution');
-      outcome.failure = { code: error.code, message: error.message, cause: error.cause };
+    case 'aborted':
+      outcome.failure = abortedFailure(options.signal as AbortSignal);
       break;
-    }
     case 'error': {
       const error = settlement.error as ToolexecError;
       outcome.failure = { code: error.code, message: error.message, cause: error, ...(error.details ? { details: error.details } : {}) };

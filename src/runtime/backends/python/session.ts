@@ -7,7 +7,7 @@ import { PassThrough } from 'node:stream';
 import { failureFromReport, memoryFailure, outputFailure, timeoutFailure, type RunFailure } from '../../core/failure.js';
 import { FirstSettlement } from '../../core/first-settlement.js';
 import { OutputCapture } from '../../core/output-capture.js';
-import { abortError, watchDeadline } from '../../core/stopping.js';
+import { abortedFailure, watchDeadline } from '../../core/stopping.js';
 import type { ToolGateway } from '../../core/types.js';
 import { serveGateway } from '../../gateway/server.js';
 import { createStreamConnection } from '../../gateway/stream-connection.js';
@@ -150,11 +150,9 @@ export async function runOnChild(child: PythonChild, spec: PythonRunSpec): Promi
     case 'timeout':
       outcome.failure = timeoutFailure(spec.timeoutMs, { killed: true });
       break;
-    case 'aborted': {
-      const error = abortError(spec.signal as AbortSignal, 'execution');
-      outcome.failure = { code: error.code, message: error.message, cause: error.cause };
+    case 'aborted':
+      outcome.failure = abortedFailure(spec.signal as AbortSignal);
       break;
-    }
     case 'ended': {
       const exit = await child.exited;
       const tail = child.stderrTail;

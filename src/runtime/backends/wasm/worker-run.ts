@@ -6,7 +6,7 @@
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { ToolexecError } from '../../../model/index.js';
 import { noop } from '../../../model/internal.js';
-import { abortError, settlesWithin, watchDeadline } from '../../core/stopping.js';
+import { abortedFailure, settlesWithin, watchDeadline } from '../../core/stopping.js';
 import { serveGateway, type GatewayServer } from '../../gateway/server.js';
 import { createMessagePortConnection, type MessagePortLike } from '../../gateway/message-port-connection.js';
 import type { WireMessage } from '../../gateway/wire.js';
@@ -259,11 +259,9 @@ export async function runOnWorker(pool: WorkerPool, spec: WorkerRunSpec): Promis
     case 'timeout':
       outcome.failure = timeoutFailure(spec.timeoutMs, { ...(killed ? { killed: true } : {}), ...waitingOf(lastReport) });
       break;
-    case 'aborted': {
-      const error = abortError(spec.signal as AbortSignal, 'execution');
-      outcome.failure = { code: error.code, message: error.message, cause: error.cause };
+    case 'aborted':
+      outcome.failure = abortedFailure(spec.signal as AbortSignal);
       break;
-    }
     case 'died':
       outcome.failure = pool.closed
         ? { code: 'RUNTIME_UNAVAILABLE', message: 'runtime unavailable: the wasm backend was closed during the run' }

@@ -211,38 +211,36 @@ export class JsRun implements SandboxRun {
   #deliver(reply: string): void {
     this.#inFlight.delete(replyId(reply));
     if (this.#stop !== undefined || this.#sandbox === undefined) return;
-    const vm = this.#vm;
-    let handle: JSValueHandle | undefined;
-    try {
-      handle = vm.newString(reply);
-      vm.callFunction(this.#sandbox.bridge.deliver, vm.undefined, handle).dispose();
-    } catch (error) {
-      if (error instanceof JSException) {
-        // the snippet broke its own promise machinery; the call stays pending
-        error.dispose();
-      } else {
-        this.#stop ??= 'memory';
-      }
-    } finally {
-      handle?.dispose();
+    const error = this.#callBridge(this.#sandbox.bridge.deliver, (vm) => vm.newString(reply));
+    if (error instanceof JSException) {
+      // the snippet broke its own promise machinery; the call stays pending
+      error.dispose();
+    } else if (error !== undefined) {
+      this.#stop ??= 'memory';
     }
   }
 
   #fire(id: number): void {
     if (this.#done || this.#stop !== undefined || this.#sandbox === undefined) return;
+    const error = this.#callBridge(this.#sandbox.bridge.fire, (vm) => vm.newNumber(id));
+    // an uncaught exception in a timer callback fails the run (as in node)
+    if (error !== undefined) this.#failWithException(error);
+    else this.#pump();
+  }
+
+  /** Calls a bridge function of the prelude with one argument (made, then disposed, here); what it threw, if anything. */
+  #callBridge(fn: JSValueHandle, argument: (vm: QuickJS) => JSValueHandle): unknown {
     const vm = this.#vm;
     let handle: JSValueHandle | undefined;
     try {
-      handle = vm.newNumber(id);
-      vm.callFunction(this.#sandbox.bridge.fire, vm.undefined, handle).dispose();
+      handle = argument(vm);
+      vm.callFunction(fn, vm.undefined, handle).dispose();
+      return undefined;
     } catch (error) {
-      // an uncaught exception in a timer callback fails the run (as in node)
-      this.#failWithException(error);
-      return;
+      return error ?? new Error('the sandbox threw undefined');
     } finally {
       handle?.dispose();
     }
-    this.#pump();
   }
 
   /** Stops run `seq` if it is this one (a busy VM notices through the interrupt handler instead). */
