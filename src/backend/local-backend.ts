@@ -76,9 +76,9 @@ export class LocalBackend implements Backend {
    * handler that refuses with BACKEND_DISABLED.
    */
   get(key: string): BackendToolHandler | undefined {
-    if (!this.#enabled) return this.#refuse;
-    const handler = this.#find(key)?.handler;
-    return typeof handler === 'function' ? handler : undefined;
+    const handler = (this.#definitions.get(key) ?? this.#find(key))?.handler;
+    if (typeof handler !== 'function') return undefined;
+    return this.#enabled ? handler : this.#refuse;
   }
 
   readonly #refuse: BackendToolHandler = () => {
