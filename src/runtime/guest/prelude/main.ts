@@ -12,7 +12,7 @@
 import { createConsole } from '../shared/console.js';
 import { JSONParse, JSONStringify } from '../shared/primordials.js';
 import { createToolsBridge } from '../shared/tools.js';
-import type { WireMessage } from '../../gateway/codec.js';
+import { encodeRequest } from '../../gateway/codec.js';
 import { reportJson } from './outcome.js';
 import { resultJson } from '../shared/result.js';
 import { createTimers, type HostTimer } from './timers.js';
@@ -40,21 +40,11 @@ export interface PreludeBridge {
   fire(id: number): void;
 }
 
-/**
- * The JSON text of a gateway request. The envelope is written out (its `type` is one of the request
- * types, its `id` a count's digits) and only the payload goes through `JSON.stringify`: in QuickJS
- * every object it walks costs microseconds, and this is every tool call's path.
- */
-function requestJson(message: WireMessage): string {
-  const head = `{"type":"${message.type}","id":"${message.id as string}"`;
-  return message.payload === undefined ? `${head}}` : `${head},"payload":${JSONStringify(message.payload)}}`;
-}
-
 /** Installs `tools`, `console`, `__out` and the timers on the VM's global object. */
 export function installPrelude(hostSend: HostSend, hostWrite: HostWrite, hostTimer: HostTimer): PreludeBridge {
   const bridge = createToolsBridge({
     // a request crosses as the JSON text of a gateway-protocol message; the worker relays it as is
-    send: (id, message) => hostSend(id, requestJson(message)),
+    send: (id, message) => hostSend(id, encodeRequest(message, JSONStringify)),
     // QuickJS's stack holds the frames only: the call site's are the snippet's
     stackOf: (_error, site) => site.stack,
   });
