@@ -31,7 +31,7 @@ installCapture({ send, isOpen: () => !finished });
 
 const bridge = createToolsBridge({
   send: (_id, message) => send(message),
-  // V8's stack starts with the site's own `Error: tool call` line: the error's header replaces it
+  // V8's stack of the call site starts with a header line (`Error`): the error's own replaces it
   stackOf: (error, site) => {
     const stack = site.stack;
     if (typeof stack !== 'string') return undefined;

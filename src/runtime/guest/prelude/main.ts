@@ -46,7 +46,7 @@ export function installPrelude(hostSend: HostSend, hostWrite: HostWrite, hostTim
     // a request crosses as the JSON text of a gateway-protocol message; the worker relays it as is
     send: (id, message) => hostSend(id, encodeRequest(message, JSONStringify)),
     // QuickJS's stack holds the frames only: the call site's are the snippet's
-    stackOf: (_error, site) => site.stack,
+    stackOf: (_error, site) => (typeof site.stack === 'string' ? site.stack : undefined),
   });
   const timers = createTimers(hostTimer);
   const g = globalThis as Record<string, unknown>;

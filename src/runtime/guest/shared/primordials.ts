@@ -17,6 +17,13 @@ export const GuestString = String;
 export const GuestNumber = Number;
 /** `Error`, captured. */
 export const GuestError = Error;
+/**
+ * `Error.captureStackTrace`, captured (V8 and QuickJS both have it): records the stack on an object
+ * without making an `Error`, leaving out the frames from a given function up.
+ */
+export const captureStackTrace = (
+  Error as unknown as { captureStackTrace: (target: object, omitFrom?: (...args: never[]) => unknown) => void }
+).captureStackTrace;
 /** `TypeError`, captured. */
 export const GuestTypeError = TypeError;
 /** `Promise`, captured. */

@@ -15,6 +15,7 @@ import {
 import {
   GuestError,
   GuestMap,
+  captureStackTrace,
   GuestNumber,
   GuestPromise,
   GuestString,
@@ -53,8 +54,8 @@ export interface GuestTools {
 export interface ToolsChannel {
   /** Sends a request to the host. May throw: the call then rejects with that error. */
   send(id: string, message: WireMessage): void;
-  /** The stack of a failed call's error, from the error and the call site's `Error`. */
-  stackOf(error: Error, site: Error): string | undefined;
+  /** The stack of a failed call's error, from the error and the call site. */
+  stackOf(error: Error, site: CallSite): string | undefined;
 }
 
 /** The `tools` object and what the guest drives it with. */
@@ -69,10 +70,18 @@ export interface ToolsBridge {
   pendingCalls: () => GuestPendingCall[];
 }
 
+/**
+ * Where the snippet made a call: the engine's stack at that moment, without the `tools` method's
+ * own frames (V8 puts a header line first, QuickJS the frames only).
+ */
+export interface CallSite {
+  stack?: unknown;
+}
+
 interface PendingCall {
   resolve: (payload: unknown) => void;
   reject: (error: unknown) => void;
-  site: Error;
+  site: CallSite;
   type: GatewayRequestType;
   toolId: string | undefined;
 }
@@ -119,7 +128,7 @@ export function createToolsBridge(channel: ToolsChannel): ToolsBridge {
   const requestIds = new GuestWeakMap<object, string>();
   let nextId = 1;
 
-  function call(type: GatewayRequestType, payload: unknown, site: Error): Promise<unknown> {
+  function call(type: GatewayRequestType, payload: unknown, site: CallSite): Promise<unknown> {
     const id = GuestString(nextId);
     nextId += 1;
     // the payload is the bridge's own object literal: its `id` is an own property
@@ -138,10 +147,18 @@ export function createToolsBridge(channel: ToolsChannel): ToolsBridge {
 
   // Each method returns a promise and never throws synchronously (like an async function), without
   // the extra promise an async function would add to every call. The call site is captured here,
-  // while the snippet's frame is still on the stack: a failure points at its line.
-  function request(type: GatewayRequestType, build: () => unknown, after?: (payload: unknown) => unknown): Promise<unknown> {
+  // while the snippet's frame is still on the stack: a failure points at its line. Only the frames
+  // below `method` (the snippet's) are recorded, on a plain object: in QuickJS an `Error` made here
+  // would also format this bridge's frames, microseconds on every call.
+  function request(
+    type: GatewayRequestType,
+    method: (...args: never[]) => unknown,
+    build: () => unknown,
+    after?: (payload: unknown) => unknown,
+  ): Promise<unknown> {
     try {
-      const site = new GuestError('tool call');
+      const site: CallSite = {};
+      captureStackTrace(site, method);
       const promise = call(type, build(), site);
       if (after === undefined) return promise;
       const then: Promise<unknown> = apply(promiseThen, promise, [after]);
@@ -151,46 +168,57 @@ export function createToolsBridge(channel: ToolsChannel): ToolsBridge {
     }
   }
 
-  const tools: GuestTools = freeze({
-    searchTools(query?: unknown, limit: unknown = 10) {
-      return request(
-        'search_tools',
-        () => ({ query: GuestString(query ?? ''), limit: GuestNumber(limit) }),
-        (payload) => listOf(payload, 'results'),
-      );
-    },
-    listNamespaces() {
-      return request(
-        'list_namespaces',
-        () => undefined,
-        (payload) => listOf(payload, 'namespaces'),
-      );
-    },
-    describeTool(id: unknown, level: unknown = 'summary') {
-      return request('describe_tool', () => ({ id: GuestString(id), level: GuestString(level) }));
-    },
-    listToolExamples(id: unknown, max: unknown = 0) {
-      return request(
-        'list_tool_examples',
-        () => ({ id: GuestString(id), max: GuestNumber(max) }),
-        (payload) => listOf(payload, 'examples'),
-      );
-    },
-    runTool(id: unknown, args?: unknown) {
-      return request('run_tool', () => (args === undefined || args === null ? { id: GuestString(id) } : { id: GuestString(id), args }));
-    },
-    runChain(steps: unknown) {
-      return request(
-        'run_chain',
-        () => ({ steps: isArray(steps) ? steps : [] }),
-        (payload) => {
-          const reply = payload !== null && typeof payload === 'object' ? (payload as Record<string, unknown>) : undefined;
-          const results = reply?.steps;
-          return { result: reply?.result, steps: isArray(results) ? mapItems(results, guestStep) : [] };
-        },
-      );
-    },
-  });
+  function searchTools(query?: unknown, limit: unknown = 10): Promise<unknown> {
+    return request(
+      'search_tools',
+      searchTools,
+      () => ({ query: GuestString(query ?? ''), limit: GuestNumber(limit) }),
+      (payload) => listOf(payload, 'results'),
+    );
+  }
+
+  function listNamespaces(): Promise<unknown> {
+    return request(
+      'list_namespaces',
+      listNamespaces,
+      () => undefined,
+      (payload) => listOf(payload, 'namespaces'),
+    );
+  }
+
+  function describeTool(id: unknown, level: unknown = 'summary'): Promise<unknown> {
+    return request('describe_tool', describeTool, () => ({ id: GuestString(id), level: GuestString(level) }));
+  }
+
+  function listToolExamples(id: unknown, max: unknown = 0): Promise<unknown> {
+    return request(
+      'list_tool_examples',
+      listToolExamples,
+      () => ({ id: GuestString(id), max: GuestNumber(max) }),
+      (payload) => listOf(payload, 'examples'),
+    );
+  }
+
+  function runTool(id: unknown, args?: unknown): Promise<unknown> {
+    return request('run_tool', runTool, () =>
+      args === undefined || args === null ? { id: GuestString(id) } : { id: GuestString(id), args },
+    );
+  }
+
+  function runChain(steps: unknown): Promise<unknown> {
+    return request(
+      'run_chain',
+      runChain,
+      () => ({ steps: isArray(steps) ? steps : [] }),
+      (payload) => {
+        const reply = payload !== null && typeof payload === 'object' ? (payload as Record<string, unknown>) : undefined;
+        const results = reply?.steps;
+        return { result: reply?.result, steps: isArray(results) ? mapItems(results, guestStep) : [] };
+      },
+    );
+  }
+
+  const tools: GuestTools = freeze({ searchTools, listNamespaces, describeTool, listToolExamples, runTool, runChain });
 
   function deliver(message: unknown): void {
     if (message === null || typeof message !== 'object') return;

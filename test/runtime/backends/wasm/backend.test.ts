@@ -191,6 +191,16 @@ describe('wasm backend', () => {
       expect(error.details?.column).toBeGreaterThan(1);
     });
 
+    it("gives a failed call's error the snippet's frames only, from the call site down", async () => {
+      const result = await run(
+        "const f = async () => {\n  try { await tools.runTool('test:add', { a: 'x' }); } catch (e) { return e.stack; }\n};\nreturn await f();",
+      );
+      const frames = String(result.value).trim().split('\n');
+      // the engine's file name and lines: the snippet is wrapped in one line of function header
+      expect(frames[0]).toMatch(/^at f \(toolexec-snippet\.js:3:\d+\)$/);
+      expect(frames.every((frame) => frame.includes('toolexec-snippet.js'))).toBe(true);
+    });
+
     it('reports error locations of TypeScript snippets on the user lines', async () => {
       const error = await failure(run('interface A { x: number }\nconst a: A = { x: 1 };\n\nnull.boom;', { language: 'typescript' }));
       expect(error.code).toBe('CODE_EXECUTION');
