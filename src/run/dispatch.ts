@@ -110,10 +110,10 @@ export class Dispatcher {
     return handler;
   }
 
-  async #awaitLocal(pending: PromiseLike<unknown>, call: PendingCall): Promise<RunResult> {
-    const value = await settle(pending, call.toolId, call.backend, call.deadline);
-    if (isAsyncIterable(value)) return this.#drainLocal(value, call);
-    return this.#finish(call.toolId, call.resolved, call.backend, value);
+  #awaitLocal(pending: PromiseLike<unknown>, call: PendingCall): Promise<RunResult> {
+    return settle(pending, call.toolId, call.backend, call.deadline, (value) =>
+      isAsyncIterable(value) ? this.#drainLocal(value, call) : this.#finish(call.toolId, call.resolved, call.backend, value),
+    );
   }
 
   /** A handler that returned an AsyncIterable: its last chunk is the result. */
@@ -217,7 +217,7 @@ export class Dispatcher {
   }
 
   /** Calls an executor and waits for it under the call's deadline; `finish` makes the result. */
-  async #callRemote(
+  #callRemote(
     toolId: string,
     backend: ToolBackend,
     deadline: Deadline | undefined,
@@ -230,7 +230,7 @@ export class Dispatcher {
     } catch (err) {
       throw executeFailure(toolId, backend, err, deadline);
     }
-    return finish(await settle(pending, toolId, backend, deadline));
+    return settle(pending, toolId, backend, deadline, finish);
   }
 
   /** An MCP result: `isError` → EXECUTION, else normalized and checked against the output schema. */
@@ -248,13 +248,17 @@ export class Dispatcher {
   }
 }
 
-/** Awaits dispatch work, racing the call's deadline; maps failures to ToolErrors. */
+/**
+ * Awaits dispatch work, racing the call's deadline, and makes the result of its value with
+ * `finish`; a failure becomes a ToolError. One await per call, whatever the backend.
+ */
 async function settle(
   pending: PromiseLike<unknown>,
   toolId: string,
   backend: ToolBackend,
   deadline: Deadline | undefined,
-): Promise<unknown> {
+  finish: (value: unknown) => RunResult | Promise<RunResult>,
+): Promise<RunResult> {
   let value: unknown;
   try {
     value = deadline === undefined ? await pending : await deadline.race(pending);
@@ -262,7 +266,7 @@ async function settle(
     throw executeFailure(toolId, backend, err, deadline);
   }
   if (value === ABORTED) throw abortToolError(toolId, 'execute', backend, (deadline as Deadline).reason);
-  return value;
+  return finish(value);
 }
 
 /** The target of an `mcp` or `provider` backend (`backend.mcp`, `backend.provider`). @throws EXECUTION when it has none. */
