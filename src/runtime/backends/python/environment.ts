@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileS
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { missingPeerMessage } from '../../../model/internal.js';
 import { runtimeError } from '../../core/errors.js';
 import { settlesWithin } from '../../core/stopping.js';
 import { assetPath } from '../../guest/assets.js';
@@ -30,11 +31,10 @@ function pyodideDirectory(configured: string | undefined): string {
     const require = createRequire(import.meta.url);
     return realpathSync(dirname(require.resolve('pyodide/package.json')));
   } catch (err) {
-    throw runtimeError(
-      'RUNTIME_UNAVAILABLE',
-      'runtime unavailable: Python snippets need the optional peer dependency "pyodide" (npm install pyodide)',
-      { cause: err, details: { language: 'python', missing: 'pyodide' } },
-    );
+    throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${missingPeerMessage('Python snippets', 'pyodide')}`, {
+      cause: err,
+      details: { language: 'python', missing: 'pyodide' },
+    });
   }
 }
 

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import type { ToolexecError } from '../../../../model/index.js';
-import { LruCache } from '../../../../model/internal.js';
+import { LruCache, missingPeerMessage, optionalPeer } from '../../../../model/internal.js';
 import { runtimeError } from '../../../core/errors.js';
 import { capModuleMemory, WASM_PAGE_BYTES } from '../wasi-module.js';
 import { wasmApi, type CompiledWasmModule } from '../webassembly.js';
@@ -56,7 +56,19 @@ export interface PreparedComponent {
   transpileMs: number;
 }
 
-let jcoLoad: Promise<TranspileFn> | undefined;
+/** An importer of jco as `specifier`, shared until it fails; a missing package is `RUNTIME_UNAVAILABLE`. */
+function jcoImporter(specifier: string): () => Promise<{ transpile?: unknown }> {
+  return optionalPeer(
+    () => import(specifier) as Promise<{ transpile?: unknown }>,
+    (err) =>
+      runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${missingPeerMessage('WebAssembly components', specifier)}`, {
+        cause: err,
+        details: { backend: 'wasm', package: specifier },
+      }),
+  );
+}
+
+const importJco = jcoImporter(JCO_PACKAGE);
 
 /**
  * Loads jco's `transpile` (the optional peer dependency), once; a failed load is retried next time.
@@ -64,31 +76,14 @@ let jcoLoad: Promise<TranspileFn> | undefined;
  * @param specifier - the package to import (tests pass a missing one).
  * @throws `RUNTIME_UNAVAILABLE` naming the package when it is not installed.
  */
-export function loadJco(specifier: string = JCO_PACKAGE): Promise<TranspileFn> {
-  const load = async (): Promise<TranspileFn> => {
-    let api: { transpile?: unknown };
-    try {
-      api = (await import(specifier)) as { transpile?: unknown };
-    } catch (err) {
-      throw runtimeError(
-        'RUNTIME_UNAVAILABLE',
-        `runtime unavailable: WebAssembly components need the optional package ${specifier} (npm install ${specifier})`,
-        { cause: err, details: { backend: 'wasm', package: specifier } },
-      );
-    }
-    if (typeof api.transpile !== 'function') {
-      throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${specifier} has no transpile function (jco 1.x expected)`, {
-        details: { backend: 'wasm', package: specifier },
-      });
-    }
-    return api.transpile as TranspileFn;
-  };
-  if (specifier !== JCO_PACKAGE) return load();
-  jcoLoad ??= load().catch((err: unknown) => {
-    jcoLoad = undefined;
-    throw err;
-  });
-  return jcoLoad;
+export async function loadJco(specifier: string = JCO_PACKAGE): Promise<TranspileFn> {
+  const api = await (specifier === JCO_PACKAGE ? importJco : jcoImporter(specifier))();
+  if (typeof api.transpile !== 'function') {
+    throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${specifier} has no transpile function (jco 1.x expected)`, {
+      details: { backend: 'wasm', package: specifier },
+    });
+  }
+  return api.transpile as TranspileFn;
 }
 
 let extendedConst = false;
