@@ -55,7 +55,7 @@ export interface WorkerRunOutcome {
   info: Record<string, unknown>;
   /** The engine versions of the worker that ran it. */
   versions?: Record<string, string>;
-  /** True when the worker had to be terminated. */
+  /** True when the worker had to be terminated to stop this run. */
   killed: boolean;
 }
 
@@ -106,7 +106,9 @@ function waitingOf(report: unknown): Record<string, unknown> {
  * a snippet's own deadline. On a timeout, an abort or output beyond the cap,
  * the run is cancelled (shared cell + message) and gets `killGraceMs` to stop and flush its last
  * output; a worker that does not stop in time (a long builtin starving the interrupt handler, a
- * WASI module in a loop) is terminated and replaced. In-flight gateway calls are aborted.
+ * WASI module in a loop) is terminated and replaced. In-flight gateway calls are aborted. After a
+ * run that reported its outcome, the outcome is returned at once and the worker goes back to the
+ * pool when it reports itself idle (replaced if it does not within 2 s).
  */
 export async function runOnWorker(pool: WorkerPool, spec: WorkerRunSpec): Promise<WorkerRunOutcome> {
   const capture = new OutputCapture(spec.maxOutputBytes);
@@ -210,25 +212,28 @@ export async function runOnWorker(pool: WorkerPool, spec: WorkerRunSpec): Promis
   let killed = false;
   if (worker !== undefined) {
     const running = worker;
+    const finished = settlement.kind === 'result' || settlement.kind === 'failed';
     let healthy = !running.dead && settlement.kind !== 'died' && settlement.kind !== 'error';
-    if (healthy && settlement.kind !== 'result' && settlement.kind !== 'failed' && seq !== 0) {
+    if (healthy && !finished && seq !== 0) {
       // timeout, abort or output cap: stop the run, let it flush what it printed
       running.cancel(seq);
       healthy = spec.interruptible && (await settlesWithin(Promise.race([terminal, death]), spec.killGraceMs)) && !running.dead;
     }
     if (server !== undefined) await server.close();
     else port?.close();
-    if (healthy && idle !== undefined) {
-      const wait = settlement.kind === 'result' || settlement.kind === 'failed' ? IDLE_AFTER_OUTCOME_MS : spec.killGraceMs;
-      healthy = await settlesWithin(idle, wait);
-    }
-    unsubscribe();
-    if (healthy && !running.dead) {
-      pool.release(running);
-    } else {
-      killed = true;
-      pool.discard(running);
-    }
+    // The worker goes back to the pool once it reports itself idle, or is replaced.
+    const giveBack = async (): Promise<boolean> => {
+      let ok = healthy;
+      if (ok && idle !== undefined) ok = await settlesWithin(idle, finished ? IDLE_AFTER_OUTCOME_MS : spec.killGraceMs);
+      unsubscribe();
+      if (ok && !running.dead) pool.release(running);
+      else pool.discard(running);
+      return !ok || running.dead;
+    };
+    // A run that reported its outcome is over for its caller: the worker's idle report, which can
+    // arrive a millisecond after the outcome on a busy machine, is awaited in the background.
+    if (finished && healthy) void giveBack().catch(noop);
+    else killed = await giveBack();
   }
 
   const outcome: WorkerRunOutcome = { stdout: capture.stdout, stderr: capture.stderr, hasValue: false, info, killed };

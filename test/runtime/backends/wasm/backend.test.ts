@@ -401,7 +401,9 @@ describe('wasm backend', () => {
         clearInterval(watch);
         expect(results.map((r) => r.value)).toEqual([1, 2, 3, 4, 5, 6]);
         expect(peak).toBeLessThanOrEqual(2);
-        // workers start on demand: a loaded machine may have served all six on the first one
+        // workers start on demand: a loaded machine may have served all six on the first one; a
+        // worker goes back to the pool when it reports itself idle, just after its run's outcome
+        await until(() => pool.stats.busy === 0);
         expect(pool.stats).toMatchObject({ busy: 0, queued: 0, replaced: 0 });
         expect(pool.stats.started).toBeLessThanOrEqual(2);
       } finally {
