@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { serverEnvironment } from './environment.js';
+import { JsonRpcLineReader } from './jsonrpc-lines.js';
 import { TailBuffer, signalProcessTree, trackProcessTree, untrackProcessTree } from './process-tree.js';
 
 /** Default of {@link StdioProcessTransportOptions.stderrTailBytes}. */
@@ -58,7 +59,10 @@ export class StdioProcessTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   readonly #options: StdioProcessTransportOptions;
-  readonly #readBuffer = new ReadBuffer();
+  readonly #reader = new JsonRpcLineReader();
+  readonly #deliver = (message: JSONRPCMessage): void => this.onmessage?.(message);
+  // A line that is not JSON-RPC (a stray console.log): report it and keep reading.
+  readonly #badLine = (error: Error): void => this.onerror?.(error);
   readonly #stderr: TailBuffer;
   #child: ChildProcess | undefined;
   #exit: ProcessExit | undefined;
@@ -163,31 +167,17 @@ export class StdioProcessTransport implements Transport {
   }
 
   #onStdout(chunk: Buffer): void {
-    try {
-      this.#readBuffer.append(chunk);
-    } catch (error) {
-      this.onerror?.(error as Error);
+    const overflow = this.#reader.push(chunk, this.#deliver, this.#badLine);
+    if (overflow !== undefined) {
+      this.onerror?.(overflow);
       void this.close();
-      return;
-    }
-    for (;;) {
-      let message: JSONRPCMessage | null;
-      try {
-        message = this.#readBuffer.readMessage();
-      } catch (error) {
-        // A line that is not JSON-RPC (a stray console.log): report it and keep reading.
-        this.onerror?.(error as Error);
-        continue;
-      }
-      if (message === null) break;
-      this.onmessage?.(message);
     }
   }
 
   #reportClose(): void {
     if (this.#closeReported) return;
     this.#closeReported = true;
-    this.#readBuffer.clear();
+    this.#reader.clear();
     this.onclose?.();
   }
 
