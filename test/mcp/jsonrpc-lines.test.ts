@@ -155,6 +155,27 @@ describe('JsonRpcLineReader', () => {
     expect(readAll([line.subarray(10)], reader).messages).toHaveLength(1);
   });
 
+  it('reads a message of megabytes arriving in pipe-sized chunks', () => {
+    const text = 'x'.repeat(3 * 1024 * 1024);
+    const line = Buffer.from(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text }] } })}\n${response(2)}\n`,
+    );
+    const chunks: Buffer[] = [];
+    for (let at = 0; at < line.length; at += 65536) chunks.push(line.subarray(at, at + 65536));
+    const { messages, bad, overflow } = readAll(chunks);
+    expect(bad).toEqual([]);
+    expect(overflow).toEqual([]);
+    expect(messages.map((message) => (message as { id: number }).id)).toEqual([1, 2]);
+    expect((messages[0] as { result: { content: Array<{ text: string }> } }).result.content[0]?.text).toHaveLength(text.length);
+  });
+
+  it('refuses a line longer than its bound, in one chunk or across several', () => {
+    const reader = new JsonRpcLineReader(64);
+    expect(readAll([Buffer.from(`${'a'.repeat(80)}\n`)], reader).overflow).toHaveLength(1);
+    expect(readAll([Buffer.alloc(40, 0x61), Buffer.from(`${'a'.repeat(40)}\n`)], reader).overflow).toHaveLength(1);
+    expect(readAll([Buffer.from(`${response(1)}\n`)], reader).messages).toHaveLength(1);
+  });
+
   it('refuses an unread rest over its bound, and reads on after it', () => {
     const reader = new JsonRpcLineReader(64);
     const first = readAll([Buffer.alloc(40, 0x61), Buffer.alloc(40, 0x61)], reader);
