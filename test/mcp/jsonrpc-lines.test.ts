@@ -166,7 +166,7 @@ describe('JsonRpcLineReader', () => {
     expect(bad).toEqual([]);
     expect(overflow).toEqual([]);
     expect(messages.map((message) => (message as { id: number }).id)).toEqual([1, 2]);
-    expect((messages[0] as { result: { content: Array<{ text: string }> } }).result.content[0]?.text).toHaveLength(text.length);
+    expect((messages[0] as unknown as { result: { content: Array<{ text: string }> } }).result.content[0]?.text).toHaveLength(text.length);
   });
 
   it('refuses a line longer than its bound, in one chunk or across several', () => {
