@@ -14,7 +14,7 @@ const CARRIAGE_RETURN = 0x0d;
 
 /**
  * True for a message the SDK's schema accepts as a result response and gives back equal:
- * exactly the keys `jsonrpc` (`"2.0"`), `id` (a string or an integer) and `result` (a plain
+ * exactly the keys `jsonrpc` (`"2.0"`), `id` (a string or a safe integer, as zod's `int()` has it) and `result` (a plain
  * object without `_meta`, which the schema checks, and without an own `"__proto__"` key, which
  * it would not copy as it is). Anything else is left to the schema, which also says what is wrong.
  */
@@ -28,7 +28,7 @@ export function isPlainResultResponse(value: unknown): boolean {
   }
   if (keys !== 3 || message.jsonrpc !== '2.0') return false;
   const id = message.id;
-  if (typeof id !== 'string' && !Number.isInteger(id)) return false;
+  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return false;
   const result = message.result;
   if (typeof result !== 'object' || result === null || Array.isArray(result)) return false;
   for (const key in result) {

@@ -17,6 +17,11 @@ const CORPUS: Array<[string, string]> = [
   ['a result that is null', '{"jsonrpc":"2.0","id":1,"result":null}'],
   ['a result that is a string', '{"jsonrpc":"2.0","id":1,"result":"ok"}'],
   ['a fractional id', '{"jsonrpc":"2.0","id":1.5,"result":{}}'],
+  ['an id past the safe integers', '{"jsonrpc":"2.0","id":9007199254740993,"result":{}}'],
+  ['an id in exponent form', '{"jsonrpc":"2.0","id":1e21,"result":{}}'],
+  ['an id written 1.0', '{"jsonrpc":"2.0","id":1.0,"result":{}}'],
+  ['a negative id', '{"jsonrpc":"2.0","id":-5,"result":{}}'],
+  ['an id of -0', '{"jsonrpc":"2.0","id":-0,"result":{}}'],
   ['a null id', '{"jsonrpc":"2.0","id":null,"result":{}}'],
   ['a boolean id', '{"jsonrpc":"2.0","id":true,"result":{}}'],
   ['no id', '{"jsonrpc":"2.0","result":{}}'],
@@ -89,7 +94,15 @@ describe('parseJsonRpcLine', () => {
   });
 
   it('agrees with the SDK on generated messages', () => {
-    const id = fc.oneof(fc.integer(), fc.string(), fc.double(), fc.constant(null), fc.boolean());
+    const id = fc.oneof(
+      fc.integer(),
+      fc.maxSafeInteger(),
+      fc.constantFrom(2 ** 53, -(2 ** 60), 1e21),
+      fc.string(),
+      fc.double(),
+      fc.constant(null),
+      fc.boolean(),
+    );
     const message = fc.record(
       {
         jsonrpc: fc.constantFrom('2.0', '1.0', 2),
