@@ -78,6 +78,19 @@ describe('stdio executor', () => {
     expect(s.calls).toBe(1001);
   });
 
+  it('carries a result of megabytes, read from the pipe in many chunks, next to small ones', async () => {
+    const ex = executor();
+    const big = `${'é'.repeat(1_500_000)}✓`;
+    const [small1, large, small2] = await Promise.all([
+      ex.callTool('fx', { name: 'echo', arguments: { text: 'before' } }),
+      ex.callTool('fx', { name: 'echo', arguments: { text: big } }),
+      ex.callTool('fx', { name: 'echo', arguments: { text: 'after' } }),
+    ]);
+    expect(textOf(small1)).toBe('before');
+    expect(textOf(large)).toBe(big);
+    expect(textOf(small2)).toBe('after');
+  });
+
   it('lists every page of tools and imports them with namespace = server name', async () => {
     const ex = executor({ servers: { paged: stdioFixture({ FIXTURE_PAGE_SIZE: '3' }) } });
     const tools = await ex.listTools('paged');
