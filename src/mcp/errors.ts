@@ -98,16 +98,24 @@ export function mapOperationError(error: unknown, context: OperationContext, ses
   }
   if (session !== undefined && isConnectionLost(error, session)) {
     const failure = session.failureDetails();
-    let message = `MCP server "${context.serverName}" closed the connection during ${describe(context)}`;
-    if (failure.exitCode !== undefined || failure.signal !== undefined) {
-      message += failure.signal != null ? ` (killed by ${failure.signal})` : ` (exit code ${String(failure.exitCode)})`;
+    let message: string;
+    if (failure.closedByClient !== undefined) {
+      // The server did not end it: the client did (the server's exit and stderr say nothing here).
+      message = `the connection to MCP server "${context.serverName}" was closed during ${describe(context)}: ${failure.closedByClient}`;
+    } else {
+      message = `MCP server "${context.serverName}" closed the connection during ${describe(context)}`;
+      if (failure.exitCode !== undefined || failure.signal !== undefined) {
+        message += failure.signal != null ? ` (killed by ${failure.signal})` : ` (exit code ${String(failure.exitCode)})`;
+      }
+      if (failure.stderr !== undefined) message += `; stderr: ${lastLines(failure.stderr)}`;
+      else if (failure.transportError !== undefined && failure.transportError !== errorMessage(error)) {
+        message += `; last transport error: ${failure.transportError}`;
+      }
     }
-    if (failure.stderr !== undefined) message += `; stderr: ${lastLines(failure.stderr)}`;
-    else if (failure.transportError !== undefined && failure.transportError !== errorMessage(error)) {
-      message += `; last transport error: ${failure.transportError}`;
-    }
-    // `connectionLost` tells a retry policy that the request may be tried again on a new connection.
-    return errors('EXECUTION', message, { cause: error, details: { ...baseDetails(context), ...failure, connectionLost: true } });
+    // `connectionLost` tells a retry policy that the request may be tried again on a new connection
+    // (not when this side closed it: the same request would get the same oversized reply).
+    const connectionLost = failure.closedByClient === undefined;
+    return errors('EXECUTION', message, { cause: error, details: { ...baseDetails(context), ...failure, connectionLost } });
   }
   if (error instanceof UnauthorizedError) {
     return errors(
@@ -231,6 +239,8 @@ export interface FailureDetails {
   signal?: string | null;
   stderr?: string;
   transportError?: string;
+  /** Why the client closed the connection itself (a server message over the size bound), when it did. */
+  closedByClient?: string;
 }
 
 /** The operation as messages name it: `tools/call "echo"`, `tools/list`. Built only for an error. */

@@ -99,7 +99,7 @@ export class JsonRpcLineReader {
 
   #overflow(): Error {
     this.clear();
-    return new Error(`ReadBuffer exceeded maximum size of ${this.#maxBytes} bytes`);
+    return new Error(`a message from the server is over the ${this.#maxBytes}-byte limit`);
   }
 }
 

@@ -59,9 +59,10 @@ export class ServerSlot {
       this.#session = session;
       session.onClosed(() => {
         if (this.#session === session) {
-          // Not released by us: the server went away.
+          // Not released by us: the server went away, or the transport closed it for a message
+          // over the size bound (the server is fine; the next call connects again).
           this.#session = undefined;
-          this.#reportLost(session);
+          if (session.closedByClient === undefined) this.#reportLost(session);
         }
         // Finish the cleanup now (a dead server's process group), not at executor close.
         void session.close();

@@ -59,6 +59,11 @@ export class McpSession {
     else this.#onClosed = listener;
   }
 
+  /** Why this side closed the connection (a server message over the size bound), when it did. */
+  get closedByClient(): string | undefined {
+    return this.transport instanceof StdioProcessTransport ? this.transport.closedBy?.message : undefined;
+  }
+
   /** The Streamable HTTP session ID, when there is one. */
   get sessionId(): string | undefined {
     return this.transport.sessionId;
@@ -76,6 +81,8 @@ export class McpSession {
       const stderr = this.transport.stderrTail;
       if (stderr !== '') details.stderr = stderr;
     }
+    const closedByClient = this.closedByClient;
+    if (closedByClient !== undefined) details.closedByClient = closedByClient;
     if (this.lastError !== undefined) details.transportError = this.lastError.message;
     return details;
   }

@@ -70,6 +70,7 @@ export class StdioProcessTransport implements Transport {
   #closing: Promise<void> | undefined;
   #closeReported = false;
   #drain: Promise<void> | undefined;
+  #closedBy: Error | undefined;
 
   constructor(options: StdioProcessTransportOptions) {
     this.#options = options;
@@ -84,6 +85,11 @@ export class StdioProcessTransport implements Transport {
   /** How the server exited, once it has. */
   get exit(): ProcessExit | undefined {
     return this.#exit;
+  }
+
+  /** Why this side closed the connection (a message over the size bound), when it did. */
+  get closedBy(): Error | undefined {
+    return this.#closedBy;
   }
 
   /** The end of the server's stderr, trimmed. */
@@ -169,6 +175,7 @@ export class StdioProcessTransport implements Transport {
   #onStdout(chunk: Buffer): void {
     const overflow = this.#reader.push(chunk, this.#deliver, this.#badLine);
     if (overflow !== undefined) {
+      this.#closedBy = overflow;
       this.onerror?.(overflow);
       void this.close();
     }

@@ -1,3 +1,4 @@
+import { FIXTURE_TOOLS } from '../fixtures/mcp/fixture-server.mjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startStreamableHttpFixture, type StreamableHttpFixture } from '../fixtures/mcp/http-server.mjs';
 import { EXIT_CODES } from '../../src/cli/index.js';
@@ -47,8 +48,8 @@ describe('toolexec failures and exit codes', { timeout: 120_000 }, () => {
     expect(table.code).toBe(EXIT_CODES.UNAVAILABLE);
     const rows = linesOf(table.stdout);
     expect(rows[0]).toMatch(/^SERVER\s+STATE\s+TOOLS\s+ERROR$/);
-    expect(rows[1]).toMatch(/^fx\s+connected\s+14$/);
-    expect(rows[2]).toMatch(/^web\s+connected\s+14$/);
+    expect(rows[1]).toMatch(new RegExp(`^fx\\s+connected\\s+${FIXTURE_TOOLS.length}$`));
+    expect(rows[2]).toMatch(new RegExp(`^web\\s+connected\\s+${FIXTURE_TOOLS.length}$`));
     expect(rows[3]).toMatch(/^broken\s+failed\s+0\s+.*refusing to start: on purpose/);
     expect(rows[4]).toMatch(/^gone\s+failed\s+0\s+\S/);
 
@@ -67,8 +68,8 @@ describe('toolexec failures and exit codes', { timeout: 120_000 }, () => {
     const tools = await run('tools', '--json');
     expect(tools.code).toBe(0);
     const ids = (JSON.parse(tools.stdout) as { id: string }[]).map((tool) => tool.id);
-    expect(ids.filter((id) => id.startsWith('fx:'))).toHaveLength(14);
-    expect(ids.filter((id) => id.startsWith('web:'))).toHaveLength(14);
+    expect(ids.filter((id) => id.startsWith('fx:'))).toHaveLength(FIXTURE_TOOLS.length);
+    expect(ids.filter((id) => id.startsWith('web:'))).toHaveLength(FIXTURE_TOOLS.length);
     expect(ids.some((id) => id.startsWith('broken:') || id.startsWith('gone:'))).toBe(false);
     const warnings = linesOf(tools.stderr);
     expect(warnings).toHaveLength(2);
@@ -166,7 +167,7 @@ describe('toolexec failures and exit codes', { timeout: 120_000 }, () => {
     expect(failure.stderr).toMatch(/\n\s+at /);
     expect(failure.stderr).toContain("code: 'TOOL_NOT_FOUND'");
     const servers = await run('servers', '--verbose');
-    expect(servers.stderr).toContain('toolexec: server fx: connected (14 tools)');
+    expect(servers.stderr).toContain(`toolexec: server fx: connected (${FIXTURE_TOOLS.length} tools)`);
     expect(servers.stderr).toContain('toolexec: server broken: failed');
     expect(servers.stderr).toContain('[broken] fixture: refusing to start: on purpose');
   });

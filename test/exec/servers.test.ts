@@ -141,6 +141,18 @@ describe('every MCP server fails alone', () => {
     expect(isProcessAlive(first.pid)).toBe(false);
   });
 
+  it('a reply over the size bound fails that call only: the server stays connected and the next call works', async () => {
+    const e = exec({ mcpServers: { big: stdioFixture() } });
+    const first = (await e.runTool('big:stats')).value as { pid: number };
+    const error = await rejection(e.runTool('big:repeat', { text: 'x', times: 11 * 1024 * 1024 }));
+    expect(error.code).toBe('EXECUTION');
+    expect(error.message).toContain('a message from the server is over the 10485760-byte limit');
+    expect(e.serverStatus().big?.state).toBe('connected');
+    expect((await e.runTool('big:echo', { text: 'after' })).value).toBe('after');
+    expect(e.serverStatus().big?.state).toBe('connected');
+    expect(await waitUntil(() => !isProcessAlive(first.pid))).toBe(true);
+  });
+
   it('connect() resolves with every status once each server connected or failed, and never rejects for one not required', async () => {
     const e = exec({ mcpServers: { good: stdioFixture(), broken: stdioFixture({ FIXTURE_FAIL_START: 'nope' }) } });
     expect(e.serverStatus()).toMatchObject({ good: { state: 'connecting' }, broken: { state: 'connecting' } });

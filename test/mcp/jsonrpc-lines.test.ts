@@ -191,7 +191,7 @@ describe('JsonRpcLineReader', () => {
   it('refuses an unread rest over its bound, and reads on after it', () => {
     const reader = new JsonRpcLineReader(64);
     const first = readAll([Buffer.alloc(40, 0x61), Buffer.alloc(40, 0x61)], reader);
-    expect(first.overflow.map((error) => error.message)).toEqual(['ReadBuffer exceeded maximum size of 64 bytes']);
+    expect(first.overflow.map((error) => error.message)).toEqual(['a message from the server is over the 64-byte limit']);
     const oneChunk = readAll([Buffer.alloc(100, 0x61)], reader);
     expect(oneChunk.overflow).toHaveLength(1);
     expect(readAll([Buffer.from(`${response(1)}\n`)], reader).messages).toHaveLength(1);

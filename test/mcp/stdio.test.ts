@@ -91,6 +91,28 @@ describe('stdio executor', () => {
     expect(textOf(small2)).toBe('after');
   });
 
+  it('closes the connection on a reply over the size bound: a clear EXECUTION, not retried, and the next call reconnects', async () => {
+    const lost: string[] = [];
+    const ex = executor({ onConnectionLost: (server) => lost.push(server) });
+    const first = await stats(ex);
+    const error = await rejection(ex.callTool('fx', { name: 'repeat', arguments: { text: 'x', times: 11 * 1024 * 1024 } }));
+    expect(error.code).toBe('EXECUTION');
+    expect(error.message).toBe(
+      'mcp: the connection to MCP server "fx" was closed during tools/call "repeat": a message from the server is over the 10485760-byte limit',
+    );
+    expect(error.details).toMatchObject({
+      serverName: 'fx',
+      closedByClient: 'a message from the server is over the 10485760-byte limit',
+      connectionLost: false,
+    });
+    // the server was fine: it is not reported lost, and the next call gets a new one
+    expect(lost).toEqual([]);
+    expect(textOf(await ex.callTool('fx', { name: 'echo', arguments: { text: 'after' } }))).toBe('after');
+    const second = await stats(ex);
+    expect(second.pid).not.toBe(first.pid);
+    expect(await waitUntil(() => !isProcessAlive(first.pid))).toBe(true);
+  });
+
   it('lists every page of tools and imports them with namespace = server name', async () => {
     const ex = executor({ servers: { paged: stdioFixture({ FIXTURE_PAGE_SIZE: '3' }) } });
     const tools = await ex.listTools('paged');
