@@ -14,9 +14,10 @@ const CARRIAGE_RETURN = 0x0d;
 
 /**
  * True for a message the SDK's schema accepts as a result response and gives back equal:
- * exactly the keys `jsonrpc` (`"2.0"`), `id` (a string or a safe integer, as zod's `int()` has it) and `result` (a plain
- * object without `_meta`, which the schema checks, and without an own `"__proto__"` key, which
- * it would not copy as it is). Anything else is left to the schema, which also says what is wrong.
+ * exactly the keys `jsonrpc` (`"2.0"`), `id` (a string, or a safe integer as zod's `int()` has
+ * it) and `result` (a plain object without `_meta`, which the schema checks, and without an own
+ * `"__proto__"` key, which it would not copy as it is). Anything else is left to the schema, which
+ * also says what is wrong.
  */
 export function isPlainResultResponse(value: unknown): boolean {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;

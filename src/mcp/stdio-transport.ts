@@ -173,6 +173,8 @@ export class StdioProcessTransport implements Transport {
   }
 
   #onStdout(chunk: Buffer): void {
+    // Closed for an oversized message: the rest of it (and whatever follows) is not read.
+    if (this.#closedBy !== undefined) return;
     const overflow = this.#reader.push(chunk, this.#deliver, this.#badLine);
     if (overflow !== undefined) {
       this.#closedBy = overflow;
