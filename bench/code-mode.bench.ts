@@ -11,6 +11,10 @@
  *     `await tools.runTool(...)` calls − one making 10) / 50, which leaves out what a run pays once
  *     when it makes any call; and that once-per-run cost, (the 10-call snippet − a snippet making
  *     none) − 10 round trips (the first call's cold paths, a run that ends after an await);
+ *     beside it the irreducible work of such a call, and the round trip's ratio to it: raw QuickJS
+ *     making the call in a warm VM (the request stringified out through a host function, the reply
+ *     text handed back in, parsed, a promise resolved; the same texts the wire carries) plus a raw
+ *     round trip of those texts between this thread and a worker over a `MessagePort`;
  * (4) throughput: trivial snippets per second with 1, 10 and 100 in flight;
  * (5) queue wait: with 100 in flight on the runtime, the time from the call to the snippet's start
  *     (`onStart`), p50 / p95 — what a deadline counted from the call would have lost.
@@ -21,6 +25,7 @@
  * Run: `node --import tsx bench/code-mode.bench.ts [--json]` (or `npm run bench -- code-mode`)
  */
 import { availableParallelism } from 'node:os';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import { QuickJS } from 'quickjs-wasi';
 import { createExec, type LocalToolDefinition } from '../src/exec/index.js';
 import { createDirectGateway, createRuntime } from '../src/runtime/index.js';
@@ -33,6 +38,7 @@ const SAMPLES = 300;
 const FEW_CALLS = 10;
 const MANY_CALLS = 60;
 const THROUGHPUT_SNIPPETS = 1000;
+const RAW_CALLS = 3000;
 
 const tools: LocalToolDefinition[] = [
   {
@@ -105,6 +111,82 @@ const rawFresh = async (): Promise<void> => {
   vm.dispose();
 };
 
+// The irreducible work of one tool call from inside, with the texts the wire carries for it.
+const REQUEST_TEXT = JSON.stringify({ type: 'run_tool', id: '12', payload: { id: 'test:add', args: { a: 1, b: 1 } } });
+const REPLY_TEXT = JSON.stringify({ type: 'response', id: '12', payload: await exec.runner.run('test:add', { a: 1, b: 1 }) });
+
+/** Raw QuickJS making `calls` calls out and back in a warm VM: ms per call. */
+async function rawGuestCall(calls: number): Promise<number> {
+  const count = rawCall.vm.newNumber(calls);
+  const main = rawCall.vm.callFunction(rawCall.loop, rawCall.vm.undefined, count);
+  count.dispose();
+  const started = performance.now();
+  for (;;) {
+    rawCall.vm.executePendingJobs();
+    if (main.promiseState !== 0) break;
+    const reply = rawCall.vm.newString(REPLY_TEXT);
+    rawCall.vm.callFunction(rawCall.deliver, rawCall.vm.undefined, reply).dispose();
+    reply.dispose();
+  }
+  const ms = (performance.now() - started) / calls;
+  if (rawCall.sent !== calls) throw new Error('raw call: wrong number of requests');
+  rawCall.sent = 0;
+  main.dispose();
+  return ms;
+}
+
+/** A raw round trip of the request and reply texts between this thread and a worker: ms per trip. */
+function rawThreadRoundTrip(trips: number): Promise<number> {
+  return new Promise((resolve) => {
+    let left = trips;
+    const started = performance.now();
+    pingPong.port.on('message', function onReply() {
+      left -= 1;
+      if (left > 0) {
+        pingPong.port.postMessage(REQUEST_TEXT);
+        return;
+      }
+      pingPong.port.off('message', onReply);
+      resolve((performance.now() - started) / trips);
+    });
+    pingPong.port.postMessage(REQUEST_TEXT);
+  });
+}
+
+const rawCall = await (async () => {
+  const vm = await QuickJS.create({ wasm: await quickjsModule() });
+  const state = { vm, sent: 0, deliver: vm.undefined, loop: vm.undefined };
+  const send = vm.newFunction('send', (text) => {
+    if (typeof text.toString() === 'string') state.sent += 1;
+    return vm.undefined;
+  });
+  const setup = vm.evalCode(`(send) => {
+    let resolveNext;
+    globalThis.call = (args) => new Promise((resolve) => {
+      resolveNext = resolve;
+      send(JSON.stringify({ type: 'run_tool', id: '12', payload: { id: 'test:add', args } }));
+    });
+    return (text) => resolveNext(JSON.parse(text));
+  }`);
+  state.deliver = vm.callFunction(setup, vm.undefined, send);
+  state.loop = vm.evalCode(
+    `async (n) => { let s = 0; for (let i = 0; i < n; i++) s += (await call({ a: i, b: 1 })).payload.structured; return s; }`,
+  );
+  setup.dispose();
+  send.dispose();
+  return state;
+})();
+
+const pingPong = (() => {
+  const { port1, port2 } = new MessageChannel();
+  const worker = new Worker(
+    `require('node:worker_threads').parentPort.once('message', (port) => port.on('message', () => port.postMessage(${JSON.stringify(REPLY_TEXT)})));`,
+    { eval: true },
+  );
+  worker.postMessage(port2, [port2]);
+  return { port: port1, worker };
+})();
+
 // sanity and warm-up: every worker up, the JITs warm
 for (let i = 0; i < 100; i++) {
   if ((await exec.executeCode({ code: TRIVIAL })).value !== 42) throw new Error('wrong trivial result');
@@ -115,6 +197,8 @@ if ((await exec.executeCode({ code: MANY })).value !== (MANY_CALLS * (MANY_CALLS
   throw new Error('wrong loop result');
 await throughput(100);
 await queueWait(100);
+await rawGuestCall(2000);
+await rawThreadRoundTrip(2000);
 
 interface Round {
   rawEvalMs: number;
@@ -123,6 +207,8 @@ interface Round {
   snippetP95: number;
   runtimeP50: number;
   toolCallMs: number;
+  rawGuestCallMs: number;
+  rawThreadMs: number;
   firstCallMs: number;
   perSecond1: number;
   perSecond10: number;
@@ -141,6 +227,8 @@ for (let r = 0; r < ROUNDS; r++) {
   const fews = await timed(SAMPLES / 3, () => exec.executeCode({ code: FEW }));
   const empties = await timed(SAMPLES / 3, () => exec.executeCode({ code: NO_CALLS }));
   const roundTripMs = (percentile(manies, 50) - percentile(fews, 50)) / (MANY_CALLS - FEW_CALLS);
+  const rawGuestCallMs = await rawGuestCall(RAW_CALLS);
+  const rawThreadMs = await rawThreadRoundTrip(RAW_CALLS);
   const waits = await queueWait(100);
   rounds.push({
     rawEvalMs: percentile(rawEvals, 50),
@@ -149,6 +237,8 @@ for (let r = 0; r < ROUNDS; r++) {
     snippetP95: percentile(snippets, 95),
     runtimeP50: percentile(runtimes, 50),
     toolCallMs: roundTripMs,
+    rawGuestCallMs,
+    rawThreadMs,
     firstCallMs: percentile(fews, 50) - percentile(empties, 50) - FEW_CALLS * roundTripMs,
     perSecond1: await throughput(1),
     perSecond10: await throughput(10),
@@ -158,6 +248,11 @@ for (let r = 0; r < ROUNDS; r++) {
   });
 }
 warm.dispose();
+rawCall.deliver.dispose();
+rawCall.loop.dispose();
+rawCall.vm.dispose();
+pingPong.port.close();
+await pingPong.worker.terminate();
 await exec.close();
 await runtime.close();
 
@@ -173,6 +268,11 @@ const figures = {
     overFreshVm: round(pick('snippetP50') / pick('rawFreshMs'), 2),
   },
   toolCallMs: round(pick('toolCallMs'), 4),
+  toolCallFloorMs: {
+    rawQuickJsCall: round(pick('rawGuestCallMs'), 4),
+    rawThreadRoundTrip: round(pick('rawThreadMs'), 4),
+    overFloor: round(pick('toolCallMs') / (pick('rawGuestCallMs') + pick('rawThreadMs')), 2),
+  },
   firstCallOnceMs: round(pick('firstCallMs'), 3),
   snippetsPerSecond: { 1: Math.round(pick('perSecond1')), 10: Math.round(pick('perSecond10')), 100: Math.round(pick('perSecond100')) },
   queueWaitMsAt100: { p50: round(pick('queueP50'), 2), p95: round(pick('queueP95'), 2) },
@@ -199,6 +299,9 @@ if (asJson) {
     },
     'createRuntime(), fresh gateway (ms)': { p50: figures.snippetMs.runtimeFreshGatewayP50, p95: '', target: '', pass: '' },
     'tool call from inside, round trip (ms)': { p50: figures.toolCallMs, p95: '', target: '≤ 0.05', pass: figures.pass.toolCallMs },
+    '  floor: raw QuickJS call out and back (ms)': { p50: figures.toolCallFloorMs.rawQuickJsCall, p95: '', target: '', pass: '' },
+    '  floor: raw thread round trip (ms)': { p50: figures.toolCallFloorMs.rawThreadRoundTrip, p95: '', target: '', pass: '' },
+    '  tool call ÷ floor': { p50: figures.toolCallFloorMs.overFloor, p95: '', target: '', pass: '' },
     'once per run that makes a call (ms)': { p50: figures.firstCallOnceMs, p95: '', target: '', pass: '' },
   });
   console.table({
