@@ -182,6 +182,27 @@ export function runtimeBackendContract(
       expect(result.toolCalls[0]?.durationMs).toBeGreaterThanOrEqual(0);
     });
 
+    it("gives a run's results of one tool the same definition, read-only", async () => {
+      const result = await run(
+        [
+          "const a = await tools.runTool('test:add', { a: 1, b: 2 });",
+          "const b = await tools.runTool('test:add', { a: 3, b: 4 });",
+          "try { b.tool.name = 'changed'; b.tool.inputSchema.required.push('c'); } catch {}",
+          "const [c, d] = await Promise.all([tools.runTool('test:add', { a: 5, b: 6 }), tools.runTool('test:double', { value: 4 })]);",
+          'return { results: [a, b, c, d], same: a.tool === c.tool && a.backend === c.backend, keys: Object.keys(c) };',
+        ].join('\n'),
+      );
+      const { results, same, keys } = result.value as { results: { tool: unknown; structured: unknown }[]; same: boolean; keys: string[] };
+      const add = { name: 'add', namespace: 'test', inputSchema: { required: ['a', 'b'] } };
+      expect(results.map((r) => r.structured)).toEqual([3, 7, 11, 8]);
+      for (const r of results.slice(0, 3)) expect(r).toMatchObject({ tool: add, backend: { kind: 'local' } });
+      expect(results[3]).toMatchObject({ tool: { name: 'double' } });
+      // one definition shared, frozen (the mutations above changed nothing), the fields in their order
+      expect(same).toBe(true);
+      expect(keys).toEqual(Object.keys(results[0] as object));
+      expect(result.toolCalls).toHaveLength(4);
+    });
+
     it('runs chains and records every step with its effective arguments', async () => {
       const result = await run(
         "return await tools.runChain([{ toolId: 'test:add', args: { a: 1, b: 2 } }, { toolId: 'test:double', usePrevious: true }]);",

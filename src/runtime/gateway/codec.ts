@@ -10,6 +10,8 @@
 
 const isArray = Array.isArray;
 const defineProperty = Object.defineProperty;
+const objectKeys = Object.keys;
+const freeze = Object.freeze;
 
 /** The request types a gateway client sends. */
 export const GATEWAY_REQUEST_TYPES = [
@@ -30,6 +32,12 @@ export type GatewayReplyType = 'response' | 'error';
 /**
  * One protocol message: `{ type, id, payload? }`. Requests and replies always carry an `id`;
  * other messages on the same channel (guest output, start, result) may not.
+ *
+ * A client that keeps tool definitions puts `toolRev` in a `run_tool` request's payload: the
+ * revision of the definition it holds for that tool ID (0 when none). The `response` then carries
+ * `toolRev` beside `payload`, the revision of the result's `tool` and `backend`; when it is the one
+ * the client holds, the payload's `tool` and `backend` are `null` and the client puts its own back.
+ * A request without `toolRev` gets the whole result, as before.
  */
 export interface WireMessage {
   /** A {@link GatewayRequestType}, a {@link GatewayReplyType}, or another message type of the channel. */
@@ -73,6 +81,42 @@ export interface WireError {
   steps?: unknown[];
   /** The cause chain, a few levels deep. */
   cause?: WireError;
+}
+
+/** A tool's definition (a `run_tool` result's `tool` and `backend`) as a client holds it, with its revision. */
+export interface HeldDefinition {
+  /** The revision the host gave it (a `response`'s `toolRev`). */
+  revision: number;
+  /** The tool, frozen. */
+  tool: unknown;
+  /** The backend, frozen. */
+  backend: unknown;
+}
+
+/** `value`, frozen with everything it holds (a definition is plain JSON: no cycles). */
+function freezeDeep(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  const keys = objectKeys(value);
+  for (let i = 0; i < keys.length; i += 1) freezeDeep((value as Record<string, unknown>)[keys[i] as string]);
+  return freeze(value);
+}
+
+/**
+ * Completes a `run_tool` result for a client that keeps definitions (see {@link WireMessage}):
+ * `revision` is the reply's `toolRev`, `held` what the client held for the tool when it sent the
+ * request. When they match, the held tool and backend take the place of the `null`s; otherwise the
+ * result's own are frozen, and returned for the client to hold from now on. Every result of one
+ * tool thus shares one read-only definition.
+ */
+export function completeRunResult(result: unknown, held: HeldDefinition | undefined, revision: number): HeldDefinition | undefined {
+  if (result === null || typeof result !== 'object') return undefined;
+  const fields = result as { tool: unknown; backend: unknown };
+  if (held !== undefined && held.revision === revision) {
+    fields.tool = held.tool;
+    fields.backend = held.backend;
+    return undefined;
+  }
+  return { revision, tool: freezeDeep(fields.tool), backend: freezeDeep(fields.backend) };
 }
 
 /** The message of an error reply that has none. */

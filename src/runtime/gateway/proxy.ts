@@ -11,6 +11,7 @@ import { abortError, stoppedError } from '../core/stopping.js';
 import type { GatewayCallOptions, ToolGateway } from '../core/types.js';
 import type { GatewayConnection, IncomingItem } from './connection.js';
 import { emptyChainResult } from './empty-chain.js';
+import { completeRunResult, type HeldDefinition } from './codec.js';
 import {
   connectionClosedError,
   deserializeError,
@@ -40,7 +41,7 @@ export interface ProxyGatewayStats {
 
 interface Pending {
   type: GatewayRequestType;
-  resolve: (payload: unknown) => void;
+  resolve: (reply: WireMessage) => void;
   reject: (err: Error) => void;
 }
 
@@ -72,11 +73,16 @@ function objectPayload<T>(payload: unknown, type: GatewayRequestType): T {
  * Aborting a call's `signal` rejects it with `ABORTED` (a timeout with `TIMEOUT`) and sends a
  * `cancel` message so the server can stop the work. After {@link ProxyGateway.close} every call rejects with `CONNECTION_CLOSED`
  * first, even an empty chain (which otherwise resolves locally without a round trip).
+ *
+ * It keeps the tool definitions it received: a tool's definition crosses again only when it
+ * changed, and its results share one frozen `tool` and `backend` (as a guest's do).
  */
 export class ProxyGateway implements ToolGateway {
   readonly #connection: GatewayConnection;
   readonly #timeoutMs: number;
   readonly #pending = new Map<string, Pending>();
+  /** The tool definitions received, by tool ID. */
+  readonly #definitions = new Map<string, HeldDefinition>();
   #nextId = 1;
   #closed = false;
   readonly #stats: ProxyGatewayStats = { sent: 0, unmatched: 0, malformed: 0 };
@@ -104,35 +110,42 @@ export class ProxyGateway implements ToolGateway {
   }
 
   async searchTools(query: string, limit: number, options?: GatewayCallOptions): Promise<ToolSummary[]> {
-    const payload = await this.#request('search_tools', { query, limit }, options);
+    const { payload } = await this.#request('search_tools', { query, limit }, options);
     return arrayField<ToolSummary>(payload, 'results', 'search_tools');
   }
 
   async listNamespaces(options?: GatewayCallOptions): Promise<string[]> {
-    const payload = await this.#request('list_namespaces', undefined, options);
+    const { payload } = await this.#request('list_namespaces', undefined, options);
     return arrayField<string>(payload, 'namespaces', 'list_namespaces');
   }
 
   async describeTool(id: string, level: DetailLevel, options?: GatewayCallOptions): Promise<ToolDoc> {
-    const payload = await this.#request('describe_tool', { id, level }, options);
+    const { payload } = await this.#request('describe_tool', { id, level }, options);
     return objectPayload<ToolDoc>(payload, 'describe_tool');
   }
 
   async listToolExamples(id: string, max: number, options?: GatewayCallOptions): Promise<ToolExample[]> {
-    const payload = await this.#request('list_tool_examples', { id, max }, options);
+    const { payload } = await this.#request('list_tool_examples', { id, max }, options);
     return arrayField<ToolExample>(payload, 'examples', 'list_tool_examples');
   }
 
   async runTool(id: string, args?: Record<string, unknown>, options?: GatewayCallOptions): Promise<RunResult> {
-    const payload = await this.#request('run_tool', args === undefined ? { id } : { id, args }, options);
-    return objectPayload<RunResult>(payload, 'run_tool');
+    const held = this.#definitions.get(id);
+    const toolRev = held === undefined ? 0 : held.revision;
+    const reply = await this.#request('run_tool', args === undefined ? { id, toolRev } : { id, toolRev, args }, options);
+    const result = objectPayload<RunResult>(reply.payload, 'run_tool');
+    if (typeof reply.toolRev === 'number') {
+      const definition = completeRunResult(result, held, reply.toolRev);
+      if (definition !== undefined) this.#definitions.set(id, definition);
+    }
+    return result;
   }
 
   async runChain(steps: readonly ChainStep[], options?: GatewayCallOptions): Promise<ChainResult> {
     if (this.#closed) throw connectionClosedError();
     if (options?.signal?.aborted === true) throw abortError(options.signal, 'runChain');
     if (steps === undefined || steps === null || steps.length === 0) return emptyChainResult();
-    const payload = await this.#request('run_chain', { steps }, options);
+    const { payload } = await this.#request('run_chain', { steps }, options);
     const reply = objectPayload<{ result?: unknown; steps?: unknown }>(payload, 'run_chain');
     const stepResults = arrayField<unknown>(reply, 'steps', 'run_chain').map((step) => deserializeStep(step) as StepResult);
     if (reply.result === undefined && stepResults.length === 0) return emptyChainResult();
@@ -152,13 +165,14 @@ export class ProxyGateway implements ToolGateway {
     await this.#loop;
   }
 
-  async #request(type: GatewayRequestType, payload: unknown, options: GatewayCallOptions | undefined): Promise<unknown> {
+  /** Sends a request; resolves with its `response` message. */
+  async #request(type: GatewayRequestType, payload: unknown, options: GatewayCallOptions | undefined): Promise<WireMessage> {
     if (this.#closed) throw connectionClosedError();
     const signal = options?.signal;
     if (signal?.aborted === true) throw abortError(signal, type);
     const id = String(this.#nextId);
     this.#nextId += 1;
-    const reply = new Promise<unknown>((resolve, reject) => {
+    const reply = new Promise<WireMessage>((resolve, reject) => {
       // a settled request leaves the table at once: a second reply to it counts as unmatched
       this.#pending.set(id, {
         type,
@@ -218,7 +232,7 @@ export class ProxyGateway implements ToolGateway {
       return;
     }
     if (message.type === 'response') {
-      pending.resolve(message.payload);
+      pending.resolve(message);
     } else if (message.type === 'error') {
       pending.reject(deserializeError(message.payload));
     } else {

@@ -108,6 +108,46 @@ function chainSteps(payload: Record<string, unknown>): ChainStep[] {
   });
 }
 
+/**
+ * The revision of each (tool, backend) definition a `run_tool` reply has carried, by the identity
+ * of the frozen tool object (a runner returns the index's own tool on every call). A number is
+ * given to one pair only, ever, so a client holding it holds exactly that definition.
+ */
+const revisions = new WeakMap<object, { backend: object; revision: number }>();
+let lastRevision = 0;
+
+/** The revision of `result`'s tool and backend; undefined when they are not both frozen objects. */
+function revisionOf(result: unknown): number | undefined {
+  if (result === null || typeof result !== 'object') return undefined;
+  const { tool, backend } = result as { tool?: unknown; backend?: unknown };
+  if (tool === null || typeof tool !== 'object' || !Object.isFrozen(tool)) return undefined;
+  if (backend === null || typeof backend !== 'object' || !Object.isFrozen(backend)) return undefined;
+  const known = revisions.get(tool);
+  if (known !== undefined && known.backend === backend) return known.revision;
+  lastRevision += 1;
+  revisions.set(tool, { backend, revision: lastRevision });
+  return lastRevision;
+}
+
+/** A `run_tool` result for a client that keeps definitions: the reply says the revision. */
+class RevisedResult {
+  constructor(
+    readonly payload: unknown,
+    readonly toolRev: number,
+  ) {}
+}
+
+/**
+ * `result` for a client holding revision `held` of the tool's definition (0: none yet): with the
+ * revision, and with `tool` and `backend` sent as `null` when the client holds the current one.
+ */
+function revised(result: unknown, held: number): unknown {
+  const revision = revisionOf(result);
+  if (revision === undefined) return result;
+  if (revision !== held) return new RevisedResult(result, revision);
+  return new RevisedResult({ ...(result as object), tool: null, backend: null }, revision);
+}
+
 async function dispatch(gateway: ToolGateway, type: GatewayRequestType, raw: unknown, signal: AbortSignal): Promise<unknown> {
   const payload = isObject(raw) ? raw : {};
   if (raw !== undefined && raw !== null && !isObject(raw)) throw badRequest(type, 'payload must be an object');
@@ -132,7 +172,9 @@ async function dispatch(gateway: ToolGateway, type: GatewayRequestType, raw: unk
     }
     case 'run_tool': {
       const id = field<string>(payload, type, 'id', 'string');
-      return gateway.runTool(id, argsField(payload, type, payload.args), options);
+      const result = await gateway.runTool(id, argsField(payload, type, payload.args), options);
+      const held = payload.toolRev;
+      return typeof held === 'number' ? revised(result, held) : result;
     }
     case 'run_chain': {
       const chain = await gateway.runChain(chainSteps(payload), options);
@@ -237,7 +279,9 @@ class Server implements GatewayServer {
       try {
         const result = await dispatch(this.#gateway, type, payload, controller.signal);
         this.#stats.requests += 1;
-        if (!controller.signal.aborted) this.#reply(id, 'response', toJsonSafe(result));
+        if (controller.signal.aborted) return;
+        if (result instanceof RevisedResult) this.#reply(id, 'response', toJsonSafe(result.payload), result.toolRev);
+        else this.#reply(id, 'response', toJsonSafe(result));
       } catch (err) {
         this.#stats.requests += 1;
         this.#stats.errors += 1;
@@ -262,9 +306,10 @@ class Server implements GatewayServer {
     return shared;
   }
 
-  #reply(id: string, type: 'response' | 'error', payload: unknown): void {
+  #reply(id: string, type: 'response' | 'error', payload: unknown, toolRev?: number): void {
     if (this.#closed) return;
-    const message: WireMessage = payload === undefined ? { type, id } : { type, id, payload };
+    const message: WireMessage =
+      toolRev !== undefined ? { type, id, toolRev, payload } : payload === undefined ? { type, id } : { type, id, payload };
     this.#connection.send(message).catch((err: unknown) => {
       // a reply too large to send still owes the client an answer
       if (type === 'response' && (err as { code?: unknown }).code === 'PROTOCOL') {

@@ -131,7 +131,7 @@ describe('guest bundles', () => {
     );
     void run("tools.runTool('ns:t', { a: 1 }); tools.listNamespaces(); console.log('hi', { n: 1 }); console.error(new Error('e'))");
     expect(sent).toEqual([
-      { id: '1', json: '{"type":"run_tool","id":"1","payload":{"id":"ns:t","args":{"a":1}}}' },
+      { id: '1', json: '{"type":"run_tool","id":"1","payload":{"id":"ns:t","toolRev":0,"args":{"a":1}}}' },
       { id: '2', json: '{"type":"list_namespaces","id":"2"}' },
     ]);
     expect(written).toEqual([

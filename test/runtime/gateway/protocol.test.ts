@@ -195,6 +195,51 @@ describe('serveGateway', () => {
     await server.done;
   });
 
+  it('sends a tool definition again only when the client does not hold the current revision', async () => {
+    const fixture = createContractFixture();
+    const { server, client } = serve(createDirectGateway(fixture));
+    const replies = client.incoming[Symbol.asyncIterator]();
+    const call = async (id: string, payload: Record<string, unknown>) => {
+      await client.send({ type: 'run_tool', id, payload });
+      const { value } = await replies.next();
+      return value?.kind === 'message' ? value.message : undefined;
+    };
+    // a client that does not keep definitions gets the whole result, as before
+    const plain = await call('1', { id: 'test:add', args: { a: 1, b: 2 } });
+    expect(plain).toEqual({
+      type: 'response',
+      id: '1',
+      payload: expect.objectContaining({ tool: expect.objectContaining({ name: 'add' }) }),
+    });
+    expect(plain).not.toHaveProperty('toolRev');
+    // one that holds none gets the definition and its revision
+    const first = await call('2', { id: 'test:add', toolRev: 0, args: { a: 1, b: 2 } });
+    const revision = first?.toolRev;
+    expect(typeof revision).toBe('number');
+    expect(first?.payload).toMatchObject({ tool: { name: 'add' }, backend: { kind: 'local' }, structured: 3 });
+    // holding it, the client gets the result without it, the fields kept in place as null
+    const again = await call('3', { id: 'test:add', toolRev: revision, args: { a: 2, b: 2 } });
+    expect(again).toEqual({ type: 'response', id: '3', toolRev: revision, payload: { tool: null, backend: null, structured: 4 } });
+    expect(Object.keys(again?.payload as object)).toEqual(Object.keys(first?.payload as object));
+    // a stale revision, or another tool, brings the definition
+    const stale = await call('4', { id: 'test:add', toolRev: (revision as number) + 1000, args: { a: 1, b: 1 } });
+    expect(stale).toMatchObject({ toolRev: revision, payload: { tool: { name: 'add' }, structured: 2 } });
+    const other = await call('5', { id: 'test:double', toolRev: revision, args: { value: 2 } });
+    expect(other?.toolRev).not.toBe(revision);
+    expect(other?.payload).toMatchObject({ tool: { name: 'double' }, structured: 4 });
+    // the tool registered again is a new definition: a new revision, sent in full
+    fixture.index.unregisterBackend('test:add', 'local', 'add');
+    fixture.index.registerTool(
+      { name: 'add', namespace: 'test', description: 'Add, again', inputSchema: { type: 'object', properties: { a: { type: 'number' } } } },
+      { kind: 'local', local: { name: 'add' } },
+    );
+    const changed = await call('6', { id: 'test:add', toolRev: revision, args: { a: 1, b: 1 } });
+    expect(changed?.toolRev).not.toBe(revision);
+    expect(changed?.payload).toMatchObject({ tool: { description: 'Add, again' }, structured: 2 });
+    await client.close();
+    await server.done;
+  });
+
   it('serves requests concurrently and sends full error payloads', async () => {
     const { server, client } = serve();
     await client.send({ type: 'run_tool', id: 'slow', payload: { id: 'test:slow', args: { ms: 200 } } });

@@ -104,8 +104,40 @@ describe('proxy gateway', () => {
     expect(seen[0]?.payload).toEqual({ query: 'q', limit: 3 });
     expect(seen[1]).not.toHaveProperty('payload');
     expect(seen[2]?.payload).toEqual({ id: 'test:tool', level: 'schema' });
-    expect(seen[3]?.payload).toEqual({ id: 'test:tool', args: { a: 1 } });
+    expect(seen[3]?.payload).toEqual({ id: 'test:tool', toolRev: 0, args: { a: 1 } });
     expect(seen[4]?.payload).toEqual({ steps: [{ toolId: 'step1' }, { toolId: 'step2', args: { x: 1 }, usePrevious: true }] });
+    await proxy.close();
+  });
+
+  it('keeps the tool definitions it received: one frozen definition per tool, taken back when the reply leaves it out', async () => {
+    const add = { name: 'add', namespace: 'test', inputSchema: { type: 'object', required: ['a'] } };
+    const local = { kind: 'local', local: { name: 'add' } };
+    const reply = (toolRev: number, payload: unknown) => (message: WireMessage) => ({ type: 'response', id: message.id, toolRev, payload });
+    const answers = [
+      reply(7, { tool: add, backend: local, structured: 1 }),
+      reply(7, { tool: null, backend: null, structured: 2 }),
+      reply(8, { tool: { ...add, description: 'changed' }, backend: local, structured: 3 }),
+    ];
+    const { proxy, seen } = scripted((message) => answers.shift()?.(message));
+    const first = await proxy.runTool('test:add', { a: 1 });
+    const second = await proxy.runTool('test:add', { a: 2 });
+    const third = await proxy.runTool('test:add', { a: 3 });
+    expect(seen.map((message) => (message.payload as { toolRev?: unknown }).toolRev)).toEqual([0, 7, 7]);
+    expect(second).toEqual({ tool: add, backend: local, structured: 2 });
+    expect(second.tool).toBe(first.tool);
+    expect(second.backend).toBe(first.backend);
+    expect(Object.isFrozen(first.tool) && Object.isFrozen(first.tool.inputSchema) && Object.isFrozen(first.backend)).toBe(true);
+    expect(third.tool).toMatchObject({ description: 'changed' });
+    await proxy.close();
+  });
+
+  it('gets a tool definition once from a real server, and its results share it', async () => {
+    const proxy = proxied(createDirectGateway(createContractFixture()), streamPair());
+    const results = [await proxy.runTool('test:add', { a: 1, b: 2 }), await proxy.runTool('test:add', { a: 2, b: 2 })];
+    expect(results.map((r) => r.structured)).toEqual([3, 4]);
+    expect(results[1]?.tool).toBe(results[0]?.tool);
+    expect(results[1]?.tool).toMatchObject({ name: 'add', inputSchema: { required: ['a', 'b'] } });
+    expect(Object.isFrozen(results[1]?.tool)).toBe(true);
     await proxy.close();
   });
 

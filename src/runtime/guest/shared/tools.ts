@@ -3,13 +3,20 @@
  * methods that send gateway requests through the guest's channel and settle when the host replies.
  * A failed call rejects with an `Error` rebuilt from the wire (its `code`, `details`, `toolId`,
  * `steps`), whose stack points at the snippet's call site.
+ *
+ * A tool's definition (its `tool` and `backend`) crosses once per run: `run_tool` requests say
+ * which revision of it the guest holds, and the host sends it again only when it changed. Every
+ * result of that tool in the run shares the one definition, frozen. (QuickJS parses JSON at tens
+ * of nanoseconds a byte; a definition with a real schema is kilobytes.)
  */
 import {
+  completeRunResult,
   decodeWireStep,
   mapItems,
   readWireError,
   type GatewayRequestType,
   type GuestPendingCall,
+  type HeldDefinition,
   type WireMessage,
 } from '../../gateway/codec.js';
 import {
@@ -84,6 +91,8 @@ interface PendingCall {
   site: CallSite;
   type: GatewayRequestType;
   toolId: string | undefined;
+  /** A `run_tool` call's definition of the tool held when it was sent. */
+  held: HeldDefinition | undefined;
 }
 
 /** The request types whose payload names a tool in `id`. */
@@ -126,16 +135,18 @@ function listOf(payload: unknown, field: string): unknown {
 export function createToolsBridge(channel: ToolsChannel): ToolsBridge {
   const pending = new GuestMap<string, PendingCall>();
   const requestIds = new GuestWeakMap<object, string>();
+  /** The definitions the host sent in this run, by the tool ID the snippet named. */
+  const definitions = new GuestMap<string, HeldDefinition>();
   let nextId = 1;
 
-  function call(type: GatewayRequestType, payload: unknown, site: CallSite): Promise<unknown> {
+  function call(type: GatewayRequestType, payload: unknown, site: CallSite, held?: HeldDefinition): Promise<unknown> {
     const id = GuestString(nextId);
     nextId += 1;
     // the payload is the bridge's own object literal: its `id` is an own property
     const toolId = namesTool(type) ? (payload as { id: string }).id : undefined;
     // the Map methods are applied directly (not through helpers): this is every tool call's path
     return new GuestPromise((resolve, reject) => {
-      apply(mapSet, pending, [id, { resolve, reject, site, type, toolId }]);
+      apply(mapSet, pending, [id, { resolve, reject, site, type, toolId, held }]);
       try {
         channel.send(id, payload === undefined ? { type, id } : { type, id, payload });
       } catch (error) {
@@ -199,10 +210,20 @@ export function createToolsBridge(channel: ToolsChannel): ToolsBridge {
     );
   }
 
+  // `request` inlined: the call carries the definition held when it was sent (a reply that leaves
+  // the definition out is filled from that one, whatever replies came in between)
   function runTool(id: unknown, args?: unknown): Promise<unknown> {
-    return request('run_tool', runTool, () =>
-      args === undefined || args === null ? { id: GuestString(id) } : { id: GuestString(id), args },
-    );
+    try {
+      const site: CallSite = {};
+      captureStackTrace(site, runTool);
+      const toolId = GuestString(id);
+      const held: HeldDefinition | undefined = apply(mapGet, definitions, [toolId]);
+      const toolRev = held === undefined ? 0 : held.revision;
+      const payload = args === undefined || args === null ? { id: toolId, toolRev } : { id: toolId, toolRev, args };
+      return call('run_tool', payload, site, held);
+    } catch (error) {
+      return apply(promiseReject, GuestPromise, [error]);
+    }
   }
 
   function runChain(steps: unknown): Promise<unknown> {
@@ -222,12 +243,16 @@ export function createToolsBridge(channel: ToolsChannel): ToolsBridge {
 
   function deliver(message: unknown): void {
     if (message === null || typeof message !== 'object') return;
-    const { type, id, payload } = message as WireMessage;
+    const { type, id, payload, toolRev } = message as WireMessage;
     if (typeof id !== 'string') return;
     const entry: PendingCall | undefined = apply(mapGet, pending, [id]);
     if (entry === undefined) return;
     apply(mapDelete, pending, [id]);
     if (type === 'response') {
+      if (typeof toolRev === 'number' && entry.type === 'run_tool') {
+        const definition = completeRunResult(payload, entry.held, toolRev);
+        if (definition !== undefined) apply(mapSet, definitions, [entry.toolId, definition]);
+      }
       entry.resolve(payload);
       return;
     }
