@@ -14,7 +14,8 @@
  *     beside it the irreducible work of such a call, and the round trip's ratio to it: raw QuickJS
  *     making the call in a warm VM (the request stringified out through a host function, the reply
  *     text handed back in, parsed, a promise resolved; the same texts the wire carries) plus a raw
- *     round trip of those texts between this thread and a worker over a `MessagePort`;
+ *     round trip of those texts between this thread and a worker over a `MessagePort`; and the
+ *     round trip for a tool whose definition is ~2 KB (a real tool's schema), which crosses once per run;
  * (4) throughput: trivial snippets per second with 1, 10 and 100 in flight;
  * (5) queue wait: with 100 in flight on the runtime, the time from the call to the snippet's start
  *     (`onStart`), p50 / p95 — what a deadline counted from the call would have lost.
@@ -40,10 +41,30 @@ const MANY_CALLS = 60;
 const THROUGHPUT_SNIPPETS = 1000;
 const RAW_CALLS = 3000;
 
+// a tool with a schema the size real tools have (~2 KB of definition): its definition crosses once per run
+const wideProperties = Object.fromEntries(
+  Array.from({ length: 12 }, (_, i) => [
+    `field_${i}`,
+    {
+      type: i % 2 === 0 ? 'integer' : 'string',
+      description: `The ${i}th field of the request, used to narrow the search to matching items.`,
+      ...(i % 3 === 0 ? { enum: ['open', 'closed', 'all'] } : {}),
+    },
+  ]),
+);
 const tools: LocalToolDefinition[] = [
   {
     tool: { name: 'add', namespace: 'test', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } } },
     handler: (args) => (args.a as number) + (args.b as number),
+  },
+  {
+    tool: {
+      name: 'search',
+      namespace: 'test',
+      description: 'Search issues and pull requests across repositories, by state, label and text.',
+      inputSchema: { type: 'object', properties: wideProperties },
+    },
+    handler: () => 1,
   },
 ];
 // the user's facade: every default but the tool-call budget, which the loop below exceeds
@@ -57,6 +78,10 @@ const loop = (n: number): string =>
   `let s = 0;\nfor (let i = 0; i < ${n}; i++) s += (await tools.runTool('test:add', { a: i, b: 1 })).structured;\nreturn s;`;
 const FEW = loop(FEW_CALLS);
 const MANY = loop(MANY_CALLS);
+const wideLoop = (n: number): string =>
+  `let s = 0;\nfor (let i = 0; i < ${n}; i++) s += (await tools.runTool('test:search', { field_2: i })).structured;\nreturn s;`;
+const WIDE_FEW = wideLoop(FEW_CALLS);
+const WIDE_MANY = wideLoop(MANY_CALLS);
 const NO_CALLS = loop(0);
 
 function percentile(samples: readonly number[], p: number): number {
@@ -111,9 +136,15 @@ const rawFresh = async (): Promise<void> => {
   vm.dispose();
 };
 
-// The irreducible work of one tool call from inside, with the texts the wire carries for it.
-const REQUEST_TEXT = JSON.stringify({ type: 'run_tool', id: '12', payload: { id: 'test:add', args: { a: 1, b: 1 } } });
-const REPLY_TEXT = JSON.stringify({ type: 'response', id: '12', payload: await exec.runner.run('test:add', { a: 1, b: 1 }) });
+// The irreducible work of one tool call from inside, with the texts the wire carries for it once
+// the run holds the tool's definition (the reply leaves it out: `tool` and `backend` are null).
+const REQUEST_TEXT = JSON.stringify({ type: 'run_tool', id: '12', payload: { id: 'test:add', toolRev: 1, args: { a: 1, b: 1 } } });
+const REPLY_TEXT = JSON.stringify({
+  type: 'response',
+  id: '12',
+  toolRev: 1,
+  payload: { ...(await exec.runner.run('test:add', { a: 1, b: 1 })), tool: null, backend: null },
+});
 
 /** Raw QuickJS making `calls` calls out and back in a warm VM: ms per call. */
 async function rawGuestCall(calls: number): Promise<number> {
@@ -164,7 +195,7 @@ const rawCall = await (async () => {
     let resolveNext;
     globalThis.call = (args) => new Promise((resolve) => {
       resolveNext = resolve;
-      send(JSON.stringify({ type: 'run_tool', id: '12', payload: { id: 'test:add', args } }));
+      send(JSON.stringify({ type: 'run_tool', id: '12', payload: { id: 'test:add', toolRev: 1, args } }));
     });
     return (text) => resolveNext(JSON.parse(text));
   }`);
@@ -195,6 +226,7 @@ for (let i = 0; i < 100; i++) {
 }
 if ((await exec.executeCode({ code: MANY })).value !== (MANY_CALLS * (MANY_CALLS - 1)) / 2 + MANY_CALLS)
   throw new Error('wrong loop result');
+if ((await exec.executeCode({ code: WIDE_MANY })).value !== MANY_CALLS) throw new Error('wrong wide-tool loop result');
 await throughput(100);
 await queueWait(100);
 await rawGuestCall(2000);
@@ -207,6 +239,7 @@ interface Round {
   snippetP95: number;
   runtimeP50: number;
   toolCallMs: number;
+  wideToolCallMs: number;
   rawGuestCallMs: number;
   rawThreadMs: number;
   firstCallMs: number;
@@ -227,6 +260,8 @@ for (let r = 0; r < ROUNDS; r++) {
   const fews = await timed(SAMPLES / 3, () => exec.executeCode({ code: FEW }));
   const empties = await timed(SAMPLES / 3, () => exec.executeCode({ code: NO_CALLS }));
   const roundTripMs = (percentile(manies, 50) - percentile(fews, 50)) / (MANY_CALLS - FEW_CALLS);
+  const wideManies = await timed(SAMPLES / 3, () => exec.executeCode({ code: WIDE_MANY }));
+  const wideFews = await timed(SAMPLES / 3, () => exec.executeCode({ code: WIDE_FEW }));
   const rawGuestCallMs = await rawGuestCall(RAW_CALLS);
   const rawThreadMs = await rawThreadRoundTrip(RAW_CALLS);
   const waits = await queueWait(100);
@@ -237,6 +272,7 @@ for (let r = 0; r < ROUNDS; r++) {
     snippetP95: percentile(snippets, 95),
     runtimeP50: percentile(runtimes, 50),
     toolCallMs: roundTripMs,
+    wideToolCallMs: (percentile(wideManies, 50) - percentile(wideFews, 50)) / (MANY_CALLS - FEW_CALLS),
     rawGuestCallMs,
     rawThreadMs,
     firstCallMs: percentile(fews, 50) - percentile(empties, 50) - FEW_CALLS * roundTripMs,
@@ -268,6 +304,7 @@ const figures = {
     overFreshVm: round(pick('snippetP50') / pick('rawFreshMs'), 2),
   },
   toolCallMs: round(pick('toolCallMs'), 4),
+  wideToolCallMs: round(pick('wideToolCallMs'), 4),
   toolCallFloorMs: {
     rawQuickJsCall: round(pick('rawGuestCallMs'), 4),
     rawThreadRoundTrip: round(pick('rawThreadMs'), 4),
@@ -302,6 +339,7 @@ if (asJson) {
     '  floor: raw QuickJS call out and back (ms)': { p50: figures.toolCallFloorMs.rawQuickJsCall, p95: '', target: '', pass: '' },
     '  floor: raw thread round trip (ms)': { p50: figures.toolCallFloorMs.rawThreadRoundTrip, p95: '', target: '', pass: '' },
     '  tool call ÷ floor': { p50: figures.toolCallFloorMs.overFloor, p95: '', target: '', pass: '' },
+    'tool call, a tool with a 2 KB definition (ms)': { p50: figures.wideToolCallMs, p95: '', target: '', pass: '' },
     'once per run that makes a call (ms)': { p50: figures.firstCallOnceMs, p95: '', target: '', pass: '' },
   });
   console.table({
