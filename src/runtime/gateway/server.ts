@@ -108,27 +108,6 @@ function chainSteps(payload: Record<string, unknown>): ChainStep[] {
   });
 }
 
-/**
- * The revision of each (tool, backend) definition a `run_tool` reply has carried, by the identity
- * of the frozen tool object (a runner returns the index's own tool on every call). A number is
- * given to one pair only, ever, so a client holding it holds exactly that definition.
- */
-const revisions = new WeakMap<object, { backend: object; revision: number }>();
-let lastRevision = 0;
-
-/** The revision of `result`'s tool and backend; undefined when they are not both frozen objects. */
-function revisionOf(result: unknown): number | undefined {
-  if (result === null || typeof result !== 'object') return undefined;
-  const { tool, backend } = result as { tool?: unknown; backend?: unknown };
-  if (tool === null || typeof tool !== 'object' || !Object.isFrozen(tool)) return undefined;
-  if (backend === null || typeof backend !== 'object' || !Object.isFrozen(backend)) return undefined;
-  const known = revisions.get(tool);
-  if (known !== undefined && known.backend === backend) return known.revision;
-  lastRevision += 1;
-  revisions.set(tool, { backend, revision: lastRevision });
-  return lastRevision;
-}
-
 /** A `run_tool` result for a client that keeps definitions: the reply says the revision. */
 class RevisedResult {
   constructor(
@@ -138,17 +117,47 @@ class RevisedResult {
 }
 
 /**
- * `result` for a client holding revision `held` of the tool's definition (0: none yet): with the
- * revision, and with `tool` and `backend` sent as `null` when the client holds the current one.
+ * The revisions of the tool definitions (a `run_tool` result's `tool` and `backend`) one server
+ * has sent, by the identity of the frozen tool object (a runner returns the index's own tool on
+ * every call). A number is given to one pair only, so a client holding it holds exactly that
+ * definition; numbering per server tells a guest nothing about other runs.
  */
-function revised(result: unknown, held: number): unknown {
-  const revision = revisionOf(result);
-  if (revision === undefined) return result;
-  if (revision !== held) return new RevisedResult(result, revision);
-  return new RevisedResult({ ...(result as object), tool: null, backend: null }, revision);
+class Revisions {
+  readonly #known = new WeakMap<object, { backend: object; revision: number }>();
+  #last = 0;
+
+  /**
+   * `result` for a client holding revision `held` of the tool's definition (0: none yet): with the
+   * revision, and with `tool` and `backend` sent as `null` when the client holds the current one.
+   * A result whose tool and backend are not both frozen objects goes as it is.
+   */
+  revise(result: unknown, held: number): unknown {
+    const revision = this.#revisionOf(result);
+    if (revision === undefined) return result;
+    if (revision !== held) return new RevisedResult(result, revision);
+    return new RevisedResult({ ...(result as object), tool: null, backend: null }, revision);
+  }
+
+  #revisionOf(result: unknown): number | undefined {
+    if (result === null || typeof result !== 'object') return undefined;
+    const { tool, backend } = result as { tool?: unknown; backend?: unknown };
+    if (tool === null || typeof tool !== 'object' || !Object.isFrozen(tool)) return undefined;
+    if (backend === null || typeof backend !== 'object' || !Object.isFrozen(backend)) return undefined;
+    const known = this.#known.get(tool);
+    if (known !== undefined && known.backend === backend) return known.revision;
+    this.#last += 1;
+    this.#known.set(tool, { backend, revision: this.#last });
+    return this.#last;
+  }
 }
 
-async function dispatch(gateway: ToolGateway, type: GatewayRequestType, raw: unknown, signal: AbortSignal): Promise<unknown> {
+async function dispatch(
+  gateway: ToolGateway,
+  revisions: Revisions,
+  type: GatewayRequestType,
+  raw: unknown,
+  signal: AbortSignal,
+): Promise<unknown> {
   const payload = isObject(raw) ? raw : {};
   if (raw !== undefined && raw !== null && !isObject(raw)) throw badRequest(type, 'payload must be an object');
   const options = { signal };
@@ -174,7 +183,7 @@ async function dispatch(gateway: ToolGateway, type: GatewayRequestType, raw: unk
       const id = field<string>(payload, type, 'id', 'string');
       const result = await gateway.runTool(id, argsField(payload, type, payload.args), options);
       const held = payload.toolRev;
-      return typeof held === 'number' ? revised(result, held) : result;
+      return typeof held === 'number' ? revisions.revise(result, held) : result;
     }
     case 'run_chain': {
       const chain = await gateway.runChain(chainSteps(payload), options);
@@ -188,6 +197,7 @@ class Server implements GatewayServer {
   readonly #connection: GatewayConnection;
   readonly #options: ServeGatewayOptions;
   readonly #inFlight = new Map<string, AbortController>();
+  readonly #revisions = new Revisions();
   readonly #settling = new Set<Promise<void>>();
   readonly #stats: GatewayServerStats = { requests: 0, errors: 0, protocolErrors: 0, ignored: 0 };
   #closed = false;
@@ -277,7 +287,7 @@ class Server implements GatewayServer {
     this.#inFlight.set(id, controller);
     const task = (async () => {
       try {
-        const result = await dispatch(this.#gateway, type, payload, controller.signal);
+        const result = await dispatch(this.#gateway, this.#revisions, type, payload, controller.signal);
         this.#stats.requests += 1;
         if (controller.signal.aborted) return;
         if (result instanceof RevisedResult) this.#reply(id, 'response', toJsonSafe(result.payload), result.toolRev);

@@ -238,6 +238,13 @@ describe('serveGateway', () => {
     expect(changed?.payload).toMatchObject({ tool: { description: 'Add, again' }, structured: 2 });
     await client.close();
     await server.done;
+    // revisions are numbered per server: a guest learns nothing about other runs from them
+    const fresh = serve(createDirectGateway(fixture));
+    await fresh.client.send({ type: 'run_tool', id: '1', payload: { id: 'test:add', toolRev: 0, args: { a: 1, b: 1 } } });
+    const [reply] = await take(fresh.client, 1);
+    expect(reply).toMatchObject({ kind: 'message', message: { id: '1', toolRev: 1 } });
+    await fresh.client.close();
+    await fresh.server.done;
   });
 
   it('serves requests concurrently and sends full error payloads', async () => {
