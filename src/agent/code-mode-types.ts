@@ -57,10 +57,10 @@ type ToolBackend =
 interface RunResult<R = unknown> {
   /** The tool's result: read it here. */
   structured: R;
-  /** The tool that ran. */
-  tool: ToolDefinition;
-  /** Where it ran. */
-  backend: ToolBackend;
+  /** The tool that ran (read-only: one object shared by the run's calls of this tool). */
+  readonly tool: ToolDefinition;
+  /** Where it ran (read-only, shared like the tool). */
+  readonly backend: ToolBackend;
   /** An MCP tool's result as the server sent it (every content block, images as base64). */
   mcpResult?: { content: Array<{ type: string; [key: string]: unknown }>; structuredContent?: Record<string, unknown>; isError?: boolean };
 }
