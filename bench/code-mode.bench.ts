@@ -7,9 +7,9 @@
  *     isolation costs at least, paid off the critical path by the workers' spare VMs);
  * (2) a snippet on the user's path: `exec.executeCode({ code: 'return 6*7' })`, p50 / p95, one at a
  *     time — and the same through `createRuntime()` with a fresh direct gateway per run;
- * (3) a tool call from inside, on the user's path: the round trip, (a snippet making 60 sequential
- *     `await tools.runTool(...)` calls − one making 10) / 50, which leaves out what a run pays once
- *     when it makes any call; and that once-per-run cost, (the 10-call snippet − a snippet making
+ * (3) a tool call from inside, on the user's path: the round trip, (a snippet making 210 sequential
+ *     `await tools.runTool(...)` calls − one making 10, run back to back) / 200, the median over the
+ *     pairs, which leaves out what a run pays once when it makes any call; and that once-per-run cost, (the 10-call snippet − a snippet making
  *     none) − 10 round trips (the first call's cold paths, a run that ends after an await);
  *     beside it the irreducible work of such a call, and the round trip's ratio to it: raw QuickJS
  *     making the call in a warm VM (the request stringified out through a host function, the reply
@@ -37,9 +37,10 @@ const asJson = process.argv.slice(2).includes('--json');
 const ROUNDS = 5;
 const SAMPLES = 300;
 const FEW_CALLS = 10;
-const MANY_CALLS = 60;
+const MANY_CALLS = 210;
 const THROUGHPUT_SNIPPETS = 1000;
 const RAW_CALLS = 3000;
+const SLOPE_SAMPLES = 60;
 
 // a tool with a schema the size real tools have (~2 KB of definition): its definition crosses once per run
 const wideProperties = Object.fromEntries(
@@ -97,6 +98,22 @@ async function timed(n: number, run: () => unknown): Promise<number[]> {
     samples.push(performance.now() - started);
   }
   return samples;
+}
+
+/**
+ * The cost of one more call: the many-call and the few-call snippet run back to back, `samples`
+ * times; the median over the pairs of their difference per extra call (pairs cancel the drift).
+ */
+async function slope(many: string, few: string, samples: number): Promise<{ perCallMs: number; fews: number[] }> {
+  const perCall: number[] = [];
+  const fews: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const [manyMs] = await timed(1, () => exec.executeCode({ code: many }));
+    const [fewMs] = await timed(1, () => exec.executeCode({ code: few }));
+    perCall.push(((manyMs as number) - (fewMs as number)) / (MANY_CALLS - FEW_CALLS));
+    fews.push(fewMs as number);
+  }
+  return { perCallMs: percentile(perCall, 50), fews };
 }
 
 async function throughput(inFlight: number): Promise<number> {
@@ -256,12 +273,9 @@ for (let r = 0; r < ROUNDS; r++) {
   const rawFreshes = await timed(SAMPLES / 3, rawFresh);
   const snippets = await timed(SAMPLES, () => exec.executeCode({ code: TRIVIAL }));
   const runtimes = await timed(SAMPLES, () => runtime.execute({ code: TRIVIAL, gateway: createDirectGateway(fixture) }));
-  const manies = await timed(SAMPLES / 3, () => exec.executeCode({ code: MANY }));
-  const fews = await timed(SAMPLES / 3, () => exec.executeCode({ code: FEW }));
-  const empties = await timed(SAMPLES / 3, () => exec.executeCode({ code: NO_CALLS }));
-  const roundTripMs = (percentile(manies, 50) - percentile(fews, 50)) / (MANY_CALLS - FEW_CALLS);
-  const wideManies = await timed(SAMPLES / 3, () => exec.executeCode({ code: WIDE_MANY }));
-  const wideFews = await timed(SAMPLES / 3, () => exec.executeCode({ code: WIDE_FEW }));
+  const { perCallMs: roundTripMs, fews } = await slope(MANY, FEW, SLOPE_SAMPLES);
+  const empties = await timed(SLOPE_SAMPLES, () => exec.executeCode({ code: NO_CALLS }));
+  const wide = await slope(WIDE_MANY, WIDE_FEW, SLOPE_SAMPLES);
   const rawGuestCallMs = await rawGuestCall(RAW_CALLS);
   const rawThreadMs = await rawThreadRoundTrip(RAW_CALLS);
   const waits = await queueWait(100);
@@ -272,7 +286,7 @@ for (let r = 0; r < ROUNDS; r++) {
     snippetP95: percentile(snippets, 95),
     runtimeP50: percentile(runtimes, 50),
     toolCallMs: roundTripMs,
-    wideToolCallMs: (percentile(wideManies, 50) - percentile(wideFews, 50)) / (MANY_CALLS - FEW_CALLS),
+    wideToolCallMs: wide.perCallMs,
     rawGuestCallMs,
     rawThreadMs,
     firstCallMs: percentile(fews, 50) - percentile(empties, 50) - FEW_CALLS * roundTripMs,
