@@ -37,7 +37,9 @@ export type GatewayReplyType = 'response' | 'error';
  * revision of the definition it holds for that tool ID (0 when none). The `response` then carries
  * `toolRev` beside `payload`, the revision of the result's `tool` and `backend`; when it is the one
  * the client holds, the payload's `tool` and `backend` are `null` and the client puts its own back.
- * A request without `toolRev` gets the whole result, as before.
+ * A request without `toolRev` gets the whole result, as before. Revisions are numbered by the
+ * server of one connection and mean nothing on another: a client keeps definitions for one
+ * connection only (a guest serves one run; a proxy is bound to its connection).
  */
 export interface WireMessage {
   /** A {@link GatewayRequestType}, a {@link GatewayReplyType}, or another message type of the channel. */
