@@ -139,11 +139,15 @@ export function createToolsBridge(channel: ToolsChannel): ToolsBridge {
   const definitions = new GuestMap<string, HeldDefinition>();
   let nextId = 1;
 
-  function call(type: GatewayRequestType, payload: unknown, site: CallSite, held?: HeldDefinition): Promise<unknown> {
+  function call(type: GatewayRequestType, payload: unknown, site: CallSite): Promise<unknown> {
     const id = GuestString(nextId);
     nextId += 1;
     // the payload is the bridge's own object literal: its `id` is an own property
     const toolId = namesTool(type) ? (payload as { id: string }).id : undefined;
+    // a `run_tool` request names the revision of the definition held now; its reply is completed
+    // from that one, whatever replies come in between
+    const held: HeldDefinition | undefined = type === 'run_tool' ? apply(mapGet, definitions, [toolId]) : undefined;
+    if (held !== undefined) (payload as { toolRev: number }).toolRev = held.revision;
     // the Map methods are applied directly (not through helpers): this is every tool call's path
     return new GuestPromise((resolve, reject) => {
       apply(mapSet, pending, [id, { resolve, reject, site, type, toolId, held }]);
@@ -210,20 +214,11 @@ export function createToolsBridge(channel: ToolsChannel): ToolsBridge {
     );
   }
 
-  // `request` inlined: the call carries the definition held when it was sent (a reply that leaves
-  // the definition out is filled from that one, whatever replies came in between)
   function runTool(id: unknown, args?: unknown): Promise<unknown> {
-    try {
-      const site: CallSite = {};
-      captureStackTrace(site, runTool);
-      const toolId = GuestString(id);
-      const held: HeldDefinition | undefined = apply(mapGet, definitions, [toolId]);
-      const toolRev = held === undefined ? 0 : held.revision;
-      const payload = args === undefined || args === null ? { id: toolId, toolRev } : { id: toolId, toolRev, args };
-      return call('run_tool', payload, site, held);
-    } catch (error) {
-      return apply(promiseReject, GuestPromise, [error]);
-    }
+    // `toolRev`: 0 while no definition is held (`call` puts in the one held)
+    return request('run_tool', runTool, () =>
+      args === undefined || args === null ? { id: GuestString(id), toolRev: 0 } : { id: GuestString(id), toolRev: 0, args },
+    );
   }
 
   function runChain(steps: unknown): Promise<unknown> {
