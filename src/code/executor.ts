@@ -100,8 +100,9 @@ export class DefaultCodeExecutor implements CodeExecutor {
       throw withCodeResult(err, { stdout: '', stderr: '', toolCalls: [], durationMs: elapsedMsSince(started) });
     }
     const clock = new RunClock(call.signal, call.timeoutMs, call.queueTimeoutMs);
-    // the deadline counts from the snippet's start when the engine reports it, else from now
-    if (this.#engine.reportsStart !== true) clock.start();
+    // `timeoutMs` counts from the snippet's start when the engine reports it, else from now; an
+    // absolute deadline is the caller's clock: waiting for a sandbox does not move it
+    if (this.#engine.reportsStart !== true || call.deadlineMs !== undefined) clock.start();
     // Every tool call in flight listens on this signal; a snippet may run many at once.
     setMaxListeners(0, clock.signal);
     const tools = new DefaultToolsEnvironment({

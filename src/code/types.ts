@@ -40,8 +40,9 @@ export interface CodeParams {
   /**
    * Absolute deadline of the run: epoch milliseconds or a `Date`. With `timeoutMs` too the earlier
    * wins (without `timeoutMs`, the executor's default does not apply); the time left is the
-   * sandbox's wall clock, and the snippet's tool calls hand it on to MCP servers. One already past
-   * is refused with `TIMEOUT` before anything runs.
+   * sandbox's wall clock, and the snippet's tool calls hand it on to MCP servers. Unlike
+   * `timeoutMs`, it does not move while the snippet waits for a sandbox. One already past is
+   * refused with `TIMEOUT` before anything runs.
    */
   deadline?: number | Date;
   /**

@@ -1,10 +1,10 @@
-import { Deadline, asLibraryError, layerErrors } from '../model/internal.js';
+import { type Deadline, asLibraryError, layerErrors } from '../model/internal.js';
 import { stepArgs, withPreviousArgs } from './chain-args.js';
 import { ChainError, type ToolError } from './errors.js';
 import { abortToolError, asStepFailure } from './failures.js';
 import type { Pipeline } from './pipeline.js';
 import { emitProgress } from './progress.js';
-import { readRunOptions, type CallOptions } from './run-options.js';
+import { callDeadline, readRunOptions, type CallOptions } from './run-options.js';
 import type { ChainResult, ChainStep, ProgressEvent, RunOptions, RunResult, StepResult } from './types.js';
 
 const errors = layerErrors('run');
@@ -110,8 +110,7 @@ async function chainOf(pipeline: Pipeline, steps: readonly ChainStep[], options:
   if (!Array.isArray(steps)) throw errors.invalidArgument('chain steps', 'must be an array');
   if (steps.length === 0) return { result: undefined, steps: [] };
   const call = readRunOptions(options);
-  const deadline =
-    call === undefined || (call.signal === undefined && call.budgetMs === undefined) ? undefined : new Deadline(call.signal, call.budgetMs);
+  const deadline = callDeadline(call);
   const chain = new RunnerChain(pipeline, steps, deadline, call);
   try {
     await walkChain(chain);

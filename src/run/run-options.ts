@@ -1,5 +1,6 @@
 import {
   budgetMs,
+  Deadline,
   layerErrors,
   readDeadline,
   readField,
@@ -26,6 +27,12 @@ export interface CallOptions {
   signal: AbortSignal | undefined;
   /** Milliseconds left for the call (`<= 0`: its deadline has passed); `undefined`: no budget. */
   budgetMs: number | undefined;
+  /**
+   * The budget was measured from an absolute `deadline` when the options were read: the call's
+   * {@link Deadline} starts its clock at once (see {@link callDeadline}), so that no wait before the
+   * call first waits (a GC pause, a busy event loop) is added to the caller's deadline.
+   */
+  fromDeadline: boolean;
   onProgress: ((progress: ProgressEvent) => void) | undefined;
   idempotencyKey: string | undefined;
   retry: ResolvedRetryPolicy | false | undefined;
@@ -50,6 +57,7 @@ export function readRunOptions(options: unknown): CallOptions | undefined {
   const call: CallOptions = {
     signal: readSignal(errors, fields.signal),
     budgetMs: budgetMs(timeoutMs, deadline),
+    fromDeadline: deadline !== undefined,
     onProgress: readFunction(errors, fields.onProgress, 'onProgress'),
     idempotencyKey: readShortString(errors, fields.idempotencyKey, 'idempotencyKey', MAX_IDEMPOTENCY_KEY_LENGTH),
     retry: readRetryPolicy(errors, fields.retry),
@@ -58,6 +66,20 @@ export function readRunOptions(options: unknown): CallOptions | undefined {
   // hands its default `{ timeoutMs }` to every call): read it once.
   if (deadline === undefined && Object.isFrozen(given)) frozenReads.set(given, call);
   return call;
+}
+
+/**
+ * The deadline of one call (`undefined` when it has neither a signal nor a budget). Lazy, but for a
+ * budget measured from an absolute deadline, whose clock has been running since the options were
+ * read: that one is armed at once.
+ *
+ * @internal
+ */
+export function callDeadline(call: CallOptions | undefined): Deadline | undefined {
+  if (call === undefined || (call.signal === undefined && call.budgetMs === undefined)) return undefined;
+  const deadline = new Deadline(call.signal, call.budgetMs);
+  if (call.fromDeadline) deadline.arm();
+  return deadline;
 }
 
 /** What frozen options objects without a `deadline` read as. */

@@ -1,11 +1,11 @@
-import { Deadline } from '../model/internal.js';
+import { type Deadline } from '../model/internal.js';
 import { runChain } from './chain.js';
 import { asRunFailure } from './failures.js';
 import { resolveRunnerOptions } from './options.js';
 import { Pipeline, type ProgressSink } from './pipeline.js';
 import { Telemetry, defaultTelemetryConfig, type PhaseMarks } from './telemetry.js';
 import { ProgressReporter } from './progress.js';
-import { readRunOptions, type CallOptions } from './run-options.js';
+import { callDeadline, readRunOptions, type CallOptions } from './run-options.js';
 import { streamEvents } from './stream.js';
 import type { ChainResult, ChainStep, RunOptions, RunResult, Runner, RunnerOptions, StreamEvent } from './types.js';
 
@@ -134,9 +134,7 @@ export class DefaultRunner implements Runner {
     if (marks === undefined && telemetry.active) {
       return telemetry.call(toolId, args, 'run', (traced) => this.#run(toolId, args, call, progress, traced ?? false));
     }
-    let deadline: Deadline | undefined;
-    if (call !== undefined && (call.signal !== undefined || call.budgetMs !== undefined))
-      deadline = new Deadline(call.signal, call.budgetMs);
+    const deadline = callDeadline(call);
     let out: RunResult | Promise<RunResult>;
     try {
       out = this.#pipeline.run(toolId, args, deadline, progress, call, marks === false ? undefined : marks);

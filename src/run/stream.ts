@@ -5,7 +5,7 @@ import { ToolError } from './errors.js';
 import { abortToolError } from './failures.js';
 import { HandlerContext } from './handler-context.js';
 import type { Pipeline } from './pipeline.js';
-import { readRunOptions } from './run-options.js';
+import { callDeadline, readRunOptions } from './run-options.js';
 import type { LocalHandler, ProgressEvent, RunOptions, StreamEvent } from './types.js';
 
 /**
@@ -36,7 +36,7 @@ export async function* streamEvents(
   options: RunOptions | undefined,
 ): AsyncGenerator<StreamEvent, void, undefined> {
   const call = readRunOptions(options);
-  const scope = new Deadline(call?.signal, call?.budgetMs);
+  const scope = callDeadline(call) ?? new Deadline(undefined, undefined);
   let source: AsyncIterator<StreamEvent> | undefined;
   let finished = false;
   try {

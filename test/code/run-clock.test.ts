@@ -43,6 +43,17 @@ describe('the code executor’s clock', () => {
     expect(engine.stoppedAt).toBeGreaterThanOrEqual(480);
   });
 
+  it('holds an absolute deadline where it is, however long the snippet waits for a sandbox', async () => {
+    const engine = queuedEngine(300, true);
+    const error = await rejection(executor(engine).executeCode({ code: 'x', deadline: Date.now() + 200 }));
+    expect(error.code).toBe('LIMIT_EXCEEDED');
+    expect(error.message).toMatch(/^limit exceeded: timeout after 2\d\d ms$/);
+    // stopped at the deadline, while it was still queued, not 200 ms after its start
+    expect(engine.startedAt).toBe(0);
+    expect(engine.stoppedAt).toBeGreaterThanOrEqual(180);
+    expect(engine.stoppedAt).toBeLessThan(290);
+  });
+
   it('counts from the call for an engine that does not report its start', async () => {
     const engine = queuedEngine(300, false);
     const error = await rejection(executor(engine).executeCode({ code: 'x', timeoutMs: 100 }));

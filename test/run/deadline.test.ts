@@ -48,6 +48,29 @@ describe('absolute deadlines', () => {
     }
   });
 
+  it('a deadline counts from the caller, not from when the call first waits (a busy handler, a GC pause)', async () => {
+    // The handler keeps the event loop busy for 150 ms before it waits: the deadline 100 ms away
+    // has passed by then, so the call stops at once instead of 100 ms after the wait began.
+    const busyThenWaiting: LocalHandler = (args, ctx) => {
+      const until = performance.now() + 150;
+      while (performance.now() < until) {
+        // busy
+      }
+      return waiting()(args, ctx);
+    };
+    const runner = runnerFor(busyThenWaiting);
+    for (const call of [
+      (options: RunOptions) => runner.run('t', {}, options),
+      (options: RunOptions) => runner.runChain([{ toolId: 't' }], options),
+      (options: RunOptions) => drain(runner.runStream('t', {}, options)),
+    ]) {
+      const started = performance.now();
+      const err = await rejection(call({ deadline: Date.now() + 100 }));
+      expect(err.code).toBe('TIMEOUT');
+      expect(performance.now() - started).toBeLessThan(230);
+    }
+  });
+
   it('the earlier of timeoutMs and deadline wins', async () => {
     let started = Date.now();
     expect((await rejection(runnerFor(waiting()).run('t', {}, { timeoutMs: 10_000, deadline: Date.now() + 120 }))).code).toBe('TIMEOUT');
