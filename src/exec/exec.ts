@@ -24,7 +24,7 @@ import {
   type StreamEvent,
 } from '../run/index.js';
 import { telemetryOf, withProgressEvents, withTelemetryConfig, type Telemetry } from '../run/internal.js';
-import { createMcpExecutor, type Root, type SdkMcpExecutor } from '../mcp/index.js';
+import { DEFAULT_MCP_CONNECT_TIMEOUT_MS, createMcpExecutor, type Root, type SdkMcpExecutor } from '../mcp/index.js';
 import { createRuntime, type Runtime } from '../runtime/index.js';
 import type { LocalBackend } from '../backend/index.js';
 import { createCodeExecutor, type CodeParams, type CodeResult, type DefaultCodeExecutor } from '../code/index.js';
@@ -38,6 +38,9 @@ import type { Exec, ExecChainResult, ExecEvent, ExecOptions, Result, ServerStatu
 
 const RESOLVED = Promise.resolve();
 const errors = layerErrors('exec');
+
+/** How much longer than the connect timeout a search waits for a server's first import: its tool listing. */
+const LISTING_GRACE_MS = 1_000;
 
 /**
  * The facade's own SERVER_UNAVAILABLE, when the runner wrapped it (a tool of a failed server is
@@ -81,7 +84,8 @@ export function durationOf(err: unknown): number | undefined {
  *   its own (`ServerPool`, `src/exec/servers.ts`), and import their tools (namespace = server
  *   name). A server that fails is `failed` in {@link DefaultExec.serverStatus}, its tools are
  *   absent, and everything else works at once: a local call never waits for a server, a search
- *   waits only for the first attempts (each bounded by `mcpOptions.connectTimeoutMs`, 10 s), and a
+ *   waits only for the first attempts, each at most `mcpOptions.connectTimeoutMs` (10 s) and a
+ *   second more for the tool listing (a server slow to list shows its tools once it has), and a
  *   call for a tool of a server that is not connected waits for it within the call's own deadline,
  *   or rejects with `SERVER_UNAVAILABLE` while the server's backoff (`mcpReconnect`) runs. A
  *   `required` server is all-or-nothing. A server's `tools/list_changed` re-imports it.
@@ -157,6 +161,7 @@ export class DefaultExec implements Exec {
         index: this.#index,
         servers: new Map(serverNames.map((name) => [name, o.mcpServers[name]?.required === true])),
         reconnect: o.mcpReconnect,
+        discoveryWaitMs: (o.mcpOptions.connectTimeoutMs ?? DEFAULT_MCP_CONNECT_TIMEOUT_MS) + LISTING_GRACE_MS,
         onStatus: (name, status) => {
           serverStatusEvent(this.#telemetry, name, status);
           o.onServerStatus?.(name, status);

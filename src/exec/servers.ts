@@ -2,12 +2,12 @@
  * The facade's MCP servers, each on its own: connected, imported, failed and retried apart from
  * the others, with a status anyone can read or listen to.
  */
-import { ToolexecError, toolId as toolIdOf, type McpTool, type Tool, type ToolBackend } from '../model/index.js';
-import { ABORTED, Deadline, abortError, layerErrors } from '../model/internal.js';
+import { ToolexecError, errorMessage, toolId as toolIdOf, type McpTool, type Tool, type ToolBackend } from '../model/index.js';
+import { ABORTED, Deadline, abortError, describeValue, layerErrors } from '../model/internal.js';
 import type { ToolIndex } from '../discovery/index.js';
 import type { McpExecutorClient } from '../mcp/index.js';
 import { backoffDelayMs, type ReconnectPolicy } from './backoff.js';
-import type { ServerStatus } from './types.js';
+import type { RejectedTool, ServerStatus } from './types.js';
 
 const errors = layerErrors('exec');
 
@@ -37,6 +37,8 @@ interface Entry {
   retryTimer: NodeJS.Timeout | undefined;
   /** The tool IDs the last import registered. */
   toolIds: string[];
+  /** When the attempt in flight started (`performance.now()`), for the discovery wait. */
+  attemptStartedMs: number;
 }
 
 /** What the pool needs of the facade. */
@@ -46,6 +48,8 @@ export interface ServerPoolOptions {
   /** Server name → whether it is required. */
   servers: ReadonlyMap<string, boolean>;
   reconnect: Required<ReconnectPolicy>;
+  /** Longest a search, doc lookup or snippet waits for a server's import in flight (the connect timeout and a grace for the listing). */
+  discoveryWaitMs: number;
   onStatus: ((name: string, status: ServerStatus) => void) | undefined;
 }
 
@@ -87,6 +91,7 @@ export class ServerPool {
         retryAtMs: 0,
         retryTimer: undefined,
         toolIds: [],
+        attemptStartedMs: 0,
       });
     }
   }
@@ -124,7 +129,15 @@ export class ServerPool {
     this.#startDue();
     const required = this.#requiredPending();
     if (required.length > 0) await this.#waitAll(required, {});
-    await Promise.all(this.#attempts((entry) => entry.blocking));
+    const waits: Promise<unknown>[] = [];
+    for (const entry of this.#entries.values()) {
+      if (entry.attempt === undefined || !entry.blocking) continue;
+      // A server slow to list its tools (or hung at it) keeps discovery waiting no longer than
+      // `discoveryWaitMs` from the attempt's start; its tools appear once its import finishes.
+      const leftMs = entry.attemptStartedMs + this.#options.discoveryWaitMs - performance.now();
+      waits.push(leftMs <= 0 ? Promise.resolve() : boundedWait(entry.attempt, leftMs));
+    }
+    await Promise.all(waits);
     if (this.#closed) throw closedError();
   }
 
@@ -231,7 +244,8 @@ export class ServerPool {
   }
 
   #entryOf(id: string): Entry | undefined {
-    const colon = id.indexOf(':');
+    // A tool's name has no colon; its namespace (the server's name) may.
+    const colon = id.lastIndexOf(':');
     return colon > 0 ? this.#entries.get(id.slice(0, colon)) : undefined;
   }
 
@@ -288,6 +302,7 @@ export class ServerPool {
     clearTimeout(entry.retryTimer);
     entry.retryTimer = undefined;
     entry.blocking = !entry.tried || entry.stale;
+    entry.attemptStartedMs = performance.now();
     if (entry.status.state !== 'connected') this.#set(entry, { state: 'connecting', toolCount: 0 });
     // Started on the next turn of the event loop: spawning a server process takes milliseconds,
     // which the call that started the attempt (a local tool, say) must not wait for.
@@ -297,10 +312,15 @@ export class ServerPool {
         entry.attempt = undefined;
         entry.blocking = false;
         entry.tried = true;
+        // tools/list_changed arrived while this import was listing: list again.
+        if (entry.stale && entry.status.state === 'connected') this.#start(entry);
       });
   }
 
+  /** Connects (through the executor) and imports the server's tools; never rejects. */
   async #import(entry: Entry): Promise<void> {
+    // This listing sees every change announced so far; one announced from now on lists again.
+    entry.stale = false;
     let tools: McpTool[];
     try {
       tools = await this.#options.client.listTools(entry.name);
@@ -310,11 +330,17 @@ export class ServerPool {
       return;
     }
     if (this.#closed) return;
-    this.#register(entry, tools);
-    entry.failures = 0;
-    entry.retryAtMs = 0;
-    entry.stale = false;
-    this.#set(entry, { state: 'connected', toolCount: tools.length });
+    try {
+      const rejected = this.#register(entry, tools);
+      entry.failures = 0;
+      entry.retryAtMs = 0;
+      const next: Omit<ServerStatus, 'since'> = { state: 'connected', toolCount: entry.toolIds.length };
+      if (rejected.length > 0) next.rejectedTools = rejected;
+      this.#set(entry, next);
+    } catch (error) {
+      // Nothing in an import may escape: it runs in the background, where no one would catch it.
+      this.#fail(entry, toToolexecError(error));
+    }
   }
 
   #fail(entry: Entry, error: ToolexecError): void {
@@ -333,10 +359,28 @@ export class ServerPool {
     this.#set(entry, { state: 'failed', toolCount: 0, error });
   }
 
-  #register(entry: Entry, tools: readonly McpTool[]): void {
+  /**
+   * Registers the listed tools one by one: a tool the index refuses is left out and reported (one
+   * bad tool does not take its server's others down); returns those left out.
+   */
+  #register(entry: Entry, tools: readonly McpTool[]): RejectedTool[] {
     this.#unregister(entry);
-    this.#options.index.registerToolsFromMcp(entry.name, tools);
-    entry.toolIds = tools.map((tool) => toolIdOf({ ...tool, namespace: (tool as { namespace?: string }).namespace || entry.name }));
+    const index = this.#options.index;
+    const rejected: RejectedTool[] = [];
+    if (!Array.isArray(tools)) throw errors('PROTOCOL', `MCP server "${entry.name}" listed its tools as something not an array`);
+    const seen = new Set<string>();
+    for (const tool of tools) {
+      try {
+        const id = toolIdOf({ ...tool, namespace: (tool as { namespace?: string }).namespace || entry.name });
+        if (seen.has(id)) throw errors('INVALID_TOOL', 'the server listed this name twice; the first is kept');
+        index.registerToolsFromMcp(entry.name, [tool]);
+        seen.add(id);
+        entry.toolIds.push(id);
+      } catch (error) {
+        rejected.push(rejectedTool(entry.name, tool, error));
+      }
+    }
+    return rejected;
   }
 
   #unregister(entry: Entry): void {
@@ -351,9 +395,14 @@ export class ServerPool {
   }
 
   #set(entry: Entry, next: Omit<ServerStatus, 'since'>): void {
-    const changed = entry.status.state !== next.state || entry.status.toolCount !== next.toolCount || entry.status.error !== next.error;
+    const changed =
+      entry.status.state !== next.state ||
+      entry.status.toolCount !== next.toolCount ||
+      entry.status.error !== next.error ||
+      entry.status.rejectedTools?.length !== next.rejectedTools?.length;
     const status: ServerStatus = { state: next.state, toolCount: next.toolCount, since: Date.now() };
     if (next.error !== undefined) status.error = next.error;
+    if (next.rejectedTools !== undefined) status.rejectedTools = next.rejectedTools;
     if (entry.status.state === next.state) status.since = entry.status.since;
     entry.status = status;
     this.#settled = !this.#closed && [...this.#entries.values()].every((e) => e.status.state === 'connected' && !e.stale);
@@ -380,6 +429,32 @@ function unavailableError(entry: Entry, toolId?: string): ToolexecError {
   return errors('SERVER_UNAVAILABLE', `MCP server "${entry.name}" is unavailable (next attempt in ${retryInMs} ms); ${last}`, {
     cause,
     details,
+  });
+}
+
+/** A tool the index refused, named with its server. */
+function rejectedTool(serverName: string, tool: unknown, error: unknown): RejectedTool {
+  const given = tool !== null && typeof tool === 'object' ? (tool as { name?: unknown }).name : undefined;
+  const name = typeof given === 'string' ? given : describeValue(given);
+  const reason = errorMessage(error);
+  return {
+    name,
+    error: errors('INVALID_TOOL', `MCP server "${serverName}" listed a tool that cannot be imported (${JSON.stringify(name)}): ${reason}`, {
+      cause: error,
+      details: { server: serverName, tool: name },
+    }),
+  };
+}
+
+/** Resolves when `attempt` settles or after `waitMs`, whichever is first (the timer never holds the process). */
+function boundedWait(attempt: Promise<void>, waitMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, waitMs);
+    timer.unref();
+    void attempt.finally(() => {
+      clearTimeout(timer);
+      resolve();
+    });
   });
 }
 

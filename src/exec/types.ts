@@ -40,6 +40,20 @@ export interface ServerStatus {
   error?: ToolexecError;
   /** When it entered this state (`Date.now()` milliseconds). */
   since: number;
+  /**
+   * Tools the server listed that the index refused (a name with a space or a `:`, a name listed
+   * twice, no `inputSchema`), each with why (`INVALID_TOOL`); the server's other tools are
+   * imported. Absent when there are none.
+   */
+  rejectedTools?: RejectedTool[];
+}
+
+/** A tool an MCP server listed that could not be imported: see {@link ServerStatus.rejectedTools}. */
+export interface RejectedTool {
+  /** Its name as the server sent it (a string; anything else is described). */
+  name: string;
+  /** Why the index refused it: names the server and the tool. */
+  error: ToolexecError;
 }
 
 /** A local tool: its definition and the function that runs it. */

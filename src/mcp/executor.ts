@@ -1,6 +1,6 @@
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ListToolsResultSchema, McpError, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, ListToolsResultSchema, McpError, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { ToolexecError, type McpTool } from '../model/index.js';
 import { asLibraryError, linkedSignal, onAbort, type Deadline } from '../model/internal.js';
 import { readCallBudget, withIdempotencyKey } from './call-budget.js';
@@ -117,9 +117,16 @@ export class SdkMcpExecutor implements McpExecutorClient {
       const seen = new Set<string>();
       let cursor: string | undefined;
       for (let page = 0; page < MAX_LIST_PAGES; page++) {
-        const result = await traceMcpRequest(serverName, { method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, (sent) =>
-          session.client.request(sent, ListToolsResultSchema, sdkOptions),
-        );
+        let result;
+        try {
+          result = await traceMcpRequest(serverName, { method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, (sent) =>
+            session.client.request(sent, ListToolsResultSchema, sdkOptions),
+          );
+        } catch (error) {
+          // A server that offers no tools (only resources or prompts) has no tools/list.
+          if (page === 0 && error instanceof McpError && error.code === (ErrorCode.MethodNotFound as number)) return tools;
+          throw error;
+        }
         tools.push(...(result.tools as McpTool[]));
         cursor = result.nextCursor;
         if (cursor === undefined) return tools;
@@ -240,7 +247,7 @@ export class SdkMcpExecutor implements McpExecutorClient {
           if (error instanceof UnauthorizedError) slot.authorizationPending(session);
           const mapped = mapOperationError(error, context, session);
           if (isTotalTimeout(error)) link?.abort(mapped);
-          if (isConnectionLost(error, session)) await slot.release(session);
+          if (isConnectionLost(error, session)) await slot.lost(session, mapped);
           throw mapped;
         } finally {
           if (asksProgress) session.progressCalls--;

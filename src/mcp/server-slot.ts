@@ -73,10 +73,9 @@ export class ServerSlot {
     }
   }
 
-  #reportLost(session: McpSession): void {
+  #reportLost(session: McpSession, error: ToolexecError = connectionLostError(this.serverName, session.failureDetails())): void {
     const listener = this.#options.onConnectionLost;
     if (listener === undefined || this.#closed) return;
-    const error = connectionLostError(this.serverName, session.failureDetails());
     try {
       listener(this.serverName, error);
     } catch (thrown) {
@@ -117,6 +116,19 @@ export class ServerSlot {
       });
     }
     this.#finishAuth = undefined;
+  }
+
+  /**
+   * A request found `session`'s connection unusable (a Streamable HTTP server that went away, a
+   * network failure): drops it and, when it was still the current one, reports the loss as a
+   * server exit is reported, so that whoever keeps the server's status (the facade) learns of it.
+   */
+  async lost(session: McpSession, error: ToolexecError): Promise<void> {
+    if (this.#session === session) {
+      this.#session = undefined;
+      this.#reportLost(session, error);
+    }
+    await session.close();
   }
 
   /** Drops `session` (if it is still the current one) and closes it. */

@@ -160,7 +160,8 @@ export interface McpExecutorOptions {
   onStderr?: (serverName: string, text: string) => void;
   /**
    * Called when an open connection ends without being closed by the executor (the server exited
-   * or crashed, the stream broke), with the error that explains it. The next call reconnects.
+   * or crashed, the stream broke) or a request finds it unusable (a Streamable HTTP server that
+   * stopped answering: the request's error), with the error that explains it. The next call reconnects.
    */
   onConnectionLost?: (serverName: string, error: ToolexecError) => void;
   /** Called when a server sends `notifications/tools/list_changed` (re-run `importTools` to refresh). */

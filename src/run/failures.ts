@@ -100,17 +100,21 @@ export function executeFailure(toolId: string, backend: ToolBackend, err: unknow
   });
 }
 
-/** VALIDATION / OUTPUT_VALIDATION from a schema check's error (its details copied). */
+/**
+ * VALIDATION / OUTPUT_VALIDATION from a schema check's error (its details copied); a schema that
+ * cannot be compiled is the tool's fault, not the value's: its `INVALID_SCHEMA` stays.
+ */
 export function schemaToolError(code: 'VALIDATION' | 'OUTPUT_VALIDATION', toolId: string, backend: ToolBackend, err: unknown): ToolError {
   const op = code === 'VALIDATION' ? 'validate_input' : 'validate_output';
-  const prefix = code === 'VALIDATION' ? 'validation error' : 'output validation error';
   const message = errorMessage(err);
+  const prefix = code === 'VALIDATION' ? 'validation error' : 'output validation error';
+  const brokenSchema = ToolexecError.isInstance(err) && err.code === 'INVALID_SCHEMA';
   const init: ToolErrorInit = {
-    code,
+    code: brokenSchema ? 'INVALID_SCHEMA' : code,
     op,
     toolId,
     backend,
-    reason: message.startsWith(prefix) ? message : `${prefix}: ${message}`,
+    reason: brokenSchema || message.startsWith(prefix) ? message : `${prefix}: ${message}`,
     cause: err,
   };
   if (ToolexecError.isInstance(err) && err.details !== undefined) init.details = { ...err.details };
