@@ -126,7 +126,7 @@ export class LocalBackend implements Backend {
     const signal = options?.signal;
     if (signal?.aborted === true) throw abortedFailure(signal, { backend: this.name, tool: toolName });
     try {
-      return await definition.handler(args ?? {}, new ToolContext(signal, `${this.name}:${toolName}`));
+      return await definition.handler(args ?? {}, new ToolContext(options, `${this.name}:${toolName}`));
     } catch (err) {
       throw backendFailure(err, `${this.name}:${toolName} failed`, { backend: this.name, tool: toolName });
     }
@@ -151,11 +151,15 @@ export class LocalBackend implements Backend {
 /** The handler's context through `execute`; without a caller signal, one that never aborts is made on first read. */
 class ToolContext implements BackendToolContext {
   readonly toolId: string;
+  readonly deadline: number | undefined;
+  readonly idempotencyKey: string | undefined;
   #signal: AbortSignal | undefined;
 
-  constructor(signal: AbortSignal | undefined, toolId: string) {
-    this.#signal = signal;
+  constructor(options: BackendCallOptions | undefined, toolId: string) {
+    this.#signal = options?.signal;
     this.toolId = toolId;
+    this.deadline = options?.deadline;
+    this.idempotencyKey = options?.idempotencyKey;
   }
 
   get signal(): AbortSignal {

@@ -126,7 +126,7 @@ export class BackendRegistry {
           return undefined;
         }
         if (target.backend === '' || !this.#backends.has(target.backend)) return undefined;
-        return (args, ctx) => this.execute(target.backend, target.tool, args, { signal: ctx.signal });
+        return (args, ctx) => this.execute(target.backend, target.tool, args, callOptionsOf(ctx));
       },
     };
   }
@@ -148,6 +148,15 @@ export class BackendRegistry {
     this.#sorted ??= [...this.#backends.values()].sort((a, b) => compareNames(a.name, b.name));
     return this.#sorted;
   }
+}
+
+/** What a backend is told of a call the runner dispatched: its signal, and its deadline and idempotency key when it has them. */
+function callOptionsOf(ctx: Parameters<BridgedHandler>[1]): BackendCallOptions {
+  const options: BackendCallOptions = { signal: ctx.signal };
+  const { deadline, idempotencyKey } = ctx;
+  if (deadline !== undefined) options.deadline = deadline;
+  if (idempotencyKey !== undefined) options.idempotencyKey = idempotencyKey;
+  return options;
 }
 
 function compareNames(a: string, b: string): number {

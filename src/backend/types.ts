@@ -51,6 +51,10 @@ export interface BackendToolContext {
   toolId: string;
   /** Reports progress to the caller, when it listens (the runner's `onProgress` and stream events). */
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** The call's deadline in epoch milliseconds, when it has one (for work handed on: an HTTP request's timeout). */
+  readonly deadline?: number | undefined;
+  /** The caller's idempotency key, when it gave one (every attempt of a retried call carries the same). */
+  readonly idempotencyKey?: string | undefined;
 }
 
 /** An in-process tool implementation: what a {@link LocalBackend} stores and the runner's local dispatch calls. */
@@ -91,7 +95,10 @@ export interface ToolRegistrar {
  * A handler as the runner's local registry hands it out (typed structurally: this layer does not
  * import run). The runner's `LocalHandler` context has these fields and more.
  */
-export type BridgedHandler = (args: Record<string, unknown>, ctx: { signal: AbortSignal }) => Promise<unknown>;
+export type BridgedHandler = (
+  args: Record<string, unknown>,
+  ctx: { signal: AbortSignal; deadline?: number | undefined; idempotencyKey?: string | undefined },
+) => Promise<unknown>;
 
 /** A lookup of handlers by name: what the runner's `local` option accepts. */
 export interface HandlerLookup {

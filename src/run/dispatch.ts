@@ -68,7 +68,7 @@ export class Dispatcher {
     const handler = this.#handler(toolId, backend);
     let out: unknown;
     try {
-      out = handler(args, new HandlerContext(toolId, deadline, progress));
+      out = handler(args, new HandlerContext(toolId, deadline, progress, idempotencyKey));
     } catch (err) {
       throw executeFailure(toolId, backend, err, deadline);
     }
@@ -279,8 +279,10 @@ function targetOf(toolId: string, backend: ToolBackend, key: 'mcp' | 'provider',
 /**
  * What an executor is given: the call's signal, its deadline as epoch milliseconds (the time left
  * is the request's budget), the progress listener and the idempotency key.
+ *
+ * @internal
  */
-function executorOptions(
+export function executorOptions(
   deadline: Deadline | undefined,
   progress: ProgressSink | undefined,
   idempotencyKey: string | undefined,

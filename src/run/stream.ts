@@ -1,6 +1,7 @@
 import { ToolexecError, errorMessage, type Tool, type ToolBackend } from '../model/index.js';
 import { ABORTED, Deadline } from '../model/internal.js';
 import { closeIterator, isAsyncIterable, isPromiseLike } from './async-values.js';
+import { executorOptions } from './dispatch.js';
 import { ToolError } from './errors.js';
 import { abortToolError } from './failures.js';
 import { HandlerContext } from './handler-context.js';
@@ -42,7 +43,7 @@ export async function* streamEvents(
   try {
     const { tool, backend } = await pipeline.prepare(toolId, args, scope);
     if (scope.aborted) throw abortToolError(toolId, 'stream', backend, scope.reason);
-    source = openSource(pipeline, toolId, tool, backend, args, scope);
+    source = openSource(pipeline, toolId, tool, backend, args, scope, call?.idempotencyKey);
     for (;;) {
       let step: IteratorResult<StreamEvent> | typeof ABORTED;
       try {
@@ -81,11 +82,12 @@ function openSource(
   backend: ToolBackend,
   args: Record<string, unknown>,
   scope: Deadline,
+  idempotencyKey: string | undefined,
 ): AsyncIterator<StreamEvent> {
   switch (backend.kind) {
     case 'local': {
       const handler = pipeline.dispatcher.localHandler('stream', toolId, backend);
-      return new LocalEventSource(handler, args, toolId, scope);
+      return new LocalEventSource(handler, args, toolId, scope, idempotencyKey);
     }
     case 'mcp': {
       const executor = pipeline.dispatcher.mcp;
@@ -96,7 +98,11 @@ function openSource(
       }
       if (typeof executor.callToolStream !== 'function') throw notSupported(toolId, backend);
       return iteratorOf(toolId, backend, () =>
-        executor.callToolStream?.(target.serverName as string, { name: tool.name, arguments: args }, { signal: scope.signal }),
+        executor.callToolStream?.(
+          target.serverName as string,
+          { name: tool.name, arguments: args },
+          executorOptions(scope, undefined, idempotencyKey),
+        ),
       );
     }
     case 'provider': {
@@ -108,7 +114,7 @@ function openSource(
       }
       if (typeof executor.callToolStream !== 'function') throw notSupported(toolId, backend);
       return iteratorOf(toolId, backend, () =>
-        executor.callToolStream?.(target.providerId as string, target.toolId as string, args, { signal: scope.signal }),
+        executor.callToolStream?.(target.providerId as string, target.toolId as string, args, executorOptions(scope, undefined, idempotencyKey)),
       );
     }
     default:
@@ -179,11 +185,12 @@ class LocalEventSource implements AsyncIterator<StreamEvent> {
   #closed = false;
   #iterator: AsyncIterator<unknown> | undefined;
 
-  constructor(handler: LocalHandler, args: Record<string, unknown>, toolId: string, scope: Deadline) {
+  constructor(handler: LocalHandler, args: Record<string, unknown>, toolId: string, scope: Deadline, idempotencyKey: string | undefined) {
     this.#toolId = toolId;
-    const ctx = new HandlerContext(toolId, scope, (progress: ProgressEvent) => {
+    const onProgress = (progress: ProgressEvent): void => {
       if (!this.#closed && !this.#ended) this.#deliver({ kind: 'progress', toolId, data: progress }, undefined);
-    });
+    };
+    const ctx = new HandlerContext(toolId, scope, onProgress, idempotencyKey);
     void this.#pump(handler, args, ctx);
   }
 

@@ -88,6 +88,14 @@ export interface LocalHandlerContext extends BackendToolContext {
   toolId: string;
   /** Reports progress to the caller (`onProgress` of run, `progress` events of runStream). */
   onProgress?: (progress: ProgressEvent) => void;
+  /**
+   * The call's deadline in epoch milliseconds (a little after the runner's own, so that work
+   * handed it ends no earlier), when the call has a budget; `undefined` otherwise. Reading it
+   * starts the deadline's clock, as reading `signal` does.
+   */
+  readonly deadline?: number | undefined;
+  /** The caller's `idempotencyKey`, when it gave one; every attempt of a retried call carries the same. */
+  readonly idempotencyKey?: string | undefined;
 }
 
 /**

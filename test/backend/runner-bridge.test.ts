@@ -52,6 +52,33 @@ describe('backend → index + runner, end to end', () => {
     expect((await failure(runner.run('tools:broken', {}))).code).toBe('OUTPUT_VALIDATION');
   });
 
+  it("hands a registry backend the call's signal, deadline and idempotency key; a local handler sees them on its context", async () => {
+    const { registry, remote, tools } = setup();
+    const seen: Array<{ deadline: number | undefined; idempotencyKey: string | undefined }> = [];
+    tools.registerHandler('context', {
+      handler: (_args, ctx) => seen.push({ deadline: ctx.deadline, idempotencyKey: ctx.idempotencyKey }),
+    });
+    const index = createToolIndex();
+    await registerBackendTools(index, registry);
+    const runner = createRunner({ index, backends: registry });
+    const before = Date.now();
+    await runner.run('geo:lookup', {}, { idempotencyKey: 'idem-1', timeoutMs: 5_000 });
+    const options = remote.calls[0]?.options as BackendCallOptions;
+    expect(options.signal).toBeInstanceOf(AbortSignal);
+    expect(options.idempotencyKey).toBe('idem-1');
+    expect(options.deadline).toBeGreaterThanOrEqual(before + 4_900);
+    expect(options.deadline).toBeLessThanOrEqual(Date.now() + 5_100);
+    // Without them, a backend is told neither.
+    await runner.run('geo:lookup', {});
+    expect(remote.calls[1]?.options).toEqual({ signal: expect.any(AbortSignal) as AbortSignal });
+    // The same through a local backend's handler, and on a stream.
+    await runner.run('tools:context', {}, { idempotencyKey: 'idem-2', deadline: before + 60_000 });
+    for await (const _event of runner.runStream('tools:context', {}, { idempotencyKey: 'idem-3' })) void _event;
+    expect(seen[0]?.idempotencyKey).toBe('idem-2');
+    expect(Math.abs((seen[0]?.deadline ?? 0) - (before + 60_000))).toBeLessThan(1_000);
+    expect(seen[1]).toEqual({ deadline: undefined, idempotencyKey: 'idem-3' });
+  });
+
   it('looks a name up in the local option first, then in the backends registry', async () => {
     const { registry } = setup();
     const index = createToolIndex();

@@ -99,7 +99,7 @@ describe('what an MCP server lists is imported tool by tool', () => {
     expect((await e.runTool('odd:fine', {})).value).toBe('called fine');
     expect((await e.searchTools('', 50)).map((t) => t.id)).toContain('odd:fine');
     // The first of the two `fine`s is the one imported.
-    expect((await e.getToolDoc('odd:fine', 'full')).tool.description).toBeUndefined();
+    expect((await e.getToolDoc('odd:fine', 'full')).tool?.description).toBeUndefined();
   });
 
   it('a server that offers no tools (resources only) is connected with none, and is not retried', async () => {
