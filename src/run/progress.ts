@@ -14,6 +14,29 @@ export function emitProgress(listener: (progress: ProgressEvent) => void, progre
 }
 
 /**
+ * A handler's or executor's progress report as listeners get it: a fresh `{ progress, total?,
+ * message? }` with `progress` a finite number, `total` kept only when a finite number and `message`
+ * only when a string; `undefined` (the report is dropped) when it is not an object or its
+ * `progress` is not a finite number. Reports are advisory: a bad one never fails the call.
+ *
+ * @internal
+ */
+export function progressReport(report: unknown): ProgressEvent | undefined {
+  if (report === null || typeof report !== 'object') return undefined;
+  let progress: unknown, total: unknown, message: unknown;
+  try {
+    ({ progress, total, message } = report as Record<string, unknown>);
+  } catch {
+    return undefined;
+  }
+  if (typeof progress !== 'number' || !Number.isFinite(progress)) return undefined;
+  const event: ProgressEvent = { progress };
+  if (typeof total === 'number' && Number.isFinite(total)) event.total = total;
+  if (typeof message === 'string') event.message = message;
+  return event;
+}
+
+/**
  * The first report of every call, on both paths (`onProgress` of `run`, the first `progress`
  * event of `runStream`).
  *
@@ -48,7 +71,9 @@ export class ProgressReporter {
   constructor(listener: (progress: ProgressEvent) => void) {
     this.#listener = listener;
     this.forward = (progress) => {
-      if (this.#active) emitProgress(this.#listener, progress);
+      if (!this.#active) return;
+      const report = progressReport(progress);
+      if (report !== undefined) emitProgress(this.#listener, report);
     };
     emitProgress(listener, startedProgress());
   }

@@ -4,6 +4,7 @@ import { closeIterator, isAsyncIterable, isPromiseLike } from './async-values.js
 import { executorOptions } from './dispatch.js';
 import { ToolError } from './errors.js';
 import { abortToolError } from './failures.js';
+import { progressReport } from './progress.js';
 import { HandlerContext } from './handler-context.js';
 import type { Pipeline } from './pipeline.js';
 import { callDeadline, readRunOptions } from './run-options.js';
@@ -188,7 +189,9 @@ class LocalEventSource implements AsyncIterator<StreamEvent> {
   constructor(handler: LocalHandler, args: Record<string, unknown>, toolId: string, scope: Deadline, idempotencyKey: string | undefined) {
     this.#toolId = toolId;
     const onProgress = (progress: ProgressEvent): void => {
-      if (!this.#closed && !this.#ended) this.#deliver({ kind: 'progress', toolId, data: progress }, undefined);
+      if (this.#closed || this.#ended) return;
+      const report = progressReport(progress);
+      if (report !== undefined) this.#deliver({ kind: 'progress', toolId, data: report }, undefined);
     };
     const ctx = new HandlerContext(toolId, scope, onProgress, idempotencyKey);
     void this.#pump(handler, args, ctx);

@@ -86,7 +86,11 @@ export interface LocalHandlerContext extends BackendToolContext {
   signal: AbortSignal;
   /** The canonical ID the call was made with. */
   toolId: string;
-  /** Reports progress to the caller (`onProgress` of run, `progress` events of runStream). */
+  /**
+   * Reports progress to the caller (`onProgress` of run, `progress` events of runStream). A report
+   * whose `progress` is not a finite number is dropped; `total` (a finite number) and `message` (a
+   * string) are passed on when valid.
+   */
   onProgress?: (progress: ProgressEvent) => void;
   /**
    * The call's deadline in epoch milliseconds (a little after the runner's own, so that work

@@ -160,3 +160,39 @@ describe('progress of chains (cases 75–77)', () => {
     expect(events).toEqual([]);
   });
 });
+
+describe('what a handler reports is checked before anyone sees it', () => {
+  const bad: unknown[] = [
+    null,
+    undefined,
+    'half',
+    { progress: 'x' },
+    { progress: Number.NaN },
+    { progress: Infinity },
+    {
+      get progress(): number {
+        throw new Error('getter');
+      },
+    },
+  ];
+  const handler = (_args: Record<string, unknown>, ctx: { onProgress?: (p: ProgressEvent) => void }): string => {
+    for (const report of bad) ctx.onProgress?.(report as ProgressEvent);
+    ctx.onProgress?.({ progress: 0.5, total: Number.NaN, message: 1 } as unknown as ProgressEvent);
+    ctx.onProgress?.({ progress: 2, total: 4, message: 'half', extra: true } as ProgressEvent);
+    return 'ok';
+  };
+  const runner = createRunner({ index: indexWith([tool('t'), localBackend('h')]), local: { h: handler } });
+  const expected = [{ progress: 0.5 }, { progress: 2, total: 4, message: 'half' }];
+
+  it('run: a report that is not an object or has no finite progress is dropped; bad total or message are left out', async () => {
+    const events: ProgressEvent[] = [];
+    expect((await runner.run('t', {}, { onProgress: (p) => events.push(p) })).structured).toBe('ok');
+    expect(events).toEqual([started, ...expected, completed]);
+  });
+
+  it('runStream: the same reports become the same progress events', async () => {
+    const data: unknown[] = [];
+    for await (const event of runner.runStream('t', {})) if (event.kind === 'progress') data.push(event.data);
+    expect(data).toEqual(expected);
+  });
+});
