@@ -4,9 +4,9 @@
 
 /** How a failed MCP server is retried (`ExecOptions.mcpReconnect`). */
 export interface ReconnectPolicy {
-  /** The wait after the first failure, in milliseconds. @defaultValue 1000 */
+  /** The wait after the first failure, in milliseconds; at most `maxDelayMs` when both are given. @defaultValue 1000 */
   initialDelayMs?: number;
-  /** The longest wait between two attempts, in milliseconds. @defaultValue 30000 */
+  /** The longest wait between two attempts, in milliseconds. @defaultValue 30000, or `initialDelayMs` when that is longer */
   maxDelayMs?: number;
 }
 
@@ -18,13 +18,14 @@ const JITTER = 0.1;
 
 /**
  * The wait before the attempt that follows the `failures`-th consecutive failure:
- * `initialDelayMs × 2^(failures − 1)`, at most `maxDelayMs`, then ±10 % jitter; at least 1 ms.
+ * `initialDelayMs × 2^(failures − 1)` with ±10 % jitter, never more than `maxDelayMs` (at the cap
+ * the jitter only shortens it) and never less than 1 ms.
  *
  * @internal
  */
 export function backoffDelayMs(failures: number, policy: Required<ReconnectPolicy>, random: () => number = Math.random): number {
   const exponent = Math.max(0, Math.min(failures - 1, 30));
   const base = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** exponent);
-  const jittered = base * (1 - JITTER + 2 * JITTER * random());
+  const jittered = Math.min(policy.maxDelayMs, base * (1 - JITTER + 2 * JITTER * random()));
   return Math.max(1, Math.round(jittered));
 }

@@ -387,7 +387,11 @@ export class DefaultExec implements Exec {
   ): AsyncGenerator<StreamEvent, void, undefined> {
     const call = readExecCall(options, this.#defaultCall, this.#timeoutMs);
     await this.#beforeCall(call);
-    yield* withProgressEvents(id, this.#runner.runStream(id, args, call.options), call.options?.signal);
+    try {
+      yield* withProgressEvents(id, this.#runner.runStream(id, args, call.options), call.options?.signal);
+    } catch (err) {
+      throw unwrapUnavailable(err);
+    }
   }
 
   /**

@@ -142,7 +142,8 @@ function resolve(options: ExecOptions): ResolvedExecOptions {
     isObject(o.mcpReconnect) &&
       [o.mcpReconnect.initialDelayMs, o.mcpReconnect.maxDelayMs].every(
         (v) => v === undefined || (typeof v === 'number' && v > 0 && Number.isFinite(v)),
-      ),
+      ) &&
+      (o.mcpReconnect.initialDelayMs ?? 0) <= (o.mcpReconnect.maxDelayMs ?? Infinity),
   );
   check('mcpOptions', isObject(o.mcpOptions) && !('servers' in (o.mcpOptions as object)));
   check('onElicitation', typeof o.onElicitation === 'function');
@@ -182,7 +183,7 @@ function resolve(options: ExecOptions): ResolvedExecOptions {
     localHandlers: o.localHandlers ?? {},
     mcpServers: o.mcpServers ?? {},
     onServerStatus: o.onServerStatus,
-    mcpReconnect: { ...DEFAULT_RECONNECT, ...o.mcpReconnect },
+    mcpReconnect: reconnectPolicy(o.mcpReconnect),
     mcpOptions: o.mcpOptions ?? {},
     mcpClientFeatures: {
       ...(o.onElicitation === undefined ? {} : { onElicitation: o.onElicitation }),
@@ -210,4 +211,10 @@ function resolve(options: ExecOptions): ResolvedExecOptions {
     retry: o.retry,
     onAttempt: o.onAttempt,
   };
+}
+
+/** The reconnect policy: the defaults for what is not given; an `initialDelayMs` above the default cap raises the cap to it. */
+function reconnectPolicy(given: ReconnectPolicy | undefined): Required<ReconnectPolicy> {
+  const initialDelayMs = given?.initialDelayMs ?? DEFAULT_RECONNECT.initialDelayMs;
+  return { initialDelayMs, maxDelayMs: given?.maxDelayMs ?? Math.max(DEFAULT_RECONNECT.maxDelayMs, initialDelayMs) };
 }

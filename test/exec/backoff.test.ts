@@ -15,4 +15,11 @@ describe('backoffDelayMs', () => {
     expect(backoffDelayMs(1, DEFAULT_RECONNECT, () => 0.999_999)).toBe(1100);
     expect(backoffDelayMs(1, { initialDelayMs: 0.1, maxDelayMs: 1 }, () => 0)).toBe(1);
   });
+
+  it('never waits longer than maxDelayMs: at the cap the jitter only shortens the wait', () => {
+    const policy = { initialDelayMs: 60_000, maxDelayMs: 60_000 };
+    expect(backoffDelayMs(1, policy, () => 0.999_999)).toBe(60_000);
+    expect(backoffDelayMs(9, policy, () => 0)).toBe(54_000);
+    expect(backoffDelayMs(6, DEFAULT_RECONNECT, () => 0.999_999)).toBe(30_000);
+  });
 });

@@ -176,6 +176,22 @@ describe('a server that goes away is failed, whatever its transport', () => {
     expect(performance.now() - started).toBeLessThan(500);
   });
 
+  it('a stream of a failed server’s tool rejects with the same SERVER_UNAVAILABLE as runTool (the connect error as cause)', async () => {
+    const e = exec({ mcpServers: { dead: { command: '/nonexistent/mcp-server' } }, mcpReconnect: { initialDelayMs: 60_000 } });
+    const status = (await e.connect()).dead;
+    const viaRun = await rejection(e.runTool('dead:x', {}));
+    const viaStream = await rejection(
+      (async () => {
+        for await (const event of e.runToolStream('dead:x', {})) void event;
+      })(),
+    );
+    for (const err of [viaRun, viaStream]) {
+      expect(err.code).toBe('SERVER_UNAVAILABLE');
+      expect(err.cause).toBe(status?.error);
+      expect(err.message).toMatch(/^exec: MCP server "dead" is unavailable/);
+    }
+  });
+
   it('a failed server whose name has a colon is named by its tools’ IDs too', async () => {
     const e = exec({ mcpServers: { 'team:files': { command: '/nonexistent/mcp-server' } }, mcpReconnect: { initialDelayMs: 60_000 } });
     expect((await e.connect())['team:files']?.state).toBe('failed');

@@ -182,6 +182,7 @@ describe('every MCP server fails alone', () => {
       { onServerStatus: 'log' },
       { mcpReconnect: { initialDelayMs: -1 } },
       { mcpReconnect: { maxDelayMs: Infinity } },
+      { mcpReconnect: { initialDelayMs: 5_000, maxDelayMs: 1_000 } },
     ]) {
       const field = Object.keys(options)[0]!;
       expect(() => createExec(options as ExecOptions), field).toThrow(
