@@ -20,6 +20,11 @@ export class BackendAggregator {
    * The tools of every enabled backend, backends in name order. A tool without a namespace gets
    * the backend's name as namespace (a copy is returned; the backend's objects are not changed).
    *
+   * A tool that has a namespace of its own keeps it, so its tool ID (`geo:lookup`) does not name
+   * its backend: {@link BackendAggregator.execute} takes `backend:toolName` (`remote:lookup`), not
+   * the tool ID. To call tools by their IDs, register them with {@link registerBackendTools} and
+   * run them through a runner given the registry.
+   *
    * @throws the first backend failure (a library error as is, anything else as EXECUTION).
    */
   async listAllTools(options?: BackendCallOptions): Promise<Tool[]> {
