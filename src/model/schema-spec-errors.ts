@@ -6,6 +6,7 @@
  */
 import type { ErrorObject } from 'ajv';
 import type { CompositeParams } from './violations.js';
+import { baseUriOf, resolveRef } from './schema-refs.js';
 import { escapePointer, isPlainObject, type SchemaDocument } from './schema-source.js';
 
 /** One error as schemasafe reports it. */
@@ -66,16 +67,16 @@ function segmentsOf(location: string): string[] {
 }
 
 /**
- * The schema node a keyword location leads to, following local `$ref`s met on the way; `undefined`
- * when the location cannot be followed (schemasafe does not escape `/` in property names).
+ * The schema node a keyword location leads to, following the `$ref`s and `$dynamicRef`s met on
+ * the way (schema-refs.ts); `undefined` when the location cannot be followed.
  */
 function schemaAt(root: SchemaDocument, segments: readonly string[]): unknown {
   let node: unknown = root;
   let i = 0;
   while (i < segments.length) {
     const segment = segments[i] as string;
-    if (isPlainObject(node) && segment === '$ref' && typeof node.$ref === 'string') {
-      node = localRef(root, node.$ref);
+    if (isPlainObject(node) && (segment === '$ref' || segment === '$dynamicRef') && typeof node[segment] === 'string') {
+      node = resolveRef(root, node[segment], baseUriOf(root, node));
       i++;
     } else if (Array.isArray(node) && /^\d+$/.test(segment)) {
       node = node[Number(segment)];
@@ -89,24 +90,6 @@ function schemaAt(root: SchemaDocument, segments: readonly string[]): unknown {
       i = j;
     } else return undefined;
     if (node === undefined) return undefined;
-  }
-  return node;
-}
-
-function localRef(root: SchemaDocument, ref: string): unknown {
-  if (!ref.startsWith('#/') && ref !== '#') return undefined;
-  const parts =
-    ref === '#'
-      ? []
-      : ref
-          .slice(2)
-          .split('/')
-          .map((part) => decodeURIComponent(part).replace(/~1/g, '/').replace(/~0/g, '~'));
-  let node: unknown = root;
-  for (const part of parts) {
-    if (Array.isArray(node)) node = node[Number(part)];
-    else if (isPlainObject(node) && Object.hasOwn(node, part)) node = node[part];
-    else return undefined;
   }
   return node;
 }

@@ -108,8 +108,13 @@ class Collector {
       }
       case 'type': {
         const expected = params.type;
-        const names = Array.isArray(expected) ? expected.map(String) : text(expected).split(',');
         const actual = jsonTypeOf(this.#value(error));
+        if (expected === undefined) {
+          // The schema that failed could not be located (a reference the error does not follow).
+          this.add('InvalidType', field, `${label} has the wrong type, got ${actual}.`, { actual, keyword });
+          return;
+        }
+        const names = Array.isArray(expected) ? expected.map(String) : text(expected).split(',');
         const wanted = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
         this.add('InvalidType', field, `${label} must be ${wanted}, got ${actual}.`, {
           expected: names.length === 1 ? names[0] : names,
@@ -133,9 +138,14 @@ class Collector {
         return;
       }
       case 'enum': {
-        const allowed = Array.isArray(params.allowedValues) ? (params.allowedValues as unknown[]) : [];
+        const known = Array.isArray(params.allowedValues);
+        const allowed = known ? (params.allowedValues as unknown[]) : [];
         const value = this.#value(error);
-        const wanted = allowed.length === 0 ? 'cannot take any value (its enum is empty)' : `must be one of ${showList(allowed)}`;
+        const wanted = !known
+          ? 'is not one of the allowed values'
+          : allowed.length === 0
+            ? 'cannot take any value (its enum is empty)'
+            : `must be one of ${showList(allowed)}`;
         this.add('InvalidEnumValue', field, `${label} ${wanted}, got ${show(value)}.`, {
           allowed,
           actual: scalar(value),

@@ -395,3 +395,32 @@ describe('the two engines', () => {
     );
   });
 });
+
+describe('the spec engine quotes the schema an error was found through, however it was referenced', () => {
+  const validator = createSchemaValidator();
+  const check = (inputSchema: Record<string, unknown>, args: Record<string, unknown>): string =>
+    thrown(() => validator.validateInput({ name: 't', inputSchema } as Tool, args)).message;
+
+  it('through a $dynamicRef to a $dynamicAnchor (a recursive tree)', () => {
+    const tree = {
+      $id: 'https://example.com/tree',
+      $dynamicAnchor: 'node',
+      type: 'object',
+      properties: { name: { type: 'string' }, kind: { enum: ['a', 'b'] }, children: { type: 'array', items: { $dynamicRef: '#node' } } },
+    };
+    expect(check(tree, { children: [{ name: 5 }] })).toContain("Field '/children/0/name' must be string, got integer");
+    expect(check(tree, { children: [{ kind: 'z' }] })).toContain(`Field '/children/0/kind' must be one of "a", "b", got "z"`);
+  });
+
+  it('through a $ref relative to an $id, and through an $anchor', () => {
+    const relative = {
+      $id: 'https://example.com/root',
+      type: 'object',
+      $defs: { A: { $id: 'a.json', type: 'string', enum: ['p', 'q'] }, B: { $anchor: 'bee', type: 'integer' } },
+      properties: { a: { $ref: 'a.json' }, b: { $ref: '#bee' }, c: { $ref: 'a.json#' } },
+    };
+    expect(check(relative, { a: 'x' })).toContain(`Field '/a' must be one of "p", "q", got "x"`);
+    expect(check(relative, { b: 'x' })).toContain("Field '/b' must be integer, got string");
+    expect(check(relative, { c: 'y' })).toContain(`Field '/c' must be one of "p", "q", got "y"`);
+  });
+});
