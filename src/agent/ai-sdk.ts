@@ -11,6 +11,7 @@ import { codeModeApi, type CodeModeApiOptions } from './code-mode-api.js';
 import { checkSnippet } from './code-mode-check.js';
 import { selectTools, type SelectToolsOptions } from './selection.js';
 import { encodeToolName } from './tool-names.js';
+import { jsonResult } from './tool-results.js';
 import type { SelectedTool } from './selected-tool.js';
 
 const errors = layerErrors('agent');
@@ -127,7 +128,9 @@ function aiTool(ai: AiSdk, entry: SelectedTool): AiTool<Record<string, unknown>,
     description: describe(entry),
     // no validate function: the AI SDK passes the model's input through, toolexec checks it
     inputSchema: ai.jsonSchema<Record<string, unknown>>(modelSchema(entry.tool)),
-    execute: (input, { abortSignal }) => entry.run(input ?? {}, abortSignal === undefined ? {} : { signal: abortSignal }),
+    // a value with no JSON form rejects (EXECUTION), so the model gets it as the tool's error
+    execute: async (input, { abortSignal }) =>
+      jsonResult(await entry.run(input ?? {}, abortSignal === undefined ? {} : { signal: abortSignal })),
     toModelOutput: ({ output }) => modelOutput(output),
   });
 }
@@ -162,7 +165,8 @@ export type AiSdkToolSet = Record<string, AiSdkTool>;
  *   which validates the arguments, applies the deadline and runs the tool; `execute`'s
  *   `abortSignal` is the call's signal. A failure (`VALIDATION` naming each field, `EXECUTION`,
  *   `TIMEOUT`...) rejects, and the AI SDK hands its message back to the model as the tool's error,
- *   so the model can correct the call.
+ *   so the model can correct the call. So does a result whose value cannot be serialised as JSON
+ *   (`EXECUTION`: a cycle, a BigInt, a throwing `toJSON`).
  * - The output is the facade's {@link Result}; `toModelOutput` gives the model the value as JSON,
  *   or an MCP tool's content blocks with images and audio as files.
  * - `code: true` adds `execute_code` ({@link codeTool}).

@@ -5,6 +5,7 @@
  */
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { ToolexecError } from '../model/index.js';
+import { describeValue, layerErrors } from '../model/internal.js';
 import type { Result } from '../exec/index.js';
 import type { ProviderFormat } from './adapters/types.js';
 
@@ -140,14 +141,49 @@ type Part = { kind: 'text'; text: string } | { kind: 'media'; mimeType: string; 
 
 const ANTHROPIC_IMAGES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 
-/** A value as text for a model: strings as they are, anything else as JSON. */
-export function valueText(value: unknown): string {
+const errors = layerErrors('agent');
+
+/**
+ * A value as text for a model: strings as they are, anything else as JSON (`undefined` as `null`).
+ *
+ * @param toolId - The tool whose result `value` is, named in the error.
+ * @throws `EXECUTION` when `value` has no JSON form (a cycle, a BigInt, a `toJSON` or getter that
+ * throws, a function): the model is told so instead of being sent `[object Object]`.
+ */
+export function valueText(value: unknown, toolId?: string): string {
   if (typeof value === 'string') return value;
+  let text: string | undefined;
   try {
-    return JSON.stringify(value ?? null) ?? String(value);
-  } catch {
-    return String(value);
+    text = JSON.stringify(value ?? null);
+  } catch (err) {
+    throw notJson(toolId, err);
   }
+  if (text === undefined) throw notJson(toolId, undefined, describeValue(value));
+  return text;
+}
+
+/** The `EXECUTION` error of a tool result that cannot be serialised as JSON. */
+function notJson(toolId: string | undefined, cause: unknown, what?: string): ToolexecError {
+  const reason = what ?? firstLine(cause instanceof Error ? cause.message : describeValue(cause));
+  const tool = toolId === undefined ? 'the tool' : `tool "${toolId}"`;
+  return errors('EXECUTION', `${tool} ran, but its result could not be serialised as JSON (${reason}), so it cannot be shown`, {
+    ...(cause === undefined ? {} : { cause }),
+    details: toolId === undefined ? { reason } : { toolId, reason },
+  });
+}
+
+function firstLine(text: string): string {
+  return text.split('\n', 1)[0] ?? text;
+}
+
+/**
+ * `result` itself, once its value is known to have a JSON form (what every adapter sends on).
+ *
+ * @throws `EXECUTION` when it has none (see {@link valueText}).
+ */
+export function jsonResult(result: Result): Result {
+  valueText(result.value, result.toolId);
+  return result;
 }
 
 /** MCP content blocks as text and media parts. */
@@ -188,11 +224,9 @@ function partsOf(content: readonly ContentBlock[]): Part[] {
   return parts;
 }
 
-/** The parts of a result: its content blocks when it has any, else its value as text. */
-function resultParts(result: Result): Part[] {
-  return result.content !== undefined && result.content.length > 0
-    ? partsOf(result.content)
-    : [{ kind: 'text', text: valueText(result.value) }];
+/** The parts of a result: its content blocks when it has any, else its value's text. */
+function resultParts(result: Result, text: string): Part[] {
+  return result.content !== undefined && result.content.length > 0 ? partsOf(result.content) : [{ kind: 'text', text }];
 }
 
 function note(part: Extract<Part, { kind: 'media' }>, why: string): string {
@@ -219,18 +253,25 @@ export function errorText(err: unknown): string {
   return `Error (${err.code}): ${message}${hint !== '' && !/[.!?]$/u.test(message) ? '.' : ''}${hint}`;
 }
 
-/** A successful call in the format's tool-result form. */
+/**
+ * A successful call in the format's tool-result form.
+ *
+ * @throws `EXECUTION` when the result's value has no JSON form ({@link valueText}): the callers
+ * answer it with {@link errorResult}, as any failed call.
+ */
 export function successResult(
   format: ProviderFormat,
   result: Result,
   name: string,
   callId: string | undefined,
 ): ProviderToolResults[ProviderFormat] {
+  // the one check of the value: every branch below sends it (or this text) on as it is
+  const text = valueText(result.value, result.toolId);
   switch (format) {
     case 'openai-chat':
-      return { role: 'tool', tool_call_id: callId ?? '', content: joinText(resultParts(result), 'a tool message carries text only') };
+      return { role: 'tool', tool_call_id: callId ?? '', content: joinText(resultParts(result, text), 'a tool message carries text only') };
     case 'openai-responses': {
-      const parts = resultParts(result);
+      const parts = resultParts(result, text);
       const output: OpenAIResponsesOutputPart[] = parts.map((part) => {
         if (part.kind === 'text') return { type: 'input_text', text: part.text };
         if (part.mimeType.startsWith('image/'))
@@ -247,7 +288,7 @@ export function successResult(
       };
     }
     case 'anthropic': {
-      const content = resultParts(result).map((part): AnthropicToolResultBlock => {
+      const content = resultParts(result, text).map((part): AnthropicToolResultBlock => {
         if (part.kind === 'text') return { type: 'text', text: part.text };
         if (ANTHROPIC_IMAGES.has(part.mimeType)) {
           return { type: 'image', source: { type: 'base64', media_type: part.mimeType as 'image/png', data: part.data } };
@@ -259,17 +300,17 @@ export function successResult(
       return { type: 'tool_result', tool_use_id: callId ?? '', content };
     }
     case 'gemini': {
-      const parts = resultParts(result);
+      const parts = resultParts(result, text);
       const media = parts.filter((part): part is Extract<Part, { kind: 'media' }> => part.kind === 'media');
-      const text = parts.filter((part) => part.kind === 'text').map((part) => (part as { text: string }).text);
-      const output = result.value !== undefined ? result.value : text.join('\n');
+      const texts = parts.filter((part) => part.kind === 'text').map((part) => (part as { text: string }).text);
+      const output = result.value !== undefined ? result.value : texts.join('\n');
       const response: GeminiFunctionResponsePart['functionResponse'] = { name, response: { output } };
       if (callId !== undefined) response.id = callId;
       if (media.length > 0) response.parts = media.map((part) => ({ inlineData: { mimeType: part.mimeType, data: part.data } }));
       return { functionResponse: response };
     }
     case 'mcp': {
-      const out: CallToolResult = { content: result.content ?? [{ type: 'text', text: valueText(result.value) }] };
+      const out: CallToolResult = { content: result.content ?? [{ type: 'text', text }] };
       const value = result.value;
       if (value !== null && typeof value === 'object' && !Array.isArray(value)) out.structuredContent = value as Record<string, unknown>;
       return out;

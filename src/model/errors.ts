@@ -52,6 +52,7 @@ export const ERROR_CODES = [
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 import type { ToolexecErrorDetails } from './error-details.js';
+import { toJsonSafe } from './json-safe.js';
 import { reachableObjects } from './reachable.js';
 
 const MARKER = Symbol.for('toolexec.error');
@@ -115,10 +116,10 @@ export class ToolexecError<C extends ErrorCode = ErrorCode> extends Error {
     }
   }
 
-  /** A JSON form: name, code, message, details and the cause's message chain. */
+  /** A JSON form: name, code, message, details (as JSON-safe data, see {@link toErrorShape}) and the cause's message chain. */
   toJSON(): Record<string, unknown> {
     const json: Record<string, unknown> = { name: this.name, code: this.code, message: this.message };
-    if (this.details !== undefined) json.details = this.details;
+    if (this.details !== undefined) json.details = safeDetails(this.details);
     if (this.cause !== undefined) json.cause = describeCause(this.cause);
     return json;
   }
@@ -141,6 +142,12 @@ function safeString(value: unknown): string {
       return typeof value;
     }
   }
+}
+
+/** `details` as JSON-safe data ({@link toJsonSafe}); anything but an object comes back as `{ value }`. */
+function safeDetails(details: Record<string, unknown>): Record<string, unknown> {
+  const safe = toJsonSafe(details);
+  return typeof safe === 'object' && safe !== null && !Array.isArray(safe) ? (safe as Record<string, unknown>) : { value: safe };
 }
 
 /** True if `value` is one of the library's {@link ErrorCode}s. */
@@ -195,7 +202,7 @@ export interface ErrorCauseShape {
   code?: string;
   /** The error's message (or the thrown value, described in one line). */
   message: string;
-  /** The error's `details`, for a library error that has any. */
+  /** The error's `details`, for a library error that has any, as JSON-safe data. */
   details?: Record<string, unknown>;
   /** What this error wrapped, in turn. */
   cause?: ErrorCauseShape;
@@ -213,7 +220,7 @@ export interface ErrorShape {
     code: string;
     /** The error's message. */
     message: string;
-    /** The error's `details`, when it has any. */
+    /** The error's `details`, when it has any, as JSON-safe data. */
     details?: Record<string, unknown>;
     /** What the error wrapped (its `cause` chain: messages, codes and details), when it wrapped anything. */
     cause?: ErrorCauseShape;
@@ -226,7 +233,10 @@ const MAX_CAUSE_DEPTH = 8;
 /**
  * Turns any thrown value into the `{ status: 'Error', error: { code, message, details, cause } }`
  * shape. A non-library error becomes code `EXECUTION` with its message. `cause` keeps the chain
- * of wrapped errors (each with its code when it is a library error), JSON-safe.
+ * of wrapped errors (each with its code when it is a library error). The whole shape is JSON-safe:
+ * `details` are copied as JSON-safe data (a bigint as a string, a cycle as `"[Circular]"`, a
+ * function or symbol dropped, a getter that throws as `"[Unreadable: <message>]"`; plain JSON as it
+ * is), so `JSON.stringify` never throws on it.
  */
 export function toErrorShape(err: unknown): ErrorShape {
   try {
@@ -241,7 +251,7 @@ function errorShape(err: unknown): ErrorShape {
   const seen = new Set<unknown>([err]);
   if (ToolexecError.isInstance(err)) {
     const error: ErrorShape['error'] = { code: err.code, message: err.message };
-    if (err.details !== undefined) error.details = err.details;
+    if (err.details !== undefined) error.details = safeDetails(err.details);
     const cause = causeShape(err.cause, seen, 0);
     if (cause !== undefined) error.cause = cause;
     return { status: 'Error', error };
@@ -258,7 +268,7 @@ function causeShape(cause: unknown, seen: Set<unknown>, depth: number): ErrorCau
   const shape: ErrorCauseShape = { message: errorMessage(cause) };
   if (ToolexecError.isInstance(cause)) {
     shape.code = cause.code;
-    if (cause.details !== undefined) shape.details = cause.details;
+    if (cause.details !== undefined) shape.details = safeDetails(cause.details);
   }
   if (cause instanceof AggregateError) {
     const errors = (cause.errors as unknown[])

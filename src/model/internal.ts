@@ -25,6 +25,7 @@ export {
 export { editDistance, typoBudget } from './edit-distance.js';
 export { LruCache } from './lru-cache.js';
 export { missingPeerMessage, optionalPeer } from './optional-peer.js';
+export { CIRCULAR, TRUNCATED, toJsonSafe, type JsonSafeOptions } from './json-safe.js';
 export { reachableObjects } from './reachable.js';
 export {
   DEFAULT_REDACT_PATHS,

@@ -8,7 +8,7 @@
  * @module
  */
 import { ExponentialBackoff, decorrelatedJitterGenerator, type IBackoff } from 'cockatiel';
-import { ToolexecError, errorMessage, type Tool } from '../model/index.js';
+import { ToolexecError, errorMessage, isErrorCode, type Tool } from '../model/index.js';
 import { ABORTED, describeValue, readField, readOptionsObject, type Deadline, type LayerErrors } from '../model/internal.js';
 import { ToolError } from './errors.js';
 import { abortToolError } from './failures.js';
@@ -83,6 +83,9 @@ export function readRetryPolicy(errors: LayerErrors, value: unknown, configurati
     if (!Array.isArray(rawRetryOn) || rawRetryOn.length > 64 || !rawRetryOn.every((c) => typeof c === 'string')) {
       fail('retryOn', `must be an array of error codes, got ${describeValue(rawRetryOn)}`);
     }
+    // A misspelt code would silently turn retries off for it.
+    const unknown = (rawRetryOn as string[]).find((code) => code !== 'CONNECTION_LOST' && !isErrorCode(code));
+    if (unknown !== undefined) fail('retryOn', `names an unknown error code: ${JSON.stringify(unknown)} (see ERROR_CODES, or CONNECTION_LOST)`);
     retryOn = rawRetryOn as RetryCondition[];
   }
   return resolvePolicy({ maxAttempts, initialDelayMs, maxDelayMs: Math.max(maxDelayMs, initialDelayMs), retryOn });

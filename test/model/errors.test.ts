@@ -103,6 +103,61 @@ describe('toErrorShape / errorMessage / isErrorCode', () => {
     expect(JSON.parse(JSON.stringify(toErrorShape(err)))).toEqual(toErrorShape(err));
   });
 
+  it('gives JSON-safe details: bigints as strings, cycles cut, functions and symbols dropped, throwing getters reported', () => {
+    const cycle: Record<string, unknown> = { name: 'loop' };
+    cycle.self = cycle;
+    const details: Record<string, unknown> = {
+      n: 10n,
+      list: [1n, () => 1, Symbol('s'), undefined, NaN],
+      cycle,
+      fn: () => 1,
+      sym: Symbol('s'),
+      missing: undefined,
+      when: new Date(0),
+      inner: new TypeError('bad input'),
+      get broken(): never {
+        throw new Error('getter exploded');
+      },
+      toJsonThrows: {
+        toJSON(): never {
+          throw new Error('toJSON exploded');
+        },
+      },
+    };
+    const expected = {
+      n: '10',
+      list: ['1', null, null, null, null],
+      cycle: { name: 'loop', self: '[Circular]' },
+      when: '1970-01-01T00:00:00.000Z',
+      inner: { name: 'TypeError', message: 'bad input' },
+      broken: '[Unreadable: getter exploded]',
+      toJsonThrows: '[Unreadable: toJSON exploded]',
+    };
+    const cause = new ToolexecError('TIMEOUT', 'inner', { details: { big: 2n, cycle } });
+    const shape = toErrorShape(new ToolexecError('EXECUTION', 'x', { details, cause }));
+    expect(shape.error.details).toEqual(expected);
+    expect(shape.error.cause?.details).toEqual({ big: '2', cycle: { name: 'loop', self: '[Circular]' } });
+    expect(JSON.parse(JSON.stringify(shape))).toEqual(shape);
+    const plainCause = toErrorShape(new Error('outer', { cause }));
+    expect(() => JSON.stringify(plainCause)).not.toThrow();
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    expect(toErrorShape(new ToolexecError('EXECUTION', 'x', { details: { proxy } })).error.details).toEqual({
+      proxy: expect.stringMatching(/^\[Unreadable: .*revoked/u) as unknown,
+    });
+    expect(JSON.parse(JSON.stringify(new ToolexecError('EXECUTION', 'x', { details })))).toMatchObject({ details: expected });
+  });
+
+  it('leaves details that are already plain JSON as they are', () => {
+    const details = { server: 's', retryInMs: 1874, nested: { list: [1, 'two', null, true, { deep: [] }] }, empty: {}, zero: -0 };
+    const shape = toErrorShape(new ToolexecError('SERVER_UNAVAILABLE', 'x', { details }));
+    expect(JSON.stringify(shape.error.details)).toBe(JSON.stringify(details));
+    expect(shape.error.details).toEqual(details);
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 100; i++) deep = { d: deep };
+    expect(JSON.stringify(toErrorShape(new ToolexecError('EXECUTION', 'x', { details: { deep } })))).toContain('"[Truncated]"');
+  });
+
   it('errorStatus maps every code to an HTTP status, and anything else to 500', () => {
     for (const code of ERROR_CODES) expect([400, 404, 408, 429, 500, 502, 503, 504]).toContain(ERROR_STATUS[code]);
     const status = (code: (typeof ERROR_CODES)[number]): number => errorStatus(new ToolexecError(code, 'x'));

@@ -187,6 +187,11 @@ describe('retries of transient failures', () => {
       expect((await rejection(runner.run('t', {}, { retry } as never))).code).toBe('INVALID_ARGUMENT');
     }
     expect(() => createRunner({ retry: { maxAttempts: -2 } })).toThrow(expect.objectContaining({ code: 'CONFIGURATION' }) as Error);
+    // A misspelt code would silently turn retries off for it: refused, named.
+    const misspelt = await rejection(runner.run('t', {}, { retry: { retryOn: ['TIMEOUT', 'TIMEOUTS'] } } as never));
+    expect(misspelt.code).toBe('INVALID_ARGUMENT');
+    expect(misspelt.message).toContain('unknown error code: "TIMEOUTS"');
+    expect((await runner.run('t', {}, { retry: { retryOn: ['CONNECTION_LOST', 'EXECUTION'] } })).structured).toBe(1);
   });
 
   it('passes the idempotency key and the deadline to a provider executor on every attempt', async () => {

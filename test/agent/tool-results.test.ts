@@ -1,0 +1,168 @@
+/**
+ * A tool result with no JSON form (a cycle, a BigInt, a throwing `toJSON` or getter): every adapter
+ * answers with its error form, saying so, instead of `[object Object]` or a value the provider
+ * SDK's own `JSON.stringify` throws on later.
+ */
+import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult, LanguageModelV4Prompt } from '@ai-sdk/provider';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { generateText, stepCountIs } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { afterEach, describe, expect, it } from 'vitest';
+import { agentTools, aiSdkTools, createMcpServer, encodeToolName } from '../../src/agent/index.js';
+import { createExec, type DefaultExec, type LocalToolDefinition } from '../../src/exec/index.js';
+
+const open: DefaultExec[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((e) => e.close()));
+});
+
+function cyclic(): Record<string, unknown> {
+  const value: Record<string, unknown> = { a: 1 };
+  value.self = value;
+  return value;
+}
+
+/** A handler's value of each kind JSON cannot carry, by tool name. */
+const NOT_JSON: Record<string, () => unknown> = {
+  cyclic,
+  bigint: () => ({ total: 10n }),
+  to_json_throws: () => ({
+    toJSON(): never {
+      throw new Error('toJSON exploded');
+    },
+  }),
+  getter_throws: () => ({
+    get broken(): never {
+      throw new Error('getter exploded');
+    },
+  }),
+  function: () => () => 1,
+};
+
+function tool(name: string, handler: () => unknown): LocalToolDefinition {
+  return { tool: { name, namespace: 'res', inputSchema: { type: 'object' } }, handler };
+}
+
+function execWithResults(): DefaultExec {
+  const exec = createExec({
+    tools: [...Object.entries(NOT_JSON).map(([name, handler]) => tool(name, handler)), tool('plain', () => ({ a: [1, 'x', null] }))],
+  });
+  open.push(exec);
+  return exec;
+}
+
+const NOT_JSON_TEXT =
+  /^Error \(EXECUTION\): agent: tool "res:\w+" ran, but its result could not be serialised as JSON \(.+\), so it cannot be shown$/u;
+
+/** The one text of an error result, in whichever form the format carries it. */
+function errorTextOf(result: unknown): string {
+  const r = result as {
+    content?: string | { text: string }[];
+    output?: string;
+    functionResponse?: { response: { error?: string } };
+  };
+  if (typeof r.content === 'string') return r.content;
+  if (Array.isArray(r.content)) return r.content.map((block) => block.text).join('');
+  if (typeof r.output === 'string') return r.output;
+  return r.functionResponse?.response.error ?? '';
+}
+
+describe('a tool result that cannot be serialised as JSON', () => {
+  it('agentTools: every format answers with its error form, saying so; the answer serialises', async () => {
+    const exec = execWithResults();
+    for (const format of ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'mcp'] as const) {
+      const agent = await agentTools(exec, { format });
+      for (const name of Object.keys(NOT_JSON)) {
+        const result = await agent.call(encodeToolName(`res:${name}`), {}, { callId: 'c1' });
+        const json = JSON.stringify(result);
+        expect(json, `${format} ${name}`).not.toContain('[object Object]');
+        expect(errorTextOf(result), `${format} ${name}`).toMatch(NOT_JSON_TEXT);
+        if (format === 'anthropic') expect(result).toMatchObject({ is_error: true });
+        if (format === 'mcp') expect(CallToolResultSchema.parse(JSON.parse(json))).toMatchObject({ isError: true });
+        if (format === 'gemini')
+          expect(result).toEqual({
+            functionResponse: { id: 'c1', name: 'res--' + name, response: { error: expect.any(String) as unknown } },
+          });
+      }
+    }
+  });
+
+  it('names the reason: the cycle, the BigInt, the throwing toJSON or getter', async () => {
+    const agent = await agentTools(execWithResults(), { format: 'openai-chat' });
+    const text = async (name: string): Promise<string> => (await agent.call(encodeToolName(`res:${name}`), {})).content;
+    expect(await text('cyclic')).toContain('(Converting circular structure to JSON)');
+    expect(await text('bigint')).toContain('BigInt');
+    expect(await text('to_json_throws')).toContain('(toJSON exploded)');
+    expect(await text('getter_throws')).toContain('(getter exploded)');
+    expect(await text('function')).toContain('(a function)');
+  });
+
+  it('a JSON value is sent as it was', async () => {
+    const exec = execWithResults();
+    const chat = await agentTools(exec, { format: 'openai-chat' });
+    expect((await chat.call('res--plain', {})).content).toBe('{"a":[1,"x",null]}');
+    const gemini = await agentTools(exec, { format: 'gemini' });
+    expect(await gemini.call('res--plain', {})).toEqual({
+      functionResponse: { name: 'res--plain', response: { output: { a: [1, 'x', null] } } },
+    });
+    const mcp = await agentTools(exec, { format: 'mcp' });
+    expect(await mcp.call('res--plain', {})).toEqual({
+      content: [{ type: 'text', text: '{"a":[1,"x",null]}' }],
+      structuredContent: { a: [1, 'x', null] },
+    });
+  });
+
+  it('createMcpServer: the MCP client gets an isError result, not a failed request', async () => {
+    const server = createMcpServer(execWithResults());
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'test-client', version: '1.0.0' });
+    await client.connect(clientSide);
+    try {
+      for (const name of Object.keys(NOT_JSON)) {
+        const result = await client.callTool({ name: `res--${name}`, arguments: {} });
+        expect(result.isError, name).toBe(true);
+        expect(result.structuredContent).toBeUndefined();
+        expect(errorTextOf(result)).toMatch(NOT_JSON_TEXT);
+      }
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+
+  it('aiSdkTools: execute rejects with EXECUTION, and the model gets it as the tool error', async () => {
+    const tools = await aiSdkTools(execWithResults(), { ids: ['res:cyclic', 'res:bigint'] });
+    const usage = {
+      inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+      outputTokens: { total: 1, text: 1, reasoning: undefined },
+    };
+    const turns: LanguageModelV4GenerateResult[] = [
+      {
+        content: [
+          { type: 'tool-call', toolCallId: 'c1', toolName: 'res--cyclic', input: '{}' },
+          { type: 'tool-call', toolCallId: 'c2', toolName: 'res--bigint', input: '{}' },
+        ],
+        finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+        usage,
+        warnings: [],
+      },
+      { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] },
+    ];
+    let turn = 0;
+    const model = new MockLanguageModelV4({ doGenerate: async () => turns[turn++] as LanguageModelV4GenerateResult });
+    const result = await generateText({ model, tools, prompt: 'Run them', stopWhen: stepCountIs(3) });
+    expect(result.text).toBe('done');
+    const sent = model.doGenerateCalls[1] as LanguageModelV4CallOptions;
+    const prompt: LanguageModelV4Prompt = sent.prompt;
+    const outputs = prompt.flatMap((m) => (m.role === 'tool' ? m.content.filter((p) => p.type === 'tool-result') : []));
+    expect(outputs).toHaveLength(2);
+    for (const part of outputs) {
+      expect(part.output.type).toBe('error-text');
+      expect((part.output as { value: string }).value).toMatch(/tool "res:\w+" ran, but its result could not be serialised as JSON/u);
+    }
+    expect(() => JSON.stringify(result.steps)).not.toThrow();
+  });
+});
