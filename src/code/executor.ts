@@ -160,6 +160,8 @@ export class DefaultCodeExecutor implements CodeExecutor {
     if (call.profile !== undefined) params.profile = call.profile;
     if (call.metadata !== undefined) params.metadata = call.metadata;
     if (call.strict) params.strict = true;
+    if (call.timeoutFromDeadline) params.timeoutFromDeadline = true;
+    if (call.languageDefaulted) params.languageDefaulted = true;
     return params;
   }
 

@@ -23,6 +23,11 @@ import type { CodeEngine, CodeExecutorOptions, CodeParams } from './types.js';
 /** Language of a call that names none: the sandboxes run JavaScript (and TypeScript, stripped). */
 export const DEFAULT_CODE_LANGUAGE = 'javascript';
 
+/** True for the names of JavaScript (`javascript`, `js`, any case). */
+function isJavaScriptName(language: string): boolean {
+  return /^\s*(javascript|js)\s*$/i.test(language);
+}
+
 /** Wall-clock budget of a call that names none: 30 s. */
 export const DEFAULT_CODE_TIMEOUT_MS = DEFAULT_TIMEOUT_MS;
 
@@ -135,8 +140,12 @@ export interface ResolvedCodeParams {
   code: string;
   /** The call's language, else the executor's default; never empty. */
   language: string;
+  /** The call named no language and the executor's default is JavaScript: TypeScript is accepted too (stripped). */
+  languageDefaulted: boolean;
   /** The wall-clock budget in whole milliseconds (rounded up): the earlier of `timeoutMs` (else the executor's default) and `deadline`. */
   timeoutMs: number;
+  /** `timeoutMs` is the time left before `deadline` (the call gave no `timeoutMs`): a backend's ceiling lowers it rather than refusing it. */
+  timeoutFromDeadline: boolean;
   /** The call's tool-call cap, capped by the executor's; 0: unlimited. */
   maxToolCalls: number;
   /** The call's queue bound, else the executor's (integer milliseconds). */
@@ -199,12 +208,15 @@ export function resolveCodeParams(params: CodeParams, options: ResolvedCodeExecu
   if (metadata !== undefined && (metadata === null || typeof metadata !== 'object'))
     throw invalidParam('metadata', metadata, 'must be an object');
   if (strict !== undefined && typeof strict !== 'boolean') throw invalidParam('strict', strict, 'must be a boolean');
+  const named = language !== undefined && language !== '';
   let max = maxToolCalls ?? 0;
   if (options.maxToolCalls > 0 && (max === 0 || max > options.maxToolCalls)) max = options.maxToolCalls;
   return {
     code,
-    language: language === undefined || language === '' ? options.defaultLanguage : language,
+    language: named ? language : options.defaultLanguage,
+    languageDefaulted: !named && isJavaScriptName(options.defaultLanguage),
     timeoutMs: Math.ceil(timeoutMs),
+    timeoutFromDeadline: givenTimeoutMs === undefined && deadline !== undefined,
     queueTimeoutMs: queueTimeoutMs === undefined ? options.queueTimeoutMs : Math.ceil(queueTimeoutMs),
     memoryBytes: memoryBytes ?? options.memoryBytes,
     maxToolCalls: max,

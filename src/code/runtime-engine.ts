@@ -90,11 +90,20 @@ export function mapRuntimeError(err: unknown, timeoutMs?: number): ToolexecError
   return new ToolexecError(err.code, err.message, { cause: err.cause ?? err, details });
 }
 
+/** The ceiling of an `INVALID_LIMITS` refusal of `timeoutMs` (`details.ceiling`), else `undefined`. */
+function timeoutCeilingOf(err: unknown): number | undefined {
+  if (!ToolexecError.isInstance(err) || err.code !== 'INVALID_LIMITS' || err.details?.field !== 'timeoutMs') return undefined;
+  const ceiling = err.details.ceiling;
+  return typeof ceiling === 'number' && Number.isInteger(ceiling) && ceiling > 0 ? ceiling : undefined;
+}
+
 /**
  * A {@link CodeEngine} that runs snippets on a {@link Runtime} (sandbox backends by profile).
  *
  * @remarks
- * Each call becomes one `ExecuteRequest`: `language`, `code`, `timeoutMs`, `queueTimeoutMs`,
+ * Each call becomes one `ExecuteRequest`: `language` (none for the executor's JavaScript default, so
+ * that TypeScript runs too; a call naming `javascript` runs as written), `code`, `timeoutMs` (lowered to the
+ * runtime's ceiling when it is only the time left before the caller's deadline), `queueTimeoutMs`,
  * `onStart`, `limits: { maxToolCalls, maxChainSteps, memoryBytes }`, `profile` (the call's, else the
  * engine's), `metadata`, `signal`, and the execution's {@link ToolsEnvironment} as the gateway
  * (the sandbox's `tools` object reaches it, so its budget and trace cover every call). The result
@@ -139,7 +148,8 @@ export class RuntimeEngine implements CodeEngine {
 
   async execute(params: CodeEngineParams, tools: ToolsEnvironment): Promise<CodeEngineResult> {
     const request: ExecuteRequest = {
-      language: params.language,
+      // the JavaScript default names no language: the runtime then accepts TypeScript too
+      ...(params.languageDefaulted === true ? {} : { language: params.language }),
       code: params.code,
       timeoutMs: params.timeoutMs,
       limits: {
@@ -157,11 +167,26 @@ export class RuntimeEngine implements CodeEngine {
     if (params.strict === true) request.strict = true;
     let result: ExecuteResult;
     try {
-      result = await this.#runtime.execute(request);
+      result = await this.#execute(request, params.timeoutFromDeadline === true);
     } catch (err) {
       throw mapRuntimeError(err, params.timeoutMs);
     }
     return toEngineResult(result);
+  }
+
+  /**
+   * Runs the request; when its `timeoutMs` is only the time left before the caller's deadline and
+   * the runtime refuses it as above its ceiling (refused before the snippet queues), runs it again
+   * with the ceiling as its timeout.
+   */
+  async #execute(request: ExecuteRequest, timeoutFromDeadline: boolean): Promise<ExecuteResult> {
+    try {
+      return await this.#runtime.execute(request);
+    } catch (err) {
+      const ceiling = timeoutFromDeadline ? timeoutCeilingOf(err) : undefined;
+      if (ceiling === undefined || request.timeoutMs === undefined || ceiling >= request.timeoutMs) throw err;
+      return this.#runtime.execute({ ...request, timeoutMs: ceiling });
+    }
   }
 }
 

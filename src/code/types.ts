@@ -42,7 +42,8 @@ export interface CodeParams {
    * wins (without `timeoutMs`, the executor's default does not apply); the time left is the
    * sandbox's wall clock, and the snippet's tool calls hand it on to MCP servers. Unlike
    * `timeoutMs`, it does not move while the snippet waits for a sandbox. One already past is
-   * refused with `TIMEOUT` before anything runs.
+   * refused with `TIMEOUT` before anything runs; one further away than the runtime's ceiling
+   * (wasm: 10 min) runs with the ceiling as its timeout (a `timeoutMs` given too is not lowered).
    */
   deadline?: number | Date;
   /**
@@ -140,8 +141,20 @@ export interface CodeEngineParams {
   code: string;
   /** Never empty: the executor applies its default language. */
   language: string;
+  /**
+   * True when the call named no language and `language` is the executor's JavaScript default: the
+   * snippet may be TypeScript too (the runtime engine then names no language, and the runtime
+   * strips TypeScript syntax). A call naming `javascript` runs as written.
+   */
+  languageDefaulted?: boolean;
   /** The effective wall-clock budget (integer milliseconds), counted from the snippet's start. */
   timeoutMs: number;
+  /**
+   * True when `timeoutMs` is the time left before the caller's absolute `deadline` (the call gave no
+   * `timeoutMs` of its own): an engine lowers it to its backend's ceiling instead of refusing it
+   * (the earlier limit wins either way). A `timeoutMs` the caller gave is never lowered.
+   */
+  timeoutFromDeadline?: boolean;
   /** The longest wait for a sandbox before the snippet starts (integer milliseconds); the executor always sets it. */
   queueTimeoutMs?: number;
   /** The sandbox's memory cap in bytes, when the call or the executor sets one. */

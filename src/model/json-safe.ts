@@ -20,6 +20,8 @@ export interface JsonSafeOptions {
   maxDepth?: number;
   /** The form of an `Error` met inside the value. @defaultValue `{ name, message }` */
   error?: (err: Error) => unknown;
+  /** Called each time a value is cut at `maxDepth` (for a caller that refuses a cut copy). */
+  onTruncate?: () => void;
 }
 
 /**
@@ -33,10 +35,22 @@ export interface JsonSafeOptions {
  * when `value` itself has no JSON form (a function, a symbol, `undefined`).
  */
 export function toJsonSafe(value: unknown, options: JsonSafeOptions = {}): unknown {
-  return copy(value, [], 0, options.maxDepth ?? DEFAULT_JSON_DEPTH, options.error ?? plainError);
+  const how: Copying = {
+    maxDepth: options.maxDepth ?? DEFAULT_JSON_DEPTH,
+    error: options.error ?? plainError,
+    onTruncate: options.onTruncate,
+  };
+  return copy(value, [], 0, how);
 }
 
-function copy(value: unknown, ancestors: object[], depth: number, maxDepth: number, error: (err: Error) => unknown): unknown {
+/** {@link JsonSafeOptions} with the defaults applied. */
+interface Copying {
+  readonly maxDepth: number;
+  readonly error: (err: Error) => unknown;
+  readonly onTruncate: (() => void) | undefined;
+}
+
+function copy(value: unknown, ancestors: object[], depth: number, how: Copying): unknown {
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -52,11 +66,14 @@ function copy(value: unknown, ancestors: object[], depth: number, maxDepth: numb
   }
   if (value === null) return null;
   if (ancestors.includes(value)) return CIRCULAR;
-  if (depth >= maxDepth) return TRUNCATED;
+  if (depth >= how.maxDepth) {
+    how.onTruncate?.();
+    return TRUNCATED;
+  }
   ancestors.push(value);
-  const next = (item: unknown): unknown => copy(item, ancestors, depth + 1, maxDepth, error);
+  const next = (item: unknown): unknown => copy(item, ancestors, depth + 1, how);
   try {
-    return copyObject(value, next, error);
+    return copyObject(value, next, how.error);
   } catch (err) {
     return unreadable(err);
   } finally {

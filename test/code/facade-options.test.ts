@@ -55,6 +55,26 @@ describe('createExec: code mode options', () => {
     }
   });
 
+  it('runs a call whose absolute deadline is beyond the ceiling with the ceiling as its timeout; a timeoutMs above it is still refused', async () => {
+    const runtime = createRuntime({ wasm: { poolSize: 1, maxTimeoutMs: 1500 } });
+    const exec = createExec({ tools, runtime, queueTimeoutMs: 1500 });
+    try {
+      const deadline = Date.now() + 3_600_000;
+      expect((await exec.executeCode({ code: 'return 1', deadline })).value).toBe(1);
+      const started = performance.now();
+      const stopped = await rejection(exec.executeCode({ code: 'await new Promise((r) => setTimeout(r, 20_000));', deadline }));
+      expect(performance.now() - started).toBeLessThan(10_000);
+      expect(stopped.code).toBe('LIMIT_EXCEEDED');
+      expect(stopped.details).toMatchObject({ limit: 'timeout', timeoutMs: 1500 });
+      const explicit = await rejection(exec.executeCode({ code: 'return 1', deadline, timeoutMs: 3_600_000 }));
+      expect(explicit.code).toBe('INVALID_ARGUMENT');
+      expect(explicit.details).toMatchObject({ field: 'timeoutMs', ceiling: 1500 });
+    } finally {
+      await exec.close();
+      await runtime.close();
+    }
+  }, 20_000);
+
   it('refuses bad values and a poolSize next to a runtime of the caller (CONFIGURATION)', async () => {
     for (const options of [{ poolSize: 0 }, { poolSize: 65 }, { memoryBytes: -1 }, { queueTimeoutMs: Number.NaN }]) {
       expect(() => createExec({ tools, ...options }), JSON.stringify(options)).toThrow(expect.objectContaining({ code: 'CONFIGURATION' }));

@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createCodeExecutor } from '../../src/code/index.js';
 import { createRuntime } from '../../src/runtime/index.js';
-import { hasErrorCode } from '../../src/model/index.js';
+import { hasErrorCode, localBackend } from '../../src/model/index.js';
+import { createRunner } from '../../src/run/index.js';
 import { fixture, rejection } from './helpers.js';
 
 /** The snippet's source and result sizes: LIMIT_EXCEEDED, one message per limit. */
@@ -46,4 +47,38 @@ describe('code mode: source and result size limits', () => {
     const ok = await code.executeCode({ code: "return 'y'.repeat(1024 * 1024);" });
     expect((ok.value as string).length).toBe(1024 * 1024);
   }, 30_000);
+});
+
+/** A tool result larger than the sandbox's memory: the memory limit at once, never the deadline. */
+describe('code mode: a tool result too large for the sandbox', () => {
+  const runtime = createRuntime({ wasm: { poolSize: 1 } });
+  const f = fixture();
+  f.index.registerTool(
+    { name: 'big', namespace: 'demo', description: 'A string of n characters', inputSchema: { type: 'object' } },
+    localBackend('big'),
+  );
+  const runner = createRunner({ index: f.index, local: { big: (args) => 'x'.repeat(args.n as number) } });
+  const code = createCodeExecutor({ index: f.index, docs: f.docs, runner, runtime });
+  afterAll(async () => {
+    await code.close();
+    await runtime.close();
+  });
+
+  it('fails with LIMIT_EXCEEDED (memory) promptly, even when the snippet catches the call', async () => {
+    const memoryBytes = 16 * 1024 * 1024;
+    for (const snippet of [
+      'const r = await tools.runTool("demo:big", { n: 30e6 }); return r.structured.length;',
+      'try { await tools.runTool("demo:big", { n: 30e6 }); return "fit"; } catch (e) { return "caught " + e; }',
+    ]) {
+      const started = performance.now();
+      const error = await rejection(code.executeCode({ code: snippet, memoryBytes, timeoutMs: 20_000 }));
+      expect(performance.now() - started, snippet).toBeLessThan(10_000);
+      expect(error.code, snippet).toBe('LIMIT_EXCEEDED');
+      expect(hasErrorCode(error, 'RESOURCE_LIMIT')).toBe(true);
+      expect(error.details, snippet).toMatchObject({ limit: 'memory', memoryBytes });
+    }
+    // the worker is free again at once: a next snippet runs
+    const next = await code.executeCode({ code: 'const r = await tools.runTool("demo:big", { n: 1000 }); return r.structured.length;' });
+    expect(next.value).toBe(1000);
+  }, 60_000);
 });

@@ -62,6 +62,33 @@ export function limitsEnforcedNone(): LimitsEnforced {
   return { timeout: false, toolCalls: false, chainSteps: false, memory: false, cpu: false, pids: false, disk: false };
 }
 
+/**
+ * The deepest nesting of objects and arrays in the tool arguments and results a sandbox exchanges
+ * with the host: node's `JSON.stringify` and `structuredClone` overflow past ~1,500 levels, QuickJS's
+ * JSON (512 KiB stack) past ~5,000; a snippet meets an error beyond it, never a cut value.
+ */
+export const MAX_VALUE_DEPTH = 512;
+
+/**
+ * Whether `value` nests objects and arrays more than `maxDepth` levels deep (`{}` is one level).
+ * Walked without recursion, each object once, so a value too deep for the stack is measured too.
+ */
+export function nestsDeeperThan(value: unknown, maxDepth: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  const pending: { object: object; depth: number }[] = [{ object: value, depth: 1 }];
+  const seen = new Set<object>();
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (next.depth > maxDepth) return true;
+    if (seen.has(next.object)) continue;
+    seen.add(next.object);
+    for (const key of Object.keys(next.object)) {
+      const child: unknown = (next.object as Record<string, unknown>)[key];
+      if (child !== null && typeof child === 'object') pending.push({ object: child, depth: next.depth + 1 });
+    }
+  }
+  return false;
+}
+
 /** Plain data deeper than this is copied by `structuredClone` (no recursion limit of our own to hit). */
 const PLAIN_COPY_DEPTH = 32;
 

@@ -1,6 +1,6 @@
 /**
  * Snippet preparation shared by every backend: language check and TypeScript stripping on the
- * host (every snippet, named TypeScript or not), keeping the user's line numbers.
+ * host (a snippet named TypeScript, or naming no language), keeping the user's line numbers.
  */
 import { Script } from 'node:vm';
 import { transform } from 'sucrase';
@@ -11,13 +11,13 @@ import { runtimeError } from './errors.js';
 export interface SnippetSource {
   /** The snippet as the caller wrote it. */
   code: string;
-  /** `javascript`/`js` (default) or `typescript`/`ts`, case-insensitive. */
+  /** `javascript`/`js` or `typescript`/`ts`, case-insensitive; absent or `''`: either (TypeScript stripped). */
   language?: string;
 }
 
 /** A snippet ready to run in a JavaScript sandbox. */
 export interface PreparedSnippet {
-  /** JavaScript: the input with any TypeScript syntax stripped (same line numbers). */
+  /** JavaScript: the input, with any TypeScript syntax stripped unless it was named JavaScript (same line numbers). */
   code: string;
   /** Always `javascript`. */
   language: 'javascript';
@@ -38,23 +38,26 @@ const TYPESCRIPT = new Set(['typescript', 'ts']);
  * Turns a request's code into JavaScript a sandbox can run.
  *
  * @remarks
- * Every snippet goes through sucrase's TypeScript transform (`transforms: ['typescript']`, ES
- * syntax left as is), which leaves plain JavaScript unchanged: a TypeScript snippet runs without
- * naming its language. The transform keeps every line where it was, so line numbers in errors stay
+ * A snippet named JavaScript runs as written. One named TypeScript, or naming no language, goes
+ * through sucrase's TypeScript transform (`transforms: ['typescript']`, ES syntax left as is), which
+ * leaves most plain JavaScript unchanged: a TypeScript snippet runs without naming its language
+ * (JavaScript the transform reads as TypeScript, such as `a < b > (c)`, runs as written only when
+ * named `javascript`). The transform keeps every line where it was, so line numbers in errors stay
  * the user's. Top-level `return` and `await` are accepted (the sandbox runs the snippet as the body
- * of an async function). A snippet not named TypeScript that the transform cannot read is handed to
+ * of an async function). A snippet naming no language that the transform cannot read is handed to
  * the sandbox as it is, so a JavaScript syntax error is the sandbox's own (`phase: 'compile'`).
  *
  * @throws `RUNTIME_UNAVAILABLE` for any other language (naming it); `CODE_EXECUTION` for a syntax
  * error in a snippet named TypeScript, with `details.line` and `details.column` (1-based).
  */
 export function prepareSnippet(request: SnippetSource): PreparedSnippet {
-  const language = (request.language ?? 'javascript').trim().toLowerCase();
+  const language = (request.language ?? '').trim().toLowerCase();
+  if (JAVASCRIPT.has(language)) return { code: request.code, language: 'javascript' };
   const typescript = TYPESCRIPT.has(language);
-  if (!typescript && language !== '' && !JAVASCRIPT.has(language)) {
+  if (!typescript && language !== '') {
     throw runtimeError(
       'RUNTIME_UNAVAILABLE',
-      `runtime unavailable: language "${request.language ?? ''}" is not supported (use javascript or typescript)`,
+      `runtime unavailable: language "${request.language ?? ''}" is not supported (use javascript, typescript or python)`,
       { details: { language: request.language } },
     );
   }
@@ -62,7 +65,7 @@ export function prepareSnippet(request: SnippetSource): PreparedSnippet {
     const output = transform(request.code, { transforms: ['typescript'], disableESTransforms: true });
     return { code: output.code, language: 'javascript' };
   } catch (err) {
-    // not named TypeScript: a JavaScript syntax error is the sandbox's own, unless the code breaks
+    // no language named: a JavaScript syntax error is the sandbox's own, unless the code breaks
     // as JavaScript before the line where it breaks as TypeScript (TypeScript syntax, then a slip)
     if (!typescript) {
       const jsLine = javascriptErrorLine(request.code);

@@ -111,9 +111,10 @@ export interface ToolCallRecord {
 /** One snippet to run. */
 export interface ExecuteRequest {
   /**
-   * `javascript` / `js`, `typescript` / `ts`, or `python` / `py` (routed by the runtime to a
-   * backend that runs Python: see `RuntimeOptions.python`).
-   * @defaultValue 'javascript'
+   * `javascript` / `js` (run as written), `typescript` / `ts` (TypeScript syntax stripped), or
+   * `python` / `py` (routed by the runtime to a backend that runs Python: see
+   * `RuntimeOptions.python`). Absent or `''`: JavaScript, with any TypeScript syntax stripped.
+   * @defaultValue JavaScript or TypeScript
    */
   language?: 'javascript' | 'typescript' | 'python' | (string & {});
   /** The snippet's source; required and non-empty (`MISSING_CODE`). */

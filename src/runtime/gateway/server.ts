@@ -14,7 +14,7 @@ import {
   protocolError,
   serializeError,
   serializeStep,
-  toJsonSafe,
+  toJsonReply,
   type GatewayRequestType,
   type WireMessage,
 } from './wire.js';
@@ -187,7 +187,7 @@ async function dispatch(
     }
     case 'run_chain': {
       const chain = await gateway.runChain(chainSteps(payload), options);
-      return { result: chain.result, steps: chain.steps.map((step) => serializeStep(step)) };
+      return { result: chain.result, steps: chain.steps.map((step) => serializeStep(step, 'keep')) };
     }
   }
 }
@@ -290,8 +290,8 @@ class Server implements GatewayServer {
         const result = await dispatch(this.#gateway, this.#revisions, type, payload, controller.signal);
         this.#stats.requests += 1;
         if (controller.signal.aborted) return;
-        if (result instanceof RevisedResult) this.#reply(id, 'response', toJsonSafe(result.payload), result.toolRev);
-        else this.#reply(id, 'response', toJsonSafe(result));
+        if (result instanceof RevisedResult) this.#reply(id, 'response', toJsonReply(result.payload), result.toolRev);
+        else this.#reply(id, 'response', toJsonReply(result));
       } catch (err) {
         this.#stats.requests += 1;
         this.#stats.errors += 1;

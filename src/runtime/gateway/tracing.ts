@@ -6,7 +6,7 @@ import { ToolexecError, errorMessage } from '../../model/index.js';
 import type { DetailLevel, ToolDoc, ToolExample, ToolSummary } from '../../discovery/index.js';
 import type { ChainResult, ChainStep, RunResult, StepResult } from '../../run/index.js';
 import { stepArgs } from '../../run/internal.js';
-import { cloneJson, elapsedMs, runtimeError } from '../core/errors.js';
+import { MAX_VALUE_DEPTH, cloneJson, elapsedMs, nestsDeeperThan, runtimeError, runtimeErrors } from '../core/errors.js';
 import { throwIfAborted } from '../core/stopping.js';
 import type { GatewayCallOptions, ToolCallRecord, ToolGateway } from '../core/types.js';
 
@@ -50,6 +50,17 @@ function checkLimit(name: string, value: number | undefined): number {
     });
   }
   return value;
+}
+
+/**
+ * Refuses arguments nested deeper than {@link MAX_VALUE_DEPTH}: `INVALID_ARGUMENT`, before the call
+ * is counted or recorded (no tool could take them, and copying them could overflow the stack).
+ */
+function checkArgsDepth(toolId: string, args: unknown, field: string): void {
+  if (!nestsDeeperThan(args, MAX_VALUE_DEPTH)) return;
+  throw runtimeErrors.invalidArgument(field, `of ${toolId} nest deeper than ${MAX_VALUE_DEPTH} levels`, {
+    details: { field, toolId, maxDepth: MAX_VALUE_DEPTH },
+  });
 }
 
 function backendKindOf(err: unknown): string | undefined {
@@ -136,9 +147,12 @@ class TracingToolGateway implements TracingGateway {
         }),
       );
     }
-    this.#calls += 1; // a failed call still uses its quota
     const record: ToolCallRecord = { toolId: id, durationMs: 0 };
-    if (args !== undefined) record.args = cloneJson(args);
+    if (args !== undefined) {
+      checkArgsDepth(id, args, 'args');
+      record.args = cloneJson(args);
+    }
+    this.#calls += 1; // a failed call still uses its quota
     const start = performance.now();
     try {
       const result = await this.#inner.runTool(id, args, options);
@@ -162,6 +176,7 @@ class TracingToolGateway implements TracingGateway {
     throwIfAborted(options?.signal, 'runChain');
     const list = steps ?? [];
     const need = list.length;
+    list.forEach((step, i) => checkArgsDepth(step.toolId, step.args, `steps[${i}].args`));
     if (this.#maxChainSteps > 0 && need > this.#maxChainSteps) {
       throw this.#budget(
         runtimeError('LIMIT_EXCEEDED', `limit exceeded: max ${this.#maxChainSteps} chain steps exceeded (got ${need})`, {
@@ -229,7 +244,9 @@ class TracingToolGateway implements TracingGateway {
  *
  * @remarks
  * - `runTool`: an aborted signal fails first (`ABORTED`); then the budget is checked before the call
- *   (`LIMIT_EXCEEDED` `max N tool calls exceeded`, nothing recorded); a failed call still uses its
+ *   (`LIMIT_EXCEEDED` `max N tool calls exceeded`, nothing recorded), then the arguments' depth
+ *   (`INVALID_ARGUMENT` beyond {@link MAX_VALUE_DEPTH} levels, a chain's steps too: nothing counted
+ *   or recorded); a failed call still uses its
  *   quota and is recorded with its message, code, `errorOp: 'run'` and the failing backend's kind.
  * - `runChain`: a chain longer than `maxChainSteps`, or needing more calls than remain, fails
  *   before any step runs; the steps are reserved, and the ones that did not execute are refunded.

@@ -4,7 +4,8 @@
  * bundles share; this module adds what needs the library's error class.
  */
 import { ToolexecError, isErrorCode, type ErrorCode } from '../../model/index.js';
-import { layerErrors } from '../../model/internal.js';
+import { layerErrors, toJsonSafe as jsonSafe } from '../../model/internal.js';
+import { MAX_VALUE_DEPTH } from '../core/errors.js';
 import { decodeWireStep, readWireError, GATEWAY_REQUEST_TYPES, type GatewayRequestType, type WireError } from './codec.js';
 
 export { GATEWAY_REQUEST_TYPES } from './codec.js';
@@ -19,61 +20,47 @@ export function isGatewayRequestType(type: unknown): type is GatewayRequestType 
   return typeof type === 'string' && REQUEST_TYPE_SET.has(type);
 }
 
-const MAX_DEPTH = 64;
-
 /**
- * A JSON-safe deep copy of `value`: functions, symbols and `undefined` members are dropped, bigints
- * become strings, cycles and depth beyond 64 become `"[Circular]"` / `"[Truncated]"`, errors become
- * `{ name, message, code? }`, objects with `toJSON` are honoured. Returns `undefined` for values
- * that have no JSON form.
+ * How much deeper than a value a reply nests it: a chain step's `steps[i].result.structured` is
+ * four levels below the reply's top (a `run_tool` result's `structured`, one).
  */
-export function toJsonSafe(value: unknown): unknown {
-  return convert(value, [], 0);
+const REPLY_ENVELOPE_DEPTH = 4;
+
+/** An error inside a value on the wire: a library error as an error reply, anything else `{ name, message }`. */
+function wireErrorForm(err: Error): unknown {
+  return ToolexecError.isInstance(err) ? serializeError(err) : { name: err.name, message: err.message };
 }
 
-/** `ancestors`: the objects being converted around `value` (a cycle leads back to one of them). */
-function convert(value: unknown, ancestors: object[], depth: number): unknown {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return value;
-    case 'number':
-      return Number.isFinite(value) ? value : null;
-    case 'bigint':
-      return value.toString();
-    case 'undefined':
-    case 'function':
-    case 'symbol':
-      return undefined;
-    default:
-      break;
-  }
-  if (value === null) return null;
-  const object = value as object;
-  if (ancestors.includes(object)) return '[Circular]';
-  if (depth >= MAX_DEPTH) return '[Truncated]';
-  ancestors.push(object);
-  try {
-    if (ToolexecError.isInstance(object)) return serializeError(object);
-    if (object instanceof Error) return { name: object.name, message: object.message };
-    const toJSON = (object as { toJSON?: unknown }).toJSON;
-    if (typeof toJSON === 'function' && !(object instanceof Date)) {
-      return convert((toJSON as () => unknown).call(object), ancestors, depth + 1);
-    }
-    if (object instanceof Date) return Number.isNaN(object.getTime()) ? null : object.toISOString();
-    if (Array.isArray(object)) return object.map((item) => convert(item, ancestors, depth + 1) ?? null);
-    if (ArrayBuffer.isView(object)) return Array.from(new Uint8Array(object.buffer, object.byteOffset, object.byteLength));
-    if (object instanceof Map) return convert(Object.fromEntries(object), ancestors, depth + 1);
-    if (object instanceof Set) return convert([...object], ancestors, depth + 1);
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(object)) {
-      const converted = convert((object as Record<string, unknown>)[key], ancestors, depth + 1);
-      if (converted !== undefined) out[key] = converted;
-    }
-    return out;
-  } finally {
-    ancestors.pop();
-  }
+/**
+ * A JSON-safe deep copy of `value` (the model's one conversion, `model/json-safe.ts`): functions,
+ * symbols and `undefined` members dropped, bigints as strings, cycles and depth beyond
+ * {@link MAX_VALUE_DEPTH} (512) as `"[Circular]"` / `"[Truncated]"`, a library error as its error
+ * reply form, `toJSON` honoured. `undefined` for values that have no JSON form.
+ */
+export function toJsonSafe(value: unknown): unknown {
+  return jsonSafe(value, { maxDepth: MAX_VALUE_DEPTH, error: wireErrorForm });
+}
+
+/**
+ * {@link toJsonSafe} for the payload of a reply to a gateway request: a value nested deeper than
+ * {@link MAX_VALUE_DEPTH} levels (below where the reply puts it) is refused rather than cut, so
+ * the snippet sees an error, never a `"[Truncated]"` it did not expect.
+ *
+ * @throws `PROTOCOL` — `protocol error: a value in the reply nests deeper than 512 levels`
+ * (`limit: 'depth'`, `maxDepth`).
+ */
+export function toJsonReply(value: unknown): unknown {
+  let cut = false;
+  const copy = jsonSafe(value, {
+    maxDepth: MAX_VALUE_DEPTH + REPLY_ENVELOPE_DEPTH,
+    error: wireErrorForm,
+    onTruncate: () => {
+      cut = true;
+    },
+  });
+  if (cut)
+    throw protocolError(`a value in the reply nests deeper than ${MAX_VALUE_DEPTH} levels`, { limit: 'depth', maxDepth: MAX_VALUE_DEPTH });
+  return copy;
 }
 
 const MAX_CAUSE_DEPTH = 4;
@@ -105,11 +92,14 @@ export function serializeError(err: unknown, depth = 0): WireError {
   return wire;
 }
 
-/** Serializes a chain step result (its `error` through {@link serializeError}). */
-export function serializeStep(step: unknown): unknown {
-  if (step === null || typeof step !== 'object') return toJsonSafe(step);
-  const { error, ...rest } = step as { error?: unknown } & Record<string, unknown>;
-  const out = toJsonSafe(rest) as Record<string, unknown>;
+/**
+ * Serializes a chain step result (its `error` through {@link serializeError}); with `rest: 'keep'`
+ * only the error, the rest left for the caller's own conversion (a reply's {@link toJsonReply}).
+ */
+export function serializeStep(step: unknown, rest: 'convert' | 'keep' = 'convert'): unknown {
+  if (step === null || typeof step !== 'object') return rest === 'convert' ? toJsonSafe(step) : step;
+  const { error, ...fields } = step as { error?: unknown } & Record<string, unknown>;
+  const out = rest === 'convert' ? (toJsonSafe(fields) as Record<string, unknown>) : fields;
   if (error !== undefined) out.error = serializeError(error);
   return out;
 }

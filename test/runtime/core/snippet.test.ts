@@ -26,8 +26,17 @@ describe('prepareSnippet', () => {
     }
   });
 
+  it('runs a snippet named JavaScript as written, even where TypeScript would read it otherwise', () => {
+    for (const code of ['const a = 1, b = 2, c = 0; return a < b > (c)', 'return 1 as any', 'let type = 5; type\n= 3; return type']) {
+      for (const language of ['javascript', 'js', ' JS '])
+        expect(prepareSnippet({ code, language })).toEqual({ code, language: 'javascript' });
+    }
+    // unnamed, the same snippet is read as TypeScript (a generic call)
+    expect(prepareSnippet({ code: 'const a = 1, b = 2, c = 0; return a < b > (c)' }).code).not.toContain('>');
+  });
+
   it('strips TypeScript syntax without the language being named', () => {
-    for (const language of [undefined, 'javascript', 'js', '']) {
+    for (const language of [undefined, '']) {
       expect(prepareSnippet({ code: 'return 1 as any', ...(language === undefined ? {} : { language }) })).toEqual({
         code: 'return 1 ',
         language: 'javascript',
@@ -72,7 +81,12 @@ describe('prepareSnippet', () => {
     expect(() => prepareSnippet({ code: 'print(1)', language: 'python' })).toThrow(
       expect.objectContaining({ code: 'RUNTIME_UNAVAILABLE', message: expect.stringContaining('"python"') }),
     );
-    expect(() => prepareSnippet({ code: 'x', language: 'go' })).toThrow(expect.objectContaining({ details: { language: 'go' } }));
+    expect(() => prepareSnippet({ code: 'x', language: 'go' })).toThrow(
+      expect.objectContaining({
+        details: { language: 'go' },
+        message: 'runtime unavailable: language "go" is not supported (use javascript, typescript or python)',
+      }),
+    );
   });
 });
 

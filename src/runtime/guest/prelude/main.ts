@@ -25,8 +25,12 @@ export type HostWrite = (fd: 1 | 2, text: string) => void;
 
 /** What the worker drives the run through. */
 export interface PreludeBridge {
-  /** Delivers a reply: the JSON text of a `response` / `error` message. */
-  deliver(json: string): void;
+  /**
+   * Delivers a reply: the JSON text of a `response` / `error` message. Returns `false` when the VM
+   * cannot parse it (the host's JSON is always valid: the reply needs more memory than the VM has
+   * left), and the call is not settled.
+   */
+  deliver(json: string): false | undefined;
   /**
    * The snippet's value as JSON text, `undefined` when there is none, `null` when it is larger than
    * `maxBytes`; throws when not serializable.
@@ -38,6 +42,22 @@ export interface PreludeBridge {
   pending(): string | undefined;
   /** Fires a timer the host armed. */
   fire(id: number): void;
+}
+
+/**
+ * Parses and delivers a reply; `false` when it cannot be parsed. No snippet code runs while the
+ * captured `JSON.parse` reads the host's text (no reviver), so a failure there is the engine's own:
+ * out of memory.
+ */
+function deliverReply(deliver: (message: unknown) => void, json: string): false | undefined {
+  let message: unknown;
+  try {
+    message = JSONParse(json);
+  } catch {
+    return false;
+  }
+  deliver(message);
+  return undefined;
 }
 
 /** Installs `tools`, `console`, `__out` and the timers on the VM's global object. */
@@ -58,7 +78,7 @@ export function installPrelude(hostSend: HostSend, hostWrite: HostWrite, hostTim
   g.clearTimeout = timers.clearTimeout;
   g.clearInterval = timers.clearInterval;
   return {
-    deliver: (json) => bridge.deliver(JSONParse(json)),
+    deliver: (json) => deliverReply(bridge.deliver, json),
     finish: resultJson,
     report: (error) => reportJson(error, bridge.requestIdOf),
     pending: () => {

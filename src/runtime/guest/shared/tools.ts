@@ -26,6 +26,7 @@ import {
   GuestNumber,
   GuestPromise,
   GuestString,
+  GuestTypeError,
   GuestWeakMap,
   apply,
   defineProperty,
@@ -125,6 +126,23 @@ function guestError(wire: unknown): Error {
   return error;
 }
 
+/** An `Error` with a library code, as a failed call rebuilds one from the wire. */
+function codedError(code: string, message: string): Error {
+  const error = new GuestError(message);
+  (error as unknown as Record<string, unknown>).code = code;
+  return error;
+}
+
+/**
+ * What a call whose request could not be sent rejects with: a `TypeError` from encoding the
+ * request (a BigInt, a cycle, a throwing `toJSON`) becomes `INVALID_ARGUMENT`, as the host answers
+ * other arguments it cannot take; anything else (the guest's own refusals) as it was.
+ */
+function sendError(error: unknown): unknown {
+  if (!(error instanceof GuestTypeError)) return error;
+  return codedError('INVALID_ARGUMENT', `runtime: the request cannot be sent as JSON: ${GuestString(error.message)}`);
+}
+
 /** The payload's `field`, or `[]` when it has none. */
 function listOf(payload: unknown, field: string): unknown {
   const value = payload !== null && typeof payload === 'object' ? (payload as Record<string, unknown>)[field] : undefined;
@@ -155,7 +173,7 @@ export function createToolsBridge(channel: ToolsChannel): ToolsBridge {
         channel.send(id, payload === undefined ? { type, id } : { type, id, payload });
       } catch (error) {
         apply(mapDelete, pending, [id]);
-        throw error;
+        throw sendError(error);
       }
     });
   }
@@ -225,7 +243,10 @@ export function createToolsBridge(channel: ToolsChannel): ToolsBridge {
     return request(
       'run_chain',
       runChain,
-      () => ({ steps: isArray(steps) ? steps : [] }),
+      () => {
+        if (!isArray(steps)) throw codedError('INVALID_ARGUMENT', 'runtime: steps must be an array of chain steps');
+        return { steps };
+      },
       (payload) => {
         const reply = payload !== null && typeof payload === 'object' ? (payload as Record<string, unknown>) : undefined;
         const results = reply?.steps;

@@ -208,36 +208,42 @@ export class JsRun implements SandboxRun {
     this.#pump();
   }
 
+  /**
+   * Hands a reply to the VM. A reply the VM cannot parse stops the run at once with the memory
+   * limit (the snippet could never see it); anything else the delivery throws fails the run, as an
+   * uncaught exception would (never a call left pending until the deadline).
+   */
   #deliver(reply: string): void {
     this.#inFlight.delete(replyId(reply));
     if (this.#stop !== undefined || this.#sandbox === undefined) return;
-    const error = this.#callBridge(this.#sandbox.bridge.deliver, (vm) => vm.newString(reply));
-    if (error instanceof JSException) {
-      // the snippet broke its own promise machinery; the call stays pending
-      error.dispose();
-    } else if (error !== undefined) {
-      this.#stop ??= 'memory';
-    }
+    const outcome = this.#callBridge(this.#sandbox.bridge.deliver, (vm) => vm.newString(reply));
+    if ('error' in outcome) this.#failWithException(outcome.error);
+    else if (outcome.refused) this.#stop ??= 'memory';
   }
 
   #fire(id: number): void {
     if (this.#done || this.#stop !== undefined || this.#sandbox === undefined) return;
-    const error = this.#callBridge(this.#sandbox.bridge.fire, (vm) => vm.newNumber(id));
+    const outcome = this.#callBridge(this.#sandbox.bridge.fire, (vm) => vm.newNumber(id));
     // an uncaught exception in a timer callback fails the run (as in node)
-    if (error !== undefined) this.#failWithException(error);
+    if ('error' in outcome) this.#failWithException(outcome.error);
     else this.#pump();
   }
 
-  /** Calls a bridge function of the prelude with one argument (made, then disposed, here); what it threw, if anything. */
-  #callBridge(fn: JSValueHandle, argument: (vm: QuickJS) => JSValueHandle): unknown {
+  /**
+   * Calls a bridge function of the prelude with one argument (made, then disposed, here): what it
+   * threw, else whether it returned `false` (refused).
+   */
+  #callBridge(fn: JSValueHandle, argument: (vm: QuickJS) => JSValueHandle): { error: unknown } | { refused: boolean } {
     const vm = this.#vm;
     let handle: JSValueHandle | undefined;
     try {
       handle = argument(vm);
-      vm.callFunction(fn, vm.undefined, handle).dispose();
-      return undefined;
+      const result = vm.callFunction(fn, vm.undefined, handle);
+      const refused = result.isBool && !result.toBoolean();
+      result.dispose();
+      return { refused };
     } catch (error) {
-      return error ?? new Error('the sandbox threw undefined');
+      return { error: error ?? new Error('the sandbox threw undefined') };
     } finally {
       handle?.dispose();
     }
