@@ -188,8 +188,11 @@ export function runtimeBackendContract(
           "const a = await tools.runTool('test:add', { a: 1, b: 2 });",
           "const b = await tools.runTool('test:add', { a: 3, b: 4 });",
           "try { b.tool.name = 'changed'; b.tool.inputSchema.required.push('c'); } catch {}",
+          // calls sent together before any definition of the tool is held share one too
+          "const burst = await Promise.all([1, 2, 3, 4].map((value) => tools.runTool('test:double', { value })));",
           "const [c, d] = await Promise.all([tools.runTool('test:add', { a: 5, b: 6 }), tools.runTool('test:double', { value: 4 })]);",
-          'return { results: [a, b, c, d], same: a.tool === c.tool && a.backend === c.backend, keys: Object.keys(c) };',
+          'const together = burst.every((r) => r.tool === d.tool && r.backend === d.backend && Object.isFrozen(r.tool));',
+          'return { results: [a, b, c, d], same: a.tool === c.tool && a.backend === c.backend && together, keys: Object.keys(c) };',
         ].join('\n'),
       );
       const { results, same, keys } = result.value as { results: { tool: unknown; structured: unknown }[]; same: boolean; keys: string[] };
@@ -200,7 +203,7 @@ export function runtimeBackendContract(
       // one definition shared, frozen (the mutations above changed nothing), the fields in their order
       expect(same).toBe(true);
       expect(keys).toEqual(Object.keys(results[0] as object));
-      expect(result.toolCalls).toHaveLength(4);
+      expect(result.toolCalls).toHaveLength(8);
     });
 
     it('runs chains and records every step with its effective arguments', async () => {

@@ -106,16 +106,25 @@ function freezeDeep(value: unknown): unknown {
 /**
  * Completes a `run_tool` result for a client that keeps definitions (see {@link WireMessage}):
  * `revision` is the reply's `toolRev`, `held` what the client held for the tool when it sent the
- * request. When they match, the held tool and backend take the place of the `null`s; otherwise the
- * result's own are frozen, and returned for the client to hold from now on. Every result of one
- * tool thus shares one read-only definition.
+ * request, `current` what it holds now. When `held` matches, its tool and backend take the place
+ * of the `null`s; when the reply carries the definition that `current` already is (concurrent
+ * calls sent before the first reply came back), `current`'s take the place of the copies;
+ * otherwise the result's own are frozen, and returned for the client to hold from now on. Every
+ * result of one tool thus shares one read-only definition.
  */
-export function completeRunResult(result: unknown, held: HeldDefinition | undefined, revision: number): HeldDefinition | undefined {
+export function completeRunResult(
+  result: unknown,
+  held: HeldDefinition | undefined,
+  revision: number,
+  current: HeldDefinition | undefined,
+): HeldDefinition | undefined {
   if (result === null || typeof result !== 'object') return undefined;
   const fields = result as { tool: unknown; backend: unknown };
-  if (held !== undefined && held.revision === revision) {
-    fields.tool = held.tool;
-    fields.backend = held.backend;
+  const same =
+    held !== undefined && held.revision === revision ? held : current !== undefined && current.revision === revision ? current : undefined;
+  if (same !== undefined) {
+    fields.tool = same.tool;
+    fields.backend = same.backend;
     return undefined;
   }
   return { revision, tool: freezeDeep(fields.tool), backend: freezeDeep(fields.backend) };

@@ -135,7 +135,7 @@ export class ProxyGateway implements ToolGateway {
     const reply = await this.#request('run_tool', args === undefined ? { id, toolRev } : { id, toolRev, args }, options);
     const result = objectPayload<RunResult>(reply.payload, 'run_tool');
     if (typeof reply.toolRev === 'number') {
-      const definition = completeRunResult(result, held, reply.toolRev);
+      const definition = completeRunResult(result, held, reply.toolRev, this.#definitions.get(id));
       if (definition !== undefined) this.#definitions.set(id, definition);
     }
     return result;

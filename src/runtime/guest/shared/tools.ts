@@ -266,7 +266,7 @@ export function createToolsBridge(channel: ToolsChannel): ToolsBridge {
     apply(mapDelete, pending, [id]);
     if (type === 'response') {
       if (typeof toolRev === 'number' && entry.type === 'run_tool') {
-        const definition = completeRunResult(payload, entry.held, toolRev);
+        const definition = completeRunResult(payload, entry.held, toolRev, apply(mapGet, definitions, [entry.toolId]));
         if (definition !== undefined) apply(mapSet, definitions, [entry.toolId, definition]);
       }
       entry.resolve(payload);
