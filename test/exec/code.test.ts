@@ -159,10 +159,11 @@ describe('executeCode security profiles', () => {
     expect(result.value).toBe('ran in docker');
     expect(backend.requests[0]).toMatchObject({
       profile: 'standard',
-      language: 'javascript',
       timeoutMs: 30_000,
       limits: { maxToolCalls: 7 },
     });
+    // A call naming no language names none to the runtime: JavaScript, TypeScript syntax stripped.
+    expect(backend.requests[0]?.language).toBeUndefined();
     await e.close();
     expect((await runtime.execute({ code: 'return 2', gateway: backend.requests[0]!.gateway })).value).toBe('ran in docker');
     await runtime.close();
