@@ -32,7 +32,8 @@ import { elapsedMs, nowMs, runExecChain } from './chain.js';
 import { McpRouter } from './mcp-router.js';
 import { DEFAULT_SEARCH_LIMIT, resolveExecOptions, type ResolvedExecOptions } from './options.js';
 import { execTelemetryConfig, observedChain, serverStatusEvent } from './observe.js';
-import { ServerPool, closedError } from './servers.js';
+import { closedError } from './server-failures.js';
+import { ServerPool } from './servers.js';
 import { warmSandboxes } from './warm.js';
 import type { Exec, ExecChainResult, ExecEvent, ExecOptions, Result, ServerStatus, Step } from './types.js';
 

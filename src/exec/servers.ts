@@ -2,11 +2,12 @@
  * The facade's MCP servers, each on its own: connected, imported, failed and retried apart from
  * the others, with a status anyone can read or listen to.
  */
-import { ToolexecError, errorMessage, toolId as toolIdOf, type McpTool, type Tool, type ToolBackend } from '../model/index.js';
-import { ABORTED, Deadline, abortError, describeValue, layerErrors } from '../model/internal.js';
+import { toolId as toolIdOf, type McpTool, type Tool, type ToolBackend, type ToolexecError } from '../model/index.js';
+import { ABORTED, Deadline, abortError, layerErrors } from '../model/internal.js';
 import type { ToolIndex } from '../discovery/index.js';
 import type { McpExecutorClient } from '../mcp/index.js';
 import { backoffDelayMs, type ReconnectPolicy } from './backoff.js';
+import { boundedWait, closedError, nextTurn, rejectedTool, toToolexecError, unavailableError } from './server-failures.js';
 import type { RejectedTool, ServerStatus } from './types.js';
 
 const errors = layerErrors('exec');
@@ -417,56 +418,4 @@ export class ServerPool {
       });
     }
   }
-}
-
-/** SERVER_UNAVAILABLE for a failed server: its last connect error as `cause`, `details.server`. */
-function unavailableError(entry: Entry, toolId?: string): ToolexecError {
-  const cause = entry.status.error;
-  const retryInMs = Math.max(0, entry.retryAtMs - Date.now());
-  const details: Record<string, unknown> = { server: entry.name, retryInMs };
-  if (toolId !== undefined) details.toolId = toolId;
-  const last = cause === undefined ? 'it is not connected' : `last error: ${cause.message}`;
-  return errors('SERVER_UNAVAILABLE', `MCP server "${entry.name}" is unavailable (next attempt in ${retryInMs} ms); ${last}`, {
-    cause,
-    details,
-  });
-}
-
-/** A tool the index refused, named with its server. */
-function rejectedTool(serverName: string, tool: unknown, error: unknown): RejectedTool {
-  const given = tool !== null && typeof tool === 'object' ? (tool as { name?: unknown }).name : undefined;
-  const name = typeof given === 'string' ? given : describeValue(given);
-  const reason = errorMessage(error);
-  return {
-    name,
-    error: errors('INVALID_TOOL', `MCP server "${serverName}" listed a tool that cannot be imported (${JSON.stringify(name)}): ${reason}`, {
-      cause: error,
-      details: { server: serverName, tool: name },
-    }),
-  };
-}
-
-/** Resolves when `attempt` settles or after `waitMs`, whichever is first (the timer never holds the process). */
-function boundedWait(attempt: Promise<void>, waitMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, waitMs);
-    timer.unref();
-    void attempt.finally(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-}
-
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
-function toToolexecError(error: unknown): ToolexecError {
-  return ToolexecError.isInstance(error) ? error : errors('EXECUTION', String(error), { cause: error });
-}
-
-/** CONNECTION_CLOSED: the facade was closed. */
-export function closedError(): ToolexecError {
-  return errors('CONNECTION_CLOSED', 'the Exec instance is closed');
 }

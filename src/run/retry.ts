@@ -85,7 +85,8 @@ export function readRetryPolicy(errors: LayerErrors, value: unknown, configurati
     }
     // A misspelt code would silently turn retries off for it.
     const unknown = (rawRetryOn as string[]).find((code) => code !== 'CONNECTION_LOST' && !isErrorCode(code));
-    if (unknown !== undefined) fail('retryOn', `names an unknown error code: ${JSON.stringify(unknown)} (see ERROR_CODES, or CONNECTION_LOST)`);
+    if (unknown !== undefined)
+      fail('retryOn', `names an unknown error code: ${JSON.stringify(unknown)} (see ERROR_CODES, or CONNECTION_LOST)`);
     retryOn = rawRetryOn as RetryCondition[];
   }
   return resolvePolicy({ maxAttempts, initialDelayMs, maxDelayMs: Math.max(maxDelayMs, initialDelayMs), retryOn });

@@ -115,7 +115,12 @@ function openSource(
       }
       if (typeof executor.callToolStream !== 'function') throw notSupported(toolId, backend);
       return iteratorOf(toolId, backend, () =>
-        executor.callToolStream?.(target.providerId as string, target.toolId as string, args, executorOptions(scope, undefined, idempotencyKey)),
+        executor.callToolStream?.(
+          target.providerId as string,
+          target.toolId as string,
+          args,
+          executorOptions(scope, undefined, idempotencyKey),
+        ),
       );
     }
     default:
