@@ -244,10 +244,13 @@ export class ServerPool {
     return attempts;
   }
 
+  /** The server whose name is the ID's namespace: the longest that prefixes it (a server's name may hold a colon). */
   #entryOf(id: string): Entry | undefined {
-    // A tool's name has no colon; its namespace (the server's name) may.
-    const colon = id.lastIndexOf(':');
-    return colon > 0 ? this.#entries.get(id.slice(0, colon)) : undefined;
+    let found: Entry | undefined;
+    for (const entry of this.#entries.values()) {
+      if (id.startsWith(`${entry.name}:`) && (found === undefined || entry.name.length > found.name.length)) found = entry;
+    }
+    return found;
   }
 
   #requiredPending(): Entry[] {

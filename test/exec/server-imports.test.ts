@@ -198,5 +198,9 @@ describe('a server that goes away is failed, whatever its transport', () => {
     const err = await rejection(e.runTool('team:files:read', {}));
     expect(err.code).toBe('SERVER_UNAVAILABLE');
     expect(err.details).toMatchObject({ server: 'team:files' });
+    // and so is a failed server by a versioned tool ID
+    const plain = exec({ mcpServers: { plain: { command: '/nonexistent/mcp-server' } }, mcpReconnect: { initialDelayMs: 60_000 } });
+    await plain.connect();
+    expect((await rejection(plain.runTool('plain:read:1.0.0', {}))).details).toMatchObject({ server: 'plain' });
   });
 });
