@@ -53,7 +53,7 @@ function checkLimit(name: string, value: number | undefined): number {
 }
 
 /**
- * Refuses arguments nested deeper than {@link MAX_VALUE_DEPTH}: `INVALID_ARGUMENT`, before the call
+ * Refuses arguments nested deeper than 512 levels (`MAX_VALUE_DEPTH`): `INVALID_ARGUMENT`, before the call
  * is counted or recorded (no tool could take them, and copying them could overflow the stack).
  */
 function checkArgsDepth(toolId: string, args: unknown, field: string): void {
@@ -245,7 +245,7 @@ class TracingToolGateway implements TracingGateway {
  * @remarks
  * - `runTool`: an aborted signal fails first (`ABORTED`); then the budget is checked before the call
  *   (`LIMIT_EXCEEDED` `max N tool calls exceeded`, nothing recorded), then the arguments' depth
- *   (`INVALID_ARGUMENT` beyond {@link MAX_VALUE_DEPTH} levels, a chain's steps too: nothing counted
+ *   (`INVALID_ARGUMENT` beyond 512 levels (`MAX_VALUE_DEPTH`), a chain's steps too: nothing counted
  *   or recorded); a failed call still uses its
  *   quota and is recorded with its message, code, `errorOp: 'run'` and the failing backend's kind.
  * - `runChain`: a chain longer than `maxChainSteps`, or needing more calls than remain, fails

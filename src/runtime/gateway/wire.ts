@@ -34,7 +34,7 @@ function wireErrorForm(err: Error): unknown {
 /**
  * A JSON-safe deep copy of `value` (the model's one conversion, `model/json-safe.ts`): functions,
  * symbols and `undefined` members dropped, bigints as strings, cycles and depth beyond
- * {@link MAX_VALUE_DEPTH} (512) as `"[Circular]"` / `"[Truncated]"`, a library error as its error
+ * 512 (`MAX_VALUE_DEPTH`) as `"[Circular]"` / `"[Truncated]"`, a library error as its error
  * reply form, `toJSON` honoured. `undefined` for values that have no JSON form.
  */
 export function toJsonSafe(value: unknown): unknown {
@@ -43,7 +43,7 @@ export function toJsonSafe(value: unknown): unknown {
 
 /**
  * {@link toJsonSafe} for the payload of a reply to a gateway request: a value nested deeper than
- * {@link MAX_VALUE_DEPTH} levels (below where the reply puts it) is refused rather than cut, so
+ * 512 levels, `MAX_VALUE_DEPTH` (below where the reply puts it), is refused rather than cut, so
  * the snippet sees an error, never a `"[Truncated]"` it did not expect.
  *
  * @throws `PROTOCOL` — `protocol error: a value in the reply nests deeper than 512 levels`
