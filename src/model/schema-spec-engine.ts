@@ -123,8 +123,21 @@ export class SpecCompiled {
   }
 
   #explaining(): SpecFunction {
-    this.#explain ??= build(this.#document, this.#dialect, this.#options, this.#formats, 'all');
+    if (this.#explain === undefined) {
+      try {
+        this.#explain = build(this.#document, this.#dialect, this.#options, this.#formats, 'all');
+      } catch {
+        // schemasafe cannot generate every all-errors validator (an `if` whose `else` is an
+        // `anyOf` of empty schemas): one that stops at the first error still explains the failure.
+        this.#explain = this.#firstErrorOnly();
+      }
+    }
     return this.#explain;
+  }
+
+  #firstErrorOnly(): SpecFunction {
+    this.#firstError ??= build(this.#document, this.#dialect, this.#options, this.#formats, 'first');
+    return this.#firstError;
   }
 
   /** Why `data` fails, as Ajv-shaped errors (empty when it does not fail). */
@@ -135,8 +148,7 @@ export class SpecCompiled {
     } catch {
       // schemasafe's all-errors mode can trip over a value an earlier keyword already rejected
       // (`required` after a failed `type: "object"` in another allOf branch): take its first error.
-      this.#firstError ??= build(this.#document, this.#dialect, this.#options, this.#formats, 'first');
-      explain = this.#firstError;
+      explain = this.#firstErrorOnly();
       if (explain(data)) return [];
     }
     return toAjvErrors(explain.errors ?? [], this.#document, data);

@@ -424,3 +424,13 @@ describe('the spec engine quotes the schema an error was found through, however 
     expect(check(relative, { c: 'y' })).toContain(`Field '/c' must be one of "p", "q", got "y"`);
   });
 });
+
+describe('the spec engine explains a failure even where schemasafe cannot list every error', () => {
+  it('an if whose else is an anyOf of empty schemas (found by the property above): the first error is reported', () => {
+    const schema = { if: { not: { type: 'string' } }, then: { type: 'string' }, else: { anyOf: [{}, {}] } };
+    const spec = new SpecCompiled(schema, '2020-12', { formats: 'annotate', schemas: new Map() }, new Set());
+    expect(spec.check(0)).toBe(false);
+    const { violations } = toViolations(spec.errors(0), schema, 0, 50);
+    expect(violations).toEqual([expect.objectContaining({ code: 'InvalidType', field: '', expected: 'string', actual: 'integer' })]);
+  });
+});
