@@ -116,17 +116,32 @@ export class ToolexecError<C extends ErrorCode = ErrorCode> extends Error {
     }
   }
 
-  /** A JSON form: name, code, message, details (as JSON-safe data, see {@link toErrorShape}) and the cause's message chain. */
+  /**
+   * A JSON form: name, code, message, details (as JSON-safe data, see {@link toErrorShape}) and
+   * the cause chain in the same form (a non-library cause as its name and message). A chain that
+   * loops back on itself ends where it would repeat; it is cut after 8 links.
+   */
   toJSON(): Record<string, unknown> {
-    const json: Record<string, unknown> = { name: this.name, code: this.code, message: this.message };
-    if (this.details !== undefined) json.details = safeDetails(this.details);
-    if (this.cause !== undefined) json.cause = describeCause(this.cause);
-    return json;
+    return errorJson(this, new Set<unknown>([this]), 0);
   }
 }
 
-function describeCause(cause: unknown): unknown {
-  if (ToolexecError.isInstance(cause)) return cause.toJSON();
+// A cause chain longer than this is cut (a chain is rarely deeper than 4; cycles stop earlier).
+const MAX_CAUSE_DEPTH = 8;
+
+function errorJson(error: ToolexecError, seen: Set<unknown>, depth: number): Record<string, unknown> {
+  const json: Record<string, unknown> = { name: error.name, code: error.code, message: error.message };
+  if (error.details !== undefined) json.details = safeDetails(error.details);
+  const cause = error.cause;
+  if (cause !== undefined && depth < MAX_CAUSE_DEPTH && !seen.has(cause)) {
+    seen.add(cause);
+    json.cause = describeCause(cause, seen, depth + 1);
+  }
+  return json;
+}
+
+function describeCause(cause: unknown, seen: Set<unknown>, depth: number): unknown {
+  if (ToolexecError.isInstance(cause)) return errorJson(cause, seen, depth);
   if (cause instanceof Error) return { name: cause.name, message: cause.message };
   return typeof cause === 'string' ? cause : safeString(cause);
 }
@@ -226,9 +241,6 @@ export interface ErrorShape {
     cause?: ErrorCauseShape;
   };
 }
-
-// A cause chain longer than this is cut (a chain is rarely deeper than 4; cycles stop earlier).
-const MAX_CAUSE_DEPTH = 8;
 
 /**
  * Turns any thrown value into the `{ status: 'Error', error: { code, message, details, cause } }`

@@ -33,6 +33,26 @@ describe('ToolexecError', () => {
     expect('cause' in new ToolexecError('ABORTED', 'stop')).toBe(false);
   });
 
+  it('toJSON ends a cause chain that loops back on itself, and cuts a very long one', () => {
+    const outer = new ToolexecError('EXECUTION', 'outer');
+    const inner = new ToolexecError('TIMEOUT', 'inner', { cause: outer });
+    Object.defineProperty(outer, 'cause', { value: inner });
+    const json = outer.toJSON();
+    expect(json).toEqual({
+      name: 'ToolexecError',
+      code: 'EXECUTION',
+      message: 'outer',
+      cause: { name: 'ToolexecError', code: 'TIMEOUT', message: 'inner' },
+    });
+    expect(() => JSON.stringify(outer)).not.toThrow();
+
+    let chain = new ToolexecError('EXECUTION', 'link 0');
+    for (let i = 1; i <= 50; i++) chain = new ToolexecError('EXECUTION', `link ${i}`, { cause: chain });
+    let links = 0;
+    for (let link: unknown = chain.toJSON(); link !== undefined; link = (link as { cause?: unknown }).cause) links++;
+    expect(links).toBe(9);
+  });
+
   it('isInstance recognises errors from another copy of the package by their marker', () => {
     const fake = Object.assign(new Error('from another copy'), { code: 'VALIDATION' });
     Object.defineProperty(fake, Symbol.for('toolexec.error'), { value: true });
