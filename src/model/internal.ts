@@ -32,6 +32,7 @@ export {
   REDACTED,
   Redactor,
   TOOL_REDACT_META_KEY,
+  redactErrorDetails,
   scrubError,
   scrubText,
   scrubValue,

@@ -275,6 +275,41 @@ export function scrubError(err: unknown, secrets: readonly string[]): boolean {
   return changed;
 }
 
+/**
+ * Redacts the `details` of an error and of every error on its cause chain (and inside an
+ * AggregateError's `errors`) by `redactor`'s paths, in place: a handler that puts a token in its
+ * own error's details does not see it logged. Returns the removed values (to scrub from texts)
+ * and their pointers in the error's JSON shape (`/details/token`, `/cause/details/password`).
+ * Details that cannot be read are left as they are.
+ */
+export function redactErrorDetails(err: unknown, redactor: Redactor): { secrets: string[]; redactions: string[] } {
+  const secrets: string[] = [];
+  const redactions: string[] = [];
+  const seen = new Set<unknown>();
+  const visit = (current: unknown, pointer: string, depth: number): void => {
+    if (current === null || typeof current !== 'object' || seen.has(current) || depth > MAX_DEPTH) return;
+    seen.add(current);
+    try {
+      const target = current as { details?: unknown; cause?: unknown; errors?: unknown };
+      const details = target.details;
+      if (isContainer(details)) {
+        const redacted = redactor.redact(details);
+        if (redacted.redactions.length > 0) {
+          setField(target, 'details', redacted.value);
+          secrets.push(...redacted.secrets);
+          redactions.push(...redacted.redactions.map((inner) => `${pointer}/details${inner}`));
+        }
+      }
+      if (Array.isArray(target.errors)) target.errors.forEach((inner, i) => visit(inner, `${pointer}/errors/${i}`, depth + 1));
+      visit(target.cause, `${pointer}/cause`, depth + 1);
+    } catch {
+      // a revoked proxy or a throwing getter: what cannot be read is not logged either
+    }
+  };
+  visit(err, '', 0);
+  return { secrets, redactions };
+}
+
 function setField(target: object, field: string, value: unknown): void {
   try {
     Object.defineProperty(target, field, { value, writable: true, configurable: true, enumerable: field === 'details' });

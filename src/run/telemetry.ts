@@ -12,7 +12,7 @@
  * @module
  */
 import { ToolexecError, type Tool } from '../model/index.js';
-import { REDACTED, Redactor, scrubError, type Redacted } from '../model/internal.js';
+import { REDACTED, Redactor, redactErrorDetails, scrubError, type Redacted } from '../model/internal.js';
 import type { CallMode, ExecEvent } from './events.js';
 import { EventSink } from './event-sink.js';
 import { otelRegistered } from './otel.js';
@@ -37,6 +37,9 @@ export function defaultTelemetryConfig(): TelemetryConfig {
 
 export { eventError, type PhaseMarks } from './call-scope.js';
 export { EventSink };
+
+/** What a call without arguments has to redact. */
+const NOTHING_REDACTED: Pick<Redacted<unknown>, 'secrets' | 'redactions'> = Object.freeze({ secrets: [], redactions: [] });
 
 /** The errors already redacted (a call's error passes through more than one observer). */
 const redactedErrors = new WeakSet<object>();
@@ -93,22 +96,32 @@ export class Telemetry {
 
   /**
    * Scrubs the redacted values of `args` out of a failure (its message, stack, details and cause
-   * chain) and lists their pointers in `details.redactions`. Returns `err`, the same object. Safe
-   * to call more than once.
+   * chain), redacts the failure's own `details` by the tool's paths (see {@link redactErrorDetails})
+   * and lists the pointers of both in `details.redactions`. Returns `err`, the same object. Safe to
+   * call more than once.
    */
   redactFailure(err: unknown, toolId: string, args: Record<string, unknown> | undefined): unknown {
-    if (args === undefined || err === null || typeof err !== 'object' || redactedErrors.has(err)) return err;
-    redactedErrors.add(err);
-    const { secrets, redactions } = this.redactArgs(toolId, args);
-    if (scrubError(err, secrets)) markRedactions(err, redactions);
+    if (err === null || typeof err !== 'object' || redactedErrors.has(err)) return err;
+    const { secrets, redactions } = args === undefined ? NOTHING_REDACTED : this.redactArgs(toolId, args);
+    this.#scrub(err, secrets, redactions, this.redactorFor(toolId));
     return err;
   }
 
-  /** Scrubs `secrets` out of an error (see {@link Telemetry.redactFailure}) and records `redactions` on it. */
+  /**
+   * Scrubs `secrets` out of an error, redacts its own `details` by the configured paths (see
+   * {@link Telemetry.redactFailure}) and records `redactions` on it.
+   */
   scrubFailure(err: unknown, secrets: readonly string[], redactions: readonly string[]): void {
     if (err === null || typeof err !== 'object') return;
+    this.#scrub(err, secrets, redactions, this.config.redactor);
+  }
+
+  #scrub(err: object, secrets: readonly string[], redactions: readonly string[], redactor: Redactor): void {
     redactedErrors.add(err);
-    if (scrubError(err, secrets)) markRedactions(err, redactions);
+    const own = redactErrorDetails(err, redactor);
+    const scrubbed = scrubError(err, own.secrets.length === 0 ? secrets : [...secrets, ...own.secrets]);
+    if (scrubbed || own.redactions.length > 0)
+      markRedactions(err, own.redactions.length === 0 ? redactions : [...redactions, ...own.redactions]);
   }
 
   /**

@@ -1,9 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createExec, type ExecChainError, type ExecEvent, type LocalToolDefinition } from '../../src/exec/index.js';
 import { REDACTED, Redactor } from '../../src/model/internal.js';
-import type { ToolexecError } from '../../src/model/index.js';
+import { ToolexecError, toErrorShape } from '../../src/model/index.js';
 
 const SECRET = 'tok-0123456789';
+const MINTED = 'minted-0123456789';
 
 describe('Redactor', () => {
   const redactor = new Redactor(['headers.authorization', '/session/id', 'items.*.pin']);
@@ -92,6 +93,16 @@ describe('redaction through createExec', () => {
       },
     },
     {
+      tool: { name: 'login', namespace: 'api', inputSchema: { type: 'object' } },
+      handler: () => {
+        // the handler's own error, with a secret it did not get from its arguments
+        throw new ToolexecError('EXECUTION', `upstream refused ${MINTED}`, {
+          details: { upstream: 'auth', session: { token: MINTED }, sessionKey: 'sk-minted-by-handler' },
+          cause: new ToolexecError('TIMEOUT', 'slow', { details: { apiKey: 'k-inner-123456' } }),
+        });
+      },
+    },
+    {
       tool: { name: 'gen', namespace: 'api', inputSchema: { type: 'object' } },
       handler: async function* (args) {
         yield 1;
@@ -126,6 +137,21 @@ describe('redaction through createExec', () => {
     expect(events.at(-1)).toMatchObject({ type: 'call.failed', redactions: ['/headers/authorization'] });
     expect(logLines.at(-1)).toMatchObject({ level: 'warn', msg: 'tool call failed: api:call: EXECUTION' });
     expect(JSON.stringify(events) + JSON.stringify(logLines)).not.toContain(SECRET);
+  });
+
+  it("a handler error's own details: keys under redaction paths removed (also on its causes), their values scrubbed from texts", async () => {
+    events.length = 0;
+    const err = (await exec.runTool('api:login', {}).catch((e: unknown) => e)) as ToolexecError;
+    // the runner's ToolError wraps the handler's error, which wraps its own cause
+    expect(err.code).toBe('EXECUTION');
+    const own = err.cause as ToolexecError;
+    expect(own.details).toEqual({ upstream: 'auth', session: { token: REDACTED }, sessionKey: REDACTED });
+    expect(own.message).toBe(`upstream refused ${REDACTED}`);
+    expect(err.message).toContain(`upstream refused ${REDACTED}`);
+    expect((own.cause as ToolexecError).details).toEqual({ apiKey: REDACTED });
+    expect(err.details?.redactions).toEqual(['/cause/details/session/token', '/cause/details/sessionKey', '/cause/cause/details/apiKey']);
+    const logged = JSON.stringify(events) + JSON.stringify(logLines) + JSON.stringify(err) + JSON.stringify(toErrorShape(err));
+    for (const secret of [MINTED, 'sk-minted-by-handler', 'k-inner-123456']) expect(logged).not.toContain(secret);
   });
 
   it('a validation error quoting a value under a global path (`redact` option) is scrubbed', async () => {
