@@ -2,13 +2,14 @@
  * The facade's MCP servers, each on its own: connected, imported, failed and retried apart from
  * the others, with a status anyone can read or listen to.
  */
-import { toolId as toolIdOf, type McpTool, type Tool, type ToolBackend, type ToolexecError } from '../model/index.js';
+import type { McpTool, Tool, ToolBackend, ToolexecError } from '../model/index.js';
 import { ABORTED, Deadline, abortError, layerErrors } from '../model/internal.js';
 import type { ToolIndex } from '../discovery/index.js';
 import type { McpExecutorClient } from '../mcp/index.js';
 import { backoffDelayMs, type ReconnectPolicy } from './backoff.js';
-import { boundedWait, closedError, nextTurn, rejectedTool, toToolexecError, unavailableError } from './server-failures.js';
-import type { RejectedTool, ServerStatus } from './types.js';
+import { boundedWait, closedError, nextTurn, toToolexecError, unavailableError } from './server-failures.js';
+import { registerServerTools, unregisterServerTools } from './server-tools.js';
+import type { ServerStatus } from './types.js';
 
 const errors = layerErrors('exec');
 
@@ -335,7 +336,9 @@ export class ServerPool {
     }
     if (this.#closed) return;
     try {
-      const rejected = this.#register(entry, tools);
+      this.#unregister(entry);
+      const { toolIds, rejected } = registerServerTools(this.#options.index, entry.name, tools);
+      entry.toolIds = toolIds;
       entry.failures = 0;
       entry.retryAtMs = 0;
       const next: Omit<ServerStatus, 'since'> = { state: 'connected', toolCount: entry.toolIds.length };
@@ -363,38 +366,8 @@ export class ServerPool {
     this.#set(entry, { state: 'failed', toolCount: 0, error });
   }
 
-  /**
-   * Registers the listed tools one by one: a tool the index refuses is left out and reported (one
-   * bad tool does not take its server's others down); returns those left out.
-   */
-  #register(entry: Entry, tools: readonly McpTool[]): RejectedTool[] {
-    this.#unregister(entry);
-    const index = this.#options.index;
-    const rejected: RejectedTool[] = [];
-    if (!Array.isArray(tools)) throw errors('PROTOCOL', `MCP server "${entry.name}" listed its tools as something not an array`);
-    const seen = new Set<string>();
-    for (const tool of tools) {
-      try {
-        const id = toolIdOf({ ...tool, namespace: (tool as { namespace?: string }).namespace || entry.name });
-        if (seen.has(id)) throw errors('INVALID_TOOL', 'the server listed this name twice; the first is kept');
-        index.registerToolsFromMcp(entry.name, [tool]);
-        seen.add(id);
-        entry.toolIds.push(id);
-      } catch (error) {
-        rejected.push(rejectedTool(entry.name, tool, error));
-      }
-    }
-    return rejected;
-  }
-
   #unregister(entry: Entry): void {
-    for (const id of entry.toolIds) {
-      try {
-        this.#options.index.unregisterBackend(id, 'mcp', entry.name);
-      } catch {
-        // already gone
-      }
-    }
+    unregisterServerTools(this.#options.index, entry.name, entry.toolIds);
     entry.toolIds = [];
   }
 

@@ -1,5 +1,5 @@
-import { expect } from 'vitest';
-import type { LocalToolDefinition } from '../../src/exec/index.js';
+import { afterEach, expect } from 'vitest';
+import { createExec, type DefaultExec, type ExecOptions, type LocalToolDefinition } from '../../src/exec/index.js';
 import { ToolexecError } from '../../src/model/index.js';
 
 /** Local tools used across the exec tests. `calls` counts handler invocations by tool name. */
@@ -108,4 +108,20 @@ export async function collect<T>(stream: AsyncIterable<T>): Promise<{ items: T[]
   } catch (error) {
     return { items, error };
   }
+}
+
+/**
+ * A `createExec` (with {@link localTools} unless `options.tools` says otherwise) whose facades the
+ * calling test file closes after each test. Call once at the top level of a test file.
+ */
+export function trackedExecs(): (options: ExecOptions) => DefaultExec {
+  const open: DefaultExec[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((e) => e.close()));
+  });
+  return (options) => {
+    const instance = createExec({ tools: localTools().tools, ...options });
+    open.push(instance);
+    return instance;
+  };
 }

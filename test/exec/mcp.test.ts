@@ -1,23 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { createExec, type DefaultExec, type ExecOptions } from '../../src/exec/index.js';
+import { createExec, type ExecOptions } from '../../src/exec/index.js';
 import { hasErrorCode, mcpBackend } from '../../src/model/index.js';
 import type { CallToolResult, McpExecutor, StreamEvent } from '../../src/run/index.js';
 import type { McpServerConfig } from '../../src/mcp/index.js';
 import { FIXTURE_TOOLS, MEDIA_CONTENT, createFixtureServer, type FixtureState } from '../fixtures/mcp/fixture-server.mjs';
 import { startStreamableHttpFixture, type StreamableHttpFixture } from '../fixtures/mcp/http-server.mjs';
 import { activeResources, expectNoLeakedResources, isProcessAlive, stdioFixture, waitUntil } from '../mcp/helpers.js';
-import { collect, localTools, rejection } from './helpers.js';
+import { collect, localTools, rejection, trackedExecs } from './helpers.js';
 
-const open: DefaultExec[] = [];
-function exec(options: ExecOptions): DefaultExec {
-  const instance = createExec({ tools: localTools().tools, ...options });
-  open.push(instance);
-  return instance;
-}
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((e) => e.close()));
-});
+const exec = trackedExecs();
 
 describe('createExec with an MCP server over stdio', () => {
   it("imports the server's tools (namespace = server name) before the first search, then runs them", async () => {

@@ -6,13 +6,12 @@ import {
   ListToolsRequestSchema,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createExec, type DefaultExec, type ExecOptions } from '../../src/exec/index.js';
+import { describe, expect, it } from 'vitest';
 import { errorStatus } from '../../src/model/index.js';
 import type { McpCustomServerConfig } from '../../src/mcp/index.js';
 import { startStreamableHttpFixture } from '../fixtures/mcp/http-server.mjs';
 import { waitUntil } from '../mcp/helpers.js';
-import { localTools, rejection } from './helpers.js';
+import { rejection, trackedExecs } from './helpers.js';
 
 /** What one in-process SDK server (a new one per connection) offers, and what it saw. */
 interface ServerPlan {
@@ -61,15 +60,7 @@ function sdkServer(plan: ServerPlan): { config: McpCustomServerConfig; lists: ()
 }
 
 const objectSchema = { type: 'object' as const };
-const open: DefaultExec[] = [];
-function exec(options: ExecOptions): DefaultExec {
-  const instance = createExec({ tools: localTools().tools, ...options });
-  open.push(instance);
-  return instance;
-}
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((e) => e.close()));
-});
+const exec = trackedExecs();
 
 describe('what an MCP server lists is imported tool by tool', () => {
   it('a tool the index refuses (a bad name, a name listed twice) is left out and reported; the rest of the server and everything else work', async () => {
