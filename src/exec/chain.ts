@@ -4,7 +4,7 @@
  */
 import { Deadline, layerErrors } from '../model/internal.js';
 import { ChainError, type RunOptions, type Runner, type StepResult, type ToolError } from '../run/index.js';
-import { walkChain } from '../run/internal.js';
+import { runChainStep, stepIdempotencyKey, walkChain } from '../run/internal.js';
 import type { ExecChainResult, ExecStepResult, Result, Step } from './types.js';
 
 const errors = layerErrors('exec');
@@ -44,7 +44,7 @@ export function elapsedMs(start: number): number {
 }
 
 /**
- * Runs `steps` one by one through `runner.run`.
+ * Runs `steps` one by one through `runner.run` (observed as chain steps).
  *
  * @remarks
  * - Arguments: a shallow copy of `step.args` (`{}` when absent), the arguments `argsFrom` takes
@@ -79,12 +79,14 @@ export async function runExecChain(
   }
   const deadline = new Deadline(options?.signal ?? undefined, timeoutMs);
   // Every step runs under the chain's deadline (its signal, and the time left for MCP servers),
-  // with the chain's retry policy and idempotency key.
+  // with the chain's retry policy and its own idempotency key (`<key>:<index>`).
   const stepOptions: RunOptions = { signal: deadline.signal };
   const deadlineMs = deadline.deadlineMs;
   if (deadlineMs !== undefined) stepOptions.deadline = deadlineMs;
   if (options?.retry !== undefined) stepOptions.retry = options.retry;
-  if (options?.idempotencyKey !== undefined) stepOptions.idempotencyKey = options.idempotencyKey;
+  const key = options?.idempotencyKey;
+  const stepOptionsAt = (index: number): RunOptions =>
+    key === undefined ? stepOptions : { ...stepOptions, idempotencyKey: stepIdempotencyKey(key, index) };
   const execSteps: ExecStepResult[] = [];
   const runSteps: StepResult[] = [];
   let last: Omit<Result, 'durationMs'> = { toolId: '' };
@@ -109,7 +111,7 @@ export async function runExecChain(
       deadline,
       onProgress,
       clock: nowMs,
-      run: (toolId, args) => runner.run(toolId, args, stepOptions),
+      run: (toolId, args, index) => runChainStep(runner, toolId, args, stepOptionsAt(index)),
       visitor: {
         completed: (index, step, toolId, result, stepStarted) => {
           const record: ExecStepResult = { stepIndex: index, toolId, durationMs: elapsedMs(stepStarted) };

@@ -249,9 +249,9 @@ export function scrubValue<T>(value: T, secrets: readonly string[], depth = 0, s
 }
 
 /**
- * Scrubs `secrets` out of an error in place — its message, stack and details, and those of every
- * error on its `cause` chain — and returns whether anything changed. The error objects stay the
- * same objects (codes, classes and `instanceof` unchanged).
+ * Scrubs `secrets` out of an error in place — its message, stack, details and `reason` (a
+ * ToolError's), and those of every error on its `cause` chain — and returns whether anything
+ * changed. The error objects stay the same objects (codes, classes and `instanceof` unchanged).
  */
 export function scrubError(err: unknown, secrets: readonly string[]): boolean {
   if (secrets.length === 0) return false;
@@ -259,8 +259,16 @@ export function scrubError(err: unknown, secrets: readonly string[]): boolean {
   const seen = new Set<unknown>();
   for (let current = err; current !== null && typeof current === 'object' && !seen.has(current);) {
     seen.add(current);
-    const target = current as { message?: unknown; stack?: unknown; details?: unknown; cause?: unknown; errors?: unknown };
-    for (const field of ['message', 'stack', 'details'] as const) {
+    const target = current as {
+      message?: unknown;
+      stack?: unknown;
+      details?: unknown;
+      reason?: unknown;
+      cause?: unknown;
+      errors?: unknown;
+    };
+    // `reason`: a ToolError's message without its prefix (what a chain or a retry rebuilds a message from)
+    for (const field of ['message', 'stack', 'details', 'reason'] as const) {
       const before = target[field];
       if (before === undefined) continue;
       const after = scrubValue(before, secrets);
@@ -312,7 +320,12 @@ export function redactErrorDetails(err: unknown, redactor: Redactor): { secrets:
 
 function setField(target: object, field: string, value: unknown): void {
   try {
-    Object.defineProperty(target, field, { value, writable: true, configurable: true, enumerable: field === 'details' });
+    Object.defineProperty(target, field, {
+      value,
+      writable: true,
+      configurable: true,
+      enumerable: field === 'details' || field === 'reason',
+    });
   } catch {
     // a frozen error keeps its text: nothing else can be done
   }

@@ -4,7 +4,7 @@ import { ChainError, type ToolError } from './errors.js';
 import { abortToolError, asStepFailure } from './failures.js';
 import type { Pipeline } from './pipeline.js';
 import { emitProgress } from './progress.js';
-import { callDeadline, readRunOptions, type CallOptions } from './run-options.js';
+import { callDeadline, readRunOptions, stepIdempotencyKey, type CallOptions } from './run-options.js';
 import type { ChainResult, ChainStep, ProgressEvent, RunOptions, RunResult, StepResult } from './types.js';
 
 const errors = layerErrors('run');
@@ -26,8 +26,8 @@ export interface ChainVisitor<S extends ChainStep> {
 /** How {@link walkChain} runs: each step, under which deadline, telling whom, timed by what. @internal */
 export interface ChainWalk<S extends ChainStep> {
   steps: readonly S[];
-  /** Runs one step (the value when it finished synchronously). */
-  run(toolId: string, args: Record<string, unknown>): RunResult | Promise<RunResult>;
+  /** Runs step `index` (the value when it finished synchronously). */
+  run(toolId: string, args: Record<string, unknown>, index: number): RunResult | Promise<RunResult>;
   deadline: Deadline | undefined;
   onProgress: ((progress: ProgressEvent) => void) | undefined;
   visitor: ChainVisitor<S>;
@@ -62,7 +62,7 @@ export async function walkChain<S extends ChainStep>(walk: ChainWalk<S>): Promis
     try {
       const built = stepArgs(step, toolId, previous);
       fromPrevious = built.fromPrevious;
-      const out = walk.run(toolId, built.args);
+      const out = walk.run(toolId, built.args, i);
       result = out instanceof Promise ? await out : out;
     } catch (err) {
       if (onProgress !== undefined) emitProgress(onProgress, { progress: i + 1, total, message: 'step_error' });
@@ -129,7 +129,7 @@ class RunnerChain implements ChainWalk<ChainStep>, ChainVisitor<ChainStep> {
   readonly steps: readonly ChainStep[];
   readonly deadline: Deadline | undefined;
   readonly onProgress: ((progress: ProgressEvent) => void) | undefined;
-  /** The chain's options: every step is retried (or not) by them and carries the idempotency key. */
+  /** The chain's options: every step is retried (or not) by them; step `i` carries the idempotency key `<key>:<i>`. */
   readonly #call: CallOptions | undefined;
 
   constructor(pipeline: Pipeline, steps: readonly ChainStep[], deadline: Deadline | undefined, call: CallOptions | undefined) {
@@ -140,14 +140,25 @@ class RunnerChain implements ChainWalk<ChainStep>, ChainVisitor<ChainStep> {
     this.#call = call;
   }
 
-  run(toolId: string, args: Record<string, unknown>): RunResult | Promise<RunResult> {
+  run(toolId: string, args: Record<string, unknown>, index: number): RunResult | Promise<RunResult> {
     const telemetry = this.#pipeline.telemetry;
+    const key = this.#call?.idempotencyKey;
+    const call = key === undefined ? this.#call : { ...(this.#call as CallOptions), idempotencyKey: stepIdempotencyKey(key, index) };
     if (telemetry.active) {
-      return telemetry.call(toolId, args, 'chain_step', (marks) =>
-        this.#pipeline.run(toolId, args, this.deadline, undefined, this.#call, marks),
-      );
+      return telemetry.call(toolId, args, 'chain_step', (marks) => this.#pipeline.run(toolId, args, this.deadline, undefined, call, marks));
     }
-    return this.#pipeline.run(toolId, args, this.deadline, undefined, this.#call);
+    // Unobserved, the step's failure is still scrubbed of the arguments it was given (those built
+    // from the previous step's result included), as `run` does.
+    let out: RunResult | Promise<RunResult>;
+    try {
+      out = this.#pipeline.run(toolId, args, this.deadline, undefined, call);
+    } catch (err) {
+      throw telemetry.redactFailure(err, toolId, args);
+    }
+    if (!(out instanceof Promise)) return out;
+    return out.catch((err: unknown) => {
+      throw telemetry.redactFailure(err, toolId, args);
+    });
   }
 
   completed(_index: number, _step: ChainStep | undefined, toolId: string, result: RunResult): void {

@@ -7,7 +7,8 @@
  */
 export { walkChain, type ChainVisitor, type ChainWalk } from './chain.js';
 export { stepArgs } from './chain-args.js';
-export { telemetryOf } from './runner.js';
+export { stepIdempotencyKey } from './run-options.js';
+export { runChainStep, telemetryOf } from './runner.js';
 export { EventSink, Telemetry } from './telemetry.js';
 export { eventError, type PhaseMarks } from './call-scope.js';
 export { withTelemetryConfig, type TelemetryConfig } from './telemetry-config.js';

@@ -114,6 +114,7 @@ export class Pipeline {
       deadline,
       idempotencyKey,
       onAttempt: this.#onAttempt,
+      redact: (error) => this.telemetry.redactFailure(error, toolId, args),
     });
   }
 }

@@ -139,6 +139,8 @@ export interface RetryContext {
   deadline: Deadline | undefined;
   idempotencyKey: string | undefined;
   onAttempt: ((event: AttemptEvent) => void) | undefined;
+  /** Scrubs the call's redacted argument values out of an attempt's failure (in place) before it is recorded or reported. */
+  redact: (error: unknown) => unknown;
 }
 
 const clock = performance;
@@ -188,6 +190,7 @@ async function retryAfter(
       // No time left for the wait and another attempt: give up now with the real failure.
       if (leftMs !== undefined && leftMs <= delayMs) delayMs = undefined;
     }
+    error = context.redact(error);
     const record = recordOf(n, error, durationMs, delayMs);
     records.push(record);
     notify(context, record, error, delayMs !== undefined);
@@ -208,6 +211,7 @@ async function retryAfter(
 
 /** Reports a first attempt that is not retried (a call with a policy), and returns its error unchanged. */
 function notifyLast(err: unknown, n: number, startedMs: number, context: RetryContext): unknown {
+  context.redact(err);
   notify(context, recordOf(n, err, Math.round((clock.now() - startedMs) * 1000) / 1000, undefined), err, false);
   return err;
 }

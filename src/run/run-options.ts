@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   budgetMs,
   Deadline,
@@ -17,6 +18,19 @@ const errors = layerErrors('run');
 
 /** Longest idempotency key. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 256;
+
+/**
+ * The idempotency key of step `index` of a chain called with `key`: `<key>:<index>`, so that a
+ * server recording keys tells the steps (different operations) apart while every attempt of one
+ * step repeats its own key. A key too long for the suffix is replaced by its SHA-256 (base64url).
+ *
+ * @internal
+ */
+export function stepIdempotencyKey(key: string, index: number): string {
+  const suffix = `:${index}`;
+  const base = key.length + suffix.length <= MAX_IDEMPOTENCY_KEY_LENGTH ? key : createHash('sha256').update(key).digest('base64url');
+  return base + suffix;
+}
 
 /**
  * One call's options, read once: the budget is the earlier of `timeoutMs` and `deadline`.

@@ -7,10 +7,17 @@ import { Telemetry, defaultTelemetryConfig, type PhaseMarks } from './telemetry.
 import { ProgressReporter } from './progress.js';
 import { callDeadline, readRunOptions, type CallOptions } from './run-options.js';
 import { streamEvents } from './stream.js';
+import type { CallMode } from './events.js';
 import type { ChainResult, ChainStep, RunOptions, RunResult, Runner, RunnerOptions, StreamEvent } from './types.js';
 
-/** Each standard runner's telemetry, for the layers above ({@link telemetryOf}). */
-const telemetries = new WeakMap<object, Telemetry>();
+/** What the layers above use of a standard runner beside its public methods. */
+interface RunnerInternals {
+  telemetry: Telemetry;
+  runStep(toolId: string, args: Record<string, unknown> | undefined, options: RunOptions | undefined): Promise<RunResult>;
+}
+
+/** Each standard runner's internals, for the layers above ({@link telemetryOf}, {@link runChainStep}). */
+const internals = new WeakMap<object, RunnerInternals>();
 
 /**
  * The telemetry of a runner: the one a {@link DefaultRunner} made for its calls, or for any other
@@ -20,7 +27,23 @@ const telemetries = new WeakMap<object, Telemetry>();
  * @internal
  */
 export function telemetryOf(runner: Runner): Telemetry {
-  return telemetries.get(runner) ?? new Telemetry(defaultTelemetryConfig(), () => undefined);
+  return internals.get(runner)?.telemetry ?? new Telemetry(defaultTelemetryConfig(), () => undefined);
+}
+
+/**
+ * One step of a chain walked outside the runner (the facade's chain): `runner.run`, observed as a
+ * `chain_step` (span attribute and events) rather than a `run`. Any other runner: its `run`.
+ *
+ * @internal
+ */
+export function runChainStep(
+  runner: Runner,
+  toolId: string,
+  args: Record<string, unknown> | undefined,
+  options: RunOptions | undefined,
+): Promise<RunResult> {
+  const own = internals.get(runner);
+  return own === undefined ? runner.run(toolId, args, options) : own.runStep(toolId, args, options);
 }
 
 /**
@@ -57,7 +80,10 @@ export class DefaultRunner implements Runner {
   constructor(options?: RunnerOptions) {
     this.#pipeline = new Pipeline(resolveRunnerOptions(options));
     this.#telemetry = this.#pipeline.telemetry;
-    telemetries.set(this, this.#telemetry);
+    internals.set(this, {
+      telemetry: this.#telemetry,
+      runStep: (toolId, args, options) => this.#start(toolId, args, options, 'chain_step'),
+    });
   }
 
   /**
@@ -68,17 +94,22 @@ export class DefaultRunner implements Runner {
    * `{1,1,'error'}`.
    */
   run(toolId: string, args?: Record<string, unknown>, options?: RunOptions): Promise<RunResult> {
+    return this.#start(toolId, args, options, 'run');
+  }
+
+  /** `run`, observed as `mode`. */
+  #start(toolId: string, args: Record<string, unknown> | undefined, options: RunOptions | undefined, mode: CallMode): Promise<RunResult> {
     const input = args ?? {};
-    if (options === undefined || options === null) return this.#run(toolId, input, undefined, undefined, undefined);
+    if (options === undefined || options === null) return this.#run(toolId, input, undefined, undefined, undefined, mode);
     let call: CallOptions | undefined;
     try {
       call = readRunOptions(options);
     } catch (err) {
       return Promise.reject(asRunFailure(err, toolId));
     }
-    if (call === undefined || call.onProgress === undefined) return this.#run(toolId, input, call, undefined, undefined);
+    if (call === undefined || call.onProgress === undefined) return this.#run(toolId, input, call, undefined, undefined, mode);
     const reporter = new ProgressReporter(call.onProgress);
-    return this.#run(toolId, input, call, reporter.forward, undefined).then(
+    return this.#run(toolId, input, call, reporter.forward, undefined, mode).then(
       (result) => {
         reporter.end(true);
         return result;
@@ -127,12 +158,13 @@ export class DefaultRunner implements Runner {
     call: CallOptions | undefined,
     progress: ProgressSink | undefined,
     marks: PhaseMarks | false | undefined,
+    mode: CallMode,
   ): Promise<RunResult> {
     // Spans, metrics and events only when someone listens: one check on the hot path. An observed
     // call comes back here with its phase marks (`false`: observed, no span to mark).
     const telemetry = this.#telemetry;
     if (marks === undefined && telemetry.active) {
-      return telemetry.call(toolId, args, 'run', (traced) => this.#run(toolId, args, call, progress, traced ?? false));
+      return telemetry.call(toolId, args, mode, (traced) => this.#run(toolId, args, call, progress, traced ?? false, mode));
     }
     const deadline = callDeadline(call);
     let out: RunResult | Promise<RunResult>;

@@ -133,7 +133,9 @@ export interface RunOptions {
   /**
    * Passed to the backend so that it can recognise a repeated request: to MCP servers in the
    * request's `_meta` (`toolexec/idempotencyKey`), to provider executors and registry backends as
-   * `options.idempotencyKey`. Every attempt of a retried call carries the same key. 1 to 256 characters.
+   * `options.idempotencyKey`. Every attempt of a retried call carries the same key. In a chain,
+   * step `i` gets `<key>:<i>` (steps are different operations; a key too long for the suffix is
+   * replaced by its SHA-256). 1 to 256 characters.
    */
   idempotencyKey?: string;
   /**

@@ -33,6 +33,27 @@ describe('events', () => {
     expect(started?.time).toBeGreaterThan(Date.now() - 60_000);
   });
 
+  it("the facade's chain steps are observed as chain steps, each sent its own idempotency key", async () => {
+    const events: ExecEvent[] = [];
+    const keys: Array<string | undefined> = [];
+    const keyed = {
+      tool: { name: 'keyed', namespace: 'demo', inputSchema: { type: 'object' as const } },
+      handler: (_args: Record<string, unknown>, ctx: { idempotencyKey?: string | undefined }) => {
+        keys.push(ctx.idempotencyKey);
+        return 'ok';
+      },
+    };
+    const exec = createExec({ tools: [echo, keyed], onEvent: (e) => events.push(e) });
+    try {
+      await exec.runChain([{ toolId: 'demo:keyed' }, { toolId: 'demo:keyed', args: { n: 2 } }], { idempotencyKey: 'job-1' });
+    } finally {
+      await exec.close();
+    }
+    const started = events.filter((e) => e.type === 'call.started');
+    expect(started.map((e) => (e as { mode: string }).mode)).toEqual(['chain_step', 'chain_step']);
+    expect(keys).toEqual(['job-1:0', 'job-1:1']);
+  });
+
   it('subscribe adds listeners and removes them; a throwing listener does not fail the call', async () => {
     const exec = createExec({
       tools: [echo],

@@ -1,6 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createExec, type ExecChainError, type ExecEvent, type LocalToolDefinition } from '../../src/exec/index.js';
+import { inspect } from 'node:util';
 import { REDACTED, Redactor } from '../../src/model/internal.js';
+import { createRunner, type AttemptEvent } from '../../src/run/index.js';
+import { createToolIndex } from '../../src/discovery/index.js';
+import { localBackend } from '../../src/model/index.js';
 import { ToolexecError, toErrorShape } from '../../src/model/index.js';
 
 const SECRET = 'tok-0123456789';
@@ -189,5 +193,59 @@ describe('redaction through createExec', () => {
     expect(err?.code).toBe('EXECUTION');
     expect(String(err?.message) + JSON.stringify(err)).not.toContain(SECRET);
     expect(err?.details?.redactions).toEqual(['/token']);
+  });
+});
+
+describe('redaction in the runner, with no one listening', () => {
+  const index = createToolIndex();
+  const tool = (name: string) => ({ name, namespace: 'r', inputSchema: { type: 'object' as const }, annotations: { readOnlyHint: true } });
+  index.registerTool(tool('mint'), localBackend('mint'));
+  index.registerTool(tool('use'), localBackend('use'));
+  index.registerTool(tool('flaky'), localBackend('flaky'));
+  const attempts: AttemptEvent[] = [];
+  const runner = createRunner({
+    index,
+    onAttempt: (event) => attempts.push(event),
+    local: {
+      mint: () => ({ token: SECRET }),
+      use: (args) => {
+        throw new Error(`refused ${String((args.previous as { token?: string } | undefined)?.token ?? args.token)}`);
+      },
+      flaky: (args) => {
+        throw new ToolexecError('SERVER_UNAVAILABLE', `down while sending ${String(args.password)}`);
+      },
+    },
+  });
+
+  it("a ToolError's reason is scrubbed too: inspecting or logging the error shows no secret", async () => {
+    const err = (await runner.run('r:use', { token: SECRET }).catch((e: unknown) => e)) as ToolexecError & { reason: string };
+    expect(err.message).toContain(`refused ${REDACTED}`);
+    expect(err.reason).toContain(`refused ${REDACTED}`);
+    expect(inspect(err, { depth: 8 })).not.toContain(SECRET);
+  });
+
+  it('a chain step failing on arguments built from the previous result (usePrevious) is scrubbed, and so is the chain error', async () => {
+    const err = (await runner
+      .runChain([{ toolId: 'r:mint' }, { toolId: 'r:use', usePrevious: true }])
+      .catch((e: unknown) => e)) as ToolexecError;
+    expect(err.code).toBe('EXECUTION');
+    expect(err.message).toContain(REDACTED);
+    expect(err.details?.redactions).toEqual(['/previous/token']);
+    // (the chain error's `steps` hold the first step's result as it was: results are not redacted)
+    expect(
+      inspect(err.cause, { depth: 8 }) + JSON.stringify(toErrorShape(err)) + (err as ToolexecError & { reason: string }).reason,
+    ).not.toContain(SECRET);
+  });
+
+  it('attempt events and the attempts recorded on the failure carry the scrubbed message', async () => {
+    attempts.length = 0;
+    const err = (await runner
+      .run('r:flaky', { password: 'hunter2-hunter2' }, { retry: { maxAttempts: 2, initialDelayMs: 1, maxDelayMs: 2 } })
+      .catch((e: unknown) => e)) as ToolexecError;
+    expect(attempts).toHaveLength(2);
+    const reported = attempts.map((event) => event.message + inspect(event.error, { depth: 8 })).join();
+    expect(reported).toContain(REDACTED);
+    expect(reported).not.toContain('hunter2-hunter2');
+    expect(inspect(err, { depth: 8 }) + JSON.stringify(err)).not.toContain('hunter2-hunter2');
   });
 });

@@ -218,4 +218,40 @@ describe('retries of transient failures', () => {
       expect(options.signal).toBeInstanceOf(AbortSignal);
     }
   });
+
+  it('a chain gives each step its own idempotency key (<key>:<index>), repeated by every attempt of that step', async () => {
+    const seen: Array<[string, string | undefined]> = [];
+    const attempts = new Map<string, number>();
+    const provider: ProviderExecutor = {
+      callTool: async (_provider, name, _args, options) => {
+        seen.push([name, options?.idempotencyKey]);
+        const n = (attempts.get(name) ?? 0) + 1;
+        attempts.set(name, n);
+        if (n === 1) throw new ToolexecError('SERVER_UNAVAILABLE', 'provider is restarting');
+        return `did ${name}`;
+      },
+    };
+    const runner = createRunner({
+      index: indexWith([tool('create'), providerBackend('shop', 'create')], [tool('charge'), providerBackend('shop', 'charge')]),
+      provider,
+    });
+    const chain = await runner.runChain([{ toolId: 'create' }, { toolId: 'charge' }], { idempotencyKey: 'order-7', retry: fast });
+    expect(chain.steps.map((step) => step.result?.structured)).toEqual(['did create', 'did charge']);
+    expect(seen).toEqual([
+      ['create', 'order-7:0'],
+      ['create', 'order-7:0'],
+      ['charge', 'order-7:1'],
+      ['charge', 'order-7:1'],
+    ]);
+    // A key with no room for the suffix: its SHA-256 stands in, still within 256 characters.
+    seen.length = 0;
+    attempts.clear();
+    const long = 'k'.repeat(256);
+    await runner.runChain([{ toolId: 'create' }, { toolId: 'charge' }], { idempotencyKey: long, retry: fast });
+    const keys = seen.map(([, key]) => key as string);
+    expect(keys.every((key) => key.length <= 256 && !key.startsWith('kkk'))).toBe(true);
+    expect(keys[0]).toBe(keys[1]);
+    expect(keys[2]).not.toBe(keys[0]);
+    expect(keys[2]?.endsWith(':1')).toBe(true);
+  });
 });
