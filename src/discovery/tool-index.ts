@@ -36,7 +36,7 @@ import type {
   ToolSummary,
 } from './types.js';
 import { discoveryErrors as errors, guardErrors } from './errors.js';
-import { guardCall, textOf } from '../model/internal.js';
+import { callListener, guardCall, textOf } from '../model/internal.js';
 
 interface ToolRecord {
   readonly id: string;
@@ -403,13 +403,7 @@ export class InMemoryToolIndex implements ToolIndex {
     const event: ChangeEvent = { type, toolId: id, version: this.#version };
     if (backend !== undefined) event.backend = backend;
     Object.freeze(event);
-    for (const { listener } of listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        this.#reportListenerError(error, event);
-      }
-    }
+    for (const { listener } of listeners) callListener(listener, event, (error) => this.#reportListenerError(error, event));
   }
 
   #reportListenerError(error: unknown, event: ChangeEvent): void {

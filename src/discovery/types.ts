@@ -93,7 +93,7 @@ export interface ToolIndexOptions {
   /** @defaultValue the built-in full-text searcher */
   searcher?: Searcher;
   /**
-   * Called when a change listener throws. The index and the other listeners are unaffected.
+   * Called when a change listener throws (or returns a promise that rejects). The index and the other listeners are unaffected.
    *
    * @defaultValue emits a process warning (`process.emitWarning`) named
    * `ToolexecListenerWarning`, whose `cause` is the listener's error.

@@ -3,6 +3,7 @@ import { schemaToolError } from './failures.js';
 import type { OutputValidationMode, ResolvedRunnerOptions } from './options.js';
 import type { Resolved } from './resolution.js';
 import type { RunWarning } from './types.js';
+import { callListener } from '../model/internal.js';
 
 /**
  * Schema checks of a call: the input before dispatch, the result after, through the validator's
@@ -51,11 +52,8 @@ export class SchemaChecks {
     if (this.#output === 'error') throw error;
     const listener = this.#onWarning;
     if (listener === undefined) return;
-    try {
-      listener({ toolId, backend, error });
-    } catch {
-      // A warning listener cannot fail the call it is told about.
-    }
+    // A warning listener cannot fail the call it is told about.
+    callListener(listener, { toolId, backend, error });
   }
 
   #bind(resolved: Resolved): ToolSchemaChecks {

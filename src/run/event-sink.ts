@@ -5,6 +5,7 @@
  * @module
  */
 import type { ExecEvent, Logger } from './events.js';
+import { callListener } from '../model/internal.js';
 
 /** Where events go: the `onEvent` callback, subscribers and the logger. */
 export class EventSink {
@@ -48,11 +49,7 @@ export class EventSink {
 
 /** Calls one listener; its failure stays its own (events are advisory). */
 function deliver(listener: (event: ExecEvent) => void, event: ExecEvent): void {
-  try {
-    listener(event);
-  } catch {
-    // a failing listener is its own problem
-  }
+  callListener(listener, event);
 }
 
 /** Writes an event to a pino-style logger at its level (see {@link Logger}). */

@@ -1,4 +1,5 @@
 import type { ProgressEvent, StreamEvent } from './types.js';
+import { callListener } from '../model/internal.js';
 
 /**
  * Calls a progress listener; a listener that throws cannot fail the call it is told about.
@@ -6,11 +7,8 @@ import type { ProgressEvent, StreamEvent } from './types.js';
  * @internal
  */
 export function emitProgress(listener: (progress: ProgressEvent) => void, progress: ProgressEvent): void {
-  try {
-    listener(progress);
-  } catch {
-    // Progress is advisory: the listener's failure is its own.
-  }
+  // Progress is advisory: the listener's failure (a throw, a rejected promise) is its own.
+  callListener(listener, progress);
 }
 
 /**

@@ -9,7 +9,7 @@
  */
 import { ExponentialBackoff, decorrelatedJitterGenerator, type IBackoff } from 'cockatiel';
 import { ToolexecError, errorMessage, isErrorCode, type Tool } from '../model/index.js';
-import { ABORTED, describeValue, readField, readOptionsObject, type Deadline, type LayerErrors } from '../model/internal.js';
+import { ABORTED, callListener, describeValue, readField, readOptionsObject, type Deadline, type LayerErrors } from '../model/internal.js';
 import { ToolError } from './errors.js';
 import { abortToolError } from './failures.js';
 import { addSpanEvent } from './spans.js';
@@ -246,11 +246,8 @@ function notify(context: RetryContext, record: AttemptRecord, error: unknown, wi
     willRetry,
   };
   if (context.idempotencyKey !== undefined) event.idempotencyKey = context.idempotencyKey;
-  try {
-    listener(event);
-  } catch {
-    // A listener's failure never fails the call.
-  }
+  // A listener's failure (a throw, a rejected promise) never fails the call.
+  callListener(listener, event);
 }
 
 /** The last attempt's error with every attempt in `details.attempts` (a ToolError stays one). */

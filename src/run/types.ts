@@ -146,7 +146,7 @@ export interface RunOptions {
   retry?: RetryPolicy | false;
   /**
    * started → backend progress → completed (or error). Not used by `runStream`, where progress
-   * arrives as `progress` events. A listener that throws does not fail the call.
+   * arrives as `progress` events. A listener that throws (or returns a rejected promise) does not fail the call.
    */
   onProgress?: (progress: ProgressEvent) => void;
 }
@@ -291,7 +291,7 @@ export interface RunnerOptions {
   /**
    * Called after each failed attempt of a call that has a retry policy (in the call's async
    * context, so a tracer's active span is the call's): a hook for span events, metrics or logs.
-   * A listener that throws does not fail the call.
+   * A listener that throws (or returns a rejected promise) does not fail the call.
    */
   onAttempt?: (event: AttemptEvent) => void;
 }

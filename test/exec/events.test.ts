@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createExec, type ExecEvent, type Logger } from '../../src/exec/index.js';
+import { ToolexecError } from '../../src/model/index.js';
 import { misbehavingFixture, stdioFixture } from '../mcp/helpers.js';
 
 const echo = {
@@ -52,6 +53,39 @@ describe('events', () => {
     const started = events.filter((e) => e.type === 'call.started');
     expect(started.map((e) => (e as { mode: string }).mode)).toEqual(['chain_step', 'chain_step']);
     expect(keys).toEqual(['job-1:0', 'job-1:1']);
+  });
+
+  it('async listeners that reject (onEvent, subscribe, onProgress, onAttempt, index changes) leave no unhandled rejection', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => {
+      unhandled.push(reason);
+    };
+    process.on('unhandledRejection', onUnhandled);
+    const failing = async (): Promise<void> => {
+      throw new Error('async listener bug');
+    };
+    const flaky = {
+      tool: { name: 'flaky', namespace: 'demo', inputSchema: { type: 'object' as const }, annotations: { readOnlyHint: true } },
+      handler: () => {
+        throw new ToolexecError('SERVER_UNAVAILABLE', 'down');
+      },
+    };
+    const exec = createExec({ tools: [echo, flaky], onEvent: failing, onAttempt: failing });
+    try {
+      exec.subscribe(failing);
+      exec.index.onChange(failing);
+      exec.index.registerTool(
+        { name: 'late', namespace: 'demo', inputSchema: { type: 'object' } },
+        { kind: 'local', local: { name: 'late' } },
+      );
+      await expect(exec.runTool('demo:echo', { a: 1 }, { onProgress: failing })).resolves.toMatchObject({ value: { a: 1 } });
+      await exec.runTool('demo:flaky', {}, { retry: { maxAttempts: 2, initialDelayMs: 1, maxDelayMs: 2 } }).catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      await exec.close();
+    }
   });
 
   it('subscribe adds listeners and removes them; a throwing listener does not fail the call', async () => {
