@@ -61,9 +61,10 @@ describe('events', () => {
       unhandled.push(reason);
     };
     process.on('unhandledRejection', onUnhandled);
-    const failing = async (): Promise<void> => {
+    // An async listener, passed where a void one is declared (as users do): typed as the void kind.
+    const failing = (async (): Promise<void> => {
       throw new Error('async listener bug');
-    };
+    }) as () => void;
     const flaky = {
       tool: { name: 'flaky', namespace: 'demo', inputSchema: { type: 'object' as const }, annotations: { readOnlyHint: true } },
       handler: () => {
