@@ -24,9 +24,9 @@ export function createLocalRegistry(handlers?: Record<string, LocalHandler> | It
 
 /**
  * Where the runner finds local handlers: its `local` option, then its `backends` registry
- * (`backend:tool` names). A {@link LocalRegistry} (anything with a `get` function) is used as is;
- * a plain record is read live through its own properties only, so `toString` or `__proto__` never
- * resolve to a handler.
+ * (`backend:tool` names). A {@link LocalRegistry} (anything with a `get` function, except a
+ * record holding a tool named `get` among others) is used as is; a plain record is read live
+ * through its own properties only, so `toString` or `__proto__` never resolve to a handler.
  *
  * @internal
  */
@@ -41,8 +41,20 @@ export function localRegistryOf(
 }
 
 function toLocalRegistry(local: LocalRegistry | Record<string, LocalHandler>): LocalRegistry {
-  if (typeof (local as { get?: unknown }).get === 'function') return local as LocalRegistry;
-  return new RecordRegistry(local as Record<string, LocalHandler>);
+  return isRegistry(local) ? (local as LocalRegistry) : new RecordRegistry(local as Record<string, LocalHandler>);
+}
+
+/**
+ * A registry has a `get` function. A plain object whose own `get` sits beside other handlers is a
+ * record that happens to hold a tool named `get` (`{ get: …, echo: … }`), not a registry; a plain
+ * object whose only own key is `get` is read as a registry literal (`{ get: (name) => … }`).
+ */
+function isRegistry(local: object): boolean {
+  if (typeof (local as { get?: unknown }).get !== 'function') return false;
+  if (!Object.hasOwn(local, 'get')) return true;
+  const proto: unknown = Object.getPrototypeOf(local);
+  if (proto !== Object.prototype && proto !== null) return true;
+  return Object.keys(local).length === 1;
 }
 
 /** The first registry's handler for a name, else the second's. */

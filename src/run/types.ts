@@ -263,7 +263,9 @@ export interface RunnerOptions {
   onWarning?: (warning: RunWarning) => void;
   /**
    * Local handlers by backend name: a {@link LocalRegistry} (anything with a `get` function, a
-   * `Map` included) or a plain record, read live through its own properties.
+   * `Map` included) or a plain record, read live through its own properties. A record may hold a
+   * tool named `get` beside others; a record holding only that one reads as a registry literal
+   * (use `createLocalRegistry` for it).
    */
   local?: LocalRegistry | Record<string, LocalHandler>;
   /**

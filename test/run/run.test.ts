@@ -587,6 +587,28 @@ describe('the run pipeline (cases 9–42)', () => {
     expect((await runner.run('t')).structured).toBe('now');
   });
 
+  it('a record holding a tool named `get` beside others is a record, not a registry; a lone `get` reads as a registry literal', async () => {
+    const seen: unknown[] = [];
+    const runner = createRunner({
+      index: indexWith([tool('echo'), localBackend('echo')], [tool('get'), localBackend('get')]),
+      local: {
+        get: (args) => {
+          seen.push(args);
+          return 'got';
+        },
+        echo: (args) => args.text,
+      },
+    });
+    expect((await runner.run('echo', { text: 'hi' })).structured).toBe('hi');
+    expect((await runner.run('get', { key: 'k' })).structured).toBe('got');
+    expect(seen).toEqual([{ key: 'k' }]);
+    const literal = createRunner({
+      index: indexWith([tool('t'), localBackend('h')]),
+      local: { get: (name: string) => (name === 'h' ? () => 'h ran' : undefined) },
+    });
+    expect((await literal.run('t')).structured).toBe('h ran');
+  });
+
   it('a local registry whose get throws → EXECUTION with that cause', async () => {
     const boom = new Error('registry down');
     const runner = createRunner({
