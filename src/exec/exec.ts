@@ -181,6 +181,7 @@ export class DefaultExec implements Exec {
           validateOutput: o.validateOutput,
           ...(o.retry === undefined ? {} : { retry: o.retry }),
           ...(o.onAttempt === undefined ? {} : { onAttempt: o.onAttempt }),
+          ...(o.onWarning === undefined ? {} : { onWarning: o.onWarning }),
           ...(mcp === undefined ? {} : { mcp }),
           ...(o.provider === undefined ? {} : { provider: o.provider }),
           // A tool the index lacks may belong to a server that is not connected (yet): wait for it,

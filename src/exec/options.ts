@@ -82,6 +82,7 @@ export interface ResolvedExecOptions {
   retry: ExecOptions['retry'];
   /** The runner's attempt listener. */
   onAttempt: ExecOptions['onAttempt'];
+  onWarning: ExecOptions['onWarning'];
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -137,6 +138,7 @@ function resolve(options: ExecOptions): ResolvedExecOptions {
   check('onServerStatus', typeof o.onServerStatus === 'function');
   check('retry', o.retry === false || isObject(o.retry));
   check('onAttempt', typeof o.onAttempt === 'function');
+  check('onWarning', typeof o.onWarning === 'function');
   check(
     'mcpReconnect',
     isObject(o.mcpReconnect) &&
@@ -210,6 +212,7 @@ function resolve(options: ExecOptions): ResolvedExecOptions {
     logger: o.logger,
     retry: o.retry,
     onAttempt: o.onAttempt,
+    onWarning: o.onWarning,
   };
 }
 

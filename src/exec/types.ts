@@ -12,6 +12,7 @@ import type {
   ProviderExecutor,
   RetryPolicy,
   RunOptions,
+  RunWarning,
   StreamEvent,
 } from '../run/index.js';
 import type { ElicitationHandler, McpExecutorOptions, McpServerConfig, Root, SamplingHandler } from '../mcp/index.js';
@@ -130,8 +131,13 @@ export interface ExecOptions {
   provider?: ProviderExecutor;
   /** Validate arguments against the input schema (`VALIDATION` with violations). @defaultValue true */
   validateInput?: boolean;
-  /** Validate results against the output schema: fatal (`true`) or `'warn'`. @defaultValue true */
+  /**
+   * Validate results against the output schema: fatal (`true`) or `'warn'` (the result is kept;
+   * `onWarning`, a `call.warning` event and a `warn` log line tell of it). @defaultValue true
+   */
   validateOutput?: boolean | 'warn';
+  /** Told of a call's non-fatal problem: its result broke the output schema under `validateOutput: 'warn'`. */
+  onWarning?: (warning: RunWarning) => void;
   /**
    * Deadline of every call that sets no `timeoutMs` of its own (runTool, runToolStream, the
    * whole of runChain, executeCode), in milliseconds. `Infinity`: tool calls get no deadline

@@ -3,7 +3,6 @@ import { schemaToolError } from './failures.js';
 import type { OutputValidationMode, ResolvedRunnerOptions } from './options.js';
 import type { Resolved } from './resolution.js';
 import type { RunWarning } from './types.js';
-import { callListener } from '../model/internal.js';
 
 /**
  * Schema checks of a call: the input before dispatch, the result after, through the validator's
@@ -17,13 +16,14 @@ export class SchemaChecks {
   /** Whether arguments are checked. */
   readonly input: boolean;
   readonly #output: OutputValidationMode;
-  readonly #onWarning: ((warning: RunWarning) => void) | undefined;
+  readonly #warn: (warning: RunWarning) => void;
 
-  constructor(options: ResolvedRunnerOptions) {
+  /** `warn` is told of a result that breaks the output schema in `'warn'` mode. */
+  constructor(options: ResolvedRunnerOptions, warn: (warning: RunWarning) => void) {
     this.#validator = options.validator;
     this.input = options.validateInput;
     this.#output = options.validateOutput;
-    this.#onWarning = options.onWarning;
+    this.#warn = warn;
   }
 
   /** Throws VALIDATION when `args` do not match the tool's input schema. */
@@ -50,10 +50,7 @@ export class SchemaChecks {
   #outputFailure(toolId: string, backend: ToolBackend, err: unknown): void {
     const error = schemaToolError('OUTPUT_VALIDATION', toolId, backend, err);
     if (this.#output === 'error') throw error;
-    const listener = this.#onWarning;
-    if (listener === undefined) return;
-    // A warning listener cannot fail the call it is told about.
-    callListener(listener, { toolId, backend, error });
+    this.#warn({ toolId, backend, error });
   }
 
   #bind(resolved: Resolved): ToolSchemaChecks {

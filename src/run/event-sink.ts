@@ -61,6 +61,8 @@ function log(logger: Logger, event: ExecEvent): void {
       return logger.debug(event, `tool call finished: ${event.toolId}`);
     case 'call.failed':
       return logger.warn(event, `tool call failed: ${event.toolId}: ${event.error.code}`);
+    case 'call.warning':
+      return logger.warn(event, `tool call warning: ${event.toolId}: ${event.error.code}`);
     case 'server.status':
       if (event.state === 'failed') return logger.warn(event, `MCP server ${event.server} failed`);
       return logger.info(event, `MCP server ${event.server} ${event.state}`);

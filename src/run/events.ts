@@ -81,6 +81,21 @@ export interface CallFailedEvent extends EventBase {
   redactions?: string[];
 }
 
+/**
+ * A call succeeded with a problem that did not fail it: its result broke the output schema while
+ * output validation is `'warn'` (the runner's `onWarning` gets the same).
+ */
+export interface CallWarningEvent extends EventBase {
+  /** Event type. */
+  type: 'call.warning';
+  /** The tool ID as the caller wrote it. */
+  toolId: string;
+  /** `local`, `provider` or `mcp`. */
+  backendKind: string;
+  /** The problem (an `OUTPUT_VALIDATION` error), as events carry errors. */
+  error: EventError;
+}
+
 /** An MCP server of `mcpServers` changed state. */
 export interface ServerStatusEvent extends EventBase {
   /** Event type. */
@@ -130,7 +145,8 @@ export interface LimitHitEvent extends EventBase {
 }
 
 /** Every event the library emits. */
-export type ExecEvent = CallStartedEvent | CallFinishedEvent | CallFailedEvent | ServerStatusEvent | SandboxRunEvent | LimitHitEvent;
+export type ExecEvent =
+  CallStartedEvent | CallFinishedEvent | CallFailedEvent | CallWarningEvent | ServerStatusEvent | SandboxRunEvent | LimitHitEvent;
 
 /** The `type` of an {@link ExecEvent}. */
 export type ExecEventType = ExecEvent['type'];

@@ -23,6 +23,7 @@ export type {
   CallFinishedEvent,
   CallMode,
   CallStartedEvent,
+  CallWarningEvent,
   EventBase,
   EventError,
   ExecEvent,

@@ -1,5 +1,5 @@
 import type { Tool, ToolBackend } from '../model/index.js';
-import { ABORTED, describeValue, type Deadline } from '../model/internal.js';
+import { ABORTED, callListener, describeValue, type Deadline } from '../model/internal.js';
 import { SchemaChecks } from './checks.js';
 import { Dispatcher, type ProgressSink } from './dispatch.js';
 import { abortToolError, invalidToolId } from './failures.js';
@@ -42,10 +42,16 @@ export class Pipeline {
 
   constructor(options: ResolvedRunnerOptions) {
     this.#resolver = new Resolver(options);
-    this.#checks = new SchemaChecks(options);
-    this.dispatcher = new Dispatcher(options, this.#checks);
     const index = options.index;
-    this.telemetry = new Telemetry(options.telemetry, (toolId) => this.#resolver.cached(toolId)?.tool ?? index?.getTool(toolId).tool);
+    const telemetry = new Telemetry(options.telemetry, (toolId) => this.#resolver.cached(toolId)?.tool ?? index?.getTool(toolId).tool);
+    this.telemetry = telemetry;
+    const onWarning = options.onWarning;
+    this.#checks = new SchemaChecks(options, (warning) => {
+      // A warning listener cannot fail the call it is told about.
+      if (onWarning !== undefined) callListener(onWarning, warning);
+      telemetry.warned(warning);
+    });
+    this.dispatcher = new Dispatcher(options, this.#checks);
     this.#retry = options.retry;
     this.#onAttempt = options.onAttempt;
   }

@@ -16,9 +16,9 @@ import { REDACTED, Redactor, redactErrorDetails, scrubError, type Redacted } fro
 import type { CallMode, ExecEvent } from './events.js';
 import { EventSink } from './event-sink.js';
 import { otelRegistered } from './otel.js';
-import { CallScope, type PhaseMarks } from './call-scope.js';
+import { CallScope, eventError, type PhaseMarks } from './call-scope.js';
 import { endSpanError, endSpanOk, startSpan, withContext, SPAN_KIND } from './spans.js';
-import type { ChainStep, RunResult, StreamEvent } from './types.js';
+import type { ChainStep, RunResult, RunWarning, StreamEvent } from './types.js';
 
 /** What a runner's telemetry is made from: shared by everything one facade creates. */
 export interface TelemetryConfig {
@@ -92,6 +92,19 @@ export class Telemetry {
   /** Emits an event (when anyone listens). */
   emit(event: ExecEvent): void {
     this.config.sink.emit(event);
+  }
+
+  /** A call's non-fatal problem, as a `call.warning` event (and a `warn` log line) when anyone listens. */
+  warned(warning: RunWarning): void {
+    const sink = this.config.sink;
+    if (!sink.listening) return;
+    sink.emit({
+      type: 'call.warning',
+      time: Date.now(),
+      toolId: warning.toolId,
+      backendKind: String(warning.backend.kind),
+      error: eventError(warning.error),
+    });
   }
 
   /**

@@ -89,6 +89,46 @@ describe('events', () => {
     }
   });
 
+  it("validateOutput: 'warn' keeps the result and tells of the problem: onWarning, a call.warning event and a warn log line", async () => {
+    const events: ExecEvent[] = [];
+    const warnings: unknown[] = [];
+    const lines: string[] = [];
+    const logger: Logger = {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (_obj, msg) => lines.push(String(msg)),
+      error: () => undefined,
+    };
+    const sloppy = {
+      tool: {
+        name: 'sloppy',
+        namespace: 'demo',
+        inputSchema: { type: 'object' as const },
+        outputSchema: { type: 'object' as const, properties: { n: { type: 'number' } }, required: ['n'] },
+      },
+      handler: () => ({ n: 'not a number' }),
+    };
+    const exec = createExec({
+      tools: [sloppy],
+      validateOutput: 'warn',
+      onWarning: (w) => warnings.push(w),
+      onEvent: (e) => events.push(e),
+      logger,
+    });
+    try {
+      await expect(exec.runTool('demo:sloppy', {})).resolves.toMatchObject({ value: { n: 'not a number' } });
+    } finally {
+      await exec.close();
+    }
+    expect(warnings).toEqual([
+      expect.objectContaining({ toolId: 'demo:sloppy', error: expect.objectContaining({ code: 'OUTPUT_VALIDATION' }) }),
+    ]);
+    expect(events.map((e) => e.type)).toEqual(['call.started', 'call.warning', 'call.finished']);
+    expect(events[1]).toMatchObject({ toolId: 'demo:sloppy', backendKind: 'local', error: { code: 'OUTPUT_VALIDATION' } });
+    expect(lines).toEqual(['tool call warning: demo:sloppy: OUTPUT_VALIDATION']);
+    expect(() => createExec({ onWarning: 'no' as never })).toThrow(expect.objectContaining({ code: 'CONFIGURATION' }) as Error);
+  });
+
   it('subscribe adds listeners and removes them; a throwing listener does not fail the call', async () => {
     const exec = createExec({
       tools: [echo],

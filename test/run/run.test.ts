@@ -592,7 +592,7 @@ describe('the run pipeline (cases 9–42)', () => {
     const runner = createRunner({
       index: indexWith([tool('echo'), localBackend('echo')], [tool('get'), localBackend('get')]),
       local: {
-        get: (args) => {
+        get: (args: Record<string, unknown>) => {
           seen.push(args);
           return 'got';
         },
