@@ -17,6 +17,7 @@
  * @module
  */
 import type { Tool } from './tool.js';
+import { CIRCULAR } from './json-safe.js';
 
 /** What replaces a redacted value. */
 export const REDACTED = '[REDACTED]';
@@ -169,7 +170,9 @@ export class Redactor {
     out: { redactions: string[]; secrets: string[]; seen: Set<unknown> },
     depth: number,
   ): unknown {
-    if (depth >= MAX_DEPTH || out.seen.has(value)) return value;
+    if (depth >= MAX_DEPTH) return value;
+    // A reference back to an ancestor: the copy must not lead back into the original (and its secrets).
+    if (out.seen.has(value)) return CIRCULAR;
     out.seen.add(value);
     const element = Array.isArray(value);
     let copy: Record<string, unknown> | unknown[] | undefined;

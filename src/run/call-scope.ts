@@ -8,7 +8,7 @@
  */
 import type { Attributes } from '@opentelemetry/api';
 import { ToolexecError, errorMessage } from '../model/index.js';
-import type { Redacted } from '../model/internal.js';
+import { toJsonSafe, type Redacted } from '../model/internal.js';
 import type { CallFailedEvent, CallFinishedEvent, CallMode, EventError, ExecEvent } from './events.js';
 import { tracingRegistered } from './otel.js';
 import { endSpanError, endSpanOk, recordCall, spanIds, startSpan, SPAN_KIND, type ActiveSpan } from './spans.js';
@@ -60,7 +60,10 @@ export class CallScope {
     this.marks = active === undefined ? undefined : { dispatchAt: 0 };
     this.#ids = spanIds(active);
     if (sink.listening) {
-      const event: ExecEvent = { type: 'call.started', time: Date.now(), callId, toolId, mode, args: redacted.value, ...this.#ids };
+      // A copy (JSON-safe): a listener can neither change the arguments the tool gets nor see a
+      // later change to them.
+      const args = toJsonSafe(redacted.value) as Record<string, unknown>;
+      const event: ExecEvent = { type: 'call.started', time: Date.now(), callId, toolId, mode, args, ...this.#ids };
       if (redacted.redactions.length > 0) event.redactions = redacted.redactions;
       sink.emit(event);
     }

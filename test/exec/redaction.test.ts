@@ -249,3 +249,32 @@ describe('redaction in the runner, with no one listening', () => {
     expect(inspect(err, { depth: 8 }) + JSON.stringify(err)).not.toContain('hunter2-hunter2');
   });
 });
+
+describe('the arguments an event carries are a copy', () => {
+  it('a listener cannot change what the tool gets; a cycle back into the arguments does not lead to the secret', async () => {
+    const received: Record<string, unknown>[] = [];
+    const events: ExecEvent[] = [];
+    const exec = createExec({
+      tools: [
+        { tool: { name: 'see', namespace: 'c', inputSchema: { type: 'object' } }, handler: (args) => (received.push({ ...args }), 'ok') },
+      ],
+      onEvent: (event) => {
+        events.push(event);
+        if (event.type === 'call.started') (event.args).injected = 'by-listener';
+      },
+    });
+    try {
+      await exec.runTool('c:see', { q: 'hello' });
+      expect(received).toEqual([{ q: 'hello' }]);
+      const cyclic: Record<string, unknown> = { password: 'hunter2-hunter2', q: 'x' };
+      cyclic.self = cyclic;
+      await exec.runTool('c:see', cyclic);
+      const started = events.filter((e) => e.type === 'call.started').at(-1) as { args: Record<string, unknown> };
+      expect(started.args).toEqual({ password: REDACTED, q: 'x', self: '[Circular]', injected: 'by-listener' });
+      expect(cyclic).not.toHaveProperty('injected');
+      expect(JSON.stringify(events)).not.toContain('hunter2-hunter2');
+    } finally {
+      await exec.close();
+    }
+  });
+});
