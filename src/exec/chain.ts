@@ -70,6 +70,8 @@ export async function runExecChain(
   timeoutMs: number | undefined,
 ): Promise<ExecChainResult> {
   const started = nowMs();
+  // No steps (`undefined`, `null`) is an empty chain, as for `runner.runChain`.
+  if (steps === undefined || steps === null) steps = [];
   if (!Array.isArray(steps)) throw errors.invalidArgument('runChain steps', 'must be an array');
   const total = steps.length;
   if (total === 0) return { result: { toolId: '', durationMs: elapsedMs(started) }, steps: [] };

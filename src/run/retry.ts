@@ -77,6 +77,8 @@ export function readRetryPolicy(errors: LayerErrors, value: unknown, configurati
   const maxAttempts = count('maxAttempts', 1, MAX_ATTEMPTS, DEFAULT_RETRY_POLICY.maxAttempts);
   const initialDelayMs = count('initialDelayMs', 0, 3_600_000, DEFAULT_RETRY_POLICY.initialDelayMs);
   const maxDelayMs = count('maxDelayMs', 0, 3_600_000, Math.max(initialDelayMs, DEFAULT_RETRY_POLICY.maxDelayMs));
+  // Both given and crossed: the cap would be silently raised (as `mcpReconnect` refuses it too).
+  if (initialDelayMs > maxDelayMs) fail('initialDelayMs', `(${initialDelayMs}) must not exceed retry.maxDelayMs (${maxDelayMs})`);
   const rawRetryOn = readField(errors, given, 'retryOn');
   let retryOn: readonly RetryCondition[] = DEFAULT_RETRY_POLICY.retryOn;
   if (rawRetryOn !== undefined) {
@@ -89,7 +91,7 @@ export function readRetryPolicy(errors: LayerErrors, value: unknown, configurati
       fail('retryOn', `names an unknown error code: ${JSON.stringify(unknown)} (see ERROR_CODES, or CONNECTION_LOST)`);
     retryOn = rawRetryOn as RetryCondition[];
   }
-  return resolvePolicy({ maxAttempts, initialDelayMs, maxDelayMs: Math.max(maxDelayMs, initialDelayMs), retryOn });
+  return resolvePolicy({ maxAttempts, initialDelayMs, maxDelayMs, retryOn });
 }
 
 /**

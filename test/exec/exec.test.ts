@@ -341,6 +341,8 @@ describe('runChain (cases 120–123, Go §5 item 4)', () => {
   it('gives an empty chain an empty tool ID and no steps', async () => {
     expect(await exec().runChain([])).toEqual({ result: { toolId: '', durationMs: expect.any(Number) }, steps: [] });
     expect((await rejection(exec().runChain('nope' as never))).code).toBe('INVALID_ARGUMENT');
+    // no steps at all is an empty chain, as for runner.runChain
+    for (const none of [null, undefined]) expect((await exec().runChain(none as never)).steps).toEqual([]);
   });
 
   it('bounds the whole chain by the deadline, whatever stopOnError says', async () => {

@@ -192,6 +192,11 @@ describe('retries of transient failures', () => {
     expect(misspelt.code).toBe('INVALID_ARGUMENT');
     expect(misspelt.message).toContain('unknown error code: "TIMEOUTS"');
     expect((await runner.run('t', {}, { retry: { retryOn: ['CONNECTION_LOST', 'EXECUTION'] } })).structured).toBe(1);
+    // An initial delay above the cap given beside it is refused, not a silently raised cap; alone, it raises the default cap.
+    const crossed = await rejection(runner.run('t', {}, { retry: { initialDelayMs: 500, maxDelayMs: 100 } }));
+    expect(crossed.code).toBe('INVALID_ARGUMENT');
+    expect(crossed.message).toContain('retry.initialDelayMs (500) must not exceed retry.maxDelayMs (100)');
+    expect((await runner.run('t', {}, { retry: { initialDelayMs: 5_000 } })).structured).toBe(1);
   });
 
   it('passes the idempotency key and the deadline to a provider executor on every attempt', async () => {
