@@ -1,5 +1,5 @@
 import { ToolexecError, errorMessage } from '../model/index.js';
-import { abortError, layerErrors, textOf } from '../model/internal.js';
+import { layerErrors, textOf } from '../model/internal.js';
 
 /**
  * The backend layer's errors: every one is made here or through {@link errors}, so that each reads
@@ -19,11 +19,6 @@ export const errors = layerErrors('backend');
 export function backendFailure(err: unknown, what: string, details: Record<string, unknown>): ToolexecError {
   if (ToolexecError.isInstance(err)) return err;
   return errors('EXECUTION', `${what}: ${errorMessage(err)}`, { cause: err, details });
-}
-
-/** ABORTED (or TIMEOUT for a `TimeoutError` reason) for an already-aborted signal. */
-export function abortedFailure(signal: AbortSignal, details: Record<string, unknown>): ToolexecError {
-  return abortError(errors, signal.reason, (outcome) => outcome.text, { details });
 }
 
 /** BACKEND_NOT_FOUND for `name`. */

@@ -1,6 +1,7 @@
 import { normalizeTags, type Tool } from '../model/index.js';
-import { guardCall } from '../model/internal.js';
-import { abortedFailure, backendDisabled, backendFailure, errors } from './failures.js';
+import { guardCall, type Deadline } from '../model/internal.js';
+import { callDeadline, readCallOptions, settleUnder, type ReadCallOptions } from './call-deadline.js';
+import { backendDisabled, backendFailure, errors } from './failures.js';
 import type { Backend, BackendCallOptions, BackendToolContext, BackendToolDefinition, BackendToolHandler } from './types.js';
 
 const DEFAULT_INPUT_SCHEMA: Tool['inputSchema'] = Object.freeze({ type: 'object' as const });
@@ -109,9 +110,17 @@ export class LocalBackend implements Backend {
   /**
    * Runs a tool's handler.
    *
+   * @remarks
+   * The call stops when `options.signal` aborts or `options.deadline` passes, whether the handler
+   * listens or not: it rejects at once and the handler's late result is dropped. The handler's
+   * `ctx.signal` is the caller's signal, or, when the call has a deadline, one that also aborts when
+   * the deadline passes. Nothing stays attached to the caller's signal once the call has settled.
+   *
    * @throws `BACKEND_DISABLED` (checked first), `TOOL_NOT_FOUND` (no such tool, or no handler),
-   * `ABORTED`/`TIMEOUT` for an already-aborted signal, `EXECUTION` wrapping the handler's own
-   * error (a library error passes through).
+   * `INVALID_ARGUMENT` for options that cannot be read, `ABORTED` when the caller's signal aborts
+   * (before or during the call; `cause` is its reason), `TIMEOUT` when the deadline passes (or the
+   * signal's reason is a `TimeoutError`), `EXECUTION` wrapping the handler's own error (a library
+   * error passes through).
    */
   async execute(toolName: string, args: Record<string, unknown>, options?: BackendCallOptions): Promise<unknown> {
     if (!this.#enabled) {
@@ -123,13 +132,18 @@ export class LocalBackend implements Backend {
         details: { backend: this.name, tool: toolName },
       });
     }
-    const signal = options?.signal;
-    if (signal?.aborted === true) throw abortedFailure(signal, { backend: this.name, tool: toolName });
-    try {
-      return await definition.handler(args ?? {}, new ToolContext(options, `${this.name}:${toolName}`));
-    } catch (err) {
-      throw backendFailure(err, `${this.name}:${toolName} failed`, { backend: this.name, tool: toolName });
-    }
+    const handler = definition.handler;
+    const read = readCallOptions(options);
+    const stop = callDeadline(read);
+    const id = `${this.name}:${toolName}`;
+    const details = { backend: this.name, tool: toolName };
+    return settleUnder(
+      stop,
+      id,
+      details,
+      () => handler(args ?? {}, new ToolContext(read, stop, id)),
+      (err) => backendFailure(err, `${id} failed`, details),
+    );
   }
 
   /** Nothing to start. */
@@ -148,22 +162,28 @@ export class LocalBackend implements Backend {
   }
 }
 
-/** The handler's context through `execute`; without a caller signal, one that never aborts is made on first read. */
+/**
+ * The handler's context through `execute`. Its signal is made on first read: the caller's signal,
+ * or, when the call has a deadline, the call's own (it also aborts when the deadline passes);
+ * without either, one that never aborts.
+ */
 class ToolContext implements BackendToolContext {
   readonly toolId: string;
   readonly deadline: number | undefined;
   readonly idempotencyKey: string | undefined;
+  readonly #stop: Deadline | undefined;
   #signal: AbortSignal | undefined;
 
-  constructor(options: BackendCallOptions | undefined, toolId: string) {
-    this.#signal = options?.signal;
+  constructor(read: ReadCallOptions, stop: Deadline | undefined, toolId: string) {
+    this.#signal = read.deadline === undefined ? read.signal : undefined;
+    this.#stop = read.deadline === undefined ? undefined : stop;
     this.toolId = toolId;
-    this.deadline = options?.deadline;
-    this.idempotencyKey = options?.idempotencyKey;
+    this.deadline = read.deadline;
+    this.idempotencyKey = read.idempotencyKey;
   }
 
   get signal(): AbortSignal {
-    return (this.#signal ??= new AbortController().signal);
+    return (this.#signal ??= this.#stop?.signal ?? new AbortController().signal);
   }
 }
 

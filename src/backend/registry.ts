@@ -1,5 +1,6 @@
 import type { ToolexecError } from '../model/index.js';
-import { guardCall } from '../model/internal.js';
+import { guardCall, textOf } from '../model/internal.js';
+import { callDeadline, handedOptions, readCallOptions, settleUnder } from './call-deadline.js';
 import { backendDisabled, backendFailure, backendNotFound, errors } from './failures.js';
 import { parseBackendToolId } from './tool-id.js';
 import type { Backend, BackendCallOptions, BridgedHandler, HandlerLookup } from './types.js';
@@ -13,7 +14,8 @@ import type { Backend, BackendCallOptions, BridgedHandler, HandlerLookup } from 
  */
 export class BackendRegistry {
   readonly #backends = new Map<string, Backend>();
-  #sorted: Backend[] | undefined;
+  /** The entries sorted by registered name, until the next change. */
+  #sorted: Array<readonly [string, Backend]> | undefined;
 
   /**
    * Adds a backend.
@@ -63,22 +65,30 @@ export class BackendRegistry {
 
   /** Every backend, sorted by name. */
   list(): Backend[] {
-    return this.#all().slice();
+    return this.#all().map(([, backend]) => backend);
   }
 
-  /** The enabled backends, sorted by name. */
+  /**
+   * The enabled backends, sorted by name.
+   *
+   * @throws `EXECUTION` naming the backend whose `enabled` getter throws (its error as `cause`).
+   */
   listEnabled(): Backend[] {
-    return this.#all().filter((backend) => backend.enabled);
+    return this.#all()
+      .filter(([name, backend]) => isEnabled(backend, name))
+      .map(([, backend]) => backend);
   }
 
   /** The backends whose `kind` is exactly `kind`, sorted by name. */
   listByKind(kind: string): Backend[] {
-    return this.#all().filter((backend) => backend.kind === kind);
+    return this.#all()
+      .filter(([, backend]) => backend.kind === kind)
+      .map(([, backend]) => backend);
   }
 
-  /** The backend names, sorted. */
+  /** The backend names (as registered), sorted. */
   names(): string[] {
-    return this.#all().map((backend) => backend.name);
+    return this.#all().map(([name]) => name);
   }
 
   /**
@@ -111,10 +121,13 @@ export class BackendRegistry {
   }
 
   /**
-   * The registry as the runner's `local` option: name `backend:tool` gives a handler that calls
-   * `backend.execute(tool, args, { signal })` on the backend registered under that name at call
-   * time (BACKEND_DISABLED when it is disabled); an unknown backend or a malformed name gives
-   * `undefined`, which the runner reports as `local handler "<name>" not found`.
+   * The registry as the runner's `local` option: any well-formed name `backend:tool` gives a
+   * handler that calls {@link BackendRegistry.execute} on the backend registered under that name
+   * at call time, with the call's signal, deadline and idempotency key. So the call fails with
+   * `BACKEND_NOT_FOUND` when no backend has that name (it was never registered, or was
+   * unregistered since the tool was indexed) and `BACKEND_DISABLED` when it is disabled; the runner
+   * keeps those codes. A name without a backend part, or a malformed one, gives `undefined`, which
+   * the runner reports as `local handler "<name>" not found`.
    */
   localRegistry(): HandlerLookup {
     return {
@@ -125,7 +138,7 @@ export class BackendRegistry {
         } catch {
           return undefined;
         }
-        if (target.backend === '' || !this.#backends.has(target.backend)) return undefined;
+        if (target.backend === '') return undefined;
         return (args, ctx) => this.execute(target.backend, target.tool, args, callOptionsOf(ctx));
       },
     };
@@ -133,19 +146,39 @@ export class BackendRegistry {
 
   /**
    * Runs `tool` on the backend registered as `backendName` at call time: what the runner calls
-   * for a tool bound to that backend.
+   * for a tool bound to that backend, and what the aggregator's `execute` calls.
    *
-   * @throws `BACKEND_NOT_FOUND`, `BACKEND_DISABLED`, or the backend's own failure as it is.
+   * @remarks
+   * The call stops when `options.signal` aborts or `options.deadline` passes, whether the backend
+   * listens or not: it rejects at once and the backend's late result is dropped. With a deadline,
+   * the backend's `options.signal` also aborts when the deadline passes. Nothing stays attached to
+   * the caller's signal once the call has settled.
+   *
+   * @throws `BACKEND_NOT_FOUND`, `BACKEND_DISABLED`, `INVALID_ARGUMENT` for options that cannot be
+   * read, `ABORTED` when the caller's signal aborts (`cause` is its reason), `TIMEOUT` when the
+   * deadline passes, or the backend's own failure: a library error as it is, anything else (a
+   * rejection, a synchronous throw, a throwing `enabled` getter) as `EXECUTION` with it as `cause`.
    */
   async execute(backendName: string, tool: string, args: Record<string, unknown>, options?: BackendCallOptions): Promise<unknown> {
     const backend = this.#backends.get(backendName);
     if (backend === undefined) throw backendNotFound(backendName);
-    if (!backend.enabled) throw backendDisabled(backendName);
-    return backend.execute(tool, args, options);
+    if (!isEnabled(backend, backendName)) throw backendDisabled(backendName);
+    const id = `${backendName}:${textOf(tool)}`;
+    const details = { backend: backendName, tool: textOf(tool) };
+    const read = readCallOptions(options);
+    const stop = callDeadline(read);
+    return settleUnder(
+      stop,
+      id,
+      details,
+      () => backend.execute(tool, args, handedOptions(read, stop)),
+      (err) => backendFailure(err, `${id} failed`, details),
+    );
   }
 
-  #all(): Backend[] {
-    this.#sorted ??= [...this.#backends.values()].sort((a, b) => compareNames(a.name, b.name));
+  /** Every backend with its name, sorted by the name it was registered under (never read again from the backend). */
+  #all(): ReadonlyArray<readonly [string, Backend]> {
+    this.#sorted ??= [...this.#backends.entries()].sort(([a], [b]) => compareNames(a, b));
     return this.#sorted;
   }
 }
@@ -157,6 +190,33 @@ function callOptionsOf(ctx: Parameters<BridgedHandler>[1]): BackendCallOptions {
   if (deadline !== undefined) options.deadline = deadline;
   if (idempotencyKey !== undefined) options.idempotencyKey = idempotencyKey;
   return options;
+}
+
+/**
+ * The enabled backends of `registry` with the names they were registered under, sorted by name.
+ *
+ * @throws `EXECUTION` naming the backend whose `enabled` getter throws.
+ * @internal
+ */
+export function enabledBackends(registry: BackendRegistry): Array<readonly [string, Backend]> {
+  const enabled: Array<readonly [string, Backend]> = [];
+  for (const name of registry.names()) {
+    const backend = registry.get(name);
+    if (backend !== undefined && isEnabled(backend, name)) enabled.push([name, backend]);
+  }
+  return enabled;
+}
+
+/**
+ * Whether `backend` (registered as `name`) is enabled, read once. A backend is the caller's own
+ * object: an `enabled` getter that throws is that backend failing, `EXECUTION` naming it.
+ */
+function isEnabled(backend: Backend, name: string): boolean {
+  try {
+    return Boolean(backend.enabled);
+  } catch (err) {
+    throw backendFailure(err, `reading enabled of ${name} failed`, { backend: name, op: 'enabled' });
+  }
 }
 
 function compareNames(a: string, b: string): number {

@@ -85,19 +85,88 @@ export function registryFailure(op: ToolErrorOp, toolId: string, backend: ToolBa
 }
 
 /**
- * A failed dispatch: ABORTED/TIMEOUT when the call's deadline fired, else EXECUTION with the
- * original error as cause (an executor's own TIMEOUT, a server that stopped answering, stays TIMEOUT).
+ * A failed dispatch: ABORTED/TIMEOUT when the call's deadline fired, else a ToolError with the
+ * original error as cause and, as code, EXECUTION unless what ran the tool said more:
+ *
+ * - `TIMEOUT`: an executor's own (an MCP request that timed out, a server that stopped answering);
+ * - `BACKEND_NOT_FOUND`, `BACKEND_DISABLED`, `TOOL_NOT_FOUND`: the backend layer's answer about the
+ *   registry backend the call was dispatched to (`createRunner({ backends })`): it is not
+ *   registered, it is disabled, it does not serve the tool. Recognised by its `details`, which
+ *   name that backend (and, for TOOL_NOT_FOUND, that tool); the reason is its message and its
+ *   `details` are kept.
+ *
+ * Anything else is EXECUTION: a handler's own error, plain or a library error of another code,
+ * and a backend-layer error about some other backend or tool (a handler's own lookup that failed),
+ * or from a store that is not a registry backend (a disabled `LocalBackend` given as `local`).
  */
 export function executeFailure(toolId: string, backend: ToolBackend, err: unknown, deadline: Deadline | undefined): ToolError {
   if (deadline !== undefined && deadline.aborted) return abortToolError(toolId, 'execute', backend, deadline.reason);
-  return new ToolError({
-    code: ToolexecError.isInstance(err) && err.code === 'TIMEOUT' ? 'TIMEOUT' : 'EXECUTION',
-    op: 'execute',
-    toolId,
-    backend,
-    reason: `execution error: ${errorMessage(err)}`,
-    cause: err,
-  });
+  const code = dispatchCode(err, backend);
+  if (code === 'EXECUTION' || code === 'TIMEOUT') {
+    return new ToolError({ code, op: 'execute', toolId, backend, reason: `execution error: ${errorMessage(err)}`, cause: err });
+  }
+  const init: ToolErrorInit = { code, op: 'execute', toolId, backend, reason: errorMessage(err), cause: err };
+  const details = (err as ToolexecError).details;
+  if (details !== undefined) init.details = { ...details };
+  return new ToolError(init);
+}
+
+/** The code a failed dispatch keeps (see {@link executeFailure}). */
+function dispatchCode(err: unknown, backend: ToolBackend): ErrorCode {
+  if (!ToolexecError.isInstance(err)) return 'EXECUTION';
+  switch (err.code) {
+    case 'TIMEOUT':
+      return 'TIMEOUT';
+    case 'BACKEND_NOT_FOUND':
+    case 'BACKEND_DISABLED':
+      return isBackendAnswer(err, backend, false) ? err.code : 'EXECUTION';
+    case 'TOOL_NOT_FOUND':
+      return isBackendAnswer(err, backend, true) ? 'TOOL_NOT_FOUND' : 'EXECUTION';
+    default:
+      return 'EXECUTION';
+  }
+}
+
+/**
+ * True when `err`'s details name the registry backend the call was dispatched to (with `aboutTool`,
+ * and the tool too, where the binding names it): the backend `b` (tool `t`) of a local binding
+ * named `b:t` (what `registerBackendTools` binds), the server of an `mcp` binding, the provider
+ * (and tool) of a `provider` binding.
+ */
+function isBackendAnswer(err: ToolexecError, backend: ToolBackend, aboutTool: boolean): boolean {
+  const details = err.details;
+  if (details === undefined || typeof details.backend !== 'string') return false;
+  const target = dispatchTarget(backend);
+  if (target === undefined || details.backend !== target.backend) return false;
+  return !aboutTool || target.tool === undefined || details.tool === target.tool;
+}
+
+/** The registry backend (and tool) a binding dispatches to, when it names one. */
+function dispatchTarget(backend: ToolBackend): { backend: string; tool: string | undefined } | undefined {
+  const binding = backend as {
+    kind?: unknown;
+    local?: { name?: unknown };
+    mcp?: { serverName?: unknown };
+    provider?: { providerId?: unknown; toolId?: unknown };
+  };
+  switch (binding.kind) {
+    case 'local': {
+      const name = binding.local?.name;
+      const colon = typeof name === 'string' ? name.indexOf(':') : -1;
+      return colon > 0 ? { backend: (name as string).slice(0, colon), tool: (name as string).slice(colon + 1) } : undefined;
+    }
+    case 'mcp': {
+      const server = binding.mcp?.serverName;
+      return typeof server === 'string' ? { backend: server, tool: undefined } : undefined;
+    }
+    case 'provider': {
+      const provider = binding.provider?.providerId;
+      const tool = binding.provider?.toolId;
+      return typeof provider === 'string' && typeof tool === 'string' ? { backend: provider, tool } : undefined;
+    }
+    default:
+      return undefined;
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Tool } from '../../src/model/index.js';
+import { ToolexecError, type Tool } from '../../src/model/index.js';
 import type { Backend, BackendCallOptions } from '../../src/backend/index.js';
 
 /** A Backend double (backends are user-implemented): records calls, fails on demand. */
@@ -43,4 +43,26 @@ export class TestBackend implements Backend {
 
 export function tool(name: string, extra: Partial<Tool> = {}): Tool {
   return { name, inputSchema: { type: 'object' }, ...extra };
+}
+
+/** How many timers hold the process open right now. */
+export function activeTimers(): number {
+  return process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+}
+
+/** Resolves after `ms` milliseconds. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The rejection of `promise` as a ToolexecError, and how long it took to settle; fails when it resolves or rejects with anything else. */
+export async function timedFailure(promise: Promise<unknown>): Promise<{ error: ToolexecError; ms: number }> {
+  const started = performance.now();
+  try {
+    await promise;
+  } catch (err) {
+    if (ToolexecError.isInstance(err)) return { error: err, ms: performance.now() - started };
+    throw err;
+  }
+  throw new Error('expected a rejection');
 }

@@ -1,6 +1,8 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { LocalBackend, createLocalBackend, type BackendToolDefinition } from '../../src/backend/index.js';
+import { LocalBackend, createLocalBackend, type BackendToolContext, type BackendToolDefinition } from '../../src/backend/index.js';
 import { ToolexecError } from '../../src/model/index.js';
+import { activeTimers, sleep, timedFailure } from './helpers.js';
 
 async function failure(promise: Promise<unknown>): Promise<ToolexecError> {
   try {
@@ -156,5 +158,114 @@ describe('LocalBackend (cases 147–151)', () => {
     );
     backend.setEnabled(true);
     expect(backend.get('t')?.({}, { signal: new AbortController().signal, toolId: 'b:t' })).toBe(1);
+  });
+});
+
+describe('LocalBackend.execute stops on abort and deadline, whether the handler listens or not', () => {
+  /** A backend whose `slow` handler ignores its signal and resolves after 500 ms; `never` never settles. */
+  function slowBackend(): { backend: LocalBackend; contexts: BackendToolContext[] } {
+    const backend = createLocalBackend('tools');
+    const contexts: BackendToolContext[] = [];
+    backend.registerHandler('slow', async (_args, ctx) => {
+      contexts.push(ctx);
+      await sleep(500);
+      return 'late';
+    });
+    backend.registerHandler('never', (_args, ctx) => {
+      contexts.push(ctx);
+      return new Promise(() => {});
+    });
+    return { backend, contexts };
+  }
+
+  it("the caller's abort mid-handler rejects at once with ABORTED, the signal's reason as cause; no listener stays", async () => {
+    const { backend } = slowBackend();
+    const controller = new AbortController();
+    const reason = new Error('user cancelled');
+    setTimeout(() => controller.abort(reason), 30);
+    const { error, ms } = await timedFailure(backend.execute('slow', {}, { signal: controller.signal }));
+    expect(error.code).toBe('ABORTED');
+    expect(error.cause).toBe(reason);
+    expect(error.message).toBe('backend: tools:slow aborted: user cancelled');
+    expect(error.details).toEqual({ backend: 'tools', tool: 'slow' });
+    expect(ms).toBeLessThan(300);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it("a deadline passing mid-handler rejects with TIMEOUT and aborts the handler's ctx.signal; no timer or listener stays", async () => {
+    const { backend, contexts } = slowBackend();
+    await sleep(50); // let earlier timers run out
+    const timersBefore = activeTimers();
+    const controller = new AbortController();
+    const { error, ms } = await timedFailure(backend.execute('never', {}, { signal: controller.signal, deadline: Date.now() + 40 }));
+    expect(error.code).toBe('TIMEOUT');
+    expect(error.message).toMatch(/^backend: tools:never timed out: /);
+    expect((error.cause as { name?: unknown }).name).toBe('TimeoutError');
+    expect(ms).toBeLessThan(300);
+    const ctx = contexts[0] as BackendToolContext;
+    expect(ctx.signal.aborted).toBe(true);
+    expect(ctx.signal.reason).toBe(error.cause);
+    expect(ctx.deadline).toBeGreaterThan(0);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    expect(activeTimers()).toBeLessThanOrEqual(timersBefore);
+  });
+
+  it('a deadline alone (no signal) stops the call too; a deadline already passed refuses before the handler runs', async () => {
+    const { backend, contexts } = slowBackend();
+    const { error, ms } = await timedFailure(backend.execute('slow', {}, { deadline: Date.now() + 30 }));
+    expect(error.code).toBe('TIMEOUT');
+    expect(ms).toBeLessThan(300);
+    const before = contexts.length;
+    expect((await timedFailure(backend.execute('slow', {}, { deadline: Date.now() - 1 }))).error.code).toBe('TIMEOUT');
+    expect(contexts).toHaveLength(before);
+  });
+
+  it('a call that finishes in time leaves nothing behind and keeps the handler result; ctx.signal is the caller signal without a deadline', async () => {
+    const backend = createLocalBackend('b');
+    const seen: AbortSignal[] = [];
+    backend.registerHandler('quick', async (_args, ctx) => {
+      seen.push(ctx.signal);
+      await sleep(5);
+      return 'done';
+    });
+    backend.registerHandler('sync', () => 'now');
+    await sleep(20);
+    const timersBefore = activeTimers();
+    const controller = new AbortController();
+    expect(await backend.execute('quick', {}, { signal: controller.signal })).toBe('done');
+    expect(seen[0]).toBe(controller.signal);
+    expect(await backend.execute('quick', {}, { signal: controller.signal, deadline: Date.now() + 10_000 })).toBe('done');
+    expect(seen[1]).not.toBe(controller.signal);
+    expect(seen[1]?.aborted).toBe(false);
+    expect(await backend.execute('sync', {}, { signal: controller.signal, deadline: Date.now() + 10_000 })).toBe('now');
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    expect(activeTimers()).toBeLessThanOrEqual(timersBefore);
+  });
+
+  it('a handler that gives up because it was told to stop is reported as stopped, not as EXECUTION', async () => {
+    const backend = createLocalBackend('b');
+    backend.registerHandler('listens', (_args, ctx) => {
+      return new Promise((_resolve, reject) => {
+        ctx.signal.addEventListener('abort', () => reject(new Error('handler saw the abort')), { once: true });
+      });
+    });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 10);
+    expect((await timedFailure(backend.execute('listens', {}, { signal: controller.signal }))).error.code).toBe('ABORTED');
+  });
+
+  it('options that cannot be read are INVALID_ARGUMENT, never a raw error', async () => {
+    const backend = createLocalBackend('b');
+    backend.registerHandler('t', () => 1);
+    expect((await timedFailure(backend.execute('t', {}, { signal: {} as AbortSignal }))).error.code).toBe('INVALID_ARGUMENT');
+    expect((await timedFailure(backend.execute('t', {}, { deadline: Number.NaN }))).error.code).toBe('INVALID_ARGUMENT');
+    const hostile = {
+      get signal(): AbortSignal {
+        throw new TypeError('no');
+      },
+    };
+    const err = (await timedFailure(backend.execute('t', {}, hostile))).error;
+    expect(err.code).toBe('INVALID_ARGUMENT');
+    expect(err.cause).toBeInstanceOf(TypeError);
   });
 });

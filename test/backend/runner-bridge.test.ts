@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createBackendRegistry, createLocalBackend, registerBackendTools, type BackendCallOptions } from '../../src/backend/index.js';
 import { createToolIndex } from '../../src/discovery/index.js';
-import { ToolexecError, hasErrorCode, mcpBackend, providerBackend } from '../../src/model/index.js';
+import { ToolexecError, errorStatus, mcpBackend, providerBackend } from '../../src/model/index.js';
 import { createRunner, type ToolError } from '../../src/run/index.js';
 import { TestBackend, tool } from './helpers.js';
 
@@ -115,8 +115,8 @@ describe('backend → index + runner, end to end', () => {
 
     server.enabled = false;
     const disabled = await failure(runner.run('calc:add', {}));
-    expect(disabled.code).toBe('EXECUTION');
-    expect(hasErrorCode(disabled, 'BACKEND_DISABLED')).toBe(true);
+    expect(disabled.code).toBe('BACKEND_DISABLED');
+    expect(disabled.details).toMatchObject({ backend: 'calc' });
 
     // A server the registry does not hold goes to the MCP executor (none here).
     index.registerTool(tool('other', { namespace: 'ext' }), mcpBackend('elsewhere'));
@@ -173,20 +173,27 @@ describe('backend → index + runner, end to end', () => {
     const runner = createRunner({ index, local: registry.localRegistry() });
     tools.setEnabled(false);
     const disabled = await failure(runner.run('tools:echo', { message: 'x' }));
-    expect(disabled.code).toBe('EXECUTION');
-    expect(hasErrorCode(disabled, 'BACKEND_DISABLED')).toBe(true);
+    expect(disabled.code).toBe('BACKEND_DISABLED');
+    expect(errorStatus(disabled)).toBe(503);
     tools.setEnabled(true);
     await registry.unregister('tools');
     const gone = await failure(runner.run('tools:echo', { message: 'x' }));
-    expect(gone.message).toContain('local handler "tools:echo" not found');
+    expect(gone.code).toBe('BACKEND_NOT_FOUND');
+    expect(gone.op).toBe('execute');
+    expect(gone.details).toMatchObject({ backend: 'tools' });
+    expect(errorStatus(gone)).toBe(404);
   });
 
-  it('localRegistry().get gives undefined for malformed names and unknown backends', () => {
+  it('localRegistry().get gives undefined for malformed names; a name of an unknown backend fails with BACKEND_NOT_FOUND when called', async () => {
     const { registry } = setup();
     const lookup = registry.localRegistry();
     expect(lookup.get('no-colon')).toBeUndefined();
     expect(lookup.get('a:b:c:d')).toBeUndefined();
-    expect(lookup.get('nobody:echo')).toBeUndefined();
+    const unknown = lookup.get('nobody:echo');
+    expect(typeof unknown).toBe('function');
+    const err = await failure((unknown as NonNullable<typeof unknown>)({}, { signal: new AbortController().signal }));
+    expect(err.code).toBe('BACKEND_NOT_FOUND');
+    expect(err.details).toEqual({ backend: 'nobody' });
     expect(typeof lookup.get('tools:echo')).toBe('function');
   });
 

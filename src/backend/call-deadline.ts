@@ -1,0 +1,119 @@
+import type { ToolexecError } from '../model/index.js';
+import { ABORTED, Deadline, abortError, budgetMs, readDeadline, readField, readOptionsObject, readSignal } from '../model/internal.js';
+import { errors } from './failures.js';
+import type { BackendCallOptions } from './types.js';
+
+/**
+ * How the backend layer stops a call: its `signal` and `deadline` (a {@link BackendCallOptions})
+ * become one {@link Deadline} of the model's deadline module, the work is raced against it, and
+ * a stop becomes the error the runner gives for one: `ABORTED` for the caller's abort (`cause` =
+ * the signal's reason), `TIMEOUT` for the deadline (or a `TimeoutError` reason).
+ *
+ * @internal
+ * @module
+ */
+
+/** A call's options as read once: a signal, an epoch-ms deadline and an idempotency key, each when given. */
+export interface ReadCallOptions {
+  /** The caller's signal. */
+  signal: AbortSignal | undefined;
+  /** The call's deadline in epoch milliseconds. */
+  deadline: number | undefined;
+  /** The caller's idempotency key. */
+  idempotencyKey: string | undefined;
+}
+
+const NO_OPTIONS: ReadCallOptions = Object.freeze({ signal: undefined, deadline: undefined, idempotencyKey: undefined });
+
+/**
+ * Reads a call's options: `INVALID_ARGUMENT` for options that are not an object, a signal that is
+ * not an AbortSignal, a deadline that is not a finite number or a Date, or a field whose getter throws.
+ */
+export function readCallOptions(options: BackendCallOptions | undefined): ReadCallOptions {
+  const object = readOptionsObject(errors, 'options', options);
+  if (object === undefined) return NO_OPTIONS;
+  const key = readField(errors, object, 'idempotencyKey');
+  return {
+    signal: readSignal(errors, readField(errors, object, 'signal')),
+    deadline: readDeadline(errors, readField(errors, object, 'deadline')),
+    idempotencyKey: typeof key === 'string' ? key : undefined,
+  };
+}
+
+/**
+ * The {@link Deadline} that stops a call with these options, already armed (its clock runs from
+ * now, so the deadline stays where the caller put it); `undefined` when there is neither a signal
+ * nor a deadline. The caller disposes it (through {@link settleUnder}).
+ */
+export function callDeadline(read: ReadCallOptions): Deadline | undefined {
+  if (read.signal === undefined && read.deadline === undefined) return undefined;
+  const stop = new Deadline(read.signal, budgetMs(undefined, read.deadline));
+  stop.arm();
+  return stop;
+}
+
+/**
+ * The options to hand on to the work: those read, with the signal of `stop` when the call has a
+ * deadline (so the work is told to stop when the deadline passes, not only when the caller aborts).
+ * Reading the signal creates it: call this only when the work is about to start.
+ */
+export function handedOptions(read: ReadCallOptions, stop: Deadline | undefined): BackendCallOptions {
+  const options: BackendCallOptions = {};
+  const signal = read.deadline !== undefined && stop !== undefined ? stop.signal : read.signal;
+  if (signal !== undefined) options.signal = signal;
+  if (read.deadline !== undefined) options.deadline = read.deadline;
+  if (read.idempotencyKey !== undefined) options.idempotencyKey = read.idempotencyKey;
+  return options;
+}
+
+/** The error of a call `stop` ended: `backend: <what> aborted: …` / `… timed out: …`, `cause` = the reason. */
+export function stoppedFailure(stop: Deadline, what: string, details: Record<string, unknown>): ToolexecError {
+  return abortError(errors, stop.reason, what, { details });
+}
+
+/**
+ * Runs `work` and waits for its result under `stop`: the result, or, as soon as `stop` fires
+ * (the caller's abort, the deadline), the ABORTED/TIMEOUT error of {@link stoppedFailure} — the work
+ * is not waited for then. A synchronous result is returned as it is. Anything the work throws or
+ * rejects with becomes `failure(err)`, unless `stop` fired meanwhile (work that gave up because it
+ * was told to stop is reported as stopped). Refuses to start when `stop` has already fired.
+ * Disposes `stop` in every case: no timer and no listener on the caller's signal stay behind.
+ */
+export async function settleUnder(
+  stop: Deadline | undefined,
+  what: string,
+  details: Record<string, unknown>,
+  work: () => unknown,
+  failure: (err: unknown) => ToolexecError,
+): Promise<unknown> {
+  if (stop === undefined) {
+    try {
+      return await work();
+    } catch (err) {
+      throw failure(err);
+    }
+  }
+  try {
+    if (stop.aborted) throw stoppedFailure(stop, what, details);
+    let value: unknown;
+    try {
+      const out = work();
+      if (!isThenable(out)) return out;
+      value = await stop.race(out);
+    } catch (err) {
+      throw stop.aborted ? stoppedFailure(stop, what, details) : failure(err);
+    }
+    if (value === ABORTED) throw stoppedFailure(stop, what, details);
+    return value;
+  } finally {
+    stop.dispose();
+  }
+}
+
+/** True for a promise or any object with a `then` method (reading `then` may throw: the caller catches). */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    ((typeof value === 'object' && value !== null) || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}

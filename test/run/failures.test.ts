@@ -1,0 +1,134 @@
+/**
+ * What a dispatch through the backend registry (`createRunner({ backends })`) reports: the backend
+ * layer's own codes are kept, a handler's own failure is EXECUTION (src/run/failures.ts, executeFailure).
+ */
+import { describe, expect, it } from 'vitest';
+import { createBackendRegistry, createLocalBackend, registerBackendTools } from '../../src/backend/index.js';
+import { createToolIndex } from '../../src/discovery/index.js';
+import { ToolexecError, errorStatus, hasErrorCode, mcpBackend, providerBackend } from '../../src/model/index.js';
+import { createRunner, type ToolError } from '../../src/run/index.js';
+import { rejectionOf, tool } from './helpers.js';
+
+/** A registry with a local backend `tools` (echo, nested, coded, broken) and a runner over its indexed tools. */
+async function setup() {
+  const registry = createBackendRegistry();
+  const tools = createLocalBackend('tools');
+  tools.registerHandler('echo', (args) => args);
+  const own = new ToolexecError('TOOL_NOT_FOUND', 'a lookup inside the handler found nothing', {
+    details: { backend: 'tools', tool: 'elsewhere' },
+  });
+  tools.registerHandler('nested', () => {
+    throw own;
+  });
+  const validation = new ToolexecError('VALIDATION', 'its own validation failed');
+  tools.registerHandler('coded', () => Promise.reject(validation));
+  const plain = new Error('handler bug');
+  tools.registerHandler('broken', () => {
+    throw plain;
+  });
+  registry.register(tools);
+  const index = createToolIndex();
+  await registerBackendTools(index, registry);
+  const runner = createRunner({ index, backends: registry });
+  return { registry, tools, index, runner, own, plain };
+}
+
+async function failure(promise: Promise<unknown>): Promise<ToolError> {
+  return (await rejectionOf(promise)) as ToolError;
+}
+
+describe('executeFailure: backend-layer codes survive a dispatch through the registry', () => {
+  it('a disabled backend is BACKEND_DISABLED (503), with its details, not EXECUTION', async () => {
+    const { runner, tools } = await setup();
+    tools.setEnabled(false);
+    const err = await failure(runner.run('tools:echo', {}));
+    expect(err.code).toBe('BACKEND_DISABLED');
+    expect(err.op).toBe('execute');
+    expect(err.details).toEqual({ backend: 'tools' });
+    expect(err.message).toBe('run: execute tools:echo [local]: backend: backend disabled: tools');
+    expect(errorStatus(err)).toBe(503);
+    expect(hasErrorCode(err.cause, 'BACKEND_DISABLED')).toBe(true);
+  });
+
+  it('a backend unregistered since its tools were indexed is BACKEND_NOT_FOUND (404), not "local handler not found"', async () => {
+    const { runner, registry } = await setup();
+    await registry.unregister('tools');
+    const err = await failure(runner.run('tools:echo', {}));
+    expect(err.code).toBe('BACKEND_NOT_FOUND');
+    expect(err.details).toEqual({ backend: 'tools' });
+    expect(errorStatus(err)).toBe(404);
+  });
+
+  it('a backend that no longer serves the indexed tool is TOOL_NOT_FOUND at execute (404)', async () => {
+    const { runner, tools } = await setup();
+    tools.unregisterHandler('echo');
+    const err = await failure(runner.run('tools:echo', {}));
+    expect(err.code).toBe('TOOL_NOT_FOUND');
+    expect(err.op).toBe('execute');
+    expect(err.details).toEqual({ backend: 'tools', tool: 'echo' });
+    expect(errorStatus(err)).toBe(404);
+  });
+
+  it('mcp and provider bindings served by a registry backend keep the codes too', async () => {
+    const registry = createBackendRegistry();
+    const calc = createLocalBackend('calc');
+    calc.registerHandler('add', () => ({ content: [{ type: 'text', text: '3' }] }));
+    const api = createLocalBackend('api');
+    registry.register(calc);
+    registry.register(api);
+    const index = createToolIndex();
+    index.registerTool(tool('add', { namespace: 'calc' }), mcpBackend('calc'));
+    index.registerTool(tool('forecast', { namespace: 'wx' }), providerBackend('api', 'forecast_v2'));
+    const runner = createRunner({ index, backends: registry });
+    const missing = await failure(runner.run('wx:forecast', {}));
+    expect(missing.code).toBe('TOOL_NOT_FOUND');
+    expect(missing.details).toEqual({ backend: 'api', tool: 'forecast_v2' });
+    calc.setEnabled(false);
+    expect((await failure(runner.run('calc:add', {}))).code).toBe('BACKEND_DISABLED');
+  });
+
+  it("a handler's own error stays EXECUTION: a plain error, a library error of another code, its own TOOL_NOT_FOUND", async () => {
+    const { runner, own, plain } = await setup();
+    const broken = await failure(runner.run('tools:broken', {}));
+    expect(broken.code).toBe('EXECUTION');
+    expect(broken.message).toContain('execution error: backend: tools:broken failed: handler bug');
+    expect((broken.cause as ToolexecError).cause).toBe(plain);
+    expect(errorStatus(broken)).toBe(502);
+    const coded = await failure(runner.run('tools:coded', {}));
+    expect(coded.code).toBe('EXECUTION');
+    expect(hasErrorCode(coded, 'VALIDATION')).toBe(true);
+    const nested = await failure(runner.run('tools:nested', {}));
+    expect(nested.code).toBe('EXECUTION');
+    expect(nested.cause).toBe(own);
+  });
+
+  it("a backend-layer error about another backend is the handler's own failure: EXECUTION", async () => {
+    const { registry, runner, tools } = await setup();
+    const other = createLocalBackend('other');
+    other.registerHandler('t', () => 1);
+    other.setEnabled(false);
+    registry.register(other);
+    tools.registerHandler('calls_other', () => registry.execute('other', 't', {}));
+    tools.registerHandler('calls_nobody', () => registry.execute('nobody', 't', {}));
+    const index = createToolIndex();
+    await registerBackendTools(index, registry);
+    const fresh = createRunner({ index, backends: registry });
+    const disabled = await failure(fresh.run('tools:calls_other', {}));
+    expect(disabled.code).toBe('EXECUTION');
+    expect(hasErrorCode(disabled, 'BACKEND_DISABLED')).toBe(true);
+    expect((await failure(fresh.run('tools:calls_nobody', {}))).code).toBe('EXECUTION');
+    expect((await runner.run('tools:echo', { a: 1 })).structured).toEqual({ a: 1 });
+  });
+
+  it('a LocalBackend given directly as `local` (no registry): a disabled one stays EXECUTION, BACKEND_DISABLED as cause', async () => {
+    const local = createLocalBackend('local');
+    local.registerHandler('echo', (args) => args);
+    const index = createToolIndex();
+    index.registerTool(tool('echo'), { kind: 'local', local: { name: 'echo' } });
+    const runner = createRunner({ index, local });
+    local.setEnabled(false);
+    const err = await failure(runner.run('echo', {}));
+    expect(err.code).toBe('EXECUTION');
+    expect(hasErrorCode(err, 'BACKEND_DISABLED')).toBe(true);
+  });
+});
