@@ -3,7 +3,7 @@
  * document per tool, with field boosts that favour names, then IDs, namespaces and tags.
  */
 import MiniSearch, { type Query } from 'minisearch';
-import { STOP_WORDS, idLikeWords, tokenize } from './tokenize.js';
+import { STOP_WORDS, idLikeWords, normalizeTerm, tokenize } from './tokenize.js';
 
 /** The searchable fields of one tool. */
 export interface EngineDoc {
@@ -60,8 +60,8 @@ export class TextEngine {
     autoVacuum: false,
     tokenize: (text, field) => (field === 'id' ? [text] : tokenize(text)),
     processTerm: (term, field) => {
-      const lower = term.toLowerCase();
-      return field !== undefined && PROSE_FIELDS.has(field) && STOP_WORDS.has(lower) ? null : lower;
+      const normal = normalizeTerm(term);
+      return field !== undefined && PROSE_FIELDS.has(field) && STOP_WORDS.has(normal) ? null : normal;
     },
   });
   readonly #docs = new Map<string, EngineDoc>();
@@ -119,20 +119,21 @@ export const MAX_QUERY_TERMS = 32;
 
 /** The terms of a query, as {@link queryTerms} derives them. */
 export interface QueryTerms {
-  /** Lowercased word tokens, matched against every field but the ID. */
+  /** Normalized word tokens, matched against every field but the ID. */
   words: string[];
-  /** Lowercased ID-like words (`ns:name`), matched against the ID field. */
+  /** Normalized ID-like words (`ns:name`), matched against the ID field. */
   ids: string[];
 }
 
 /**
- * The search terms of a query: its tokens lowercased and deduplicated, stop words dropped unless
+ * The search terms of a query: its tokens normalized ({@link normalizeTerm}: lowercased, accents
+ * removed) and deduplicated, stop words dropped unless
  * the query has nothing else, and its ID-like words whole; at most {@link MAX_QUERY_TERMS} in all.
  */
 export function queryTerms(query: string): QueryTerms {
   const text = query.length > MAX_QUERY_CHARS ? query.slice(0, MAX_QUERY_CHARS) : query;
   const seen = new Set<string>();
-  for (const token of tokenize(text)) seen.add(token.toLowerCase());
+  for (const token of tokenize(text)) seen.add(normalizeTerm(token));
   const all = [...seen];
   const meaningful = all.filter((term) => !STOP_WORDS.has(term));
   const words = (meaningful.length > 0 ? meaningful : all).slice(0, MAX_QUERY_TERMS);

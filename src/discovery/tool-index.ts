@@ -57,6 +57,32 @@ interface ListenerEntry {
 
 const NAMESPACE_LISTING = fingerprint('namespaces');
 
+/**
+ * Read-only views of an in-memory index's lookup tables, for "did you mean" suggestions
+ * (suggest.ts): what the public interface can only give by copying every summary.
+ *
+ * @internal
+ */
+export interface IndexLookups {
+  /** Every tool ID in code-point order (the index's own cached list: do not modify). */
+  ids(): readonly string[];
+  /** The IDs of the tools in `namespace` (exactly), in code-point order, at most `max`. */
+  idsInNamespace(namespace: string, max: number): string[];
+  /** The IDs of the tools whose lowercased name is `lowerName`. */
+  idsNamed(lowerName: string): readonly string[];
+}
+
+const lookupsByIndex = new WeakMap<object, IndexLookups>();
+
+/**
+ * The lookups of an index made by {@link createToolIndex}; `undefined` for any other {@link ToolIndex}.
+ *
+ * @internal
+ */
+export function indexLookups(index: unknown): IndexLookups | undefined {
+  return index !== null && typeof index === 'object' ? lookupsByIndex.get(index) : undefined;
+}
+
 function notFound(id: unknown): ToolexecError {
   return errors.toolNotFound(textOf(id), { details: { toolId: textOf(id) } });
 }
@@ -67,15 +93,20 @@ function checkQuery(query: unknown): asserts query is string {
   if (typeof query !== 'string') throw invalidArgument('query must be a string', { query: typeof query });
 }
 
-/** `limit` as a count of items: 0 when it is not a positive number (NaN included). */
+/**
+ * `limit` as a count of items: 0 when it is not positive (NaN included).
+ *
+ * @throws `INVALID_ARGUMENT` when `limit` is not a number at all (`'4'`): a caller's mistake, not an empty request.
+ */
 function itemCount(limit: unknown): number {
-  if (typeof limit !== 'number' || !(limit >= 1)) return 0;
+  if (typeof limit !== 'number') throw invalidArgument('limit must be a number', { limit: typeof limit });
+  if (!(limit >= 1)) return 0;
   return limit === Infinity ? Infinity : Math.floor(limit);
 }
 
 function pageSize(limit: unknown): number {
   const count = itemCount(limit);
-  if (count === 0) throw invalidArgument('limit must be positive', { limit: typeof limit === 'number' ? limit : typeof limit });
+  if (count === 0) throw invalidArgument('limit must be positive', { limit });
   return count;
 }
 
@@ -165,8 +196,10 @@ function multiMapValues(map: MultiMap, key: string): readonly string[] | undefin
  *
  * Change listeners run synchronously after the change, from a snapshot of the listener list
  * (a listener added during a notification misses it, one removed during it still gets it). A
- * throwing listener does not affect the index or the other listeners; its error goes to
- * {@link ToolIndexOptions.onListenerError}.
+ * change a listener makes (registering a tool from inside a listener) is applied at once, but its
+ * event is delivered after the current event has reached every listener: each listener sees
+ * events in strictly increasing version order. A throwing listener does not affect the index or
+ * the other listeners; its error goes to {@link ToolIndexOptions.onListenerError}.
  */
 export class InMemoryToolIndex implements ToolIndex {
   readonly #options: ResolvedToolIndexOptions;
@@ -177,6 +210,10 @@ export class InMemoryToolIndex implements ToolIndex {
   readonly #engine: TextEngine | undefined;
   #version = 0;
   #listeners: readonly ListenerEntry[] = [];
+  /** Events raised but not yet delivered, each with the listeners subscribed when it was raised. */
+  readonly #pending: { event: ChangeEvent; listeners: readonly ListenerEntry[] }[] = [];
+  /** True while listeners are being called (a change made then is queued, not delivered in place). */
+  #notifying = false;
   // Caches, dropped on every change.
   #sortedIds: string[] | undefined;
   #namespaceList: string[] | undefined;
@@ -186,6 +223,11 @@ export class InMemoryToolIndex implements ToolIndex {
   constructor(options?: ToolIndexOptions) {
     this.#options = resolveToolIndexOptions(options);
     this.#engine = this.#options.searcher === undefined ? new TextEngine() : undefined;
+    lookupsByIndex.set(this, {
+      ids: () => this.#sortedIdList(),
+      idsInNamespace: (namespace, max) => this.#idsInNamespace(namespace, max),
+      idsNamed: (lowerName) => multiMapValues(this.#byLowerName, lowerName) ?? [],
+    });
   }
 
   /** The current index version: 0 when new, increased by every change. */
@@ -260,6 +302,7 @@ export class InMemoryToolIndex implements ToolIndex {
   }
 
   #registerFromMcp(serverName: string, tools: readonly McpTool[]): void {
+    if (typeof serverName !== 'string') throw invalidArgument('serverName must be a string', { serverName: textOf(serverName) });
     if (!Array.isArray(tools)) throw invalidArgument('tools must be an array');
     for (const tool of tools as readonly McpTool[]) {
       if (tool === null || typeof tool !== 'object') validateTool(tool);
@@ -393,7 +436,12 @@ export class InMemoryToolIndex implements ToolIndex {
     this.#sortedIds = undefined;
   }
 
-  /** Applies the bookkeeping of a successful change, then notifies the listeners. */
+  /**
+   * Applies the bookkeeping of a successful change, then notifies the listeners. A change made
+   * while listeners are being notified (a listener that registers a tool) is queued and
+   * delivered once the current event has reached every listener, so each listener sees the
+   * versions in increasing order.
+   */
   #changed(type: ChangeType, id: string, backend: ToolBackend | undefined): void {
     this.#version += 1;
     this.#searchDocs = undefined;
@@ -403,7 +451,18 @@ export class InMemoryToolIndex implements ToolIndex {
     const event: ChangeEvent = { type, toolId: id, version: this.#version };
     if (backend !== undefined) event.backend = backend;
     Object.freeze(event);
-    for (const { listener } of listeners) callListener(listener, event, (error) => this.#reportListenerError(error, event));
+    this.#pending.push({ event, listeners });
+    if (this.#notifying) return;
+    this.#notifying = true;
+    try {
+      for (let next = this.#pending.shift(); next !== undefined; next = this.#pending.shift()) {
+        const current = next.event;
+        for (const { listener } of next.listeners) callListener(listener, current, (error) => this.#reportListenerError(error, current));
+      }
+    } finally {
+      this.#notifying = false;
+      this.#pending.length = 0;
+    }
   }
 
   #reportListenerError(error: unknown, event: ChangeEvent): void {
@@ -417,6 +476,27 @@ export class InMemoryToolIndex implements ToolIndex {
   #sortedIdList(): string[] {
     this.#sortedIds ??= [...this.#records.keys()].sort(compareCodePoints);
     return this.#sortedIds;
+  }
+
+  /** The IDs starting with `namespace:` form one run of the sorted list: found by binary search. */
+  #idsInNamespace(namespace: string, max: number): string[] {
+    if (!this.#namespaces.has(namespace)) return [];
+    const sorted = this.#sortedIdList();
+    const prefix = `${namespace}:`;
+    let low = 0;
+    let high = sorted.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (compareCodePoints(sorted[middle] as string, prefix) < 0) low = middle + 1;
+      else high = middle;
+    }
+    const out: string[] = [];
+    for (let i = low; i < sorted.length && out.length < max; i++) {
+      const id = sorted[i] as string;
+      if (!id.startsWith(prefix)) break;
+      if ((this.#records.get(id) as ToolRecord).tool.namespace === namespace) out.push(id);
+    }
+    return out;
   }
 
   #sortedNamespaces(): string[] {

@@ -116,7 +116,11 @@ export interface ToolIndex {
   registerTool(tool: Tool, backend: ToolBackend): void;
   /** Registers in order; stops at the first error (earlier registrations stay). */
   registerTools(regs: readonly ToolRegistration[]): void;
-  /** Registers each tool with an `mcp` backend for `serverName` (namespace = `tool.namespace || serverName`). */
+  /**
+   * Registers each tool with an `mcp` backend for `serverName` (namespace = `tool.namespace || serverName`).
+   *
+   * @throws `INVALID_ARGUMENT` when `serverName` is not a string or `tools` not an array; `INVALID_TOOL`, `INVALID_BACKEND`
+   */
   registerToolsFromMcp(serverName: string, tools: readonly McpTool[]): void;
   /**
    * Removes one backend of a tool (`backendId` is the server name, the local name, or
@@ -138,20 +142,26 @@ export interface ToolIndex {
    * The best `limit` tools for a free-text query: an exact ID match first, then exact name
    * matches, then by relevance, ties by ID. An empty query lists tools in ID order; `limit <= 0`
    * gives `[]`. Any query string is accepted.
+   *
+   * @throws `INVALID_ARGUMENT` when `query` is not a string or `limit` is not a number (`'4'`).
    */
   search(query: string, limit: number): ToolSummary[];
   /**
    * One page of `search(query, all)`; pass the previous page's `nextCursor` for the next one.
    *
    * @throws `INVALID_CURSOR` (malformed, from another query, or issued before any change since),
-   * `INVALID_ARGUMENT` (`limit <= 0`), `CONFIGURATION` (the searcher declares `deterministic: false`)
+   * `INVALID_ARGUMENT` (`limit <= 0`, or not a number), `CONFIGURATION` (the searcher declares `deterministic: false`)
    */
   searchPage(query: string, limit: number, cursor?: string): Page<ToolSummary>;
   /** Every namespace in code-point order (`''` when namespace-less tools exist). */
   listNamespaces(): string[];
   /** One page of {@link ToolIndex.listNamespaces}. @throws `INVALID_CURSOR`, `INVALID_ARGUMENT` (`limit <= 0`) */
   listNamespacesPage(limit: number, cursor?: string): Page<string>;
-  /** Subscribes to changes; returns an idempotent unsubscribe. */
+  /**
+   * Subscribes to changes; returns an idempotent unsubscribe. Each listener sees events in
+   * strictly increasing version order: a change made from inside a listener is applied at once,
+   * and its event is delivered after the current one has reached every listener.
+   */
   onChange(listener: (event: ChangeEvent) => void): () => void;
   /** Bumps the version (invalidating cursors) and emits `refreshed`. */
   refresh(): number;

@@ -21,7 +21,10 @@ export interface ContractViolation {
   expected?: unknown;
   /** What was found: the JSON type of the value, or the value itself when small. */
   actual?: unknown;
-  /** The allowed values of an enum or const. */
+  /**
+   * The allowed values of an enum or const: at most 20, then a last item `"… and N more"` saying
+   * how many were left out.
+   */
   allowed?: unknown[];
   /** The JSON Schema keyword that failed (`required`, `type`, `minimum`, ...). */
   keyword?: string;

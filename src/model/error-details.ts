@@ -19,7 +19,7 @@ export interface ValidationErrorDetails extends BaseErrorDetails {
   violations: ContractViolation[];
   /** How many further violations were left out of `violations`. */
   omittedViolations?: number;
-  /** The tool's name, when the check was bound to a tool. */
+  /** The tool's ID (`namespace:name[:version]`, or the bare name), when the check was bound to a tool. */
   tool?: string;
   /** Which schema failed: `inputSchema` or `outputSchema`. */
   schema?: string;

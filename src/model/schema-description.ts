@@ -12,9 +12,9 @@ export function fieldLabel(field: string): string {
 const MAX_SHOWN_CHARS = 60;
 const MAX_LISTED = 10;
 
-/** A value as a message shows it: JSON, cut to a readable length. */
+/** A value as a message shows it: JSON, cut to a readable length (`NaN` and `±Infinity` as they are). */
 export function show(value: unknown): string {
-  const text = safeJson(value);
+  const text = typeof value === 'number' && !Number.isFinite(value) ? String(value) : safeJson(value);
   return text.length > MAX_SHOWN_CHARS ? `${text.slice(0, MAX_SHOWN_CHARS - 1)}…` : text;
 }
 
@@ -104,11 +104,24 @@ export function pinnedValue(schema: unknown): { value: unknown } | undefined {
 
 export interface Discriminator {
   property: string;
-  /** Per branch, the value that selects it. */
+  /** Every value that selects a branch, in branch order (what a message lists as allowed). */
   values: unknown[];
+  /** Per branch, the values that select it (one for a `const`, several for an `enum`). */
+  branchValues: unknown[][];
 }
 
-/** A property every branch pins to a distinct value (`kind: {const: 'circle'}`), if there is one. */
+/** The values a property schema pins: its `const`, or every value of its (non-empty) `enum`. */
+function pinnedValues(schema: unknown): unknown[] | undefined {
+  if (!isPlainObject(schema)) return undefined;
+  if (Object.hasOwn(schema, 'const')) return [schema.const];
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum as unknown[];
+  return undefined;
+}
+
+/**
+ * A property every branch pins (`kind: {const: 'circle'}`, or `t: {enum: ['a', 'b']}`), to value
+ * sets that do not overlap, so that the value picks exactly one branch; if there is one.
+ */
 export function findDiscriminator(branches: readonly unknown[], root: SchemaDocument): Discriminator | undefined {
   if (branches.length < 2) return undefined;
   const properties = branches.map((branch) => collectProperties(resolveLocal(branch, root), root));
@@ -116,16 +129,28 @@ export function findDiscriminator(branches: readonly unknown[], root: SchemaDocu
   if (first === undefined) return undefined;
   for (const property of first.keys()) {
     const values: unknown[] = [];
+    const branchValues: unknown[][] = [];
     const seen = new Set<string>();
     for (const props of properties) {
-      const pinned = pinnedValue(props.get(property));
+      const pinned = pinnedValues(props.get(property));
       if (pinned === undefined) break;
-      const key = safeJson(pinned.value);
-      if (seen.has(key)) break;
-      seen.add(key);
-      values.push(pinned.value);
+      const own = new Set<string>();
+      let overlaps = false;
+      for (const value of pinned) {
+        const key = safeJson(value);
+        if (own.has(key)) continue;
+        if (seen.has(key)) {
+          overlaps = true;
+          break;
+        }
+        own.add(key);
+        values.push(value);
+      }
+      if (overlaps) break;
+      for (const key of own) seen.add(key);
+      branchValues.push(pinned);
     }
-    if (values.length === branches.length) return { property, values };
+    if (branchValues.length === branches.length) return { property, values, branchValues };
   }
   return undefined;
 }

@@ -14,6 +14,7 @@
  * | `unevaluatedItems` or `unevaluatedProperties` | spec |
  * | an empty `enum` | spec |
  * | `__proto__` as a name (a key or a string anywhere) | spec |
+ * | `''` (the empty name) in `required`, `dependentRequired` or draft-07 `dependencies` | spec |
  * | an `$id` below the root (a nested schema resource) | spec |
  * | draft-07: `$id` beside `$ref` | spec |
  * | anything else | Ajv |
@@ -33,6 +34,8 @@ export interface SchemaFeatures {
   readonly emptyEnum: boolean;
   /** `__proto__` as an object key or a string. */
   readonly protoName: boolean;
+  /** `''` listed as a required name (`required`, `dependentRequired`, `dependencies`). */
+  readonly emptyRequiredName: boolean;
   /** An `$id` string below the root. */
   readonly nestedId: boolean;
   /** An object with both `$id` and `$ref`. */
@@ -63,6 +66,7 @@ export function schemaFeatures(document: SchemaDocument): SchemaFeatures {
     unevaluated: new Set<string>(),
     emptyEnum: false,
     protoName: false,
+    emptyRequiredName: false,
     nestedId: false,
     idBesideRef: false,
     externalRef: false,
@@ -100,6 +104,13 @@ export function schemaFeatures(document: SchemaDocument): SchemaFeatures {
         case 'enum':
           if (Array.isArray(item) && item.length === 0) found.emptyEnum = true;
           break;
+        case 'required':
+          if (Array.isArray(item) && item.includes('')) found.emptyRequiredName = true;
+          break;
+        case 'dependentRequired':
+        case 'dependencies':
+          if (namesEmptyRequired(item)) found.emptyRequiredName = true;
+          break;
         case '$id':
           if (typeof item === 'string' && depth > 0) found.nestedId = true;
           if (typeof item === 'string' && typeof node.$ref === 'string') found.idBesideRef = true;
@@ -121,6 +132,17 @@ export function schemaFeatures(document: SchemaDocument): SchemaFeatures {
   };
   visit(document, 0);
   return { ...found, unevaluated: [...found.unevaluated] };
+}
+
+/** True when `value` is a `dependentRequired`/`dependencies` map with `''` in one of its name lists. */
+function namesEmptyRequired(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const map = value as Record<string, unknown>;
+  for (const key of Object.keys(map)) {
+    const names = map[key];
+    if (Array.isArray(names) && names.includes('')) return true;
+  }
+  return false;
 }
 
 /**
@@ -277,6 +299,7 @@ export function specReason(features: SchemaFeatures, dialect: Dialect, knownNeed
   if (unevaluated !== undefined) return `${unevaluated} (Ajv misses annotations from contains, nested items and if)`;
   if (features.emptyEnum) return 'an empty enum (Ajv refuses to compile it)';
   if (features.protoName) return '__proto__ as a name (Ajv skips it)';
+  if (features.emptyRequiredName) return "'' as a required name (Ajv never finds it missing)";
   if (features.nestedId) return 'an $id below the root (Ajv loops on some relative and URN references)';
   if (dialect === 'draft-07' && features.idBesideRef) return 'draft-07 $id beside $ref (Ajv changes the base URI)';
   if (features.externalRef && knownNeedsSpec) return 'a $ref to a known document that needs the spec engine';

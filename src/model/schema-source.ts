@@ -2,7 +2,7 @@
  * Turning whatever a caller passes as a schema into a checked JSON copy, a content key and a dialect.
  * Nothing here touches the caller's value beyond reading it.
  */
-import { DIALECT_2020_12, DIALECT_DRAFT_07 } from './schema.js';
+import { DIALECT_2020_12, DIALECT_DRAFT_07 } from './schema-dialects.js';
 
 /** The JSON Schema dialects the validator compiles. */
 export type Dialect = '2020-12' | 'draft-07';

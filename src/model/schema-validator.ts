@@ -146,9 +146,15 @@ function invalidSchema(problem: SchemaProblem, context: SchemaContext): Toolexec
   return new ToolexecError('INVALID_SCHEMA', `invalid JSON Schema: ${where}${problem.reason}`, { cause: problem.cause, details });
 }
 
-function toolName(tool: Tool): string {
-  const name: unknown = tool.name;
-  return typeof name === 'string' ? name : describeType(name);
+/**
+ * The tool as messages and `details.tool` name it: its ID (`namespace:name[:version]`, or the bare
+ * name), so that `files:write` and `db:write` are told apart. Never throws on a malformed tool.
+ */
+function toolIdOf(tool: Tool): string {
+  const { name, namespace, version } = tool as { name?: unknown; namespace?: unknown; version?: unknown };
+  const bare = typeof name === 'string' ? name : describeType(name);
+  if (typeof namespace !== 'string' || namespace === '') return bare;
+  return typeof version === 'string' && version !== '' ? `${namespace}:${bare}:${version}` : `${namespace}:${bare}`;
 }
 
 function noTool(tool: unknown): ToolexecError {
@@ -172,8 +178,8 @@ function errorText(err: unknown): string {
  *   keywords of the vocabularies it lists. Any other `$schema` is `INVALID_SCHEMA`.
  * - Two engines, one chosen per schema when it is compiled: Ajv 8 for ordinary schemas (the fast
  *   path), and `@exodus/schemasafe` for the constructs Ajv evaluates wrongly (`$dynamicRef`,
- *   `unevaluated*`, an empty `enum`, `__proto__` as a name, nested `$id`s, draft-07 `$id` beside
- *   `$ref`). The two combinations neither evaluates correctly are `INVALID_SCHEMA`. Both report
+ *   `unevaluated*`, an empty `enum`, `__proto__` as a name, `''` as a required name, nested `$id`s,
+ *   draft-07 `$id` beside `$ref`). The two combinations neither evaluates correctly are `INVALID_SCHEMA`. Both report
  *   violations the same way. See docs/schemas.md, "Schema support".
  * - `$ref` resolves inside the schema and to the documents of the `schemas` option, never over the
  *   network or the file system.
@@ -225,23 +231,23 @@ export class JsonSchemaValidator implements SchemaValidator {
     if (tool === null || typeof tool !== 'object') throw noTool(tool);
     const schema: unknown = tool.inputSchema;
     if (schema === undefined || schema === null) {
-      const name = toolName(tool);
+      const name = toolIdOf(tool);
       throw new ToolexecError('INVALID_SCHEMA', `invalid JSON Schema: tool "${name}" has no inputSchema`, {
         details: { reason: 'inputSchema is missing', tool: name, schema: 'inputSchema' },
       });
     }
     const compiled =
       (typeof schema === 'object' ? this.#byIdentity.get(schema) : undefined) ??
-      this.#resolve(schema, { tool: toolName(tool), slot: 'inputSchema' });
+      this.#resolve(schema, { tool: toolIdOf(tool), slot: 'inputSchema' });
     const data = args === undefined ? EMPTY_ARGS : args;
     let valid: boolean;
     try {
       valid = compiled.validate(data, compiled.context);
     } catch (err) {
-      throw this.#crashed(err, 'VALIDATION', { tool: toolName(tool), slot: 'inputSchema' });
+      throw this.#crashed(err, 'VALIDATION', { tool: toolIdOf(tool), slot: 'inputSchema' });
     }
     if (valid) return;
-    throw this.#failure(compiled, data, 'VALIDATION', { tool: toolName(tool), slot: 'inputSchema' });
+    throw this.#failure(compiled, data, 'VALIDATION', { tool: toolIdOf(tool), slot: 'inputSchema' });
   }
 
   validateOutput(tool: Tool, value: unknown): void {
@@ -258,16 +264,16 @@ export class JsonSchemaValidator implements SchemaValidator {
     if (schema === undefined || schema === null) return;
     const compiled =
       (typeof schema === 'object' ? this.#byIdentity.get(schema) : undefined) ??
-      this.#resolve(schema, { tool: toolName(tool), slot: 'outputSchema' });
+      this.#resolve(schema, { tool: toolIdOf(tool), slot: 'outputSchema' });
     const data = value === undefined ? null : value;
     let valid: boolean;
     try {
       valid = compiled.validate(data, compiled.context);
     } catch (err) {
-      throw this.#crashed(err, 'OUTPUT_VALIDATION', { tool: toolName(tool), slot: 'outputSchema' });
+      throw this.#crashed(err, 'OUTPUT_VALIDATION', { tool: toolIdOf(tool), slot: 'outputSchema' });
     }
     if (valid) return;
-    throw this.#failure(compiled, data, 'OUTPUT_VALIDATION', { tool: toolName(tool), slot: 'outputSchema' });
+    throw this.#failure(compiled, data, 'OUTPUT_VALIDATION', { tool: toolIdOf(tool), slot: 'outputSchema' });
   }
 
   /**
@@ -291,7 +297,7 @@ export class JsonSchemaValidator implements SchemaValidator {
 
   #boundInput(tool: Tool, compiled: CompiledSchema | undefined): (args: unknown) => void {
     if (compiled === undefined) return (args) => this.validateInput(tool, args);
-    const context: SchemaContext = { tool: toolName(tool), slot: 'inputSchema' };
+    const context: SchemaContext = { tool: toolIdOf(tool), slot: 'inputSchema' };
     return (args) => {
       const data = args === undefined ? EMPTY_ARGS : args;
       let valid: boolean;
@@ -307,7 +313,7 @@ export class JsonSchemaValidator implements SchemaValidator {
   #boundOutput(tool: Tool, compiled: CompiledSchema | undefined): (value: unknown) => void {
     if (hasNoOutputSchema(tool)) return noCheck;
     if (compiled === undefined) return (value) => this.validateOutput(tool, value);
-    const context: SchemaContext = { tool: toolName(tool), slot: 'outputSchema' };
+    const context: SchemaContext = { tool: toolIdOf(tool), slot: 'outputSchema' };
     return (value) => {
       const data = value === undefined ? null : value;
       let valid: boolean;

@@ -6,6 +6,7 @@ import { asLibraryError, guardCall } from './options-reader.js';
 /** Errors for a caller's value that cannot be read at all (a throwing getter, a revoked proxy). */
 const guardErrors = layerErrors('model');
 import { normalizeTags } from './tags.js';
+import { SchemaProblem, describeType, isPlainObject, parseSchemaText, safeJson } from './schema-source.js';
 
 export type { McpTool };
 
@@ -85,7 +86,9 @@ const { invalidTool, invalidToolId } = modelErrors;
 /**
  * Checks a tool against the model's rules, in the Go order: name present, name at most 128 bytes,
  * name characters in `[A-Za-z0-9_.-]`, `inputSchema` present; then the optional
- * extensions: `namespace` a string, `version` a semantic version, `tags` an array of strings.
+ * extensions: `namespace` a string, `version` a semantic version, `tags` an array of strings;
+ * then the shape MCP requires of `inputSchema`: a JSON Schema object (or its JSON text, as a
+ * string or UTF-8 bytes) whose root `type`, when present, is `'object'`, or a boolean schema.
  *
  * @throws {@link ToolexecError} `INVALID_TOOL` naming the first rule broken.
  */
@@ -124,6 +127,32 @@ function check(tool: Tool): void {
   if (tags !== undefined && (!Array.isArray(tags) || tags.some((tag) => typeof tag !== 'string'))) {
     throw invalidTool('tags must be an array of strings');
   }
+  checkInputSchema(tool.inputSchema, idOf(tool));
+}
+
+/**
+ * The shape MCP requires of an input schema: a JSON Schema object (or JSON text of one) whose root
+ * `type`, when present, is `'object'` (a list of types must include it). A boolean schema (or its
+ * JSON text) is taken as it is. Only the root is looked at: the validator checks the rest when the
+ * tool is first called.
+ */
+function checkInputSchema(inputSchema: unknown, id: string): void {
+  const refuse = (problem: string, cause?: unknown): never => {
+    throw invalidTool(`inputSchema of tool "${id}" ${problem}`, { cause, details: { toolId: id } });
+  };
+  let schema = inputSchema;
+  if (typeof schema === 'string' || schema instanceof Uint8Array) {
+    try {
+      schema = parseSchemaText(schema);
+    } catch (err) {
+      refuse(`is not valid JSON text (${err instanceof SchemaProblem ? err.reason : String(err)})`, err);
+    }
+  }
+  if (typeof schema === 'boolean') return;
+  if (!isPlainObject(schema)) return refuse(`must be a JSON Schema object with type "object", got ${describeType(schema)}`);
+  const type = schema.type;
+  if (type === undefined || type === 'object' || (Array.isArray(type) && type.includes('object'))) return;
+  refuse(`must describe an object (type "object"), got type ${safeJson(type)}`);
 }
 
 /**

@@ -35,6 +35,9 @@ export interface ViolationReport {
   omitted: number;
 }
 
+/** Most values a violation's `allowed` lists; a longer list ends with `"… and N more"`. */
+export const MAX_ALLOWED = 20;
+
 class Collector {
   readonly violations: ContractViolation[] = [];
   omitted = 0;
@@ -57,6 +60,10 @@ class Collector {
     const violation: ContractViolation = { code, field, message };
     for (const name of ['expected', 'actual', 'allowed', 'keyword', 'suggestion'] as const) {
       if (extra[name] !== undefined) (violation as unknown as Record<string, unknown>)[name] = extra[name];
+    }
+    const { allowed } = violation;
+    if (allowed !== undefined && allowed.length > MAX_ALLOWED) {
+      violation.allowed = [...allowed.slice(0, MAX_ALLOWED), `… and ${allowed.length - MAX_ALLOWED} more`];
     }
     this.violations.push(violation);
   }
@@ -108,15 +115,18 @@ class Collector {
       }
       case 'type': {
         const expected = params.type;
-        const actual = jsonTypeOf(this.#value(error));
+        const found = this.#value(error);
+        const actual = jsonTypeOf(found);
+        // NaN and ±Infinity are numbers to JavaScript but not to JSON: say which one was sent.
+        const got = typeof found === 'number' && !Number.isFinite(found) ? `${String(found)} (not a finite number)` : actual;
         if (expected === undefined) {
           // The schema that failed could not be located (a reference the error does not follow).
-          this.add('InvalidType', field, `${label} has the wrong type, got ${actual}.`, { actual, keyword });
+          this.add('InvalidType', field, `${label} has the wrong type, got ${got}.`, { actual, keyword });
           return;
         }
         const names = Array.isArray(expected) ? expected.map(String) : text(expected).split(',');
         const wanted = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
-        this.add('InvalidType', field, `${label} must be ${wanted}, got ${actual}.`, {
+        this.add('InvalidType', field, `${label} must be ${wanted}, got ${got}.`, {
           expected: names.length === 1 ? names[0] : names,
           actual,
           keyword,
@@ -383,10 +393,11 @@ class Collector {
     // Variants told apart by a pinned property: the value's own discriminator picks the branch.
     const discriminator = findDiscriminator(branches, this.root);
     if (discriminator !== undefined && isPlainObject(value)) {
-      const { property, values } = discriminator;
+      const { property, values, branchValues } = discriminator;
       const discriminatorField = `${field}/${escapePointer(property)}`;
       if (Object.hasOwn(value, property)) {
-        const selected = values.findIndex((candidate) => safeJson(candidate) === safeJson(value[property]));
+        const given = safeJson(value[property]);
+        const selected = branchValues.findIndex((candidates) => candidates.some((candidate) => safeJson(candidate) === given));
         const selectedErrors = selected >= 0 ? branchErrors[selected] : undefined;
         if (selectedErrors && selectedErrors.length > 0) {
           this.addAll(selectedErrors);

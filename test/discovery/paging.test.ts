@@ -126,6 +126,25 @@ describe('searchPage (foundation §8 103–109)', () => {
     }
   });
 
+  it('a limit that is not a number is INVALID_ARGUMENT with the same message for search and searchPage', () => {
+    const index = threeTools();
+    const limits: unknown[] = ['4', null, undefined, {}, 10n];
+    for (const limit of limits) {
+      const messages = [
+        () => index.search('', limit as number),
+        () => index.searchPage('', limit as number),
+        () => index.listNamespacesPage(limit as number),
+      ].map((call) => expectCode(call, 'INVALID_ARGUMENT'));
+      for (const error of messages) {
+        expect(error.message).toBe('limit must be a number');
+        expect(error.details).toEqual({ limit: typeof limit });
+      }
+    }
+    // A number that is not positive: search gives nothing, a page is refused.
+    expect(index.search('', 0)).toEqual([]);
+    expect(index.search('', Number.NaN)).toEqual([]);
+  });
+
   it('109: an offset past the end (with a valid cursor) gives an empty last page', () => {
     const index = threeTools();
     const cursor = index.searchPage('', 1).nextCursor as string;

@@ -371,6 +371,34 @@ describe('ranking', () => {
   });
 });
 
+describe('text in other languages', () => {
+  const index = createToolIndex();
+  index.registerTool(tool('weather', { namespace: 'jp', description: '東京の天気を検索する' }), local('w'));
+  index.registerTool(tool('translate', { namespace: 'zh', description: '把中文翻译成英文' }), local('t'));
+  index.registerTool(tool('cv', { namespace: 'hr', description: 'Parse a résumé' }), local('c'));
+  index.registerTool(tool('prevision', { namespace: 'fr', description: 'Prévisions météo', tags: ['Météo'] }), local('m'));
+
+  it.each<[string, string[]]>([
+    ['天気', ['jp:weather']],
+    ['検索', ['jp:weather']],
+    ['東京の天気を検索する', ['jp:weather']],
+    ['翻译', ['zh:translate']],
+    ['中文', ['zh:translate']],
+  ])('finds a word inside text written without spaces: %s', (query, expected) => {
+    expect(ids(index.search(query, 3))).toEqual(expected);
+  });
+
+  it.each<[string, string[]]>([
+    ['resume', ['hr:cv']],
+    ['résumé', ['hr:cv']],
+    ['RESUMÉ', ['hr:cv']],
+    ['meteo', ['fr:prevision']],
+    ['previsions', ['fr:prevision']],
+  ])('matches words with or without accents: %s', (query, expected) => {
+    expect(ids(index.search(query, 3))).toEqual(expected);
+  });
+});
+
 describe('queries that must never throw (foundation §8 117 as a general property)', () => {
   const index = createToolIndex();
   index.registerTool(tool('git-commit', { namespace: 'vcs', description: 'commit changes' }), local('g'));

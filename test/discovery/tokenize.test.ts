@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareCodePoints } from '../../src/discovery/index.js';
-import { idLikeWords, tokenize } from '../../src/discovery/tokenize.js';
+import { idLikeWords, normalizeTerm, tokenize } from '../../src/discovery/tokenize.js';
 import { queryTerms } from '../../src/discovery/text-engine.js';
 
 describe('tokenize', () => {
@@ -24,6 +24,25 @@ describe('tokenize', () => {
     expect(tokenize(text)).toEqual(tokens);
   });
 
+  it('splits scripts written without spaces into words (Intl.Segmenter)', () => {
+    expect(tokenize('東京の天気を検索する')).toEqual(['東京', 'の', '天気', 'を', '検索', 'する']);
+    expect(tokenize('把中文翻译成英文')).toEqual(['把', '中文', '翻译', '成', '英文']);
+    expect(tokenize('ภาษาไทยง่าย')).toEqual(['ภาษา', 'ไทย', 'ง่าย']);
+    // Mixed with connectors and Latin words; punctuation segments are dropped.
+    expect(tokenize('jp:天気予報、getWeather')).toEqual(['jp', '天気', '予報', 'getWeather', 'get', 'Weather']);
+    // Scripts with spaces are left as they were.
+    expect(tokenize('한국어 검색 Ελληνικά')).toEqual(['한국어', '검색', 'Ελληνικά']);
+  });
+
+  it('normalizes terms: lowercased, accents removed, other scripts kept', () => {
+    expect(normalizeTerm('Résumé')).toBe('resume');
+    expect(normalizeTerm('NAÏVE')).toBe('naive');
+    expect(normalizeTerm('Ελληνικά')).toBe('ελληνικα');
+    expect(normalizeTerm('天気')).toBe('天気');
+    expect(normalizeTerm('한국어')).toBe('한국어');
+    expect(normalizeTerm('plain')).toBe('plain');
+  });
+
   it('finds ID-like words', () => {
     expect(idLikeWords('run fs:read_file and ns:t:1.0.0, not :x')).toEqual(['fs:read_file', 'ns:t:1.0.0']);
   });
@@ -32,6 +51,8 @@ describe('tokenize', () => {
     expect(queryTerms('Read the FILE read')).toEqual({ words: ['read', 'file'], ids: [] });
     expect(queryTerms('the')).toEqual({ words: ['the'], ids: [] });
     expect(queryTerms('fs:Read')).toEqual({ words: ['fs', 'read'], ids: ['fs:read'] });
+    expect(queryTerms('Résumé café:crème')).toEqual({ words: ['resume', 'cafe', 'creme'], ids: ['cafe:creme'] });
+    expect(queryTerms('天気を検索')).toEqual({ words: ['天気', 'を', '検索'], ids: [] });
     const many = queryTerms(Array.from({ length: 100 }, (_, i) => `w${i}`).join(' '));
     expect(many.words).toHaveLength(32);
   });

@@ -107,7 +107,11 @@ describe('registration and lookup (foundation §8 67–81)', () => {
     index.registerTool({ name: 't', inputSchema: new TextEncoder().encode(text) as unknown as Tool['inputSchema'] }, mcp('bytes'));
     expect(index.getAllBackends('t')).toHaveLength(3);
     expectCode(
-      () => index.registerTool({ name: 't', inputSchema: '{"type":"string"}' as unknown as Tool['inputSchema'] }, mcp('x')),
+      () =>
+        index.registerTool(
+          { name: 't', inputSchema: '{"type":"object","properties":{"n":{"type":"string"}}}' as unknown as Tool['inputSchema'] },
+          mcp('x'),
+        ),
       'INVALID_TOOL',
     );
   });
@@ -192,6 +196,29 @@ describe('registration and lookup (foundation §8 67–81)', () => {
     // No tools: nothing to do, even with an empty server name.
     index.registerToolsFromMcp('', []);
     expectCode(() => index.registerToolsFromMcp('', [tool('x')]), 'INVALID_BACKEND');
+  });
+
+  it('registerToolsFromMcp names serverName when it is not a string', () => {
+    const index = createToolIndex();
+    for (const serverName of [42, null, undefined, { name: 's' }]) {
+      const error = expectCode(() => index.registerToolsFromMcp(serverName as unknown as string, [tool('x')]), 'INVALID_ARGUMENT');
+      expect(error.message).toBe('serverName must be a string');
+    }
+    expect(index.version).toBe(0);
+  });
+
+  it('refuses a tool whose inputSchema is not an object schema, and registers nothing', () => {
+    const index = createToolIndex();
+    for (const inputSchema of [5, 'hello', [], { type: 'string' }, { type: 'array' }]) {
+      const error = expectCode(
+        () => index.registerTool({ name: 't', namespace: 'ns', inputSchema } as unknown as Tool, local('t')),
+        'INVALID_TOOL',
+      );
+      expect(error.message).toMatch(/^invalid tool: inputSchema of tool "ns:t" /);
+      expectCode(() => index.registerToolsFromMcp('srv', [{ name: 'u', inputSchema } as unknown as Tool]), 'INVALID_TOOL');
+    }
+    expect(index.version).toBe(0);
+    expect(index.search('', 10)).toEqual([]);
   });
 
   it('81: lookup is exact: a versioned ID is not found without its version', () => {
@@ -489,6 +516,46 @@ describe('listener semantics (foundation §4.9)', () => {
     const warning = emitted.mock.calls[0]?.[0] as Error;
     expect(warning.cause).toBeInstanceOf(AggregateError);
     expect((warning.cause as AggregateError).errors.map((e: Error) => e.message)).toEqual(['listener', 'reporter']);
+  });
+
+  it('a change made by a listener is delivered after the current event: every listener sees increasing versions', () => {
+    const index = createToolIndex();
+    const seen: string[][] = [[], [], []];
+    index.onChange((event) => {
+      seen[0]?.push(`${event.toolId} v${event.version}`);
+      if (event.toolId === 'a:one') index.registerTool(tool('two', { namespace: 'a' }), local('two'));
+      if (event.toolId === 'a:two') index.registerTool(tool('three', { namespace: 'a' }), local('three'));
+    });
+    index.onChange((event) => seen[1]?.push(`${event.toolId} v${event.version}`));
+    index.onChange((event) => seen[2]?.push(`${event.toolId} v${event.version}`));
+    index.registerTool(tool('one', { namespace: 'a' }), local('one'));
+    for (const list of seen) expect(list).toEqual(['a:one v1', 'a:two v2', 'a:three v3']);
+    // The changes themselves were applied at once, and later notifications work as before.
+    expect(index.version).toBe(3);
+    index.refresh();
+    for (const list of seen) expect(list.at(-1)).toBe(' v4');
+  });
+
+  it('a queued event goes to the listeners subscribed when it was raised, and a throwing listener is still reported', () => {
+    const reported: number[] = [];
+    const index = createToolIndex({ onListenerError: (_error, event) => reported.push(event.version) });
+    const late: number[] = [];
+    let subscribed = false;
+    index.onChange((event) => {
+      if (event.version === 1) index.refresh();
+      if (!subscribed) {
+        subscribed = true;
+        index.onChange((later) => late.push(later.version));
+      }
+      throw new Error(`boom ${event.version}`);
+    });
+    index.refresh();
+    // The late listener was subscribed after version 2 was raised: it misses both.
+    expect(late).toEqual([]);
+    expect(reported).toEqual([1, 2]);
+    index.refresh();
+    expect(late).toEqual([3]);
+    expect(reported).toEqual([1, 2, 3]);
   });
 
   it('events are frozen so one listener cannot change what the next sees', () => {

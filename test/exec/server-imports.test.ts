@@ -145,7 +145,7 @@ describe('what an MCP server lists is imported tool by tool', () => {
     await e.connect();
     const err = await rejection(e.runTool('b:odd', { a: 1 }));
     expect(err.code).toBe('INVALID_SCHEMA');
-    expect(err.message).toContain('invalid JSON Schema: inputSchema of tool "odd"');
+    expect(err.message).toContain('invalid JSON Schema: inputSchema of tool "b:odd"');
     expect(errorStatus(err)).toBe(500);
   });
 });

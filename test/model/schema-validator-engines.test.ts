@@ -109,6 +109,8 @@ const TRIGGERS: Record<string, () => Record<string, unknown>> = {
   unevaluatedItems: () => ({ unevaluatedItems: false }),
   emptyEnum: () => ({ allOf: [{ enum: [] }] }),
   protoName: () => JSON.parse('{"properties":{"__proto__":{"type":"string"}}}') as Record<string, unknown>,
+  emptyRequiredName: () => ({ required: [''] }),
+  emptyDependentRequiredName: () => ({ dependentRequired: { a: [''] } }),
   nestedId: () => ({ $defs: { inner: { $id: 'https://example.com/inner.json', type: 'string' } } }),
   dynamicAnchor: () => ({ $defs: { meta: { $dynamicAnchor: 'meta', type: 'object' } } }),
 };
@@ -177,6 +179,29 @@ describe('the router', () => {
     expect(err.message).toContain(
       'a $ref to https://example.com/tangled.json, which is refused: unevaluatedProperties depends on a $dynamicRef',
     );
+  });
+
+  it("routes '' as a required name to the spec engine, and gets the verdict right in each dialect", () => {
+    const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
+    const cases: [string, Record<string, unknown>, unknown, unknown][] = [
+      // [label, schema, an instance that lacks '', the same instance with it]
+      ['2020-12 required', { type: 'object', required: [''] }, {}, { '': 1 }],
+      ['2020-12 dependentRequired', { type: 'object', dependentRequired: { a: [''] } }, { a: 1 }, { a: 1, '': 2 }],
+      ['draft-07 required', { $schema: DRAFT_07, type: 'object', required: [''] }, {}, { '': 1 }],
+      ['draft-07 dependencies', { $schema: DRAFT_07, type: 'object', dependencies: { a: [''] } }, { a: 1 }, { a: 1, '': 2 }],
+    ];
+    const v = createSchemaValidator();
+    for (const [label, schema, missing, present] of cases) {
+      const { $schema, ...document } = schema;
+      const route = routeSchema(document as SchemaDocument, $schema === undefined ? '2020-12' : 'draft-07');
+      expect(route.engine, label).toBe('spec');
+      expect(route.because, label).toContain("'' as a required name");
+      const [violation] = violationsOf(() => v.validate(schema, missing));
+      expect(violation, label).toMatchObject({ code: 'RequiredMissing', field: '/' });
+      expect(() => v.validate(schema, present), label).not.toThrow();
+    }
+    // A name other than '' stays on Ajv.
+    expect(routeSchema({ type: 'object', required: ['a'], dependentRequired: { a: ['b'] } }, '2020-12').engine).toBe('ajv');
   });
 
   it('routes draft-07 $id beside $ref to the spec engine only in draft-07', () => {

@@ -295,6 +295,49 @@ describe('createSchemaValidator: bad schemas', () => {
     expect(again).not.toBe(err);
     expect(again.message).toBe(err.message);
   });
+
+  it('names the tool by its ID (namespace:name[:version]), so that files:write and db:write are told apart', () => {
+    const write = (namespace: string | undefined, version?: string): Tool =>
+      ({
+        name: 'write',
+        ...(namespace === undefined ? {} : { namespace }),
+        ...(version === undefined ? {} : { version }),
+        inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+        outputSchema: { type: 'string' },
+      }) as unknown as Tool;
+    expect(thrown(() => v.validateInput(write('files'), {})).details).toMatchObject({ tool: 'files:write', schema: 'inputSchema' });
+    expect(thrown(() => v.validateInput(write('db', '2.0.0'), {})).details).toMatchObject({ tool: 'db:write:2.0.0' });
+    expect(thrown(() => v.validateOutput(write('files'), 1)).details).toMatchObject({ tool: 'files:write', schema: 'outputSchema' });
+    expect(thrown(() => v.forTool(write('files')).validateInput({})).details).toMatchObject({ tool: 'files:write' });
+    // A bare name stays the name; a version without a namespace is not part of the ID.
+    expect(thrown(() => v.validateInput(write(undefined, '1.0.0'), {})).details).toMatchObject({ tool: 'write' });
+    const bad = { name: 'search', namespace: 'web', inputSchema: { type: 'nonsense' } } as unknown as Tool;
+    const err = thrown(() => v.validateInput(bad, {}));
+    expect(err.message).toMatch(/^invalid JSON Schema: inputSchema of tool "web:search": schema is invalid: /);
+    expect(err.details).toMatchObject({ tool: 'web:search', schema: 'inputSchema' });
+    const missing = thrown(() => v.validateInput({ name: 'bare', namespace: 'ns' } as unknown as Tool, {}));
+    expect(missing.message).toBe('invalid JSON Schema: tool "ns:bare" has no inputSchema');
+  });
+});
+
+describe('createSchemaValidator: non-finite numbers', () => {
+  const v = createSchemaValidator();
+
+  it('shows NaN and ±Infinity as they are, not as null', () => {
+    const bounded = { type: 'object', properties: { n: { maximum: 5 } } };
+    expect(thrown(() => v.validate(bounded, { n: Infinity })).message).toBe("validation error: Field '/n' must be <= 5, got Infinity");
+    expect(thrown(() => v.validate({ minimum: 0 }, -Infinity)).message).toBe(
+      "validation error: Field '(root)' must be >= 0, got -Infinity",
+    );
+    expect(thrown(() => v.validate({ enum: [1] }, NaN)).message).toBe("validation error: Field '(root)' must be one of 1, got NaN");
+  });
+
+  it('a type violation says which non-finite number it got', () => {
+    // The spec engine (chosen here for unevaluatedProperties) refuses Infinity as an integer.
+    const err = thrown(() => v.validate({ type: 'integer', unevaluatedProperties: false }, Infinity));
+    expect(err.message).toBe("validation error: Field '(root)' must be integer, got Infinity (not a finite number)");
+    expect((err as SchemaValidationError).violations[0]).toMatchObject({ code: 'InvalidType', expected: 'integer', actual: 'number' });
+  });
 });
 
 describe('createSchemaValidator: $ref documents (schemas option)', () => {

@@ -132,6 +132,60 @@ describe('validateTool (foundation §8, cases 12–19)', () => {
   });
 });
 
+describe('the shape MCP requires of inputSchema', () => {
+  it('refuses an inputSchema that is not a JSON Schema object, naming the tool ID and what is wrong', () => {
+    const cases: [unknown, string][] = [
+      [5, 'must be a JSON Schema object with type "object", got number'],
+      [[], 'must be a JSON Schema object with type "object", got array'],
+      [new Map(), 'must be a JSON Schema object with type "object", got Map'],
+      ['hello', 'is not valid JSON text (failed to parse schema: '],
+      ['   ', 'is not valid JSON text (empty schema)'],
+      ['5', 'must be a JSON Schema object with type "object", got number'],
+      [{ type: 'string' }, 'must describe an object (type "object"), got type "string"'],
+      [{ type: 'array', items: { type: 'string' } }, 'must describe an object (type "object"), got type "array"'],
+      [{ type: ['string', 'null'] }, 'must describe an object (type "object"), got type ["string","null"]'],
+      ['{"type":"integer"}', 'must describe an object (type "object"), got type "integer"'],
+      [new TextEncoder().encode('{"type":"null"}'), 'must describe an object (type "object"), got type "null"'],
+    ];
+    for (const [inputSchema, problem] of cases) {
+      const err = caught(() => validateTool({ name: 'write', namespace: 'files', version: '1.0.0', inputSchema } as unknown as Tool));
+      expect(err.code).toBe('INVALID_TOOL');
+      expect(err.message).toContain(`invalid tool: inputSchema of tool "files:write:1.0.0" ${problem}`);
+      expect(err.details).toMatchObject({ toolId: 'files:write:1.0.0' });
+    }
+    // defineTool goes through the same check.
+    expect(caught(() => defineTool({ name: 'n', inputSchema: { type: 'string' } } as unknown as Tool)).message).toBe(
+      'invalid tool: inputSchema of tool "n" must describe an object (type "object"), got type "string"',
+    );
+  });
+
+  it('accepts an object schema, a schema without a root type, a boolean schema and JSON text of one', () => {
+    const accepted: unknown[] = [
+      { type: 'object' },
+      { type: 'object', properties: { a: { type: 'string' } } },
+      {},
+      { properties: { a: { type: 'string' } }, required: ['a'] },
+      { $ref: '#/$defs/args', $defs: { args: { type: 'object' } } },
+      { type: ['object', 'null'] },
+      true,
+      false,
+      '{"type":"object"}',
+      'true',
+      new TextEncoder().encode('{"type":"object","properties":{}}'),
+    ];
+    for (const inputSchema of accepted) expect(() => validateTool({ name: 't', inputSchema } as unknown as Tool)).not.toThrow();
+  });
+
+  it('checks the Go rules first: a bad name or a missing schema is reported as before', () => {
+    expect(caught(() => validateTool({ name: 'bad name', inputSchema: 5 } as unknown as Tool)).message).toBe(
+      'invalid tool: name contains invalid characters:  ',
+    );
+    expect(caught(() => validateTool({ name: 'a', inputSchema: 5, tags: 'x' } as unknown as Tool)).message).toBe(
+      'invalid tool: tags must be an array of strings',
+    );
+  });
+});
+
 describe('UTF-8 helpers', () => {
   it('count and cut bytes without splitting a character', () => {
     expect(utf8ByteLength('aé😀')).toBe(1 + 2 + 4);

@@ -128,6 +128,24 @@ describe('violations: one per problem, in the seed-004 taxonomy', () => {
     expect(violationsOf(long, 99)[0]?.allowed).toHaveLength(12);
   });
 
+  it('caps allowed at 20 values, then says how many more there are', () => {
+    const countries = { properties: { country: { enum: Array.from({ length: 500 }, (_, i) => `c${i}`) } } };
+    const [violation] = violationsOf(countries, { country: 'xx' });
+    expect(violation?.allowed).toEqual([...Array.from({ length: 20 }, (_, i) => `c${i}`), '… and 480 more']);
+    expect(violation?.message).toContain('… (500 in all), got "xx".');
+    // Exactly 20 values are listed as they are.
+    const twenty = { enum: Array.from({ length: 20 }, (_, i) => i) };
+    expect(violationsOf(twenty, 99)[0]?.allowed).toEqual(twenty.enum);
+    // The same cap for a discriminator's values.
+    const variants = {
+      oneOf: Array.from({ length: 25 }, (_, i) => ({ type: 'object', required: ['kind'], properties: { kind: { const: `k${i}` } } })),
+    };
+    const [mismatch] = violationsOf(variants, { kind: 'nope' });
+    expect(mismatch?.code).toBe('DiscriminatorMismatch');
+    expect(mismatch?.allowed).toHaveLength(21);
+    expect(mismatch?.allowed?.at(-1)).toBe('… and 5 more');
+  });
+
   it('additionalProperties, unevaluatedProperties and false schemas → "is not allowed"', () => {
     expect(violationsOf({ type: 'object', properties: { a: {} }, additionalProperties: false }, { a: 1, extra: 2 })).toEqual([
       {
@@ -250,6 +268,42 @@ describe('violations: oneOf / anyOf without branch noise', () => {
           'Field \'/shapes/4\' must match exactly one of these variants: object (kind="circle", required: kind, radius) | object (kind="square", required: kind, side); got integer.',
       },
     ]);
+  });
+
+  it('branches keyed by enum values are told apart like const ones, when the value sets do not overlap', () => {
+    const keyed = {
+      type: 'object',
+      properties: {
+        p: {
+          oneOf: [
+            { type: 'object', properties: { t: { enum: ['a', 'b'] }, x: { type: 'string' } }, required: ['t', 'x'] },
+            { type: 'object', properties: { t: { enum: ['c'] }, y: { type: 'string' } }, required: ['t', 'y'] },
+          ],
+        },
+      },
+    };
+    // `b` selects the first branch: only its violation is reported.
+    expect(violationsOf(keyed, { p: { t: 'b' } })).toEqual([
+      { code: 'RequiredMissing', field: '/p/x', message: "Field '/p/x' is required.", keyword: 'required' },
+    ]);
+    expect(messagesOf(keyed, { p: { t: 'c', y: 1 } })).toEqual(["Field '/p/y' must be string, got integer."]);
+    expect(violationsOf(keyed, { p: { t: 'z' } })).toEqual([
+      expect.objectContaining({
+        code: 'DiscriminatorMismatch',
+        field: '/p/t',
+        message: 'Field \'/p/t\' must be one of "a", "b", "c" (it selects the variant), got "z".',
+        allowed: ['a', 'b', 'c'],
+      }),
+    ]);
+    expect(messagesOf(keyed, { p: {} })).toEqual(['Field \'/p/t\' is required to select a variant; it must be one of "a", "b", "c".']);
+    // Overlapping value sets (`b` in both) do not select a branch: no discriminator is claimed.
+    const overlapping = {
+      oneOf: [
+        { type: 'object', properties: { t: { enum: ['a', 'b'] } }, required: ['t', 'x'] },
+        { type: 'object', properties: { t: { enum: ['b', 'c'] } }, required: ['t', 'y'] },
+      ],
+    };
+    for (const violation of violationsOf(overlapping, { t: 'z' })) expect(violation.field).not.toBe('/t');
   });
 
   it('without a discriminator: the only branch of the right type, else a candidate summary', () => {
