@@ -128,6 +128,24 @@ last
     expect(syntax.message).toContain('SyntaxError');
   });
 
+  it('caps the value at 8 MiB of JSON with the message of every language, every time; a value up to the cap arrives whole', async () => {
+    // a string of n characters is n + 2 bytes of JSON: 8 MiB exactly, then one byte more
+    const whole = await exec.executeCode({ language: 'python', code: "'x' * (8 * 1024 * 1024 - 2)" });
+    expect(whole.value).toBe('x'.repeat(8 * 1024 * 1024 - 2));
+    const messages = new Set<string>();
+    for (const code of ["'x' * (8 * 1024 * 1024 - 1)", "'x' * (9 * 1024 * 1024)"]) {
+      const err = (await exec.executeCode({ language: 'python', code }).catch((e: unknown) => e)) as ToolexecError;
+      expect(err.code).toBe('LIMIT_EXCEEDED');
+      expect(err.details?.limit).toBe('result');
+      messages.add(err.message);
+    }
+    // test/code/size-limits.test.ts: the JavaScript sandbox's message
+    expect([...messages]).toEqual(['limit exceeded: resource limit exceeded: result (the result is larger than 8388608 bytes)']);
+    // 7 MB of JSON, all of it escaped quotes: 14 MB once escaped again on the child's lines, still delivered
+    const quotes = await exec.executeCode({ language: 'python', code: "'\"' * 3500000" });
+    expect(quotes.value).toBe('"'.repeat(3_500_000));
+  });
+
   it("routes by profile: the dev profile's host backend runs no Python (RUNTIME_UNAVAILABLE naming both)", async () => {
     const err = (await exec.executeCode({ language: 'python', code: '1', profile: 'dev' }).catch((e: unknown) => e)) as ToolexecError;
     expect(err.code).toBe('RUNTIME_UNAVAILABLE');

@@ -12,7 +12,7 @@ import type { ToolGateway } from '../../core/types.js';
 import { serveGateway } from '../../gateway/server.js';
 import { createStreamConnection } from '../../gateway/stream-connection.js';
 import type { WireMessage } from '../../gateway/codec.js';
-import type { PythonStartMessage } from '../../guest/python/messages.js';
+import { resultLimitReport, type PythonStartMessage } from '../../guest/python/messages.js';
 import type { PythonChild } from './child.js';
 
 /** One run's parameters. */
@@ -58,6 +58,35 @@ function pythonStack(stack: string): string | undefined {
   return stack === '' ? undefined : stack.trimEnd();
 }
 
+/** The value's JSON text as the child sends it, in parts (see `PythonResultMessage`), under the result cap. */
+class ResultParts {
+  readonly #parts: string[] = [];
+  #length = 0;
+  readonly #maxBytes: number;
+
+  constructor(maxBytes: number) {
+    this.#maxBytes = maxBytes;
+  }
+
+  /**
+   * Adds the `json` of a `result_part` or `result`; false once the text is longer than the cap (a
+   * UTF-16 unit is at least one byte of UTF-8, so it is over the cap in bytes too; the child checks
+   * the exact size before it sends).
+   */
+  add(json: unknown): boolean {
+    if (typeof json === 'string') {
+      this.#parts.push(json);
+      this.#length += json.length;
+    }
+    return this.#maxBytes <= 0 || this.#length <= this.#maxBytes;
+  }
+
+  /** The value's JSON text; `undefined` when none came (a run without a value). */
+  get text(): string | undefined {
+    return this.#parts.length === 0 ? undefined : this.#parts.join('');
+  }
+}
+
 /** Runs one snippet on `child`. Never rejects. */
 export async function runOnChild(child: PythonChild, spec: PythonRunSpec): Promise<PythonRunOutcome> {
   const proc = child.process;
@@ -75,13 +104,18 @@ export async function runOnChild(child: PythonChild, spec: PythonRunSpec): Promi
   const gatewayErrors = new Map<string, unknown>();
   const first = new FirstSettlement<Settlement>();
   const finish = (settlement: Settlement) => first.offer(settlement);
+  // the value's JSON is capped at the message cap: by default 8 MiB, the JavaScript sandbox's `maxResultBytes`
+  const maxResultBytes = spec.maxMessageBytes;
+  const result = new ResultParts(maxResultBytes);
   const connection = createStreamConnection(input, output, { maxMessageBytes: spec.maxMessageBytes });
   const server = serveGateway(spec.gateway, connection, {
     cancellableRequests: false,
     onMessage: (message: WireMessage) => {
       if (!capture.addMessage(message)) finish({ kind: 'output' });
-      else if (message.type === 'result') finish({ kind: 'result', json: message.json });
-      else if (message.type === 'failed') finish({ kind: 'failed', report: message.error, fatal: message.fatal === true });
+      else if (message.type === 'result_part' || message.type === 'result') {
+        if (!result.add(message.json)) finish({ kind: 'failed', report: resultLimitReport(maxResultBytes), fatal: true });
+        else if (message.type === 'result') finish({ kind: 'result', json: result.text });
+      } else if (message.type === 'failed') finish({ kind: 'failed', report: message.error, fatal: message.fatal === true });
     },
     onRequestError: (id, error) => {
       gatewayErrors.set(id, error);
@@ -100,7 +134,8 @@ export async function runOnChild(child: PythonChild, spec: PythonRunSpec): Promi
     code: spec.code,
     timeoutMs: spec.timeoutMs,
     maxOutputBytes: spec.maxOutputBytes,
-    maxResultBytes: Math.max(0, spec.maxMessageBytes - 1024),
+    maxResultBytes,
+    maxMessageBytes: spec.maxMessageBytes,
   };
   stdin.write(`${JSON.stringify(start)}\n`);
 

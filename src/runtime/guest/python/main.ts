@@ -7,7 +7,8 @@
  *
  * Host → child: `start` ({@link PythonStartMessage}), then `response` / `error` replies to its
  * gateway requests. Child → host: `ready` once Pyodide is loaded, then per run: gateway requests,
- * `stdout` / `stderr` output and one `result` / `failed`. With `makeSnapshot` the child instead
+ * `stdout` / `stderr` output and one `result` (after the `result_part`s of a large value, see
+ * {@link PythonResultMessage}) / `failed`. With `makeSnapshot` the child instead
  * writes a Pyodide memory snapshot (raw bytes) to stdout and exits.
  */
 import { constants as fsConstants, readFileSync } from 'node:fs';
@@ -15,7 +16,7 @@ import { constants as osConstants } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import type { GuestFailureReport } from '../../gateway/codec.js';
 import { LineReader, send, writeAll, writeLine } from './channel.js';
-import type { PythonChildConfig, PythonStartMessage } from './messages.js';
+import { resultLimitReport, type PythonChildConfig, type PythonResultMessage, type PythonStartMessage } from './messages.js';
 
 const config = JSON.parse(process.argv[2] ?? '{}') as PythonChildConfig;
 const SIGINT = 2;
@@ -132,10 +133,18 @@ def _entry(run_snippet=_prelude.run_snippet, loads=json.loads):
     # bound now, with its separators on the instance: a snippet that edits json's classes only
     # breaks its own tool calls, not the report of its outcome
     dumps = json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
+    # the value's text is measured against the result cap: UTF-8, as a JavaScript value's
+    dumps_value = json.JSONEncoder(allow_nan=False, ensure_ascii=False, separators=(",", ":")).encode
     def run(code, call_js):
         def call(type_, payload):
             return loads(call_js(type_, dumps(payload)))
-        return dumps(run_snippet(code, call))
+        outcome = run_snippet(code, call)
+        if not outcome.get("ok"):
+            return "failed:" + dumps(outcome.get("error"))
+        try:
+            return "value:" + dumps_value(outcome.get("value"))
+        except RecursionError as exc:
+            return "failed:" + dumps({"code": "CODE_EXECUTION", "message": "RecursionError: %s" % exc, "name": "RecursionError"})
     return run
 _entry()
 `,
@@ -172,6 +181,16 @@ interface PreludeError {
   toolId?: string;
 }
 
+/** The prelude's error from its JSON text; `null` when the text cannot be read. */
+function readPreludeError(text: string): PreludeError | null {
+  try {
+    const error = JSON.parse(text) as unknown;
+    return error !== null && typeof error === 'object' ? error : {};
+  } catch {
+    return null;
+  }
+}
+
 /** The prelude's error as the report the host maps (see `failureFromReport`). */
 function reportOf(error: PreludeError): GuestFailureReport {
   const name = typeof error.name === 'string' && error.name !== '' ? error.name : 'Error';
@@ -205,22 +224,26 @@ function runOne(start: PythonStartMessage): void {
   try {
     text = bootstrap(start.code, callHost);
   } catch (err) {
-    // a fatal error of the interpreter (out of linear memory, a trap): this child is done
+    // a fatal error of the interpreter (out of linear memory, a trap, C recursion past the
+    // engine's stack: `json.dumps` of a value thousands of levels deep): this child is done
     run.active = false;
     const message = err instanceof Error ? err.message : String(err);
     const memory = /memory|OOM|Aborted/i.test(message);
-    send({
-      type: 'failed',
-      error: { name: memory ? 'MemoryError' : 'Error', message, ...(memory ? { limit: 'memory' } : {}) },
-      fatal: true,
-    });
+    const stack = err instanceof RangeError && /call stack/i.test(message);
+    const error: GuestFailureReport = { name: memory ? 'MemoryError' : stack ? 'RangeError' : 'Error', message };
+    if (memory) error.limit = 'memory';
+    else if (stack) error.limit = 'stack';
+    send({ type: 'failed', error, fatal: true });
     process.exit(0);
   }
   run.active = false;
-  let outcome: { ok: boolean; value?: unknown; error?: PreludeError };
-  try {
-    outcome = JSON.parse(text) as typeof outcome;
-  } catch {
+  // `value:` and the value's JSON, or `failed:` and the prelude's error as JSON; the value's text
+  // goes to the host as Python wrote it (node's JSON.stringify stops ~4,000 levels deep)
+  const colon = text.indexOf(':');
+  const kind = text.slice(0, colon);
+  const body = text.slice(colon + 1);
+  const error = kind === 'failed' ? readPreludeError(body) : undefined;
+  if (error === null || (kind !== 'failed' && kind !== 'value')) {
     // the snippet broke what the transport reports with: the run fails and this child is done
     send({ type: 'failed', error: { name: 'Error', message: "the snippet's outcome could not be read back" }, fatal: true });
     process.exit(0);
@@ -229,24 +252,38 @@ function runOne(start: PythonStartMessage): void {
     send({ type: 'failed', error: { name: 'OutputError', message: 'output limit', limit: 'output', what: 'console' } });
     return;
   }
-  if (!outcome.ok) {
-    send({ type: 'failed', error: reportOf(outcome.error ?? {}) });
+  if (error !== undefined) {
+    send({ type: 'failed', error: reportOf(error) });
     return;
   }
   // None (a snippet that ends with a statement, or with `None`) is no value, as a JS snippet that returns nothing
-  if (outcome.value === null || outcome.value === undefined) {
+  if (body === 'null') {
     send({ type: 'result' });
     return;
   }
-  const json = JSON.stringify(outcome.value);
-  if (start.maxResultBytes > 0 && Buffer.byteLength(json) > start.maxResultBytes) {
-    send({
-      type: 'failed',
-      error: { name: 'RangeError', message: `the value is over ${start.maxResultBytes} bytes of JSON`, limit: 'result' },
-    });
+  if (start.maxResultBytes > 0 && Buffer.byteLength(body) > start.maxResultBytes) {
+    send({ type: 'failed', error: resultLimitReport(start.maxResultBytes) });
     return;
   }
-  send({ type: 'result', json });
+  sendResult(body, start.maxMessageBytes);
+}
+
+/** Room on a line for the message around a part of the result's text. */
+const RESULT_ENVELOPE_BYTES = 64;
+
+/**
+ * Sends the result's JSON text in parts small enough for the host's message cap: a line holds the
+ * text escaped as a JSON string (a UTF-16 unit takes at most 6 bytes there), so a result as large
+ * as the cap itself arrives whole. Every part but the last is a `result_part`; the last is the
+ * `result`.
+ */
+function sendResult(json: string, maxMessageBytes: number): void {
+  const partLength = maxMessageBytes > 0 ? Math.max(1, Math.floor((maxMessageBytes - RESULT_ENVELOPE_BYTES) / 6)) : json.length;
+  let at = 0;
+  for (; json.length - at > partLength; at += partLength) {
+    send({ type: 'result_part', json: json.slice(at, at + partLength) } satisfies PythonResultMessage);
+  }
+  send({ type: 'result', json: json.slice(at) } satisfies PythonResultMessage);
 }
 
 send({ type: 'ready', bootMs: Math.round(performance.now() - bootStart) });

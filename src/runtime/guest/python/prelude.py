@@ -24,8 +24,12 @@ frames or the garbage collector can reach the transport's objects.
 Value conversion (``to_json_safe``): dict (keys become strings), list, str, int, float, bool and
 None pass through; tuples, sets and frozensets become lists (sets sorted when they can be);
 bytes, bytearray and memoryview become a list of ints; non-finite floats become None; objects
-with a ``__dict__`` or anything else become their ``repr()``; a container that contains itself
-becomes "[Circular]" where it recurs and nesting deeper than 64 becomes "[Truncated]".
+with a ``__dict__`` or anything else become their ``repr()``. Values are walked without recursion,
+so a value of any depth converts. A container that contains itself has no JSON form (as for
+``JSON.stringify``): a tool call with one raises ``ToolError`` ``INVALID_ARGUMENT``, a snippet value
+with one fails the run (``TypeError``). Depth is limited where JavaScript snippets meet the limit, on
+the host: a tool call's arguments nested deeper than ``MAX_VALUE_DEPTH`` (512) levels come back as
+the host's ``INVALID_ARGUMENT``, and a snippet's value is never cut.
 """
 
 import ast
@@ -35,11 +39,14 @@ import sys
 import traceback
 import types
 
-__all__ = ["ToolError", "run_snippet", "to_json_safe"]
+__all__ = ["CircularReference", "ToolError", "run_snippet", "to_json_safe"]
 
-MAX_DEPTH = 64
+# The deepest nesting of dicts and lists the host takes in a tool call's arguments: MAX_VALUE_DEPTH of
+# src/runtime/core/errors.ts (test/runtime/backends/python/prelude.test.ts keeps the two equal).
+MAX_VALUE_DEPTH = 512
 SNIPPET_FILENAME = "<snippet>"
 CODE_EXECUTION = "CODE_EXECUTION"
+INVALID_ARGUMENT = "INVALID_ARGUMENT"
 
 
 class ToolError(Exception):
@@ -62,8 +69,20 @@ class ToolError(Exception):
 # ---- JSON-safe values ----
 
 
-def to_json_safe(value, _depth=0, _seen=None):
-    """``value`` as JSON-safe data (see the module doc)."""
+class CircularReference(ValueError):
+    """A container that contains itself: it has no JSON form."""
+
+    def __init__(self):
+        super().__init__("circular reference")
+
+
+_CONTAINER = object()
+# values that are their own JSON form (exact types: a subclass goes through ``_leaf``)
+_PLAIN = frozenset((str, int, bool, type(None)))
+
+
+def _leaf(value):
+    """The JSON form of ``value`` when it is not a container (dict, list, tuple, set), else ``_CONTAINER``."""
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):
@@ -72,35 +91,82 @@ def to_json_safe(value, _depth=0, _seen=None):
         return value if math.isfinite(value) else None
     if isinstance(value, (bytes, bytearray, memoryview)):
         return list(bytes(value))
-    if _depth >= MAX_DEPTH:
-        return "[Truncated]"
-    if _seen is None:
-        _seen = set()
     if isinstance(value, (dict, list, tuple, set, frozenset)):
-        key = id(value)
-        if key in _seen:
-            return "[Circular]"
-        _seen.add(key)
-        try:
-            if isinstance(value, dict):
-                out = {}
-                for k, v in value.items():
-                    name = k if isinstance(k, str) else _key_text(k)
-                    out[name] = to_json_safe(v, _depth + 1, _seen)
-                return out
-            items = value
-            if isinstance(value, (set, frozenset)):
-                try:
-                    items = sorted(value)
-                except TypeError:
-                    items = list(value)
-            return [to_json_safe(item, _depth + 1, _seen) for item in items]
-        finally:
-            _seen.discard(key)
+        return _CONTAINER
     try:
         return repr(value)
     except BaseException:  # a __repr__ that fails still gives a value
         return "<%s>" % type(value).__name__
+
+
+def _open(container):
+    """An empty copy of ``container`` and an iterator of what it holds: ``(key, item)`` pairs of a dict,
+    the items of anything else."""
+    if isinstance(container, dict):
+        return {}, iter(container.items())
+    items = container
+    if isinstance(container, (set, frozenset)):
+        try:
+            items = sorted(container)
+        except TypeError:
+            items = list(container)
+    return [], iter(items)
+
+
+def _enter(item, levels, path, max_levels):
+    """A container ``item`` met below ``levels`` levels: its empty copy and its iterator, or
+    ``"[Truncated]"`` and None when ``max_levels`` cuts it there."""
+    if id(item) in path:
+        raise CircularReference()
+    if max_levels is not None and levels >= max_levels:
+        return "[Truncated]", None
+    return _open(item)
+
+
+def to_json_safe(value, max_levels=None):
+    """``value`` as JSON-safe data (see the module doc), walked without recursion, so a value of any
+    depth is converted without overflowing the stack.
+
+    ``max_levels``: containers nested deeper than this many levels become ``"[Truncated]"`` (None:
+    none). Raises ``CircularReference`` (a ``ValueError``) when a container contains itself; a
+    container that only recurs beside itself (the same list twice) is copied each time."""
+    first = _leaf(value)
+    if first is not _CONTAINER:
+        return first
+    root, items = _open(value)
+    # the containers being copied, outermost first, each with the iterator of what is left to copy;
+    # ``path`` holds their ids (a cycle returns to one)
+    stack = [(id(value), root, items)]
+    path = {id(value)}
+    while stack:
+        ident, out, items = stack[-1]
+        child = None
+        if type(out) is dict:
+            for key, item in items:
+                if not isinstance(key, str):
+                    key = _key_text(key)
+                converted = item if type(item) in _PLAIN else _leaf(item)
+                if converted is _CONTAINER:
+                    converted, child = _enter(item, len(stack), path, max_levels)
+                out[key] = converted
+                if child is not None:
+                    break
+        else:
+            for item in items:
+                converted = item if type(item) in _PLAIN else _leaf(item)
+                if converted is _CONTAINER:
+                    converted, child = _enter(item, len(stack), path, max_levels)
+                out.append(converted)
+                if child is not None:
+                    break
+        if child is None:
+            stack.pop()
+            path.discard(ident)
+        else:
+            # the new container is copied first; this one's iterator resumes after it
+            stack.append((id(item), converted, child))
+            path.add(id(item))
+    return root
 
 
 def _key_text(key):
@@ -130,8 +196,20 @@ def _error_from_reply(payload):
 def _make_tools(call):
     """A fresh ``tools`` module whose functions send requests through ``call``."""
 
-    def request(type_, payload):
-        reply = call(type_, None if payload is None else to_json_safe(payload))
+    def request(type_, payload, envelope=1):
+        """Sends one request. ``envelope``: how many levels of the payload lie above a tool's arguments."""
+        if payload is not None:
+            try:
+                # arguments deeper than the host takes are sent cut one level past its limit, still too
+                # deep: the host refuses them with its own error (INVALID_ARGUMENT, the call neither
+                # counted nor traced) as it refuses a JavaScript snippet's, and the transport's encoder
+                # never meets thousands of levels
+                payload = to_json_safe(payload, MAX_VALUE_DEPTH + 1 + envelope)
+            except CircularReference as exc:
+                # the error a JavaScript snippet's call gets: the guest cannot encode the request
+                message = "runtime: the request cannot be sent as JSON: %s" % exc
+                raise ToolError(INVALID_ARGUMENT, message, name="Error") from None
+        reply = call(type_, payload)
         if not isinstance(reply, dict):
             raise ToolError(CODE_EXECUTION, "the sandbox's transport returned no reply")
         if reply.get("type") == "response":
@@ -167,7 +245,9 @@ def _make_tools(call):
 
     def run_chain(steps):
         """Runs ``steps`` (a list of ``{"toolId": ..., "args": ..., "usePrevious": ...}``): ``{"result": ..., "steps": [...]}``."""
-        reply = request("run_chain", {"steps": list(steps) if isinstance(steps, (list, tuple)) else []})
+        payload = {"steps": list(steps) if isinstance(steps, (list, tuple)) else []}
+        # a step's arguments lie three levels down: the payload, its steps, the step
+        reply = request("run_chain", payload, envelope=3)
         reply = reply if isinstance(reply, dict) else {}
         results = reply.get("steps")
         return {"result": reply.get("result"), "steps": results if isinstance(results, list) else []}
@@ -266,7 +346,10 @@ def _failure(exc):
     if isinstance(exc, ToolError):
         error = {"code": exc.code or CODE_EXECUTION, "message": exc.message, "name": exc.name}
         if exc.details is not None:
-            error["details"] = to_json_safe(exc.details)
+            try:
+                error["details"] = to_json_safe(exc.details)
+            except CircularReference:
+                pass  # details a snippet made that have no JSON form are left out
         if exc.tool_id is not None:
             error["toolId"] = exc.tool_id
     elif isinstance(exc, SyntaxError):
@@ -303,7 +386,8 @@ def _snippet_line(exc):
 
 def run_snippet(code, call):
     """Runs ``code`` with a fresh globals dict and ``tools`` module; returns ``{"ok": True, "value": v}``
-    or ``{"ok": False, "error": {"code", "message", "name", "traceback", ...}}``."""
+    or ``{"ok": False, "error": {"code", "message", "name", "traceback", ...}}`` (no ``traceback`` when
+    the value has no JSON form: ``TypeError: the result is not JSON-serializable: circular reference``)."""
     if not _baseline:
         _capture_baseline()
     tools = _make_tools(call)
@@ -320,7 +404,12 @@ def run_snippet(code, call):
             return _failure(exc)
         exec(body, scope)
         value = eval(tail, scope) if tail is not None else None
-        return {"ok": True, "value": to_json_safe(value)}
+        try:
+            return {"ok": True, "value": to_json_safe(value)}
+        except CircularReference as exc:
+            # what a JavaScript snippet's value without a JSON form fails with (no snippet frame)
+            message = "TypeError: the result is not JSON-serializable: %s" % exc
+            return {"ok": False, "error": {"code": CODE_EXECUTION, "message": message, "name": "TypeError"}}
     except BaseException as exc:  # SystemExit and KeyboardInterrupt are the snippet's failures too
         return _failure(exc)
     finally:

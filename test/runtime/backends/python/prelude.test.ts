@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { MAX_VALUE_DEPTH } from '../../../../src/runtime/core/errors.js';
 import { pythonPreludePath, readPythonPrelude } from '../../../../src/runtime/internal.js';
 
 /** Loads the prelude as a module, runs each case with a scripted transport, prints one JSON line per case. */
@@ -57,16 +58,69 @@ describe.runIf(process.env.CI === 'true' || hasPython())('the Python prelude on 
     const [a, b, c, d] = runCases([
       'x = 1\nx + 1',
       'x = 5',
-      "a = [1]\na.append(a)\n{'a': a, 'nan': float('nan'), 'b': b'hi', 's': {2, 1}, 3: (1,), 'o': object}",
+      "a = [1]\n{'a': [a, a], 'nan': float('nan'), 'b': b'hi', 's': {2, 1}, 3: (1,), 'o': object}",
       'def d(n):\n    return [d(n - 1)] if n else 0\nd(70)',
     ]);
     expect(a?.result).toEqual({ ok: true, value: 2 });
     expect(b?.result).toEqual({ ok: true, value: null });
     expect(c?.result).toEqual({
       ok: true,
-      value: { a: [1, '[Circular]'], nan: null, b: [104, 105], s: [1, 2], '3': [1], o: "<class 'object'>" },
+      value: { a: [[1], [1]], nan: null, b: [104, 105], s: [1, 2], '3': [1], o: "<class 'object'>" },
     });
-    expect(JSON.stringify(d?.result.value)).toContain('[Truncated]');
+    expect(d?.result).toEqual({ ok: true, value: JSON.parse(`${'['.repeat(70)}0${']'.repeat(70)}`) as unknown });
+  });
+
+  it('converts a value of any depth without recursion, and never cuts a snippet value', () => {
+    // 100,000 levels: ten times deeper than a recursive walk could go (the driver's own json.dumps
+    // stops near 1,000, so the depth is measured inside the snippet)
+    const walk = 'd = 0\nwhile isinstance(y, list):\n    y = y[0]\n    d += 1\n[d, y]';
+    const [converted, value] = runCases([
+      `import toolexec_prelude\nx = 0\nfor _ in range(100000):\n    x = [x]\ny = toolexec_prelude.to_json_safe(x)\n${walk}`,
+      'x = 0\nfor _ in range(900):\n    x = [x]\nx',
+    ]);
+    expect(converted?.result).toEqual({ ok: true, value: [100000, 0] });
+    expect(value?.result).toEqual({ ok: true, value: JSON.parse(`${'['.repeat(900)}0${']'.repeat(900)}`) as unknown });
+  });
+
+  it("keeps the host's nesting limit: MAX_VALUE_DEPTH of src/runtime/core/errors.ts", () => {
+    expect(readPythonPrelude()).toMatch(new RegExp(`^MAX_VALUE_DEPTH = ${MAX_VALUE_DEPTH}$`, 'm'));
+  });
+
+  it('sends arguments whole up to 512 levels, and deeper ones cut one level past it, so the host refuses them', () => {
+    const nest = (levels: number) => `x = 0\nfor _ in range(${levels}):\n    x = [x]`;
+    const [whole, deep, chain] = runCases([
+      `${nest(511)}\ntools.run_tool('m:add', {'x': x})\nNone`,
+      `${nest(5000)}\ntools.run_tool('m:add', {'x': x})\nNone`,
+      `${nest(5000)}\ntools.run_chain([{'toolId': 'm:add', 'args': {'x': x}}])\nNone`,
+    ]);
+    /** The levels of dicts and lists in `value` (the host's `nestsDeeperThan` measure) and its innermost leaf. */
+    const levels = (value: unknown): [number, unknown] => {
+      let depth = 0;
+      let inner = value;
+      for (; inner !== null && typeof inner === 'object'; depth += 1) inner = Array.isArray(inner) ? inner[0] : Object.values(inner)[0];
+      return [depth, inner];
+    };
+    const argsOf = (outcome: CaseOutcome | undefined, path: (payload: Record<string, unknown>) => unknown) =>
+      levels(path(outcome?.calls[0]?.[1] as Record<string, unknown>));
+    expect(whole?.result).toEqual({ ok: true, value: null });
+    expect(argsOf(whole, (payload) => payload.args)).toEqual([512, 0]);
+    expect(argsOf(deep, (payload) => payload.args)).toEqual([MAX_VALUE_DEPTH + 1, '[Truncated]']);
+    const step = (payload: Record<string, unknown>) => (payload.steps as { args: unknown }[])[0]?.args;
+    expect(argsOf(chain, step)).toEqual([MAX_VALUE_DEPTH + 1, '[Truncated]']);
+  });
+
+  it('refuses a cycle as JavaScript does: a tool call raises INVALID_ARGUMENT unsent, a value fails with TypeError', () => {
+    const cyclic = "c = {'a': [1]}\nc['a'].append(c)";
+    const [caught, value] = runCases([
+      `${cyclic}\ntry:\n    tools.run_tool('m:add', c)\nexcept tools.ToolError as e:\n    r = [e.code, e.message, e.name]\nr`,
+      `${cyclic}\nc`,
+    ]);
+    expect(caught?.result.value).toEqual(['INVALID_ARGUMENT', 'runtime: the request cannot be sent as JSON: circular reference', 'Error']);
+    expect(caught?.calls).toEqual([]);
+    expect(value?.result).toEqual({
+      ok: false,
+      error: { code: 'CODE_EXECUTION', message: 'TypeError: the result is not JSON-serializable: circular reference', name: 'TypeError' },
+    });
   });
 
   it('offers tools as a module and a global, with ToolError carrying the code', () => {
