@@ -73,7 +73,15 @@ export function shopTools(): LocalToolDefinition[] {
           properties: {
             skus: { type: 'array', items: { type: 'string', pattern: '^[A-Z]+-\\d+$' }, minItems: 1 },
             quantity: { type: 'integer', minimum: 1, default: 1 },
-            previous: { type: 'object', properties: { items: { type: 'array' } }, required: ['items'] },
+            // Every array says what it holds (OpenAI's strict mode needs it); the items stay open to
+            // whatever else a previous step's items carry.
+            previous: {
+              type: 'object',
+              properties: {
+                items: { type: 'array', items: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'] } },
+              },
+              required: ['items'],
+            },
           },
         },
         outputSchema: {

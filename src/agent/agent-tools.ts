@@ -7,6 +7,7 @@ import { ToolexecError } from '../model/index.js';
 import { editDistance, layerErrors, typoBudget } from '../model/internal.js';
 import type { RunOptions } from '../run/index.js';
 import type { Exec } from '../exec/index.js';
+import { restorePropertyKeys } from './adapters/property-keys.js';
 import { dropStrictNulls } from './adapters/strict-nulls.js';
 import type {
   AdapterWarning,
@@ -162,9 +163,10 @@ function toolSearchTool(format: ProviderFormat): OpenAIToolSearchTool | Anthropi
  * Tools are chosen as {@link selectTools} does (`ids`, `query`, `limit`; every tool without them;
  * the six meta-tools with `meta: true`), converted with `toProviderTool` (names by
  * `encodeToolName`, `strict` where the schema allows it) and, with `deferLoading`, marked deferred
- * beside the provider's tool search. `call` parses the arguments, removes the `null`s strict mode
- * put in for absent optional properties, runs the tool through the facade (validation, deadline,
- * `signal`) and answers in the provider's result form.
+ * beside the provider's tool search. `call` parses the arguments, puts back the property keys the
+ * conversion renamed for the provider (`restorePropertyKeys`), removes the `null`s strict mode put
+ * in for absent optional properties (`dropStrictNulls`), runs the tool through the facade
+ * (validation, deadline, `signal`) and answers in the provider's result form.
  *
  * @throws `INVALID_ARGUMENT` for bad options or two tools with one name; `TOOL_NOT_FOUND` for an
  * unknown ID in `ids`; `INVALID_SCHEMA` for a recursive schema a format must inline.
@@ -225,8 +227,9 @@ export async function agentTools<F extends ProviderFormat>(exec: Exec, options: 
     const entry = typeof name === 'string' ? byName.get(name) : undefined;
     try {
       if (entry === undefined) throw unknownName(String(name), names);
-      let parsed = parseArgs(args);
-      if (entry.strict) parsed = dropStrictNulls(entry.selected.tool.inputSchema, parsed);
+      const schema = entry.selected.tool.inputSchema;
+      let parsed = restorePropertyKeys(schema, parseArgs(args), format);
+      if (entry.strict) parsed = dropStrictNulls(schema, parsed);
       const result = await entry.selected.run(parsed, callOptions === undefined ? undefined : runOptions);
       return successResult(format, result, entry.name, callId) as ProviderToolResults[F];
     } catch (err) {

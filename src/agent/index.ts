@@ -19,6 +19,7 @@ export { OPENAI_STRICT_KEYWORDS } from './adapters/openai.js';
 export { ANTHROPIC_STRICT_KEYWORDS } from './adapters/anthropic.js';
 export { GEMINI_JSON_SCHEMA_KEYWORDS, GEMINI_OPENAPI_KEYWORDS } from './adapters/gemini.js';
 export { dropStrictNulls } from './adapters/strict-nulls.js';
+export { restorePropertyKeys } from './adapters/property-keys.js';
 export { fromProviderTool, toProviderTool } from './provider-tool.js';
 export { agentTools } from './agent-tools.js';
 export type {

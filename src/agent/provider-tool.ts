@@ -8,7 +8,13 @@ import { fromAnthropic, toAnthropic } from './adapters/anthropic.js';
 import { fromGemini, toGemini } from './adapters/gemini.js';
 import { fromMcp, toMcp } from './adapters/mcp.js';
 import { fromOpenAIChat, fromOpenAIResponses, toOpenAIChat, toOpenAIResponses } from './adapters/openai.js';
-import { PROVIDER_FORMATS, type ProviderFormat, type ProviderToolConversion, type ToProviderToolOptions } from './adapters/types.js';
+import {
+  PROVIDER_FORMATS,
+  type FromProviderToolOptions,
+  type ProviderFormat,
+  type ProviderToolConversion,
+  type ToProviderToolOptions,
+} from './adapters/types.js';
 
 const errors = layerErrors('agent');
 
@@ -20,7 +26,7 @@ const TO: Record<ProviderFormat, (tool: Tool, options: ToProviderToolOptions) =>
   mcp: toMcp,
 };
 
-const FROM: Record<ProviderFormat, (value: unknown) => ProviderToolConversion<Tool>> = {
+const FROM: Record<ProviderFormat, (value: unknown, options: FromProviderToolOptions) => ProviderToolConversion<Tool>> = {
   'openai-chat': fromOpenAIChat,
   'openai-responses': fromOpenAIResponses,
   anthropic: fromAnthropic,
@@ -49,6 +55,15 @@ function checkOptions(options: unknown): ToProviderToolOptions {
   return o;
 }
 
+function checkFromOptions(options: unknown): FromProviderToolOptions {
+  if (options === undefined) return {};
+  if (options === null || typeof options !== 'object') throw errors.invalidArgument('options', 'must be an object');
+  const o = options as FromProviderToolOptions;
+  if (o.decodeName !== undefined && typeof o.decodeName !== 'boolean')
+    throw errors.invalidArgument('option decodeName', 'must be a boolean');
+  return o;
+}
+
 /**
  * A tool in a provider's format, ready to put in that provider's request, with a warning for every
  * feature the provider cannot take (see docs/agents.md for the matrix):
@@ -59,13 +74,19 @@ function checkOptions(options: unknown): ToProviderToolOptions {
  * - `gemini`: `{ name, description, parametersJsonSchema, responseJsonSchema? }` (or `parameters` / `response` with `geminiSchema: 'openapi'`);
  * - `mcp`: an MCP `Tool` (`tools/list`).
  *
- * The name is `options.name`, else `encodeToolName(toolId(tool))`. `$schema` is removed (MCP keeps
- * it); `$ref` / `$defs` are inlined where the format has no references (Gemini's OpenAPI schema,
- * or `inlineRefs: true`). With `strict: true` OpenAI and Anthropic get their strict form, or the
- * plain one with a `strict` warning naming why the schema cannot be strict.
+ * The name is `options.name` (checked against the format's name rule), else
+ * `encodeToolName(toolId(tool))`. `$schema` is removed (MCP keeps it); `$ref` / `$defs` are
+ * inlined where the format has no references (Gemini's OpenAPI schema, or `inlineRefs: true`).
+ * The root is made what each format requires (one object for OpenAI and Anthropic, `type:
+ * 'object'` for MCP); OpenAI gets `items: {}` on arrays without; property keys Anthropic or Gemini
+ * refuse (`filter[bundleId]`, `$top`, over 64 characters) are renamed — each such change with a
+ * warning; `restorePropertyKeys` (and `agentTools`' `call`) put the keys back in a call's
+ * arguments. With `strict: true` OpenAI and Anthropic get their strict form, or the plain one with
+ * a `strict` warning naming why the schema cannot be strict.
  *
- * @throws `INVALID_ARGUMENT` for an unknown format, bad options or a tool without a name;
- * `INVALID_SCHEMA` for a recursive schema that has to be inlined.
+ * @throws `INVALID_ARGUMENT` for an unknown format, bad options (a `name` the format refuses
+ * included) or a tool without a name; `INVALID_SCHEMA` for a recursive schema that has to be
+ * inlined.
  *
  * @example
  * ```ts
@@ -78,14 +99,31 @@ export function toProviderTool(tool: Tool, format: ProviderFormat, options?: ToP
 }
 
 /**
- * A provider's tool definition as a toolexec `Tool`: the name decoded when `encodeToolName` made it
- * (`fs--read_text_file` → namespace `fs`, name `read_text_file`), else kept; the argument schema as
- * `inputSchema` (Gemini's OpenAPI `parameters` turned into JSON Schema); the result schema where
- * the format has one; a warning for every provider field a `Tool` has no place for
- * (`cache_control`, `defer_loading`...).
+ * A provider's tool definition as a toolexec `Tool`: the name kept as it is (`get-weather` stays
+ * `get-weather`; a Gemini name with `:` is read as a tool ID), or with `decodeName: true` decoded
+ * when `encodeToolName` made it (`fs--read_text_file` → namespace `fs`, name `read_text_file`);
+ * the argument schema as `inputSchema` (Gemini's OpenAPI `parameters` turned into JSON Schema);
+ * the result schema where the format has one; a warning for every provider field a `Tool` has no
+ * place for (`cache_control`, `defer_loading`...).
  *
- * @throws `INVALID_ARGUMENT` for an unknown format, or an object that is no tool of that format.
+ * Only function tools convert: OpenAI `type: 'function'` tools (or a bare function definition),
+ * Anthropic custom tools (no `type`, or `'custom'`), Gemini function declarations, MCP tools. A
+ * tool the provider runs itself (Anthropic's `web_search_20250305`, OpenAI's `web_search`...) or
+ * a free-form `custom` OpenAI tool has no JSON Schema to read, and is refused naming its type.
+ *
+ * @throws `INVALID_ARGUMENT` for an unknown format or bad options, an object that is no function
+ * tool of that format (naming its `type`), or one whose name or schema makes no valid `Tool`.
+ *
+ * @example
+ * ```ts
+ * fromProviderTool({ type: 'function', function: { name: 'get-weather', parameters } }, 'openai-chat').tool.name; // 'get-weather'
+ * fromProviderTool(toProviderTool(tool, 'anthropic').tool, 'anthropic', { decodeName: true }).tool; // tool's ID again
+ * ```
  */
-export function fromProviderTool(providerTool: unknown, format: ProviderFormat): ProviderToolConversion<Tool> {
-  return FROM[checkFormat(format)](providerTool);
+export function fromProviderTool(
+  providerTool: unknown,
+  format: ProviderFormat,
+  options?: FromProviderToolOptions,
+): ProviderToolConversion<Tool> {
+  return FROM[checkFormat(format)](providerTool, checkFromOptions(options));
 }

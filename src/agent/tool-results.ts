@@ -229,6 +229,24 @@ function resultParts(result: Result, text: string): Part[] {
   return result.content !== undefined && result.content.length > 0 ? partsOf(result.content) : [{ kind: 'text', text }];
 }
 
+/**
+ * Whether a result's value already carries every text its content gives a model: true for a local
+ * tool's value, and for MCP content of text blocks and media only (the runner makes the value from
+ * the text blocks); false when an embedded text resource or a resource link adds text.
+ */
+function valueHasAllText(result: Result): boolean {
+  return (result.content ?? []).every(
+    (block) =>
+      block.type === 'text' ||
+      block.type === 'image' ||
+      block.type === 'audio' ||
+      (block.type === 'resource' && typeof (block.resource as { text?: unknown }).text !== 'string'),
+  );
+}
+
+/** What Anthropic gets for a result with no text and no media: it refuses an empty (or blank) text block. */
+const ANTHROPIC_NO_OUTPUT = '(no output)';
+
 function note(part: Extract<Part, { kind: 'media' }>, why: string): string {
   return `[${part.what} (${part.mimeType}, ${Math.floor((part.data.length * 3) / 4)} bytes) not shown: ${why}]`;
 }
@@ -288,22 +306,27 @@ export function successResult(
       };
     }
     case 'anthropic': {
-      const content = resultParts(result, text).map((part): AnthropicToolResultBlock => {
-        if (part.kind === 'text') return { type: 'text', text: part.text };
-        if (ANTHROPIC_IMAGES.has(part.mimeType)) {
-          return { type: 'image', source: { type: 'base64', media_type: part.mimeType as 'image/png', data: part.data } };
-        }
-        if (part.mimeType === 'application/pdf')
-          return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: part.data } };
-        return { type: 'text', text: note(part, 'Anthropic takes JPEG, PNG, GIF and WebP images and PDF documents only') };
-      });
+      const content = resultParts(result, text)
+        // Anthropic refuses a text block that is empty or only whitespace
+        .filter((part) => part.kind !== 'text' || part.text.trim() !== '')
+        .map((part): AnthropicToolResultBlock => {
+          if (part.kind === 'text') return { type: 'text', text: part.text };
+          if (ANTHROPIC_IMAGES.has(part.mimeType)) {
+            return { type: 'image', source: { type: 'base64', media_type: part.mimeType as 'image/png', data: part.data } };
+          }
+          if (part.mimeType === 'application/pdf')
+            return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: part.data } };
+          return { type: 'text', text: note(part, 'Anthropic takes JPEG, PNG, GIF and WebP images and PDF documents only') };
+        });
+      if (content.length === 0) content.push({ type: 'text', text: ANTHROPIC_NO_OUTPUT });
       return { type: 'tool_result', tool_use_id: callId ?? '', content };
     }
     case 'gemini': {
       const parts = resultParts(result, text);
       const media = parts.filter((part): part is Extract<Part, { kind: 'media' }> => part.kind === 'media');
       const texts = parts.filter((part) => part.kind === 'text').map((part) => (part as { text: string }).text);
-      const output = result.value !== undefined ? result.value : texts.join('\n');
+      // the value (a structured object stays one) when it holds all the text, else every text part, as the other formats send
+      const output = result.value !== undefined && valueHasAllText(result) ? result.value : texts.join('\n');
       const response: GeminiFunctionResponsePart['functionResponse'] = { name, response: { output } };
       if (callId !== undefined) response.id = callId;
       if (media.length > 0) response.parts = media.map((part) => ({ inlineData: { mimeType: part.mimeType, data: part.data } }));

@@ -3,7 +3,7 @@ import { createExec, type DefaultExec } from '../../src/exec/index.js';
 import { META_TOOL_NAMES, agentTools, encodeToolName, isShortenedToolName } from '../../src/agent/index.js';
 import { stdioFixture } from '../mcp/helpers.js';
 import { execWith, generatedTools, SMALL_TOOLS } from './catalogue.js';
-import { OPENAI_NAME, expectStrictSchema } from './provider-rules.js';
+import { ANTHROPIC_PROPERTY_KEY, GEMINI_PROPERTY_KEY, OPENAI_NAME, expectPropertyKeys, expectStrictSchema } from './provider-rules.js';
 
 describe('agentTools: call never rejects for a tool failure', () => {
   let exec: DefaultExec;
@@ -84,6 +84,65 @@ describe('agentTools: call never rejects for a tool failure', () => {
   });
 });
 
+describe('agentTools: property keys a provider refuses', () => {
+  let exec: DefaultExec;
+  beforeAll(() => {
+    exec = execWith([
+      {
+        tool: {
+          name: 'list_apps',
+          namespace: 'asc',
+          inputSchema: {
+            type: 'object',
+            properties: {
+              'filter[bundleId]': { type: 'string' },
+              $top: { type: 'integer', minimum: 1 },
+              'fields[apps]': { type: 'array', items: { type: 'string' } },
+            },
+            required: ['$top'],
+            additionalProperties: false,
+          },
+        },
+        handler: (args) => args,
+      },
+    ]);
+  });
+  afterAll(() => exec.close());
+
+  it("sends legal keys to Anthropic and Gemini, and call puts the tool's keys back before the tool validates them", async () => {
+    const cases = [
+      ['anthropic', false, ANTHROPIC_PROPERTY_KEY],
+      ['anthropic', true, ANTHROPIC_PROPERTY_KEY],
+      ['gemini', false, GEMINI_PROPERTY_KEY],
+    ] as const;
+    for (const [format, strict, rule] of cases) {
+      const agent = await agentTools(exec, { format, strict });
+      const tool = agent.tools[0] as { input_schema?: unknown; parametersJsonSchema?: unknown };
+      expectPropertyKeys(tool.input_schema ?? tool.parametersJsonSchema, rule);
+      expect(agent.warnings.filter((w) => w.feature === 'property name').map((w) => `${w.toolId} ${w.pointer}`)).toEqual([
+        'asc:list_apps /inputSchema/properties/filter[bundleId]',
+        'asc:list_apps /inputSchema/properties/$top',
+        'asc:list_apps /inputSchema/properties/fields[apps]',
+      ]);
+      // strict mode: the model sends null for the absent optional, under its sent key
+      const args = { filter_bundleId_: 'com.example', _top: 5, fields_apps_: strict ? null : ['name'] };
+      const result = await agent.call('asc--list_apps', args, { callId: 'c1' });
+      const ran =
+        format === 'gemini'
+          ? (result as unknown as { functionResponse: { response: { output: unknown } } }).functionResponse.response.output
+          : JSON.parse((result as unknown as { content: { text: string }[] }).content[0]?.text ?? 'null');
+      expect(ran, `${format} strict=${String(strict)}`).toEqual(
+        strict ? { 'filter[bundleId]': 'com.example', $top: 5 } : { 'filter[bundleId]': 'com.example', $top: 5, 'fields[apps]': ['name'] },
+      );
+    }
+    // OpenAI takes the keys as they are
+    const chat = await agentTools(exec, { format: 'openai-chat' });
+    const parameters = (chat.tools[0] as unknown as { function: { parameters: { properties: object } } }).function.parameters;
+    expect(Object.keys(parameters.properties)).toEqual(['filter[bundleId]', '$top', 'fields[apps]']);
+    expect((await chat.call('asc--list_apps', '{"$top":1}')).content).toBe('{"$top":1}');
+  });
+});
+
 describe('agentTools: MCP content blocks in each provider form', () => {
   let exec: DefaultExec;
   beforeAll(() => {
@@ -112,12 +171,18 @@ describe('agentTools: MCP content blocks in each provider form', () => {
       image_url: 'data:image/png;base64,iVBORw0KGgo=',
       detail: 'auto',
     });
-    const gemini = await agentTools(exec, { format: 'gemini', ids: ['fx:media'] });
+    const gemini = await agentTools(exec, { format: 'gemini', ids: ['fx:media', 'fx:structured'] });
     const part = await gemini.call(name, {});
     expect(part.functionResponse.parts).toEqual([
       { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } },
       { inlineData: { mimeType: 'audio/wav', data: 'UklGRg==' } },
     ]);
+    // every text part, the embedded resource's and the link's included, as the other formats send them
+    expect(part.functionResponse.response).toEqual({
+      output: 'a red pixel and friends\nembedded notes\n[resource https://example.com/report.pdf (application/pdf): report]',
+    });
+    // structured content stays an object
+    expect((await gemini.call(encodeToolName('fx:structured'), { a: 2, b: 3 })).functionResponse.response).toEqual({ output: { sum: 5 } });
     const chat = await agentTools(exec, { format: 'openai-chat', ids: ['fx:media'] });
     expect((await chat.call(name, '{}')).content).toMatch(
       /^a red pixel and friends\n\[image \(image\/png, 9 bytes\) not shown: a tool message carries text only\]/u,

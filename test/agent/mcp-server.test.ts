@@ -11,7 +11,7 @@ import { type CallToolResult, type Progress, ToolListChangedNotificationSchema }
 import { afterEach, describe, expect, it } from 'vitest';
 import { META_TOOL_NAMES, createMcpServer } from '../../src/agent/index.js';
 import { type DefaultExec, type ExecOptions, createExec } from '../../src/exec/index.js';
-import { localBackend } from '../../src/model/index.js';
+import { localBackend, type Tool } from '../../src/model/index.js';
 import { waitUntil } from '../mcp/helpers.js';
 import { MEDIA_CONTENT } from '../fixtures/mcp/fixture-server.mjs';
 import { type ServedToolsState, servedTools } from './mcp-server-tools.js';
@@ -153,6 +153,33 @@ describe('createMcpServer: the facade as an MCP server (in memory)', () => {
       await server.close();
       expect(listening).toBe(0);
     }
+  });
+
+  it("lists a tool whose schema root has no type: 'object' (with a root union) without breaking the list", async () => {
+    const tools = [
+      ...servedTools(),
+      {
+        tool: {
+          name: 'find',
+          namespace: 'users',
+          description: 'A root anyOf without type, as a zod union gives it.',
+          inputSchema: {
+            anyOf: [
+              { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+              { type: 'object', properties: { email: { type: 'string' } }, required: ['email'] },
+            ],
+          } as unknown as Tool['inputSchema'],
+        },
+        handler: (args: Record<string, unknown>) => args,
+      },
+    ];
+    const { client } = await connectInMemory(createMcpServer(exec({ tools })));
+    // the SDK client parses tools/list with its schema: one tool without an object root failed them all
+    const listed = (await client.listTools()).tools;
+    expect(listed.map((t) => t.name).sort()).toEqual(['math--add', 'text--greet', 'users--find', 'work--steps', 'work--wait']);
+    expect(listed.find((t) => t.name === 'users--find')?.inputSchema).toEqual({ type: 'object', anyOf: tools[4]?.tool.inputSchema.anyOf });
+    const found = (await client.callTool({ name: 'users--find', arguments: { email: 'a@b.c' } })) as CallToolResult;
+    expect(found.structuredContent).toEqual({ email: 'a@b.c' });
   });
 
   it('lists only what ids / query / limit select', async () => {

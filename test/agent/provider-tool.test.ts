@@ -1,7 +1,27 @@
+import { transformJSONSchema } from '@anthropic-ai/sdk/lib/transform-json-schema';
+import { ToolSchema as McpToolSchema } from '@modelcontextprotocol/sdk/types.js';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ToolexecError, toolId, type Tool } from '../../src/model/index.js';
-import { PROVIDER_FORMATS, fromProviderTool, toProviderTool, type AdapterWarning } from '../../src/agent/index.js';
-import { GEMINI_NAME, MCP_NAME, OPENAI_NAME, expectStrictSchema } from './provider-rules.js';
+import { ToolexecError, toMcpTool, toolId, type Tool } from '../../src/model/index.js';
+import {
+  PROVIDER_FORMATS,
+  encodeToolName,
+  fromProviderTool,
+  restorePropertyKeys,
+  toProviderTool,
+  type AdapterWarning,
+  type ProviderFormat,
+} from '../../src/agent/index.js';
+import {
+  ANTHROPIC_PROPERTY_KEY,
+  GEMINI_NAME,
+  GEMINI_PROPERTY_KEY,
+  MCP_NAME,
+  OPENAI_NAME,
+  expectOpenAIPlainSchema,
+  expectPropertyKeys,
+  expectStrictSchema,
+} from './provider-rules.js';
 
 const RICH: Tool = {
   name: 'create_issue',
@@ -50,6 +70,36 @@ const OPEN: Tool = {
 
 function features(warnings: readonly AdapterWarning[]): string[] {
   return warnings.map((warning) => `${warning.feature} ${warning.pointer}`);
+}
+
+/** The argument schema of a converted tool, whatever its format. */
+function schemaOf(converted: unknown): Record<string, unknown> {
+  const tool = converted as {
+    function?: { parameters: Record<string, unknown> };
+    parameters?: Record<string, unknown>;
+    input_schema?: Record<string, unknown>;
+    parametersJsonSchema?: Record<string, unknown>;
+    inputSchema?: Record<string, unknown>;
+  };
+  return (tool.function?.parameters ?? tool.parameters ?? tool.input_schema ?? tool.parametersJsonSchema ?? tool.inputSchema) as Record<
+    string,
+    unknown
+  >;
+}
+
+/** Whether a converted tool went out in strict mode. */
+function isStrict(converted: unknown): boolean {
+  const tool = converted as { strict?: unknown; function?: { strict?: unknown } };
+  return tool.strict === true || tool.function?.strict === true;
+}
+
+function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a throw');
 }
 
 describe('toProviderTool', () => {
@@ -233,6 +283,355 @@ describe('toProviderTool', () => {
     expect(() => toProviderTool(RICH, 'gemini', { strict: 'yes' as unknown as boolean })).toThrow(/option strict must be a boolean/u);
     expect(() => toProviderTool(null as unknown as Tool, 'mcp')).toThrow(/tool must be a tool with a name/u);
   });
+
+  it("checks options.name against the format's name rule", () => {
+    const refused: [ProviderFormat, string][] = [
+      ['openai-chat', 'mcp:github/create issue'],
+      ['openai-responses', 'fs.read'],
+      ['anthropic', 'x'.repeat(65)],
+      ['gemini', '9lives'],
+      ['mcp', 'fs:read'],
+    ];
+    for (const [format, name] of refused) {
+      const error = thrown(() => toProviderTool(RICH, format, { name }));
+      expect(ToolexecError.isInstance(error), `${format} ${name}`).toBe(true);
+      expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', details: { name, format } });
+      expect((error as Error).message).toContain(`is not a tool name ${format} takes`);
+    }
+    const taken: [ProviderFormat, string, RegExp][] = [
+      ['openai-chat', 'create_issue', OPENAI_NAME],
+      ['anthropic', 'x'.repeat(64), OPENAI_NAME],
+      ['gemini', 'github:create_issue.v2', GEMINI_NAME],
+      ['mcp', 'github.create_issue', MCP_NAME],
+    ];
+    for (const [format, name, rule] of taken) {
+      const tool = toProviderTool(RICH, format, { name }).tool as { name?: string; function?: { name: string } };
+      expect(tool.name ?? tool.function?.name).toBe(name);
+      expect(name).toMatch(rule);
+    }
+  });
+});
+
+describe('toProviderTool: OpenAI without strict mode takes what its function validator takes', () => {
+  const roots: Tool[] = [
+    {
+      name: 'either',
+      inputSchema: {
+        type: 'object',
+        oneOf: [{ required: ['a'] }, { required: ['b'] }],
+        properties: { a: { type: 'string' }, b: { type: 'string' } },
+      },
+    },
+    {
+      name: 'bare',
+      inputSchema: {
+        anyOf: [
+          { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+          { type: 'object', properties: { email: { type: 'string' } }, required: ['email'] },
+        ],
+      } as unknown as Tool['inputSchema'],
+    },
+    {
+      name: 'both',
+      inputSchema: {
+        allOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { properties: { ids: { type: 'array' } } }],
+      } as unknown as Tool['inputSchema'],
+    },
+  ];
+
+  it('makes a root of alternatives, or one without type object, one object, and gives arrays items', () => {
+    for (const format of ['openai-chat', 'openai-responses'] as const) {
+      for (const tool of roots) expectOpenAIPlainSchema(schemaOf(toProviderTool(tool, format).tool));
+      const bare = toProviderTool(roots[1] as Tool, format);
+      expect(schemaOf(bare.tool)).toEqual({ type: 'object', properties: { id: { type: 'string' }, email: { type: 'string' } } });
+      expect(features(bare.warnings)).toEqual(['anyOf /inputSchema/anyOf']);
+      const both = toProviderTool(roots[2] as Tool, format);
+      expect(schemaOf(both.tool)).toEqual({
+        type: 'object',
+        properties: { a: { type: 'string' }, ids: { type: 'array', items: {} } },
+        required: ['a'],
+      });
+      expect(features(both.warnings)).toEqual(['allOf /inputSchema/allOf', 'items /inputSchema/properties/ids/items']);
+      expect(both.warnings[1]?.message).toBe(
+        `feature "items" changed converting to ${format} at /inputSchema/properties/ids/items: ${format} requires items on every array; sent as items: {} (any value)`,
+      );
+    }
+    // the rich tool already fits: nothing changes
+    expectOpenAIPlainSchema(schemaOf(toProviderTool(RICH, 'openai-chat').tool));
+  });
+
+  it('strict mode: a subschema without a type or an array without items keeps the tool plain, with a warning', () => {
+    const untyped: Tool = {
+      name: 'set',
+      namespace: 'kv',
+      inputSchema: {
+        type: 'object',
+        properties: { key: { type: 'string' }, value: { description: 'any JSON value' } },
+        required: ['key', 'value'],
+      },
+    };
+    const wrapped: Tool = {
+      name: 'create',
+      namespace: 'pets',
+      inputSchema: {
+        type: 'object',
+        $defs: { Pet: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false } },
+        properties: { pet: { allOf: [{ $ref: '#/$defs/Pet' }], description: 'The pet' } },
+        required: ['pet'],
+      },
+    };
+    // examples/shared/shop.ts's shop:quote: `previous.items` is any array
+    const quote: Tool = {
+      name: 'quote',
+      namespace: 'shop',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          skus: { type: 'array', items: { type: 'string' } },
+          previous: { type: 'object', properties: { items: { type: 'array' } }, required: ['items'] },
+        },
+      },
+    };
+    for (const format of ['openai-chat', 'openai-responses'] as const) {
+      const cases: [Tool, string[]][] = [
+        [untyped, ['strict /inputSchema/properties/value']],
+        [wrapped, ['strict /inputSchema/properties/pet']],
+        [
+          quote,
+          ['strict /inputSchema/properties/previous/properties/items', 'items /inputSchema/properties/previous/properties/items/items'],
+        ],
+      ];
+      for (const [tool, expected] of cases) {
+        const { tool: converted, warnings } = toProviderTool(tool, format, { strict: true });
+        expect(isStrict(converted), `${format} ${tool.name}`).toBe(false);
+        expect(features(warnings)).toEqual(expected);
+        expectOpenAIPlainSchema(schemaOf(converted));
+      }
+    }
+    expect(toProviderTool(untyped, 'openai-chat', { strict: true }).warnings[0]?.message).toBe(
+      'feature "strict" lost converting to openai-chat at /inputSchema/properties/value: a subschema without a type (any JSON value); the tool is sent without strict mode',
+    );
+    // the same tools typed: strict
+    const typedQuote: Tool = {
+      ...quote,
+      inputSchema: {
+        type: 'object',
+        properties: {
+          skus: { type: 'array', items: { type: 'string' } },
+          previous: {
+            type: 'object',
+            properties: { items: { type: 'array', items: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'] } } },
+            required: ['items'],
+          },
+        },
+      },
+    };
+    const strict = toProviderTool(typedQuote, 'openai-chat', { strict: true });
+    expect(isStrict(strict.tool)).toBe(true);
+    expectStrictSchema(schemaOf(strict.tool), 'openai');
+  });
+
+  it("Anthropic strict: a subschema without a type keeps the tool plain (the SDK's own transform refuses it); arrays need no items", () => {
+    const untyped: Tool = {
+      name: 'set',
+      inputSchema: { type: 'object', properties: { key: { type: 'string' }, value: { description: 'any JSON value' } }, required: ['key'] },
+    };
+    expect(() => transformJSONSchema(untyped.inputSchema)).toThrow(/must have a type defined/u);
+    const plain = toProviderTool(untyped, 'anthropic', { strict: true });
+    expect(isStrict(plain.tool)).toBe(false);
+    expect(features(plain.warnings)).toEqual(['strict /inputSchema/properties/value']);
+    const list: Tool = { name: 'sum', inputSchema: { type: 'object', properties: { xs: { type: 'array' } }, required: ['xs'] } };
+    const strict = toProviderTool(list, 'anthropic', { strict: true });
+    expect(isStrict(strict.tool)).toBe(true);
+    expect(() => transformJSONSchema(schemaOf(strict.tool))).not.toThrow();
+    expectStrictSchema(schemaOf(toProviderTool(RICH, 'anthropic', { strict: true }).tool), 'anthropic');
+    expect(() => transformJSONSchema(schemaOf(toProviderTool(RICH, 'anthropic', { strict: true }).tool))).not.toThrow();
+  });
+});
+
+describe('toProviderTool: MCP always gets an object root', () => {
+  it("adds type: 'object' (alternatives stay under it) so the SDK takes the tool, with a warning", () => {
+    const bare: Tool = {
+      name: 'find',
+      namespace: 'u',
+      inputSchema: {
+        anyOf: [{ type: 'object', properties: { id: { type: 'string' } }, required: ['id'] }],
+      } as unknown as Tool['inputSchema'],
+      outputSchema: { properties: { id: { type: 'string' } } } as unknown as Tool['outputSchema'],
+    };
+    // what the SDK's client refuses (tools/list fails as a whole)
+    expect(McpToolSchema.safeParse({ ...toMcpTool(bare), name: 'u--find' }).success).toBe(false);
+    const { tool, warnings } = toProviderTool(bare, 'mcp');
+    expect(McpToolSchema.safeParse(tool).success).toBe(true);
+    expect((tool as Tool).inputSchema).toEqual({ type: 'object', anyOf: (bare.inputSchema as unknown as { anyOf: unknown }).anyOf });
+    expect((tool as Tool).outputSchema).toEqual({ type: 'object', properties: { id: { type: 'string' } } });
+    expect(features(warnings)).toEqual(['type /inputSchema/type', 'type /outputSchema/type']);
+    expect(warnings[0]?.message).toBe(
+      'feature "type" changed converting to mcp at /inputSchema/type: MCP requires type: \'object\' at the root; added',
+    );
+    const nullable: Tool = {
+      name: 'n',
+      inputSchema: { type: ['object', 'null'], properties: { flag: true } } as unknown as Tool['inputSchema'],
+      outputSchema: { type: 'array', items: { type: 'string' } } as unknown as Tool['outputSchema'],
+    };
+    const converted = toProviderTool(nullable, 'mcp');
+    expect(McpToolSchema.safeParse(converted.tool).success).toBe(true);
+    expect((converted.tool as Tool).inputSchema).toEqual({ type: 'object', properties: { flag: {} } });
+    expect((converted.tool as Tool).outputSchema).toBeUndefined();
+    expect(features(converted.warnings)).toEqual([
+      'type /inputSchema/type',
+      'properties /inputSchema/properties/flag',
+      'outputSchema /outputSchema',
+    ]);
+    // a tool that already fits is sent as it is
+    expect(toProviderTool(RICH, 'mcp').warnings).toEqual([]);
+  });
+});
+
+describe('toProviderTool: property keys a provider refuses', () => {
+  const long = `k${'x'.repeat(69)}`;
+  const KEYS: Tool = {
+    name: 'list_apps',
+    namespace: 'asc',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        'filter[bundleId]': { type: 'string' },
+        $top: { type: 'integer' },
+        'user name': { type: 'string' },
+        user_name: { type: 'string' },
+        [long]: { type: 'string' },
+        'sort.by': { type: 'string' },
+        page: {
+          type: 'object',
+          properties: { 'page-size': { type: 'integer' }, 'x y': { type: 'array', items: { type: 'string' } } },
+          required: ['page-size'],
+        },
+        rows: { type: 'array', items: { $ref: '#/$defs/row' } },
+        target: { anyOf: [{ type: 'string' }, { type: 'object', properties: { 'app id': { type: 'string' } }, required: ['app id'] }] },
+      },
+      required: ['$top', 'user name'],
+      $defs: { row: { type: 'object', properties: { 'cell#1': { type: 'string' } } } },
+    },
+  };
+  const ARGS_BY_ORIGINAL_KEY = {
+    'filter[bundleId]': 'com.example',
+    $top: 5,
+    'user name': 'ada',
+    user_name: 'lovelace',
+    [long]: 'long',
+    'sort.by': 'name',
+    page: { 'page-size': 10, 'x y': ['a'] },
+    rows: [{ 'cell#1': 'c1' }, { 'cell#1': 'c2' }],
+    target: { 'app id': 'a1' },
+  };
+
+  /** The arguments as a model sends them for each format: under the keys the converted schema shows. */
+  const SENT: Record<'anthropic' | 'gemini', Record<string, unknown>> = {
+    anthropic: {
+      filter_bundleId_: 'com.example',
+      _top: 5,
+      user_name_7935f4: 'ada',
+      user_name: 'lovelace',
+      [long.slice(0, 64)]: 'long',
+      'sort.by': 'name',
+      page: { 'page-size': 10, x_y: ['a'] },
+      rows: [{ cell_1: 'c1' }, { cell_1: 'c2' }],
+      target: { app_id: 'a1' },
+    },
+    gemini: {
+      filter_bundleId_: 'com.example',
+      _top: 5,
+      user_name_7935f4: 'ada',
+      user_name: 'lovelace',
+      [long.slice(0, 64)]: 'long',
+      sort_by: 'name',
+      page: { page_size: 10, x_y: ['a'] },
+      rows: [{ cell_1: 'c1' }, { cell_1: 'c2' }],
+      target: { app_id: 'a1' },
+    },
+  };
+  const RENAMED = {
+    anthropic: ['filter[bundleId]', '$top', 'user name', long, 'page/properties/x y', 'target/anyOf/1/properties/app id', 'cell#1'],
+    gemini: [
+      'filter[bundleId]',
+      '$top',
+      'user name',
+      long,
+      'sort.by',
+      'page/properties/page-size',
+      'page/properties/x y',
+      'target/anyOf/1/properties/app id',
+      'cell#1',
+    ],
+  };
+
+  it('Anthropic and Gemini get legal keys, a warning naming each; restorePropertyKeys puts them back', () => {
+    const cases: ['anthropic' | 'gemini', RegExp, Parameters<typeof toProviderTool>[2]][] = [
+      ['anthropic', ANTHROPIC_PROPERTY_KEY, {}],
+      ['anthropic', ANTHROPIC_PROPERTY_KEY, { strict: true }],
+      ['gemini', GEMINI_PROPERTY_KEY, {}],
+      ['gemini', GEMINI_PROPERTY_KEY, { geminiSchema: 'openapi' }],
+    ];
+    for (const [format, rule, options] of cases) {
+      const label = `${format} ${JSON.stringify(options)}`;
+      const { tool, warnings } = toProviderTool(KEYS, format, options);
+      const schema = schemaOf(tool);
+      expectPropertyKeys(schema, rule);
+      expect(Object.keys(schema.properties as object), label).toEqual(Object.keys(SENT[format]));
+      const pointers = warnings.filter((warning) => warning.feature === 'property name').map((warning) => warning.pointer);
+      for (const key of RENAMED[format]) {
+        const at = key === 'cell#1' ? '/inputSchema/$defs/row/properties/cell#1' : `/inputSchema/properties/${key}`;
+        expect(pointers, label).toContain(at);
+      }
+      expect(restorePropertyKeys(KEYS.inputSchema, SENT[format], format), label).toEqual(ARGS_BY_ORIGINAL_KEY);
+    }
+    const anthropic = schemaOf(toProviderTool(KEYS, 'anthropic').tool);
+    expect(anthropic.required).toEqual(['_top', 'user_name_7935f4']);
+    expect((anthropic.properties as Record<string, { required?: string[] }>).page?.required).toEqual(['page-size']);
+    const gemini = toProviderTool(KEYS, 'gemini');
+    expect(gemini.warnings.find((warning) => warning.pointer === '/inputSchema/properties/sort.by')?.message).toBe(
+      'feature "property name" changed converting to gemini at /inputSchema/properties/sort.by: "sort.by" is sent as "sort_by" (gemini property names are ^[A-Za-z_][A-Za-z0-9_]{0,63}$); agentTools\' call (or restorePropertyKeys) puts the key back',
+    );
+    expect(schemaOf(gemini.tool).propertyOrdering).toEqual(Object.keys(SENT.gemini));
+    expect((schemaOf(gemini.tool).properties as Record<string, { required?: string[] }>).page?.required).toEqual(['page_size']);
+    // keys the tool declares win over a renamed key that happens to match; undeclared keys stay
+    expect(restorePropertyKeys(KEYS.inputSchema, { user_name: 'x', other: 1, _top: 2, $top: 3 }, 'anthropic')).toEqual({
+      user_name: 'x',
+      other: 1,
+      _top: 2,
+      $top: 3,
+    });
+  });
+
+  it('OpenAI and MCP take any key: sent and read back as they are', () => {
+    for (const format of ['openai-chat', 'openai-responses', 'mcp'] as const) {
+      const { tool, warnings } = toProviderTool(KEYS, format);
+      expect(Object.keys(schemaOf(tool).properties as object)).toEqual(Object.keys(KEYS.inputSchema.properties as object));
+      expect(warnings.filter((warning) => warning.feature === 'property name')).toEqual([]);
+      expect(restorePropertyKeys(KEYS.inputSchema, ARGS_BY_ORIGINAL_KEY, format)).toBe(ARGS_BY_ORIGINAL_KEY);
+    }
+  });
+
+  it('round-trips any keys (fast-check): legal once sent, the originals once restored', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.string({ maxLength: 80, unit: 'binary' }), { maxLength: 8 }), (keys) => {
+        const properties = Object.fromEntries(keys.map((key) => [key, { type: 'string' }]));
+        const tool: Tool = { name: 'gen', inputSchema: { type: 'object', properties } };
+        for (const [format, rule] of [
+          ['anthropic', ANTHROPIC_PROPERTY_KEY],
+          ['gemini', GEMINI_PROPERTY_KEY],
+        ] as const) {
+          const sent = Object.keys(schemaOf(toProviderTool(tool, format).tool).properties as object);
+          expect(sent.length).toBe(keys.length);
+          for (const key of sent) expect(key).toMatch(rule);
+          const args = Object.fromEntries(sent.map((key, i) => [key, keys[i]]));
+          expect(restorePropertyKeys(tool.inputSchema, args, format)).toEqual(Object.fromEntries(keys.map((key) => [key, key])));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
 
 describe('fromProviderTool', () => {
@@ -241,6 +640,10 @@ describe('fromProviderTool', () => {
       const { tool } = fromProviderTool(toProviderTool(RICH, format).tool, format);
       expect(toolId(tool), format).toBe('github:create_issue:2.1.0');
       expect(tool.description).toBe(RICH.description);
+      // decodeName: false keeps the provider name as the tool's name
+      expect(fromProviderTool(toProviderTool(RICH, format).tool, format, { decodeName: false }).tool.name).toBe(
+        'github--create_issue--2-d1-d0',
+      );
     }
     const { $schema: _dialect, ...schema } = RICH.inputSchema;
     expect(fromProviderTool(toProviderTool(RICH, 'openai-chat').tool, 'openai-chat').tool.inputSchema).toEqual(schema);
@@ -278,5 +681,86 @@ describe('fromProviderTool', () => {
     expect(fromProviderTool({ type: 'function', function: { name: 'f' } }, 'openai-chat').tool.inputSchema).toEqual({ type: 'object' });
     expect(() => fromProviderTool('f', 'openai-chat')).toThrow(/providerTool must be a openai-chat tool object/u);
     expect(() => fromProviderTool({ name: 'a b', parameters: {} }, 'openai-responses')).toThrow(/does not make a valid tool/u);
+  });
+});
+
+describe('fromProviderTool: names and tool types', () => {
+  const HYPHENATED = ['get-weather', 'web-search', 'search-docs', 'list-tools', 'get-price', 'read-file', 'get-address'];
+
+  /** One function tool named `name` in each format's shape. */
+  function shapes(name: string): [ProviderFormat, unknown][] {
+    const parameters = { type: 'object', properties: { q: { type: 'string' } } };
+    return [
+      ['openai-chat', { type: 'function', function: { name, parameters } }],
+      ['openai-responses', { type: 'function', name, parameters, strict: false }],
+      ['anthropic', { name, input_schema: parameters }],
+      ['gemini', { name, parametersJsonSchema: parameters }],
+      ['mcp', { name, inputSchema: parameters }],
+    ];
+  }
+
+  it('keeps an ordinary name as it is, hyphens and all', () => {
+    for (const name of HYPHENATED) {
+      for (const [format, providerTool] of shapes(name)) {
+        const { tool } = fromProviderTool(providerTool, format);
+        expect({ name: tool.name, namespace: tool.namespace, version: tool.version }, `${format} ${name}`).toEqual({
+          name,
+          namespace: undefined,
+          version: undefined,
+        });
+      }
+    }
+  });
+
+  it('a name with the namespace separator is decoded by default; decodeName: false keeps it, true decodes any name', () => {
+    const read = (name: string, decodeName?: boolean) =>
+      fromProviderTool({ name, input_schema: { type: 'object' } }, 'anthropic', decodeName === undefined ? {} : { decodeName }).tool;
+    expect(read('fs--read_text_file')).toMatchObject({ namespace: 'fs', name: 'read_text_file' });
+    expect(read('my_tool--v2')).toMatchObject({ namespace: 'my_tool', name: 'v2' });
+    expect(read('my_tool--v2', false)).toEqual({ name: 'my_tool--v2', inputSchema: { type: 'object' } });
+    // no separator: kept by default, decoded on request
+    expect(read('search-docs')).toEqual({ name: 'search-docs', inputSchema: { type: 'object' } });
+    expect(read('search-docs', true)).toMatchObject({ name: 'search.ocs' });
+  });
+
+  it('decodes with decodeName when the name is an encoding of a valid tool ID, and keeps it otherwise', () => {
+    const decoded = (name: string) => fromProviderTool({ name, input_schema: { type: 'object' } }, 'anthropic', { decodeName: true }).tool;
+    expect(decoded('fs--read_text_file')).toMatchObject({ namespace: 'fs', name: 'read_text_file' });
+    expect(decoded('math--add--1-d0-d0')).toMatchObject({ namespace: 'math', name: 'add', version: '1.0.0' });
+    expect(decoded(encodeToolName('github:create-issue'))).toMatchObject({ namespace: 'github', name: 'create-issue' });
+    // "get eather" is no valid tool name; a shortened name has no ID of its own
+    expect(decoded('get-weather')).toEqual({ name: 'get-weather', inputSchema: { type: 'object' } });
+    const shortened = encodeToolName(`acme:${'x'.repeat(80)}`);
+    expect(decoded(shortened).name).toBe(shortened);
+    // a Gemini name may hold ':', which a tool name may not: read as a tool ID
+    expect(fromProviderTool({ name: 'fs:read' }, 'gemini').tool).toMatchObject({ namespace: 'fs', name: 'read' });
+    expect(() => fromProviderTool({ name: 'f' }, 'gemini', { decodeName: 'yes' as unknown as boolean })).toThrow(
+      /option decodeName must be a boolean/u,
+    );
+  });
+
+  it('refuses the tools a provider runs itself, naming their type', () => {
+    const refused: [ProviderFormat, unknown, string][] = [
+      ['anthropic', { type: 'web_search_20250305', name: 'web_search', max_uses: 3 }, 'web_search_20250305'],
+      ['anthropic', { type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' }, 'tool_search_tool_bm25_20251119'],
+      ['openai-responses', { type: 'web_search' }, 'web_search'],
+      ['openai-responses', { type: 'custom', name: 'grammar_tool' }, 'custom'],
+      ['openai-chat', { type: 'custom', custom: { name: 'grammar_tool', format: { type: 'text' } } }, 'custom'],
+    ];
+    for (const [format, providerTool, type] of refused) {
+      const error = thrown(() => fromProviderTool(providerTool, format));
+      expect(ToolexecError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', details: { format, type } });
+      expect((error as Error).message).toContain(`has type "${type}": only`);
+    }
+    expect(() => fromProviderTool({ functionDeclarations: [{ name: 'f' }] }, 'gemini')).toThrow(
+      /is a Gemini Tool \(functionDeclarations\), not a function declaration: convert each of its functionDeclarations/u,
+    );
+    expect(() => fromProviderTool({ googleSearch: {} }, 'gemini')).toThrow(/Gemini runs that tool itself/u);
+    // the function tools of each format still convert
+    expect(fromProviderTool({ type: 'custom', name: 'get_weather', input_schema: { type: 'object' } }, 'anthropic').tool.name).toBe(
+      'get_weather',
+    );
+    expect(fromProviderTool({ name: 'f', parameters: { type: 'object' } }, 'openai-chat').tool.name).toBe('f');
   });
 });

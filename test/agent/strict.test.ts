@@ -1,7 +1,8 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import type { Tool } from '../../src/model/index.js';
-import { dropStrictNulls, toProviderTool } from '../../src/agent/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSchemaValidator, type Tool } from '../../src/model/index.js';
+import { createExec, type DefaultExec } from '../../src/exec/index.js';
+import { agentTools, dropStrictNulls, toProviderTool } from '../../src/agent/index.js';
 import { expectStrictSchema } from './provider-rules.js';
 
 /** Random JSON Schemas of the shapes tools use: scalars, enums, arrays, nested objects, unions, open objects. */
@@ -13,7 +14,11 @@ const schemaArb: fc.Arbitrary<Record<string, unknown>> = fc.letrec<{ schema: Rec
     fc.constant({ enum: ['x', 'y'] }),
     fc.constant({ type: ['string', 'null'] }),
     fc.constant({ type: 'object' }),
+    // what strict mode cannot take: a value of any type, an array of anything
+    fc.constant({ description: 'any JSON value' }),
+    fc.constant({ type: 'array' }),
     tie('schema').map((items) => ({ type: 'array', items, minItems: 2, uniqueItems: true })),
+    tie('schema').map((inner) => ({ allOf: [inner], description: 'wrapped' })),
     fc.tuple(tie('schema'), tie('schema')).map(([a, b]) => ({ oneOf: [a, b] })),
     fc
       .dictionary(fc.stringMatching(/^[a-z]{1,6}$/u), tie('schema'), { minKeys: 0, maxKeys: 4 })
@@ -109,5 +114,236 @@ describe('dropStrictNulls', () => {
       .function.parameters;
     expect((parameters.properties as Record<string, unknown>).owner).toEqual({ anyOf: [{ $ref: '#/$defs/user' }, { type: 'null' }] });
     expect(dropStrictNulls(schema, { name: 'n', note: null, owner: null, items: null })).toEqual({ name: 'n', note: null });
+  });
+});
+
+describe('dropStrictNulls in unions', () => {
+  const union = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['to'],
+    properties: {
+      to: {
+        anyOf: [
+          { type: 'string' },
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['address'],
+            properties: { address: { type: 'string' }, name: { type: 'string' } },
+          },
+        ],
+      },
+      cc: { type: 'array', items: { oneOf: [{ type: 'string' }, { $ref: '#/$defs/person' }] } },
+      pet: { allOf: [{ $ref: '#/$defs/person' }], description: 'allOf-wrapped, as pydantic writes a model field' },
+    },
+    $defs: { person: { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer' } }, required: ['name'] } },
+  };
+  const rootUnion = {
+    type: 'object',
+    oneOf: [
+      { additionalProperties: false, required: ['id'], properties: { id: { type: 'string' } } },
+      { additionalProperties: false, required: ['email'], properties: { email: { type: 'string' }, verified: { type: 'boolean' } } },
+    ],
+  };
+
+  it("removes the nulls strict mode sends inside a union's branches, allOf members and array items", () => {
+    expect(
+      dropStrictNulls(union, {
+        to: { address: 'a@b.c', name: null },
+        cc: ['x@y.z', { name: 'Bo', age: null }],
+        pet: { name: 'Rex', age: null },
+      }),
+    ).toEqual({ to: { address: 'a@b.c' }, cc: ['x@y.z', { name: 'Bo' }], pet: { name: 'Rex' } });
+    expect(dropStrictNulls(union, { to: 'a@b.c', cc: null, pet: null })).toEqual({ to: 'a@b.c' });
+  });
+
+  it('removes the nulls of the other alternatives of a root union merged into one object', () => {
+    expect(dropStrictNulls(rootUnion, { id: 'u1', email: null, verified: null })).toEqual({ id: 'u1' });
+    expect(dropStrictNulls(rootUnion, { id: null, email: 'a@b.c', verified: null })).toEqual({ email: 'a@b.c' });
+  });
+
+  it('keeps a null a branch accepts, or one every branch requires', () => {
+    const nullable = {
+      type: 'object',
+      properties: { v: { anyOf: [{ type: 'object', properties: { note: { type: ['string', 'null'] } } }, { type: 'integer' }] } },
+    };
+    const args = { v: { note: null } };
+    expect(dropStrictNulls(nullable, args)).toBe(args);
+    const everyBranch = { type: 'object', anyOf: [{ required: ['k'], properties: { k: { type: 'string' } } }, { required: ['k'] }] };
+    const required = { k: null };
+    expect(dropStrictNulls(everyBranch, required)).toBe(required);
+  });
+
+  it('ends with a self-referring union instead of looping', () => {
+    const cyclic = {
+      type: 'object',
+      properties: { n: { $ref: '#/$defs/n' } },
+      $defs: { n: { anyOf: [{ $ref: '#/$defs/n' }, { type: 'object', properties: { x: { type: 'string' } } }] } },
+    };
+    expect(dropStrictNulls(cyclic, { n: { x: null } })).toEqual({ n: {} });
+  });
+});
+
+/** The most null answer a strict model can give: `null` wherever the strict schema allows it, else the least value. */
+function nullestAnswer(node: unknown, root: Record<string, unknown>): unknown {
+  if (node === null || typeof node !== 'object') return null;
+  let schema = node as Record<string, unknown>;
+  while (typeof schema.$ref === 'string')
+    schema = (root.$defs as Record<string, Record<string, unknown>>)[schema.$ref.split('/').pop() as string] ?? {};
+  const nullable = (s: Record<string, unknown>): boolean =>
+    (Array.isArray(s.type) && s.type.includes('null')) ||
+    s.type === 'null' ||
+    (Array.isArray(s.enum) && s.enum.includes(null)) ||
+    (Array.isArray(s.anyOf) && (s.anyOf as Record<string, unknown>[]).some(nullable));
+  if (nullable(schema)) return null;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  if (Array.isArray(schema.anyOf)) return nullestAnswer(schema.anyOf[0], root);
+  if (Array.isArray(schema.allOf)) return nullestAnswer(schema.allOf[0], root);
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  if (type === 'object') {
+    return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([key, child]) => [key, nullestAnswer(child, root)]));
+  }
+  if (type === 'array')
+    return Array.from({ length: (schema.minItems as number | undefined) ?? 0 }, () => nullestAnswer(schema.items, root));
+  return { string: 'a', integer: 1, number: 1, boolean: true }[type as string] ?? null;
+}
+
+/** Tool schemas of what strict mode keeps: scalars, enums, nullable types, arrays, objects, unions of objects, allOf wrappers. */
+const roundTripArb: fc.Arbitrary<Record<string, unknown>> = fc.letrec<{ schema: Record<string, unknown>; object: Record<string, unknown> }>(
+  (tie) => {
+    const leaf = fc.constantFrom<Record<string, unknown>>(
+      { type: 'string' },
+      { type: 'integer', minimum: 0 },
+      { type: 'boolean' },
+      { type: 'number', multipleOf: 0.5 },
+      { type: 'string', minLength: 1, pattern: '^a', default: 'a' },
+      { enum: ['x', 'y'] },
+      { type: ['string', 'null'] },
+    );
+    // each branch of a union names its own properties (a key two branches type differently leaves a
+    // null answer ambiguous; see the notes of strict-nulls.ts)
+    const prefixed = (node: Record<string, unknown>, prefix: string): Record<string, unknown> => ({
+      ...node,
+      properties: Object.fromEntries(Object.entries(node.properties as object).map(([key, child]) => [`${prefix}${key}`, child])),
+      required: (node.required as string[]).map((key) => `${prefix}${key}`),
+    });
+    return {
+      schema: fc.oneof(
+        { depthSize: 'xsmall', withCrossShrink: true },
+        leaf,
+        tie('schema').map((items) => ({ type: 'array', items, minItems: 1 })),
+        tie('object'),
+        fc.tuple(tie('object'), tie('object')).map(([a, b]) => ({ anyOf: [prefixed(a, 'l_'), prefixed(b, 'r_')] })),
+        fc.tuple(leaf, tie('object')).map(([a, b]) => ({ anyOf: [a, b] })),
+        tie('object').map((inner) => ({ allOf: [inner], description: 'wrapped' })),
+      ),
+      object: fc.dictionary(fc.stringMatching(/^[a-z]{1,6}$/u), tie('schema'), { minKeys: 1, maxKeys: 3 }).chain((properties) =>
+        fc.record({
+          type: fc.constant('object'),
+          properties: fc.constant(properties),
+          required: fc.subarray(Object.keys(properties)),
+          additionalProperties: fc.constant(false),
+        }),
+      ),
+    };
+  },
+).object;
+
+describe('strict mode and dropStrictNulls over generated schemas', () => {
+  it("what a strict model sends (null for every optional), the tool's own schema accepts once the nulls are dropped", () => {
+    const validator = createSchemaValidator();
+    let strictCount = 0;
+    fc.assert(
+      // each schema is compiled afresh by the validator (~10 ms): fewer runs than the other properties
+      fc.property(roundTripArb, (inputSchema) => {
+        const tool: Tool = { name: 'gen', inputSchema: inputSchema as Tool['inputSchema'] };
+        for (const format of ['openai-chat', 'anthropic'] as const) {
+          const { tool: converted } = toProviderTool(tool, format, { strict: true });
+          const strict =
+            format === 'openai-chat'
+              ? (converted as { function: { strict: boolean } }).function.strict
+              : (converted as { strict?: boolean }).strict === true;
+          if (!strict) continue;
+          strictCount++;
+          const schema =
+            format === 'openai-chat'
+              ? (converted as { function: { parameters: Record<string, unknown> } }).function.parameters
+              : (converted as { input_schema: Record<string, unknown> }).input_schema;
+          const answer = nullestAnswer(schema, schema) as Record<string, unknown>;
+          validator.validate(schema, answer);
+          validator.validate(inputSchema, dropStrictNulls(inputSchema, answer));
+        }
+      }),
+      { numRuns: 200 },
+    );
+    expect(strictCount).toBeGreaterThan(100);
+  }, 120_000);
+});
+
+describe('agentTools in strict mode: unions end to end', () => {
+  let exec: DefaultExec;
+  beforeAll(() => {
+    exec = createExec({
+      tools: [
+        {
+          tool: {
+            namespace: 'mail',
+            name: 'send',
+            description: 'send mail',
+            inputSchema: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['to'],
+              properties: {
+                to: {
+                  anyOf: [
+                    { type: 'string' },
+                    {
+                      type: 'object',
+                      additionalProperties: false,
+                      required: ['address'],
+                      properties: { address: { type: 'string' }, name: { type: 'string' } },
+                    },
+                  ],
+                },
+              },
+            },
+          },
+          handler: (args) => args,
+        },
+        {
+          tool: {
+            namespace: 'mail',
+            name: 'find',
+            description: 'a root oneOf',
+            inputSchema: {
+              type: 'object',
+              oneOf: [
+                { additionalProperties: false, required: ['id'], properties: { id: { type: 'string' } } },
+                { additionalProperties: false, required: ['email'], properties: { email: { type: 'string' } } },
+              ],
+            },
+          },
+          handler: (args) => args,
+        },
+      ],
+    });
+  });
+  afterAll(() => exec.close());
+
+  it('OpenAI and Anthropic: the answers strict mode makes the model send run, the nulls dropped', async () => {
+    for (const format of ['openai-chat', 'anthropic'] as const) {
+      const agent = await agentTools(exec, { format, strict: true });
+      for (const tool of agent.tools) expect(JSON.stringify(tool), format).toMatch(/"strict":true/u);
+      const send = await agent.call('mail--send', { to: { address: 'a@b.c', name: null } }, { callId: 'c1' });
+      const find = await agent.call('mail--find', '{"id":"u1","email":null}', { callId: 'c2' });
+      const texts = [send, find].map((result) =>
+        'content' in result && typeof result.content === 'string'
+          ? result.content
+          : (result as { content: { text: string }[] }).content.map((block) => block.text).join(''),
+      );
+      expect(texts, format).toEqual(['{"to":{"address":"a@b.c"}}', '{"id":"u1"}']);
+    }
   });
 });

@@ -10,7 +10,8 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentTools, aiSdkTools, createMcpServer, encodeToolName } from '../../src/agent/index.js';
+import { agentTools, aiSdkTools, createMcpServer, encodeToolName, type AnthropicToolResult } from '../../src/agent/index.js';
+import { successResult } from '../../src/agent/tool-results.js';
 import { createExec, type DefaultExec, type LocalToolDefinition } from '../../src/exec/index.js';
 
 const open: DefaultExec[] = [];
@@ -164,5 +165,44 @@ describe('a tool result that cannot be serialised as JSON', () => {
       expect((part.output as { value: string }).value).toMatch(/tool "res:\w+" ran, but its result could not be serialised as JSON/u);
     }
     expect(() => JSON.stringify(result.steps)).not.toThrow();
+  });
+});
+
+describe('Anthropic: no empty text blocks (the API refuses them)', () => {
+  it('a tool that returns an empty or blank string answers "(no output)"; the other formats send it as it is', async () => {
+    const exec = createExec({ tools: [tool('empty', () => ''), tool('blank', () => ' \n '), tool('word', () => 'ok')] });
+    open.push(exec);
+    const anthropic = await agentTools(exec, { format: 'anthropic' });
+    for (const name of ['empty', 'blank']) {
+      expect(await anthropic.call(`res--${name}`, {}, { callId: 'u1' }), name).toEqual({
+        type: 'tool_result',
+        tool_use_id: 'u1',
+        content: [{ type: 'text', text: '(no output)' }],
+      });
+    }
+    expect((await anthropic.call('res--word', {})).content).toEqual([{ type: 'text', text: 'ok' }]);
+    const chat = await agentTools(exec, { format: 'openai-chat' });
+    expect((await chat.call('res--empty', {})).content).toBe('');
+    const mcp = await agentTools(exec, { format: 'mcp' });
+    expect(await mcp.call('res--empty', {})).toEqual({ content: [{ type: 'text', text: '' }] });
+  });
+
+  it('MCP content: empty text blocks are left out, the rest kept', () => {
+    const result = successResult(
+      'anthropic',
+      {
+        toolId: 'fx:pic',
+        durationMs: 1,
+        content: [
+          { type: 'text', text: '' },
+          { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
+          { type: 'text', text: '   ' },
+        ],
+      },
+      'fx--pic',
+      'u2',
+    ) as AnthropicToolResult;
+    expect(result.content).toEqual([{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }]);
+    for (const block of result.content) if (block.type === 'text') expect(block.text.trim()).not.toBe('');
   });
 });

@@ -1,15 +1,27 @@
 /**
- * The way back: a provider's tool definition as a toolexec `Tool`. The name is decoded when
- * `encodeToolName` made it (so `math--add--1-d0-d0` becomes `math:add` version `1.0.0`), else
- * kept as the tool's name; every provider field a `Tool` has no place for is reported.
+ * The way back: a provider's tool definition as a toolexec `Tool`. A name with a namespace as
+ * `encodeToolName` writes it is decoded when it is the encoding of a valid tool ID (so
+ * `math--add--1-d0-d0` becomes `math:add` version `1.0.0`); any other name is kept as it is (a
+ * Gemini name holding `:` read as a tool ID);
+ * every provider field a `Tool` has no place for is reported. Only function tools convert: a
+ * provider's own tools (web search, code execution...) are refused naming their type.
  */
 import { parseToolId, validateTool, type Tool } from '../../model/index.js';
 import { layerErrors } from '../../model/internal.js';
 import { decodeToolName } from '../tool-names.js';
 import { isSchema, lost, pointerToken, type Schema, type WalkContext } from './schema-walk.js';
-import type { ProviderFormat, ProviderToolConversion } from './types.js';
+import type { FromProviderToolOptions, ProviderFormat, ProviderToolConversion } from './types.js';
 
 const errors = layerErrors('agent');
+
+/** What each format calls the tools that can become a `Tool`, for the refusal of any other. */
+const FUNCTION_TOOLS: Readonly<Record<ProviderFormat, string>> = {
+  'openai-chat': 'function tools (type "function")',
+  'openai-responses': 'function tools (type "function")',
+  anthropic: 'custom tools (no type, or type "custom")',
+  gemini: 'function declarations',
+  mcp: 'MCP tools',
+};
 
 /** The schemas an adapter read from a provider's object. */
 export interface ProviderSchemas {
@@ -19,26 +31,60 @@ export interface ProviderSchemas {
   output?: unknown;
 }
 
-/** Checks that a provider tool is an object; `INVALID_ARGUMENT` otherwise. */
-export function providerObject(value: unknown, format: ProviderFormat): Schema {
+/**
+ * Checks that a provider tool is an object and, for a format with tool types, that its `type`,
+ * when it has one, is one of `types` (the format's function tools); `INVALID_ARGUMENT` otherwise,
+ * naming the type.
+ */
+export function providerObject(value: unknown, format: ProviderFormat, types?: readonly string[]): Schema {
   if (!isSchema(value)) throw errors.invalidArgument('providerTool', `must be a ${format} tool object`);
+  const type = value.type;
+  if (types !== undefined && type !== undefined && !types.includes(type as string)) {
+    throw errors.invalidArgument(
+      'providerTool',
+      `has type ${JSON.stringify(type)}: only ${FUNCTION_TOOLS[format]} become a toolexec Tool (any other ${format} tool is one the provider runs itself, or takes no JSON Schema)`,
+      { details: { format, type } },
+    );
+  }
   return value;
 }
 
-/** The tool's name, namespace and version from a provider name. */
-function identity(name: string): Pick<Tool, 'name' | 'namespace' | 'version'> {
-  let id: string;
+/** The parts of a tool ID as a tool's fields, when they make a valid tool; undefined otherwise. */
+function idParts(id: string): Pick<Tool, 'name' | 'namespace' | 'version'> | undefined {
   try {
-    id = decodeToolName(name);
+    const parsed = parseToolId(id);
+    const parts = {
+      name: parsed.name,
+      ...(parsed.namespace === undefined ? {} : { namespace: parsed.namespace }),
+      ...(parsed.version === undefined ? {} : { version: parsed.version }),
+    };
+    validateTool({ ...parts, inputSchema: { type: 'object' } });
+    return parts;
   } catch {
-    return { name };
+    return undefined;
   }
-  const parsed = parseToolId(id);
-  return {
-    name: parsed.name,
-    ...(parsed.namespace === undefined ? {} : { namespace: parsed.namespace }),
-    ...(parsed.version === undefined ? {} : { version: parsed.version }),
-  };
+}
+
+/**
+ * The tool's name, namespace and version from a provider name: the ID `encodeToolName` made it
+ * from when decoding applies (see {@link FromProviderToolOptions.decodeName}) and gives a valid
+ * tool ID; otherwise the name as it is; a name holding `:` (Gemini allows it, a tool name does
+ * not) read as a tool ID.
+ */
+function identity(name: string, options: FromProviderToolOptions): Pick<Tool, 'name' | 'namespace' | 'version'> {
+  const decode = options.decodeName;
+  // By default only a name holding `--`, the namespace separator of encodeToolName, is read as one.
+  if (decode === true || (decode === undefined && name.includes('--'))) {
+    let id: string | undefined;
+    try {
+      id = decodeToolName(name);
+    } catch {
+      id = undefined;
+    }
+    const decoded = id === undefined ? undefined : idParts(id);
+    if (decoded !== undefined) return decoded;
+  }
+  return (name.includes(':') ? idParts(name) : undefined) ?? { name };
 }
 
 /**
@@ -51,6 +97,7 @@ export function toolFromParts(
   source: Schema,
   schemas: ProviderSchemas,
   read: readonly string[],
+  options: FromProviderToolOptions,
 ): ProviderToolConversion<Tool> {
   const { name, description } = source;
   if (typeof name !== 'string' || name === '') throw errors.invalidArgument('providerTool', `has no name (a ${format} tool needs one)`);
@@ -60,7 +107,7 @@ export function toolFromParts(
     throw errors.invalidArgument('providerTool', `has a schema that is not a JSON object (${format} tool "${name}")`);
   const { $schema: _dialect, ...schema } = inputSchema;
   const tool: Tool = {
-    ...identity(name),
+    ...identity(name, options),
     inputSchema: { type: 'object', ...schema },
   };
   if (typeof description === 'string' && description !== '') tool.description = description;

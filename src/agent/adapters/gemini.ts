@@ -3,7 +3,9 @@
  *
  * Facts, from the types of `@google/genai` 2.32 (`FunctionDeclaration`, `Schema`) and Google's
  * function-calling and structured-output guides:
- * - names: a letter or `_` first, then up to 128 of `[a-zA-Z0-9_.:-]`;
+ * - names: a letter or `_` first, then up to 128 of `[a-zA-Z0-9_.:-]`; parameter (property)
+ *   names a letter or `_` first, then `[a-zA-Z0-9_]`, up to 64 (others are renamed, see
+ *   `property-keys.ts`);
  * - `parametersJsonSchema` (JSON Schema) and `parameters` (the OpenAPI 3.0 subset of the SDK's
  *   `Schema` class) exclude each other; JSON Schema is preferred;
  * - the JSON Schema keywords taken: `$id`, `$defs`, `$ref`, `$anchor`, `type`, `format`, `title`,
@@ -18,10 +20,14 @@
  *   request's `functionCallingConfig.mode: 'VALIDATED'`), no deferred tools, no annotations.
  */
 import type { Tool } from '../../model/index.js';
+import { layerErrors } from '../../model/internal.js';
 import { providerObject, toolFromParts } from './from-provider.js';
+import { renamePropertyKeys } from './property-keys.js';
 import { constAsEnum, isSchema, lost, mapChildren, oneOfAsAnyOf, type Schema, type WalkContext } from './schema-walk.js';
 import { convertSchema, toolFacts, toolFieldsLost } from './tool-fields.js';
-import type { GeminiFunctionDeclaration, ProviderToolConversion, ToProviderToolOptions } from './types.js';
+import type { FromProviderToolOptions, GeminiFunctionDeclaration, ProviderToolConversion, ToProviderToolOptions } from './types.js';
+
+const errors = layerErrors('agent');
 
 /** The JSON Schema keywords Gemini's `parametersJsonSchema` takes. */
 export const GEMINI_JSON_SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
@@ -147,7 +153,12 @@ export function toGemini(tool: Tool, options: ToProviderToolOptions): ProviderTo
   const rules = openApi
     ? { keep: GEMINI_OPENAPI_KEYWORDS, adjust: openApiAdjust, inline: true }
     : { keep: GEMINI_JSON_SCHEMA_KEYWORDS, adjust: jsonSchemaAdjust, inline: options.inlineRefs === true };
-  const parameters = withOrdering(convertSchema(facts.inputSchema, '/inputSchema', facts.ctx, rules));
+  const parameters = renamePropertyKeys(
+    withOrdering(convertSchema(facts.inputSchema, '/inputSchema', facts.ctx, rules)),
+    facts.inputSchema,
+    facts.ctx,
+    '/inputSchema',
+  );
   const response =
     tool.outputSchema === undefined ? undefined : withOrdering(convertSchema(tool.outputSchema, '/outputSchema', facts.ctx, rules));
   if (openApi) {
@@ -174,17 +185,43 @@ function fromOpenApi(value: unknown): unknown {
   return out;
 }
 
-/** A Gemini function declaration as a `Tool`. */
-export function fromGemini(value: unknown): ProviderToolConversion<Tool> {
+/** The fields of a Gemini `Tool` (what holds function declarations, or is a tool Gemini runs itself). */
+const GEMINI_TOOL_FIELDS = [
+  'functionDeclarations',
+  'googleSearch',
+  'googleSearchRetrieval',
+  'codeExecution',
+  'urlContext',
+  'retrieval',
+  'fileSearch',
+  'googleMaps',
+  'computerUse',
+  'enterpriseWebSearch',
+] as const;
+
+/**
+ * A Gemini function declaration as a `Tool`.
+ *
+ * @throws `INVALID_ARGUMENT` for a Gemini `Tool` (`{ functionDeclarations }`, `{ googleSearch }`...)
+ * instead of one of its declarations.
+ */
+export function fromGemini(value: unknown, options: FromProviderToolOptions): ProviderToolConversion<Tool> {
   const source = providerObject(value, 'gemini');
+  const field = source.name === undefined ? GEMINI_TOOL_FIELDS.find((key) => source[key] !== undefined) : undefined;
+  if (field !== undefined) {
+    throw errors.invalidArgument(
+      'providerTool',
+      `is a Gemini Tool (${field}), not a function declaration: ${field === 'functionDeclarations' ? 'convert each of its functionDeclarations' : 'Gemini runs that tool itself; only function declarations become a toolexec Tool'}`,
+      { details: { format: 'gemini', field } },
+    );
+  }
   const inputSchema = source.parametersJsonSchema ?? fromOpenApi(source.parameters);
   const outputSchema = source.responseJsonSchema ?? fromOpenApi(source.response);
-  return toolFromParts('gemini', source, { input: inputSchema, output: outputSchema }, [
-    'name',
-    'description',
-    'parametersJsonSchema',
-    'parameters',
-    'responseJsonSchema',
-    'response',
-  ]);
+  return toolFromParts(
+    'gemini',
+    source,
+    { input: inputSchema, output: outputSchema },
+    ['name', 'description', 'parametersJsonSchema', 'parameters', 'responseJsonSchema', 'response'],
+    options,
+  );
 }

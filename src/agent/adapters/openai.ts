@@ -6,21 +6,34 @@
  * `FunctionDefinition`, `resources/responses` `FunctionTool`) and OpenAI's function-calling and
  * structured-outputs guides:
  * - names `^[a-zA-Z0-9_-]{1,64}$` (FunctionDefinition.name);
- * - without strict mode the parameters may be any JSON Schema (only `$schema` is removed);
+ * - without strict mode the parameters are JSON Schema with any keyword, but OpenAI's function
+ *   validator still wants the root to be one object (`type: 'object'`, no `anyOf` / `oneOf` /
+ *   `allOf` at the top) and every array to have `items` ("array schema missing items"): the root
+ *   is made one object (as for Anthropic) and `items: {}` added, each with a warning; `$schema` is
+ *   removed;
  * - strict mode takes a subset: `type`, `properties`, `required`, `additionalProperties: false`,
  *   `items`, `enum`, `const`, `anyOf`, `$ref` / `$defs` (recursion included), `description`,
  *   `title`, strings' `pattern` and `format`, numbers' `multipleOf`, `minimum`, `maximum`,
  *   `exclusiveMinimum`, `exclusiveMaximum`, arrays' `minItems` and `maxItems`; every object closed
- *   with every property required; the root one object (no `anyOf` there);
+ *   with every property required; every subschema typed (no `{ description }`-only node: "schema
+ *   must have a 'type' key") and every array with `items`; the root one object (no `anyOf` there);
  * - only Responses has `defer_loading` (with a `tool_search` tool in the request) and
- *   `output_schema`; Chat has neither.
+ *   `output_schema`; Chat has neither;
+ * - `tools` also takes hosted tools (Responses: `web_search`, `file_search`, `mcp`...; both:
+ *   `custom` free-form tools): `fromProviderTool` takes function tools only and refuses the rest.
  */
 import type { Tool } from '../../model/index.js';
 import { providerObject, toolFromParts } from './from-provider.js';
-import { lost, oneOfAsAnyOf, type Schema, type WalkContext } from './schema-walk.js';
+import { isSchema, itemsAdded, lost, oneOfAsAnyOf, type Schema, type WalkContext } from './schema-walk.js';
 import { makeStrict, STRICT_COMMON_KEYWORDS, strictLost } from './strict.js';
 import { convertSchema, objectRoot, toolFacts, toolFieldsLost, type ToolFacts } from './tool-fields.js';
-import type { OpenAIChatTool, OpenAIResponsesTool, ProviderToolConversion, ToProviderToolOptions } from './types.js';
+import type {
+  FromProviderToolOptions,
+  OpenAIChatTool,
+  OpenAIResponsesTool,
+  ProviderToolConversion,
+  ToProviderToolOptions,
+} from './types.js';
 
 /** The keywords OpenAI's strict mode accepts. */
 export const OPENAI_STRICT_KEYWORDS: ReadonlySet<string> = new Set([
@@ -33,7 +46,10 @@ export const OPENAI_STRICT_KEYWORDS: ReadonlySet<string> = new Set([
   'maxItems',
 ]);
 
-/** The parameters and whether they are strict: strict when asked and possible, else as they are. */
+/**
+ * The parameters and whether they are strict: strict when asked and possible, else the plain form
+ * (the root made one object, `items: {}` where an array has none).
+ */
 export function openAiParameters(facts: ToolFacts, options: ToProviderToolOptions): { parameters: Schema; strict: boolean } {
   const pointer = '/inputSchema';
   const inline = options.inlineRefs === true;
@@ -41,14 +57,15 @@ export function openAiParameters(facts: ToolFacts, options: ToProviderToolOption
     const ctx: WalkContext = { ...facts.ctx, warnings: [] };
     const root = objectRoot(facts.inputSchema, ctx, pointer);
     const filtered = convertSchema(root, pointer, ctx, { keep: OPENAI_STRICT_KEYWORDS, adjust: oneOfAsAnyOf, inline });
-    const { schema, problems } = makeStrict(filtered, facts.inputSchema, pointer, { refuseRecursion: false });
+    const { schema, problems } = makeStrict(filtered, facts.inputSchema, pointer, { refuseRecursion: false, requireItems: true });
     if (problems.length === 0) {
       facts.ctx.warnings.push(...ctx.warnings);
       return { parameters: schema, strict: true };
     }
     strictLost(facts.ctx, problems);
   }
-  return { parameters: convertSchema(facts.inputSchema, pointer, facts.ctx, { inline }), strict: false };
+  const root = objectRoot(facts.inputSchema, facts.ctx, pointer);
+  return { parameters: convertSchema(root, pointer, facts.ctx, { inline, adjust: itemsAdded }), strict: false };
 }
 
 /** A tool as an OpenAI Chat Completions function tool. */
@@ -78,23 +95,29 @@ export function toOpenAIResponses(tool: Tool, options: ToProviderToolOptions): P
   return { tool: out, warnings: facts.ctx.warnings };
 }
 
-/** An OpenAI Chat Completions function tool (or a bare function definition) as a `Tool`. */
-export function fromOpenAIChat(value: unknown): ProviderToolConversion<Tool> {
-  const source = providerObject(value, 'openai-chat');
-  const fn =
-    source.type === 'function' && typeof source.function === 'object' && source.function !== null ? (source.function as Schema) : source;
-  return toolFromParts('openai-chat', fn, { input: fn.parameters }, ['name', 'description', 'parameters', 'strict', 'type']);
+/**
+ * An OpenAI Chat Completions function tool (or a bare function definition) as a `Tool`.
+ *
+ * @throws `INVALID_ARGUMENT` for a tool of another type (`custom`).
+ */
+export function fromOpenAIChat(value: unknown, options: FromProviderToolOptions): ProviderToolConversion<Tool> {
+  const source = providerObject(value, 'openai-chat', ['function']);
+  const fn = source.type === 'function' && isSchema(source.function) ? source.function : source;
+  return toolFromParts('openai-chat', fn, { input: fn.parameters }, ['name', 'description', 'parameters', 'strict', 'type'], options);
 }
 
-/** An OpenAI Responses function tool as a `Tool`. */
-export function fromOpenAIResponses(value: unknown): ProviderToolConversion<Tool> {
-  const source = providerObject(value, 'openai-responses');
-  return toolFromParts('openai-responses', source, { input: source.parameters, output: source.output_schema }, [
-    'name',
-    'description',
-    'parameters',
-    'output_schema',
-    'strict',
-    'type',
-  ]);
+/**
+ * An OpenAI Responses function tool as a `Tool`.
+ *
+ * @throws `INVALID_ARGUMENT` for a hosted tool (`web_search`, `file_search`, `mcp`, `custom`...).
+ */
+export function fromOpenAIResponses(value: unknown, options: FromProviderToolOptions): ProviderToolConversion<Tool> {
+  const source = providerObject(value, 'openai-responses', ['function']);
+  return toolFromParts(
+    'openai-responses',
+    source,
+    { input: source.parameters, output: source.output_schema },
+    ['name', 'description', 'parameters', 'output_schema', 'strict', 'type'],
+    options,
+  );
 }

@@ -57,6 +57,33 @@ export function lost(ctx: WalkContext, feature: string, pointer: string, why?: s
   ctx.warnings.push({ format: ctx.format, feature, pointer, message });
 }
 
+/**
+ * Records that the conversion rewrote `feature` at `pointer` so the provider takes the tool (an
+ * `items: {}` added, a property key renamed): nothing a model needs is lost, but the schema sent
+ * differs from the tool's.
+ */
+export function changed(ctx: WalkContext, feature: string, pointer: string, what: string): void {
+  const message = `feature "${feature}" changed converting to ${ctx.format} at ${pointer || '/'}: ${what}`;
+  ctx.warnings.push({ format: ctx.format, feature, pointer, message });
+}
+
+/** Whether a schema node describes arrays (`type: 'array'`, or a list of types with it). */
+export function isArrayNode(node: Schema): boolean {
+  const type = node.type;
+  return type === 'array' || (Array.isArray(type) && type.includes('array'));
+}
+
+/**
+ * For providers that refuse an array schema without `items` (OpenAI's function validator):
+ * `items: {}` (any value, what a missing `items` means) added, with a warning. Use as a
+ * {@link KeywordRules.adjust}.
+ */
+export function itemsAdded(node: Schema, pointer: string, ctx: WalkContext): Schema {
+  if (!isArrayNode(node) || node.items !== undefined) return node;
+  changed(ctx, 'items', `${pointer}/items`, `${ctx.format} requires items on every array; sent as items: {} (any value)`);
+  return { ...node, items: {} };
+}
+
 /** Applies `fn` to each direct subschema of a node, keeping the node's shape. */
 export function mapChildren(node: Schema, pointer: string, fn: (child: unknown, pointer: string) => unknown): Schema {
   const out: Schema = {};

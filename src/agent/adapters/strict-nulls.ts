@@ -1,83 +1,88 @@
 /**
- * The way back from OpenAI strict mode's nullable optionals: strict mode requires every property,
- * so an optional one becomes `type: [..., 'null']` and the model sends `null` for "absent". Before
- * the tool runs, those `null`s are removed again wherever the tool's own schema leaves the property
- * optional and does not accept `null` — so the tool sees what its schema describes.
+ * The way back from strict mode's nullable optionals (OpenAI structured outputs, Anthropic strict
+ * tool use): strict mode requires every property, so an optional one becomes `type: [..., 'null']`
+ * and the model sends `null` for "absent". Before the tool runs, those `null`s are removed again
+ * wherever the tool's own schema leaves the property optional and does not accept `null` — in
+ * nested objects and arrays, and in the branches of `anyOf` / `oneOf` / `allOf` (a root union
+ * merged into one object included; of a union, the branches whose required properties the object
+ * has) — so the tool sees what its schema describes.
  */
-
-type Schema = Record<string, unknown>;
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/** Follows a local `$ref` (`#/...`) inside the root schema; anything else is left alone. */
-function deref(schema: Schema, root: Schema, depth: number): Schema {
-  let current = schema;
-  for (let hops = 0; hops < 32 && typeof current.$ref === 'string' && current.$ref.startsWith('#'); hops++) {
-    let target: unknown = root;
-    for (const token of current.$ref.slice(1).split('/').slice(1)) {
-      const key = decodeURIComponent(token).replace(/~1/gu, '/').replace(/~0/gu, '~');
-      target = isObject(target) ? target[key] : undefined;
-    }
-    if (!isObject(target) || depth > 64) return current;
-    current = target;
-  }
-  return current;
-}
+import { deref, either, isObject, itemSchemas, MAX_DEPTH, objectView, type ObjectView, type Schema } from './argument-view.js';
 
 /** Whether a schema accepts `null` (an unconstrained schema does). */
-function acceptsNull(schema: unknown): boolean {
+function acceptsNull(schema: unknown, root: Schema, seen: readonly Schema[] = []): boolean {
   if (schema === true || !isObject(schema)) return schema !== false;
-  const type = schema.type;
+  const node = deref(schema, root);
+  // a union that refers back to itself: its other alternatives decide
+  if (seen.includes(node) || seen.length > MAX_DEPTH) return false;
+  const inner = [...seen, node];
+  const type = node.type;
   if (type === 'null') return true;
   if (Array.isArray(type)) return type.includes('null');
   if (type !== undefined) return false;
-  if (Array.isArray(schema.enum)) return schema.enum.includes(null);
-  if ('const' in schema) return schema.const === null;
+  if (Array.isArray(node.enum)) return node.enum.includes(null);
+  if ('const' in node) return node.const === null;
   for (const key of ['anyOf', 'oneOf'] as const) {
-    const options = schema[key];
-    if (Array.isArray(options)) return options.some(acceptsNull);
+    const options = node[key];
+    if (Array.isArray(options)) return options.some((option) => acceptsNull(option, root, inner));
   }
-  return schema.nullable === true || schema.$ref === undefined;
+  if (Array.isArray(node.allOf)) return node.allOf.every((member) => acceptsNull(member, root, inner));
+  return node.nullable === true || node.$ref === undefined;
 }
 
-function walk(schemaValue: unknown, value: unknown, root: Schema, depth: number): unknown {
-  if (!isObject(schemaValue) || depth > 64) return value;
-  const schema = deref(schemaValue, root, depth);
+function walk(schema: unknown, value: unknown, root: Schema, depth: number): unknown {
+  if (depth > MAX_DEPTH) return value;
   if (Array.isArray(value)) {
-    const items = schema.items;
-    return isObject(items) ? value.map((item) => walk(items, item, root, depth + 1)) : value;
+    const items = either(itemSchemas(schema, root));
+    if (items === undefined) return value;
+    let changed = false;
+    const out = value.map((item) => {
+      const next = walk(items, item, root, depth + 1);
+      if (next !== item) changed = true;
+      return next;
+    });
+    return changed ? out : value;
   }
   if (!isObject(value)) return value;
-  const properties = isObject(schema.properties) ? schema.properties : undefined;
-  if (properties === undefined) return value;
-  const required = new Set(Array.isArray(schema.required) ? schema.required : []);
-  let out: Record<string, unknown> | undefined;
+  // the branches of a union this object can be: each of their required properties present, and not
+  // as a null the branch refuses (that null is strict mode's "absent", sent for another branch)
+  const record = value;
+  const applies = (branch: ObjectView): boolean =>
+    [...branch.required].every(
+      (name) =>
+        Object.hasOwn(record, name) &&
+        (record[name] !== null || (branch.applicable.get(name) ?? []).some((option) => acceptsNull(option, root))),
+    );
+  const view = objectView(schema, root, applies);
+  if (view === undefined) return value;
+  let changed = false;
+  const entries: [string, unknown][] = [];
   for (const [key, item] of Object.entries(value)) {
-    const propertySchema = properties[key];
-    if (propertySchema === undefined) continue;
-    if (
-      item === null &&
-      !required.has(key) &&
-      !acceptsNull(isObject(propertySchema) ? deref(propertySchema, root, depth) : propertySchema)
-    ) {
-      out ??= { ...value };
-      delete out[key];
+    const schemas = view.properties.get(key);
+    if (schemas === undefined) {
+      entries.push([key, item]);
       continue;
     }
-    const next = walk(propertySchema, item, root, depth + 1);
-    if (next !== item) {
-      out ??= { ...value };
-      out[key] = next;
+    // a null no schema of the property accepts (in the branches the object can be), for a property
+    // not surely required: strict mode's "absent"
+    const options = view.applicable.get(key) ?? [];
+    if (item === null && !view.required.has(key) && !options.some((option) => acceptsNull(option, root))) {
+      changed = true;
+      continue;
     }
+    const next = walk(either(schemas), item, root, depth + 1);
+    if (next !== item) changed = true;
+    entries.push([key, next]);
   }
-  return out ?? value;
+  return changed ? Object.fromEntries(entries) : value;
 }
 
 /**
  * The arguments with every `null` removed that strict mode put in for an absent optional property
- * (per `schema`, the tool's own input schema). Values are copied only where something changes.
+ * (per `schema`, the tool's own input schema), at any depth and in the branches of unions: a
+ * `null` goes when the property is not required (by its object, or by every branch of a union the
+ * object can be) and none of its schemas there accepts `null`. Values are copied only where
+ * something changes.
  */
 export function dropStrictNulls(schema: unknown, args: Record<string, unknown>): Record<string, unknown> {
   if (!isObject(schema)) return args;

@@ -4,7 +4,7 @@
  * object is closed and lists every property as required. Optional properties become nullable (the
  * model sends `null` for "absent"; `dropStrictNulls` removes those again before the tool runs).
  */
-import { isRecursive, isSchema, lost, mapChildren, type Schema, type WalkContext } from './schema-walk.js';
+import { isArrayNode, isRecursive, isSchema, lost, mapChildren, pointerToken, type Schema, type WalkContext } from './schema-walk.js';
 
 /**
  * The keywords both providers' strict modes accept (OpenAI structured outputs, Anthropic strict tool
@@ -67,21 +67,32 @@ export function nullable(node: Schema): Schema {
   return { anyOf: [rest, { type: 'null' }], ...(description === undefined ? {} : { description }) };
 }
 
+/** What one provider's strict mode refuses beyond open objects. */
+export interface StrictRules {
+  /** A recursive schema (Anthropic). */
+  refuseRecursion: boolean;
+  /** An array without `items` (OpenAI: "array schema missing items"). */
+  requireItems: boolean;
+}
+
 /**
  * Closes every object of an already filtered schema and requires every property (optional ones
  * made nullable). Returns the problems that keep it from being strict: an object open to other
  * properties (`additionalProperties` true or a schema, `patternProperties`), a free-form object
- * without `properties`, and, when `refuseRecursion`, a recursive schema.
+ * without `properties`, a subschema with no type (`{ description }` only, or the `{}` an
+ * unsupported `allOf` leaves), with `requireItems` an array without `items`, and with
+ * `refuseRecursion` a recursive schema.
  */
 export function makeStrict(
   root: Schema,
   original: Schema,
   pointer: string,
-  options: { refuseRecursion: boolean },
+  options: StrictRules,
 ): { schema: Schema; problems: StrictProblem[] } {
   const problems: StrictProblem[] = [];
   if (options.refuseRecursion && isRecursive(original)) problems.push({ pointer, reason: 'the schema is recursive' });
   checkOpenObjects(original, pointer, problems, true);
+  checkTypedNodes(root, pointer, problems, options.requireItems);
   const walk = (value: unknown, at: string, isRoot: boolean): unknown => {
     if (!isSchema(value)) return value;
     let node = mapChildren(value, at, (child, childAt) => walk(child, childAt, false));
@@ -118,6 +129,46 @@ function checkOpenObjects(value: unknown, at: string, problems: StrictProblem[],
     checkOpenObjects(child, childAt, problems, false);
     return child;
   });
+}
+
+/** The keywords that give a strict-mode subschema its type (both providers refuse a node without one). */
+const TYPING_KEYWORDS = ['type', '$ref', 'anyOf', 'oneOf', 'allOf', 'enum', 'const'] as const;
+
+/** Keywords whose value is a map of name → subschema a strict schema may hold. */
+const SUBSCHEMA_MAPS = ['properties', '$defs', 'definitions'] as const;
+/** Keywords whose value is a list of subschemas. */
+const SUBSCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const;
+
+/**
+ * Finds, in the filtered schema about to be sent, the subschemas strict mode cannot take: one with
+ * no type (a property that is any JSON value, or what is left when a keyword the provider lacks is
+ * dropped), and with `requireItems` an array that does not say what it holds.
+ */
+function checkTypedNodes(root: Schema, pointer: string, problems: StrictProblem[], requireItems: boolean): void {
+  const visit = (value: unknown, at: string): void => {
+    if (!isSchema(value) || !TYPING_KEYWORDS.some((keyword) => value[keyword] !== undefined)) {
+      problems.push({ pointer: at, reason: 'a subschema without a type (any JSON value)' });
+      return;
+    }
+    walk(value, at);
+  };
+  const walk = (node: Schema, at: string): void => {
+    if (requireItems && isArrayNode(node) && node.items === undefined) {
+      problems.push({ pointer: at, reason: 'an array that does not say what its items are (no items)' });
+    }
+    for (const key of SUBSCHEMA_MAPS) {
+      const map = node[key];
+      if (isSchema(map)) for (const [name, child] of Object.entries(map)) visit(child, `${at}/${key}/${pointerToken(name)}`);
+    }
+    for (const key of SUBSCHEMA_LISTS) {
+      const list = node[key];
+      if (Array.isArray(list)) list.forEach((child, i) => visit(child, `${at}/${key}/${i}`));
+    }
+    const items = node.items;
+    if (Array.isArray(items)) items.forEach((child, i) => visit(child, `${at}/items/${i}`));
+    else if (items !== undefined) visit(items, `${at}/items`);
+  };
+  walk(root, pointer);
 }
 
 /** Records why a schema is sent without strict mode. */

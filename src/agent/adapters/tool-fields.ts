@@ -11,6 +11,19 @@ import type { ProviderFormat, ToProviderToolOptions } from './types.js';
 
 const errors = layerErrors('agent');
 
+/**
+ * The tool names each format takes (see the adapters' notes): OpenAI and Anthropic
+ * `^[a-zA-Z0-9_-]{1,64}$`; Gemini a letter or `_` first, then up to 127 of `[a-zA-Z0-9_.:-]`;
+ * MCP `[A-Za-z0-9_.-]`, up to 128 (SEP-986).
+ */
+export const TOOL_NAME_RULES: Readonly<Record<ProviderFormat, RegExp>> = Object.freeze({
+  'openai-chat': /^[a-zA-Z0-9_-]{1,64}$/u,
+  'openai-responses': /^[a-zA-Z0-9_-]{1,64}$/u,
+  anthropic: /^[a-zA-Z0-9_-]{1,64}$/u,
+  gemini: /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$/u,
+  mcp: /^[A-Za-z0-9_.-]{1,128}$/u,
+});
+
 /** The parts of a tool every adapter starts from. */
 export interface ToolFacts {
   /** The tool's ID. */
@@ -33,6 +46,13 @@ export function toolFacts(tool: Tool, format: ProviderFormat, options: ToProvide
   const id = toolIdOf(tool);
   if (options.name !== undefined && (typeof options.name !== 'string' || options.name === '')) {
     throw errors.invalidArgument('option name', 'must be a non-empty string');
+  }
+  if (options.name !== undefined && !TOOL_NAME_RULES[format].test(options.name)) {
+    throw errors.invalidArgument(
+      'option name',
+      `${JSON.stringify(options.name)} is not a tool name ${format} takes (${TOOL_NAME_RULES[format].source}); encodeToolName makes one from any tool ID`,
+      { details: { name: options.name, format } },
+    );
   }
   const name = options.name ?? encodeToolName(id);
   const title = tool.title ?? tool.annotations?.title;
@@ -65,12 +85,14 @@ export function convertSchema(schema: Schema, pointer: string, ctx: WalkContext,
 }
 
 /**
- * A root that is one object, as OpenAI's strict mode and Anthropic require: `type: 'object'`
- * added when missing; `anyOf` / `oneOf` / `allOf` at the root merged into its properties (the
- * alternatives' properties, required only where every alternative requires it), with a warning.
+ * A root that is one object, as OpenAI (with and without strict mode) and Anthropic require:
+ * `type: 'object'` when missing (or a list of types with `object`: arguments are always an
+ * object, so nothing is lost); `anyOf` / `oneOf` / `allOf` at the root merged into its properties
+ * (the alternatives' properties, required only where every alternative requires it), with a
+ * warning.
  */
 export function objectRoot(schema: Schema, ctx: WalkContext, pointer: string): Schema {
-  let root: Schema = schema.type === undefined ? { ...schema, type: 'object' } : schema;
+  let root: Schema = schema.type === 'object' ? schema : { ...schema, type: 'object' };
   for (const keyword of ['allOf', 'anyOf', 'oneOf'] as const) {
     const members = root[keyword];
     if (!Array.isArray(members)) continue;

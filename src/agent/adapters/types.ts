@@ -12,7 +12,12 @@ export const PROVIDER_FORMATS: readonly ProviderFormat[] = Object.freeze(['opena
 export interface AdapterWarning {
   /** The format converted to (`toProviderTool`) or from (`fromProviderTool`). */
   format: ProviderFormat;
-  /** What was lost: a JSON Schema keyword (`pattern`, `oneOf`...), a tool field (`outputSchema`, `annotations`), or `strict`. */
+  /**
+   * What was lost: a JSON Schema keyword (`pattern`, `oneOf`...), a tool field (`outputSchema`,
+   * `annotations`), or `strict`; or what was changed so the provider takes the tool: `items`
+   * (added to an array without), `type` (an object root added for MCP), `property name` (a key
+   * the provider refuses, renamed).
+   */
   feature: string;
   /**
    * Where, as a JSON pointer (RFC 6901) into the tool that was converted: `/inputSchema/properties/path/pattern`,
@@ -33,7 +38,11 @@ export interface ToProviderToolOptions {
    * strict mode, with a `strict` warning saying why. Ignored by Gemini and MCP. @defaultValue false
    */
   strict?: boolean;
-  /** The provider tool name. @defaultValue `encodeToolName(toolId(tool))` */
+  /**
+   * The provider tool name; it must be one the format takes (OpenAI and Anthropic
+   * `^[a-zA-Z0-9_-]{1,64}$`, Gemini a letter or `_` then up to 127 of `[a-zA-Z0-9_.:-]`, MCP
+   * `[A-Za-z0-9_.-]` up to 128), else `INVALID_ARGUMENT`. @defaultValue `encodeToolName(toolId(tool))`
+   */
   name?: string;
   /**
    * Mark the tool `defer_loading: true` (OpenAI Responses and Anthropic: the tool's definition is
@@ -49,6 +58,22 @@ export interface ToProviderToolOptions {
    * capitals, `nullable`, references inlined). @defaultValue 'json-schema'
    */
   geminiSchema?: 'json-schema' | 'openapi';
+}
+
+/** Options of `fromProviderTool`. */
+export interface FromProviderToolOptions {
+  /**
+   * Whether to read the provider name as one `encodeToolName` made, giving the tool the ID it
+   * stands for (`fs--read_text_file` → namespace `fs`, name `read_text_file`;
+   * `math--add--1-d0-d0` → version `1.0.0`). A name that does not decode to a valid tool ID (or a
+   * shortened one) is kept as it is either way.
+   * - not given: only names holding `--` (the namespace separator of the encoding) are decoded,
+   *   so a tool toolexec converted comes back with its ID while an ordinary name (`get-weather`,
+   *   `search-docs`, which would read `search.ocs`) stays what it says;
+   * - `true`: every name that decodes is decoded (a tool without a namespace too);
+   * - `false`: every name is kept as it is (`my_tool--v2` too).
+   */
+  decodeName?: boolean;
 }
 
 /** What a conversion returns: the converted tool and every feature it lost. */
