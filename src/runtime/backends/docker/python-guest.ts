@@ -229,6 +229,9 @@ def _main():
         _finish({"type": "result"})
     try:
         text = json.dumps(value, allow_nan=False)
+    except RecursionError:
+        # nested deeper than the encoder's recursion goes: the stack limit, as the other guests say
+        _finish({"type": "failed", "error": {"name": "RangeError", "message": "Maximum call stack size exceeded", "limit": "stack"}})
     except (TypeError, ValueError) as exc:
         _finish({"type": "failed", "error": {"name": "TypeError", "message": "the result is not JSON-serializable: %s" % exc}})
     if isinstance(limit, int) and len(text.encode("utf-8")) > limit:

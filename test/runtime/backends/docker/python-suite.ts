@@ -117,6 +117,17 @@ export function pythonSuite(options: PythonSuiteOptions): void {
       expect(thrown.details?.stack).toContain('line 4');
     });
 
+    it('a value nested deeper than the encoder goes fails on the stack limit, not without a result', async () => {
+      const deep = await failure(backend.execute(pythonRequest('x = []\nfor _ in range(5000):\n    x = [x]\nx')));
+      expect(deep.code, deep.message).toBe('RESOURCE_LIMIT');
+      expect(deep.message).toContain('stack');
+      // 500 levels (under the tool-call limit of 512) come back whole
+      const ok = await backend.execute(pythonRequest('x = 1\nfor _ in range(500):\n    x = [x]\nx'));
+      let depth = 0;
+      for (let v: unknown = ok.value; Array.isArray(v); v = v[0]) depth++;
+      expect(depth).toBe(500);
+    });
+
     it('stops a runaway at the deadline by removing its container (TIMEOUT)', async () => {
       const started = performance.now();
       const error = await failure(backend.execute(pythonRequest('print("spinning")\nwhile True:\n    pass', { timeoutMs: 1500 })));
