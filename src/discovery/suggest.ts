@@ -5,8 +5,14 @@ import { compareCodePoints } from './compare.js';
 import { indexLookups } from './tool-index.js';
 import type { ToolIndex } from './types.js';
 
-/** Most tool IDs a suggestion looks through across the index, and again within the ID's namespace. */
+/** Most tool IDs a suggestion looks through within the unknown ID's namespace. */
 const MAX_SCANNED_IDS = 10_000;
+
+/**
+ * Most tool IDs a suggestion looks through across the whole index beyond those (the same name in
+ * another namespace is looked up directly): a failed lookup stays cheap on a large index.
+ */
+const MAX_SCANNED_ELSEWHERE = 1_000;
 
 /** The shortest name part that may count as a prefix or word of another name. */
 const MIN_RELATED_LENGTH = 3;
@@ -85,7 +91,7 @@ function relatedness(a: string, b: string): number {
  *    suggests its tools).
  *
  * Names are compared within the namespace: the tools of the unknown ID's namespace are all looked
- * at (up to 10,000), besides the first 10,000 IDs of the index. Computed only when asked; an index
+ * at (up to 10,000), besides the tools of the same name and the first 1,000 IDs of the index. Computed only when asked; an index
  * that throws gives `[]`.
  */
 export function suggestToolIds(index: ToolIndex, toolId: string, max = 3): string[] {
@@ -143,13 +149,13 @@ function candidateIds(index: ToolIndex, toolId: string, wanted: IdParts): Iterab
     if (lookups !== undefined) {
       if (namespace !== undefined) for (const id of lookups.idsInNamespace(namespace, MAX_SCANNED_IDS)) ids.add(id);
       for (const id of lookups.idsNamed(wanted.name)) ids.add(id);
-      for (const id of lookups.ids().slice(0, MAX_SCANNED_IDS)) ids.add(id);
+      for (const id of lookups.ids().slice(0, MAX_SCANNED_ELSEWHERE)) ids.add(id);
       return ids;
     }
     if (namespace !== undefined) {
       for (const summary of index.search(namespace, MAX_SCANNED_IDS)) if (summary.namespace === namespace) ids.add(summary.id);
     }
-    for (const summary of index.search('', MAX_SCANNED_IDS)) ids.add(summary.id);
+    for (const summary of index.search('', MAX_SCANNED_ELSEWHERE)) ids.add(summary.id);
   } catch {
     return ids.size > 0 ? ids : undefined;
   }
