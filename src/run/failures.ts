@@ -101,11 +101,21 @@ export function registryFailure(op: ToolErrorOp, toolId: string, backend: ToolBa
  */
 export function executeFailure(toolId: string, backend: ToolBackend, err: unknown, deadline: Deadline | undefined): ToolError {
   if (deadline !== undefined && deadline.aborted) return abortToolError(toolId, 'execute', backend, deadline.reason);
+  return dispatchFailure('execute', toolId, backend, err);
+}
+
+/**
+ * What a backend's failure becomes at `op` (`execute`, or `stream` for a stream's source): the
+ * codes of {@link executeFailure}, the original as `cause`.
+ *
+ * @internal
+ */
+export function dispatchFailure(op: 'execute' | 'stream', toolId: string, backend: ToolBackend, err: unknown): ToolError {
   const code = dispatchCode(err, backend);
   if (code === 'EXECUTION' || code === 'TIMEOUT') {
-    return new ToolError({ code, op: 'execute', toolId, backend, reason: `execution error: ${errorMessage(err)}`, cause: err });
+    return new ToolError({ code, op, toolId, backend, reason: `execution error: ${errorMessage(err)}`, cause: err });
   }
-  const init: ToolErrorInit = { code, op: 'execute', toolId, backend, reason: errorMessage(err), cause: err };
+  const init: ToolErrorInit = { code, op, toolId, backend, reason: errorMessage(err), cause: err };
   const details = (err as ToolexecError).details;
   if (details !== undefined) init.details = { ...details };
   return new ToolError(init);

@@ -3,7 +3,7 @@ import { ABORTED, Deadline } from '../model/internal.js';
 import { closeIterator, isAsyncIterable, isPromiseLike } from './async-values.js';
 import { executorOptions } from './dispatch.js';
 import { ToolError } from './errors.js';
-import { abortToolError } from './failures.js';
+import { abortToolError, dispatchFailure } from './failures.js';
 import { progressReport } from './progress.js';
 import { HandlerContext } from './handler-context.js';
 import type { Pipeline } from './pipeline.js';
@@ -160,14 +160,7 @@ function streamConfigError(toolId: string, backend: ToolBackend, message: string
 }
 
 function streamFailure(toolId: string, backend: ToolBackend, err: unknown): ToolError {
-  return new ToolError({
-    code: 'EXECUTION',
-    op: 'stream',
-    toolId,
-    backend,
-    reason: `execution error: ${errorMessage(err)}`,
-    cause: err,
-  });
+  return dispatchFailure('stream', toolId, backend, err);
 }
 
 interface QueuedEvent {

@@ -50,6 +50,22 @@ describe('executeFailure: backend-layer codes survive a dispatch through the reg
     expect(hasErrorCode(err.cause, 'BACKEND_DISABLED')).toBe(true);
   });
 
+  it('a stream through the registry keeps the same codes', async () => {
+    const { runner, tools } = await setup();
+    tools.setEnabled(false);
+    let err: ToolError | undefined;
+    try {
+      for await (const _event of runner.runStream('tools:echo', {})) {
+        // nothing arrives from a disabled backend
+      }
+    } catch (e) {
+      err = e as ToolError;
+    }
+    expect(err?.code).toBe('BACKEND_DISABLED');
+    expect(err?.op).toBe('stream');
+    expect(errorStatus(err)).toBe(503);
+  });
+
   it('a backend unregistered since its tools were indexed is BACKEND_NOT_FOUND (404), not "local handler not found"', async () => {
     const { runner, registry } = await setup();
     await registry.unregister('tools');
