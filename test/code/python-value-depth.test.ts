@@ -4,7 +4,8 @@
  * are never cut.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createExec, type DefaultExec, type LocalToolDefinition } from '../../src/exec/index.js';
+import { createExec, type DefaultExec } from '../../src/exec/index.js';
+import { depthTools } from './depth-tools.js';
 import type { ToolexecError } from '../../src/model/index.js';
 
 /** `nest(levels)` nests `{"o": ...}` `levels` deep around `{"leaf": True}`; `depth(v)` counts them back. */
@@ -24,24 +25,7 @@ def depth(v):
 /** `x`: lists nested 5,000 deep (deeper than Python's recursion limit; Pyodide frees dicts that deep only up to ~3,000). */
 const DEEP_LIST = 'x = []\nfor _ in range(5000):\n    x = [x]\n';
 
-let calls = 0;
-const tools: LocalToolDefinition[] = [
-  {
-    tool: { name: 'echo', namespace: 't', inputSchema: { type: 'object' } },
-    handler: (args) => {
-      calls += 1;
-      return args;
-    },
-  },
-  {
-    tool: { name: 'nest', namespace: 't', inputSchema: { type: 'object', properties: { levels: { type: 'number' } } } },
-    handler: (args) => {
-      let value: Record<string, unknown> = { leaf: true };
-      for (let i = 1; i < (args.levels as number); i += 1) value = { o: value };
-      return value;
-    },
-  },
-];
+const { tools, calls } = depthTools();
 
 let exec: DefaultExec;
 beforeAll(async () => {
@@ -52,7 +36,7 @@ afterAll(() => exec.close());
 
 describe("code mode, language 'python': nesting depth of tool arguments and results", () => {
   it('refuses arguments nested too deep with INVALID_ARGUMENT, catchable, neither counted nor traced, the handler never run', async () => {
-    calls = 0;
+    calls.count = 0;
     const result = await exec.executeCode({
       language: 'python',
       maxToolCalls: 2,
@@ -84,7 +68,7 @@ out`,
       ['INVALID_ARGUMENT', 'runtime: steps[0].args of t:echo nest deeper than 512 levels'],
       { a: 1 },
     ]);
-    expect(calls).toBe(1);
+    expect(calls.count).toBe(1);
     expect(result.toolCalls.map((call) => call.args)).toEqual([{ a: 1 }]);
   });
 

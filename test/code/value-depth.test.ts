@@ -1,29 +1,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createExec, type LocalToolDefinition } from '../../src/exec/index.js';
+import { createExec } from '../../src/exec/index.js';
+import { depthTools } from './depth-tools.js';
 
 /** Nests `{ o: ... }` `levels` deep around `{ leaf: true }` (the leaf is the innermost level). */
 const NEST = 'const nest = (levels) => { let o = { leaf: true }; for (let i = 1; i < levels; i++) o = { o }; return o; };';
 /** Counts the levels of a value made by `nest`. */
 const DEPTH = 'const depth = (v) => { let d = 1; while (v.o !== undefined) { v = v.o; d++; } return d; };';
 
-let calls = 0;
-const tools: LocalToolDefinition[] = [
-  {
-    tool: { name: 'echo', namespace: 't', inputSchema: { type: 'object' } },
-    handler: (args) => {
-      calls += 1;
-      return args;
-    },
-  },
-  {
-    tool: { name: 'nest', namespace: 't', inputSchema: { type: 'object', properties: { levels: { type: 'number' } } } },
-    handler: (args) => {
-      let value: Record<string, unknown> = { leaf: true };
-      for (let i = 1; i < (args.levels as number); i += 1) value = { o: value };
-      return value;
-    },
-  },
-];
+const { tools, calls } = depthTools();
 
 /** How deep the values a snippet exchanges with its tools may nest: 512 levels, an explicit error beyond. */
 describe('code mode: nesting depth of tool arguments and results', () => {
@@ -31,7 +15,7 @@ describe('code mode: nesting depth of tool arguments and results', () => {
   afterAll(() => exec.close());
 
   it('refuses arguments nested too deep with INVALID_ARGUMENT, neither counted nor traced, the handler never run', async () => {
-    calls = 0;
+    calls.count = 0;
     const result = await exec.executeCode({
       maxToolCalls: 2,
       code: `${NEST}
@@ -51,7 +35,7 @@ describe('code mode: nesting depth of tool arguments and results', () => {
       ['INVALID_ARGUMENT', 'runtime: steps[0].args of t:echo nest deeper than 512 levels'],
       { a: 1 },
     ]);
-    expect(calls).toBe(1);
+    expect(calls.count).toBe(1);
     expect(result.toolCalls.map((call) => call.args)).toEqual([{ a: 1 }]);
   });
 
