@@ -260,7 +260,7 @@ describe('the arguments an event carries are a copy', () => {
       ],
       onEvent: (event) => {
         events.push(event);
-        if (event.type === 'call.started') (event.args).injected = 'by-listener';
+        if (event.type === 'call.started') event.args.injected = 'by-listener';
       },
     });
     try {
