@@ -82,6 +82,7 @@ export interface ResolvedExecOptions {
   retry: ExecOptions['retry'];
   /** The runner's attempt listener. */
   onAttempt: ExecOptions['onAttempt'];
+  /** The runner's warning listener. */
   onWarning: ExecOptions['onWarning'];
 }
 
