@@ -63,15 +63,28 @@ function hashOf(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, HASH_CHARS);
 }
 
+/** The renamings worked out so far, by schema object and format (a tool's schema is renamed on every call back). */
+const keyMaps = new WeakMap<object, Partial<Record<ProviderFormat, ReadonlyMap<string, string>>>>();
+
 /**
  * The renaming of a schema's property keys for one format: each key the format refuses → the key
- * sent in its place. Empty when every key is legal (always for OpenAI and MCP).
+ * sent in its place. Empty when every key is legal (always for OpenAI and MCP). Worked out once per
+ * schema object and format.
  */
-export function propertyKeyMap(schema: unknown, format: ProviderFormat): Map<string, string> {
+export function propertyKeyMap(schema: unknown, format: ProviderFormat): ReadonlyMap<string, string> {
+  if (PROPERTY_KEY_RULES[format] === undefined || !isSchema(schema)) return NO_RENAMING;
+  let byFormat = keyMaps.get(schema);
+  if (byFormat === undefined) keyMaps.set(schema, (byFormat = {}));
+  return (byFormat[format] ??= renaming(schema, format));
+}
+
+const NO_RENAMING: ReadonlyMap<string, string> = new Map();
+
+function renaming(schema: Schema, format: ProviderFormat): ReadonlyMap<string, string> {
   const rule = PROPERTY_KEY_RULES[format];
   const allowed = KEY_CHARS[format];
   const map = new Map<string, string>();
-  if (rule === undefined || allowed === undefined || !isSchema(schema)) return map;
+  if (rule === undefined || allowed === undefined) return map;
   const keys = [...declaredKeys(schema, '').keys()];
   const illegal = keys.filter((key) => !rule.test(key));
   if (illegal.length === 0) return map;
