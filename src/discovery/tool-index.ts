@@ -20,7 +20,9 @@ import { decodeCursor, encodeCursor, fingerprint } from './cursor.js';
 import { frozenCopy } from './freeze.js';
 import { sameMcpFields } from './mcp-equality.js';
 import { buildDocText, buildSummary, copySummary } from './summary.js';
-import { resolveToolIndexOptions, warnListenerError, type ResolvedToolIndexOptions } from './index-options.js';
+import { resolveToolIndexOptions, type ResolvedToolIndexOptions } from './index-options.js';
+import { ChangeListeners } from './change-listeners.js';
+import { addToMultiMap, multiMapValues, removeFromMultiMap, type MultiMap } from './multi-map.js';
 import { selectTop } from './ranking.js';
 import { TextEngine, queryTerms, type EngineDoc } from './text-engine.js';
 import { metaSummary, category } from './tool-facts.js';
@@ -36,7 +38,7 @@ import type {
   ToolSummary,
 } from './types.js';
 import { discoveryErrors as errors, guardErrors } from './errors.js';
-import { callListener, guardCall, textOf } from '../model/internal.js';
+import { guardCall, textOf } from '../model/internal.js';
 
 interface ToolRecord {
   readonly id: string;
@@ -49,10 +51,6 @@ interface ToolRecord {
   tags: readonly string[];
   /** Built on first use by the search-doc snapshot. */
   docText: string | undefined;
-}
-
-interface ListenerEntry {
-  readonly listener: (event: ChangeEvent) => void;
 }
 
 const NAMESPACE_LISTING = fingerprint('namespaces');
@@ -155,31 +153,6 @@ function engineDoc(record: ToolRecord): EngineDoc {
   };
 }
 
-// Multi-maps hold a single ID as a string and switch to an array on a second one (rare).
-type MultiMap = Map<string, string | string[]>;
-
-function addToMultiMap(map: MultiMap, key: string, value: string): void {
-  const current = map.get(key);
-  if (current === undefined) map.set(key, value);
-  else if (typeof current === 'string') {
-    if (current !== value) map.set(key, [current, value]);
-  } else if (!current.includes(value)) current.push(value);
-}
-
-function removeFromMultiMap(map: MultiMap, key: string, value: string): void {
-  const current = map.get(key);
-  if (current === value) map.delete(key);
-  else if (Array.isArray(current)) {
-    const rest = current.filter((item) => item !== value);
-    map.set(key, rest.length === 1 ? (rest[0] as string) : rest);
-  }
-}
-
-function multiMapValues(map: MultiMap, key: string): readonly string[] | undefined {
-  const current = map.get(key);
-  return typeof current === 'string' ? [current] : current;
-}
-
 /**
  * The in-memory {@link ToolIndex}.
  *
@@ -209,11 +182,7 @@ export class InMemoryToolIndex implements ToolIndex {
   readonly #byLowerName: MultiMap = new Map();
   readonly #engine: TextEngine | undefined;
   #version = 0;
-  #listeners: readonly ListenerEntry[] = [];
-  /** Events raised but not yet delivered, each with the listeners subscribed when it was raised. */
-  readonly #pending: { event: ChangeEvent; listeners: readonly ListenerEntry[] }[] = [];
-  /** True while listeners are being called (a change made then is queued, not delivered in place). */
-  #notifying = false;
+  readonly #listeners: ChangeListeners;
   // Caches, dropped on every change.
   #sortedIds: string[] | undefined;
   #namespaceList: string[] | undefined;
@@ -222,6 +191,7 @@ export class InMemoryToolIndex implements ToolIndex {
 
   constructor(options?: ToolIndexOptions) {
     this.#options = resolveToolIndexOptions(options);
+    this.#listeners = new ChangeListeners(this.#options.onListenerError);
     this.#engine = this.#options.searcher === undefined ? new TextEngine() : undefined;
     lookupsByIndex.set(this, {
       ids: () => this.#sortedIdList(),
@@ -401,12 +371,7 @@ export class InMemoryToolIndex implements ToolIndex {
   }
 
   onChange(listener: (event: ChangeEvent) => void): () => void {
-    if (typeof listener !== 'function') return () => {};
-    const entry: ListenerEntry = { listener };
-    this.#listeners = [...this.#listeners, entry];
-    return () => {
-      if (this.#listeners.includes(entry)) this.#listeners = this.#listeners.filter((other) => other !== entry);
-    };
+    return this.#listeners.add(listener);
   }
 
   refresh(): number {
@@ -436,41 +401,15 @@ export class InMemoryToolIndex implements ToolIndex {
     this.#sortedIds = undefined;
   }
 
-  /**
-   * Applies the bookkeeping of a successful change, then notifies the listeners. A change made
-   * while listeners are being notified (a listener that registers a tool) is queued and
-   * delivered once the current event has reached every listener, so each listener sees the
-   * versions in increasing order.
-   */
+  /** Applies the bookkeeping of a successful change, then tells the listeners (see {@link ChangeListeners}). */
   #changed(type: ChangeType, id: string, backend: ToolBackend | undefined): void {
     this.#version += 1;
     this.#searchDocs = undefined;
     this.#pageCache = undefined;
-    const listeners = this.#listeners;
-    if (listeners.length === 0) return;
+    if (!this.#listeners.any) return;
     const event: ChangeEvent = { type, toolId: id, version: this.#version };
     if (backend !== undefined) event.backend = backend;
-    Object.freeze(event);
-    this.#pending.push({ event, listeners });
-    if (this.#notifying) return;
-    this.#notifying = true;
-    try {
-      for (let next = this.#pending.shift(); next !== undefined; next = this.#pending.shift()) {
-        const current = next.event;
-        for (const { listener } of next.listeners) callListener(listener, current, (error) => this.#reportListenerError(error, current));
-      }
-    } finally {
-      this.#notifying = false;
-      this.#pending.length = 0;
-    }
-  }
-
-  #reportListenerError(error: unknown, event: ChangeEvent): void {
-    try {
-      this.#options.onListenerError(error, event);
-    } catch (reporterError) {
-      warnListenerError(new AggregateError([error, reporterError], 'onListenerError threw while reporting a listener error'), event);
-    }
+    this.#listeners.deliver(Object.freeze(event));
   }
 
   #sortedIdList(): string[] {
