@@ -26,7 +26,9 @@ export function backendNotFound(name: string): ToolexecError {
   return errors('BACKEND_NOT_FOUND', `backend not found: ${textOf(name)}`, { details: { backend: textOf(name) } });
 }
 
-/** BACKEND_DISABLED for `name`. */
-export function backendDisabled(name: string): ToolexecError {
-  return errors('BACKEND_DISABLED', `backend disabled: ${textOf(name)}`, { details: { backend: textOf(name) } });
+/** BACKEND_DISABLED for `name` (and the tool refused, when a call named one). */
+export function backendDisabled(name: string, tool?: string): ToolexecError {
+  const details: Record<string, unknown> = { backend: textOf(name) };
+  if (tool !== undefined) details.tool = textOf(tool);
+  return errors('BACKEND_DISABLED', `backend disabled: ${textOf(name)}`, { details });
 }

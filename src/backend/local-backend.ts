@@ -74,17 +74,16 @@ export class LocalBackend implements Backend {
   /**
    * The handler of the tool stored under `key` (or listed as `key`): what the runner calls for a
    * local backend named `key`. `undefined` when there is none; while the backend is disabled, a
-   * handler that refuses with BACKEND_DISABLED.
+   * handler that refuses with BACKEND_DISABLED, its `details` naming this backend and `key` (`tool`).
    */
   get(key: string): BackendToolHandler | undefined {
     const handler = (this.#definitions.get(key) ?? this.#find(key))?.handler;
     if (typeof handler !== 'function') return undefined;
-    return this.#enabled ? handler : this.#refuse;
+    if (this.#enabled) return handler;
+    return () => {
+      throw backendDisabled(this.name, key);
+    };
   }
-
-  readonly #refuse: BackendToolHandler = () => {
-    throw backendDisabled(this.name);
-  };
 
   /** One tool per definition, sorted by key, with `namespace` = the backend name and normalized tags. */
   async listTools(_options?: BackendCallOptions): Promise<Tool[]> {

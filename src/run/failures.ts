@@ -95,9 +95,11 @@ export function registryFailure(op: ToolErrorOp, toolId: string, backend: ToolBa
  *   name that backend (and, for TOOL_NOT_FOUND, that tool); the reason is its message and its
  *   `details` are kept.
  *
- * Anything else is EXECUTION: a handler's own error, plain or a library error of another code,
- * and a backend-layer error about some other backend or tool (a handler's own lookup that failed),
- * or from a store that is not a registry backend (a disabled `LocalBackend` given as `local`).
+ * The same codes come from the runner's own local store (a `LocalBackend` given as `local`, the
+ * facade's store) when its details name the binding's local name as `tool`: a disabled store
+ * refuses so. Anything else is EXECUTION: a handler's own error, plain or a library error of
+ * another code, and a backend-layer error about some other backend or tool (a handler's own
+ * lookup that failed).
  */
 export function executeFailure(toolId: string, backend: ToolBackend, err: unknown, deadline: Deadline | undefined): ToolError {
   if (deadline !== undefined && deadline.aborted) return abortToolError(toolId, 'execute', backend, deadline.reason);
@@ -146,6 +148,8 @@ function dispatchCode(err: unknown, backend: ToolBackend): ErrorCode {
 function isBackendAnswer(err: ToolexecError, backend: ToolBackend, aboutTool: boolean): boolean {
   const details = err.details;
   if (details === undefined || typeof details.backend !== 'string') return false;
+  // The runner's own local store refusing this very binding (a disabled `LocalBackend` given as `local`).
+  if (backend.kind === 'local' && details.tool === backend.local?.name) return true;
   const target = dispatchTarget(backend);
   if (target === undefined || details.backend !== target.backend) return false;
   return !aboutTool || target.tool === undefined || details.tool === target.tool;

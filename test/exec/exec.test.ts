@@ -13,7 +13,7 @@ import {
   type LocalToolDefinition,
 } from '../../src/exec/index.js';
 import { ChainError, ToolError, type ProgressEvent, type StreamEvent } from '../../src/run/index.js';
-import { ToolexecError, hasErrorCode, localBackend } from '../../src/model/index.js';
+import { ToolexecError, errorStatus, hasErrorCode, localBackend } from '../../src/model/index.js';
 import { LocalBackend } from '../../src/backend/index.js';
 import { collect, localTools, rejection } from './helpers.js';
 
@@ -58,7 +58,9 @@ describe('createExec: construction and defaults (cases 112–115, 129, 130)', ()
     expect((await e.runTool('ns:later')).value).toBe('later via ns:later');
     expect(await e.localHandlers.execute('later', {})).toBe('later via local:later');
     e.localHandlers.setEnabled(false);
-    expect(await rejection(e.runTool('ns:later'))).toMatchObject({ code: 'EXECUTION', cause: { code: 'BACKEND_DISABLED' } });
+    const disabled = await rejection(e.runTool('ns:later'));
+    expect(disabled).toMatchObject({ code: 'BACKEND_DISABLED', details: { backend: 'local', tool: 'later' } });
+    expect(errorStatus(disabled)).toBe(503);
   });
 
   it('resolves the defaults Go documents but does not apply (115, 129; §5 items 2, 3)', () => {

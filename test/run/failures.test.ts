@@ -136,7 +136,7 @@ describe('executeFailure: backend-layer codes survive a dispatch through the reg
     expect((await runner.run('tools:echo', { a: 1 })).structured).toEqual({ a: 1 });
   });
 
-  it('a LocalBackend given directly as `local` (no registry): a disabled one stays EXECUTION, BACKEND_DISABLED as cause', async () => {
+  it('a LocalBackend given directly as `local` (no registry): a disabled one is BACKEND_DISABLED too, naming the store and the binding', async () => {
     const local = createLocalBackend('local');
     local.registerHandler('echo', (args) => args);
     const index = createToolIndex();
@@ -144,7 +144,9 @@ describe('executeFailure: backend-layer codes survive a dispatch through the reg
     const runner = createRunner({ index, local });
     local.setEnabled(false);
     const err = await failure(runner.run('echo', {}));
-    expect(err.code).toBe('EXECUTION');
-    expect(hasErrorCode(err, 'BACKEND_DISABLED')).toBe(true);
+    expect(err).toMatchObject({ code: 'BACKEND_DISABLED', details: { backend: 'local', tool: 'echo' } });
+    expect(hasErrorCode(err.cause, 'BACKEND_DISABLED')).toBe(true);
+    local.setEnabled(true);
+    expect((await runner.run('echo', { a: 1 })).structured).toEqual({ a: 1 });
   });
 });
