@@ -5,7 +5,7 @@
 import type * as AiSdkModule from 'ai';
 import type { Tool as AiTool, JSONSchema7, ToolSet } from 'ai';
 import type { Tool } from '../model/index.js';
-import { layerErrors, missingPeerMessage, optionalPeer } from '../model/internal.js';
+import { callListener, layerErrors, missingPeerMessage, optionalPeer } from '../model/internal.js';
 import type { ContentBlock, Exec, Result } from '../exec/index.js';
 import { codeModeApi, type CodeModeApiOptions } from './code-mode-api.js';
 import { checkSnippet } from './code-mode-check.js';
@@ -13,6 +13,11 @@ import { selectTools, type SelectToolsOptions } from './selection.js';
 import { encodeToolName } from './tool-names.js';
 import { jsonResult } from './tool-results.js';
 import type { SelectedTool } from './selected-tool.js';
+import type { AgentToolWarning } from './agent-tools.js';
+import { toProviderTool } from './provider-tool.js';
+import { restorePropertyKeys } from './adapters/property-keys.js';
+import { dropStrictNulls } from './adapters/strict-nulls.js';
+import { PROVIDER_FORMATS, type ProviderFormat } from './adapters/types.js';
 
 const errors = layerErrors('agent');
 
@@ -57,6 +62,29 @@ export interface AiSdkToolsOptions extends SelectToolsOptions {
    * `query` when it is an object. @defaultValue false
    */
   code?: boolean | CodeToolOptions;
+  /**
+   * The provider behind the AI SDK model the tools go to. When set, each tool's input schema is
+   * the one `toProviderTool` makes for that format (an object root, `items` on OpenAI arrays,
+   * property keys Anthropic or Gemini refuse renamed, the strict form with `strict`), and a call's
+   * arguments get their renamed keys back (and strict mode's `null`s removed) before the tool
+   * runs, as `agentTools`' `call` does. Unset: the tool's own schema, `$schema` removed (the AI
+   * SDK sends it as it is, so a schema the provider refuses fails the model request).
+   */
+  provider?: ProviderFormat;
+  /**
+   * With `provider`: the strict form (the AI SDK tool's `strict`) for every tool whose schema
+   * allows it; a tool that cannot be strict stays plain, with a `strict` warning. @defaultValue false
+   */
+  strict?: boolean;
+  /** With `provider`: called with each feature a conversion lost or changed, naming the tool. */
+  onWarning?: (warning: AgentToolWarning) => void;
+}
+
+/** How {@link aiTool} presents a tool's schema: as is, or converted for one provider. */
+interface SchemaConversion {
+  format: ProviderFormat;
+  strict: boolean;
+  onWarning: ((warning: AgentToolWarning) => void) | undefined;
 }
 
 /**
@@ -122,15 +150,51 @@ function describe(entry: SelectedTool): string {
   return tool.description ?? tool.title ?? tool.annotations?.title ?? entry.id;
 }
 
+/** The input schema and strictness of `entry` converted for `conversion.format` (warnings reported). */
+function providerSchema(
+  entry: SelectedTool,
+  name: string,
+  conversion: SchemaConversion,
+): { schema: Record<string, unknown>; strict: boolean } {
+  const converted = toProviderTool(entry.tool, conversion.format, { name, strict: conversion.strict });
+  const onWarning = conversion.onWarning;
+  if (onWarning !== undefined) for (const warning of converted.warnings) callListener(onWarning, { ...warning, toolId: entry.id });
+  const tool = converted.tool as {
+    function?: { parameters?: Record<string, unknown>; strict?: unknown };
+    parameters?: Record<string, unknown>;
+    input_schema?: Record<string, unknown>;
+    parametersJsonSchema?: Record<string, unknown>;
+    inputSchema?: Record<string, unknown>;
+    strict?: unknown;
+  };
+  const schema = tool.function?.parameters ?? tool.parameters ?? tool.input_schema ?? tool.parametersJsonSchema ?? tool.inputSchema ?? {};
+  const { $schema: _dialect, ...rest } = schema;
+  return { schema: rest, strict: tool.strict === true || tool.function?.strict === true };
+}
+
 /** One selected tool as an AI SDK tool: toolexec validates, runs and times it; the signal goes through. */
-function aiTool(ai: AiSdk, entry: SelectedTool): AiTool<Record<string, unknown>, AiSdkToolOutput> {
+function aiTool(
+  ai: AiSdk,
+  entry: SelectedTool,
+  name: string,
+  conversion: SchemaConversion | undefined,
+): AiTool<Record<string, unknown>, AiSdkToolOutput> {
+  const converted = conversion === undefined ? undefined : providerSchema(entry, name, conversion);
+  const original = entry.tool.inputSchema;
+  const argsOf = (input: Record<string, unknown> | undefined): Record<string, unknown> => {
+    const args = input ?? {};
+    if (conversion === undefined || converted === undefined) return args;
+    const restored = restorePropertyKeys(original, args, conversion.format);
+    return converted.strict ? dropStrictNulls(original, restored) : restored;
+  };
   return ai.tool<Record<string, unknown>, AiSdkToolOutput, Record<string, unknown>>({
     description: describe(entry),
     // no validate function: the AI SDK passes the model's input through, toolexec checks it
-    inputSchema: ai.jsonSchema<Record<string, unknown>>(modelSchema(entry.tool)),
+    inputSchema: ai.jsonSchema<Record<string, unknown>>(converted?.schema ?? modelSchema(entry.tool)),
+    ...(converted?.strict === true ? { strict: true } : {}),
     // a value with no JSON form rejects (EXECUTION), so the model gets it as the tool's error
     execute: async (input, { abortSignal }) =>
-      jsonResult(await entry.run(input ?? {}, abortSignal === undefined ? {} : { signal: abortSignal })),
+      jsonResult(await entry.run(argsOf(input), abortSignal === undefined ? {} : { signal: abortSignal })),
     toModelOutput: ({ output }) => modelOutput(output),
   });
 }
@@ -182,13 +246,22 @@ export type AiSdkToolSet = Record<string, AiSdkTool>;
  */
 export async function aiSdkTools(exec: Exec, options: AiSdkToolsOptions = {}): Promise<AiSdkToolSet> {
   if (options === null || typeof options !== 'object') throw errors.invalidArgument('options', 'must be an object');
-  const { code, ...selection } = options;
+  const { code, provider, strict, onWarning, ...selection } = options;
   if (code !== undefined && typeof code !== 'boolean' && (code === null || typeof code !== 'object')) {
     throw errors.invalidArgument('option code', 'must be a boolean or the options of codeTool');
   }
+  if (provider !== undefined && !PROVIDER_FORMATS.includes(provider)) {
+    throw errors.invalidArgument('option provider', `must be one of ${PROVIDER_FORMATS.join(', ')}, got ${JSON.stringify(provider)}`);
+  }
+  if (strict !== undefined && typeof strict !== 'boolean') throw errors.invalidArgument('option strict', 'must be a boolean');
+  if (onWarning !== undefined && typeof onWarning !== 'function') throw errors.invalidArgument('option onWarning', 'must be a function');
+  const conversion = provider === undefined ? undefined : { format: provider, strict: strict === true, onWarning };
   const ai = await loadAiSdk();
   const tools: ToolSet = {};
-  for (const entry of await selectTools(exec, selection)) tools[encodeToolName(entry.id)] = aiTool(ai, entry);
+  for (const entry of await selectTools(exec, selection)) {
+    const name = encodeToolName(entry.id);
+    tools[name] = aiTool(ai, entry, name, conversion);
+  }
   if (code !== undefined && code !== false) {
     const own = code === true ? {} : code;
     // the same tools as the set; with meta-tools, none declared (a snippet searches the catalogue)

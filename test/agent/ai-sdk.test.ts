@@ -8,6 +8,7 @@ import { createExec, type DefaultExec, type ExecOptions } from '../../src/exec/i
 import { hasErrorCode } from '../../src/model/index.js';
 import { inMemoryFixture } from '../mcp/helpers.js';
 import { SMALL_TOOLS } from './catalogue.js';
+import { ANTHROPIC_PROPERTY_KEY, expectOpenAIPlainSchema, expectPropertyKeys, expectStrictSchema } from './provider-rules.js';
 
 const USAGE = {
   inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
@@ -181,11 +182,64 @@ describe('aiSdkTools', () => {
     expect(description).toContain('searchTools(query: string, limit?: number): Promise<ToolSummary[]>;');
   });
 
+  it('with provider, each schema is the one toProviderTool makes, and a call gets its renamed keys back', async () => {
+    const search = {
+      namespace: 'api',
+      name: 'search',
+      description: 'Searches the catalogue.',
+      inputSchema: {
+        type: 'object',
+        properties: { 'filter[brand]': { type: 'string' }, $top: { type: 'integer' }, tags: { type: 'array' } },
+        required: ['filter[brand]'],
+      },
+    };
+    const seen: unknown[] = [];
+    const exec = execWith({ tools: [{ tool: search, handler: (args) => (seen.push(args), 'found') }] });
+    const warnings: string[] = [];
+    const name = encodeToolName('api:search');
+    const tools = await aiSdkTools(exec, { provider: 'anthropic', onWarning: (w) => warnings.push(`${w.toolId} ${w.feature}`) });
+    expect(warnings.length).toBeGreaterThan(0);
+    expect(warnings.every((w) => w.startsWith('api:search '))).toBe(true);
+    const model = scriptedModel(callTool(name, { filter_brand_: 'acme', _top: 3 }), answer('done'));
+    await generateText({ model, tools, stopWhen: stepCountIs(3), prompt: 'find acme' });
+    const sent = model.doGenerateCalls[0]?.tools?.find((t) => t.name === name) as { inputSchema: unknown } | undefined;
+    expectPropertyKeys(sent?.inputSchema, ANTHROPIC_PROPERTY_KEY);
+    expect(seen).toEqual([{ 'filter[brand]': 'acme', $top: 3 }]);
+  });
+
+  it('with provider and strict, OpenAI gets the strict form (the tool marked strict) and strict nulls are dropped', async () => {
+    const find = {
+      namespace: 'api',
+      name: 'find',
+      inputSchema: { type: 'object', properties: { q: { type: 'string' }, limit: { type: 'integer' } }, required: ['q'] },
+    };
+    const seen: unknown[] = [];
+    const exec = execWith({ tools: [{ tool: find, handler: (args) => (seen.push(args), 'ok') }] });
+    const name = encodeToolName('api:find');
+    const plain = await aiSdkTools(exec, { provider: 'openai-responses' });
+    const strict = await aiSdkTools(exec, { provider: 'openai-responses', strict: true });
+    const model = scriptedModel(callTool(name, { q: 'x', limit: null }), answer('done'));
+    await generateText({ model, tools: strict, stopWhen: stepCountIs(3), prompt: 'find x' });
+    const sent = model.doGenerateCalls[0]?.tools?.find((t) => t.name === name) as { inputSchema: unknown; strict?: boolean } | undefined;
+    expect(sent?.strict).toBe(true);
+    expectStrictSchema(sent?.inputSchema, 'openai');
+    expect(seen).toEqual([{ q: 'x' }]);
+    const plainModel = scriptedModel(answer('nothing'));
+    await generateText({ model: plainModel, tools: plain, prompt: 'hi' });
+    const plainSent = plainModel.doGenerateCalls[0]?.tools?.find((t) => t.name === name) as
+      { inputSchema: unknown; strict?: boolean } | undefined;
+    expect(plainSent?.strict).toBeUndefined();
+    expectOpenAIPlainSchema(plainSent?.inputSchema);
+  });
+
   it('refuses bad options with INVALID_ARGUMENT', async () => {
     const exec = execWith({ tools: SMALL_TOOLS });
     expect(hasErrorCode(await aiSdkTools(exec, { code: 'yes' as never }).catch((e: unknown) => e), 'INVALID_ARGUMENT')).toBe(true);
     expect(hasErrorCode(await aiSdkTools(exec, { ids: [42 as never] }).catch((e: unknown) => e), 'INVALID_ARGUMENT')).toBe(true);
     expect(hasErrorCode(await codeTool(exec, { timeoutMs: -1 }).catch((e: unknown) => e), 'INVALID_ARGUMENT')).toBe(true);
+    for (const bad of [{ provider: 'claude' }, { provider: 'anthropic', strict: 'yes' }, { provider: 'gemini', onWarning: 1 }]) {
+      expect(hasErrorCode(await aiSdkTools(exec, bad as never).catch((e: unknown) => e), 'INVALID_ARGUMENT')).toBe(true);
+    }
   });
 });
 
