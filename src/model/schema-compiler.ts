@@ -378,6 +378,8 @@ export class SchemaCompiler {
       logger: false,
       validateFormats: assert,
       ownProperties,
+      // NaN and ±Infinity are not JSON numbers: `type: 'number'` / `'integer'` refuse them.
+      strictNumbers: true,
       // Draft-07: keywords beside `$ref` are ignored (2020-12 applies them).
       ignoreKeywordsWithRef: dialect === 'draft-07',
       allErrors: explaining,

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { aiSdkTools, codeTool, defineTool, encodeToolName } from '../../src/agent/index.js';
 import { createExec, type DefaultExec, type ExecOptions } from '../../src/exec/index.js';
-import { hasErrorCode } from '../../src/model/index.js';
+import { hasErrorCode, type Tool } from '../../src/model/index.js';
 import { inMemoryFixture } from '../mcp/helpers.js';
 import { SMALL_TOOLS } from './catalogue.js';
 import { ANTHROPIC_PROPERTY_KEY, expectOpenAIPlainSchema, expectPropertyKeys, expectStrictSchema } from './provider-rules.js';
@@ -183,7 +183,7 @@ describe('aiSdkTools', () => {
   });
 
   it('with provider, each schema is the one toProviderTool makes, and a call gets its renamed keys back', async () => {
-    const search = {
+    const search: Tool = {
       namespace: 'api',
       name: 'search',
       description: 'Searches the catalogue.',
@@ -208,7 +208,7 @@ describe('aiSdkTools', () => {
   });
 
   it('with provider and strict, OpenAI gets the strict form (the tool marked strict) and strict nulls are dropped', async () => {
-    const find = {
+    const find: Tool = {
       namespace: 'api',
       name: 'find',
       inputSchema: { type: 'object', properties: { q: { type: 'string' }, limit: { type: 'integer' } }, required: ['q'] },

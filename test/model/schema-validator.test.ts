@@ -324,12 +324,21 @@ describe('createSchemaValidator: non-finite numbers', () => {
   const v = createSchemaValidator();
 
   it('shows NaN and ±Infinity as they are, not as null', () => {
-    const bounded = { type: 'object', properties: { n: { maximum: 5 } } };
-    expect(thrown(() => v.validate(bounded, { n: Infinity })).message).toBe("validation error: Field '/n' must be <= 5, got Infinity");
-    expect(thrown(() => v.validate({ minimum: 0 }, -Infinity)).message).toBe(
-      "validation error: Field '(root)' must be >= 0, got -Infinity",
-    );
     expect(thrown(() => v.validate({ enum: [1] }, NaN)).message).toBe("validation error: Field '(root)' must be one of 1, got NaN");
+    expect(thrown(() => v.validate({ const: 0 }, -Infinity)).message).toBe("validation error: Field '(root)' must be 0, got -Infinity");
+  });
+
+  it("type 'number' and 'integer' refuse NaN and ±Infinity: they are not JSON numbers", () => {
+    const bounded = { type: 'object', properties: { n: { type: 'number', maximum: 5 }, i: { type: 'integer' } } };
+    for (const n of [NaN, Infinity, -Infinity]) {
+      expect(thrown(() => v.validate(bounded, { n })).message).toBe(
+        `validation error: Field '/n' must be number, got ${n} (not a finite number)`,
+      );
+      expect(thrown(() => v.validate(bounded, { i: n })).message).toBe(
+        `validation error: Field '/i' must be integer, got ${n} (not a finite number)`,
+      );
+    }
+    expect(() => v.validate(bounded, { n: -1e308, i: 2 ** 60 })).not.toThrow();
   });
 
   it('a type violation says which non-finite number it got', () => {
