@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { createExec, type ExecOptions } from '../../src/exec/index.js';
-import { hasErrorCode, mcpBackend } from '../../src/model/index.js';
+import { errorStatus, hasErrorCode, mcpBackend } from '../../src/model/index.js';
 import type { CallToolResult, McpExecutor, StreamEvent } from '../../src/run/index.js';
 import type { McpServerConfig } from '../../src/mcp/index.js';
 import { FIXTURE_TOOLS, MEDIA_CONTENT, createFixtureServer, type FixtureState } from '../fixtures/mcp/fixture-server.mjs';
@@ -39,6 +39,18 @@ describe('createExec with an MCP server over stdio', () => {
     expect((await stats()).calls).toBe(before + 1);
     expect((await rejection(e.runTool('fx:fail', { reason: 'bad day' }))).code).toBe('EXECUTION');
     expect((await rejection(e.runTool('fx:bad_output'))).code).toBe('OUTPUT_VALIDATION');
+  });
+
+  it('an MCP call in flight when the facade closes rejects with CONNECTION_CLOSED (503), as later calls do', async () => {
+    const e = exec({ mcpServers: { fx: stdioFixture() } });
+    expect((await e.connect()).fx?.state).toBe('connected');
+    const inFlight = rejection(e.runTool('fx:hang'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await e.close();
+    const err = await inFlight;
+    expect(err).toMatchObject({ code: 'CONNECTION_CLOSED', details: { serverName: 'fx' } });
+    expect(errorStatus(err)).toBe(503);
+    expect((await rejection(e.runTool('fx:echo', { text: 'x' }))).code).toBe('CONNECTION_CLOSED');
   });
 
   it('applies the default deadline to MCP calls and chains local and MCP steps', async () => {
