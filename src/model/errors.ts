@@ -239,6 +239,8 @@ export interface ErrorShape {
     details?: Record<string, unknown>;
     /** What the error wrapped (its `cause` chain: messages, codes and details), when it wrapped anything. */
     cause?: ErrorCauseShape;
+    /** For an `AggregateError`: the errors it gathered, each as a cause is shown. */
+    errors?: ErrorCauseShape[];
   };
 }
 
@@ -271,7 +273,16 @@ function errorShape(err: unknown): ErrorShape {
   const error: ErrorShape['error'] = { code: 'EXECUTION', message: errorMessage(err) };
   const cause = err instanceof Error ? causeShape(err.cause, seen, 0) : undefined;
   if (cause !== undefined) error.cause = cause;
+  const errors = err instanceof AggregateError ? innerShapes(err, seen, 0) : undefined;
+  if (errors !== undefined) error.errors = errors;
   return { status: 'Error', error };
+}
+
+/** The shapes of an `AggregateError`'s inner errors; `undefined` when there are none to show. */
+function innerShapes(err: AggregateError, seen: Set<unknown>, depth: number): ErrorCauseShape[] | undefined {
+  const inner = Array.isArray(err.errors) ? (err.errors as unknown[]) : [];
+  const shapes = inner.map((item) => causeShape(item, seen, depth + 1)).filter((item): item is ErrorCauseShape => item !== undefined);
+  return shapes.length > 0 ? shapes : undefined;
 }
 
 function causeShape(cause: unknown, seen: Set<unknown>, depth: number): ErrorCauseShape | undefined {
@@ -283,10 +294,8 @@ function causeShape(cause: unknown, seen: Set<unknown>, depth: number): ErrorCau
     if (cause.details !== undefined) shape.details = safeDetails(cause.details);
   }
   if (cause instanceof AggregateError) {
-    const errors = (cause.errors as unknown[])
-      .map((inner) => causeShape(inner, seen, depth + 1))
-      .filter((inner): inner is ErrorCauseShape => inner !== undefined);
-    if (errors.length > 0) shape.errors = errors;
+    const errors = innerShapes(cause, seen, depth);
+    if (errors !== undefined) shape.errors = errors;
   }
   const next = typeof cause === 'object' && cause !== null ? causeShape((cause as { cause?: unknown }).cause, seen, depth + 1) : undefined;
   if (next !== undefined) shape.cause = next;
@@ -336,7 +345,9 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
 
 /**
  * The HTTP status a backend service should answer with for `err`: its code's entry in
- * {@link ERROR_STATUS}; 500 for anything that is not a library error.
+ * {@link ERROR_STATUS}; 500 for anything that is not a library error. Every failure of the
+ * library's own calls is a library error, so anything else came from the service's own code: a
+ * bug, not a tool's failure, even though {@link toErrorShape} gives it the code `EXECUTION`.
  */
 export function errorStatus(err: unknown): number {
   return ToolexecError.isInstance(err) ? (ERROR_STATUS[err.code] ?? 500) : 500;

@@ -117,6 +117,12 @@ describe('toErrorShape / errorMessage / isErrorCode', () => {
     });
     const aggregate = new ToolexecError('EXECUTION', 'both failed', { cause: new AggregateError([new Error('a'), 'b'], 'all') });
     expect(toErrorShape(aggregate).error.cause).toEqual({ message: 'all', errors: [{ message: 'a' }, { message: 'b' }] });
+    const top = new AggregateError([new Error('a'), new ToolexecError('TIMEOUT', 'b')], 'agg');
+    expect(toErrorShape(top)).toEqual({
+      status: 'Error',
+      error: { code: 'EXECUTION', message: 'agg', errors: [{ message: 'a' }, { code: 'TIMEOUT', message: 'b' }] },
+    });
+    expect(errorStatus(top)).toBe(500);
     const loop: Error & { cause?: unknown } = new Error('loop');
     loop.cause = new Error('inner', { cause: loop });
     expect(toErrorShape(loop)).toEqual({ status: 'Error', error: { code: 'EXECUTION', message: 'loop', cause: { message: 'inner' } } });
