@@ -53,10 +53,10 @@ export class CodeError extends ToolexecError {
  * The execution's failure with `result` (the partial {@link CodeResult}) under `details.result`.
  *
  * @remarks
- * `code`, `message` and the other details are kept (`code` may be replaced by `asCode`). The
- * `cause` is the original error's cause when it had one (so a `LIMIT_EXCEEDED` that wraps a
- * `TIMEOUT` keeps the `TIMEOUT` as its direct cause), else the original error itself. A value that
- * is not a library error becomes `CODE_EXECUTION` with it as cause.
+ * `code`, `message`, the other details and the `cause` are kept (`code` may be replaced by
+ * `asCode`), so a `LIMIT_EXCEEDED` that wraps a `TIMEOUT` keeps the `TIMEOUT` as its direct cause;
+ * the original error itself is not made the cause (it would repeat the message, the details and
+ * the partial result). A value that is not a library error becomes `CODE_EXECUTION` with it as cause.
  *
  * @internal
  */
@@ -64,7 +64,7 @@ export function withCodeResult(err: unknown, result: CodeResult, asCode?: ErrorC
   if (ToolexecError.isInstance(err)) {
     const { result: _engineResult, ...details } = err.details ?? {};
     return new ToolexecError(asCode ?? err.code, err.message, {
-      cause: err.cause ?? err,
+      ...(err.cause === undefined ? {} : { cause: err.cause }),
       details: { ...details, result },
     });
   }

@@ -43,8 +43,8 @@ export function toEngineResult(result: ExecuteResult): CodeEngineResult {
  * - `INVALID_LIMITS` (a limit above the runtime's ceiling, ...) → `INVALID_ARGUMENT`
  *   (`executeCode: <message>`): the caller asked for something the runtime does not allow.
  * - `SANDBOX_VIOLATION` → `CODE_EXECUTION` (`code execution error: <message>`), cause the original.
- * - Everything else keeps its code and message (`ABORTED`, `MISSING_CODE`, `RUNTIME_UNAVAILABLE`,
- *   `CODE_EXECUTION`, `LIMIT_EXCEEDED` from the call budget, ...). So does a `TIMEOUT` that a
+ * - Everything else keeps its code, message, details and cause (`ABORTED`, `MISSING_CODE`,
+ *   `RUNTIME_UNAVAILABLE`, `CODE_EXECUTION`, `LIMIT_EXCEEDED` from the call budget, ...). So does a `TIMEOUT` that a
  *   *tool call* reported (its cause is the run layer's `ToolError`): that is the tool's deadline,
  *   not the snippet's, and is not a code-mode limit.
  *
@@ -61,6 +61,9 @@ export function mapRuntimeError(err: unknown, timeoutMs?: number): ToolexecError
     });
   }
   const { result: _runtimeResult, ...details } = err.details ?? {};
+  // The partial result moves up to the error made here: the runtime's error, kept as the cause,
+  // would otherwise carry a second copy of it in every report of the failure.
+  if (err.details !== undefined && 'result' in err.details) delete err.details.result;
   if (result !== undefined) details.result = result;
   const fromToolCall = ToolError.isToolError(err.cause);
   if (err.code === 'TIMEOUT' && !fromToolCall) {
@@ -87,7 +90,9 @@ export function mapRuntimeError(err: unknown, timeoutMs?: number): ToolexecError
   if (err.code === 'SANDBOX_VIOLATION') {
     return new ToolexecError('CODE_EXECUTION', `code execution error: ${err.message}`, { cause: err, details });
   }
-  return new ToolexecError(err.code, err.message, { cause: err.cause ?? err, details });
+  // the same failure with the engine's result: its cause is the runtime error's own (a copy of the
+  // error as its own cause would repeat its message and details)
+  return new ToolexecError(err.code, err.message, err.cause === undefined ? { details } : { cause: err.cause, details });
 }
 
 /** The ceiling of an `INVALID_LIMITS` refusal of `timeoutMs` (`details.ceiling`), else `undefined`. */

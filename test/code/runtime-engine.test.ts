@@ -8,7 +8,7 @@ import {
   mapRuntimeError,
   type CodeEngineParams,
 } from '../../src/code/index.js';
-import { ToolexecError, hasErrorCode } from '../../src/model/index.js';
+import { ToolexecError, hasErrorCode, toErrorShape } from '../../src/model/index.js';
 import { ToolError } from '../../src/run/index.js';
 import { createRuntime, type ExecuteRequest, type ExecuteResult, type Runtime, type RuntimeBackend } from '../../src/runtime/index.js';
 import { limitsEnforcedNone, runtimeError } from '../../src/runtime/internal.js';
@@ -226,6 +226,8 @@ describe('runtime engine on the default runtime: the WASM sandbox', () => {
     expect(error.code).toBe('LIMIT_EXCEEDED');
     expect((error.cause as ToolexecError).code).toBe('TIMEOUT');
     expect(codeResultOf(error)).toMatchObject({ stdout: 'started\n', backend: { kind: 'wasm' } });
+    // the partial result is reported once: not again on the runtime's error under it
+    expect(toErrorShape(error).error.cause?.details?.result).toBeUndefined();
   });
 
   it('maps a stack overflow (RESOURCE_LIMIT) to LIMIT_EXCEEDED', async () => {
@@ -246,6 +248,9 @@ describe('runtime engine on the default runtime: the WASM sandbox', () => {
     const error = await rejection(code.executeCode({ code: 'const a = 1;\nthrow new Error("nope");' }));
     expect(error.code).toBe('CODE_EXECUTION');
     expect(error.details?.line).toBe(2);
+    // one report of the failure: no copy of itself (message, line, partial result) as its cause
+    expect(error.cause).toBeUndefined();
+    expect(JSON.stringify(toErrorShape(error)).split('nope').length - 1).toBe(error.details?.stack === undefined ? 1 : 2);
     expect((await rejection(code.executeCode({ code: '' }))).code).toBe('MISSING_CODE');
   });
 
