@@ -64,6 +64,8 @@ export class DefaultCodeExecutor implements CodeExecutor {
   readonly #engine: CodeEngine;
   /** The runtime this executor created (and so closes). */
   readonly #ownedRuntime: Runtime | undefined;
+  /** The clocks of the snippets running now (stopped by {@link DefaultCodeExecutor.close}). */
+  readonly #running = new Set<RunClock>();
   #closed = false;
 
   constructor(options: CodeExecutorOptions) {
@@ -100,6 +102,7 @@ export class DefaultCodeExecutor implements CodeExecutor {
       throw withCodeResult(err, { stdout: '', stderr: '', toolCalls: [], durationMs: elapsedMsSince(started) });
     }
     const clock = new RunClock(call.signal, call.timeoutMs, call.queueTimeoutMs);
+    this.#running.add(clock);
     // `timeoutMs` counts from the snippet's start when the engine reports it, else from now; an
     // absolute deadline is the caller's clock: waiting for a sandbox does not move it
     if (this.#engine.reportsStart !== true || call.deadlineMs !== undefined) clock.start();
@@ -120,6 +123,7 @@ export class DefaultCodeExecutor implements CodeExecutor {
         ? { ok: false, stopped: true }
         : await this.#run(observer.engineParams(this.#engineParams(call, clock)), observer.environment(tools), clock.signal);
     } finally {
+      this.#running.delete(clock);
       clock.dispose();
     }
     if (outcome.ok) {
@@ -136,12 +140,16 @@ export class DefaultCodeExecutor implements CodeExecutor {
   }
 
   /**
-   * Closes the runtime the executor created; a runtime or engine it was given stays open (its
-   * owner closes it). Later calls reject with `RUNTIME_UNAVAILABLE`. Idempotent.
+   * Stops every snippet still running — its engine's signal and its tools' signal abort, so it
+   * makes no further tool call, and it rejects with `RUNTIME_UNAVAILABLE` — and closes the runtime
+   * the executor created; a runtime or engine it was given stays open (its owner closes it). Later
+   * calls reject with `RUNTIME_UNAVAILABLE`. Idempotent.
    */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    const reason = closedDuringRun();
+    for (const clock of this.#running) clock.close(reason);
     await this.#ownedRuntime?.close?.();
   }
 
@@ -219,14 +227,21 @@ function elapsedMsSince(start: number): number {
   return Math.round((performance.now() - start) * 1000) / 1000;
 }
 
+/** Why a snippet running when its executor closed was stopped. */
+function closedDuringRun(): ToolexecError {
+  return new ToolexecError('RUNTIME_UNAVAILABLE', 'runtime unavailable: the code executor was closed during the run');
+}
+
 /**
  * The error for an execution stopped by its own signal: the deadline → `LIMIT_EXCEEDED`
  * (`limit exceeded: timeout after N ms`) whose cause is the `TIMEOUT` (the engine's own, when its
- * error carries one); the caller → `ABORTED` (the engine's, or one whose cause is the signal's reason).
+ * error carries one); the caller → `ABORTED` (the engine's, or one whose cause is the signal's
+ * reason); the executor closing → `RUNTIME_UNAVAILABLE`.
  */
 // Not the deadline module's abortError: here the caller's stop is ABORTED whatever its reason, and
 // the deadline's is LIMIT_EXCEEDED wrapping the TIMEOUT (the code executor's contract).
 function stopError(clock: RunClock, call: ResolvedCodeParams, engineError?: unknown): ToolexecError {
+  if (clock.closed) return clock.signal.reason as ToolexecError;
   if (!clock.timedOut) {
     if (ToolexecError.isInstance(engineError) && engineError.code === 'ABORTED') return engineError;
     const reason: unknown = clock.signal.reason;

@@ -21,6 +21,7 @@ export class RunClock {
   #run: Deadline | undefined;
   #unlisten: (() => void)[] = [];
   #timedOut = false;
+  #closed = false;
   #disposed = false;
 
   constructor(callerSignal: AbortSignal | undefined, timeoutMs: number, queueTimeoutMs: number) {
@@ -37,6 +38,18 @@ export class RunClock {
   /** True when a deadline (not the caller) stopped the snippet. */
   get timedOut(): boolean {
     return this.#timedOut;
+  }
+
+  /** True when {@link RunClock.close} (not the caller or a deadline) stopped the snippet. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Stops the snippet because its executor is closing: the signal aborts with `reason`. Ignored once stopped. */
+  close(reason: unknown): void {
+    if (this.#controller.signal.aborted) return;
+    this.#closed = true;
+    this.#controller.abort(reason);
   }
 
   /** The snippet started: its `timeoutMs` counts from now. Idempotent; ignored once stopped or disposed. */

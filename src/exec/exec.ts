@@ -106,8 +106,10 @@ export function durationOf(err: unknown): number | undefined {
  *   `connect()` also starts the sandboxes of `warmLanguages` (by default Python when it is the
  *   `defaultLanguage`, else none) through the runtime's `warm`.
  * - `close()` closes the MCP connections and the runtime the facade created (not the ones it was
- *   given); idempotent. Afterwards every call rejects with `CONNECTION_CLOSED`. Calls already in
- *   flight on local handlers finish on their own.
+ *   given); idempotent. Afterwards every call rejects with `CONNECTION_CLOSED`. MCP calls in flight
+ *   reject with `CONNECTION_CLOSED`; snippets still running are stopped (on any runtime, one the
+ *   facade was given included: they make no further tool call) and reject with
+ *   `RUNTIME_UNAVAILABLE`. Calls already in flight on local handlers finish on their own.
  */
 export class DefaultExec implements Exec {
   readonly #options: ResolvedExecOptions;

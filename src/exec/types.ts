@@ -303,6 +303,9 @@ export interface Exec {
   finishAuth(server: string, authorizationCode: string): Promise<void>;
   /** Every MCP server's {@link ServerStatus} by name, now. */
   serverStatus(): Record<string, ServerStatus>;
-  /** Closes MCP connections and the runtime backends the facade created. Idempotent. */
+  /**
+   * Closes MCP connections and the runtime backends the facade created, and stops the snippets
+   * still running (on any runtime: they reject with `RUNTIME_UNAVAILABLE`). Idempotent.
+   */
   close(): Promise<void>;
 }

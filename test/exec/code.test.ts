@@ -169,6 +169,41 @@ describe('executeCode security profiles', () => {
     await runtime.close();
   });
 
+  it('close() stops a snippet running on a runtime the caller registered: no tool call after close, RUNTIME_UNAVAILABLE', async () => {
+    const runtime = createRuntime();
+    let calls = 0;
+    const counted = createExec({
+      runtime,
+      tools: [
+        {
+          tool: { namespace: 'bank', name: 'transfer', inputSchema: { type: 'object' } },
+          handler: () => ++calls,
+        },
+      ],
+    });
+    try {
+      const run = rejection(
+        counted.executeCode({ code: 'for (;;) { await tools.runTool("bank:transfer", {}); await new Promise((r) => setTimeout(r, 5)); }' }),
+      );
+      while (calls < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+      const closedAt = performance.now();
+      await counted.close();
+      const afterClose = calls;
+      const error = await run;
+      expect(error.code).toBe('RUNTIME_UNAVAILABLE');
+      expect(error.message).toContain('closed during the run');
+      expect(performance.now() - closedAt).toBeLessThan(2_000);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(calls).toBe(afterClose);
+      // the caller's runtime stays open for its other users
+      const other = createExec({ runtime, tools });
+      expect((await other.executeCode({ code: 'return 2' })).value).toBe(2);
+      await other.close();
+    } finally {
+      await runtime.close();
+    }
+  });
+
   it('runs every snippet on dev when the facade is configured with it by name', async () => {
     const e = createExec({ tools, securityProfile: 'dev' });
     try {
