@@ -1,7 +1,7 @@
 /**
  * The options of the in-memory tool index, resolved in one place.
  */
-import { errorMessage } from '../model/index.js';
+import { warnListenerFailure } from '../model/internal.js';
 import { defaultBackendSelector } from './backend-selector.js';
 import type { BackendSelector, ChangeEvent, Searcher, ToolIndexOptions } from './types.js';
 import { discoveryErrors as errors } from './errors.js';
@@ -38,12 +38,5 @@ export function resolveToolIndexOptions(options: ToolIndexOptions | undefined): 
 
 /** The default listener-error report: a process warning carrying the listener's error as `cause`. */
 export function warnListenerError(error: unknown, event: ChangeEvent): void {
-  const warning = new Error(
-    `a ToolIndex change listener threw on "${event.type}"${event.toolId ? ` for ${event.toolId}` : ''}: ${errorMessage(error)}`,
-    { cause: error },
-  );
-  warning.name = 'ToolexecListenerWarning';
-  const host = (globalThis as { process?: { emitWarning?: (warning: Error) => void } }).process;
-  if (typeof host?.emitWarning === 'function') host.emitWarning(warning);
-  else console.error(warning);
+  warnListenerFailure(`a ToolIndex change listener threw on "${event.type}"${event.toolId ? ` for ${event.toolId}` : ''}`, error);
 }

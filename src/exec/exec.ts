@@ -2,7 +2,17 @@
  * The facade: one object over the index, the doc store, the runner, MCP servers and code mode.
  */
 import { ToolexecError, localBackend, toolId as toolIdOf } from '../model/index.js';
-import { asLibraryError, layerErrors, readField, readLimit, readOptionsObject, readSignal, readTimeoutMs } from '../model/internal.js';
+import {
+  asLibraryError,
+  callListener,
+  layerErrors,
+  readField,
+  readLimit,
+  readOptionsObject,
+  readSignal,
+  readTimeoutMs,
+  warnListenerFailure,
+} from '../model/internal.js';
 import { defaultExecCall, readExecCall, type ExecCall } from './call-options.js';
 import {
   createDocStore,
@@ -167,7 +177,15 @@ export class DefaultExec implements Exec {
         discoveryWaitMs: (o.mcpOptions.connectTimeoutMs ?? DEFAULT_MCP_CONNECT_TIMEOUT_MS) + LISTING_GRACE_MS,
         onStatus: (name, status) => {
           serverStatusEvent(this.#telemetry, name, status);
-          o.onServerStatus?.(name, status);
+          const listener = o.onServerStatus;
+          // the caller's failing listener (a throw, an async rejection) is a process warning: it
+          // neither stops the facade nor ends the process
+          if (listener === undefined) return;
+          callListener(
+            (value: ServerStatus) => listener(name, value),
+            status,
+            (error) => warnListenerFailure(`an onServerStatus listener threw on server "${name}" becoming ${status.state}`, error),
+          );
         },
       });
       mcp = o.mcp === undefined ? client : new McpRouter(serverNames, client, o.mcp);

@@ -52,6 +52,7 @@ export interface ServerPoolOptions {
   reconnect: Required<ReconnectPolicy>;
   /** Longest a search, doc lookup or snippet waits for a server's import in flight (the connect timeout and a grace for the listing). */
   discoveryWaitMs: number;
+  /** Told each change of a server's status; must not throw (the facade guards the caller's listener). */
   onStatus: ((name: string, status: ServerStatus) => void) | undefined;
 }
 
@@ -384,14 +385,6 @@ export class ServerPool {
     entry.status = status;
     this.#settled = !this.#closed && [...this.#entries.values()].every((e) => e.status.state === 'connected' && !e.stale);
     const listener = this.#options.onStatus;
-    if (!changed || listener === undefined) return;
-    try {
-      listener(entry.name, { ...status });
-    } catch (thrown) {
-      // As an EventTarget does: a listener's failure surfaces, and does not stop the facade.
-      queueMicrotask(() => {
-        throw thrown;
-      });
-    }
+    if (changed && listener !== undefined) listener(entry.name, { ...status });
   }
 }

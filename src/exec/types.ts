@@ -104,7 +104,11 @@ export interface ExecOptions {
    * `close()` ends the connections.
    */
   mcpServers?: Record<string, McpServerConfig>;
-  /** Called on every change of a server's {@link ServerStatus} (also readable at any time with `serverStatus()`). */
+  /**
+   * Called on every change of a server's {@link ServerStatus} (also readable at any time with
+   * `serverStatus()`). A listener that throws (or, async, rejects) does not disturb the facade:
+   * its error becomes a process warning named `ToolexecListenerWarning`.
+   */
   onServerStatus?: (name: string, status: ServerStatus) => void;
   /** When a failed MCP server is tried again. @defaultValue `{ initialDelayMs: 1000, maxDelayMs: 30000 }` */
   mcpReconnect?: ReconnectPolicy;

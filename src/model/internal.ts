@@ -27,7 +27,7 @@ export { LruCache } from './lru-cache.js';
 export { missingPeerMessage, optionalPeer } from './optional-peer.js';
 export { CIRCULAR, TRUNCATED, toJsonSafe, type JsonSafeOptions } from './json-safe.js';
 export { reachableObjects } from './reachable.js';
-export { callListener } from './listeners.js';
+export { callListener, warnListenerFailure } from './listeners.js';
 export {
   DEFAULT_REDACT_PATHS,
   REDACTED,

@@ -4,6 +4,7 @@
  * @internal
  * @module
  */
+import { errorMessage } from './errors.js';
 
 /**
  * Calls `listener` with `value`; what the listener does is its own business. A throw, or the
@@ -31,4 +32,17 @@ function report(onError: ((error: unknown) => void) | undefined, error: unknown)
   } catch {
     // the reporter's own failure has nowhere left to go
   }
+}
+
+/**
+ * Reports a listener's failure as a process warning named `ToolexecListenerWarning` (its `cause`
+ * the listener's error): visible, and never the end of the process. `what` says which listener
+ * threw on what ("a ToolIndex change listener threw on \"registered\"").
+ */
+export function warnListenerFailure(what: string, error: unknown): void {
+  const warning = new Error(`${what}: ${errorMessage(error)}`, { cause: error });
+  warning.name = 'ToolexecListenerWarning';
+  const host = (globalThis as { process?: { emitWarning?: (warning: Error) => void } }).process;
+  if (typeof host?.emitWarning === 'function') host.emitWarning(warning);
+  else console.error(warning);
 }

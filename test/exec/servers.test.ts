@@ -177,6 +177,34 @@ describe('every MCP server fails alone', () => {
     expect((error.cause as Error).message).toBe('user gave up');
   });
 
+  it('an onServerStatus listener that throws or rejects is a process warning: the facade and the process go on', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      for (const listener of [
+        () => {
+          throw new Error('bug in the status listener');
+        },
+        () => Promise.reject(new Error('async bug in the status listener')),
+      ]) {
+        const e = exec({ mcpServers: { good: stdioFixture() }, onServerStatus: listener });
+        expect((await e.connect()).good?.state).toBe('connected');
+        expect((await e.runTool('good:echo', { text: 'still here' })).value).toBe('still here');
+      }
+      await waitUntil(() => warnings.length >= 4);
+      expect(warnings.every((w) => w.name === 'ToolexecListenerWarning')).toBe(true);
+      expect(warnings.map((w) => w.message)).toContain(
+        'an onServerStatus listener threw on server "good" becoming connected: bug in the status listener',
+      );
+      expect(warnings.map((w) => w.message)).toContain(
+        'an onServerStatus listener threw on server "good" becoming connected: async bug in the status listener',
+      );
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('refuses a bad onServerStatus or mcpReconnect when the facade is created', () => {
     for (const options of [
       { onServerStatus: 'log' },
