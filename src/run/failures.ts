@@ -89,8 +89,9 @@ export function registryFailure(op: ToolErrorOp, toolId: string, backend: ToolBa
  * original error as cause and, as code, EXECUTION unless what ran the tool said more:
  *
  * - `TIMEOUT`: an executor's own (an MCP request that timed out, a server that stopped answering);
- * - `CONNECTION_CLOSED`: the MCP executor serving an `mcp` binding was closed during the call
- *   (its `details.serverName` names the binding's server);
+ * - `CONNECTION_CLOSED`, `PROTOCOL`: the MCP executor serving an `mcp` binding was closed during
+ *   the call, or the server sent an invalid result (its `details.serverName` names the binding's
+ *   server);
  * - `BACKEND_NOT_FOUND`, `BACKEND_DISABLED`, `TOOL_NOT_FOUND`: the backend layer's answer about the
  *   registry backend the call was dispatched to (`createRunner({ backends })`): it is not
  *   registered, it is disabled, it does not serve the tool. Recognised by its `details`, which
@@ -137,8 +138,10 @@ function dispatchCode(err: unknown, backend: ToolBackend): ErrorCode {
     case 'TOOL_NOT_FOUND':
       return isBackendAnswer(err, backend, true) ? 'TOOL_NOT_FOUND' : 'EXECUTION';
     case 'CONNECTION_CLOSED':
-      // the MCP executor closed (`exec.close()`) while it served this call: not the tool's failure
-      return backend.kind === 'mcp' && err.details?.serverName === backend.mcp?.serverName ? 'CONNECTION_CLOSED' : 'EXECUTION';
+    case 'PROTOCOL':
+      // the MCP executor serving this call closed (`exec.close()`), or the server answered
+      // something that is not a valid result: not the tool's own failure
+      return backend.kind === 'mcp' && err.details?.serverName === backend.mcp?.serverName ? err.code : 'EXECUTION';
     default:
       return 'EXECUTION';
   }

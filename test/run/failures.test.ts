@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createBackendRegistry, createLocalBackend, registerBackendTools } from '../../src/backend/index.js';
 import { createToolIndex } from '../../src/discovery/index.js';
 import { ToolexecError, errorStatus, hasErrorCode, mcpBackend, providerBackend } from '../../src/model/index.js';
-import { createRunner, type ToolError } from '../../src/run/index.js';
+import { createRunner, type McpExecutor, type ToolError } from '../../src/run/index.js';
 import { rejectionOf, tool } from './helpers.js';
 
 /** A registry with a local backend `tools` (echo, nested, coded, broken) and a runner over its indexed tools. */
@@ -148,5 +148,29 @@ describe('executeFailure: backend-layer codes survive a dispatch through the reg
     expect(hasErrorCode(err.cause, 'BACKEND_DISABLED')).toBe(true);
     local.setEnabled(true);
     expect((await runner.run('echo', { a: 1 })).structured).toEqual({ a: 1 });
+  });
+});
+
+describe('executeFailure: what an MCP executor says about the call it served', () => {
+  /** An MCP executor (an interface the caller injects) that fails every call with `error`. */
+  function failingExecutor(error: Error): McpExecutor {
+    return { callTool: () => Promise.reject(error) };
+  }
+
+  it('keeps PROTOCOL (an invalid result) and CONNECTION_CLOSED (closed during the call) about its server; EXECUTION otherwise', async () => {
+    const index = createToolIndex();
+    index.registerTool(tool('echo', { namespace: 'srv' }), mcpBackend('srv'));
+    const cases: [ToolexecError, string][] = [
+      [new ToolexecError('PROTOCOL', 'MCP server "srv" sent an invalid result', { details: { serverName: 'srv' } }), 'PROTOCOL'],
+      [new ToolexecError('CONNECTION_CLOSED', 'The MCP executor is closed', { details: { serverName: 'srv' } }), 'CONNECTION_CLOSED'],
+      [new ToolexecError('PROTOCOL', 'MCP server "other" sent an invalid result', { details: { serverName: 'other' } }), 'EXECUTION'],
+      [new ToolexecError('CONNECTION_CLOSED', 'closed'), 'EXECUTION'],
+    ];
+    for (const [error, code] of cases) {
+      const err = await failure(createRunner({ index, mcp: failingExecutor(error) }).run('srv:echo', {}));
+      expect(err.code, error.message).toBe(code);
+      expect(err.cause).toBe(error);
+    }
+    expect(errorStatus(await failure(createRunner({ index, mcp: failingExecutor(cases[0]![0]) }).run('srv:echo', {})))).toBe(502);
   });
 });
