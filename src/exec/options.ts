@@ -90,6 +90,18 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object';
 }
 
+/** What is wrong with an `mcpServers` option, if anything: not a record by name, or a config that is not an object. */
+function mcpServersProblem(servers: unknown): string | undefined {
+  if (!isObject(servers) || Array.isArray(servers)) return 'must be a record of server configs by name';
+  for (const [name, config] of Object.entries(servers)) {
+    if (!isObject(config) || Array.isArray(config)) {
+      const got = config === null ? 'null' : Array.isArray(config) ? 'an array' : typeof config;
+      return `server "${name}": the config must be an object like { command, args } or { url }, got ${got}`;
+    }
+  }
+  return undefined;
+}
+
 function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0;
 }
@@ -125,8 +137,11 @@ function resolve(options: ExecOptions): ResolvedExecOptions {
   if (!isObject(options)) throw errors.configuration('exec options', 'must be an object');
   const o: ExecOptions = options;
   const invalid: string[] = [];
-  const check = (field: keyof ExecOptions, ok: boolean): void => {
-    if (o[field] !== undefined && !ok) invalid.push(field);
+  const reasons: string[] = [];
+  const check = (field: keyof ExecOptions, ok: boolean, why?: string): void => {
+    if (o[field] === undefined || ok) return;
+    invalid.push(field);
+    reasons.push(why === undefined ? field : `${field} (${why})`);
   };
   check('index', hasMethod(o.index, 'search') && hasMethod(o.index, 'getTool'));
   check('docs', hasMethod(o.docs, 'describeTool'));
@@ -135,7 +150,8 @@ function resolve(options: ExecOptions): ResolvedExecOptions {
     Array.isArray(o.tools) && o.tools.every((def: unknown) => isObject(def) && isObject(def.tool) && typeof def.handler === 'function'),
   );
   check('localHandlers', isObject(o.localHandlers) && Object.values(o.localHandlers as object).every((h) => typeof h === 'function'));
-  check('mcpServers', isObject(o.mcpServers) && Object.values(o.mcpServers as object).every(isObject));
+  const serversProblem = mcpServersProblem(o.mcpServers);
+  check('mcpServers', serversProblem === undefined, serversProblem);
   check('onServerStatus', typeof o.onServerStatus === 'function');
   check('retry', o.retry === false || isObject(o.retry));
   check('onAttempt', typeof o.onAttempt === 'function');
@@ -174,7 +190,7 @@ function resolve(options: ExecOptions): ResolvedExecOptions {
     ['debug', 'info', 'warn', 'error'].every((level) => hasMethod(o.logger, level)),
   );
   if (invalid.length > 0) {
-    throw errors('CONFIGURATION', `invalid exec options: ${invalid.join(', ')}`, {
+    throw errors('CONFIGURATION', `invalid exec options: ${reasons.join(', ')}`, {
       details: { invalid },
     });
   }

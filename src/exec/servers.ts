@@ -107,7 +107,10 @@ export class ServerPool {
   /** Every server's status, by name (a copy). */
   status(): Record<string, ServerStatus> {
     const record: Record<string, ServerStatus> = {};
-    for (const entry of this.#entries.values()) record[entry.name] = { ...entry.status };
+    // defined, not assigned: a server named `__proto__` (an own key of a JSON config) is listed too
+    for (const entry of this.#entries.values()) {
+      Object.defineProperty(record, entry.name, { value: { ...entry.status }, enumerable: true, writable: true, configurable: true });
+    }
     return record;
   }
 

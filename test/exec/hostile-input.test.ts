@@ -72,7 +72,13 @@ describe('hostile input to the facade', () => {
         () => exec.runTool('t:echo', {}, options as never),
         () => exec.runChain([{ toolId: 't:echo' }], options as never),
         () => exec.runToolStream('t:echo', {}, options as never),
-        () => exec.executeCode(options as never),
+        // snippet params: the code is read first, so the bomb goes off on a params object that has some
+        () =>
+          exec.executeCode(
+            (options === getter
+              ? Object.defineProperties({ code: 'return 1' }, Object.getOwnPropertyDescriptors(getter))
+              : options) as never,
+          ),
         () => exec.connect(options as never),
       ]) {
         const { error } = await outcome(call);

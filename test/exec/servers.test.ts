@@ -188,6 +188,7 @@ describe('every MCP server fails alone', () => {
         },
         () => Promise.reject(new Error('async bug in the status listener')),
       ]) {
+        // eslint-disable-next-line @typescript-eslint/no-misused-promises -- an async listener that rejects is the case under test
         const e = exec({ mcpServers: { good: stdioFixture() }, onServerStatus: listener });
         expect((await e.connect()).good?.state).toBe('connected');
         expect((await e.runTool('good:echo', { text: 'still here' })).value).toBe('still here');
@@ -203,6 +204,32 @@ describe('every MCP server fails alone', () => {
     } finally {
       process.off('warning', onWarning);
     }
+  });
+
+  it('refuses an mcpServers that is not a record of configs, naming the server and what is wrong', () => {
+    const cases: [unknown, string][] = [
+      [{ s: null }, 'mcpServers (server "s": the config must be an object like { command, args } or { url }, got null)'],
+      [{ s: 'node srv.mjs' }, 'mcpServers (server "s": the config must be an object like { command, args } or { url }, got string)'],
+      [[{ command: 'node' }], 'mcpServers (must be a record of server configs by name)'],
+    ];
+    for (const [mcpServers, reason] of cases) {
+      expect(() => createExec({ mcpServers } as ExecOptions)).toThrow(
+        expect.objectContaining({
+          code: 'CONFIGURATION',
+          message: `exec: invalid exec options: ${reason}`,
+          details: { invalid: ['mcpServers'] },
+        }),
+      );
+    }
+  });
+
+  it('lists a server named __proto__ (an own key of a JSON config) in its status like any other', async () => {
+    const e = exec({ mcpServers: JSON.parse(`{"__proto__": ${JSON.stringify(stdioFixture())}}`) as ExecOptions['mcpServers'] });
+    const status = await e.connect();
+    expect(Object.keys(status)).toEqual(['__proto__']);
+    expect(Object.getPrototypeOf(status)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(status, '__proto__')?.value).toMatchObject({ state: 'connected' });
+    expect(Object.keys(e.serverStatus())).toEqual(['__proto__']);
   });
 
   it('refuses a bad onServerStatus or mcpReconnect when the facade is created', () => {
