@@ -1,14 +1,14 @@
 /**
  * The Vercel AI SDK (v7): toolexec's tools as a `ToolSet` for `generateText`, `streamText` and
- * `ToolLoopAgent`, and one `execute_code` tool that carries the typed code-mode API.
+ * `ToolLoopAgent` (with the `execute_code` tool of code-tool.ts when asked).
  */
-import type * as AiSdkModule from 'ai';
-import type { Tool as AiTool, JSONSchema7, ToolSet } from 'ai';
+import type { Tool as AiTool, ToolSet } from 'ai';
 import type { Tool } from '../model/index.js';
-import { callListener, layerErrors, missingPeerMessage, optionalPeer } from '../model/internal.js';
+import { callListener, layerErrors } from '../model/internal.js';
+import { jsonValue, loadAiSdk, type AiSdk, type AiSdkTool, type ToolResultOutput } from './ai-sdk-peer.js';
+import { codeTool, type CodeToolOptions } from './code-tool.js';
 import type { ContentBlock, Exec, Result } from '../exec/index.js';
-import { codeModeApi, type CodeModeApiOptions } from './code-mode-api.js';
-import { checkSnippet } from './code-mode-check.js';
+import type { CodeModeApiOptions } from './code-mode-api.js';
 import { selectTools, type SelectToolsOptions } from './selection.js';
 import { encodeToolName } from './tool-names.js';
 import { jsonResult } from './tool-results.js';
@@ -20,39 +20,6 @@ import { dropStrictNulls } from './adapters/strict-nulls.js';
 import { PROVIDER_FORMATS, type ProviderFormat } from './adapters/types.js';
 
 const errors = layerErrors('agent');
-
-type AiSdk = typeof AiSdkModule;
-
-/** What a tool's `toModelOutput` returns: the tool result as the model reads it. */
-type ToolResultOutput = Awaited<ReturnType<NonNullable<AiTool<unknown, unknown>['toModelOutput']>>>;
-
-/** Loads the AI SDK on first use. @throws `RUNTIME_UNAVAILABLE` when it is not installed. */
-const loadAiSdk: () => Promise<AiSdk> = optionalPeer(
-  () => import('ai'),
-  (err) => errors('RUNTIME_UNAVAILABLE', missingPeerMessage('AI SDK tools', 'ai'), { cause: err, details: { missing: 'ai' } }),
-);
-
-/** Options of {@link codeTool}. */
-export interface CodeToolOptions extends Omit<CodeModeApiOptions, 'language'> {
-  /**
-   * The language the model writes snippets in: `'typescript'` (JavaScript too) or `'python'`. It
-   * picks the API in the tool's description (TypeScript declarations, or the Python stub of the
-   * module `tools`) and the language the snippets run as (`exec.executeCode({ language })`: Python
-   * runs in Pyodide for `standard` / `hardened`, see docs/guests.md). @defaultValue 'typescript'
-   */
-  language?: 'typescript' | 'javascript' | 'python';
-  /**
-   * Type-check each snippet against the declarations before it runs (needs the optional peer
-   * dependency `typescript`): a snippet that does not compile is not run, and the compiler's
-   * messages go back to the model as the tool's error. TypeScript only (`INVALID_ARGUMENT` with
-   * `language: 'python'`). @defaultValue false
-   */
-  typecheck?: boolean;
-  /** Wall-clock budget of each snippet, in milliseconds. @defaultValue the facade's */
-  timeoutMs?: number;
-  /** Most tool calls one snippet may make. @defaultValue the facade's `maxToolCalls` */
-  maxToolCalls?: number;
-}
 
 /** Options of {@link aiSdkTools}. */
 export interface AiSdkToolsOptions extends SelectToolsOptions {
@@ -128,17 +95,6 @@ function contentPart(block: ContentBlock): ContentPart {
   }
 }
 
-type JsonValue = Extract<ToolResultOutput, { type: 'json' }>['value'];
-
-/** A value as JSON (`undefined` and functions become null; a value JSON cannot carry at all, a note saying so). */
-function jsonValue(value: unknown): JsonValue {
-  try {
-    return JSON.parse(JSON.stringify(value) ?? 'null') as JsonValue;
-  } catch (err) {
-    return `(the result cannot be sent as JSON: ${err instanceof Error ? err.message : 'unknown reason'})`;
-  }
-}
-
 /** The input schema a model reads: the tool's own, without `$schema` (providers send their own dialect). */
 function modelSchema(tool: Tool): Record<string, unknown> {
   const { $schema: _dialect, ...schema } = tool.inputSchema as Record<string, unknown>;
@@ -198,17 +154,6 @@ function aiTool(
     toModelOutput: ({ output }) => modelOutput(output),
   });
 }
-
-/**
- * An AI SDK `Tool` (of the `ai` package), as {@link codeTool} makes it.
- *
- * @remarks
- * Typed loosely on purpose: `ai` is an optional peer dependency, and the declarations of
- * `toolexec/agent` name nothing from it, so that an app without it type-checks. The value is the
- * AI SDK's own `tool(...)`, and it goes wherever the AI SDK takes a tool without a cast.
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assignable to the `ai` package's Tool without naming it
-export type AiSdkTool = any;
 
 /**
  * An AI SDK `ToolSet` (tools by name), as {@link aiSdkTools} makes it: assignable to the `ai`
@@ -277,105 +222,4 @@ function pick(selection: SelectToolsOptions): Omit<CodeModeApiOptions, 'language
   if (selection.query !== undefined) out.query = selection.query;
   if (selection.limit !== undefined) out.limit = selection.limit;
   return out;
-}
-
-/** The `execute_code` tool's input. */
-export interface CodeToolInput {
-  /** The snippet, in the tool's language (TypeScript / JavaScript, or Python). */
-  code: string;
-}
-
-/** The `execute_code` tool's output: the snippet's value and what it printed. */
-export interface CodeToolOutput {
-  /** What the snippet returned (or assigned to `__out`); `null` when nothing. */
-  value: unknown;
-  /** The tool IDs the snippet called, in completion order. */
-  toolCalls: string[];
-  /** What it printed to stdout, when anything. */
-  stdout?: string;
-  /** What it printed to stderr, when anything. */
-  stderr?: string;
-  /** What it did that is probably a mistake (a tool call left pending, ...). */
-  warnings?: string[];
-}
-
-function codeInputSchema(python: boolean): JSONSchema7 {
-  const description = python
-    ? 'The Python snippet: its last expression is the value.'
-    : 'The TypeScript or JavaScript snippet: the body of an async function.';
-  return {
-    type: 'object',
-    properties: { code: { type: 'string', minLength: 1, description } },
-    required: ['code'],
-    additionalProperties: false,
-  };
-}
-
-/**
- * One AI SDK tool, `execute_code`, that runs a model's snippet in toolexec's sandbox (the facade's
- * `executeCode`: WASM by default, on any Node host), its description carrying the code-mode API
- * of the selected tools ({@link codeModeApi}: the prompt and the TypeScript declarations, or with
- * `language: 'python'` the Python prompt and the stub of the module `tools`).
- *
- * @remarks
- * Snippets run as TypeScript (JavaScript is TypeScript too), or as Python with `language:
- * 'python'` (the facade's runtime must run Python: Pyodide for `standard` / `hardened`), under the facade's profile, call
- * budget and deadline (`timeoutMs`, `maxToolCalls` override them); `execute`'s `abortSignal`
- * stops the run. With `typecheck: true` a snippet is checked against the declarations first
- * ({@link checkSnippet}) and one that does not compile fails with `VALIDATION` listing the
- * compiler's messages. A failed run rejects with the facade's error (`CODE_EXECUTION` with the
- * line, `LIMIT_EXCEEDED`...), whose message the AI SDK hands back to the model.
- *
- * @throws `INVALID_ARGUMENT` for bad options; `RUNTIME_UNAVAILABLE` when `ai` or
- * json-schema-to-typescript is not installed.
- */
-export async function codeTool(exec: Exec, options: CodeToolOptions = {}): Promise<AiSdkTool> {
-  if (options === null || typeof options !== 'object') throw errors.invalidArgument('options', 'must be an object');
-  const { typecheck = false, timeoutMs, maxToolCalls, language = 'typescript', ...selection } = options;
-  if (typeof typecheck !== 'boolean') throw errors.invalidArgument('option typecheck', 'must be a boolean');
-  if (language !== 'typescript' && language !== 'javascript' && language !== 'python') {
-    throw errors.invalidArgument('option language', `must be 'typescript', 'javascript' or 'python', got ${JSON.stringify(language)}`);
-  }
-  const python = language === 'python';
-  if (python && typecheck)
-    throw errors.invalidArgument('option typecheck', "type-checks TypeScript snippets only: not with language 'python'");
-  if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs > 0)) {
-    throw errors.invalidArgument('option timeoutMs', 'must be a positive number of milliseconds');
-  }
-  if (maxToolCalls !== undefined && !(Number.isInteger(maxToolCalls) && maxToolCalls >= 0)) {
-    throw errors.invalidArgument('option maxToolCalls', 'must be an integer ≥ 0');
-  }
-  const ai = await loadAiSdk();
-  const api = await codeModeApi(exec, { ...selection, language: python ? 'python' : 'typescript' });
-  const declared = python ? 'the stub of its module `tools`, in Python:\n```python' : 'declared in TypeScript:\n```ts';
-  const description = `Runs a code snippet that calls tools, in a sandbox. ${api.prompt}\n\nThe snippet's API, ${declared}\n${api.declarations}\n\`\`\``;
-  return ai.tool<CodeToolInput, CodeToolOutput, Record<string, unknown>>({
-    description,
-    inputSchema: ai.jsonSchema<CodeToolInput>(codeInputSchema(python)),
-    execute: async (input, { abortSignal }) => {
-      const code = typeof input?.code === 'string' ? input.code : '';
-      if (code.trim() === '') throw errors.invalidArgument('code', 'must be a non-empty snippet');
-      if (typecheck) {
-        const check = await checkSnippet(api, code);
-        if (!check.ok) {
-          throw errors('VALIDATION', `the snippet does not type-check against the declared API; fix it and run it again:\n${check.text}`, {
-            details: { diagnostics: check.diagnostics },
-          });
-        }
-      }
-      const run = await exec.executeCode({
-        code,
-        language: python ? 'python' : 'typescript',
-        ...(abortSignal === undefined ? {} : { signal: abortSignal }),
-        ...(timeoutMs === undefined ? {} : { timeoutMs }),
-        ...(maxToolCalls === undefined ? {} : { maxToolCalls }),
-      });
-      const output: CodeToolOutput = { value: run.value ?? null, toolCalls: run.toolCalls.map((call) => call.toolId) };
-      if (run.stdout !== '') output.stdout = run.stdout;
-      if (run.stderr !== '') output.stderr = run.stderr;
-      if (run.warnings !== undefined && run.warnings.length > 0) output.warnings = run.warnings.map((warning) => warning.message);
-      return output;
-    },
-    toModelOutput: ({ output }) => ({ type: 'json', value: jsonValue(output) }),
-  });
 }

@@ -61,15 +61,10 @@ export { PYTHON_CODE_MODE_PROMPT, declarePythonTools } from './code-mode-python.
 export type { CodeModeApi, CodeModeApiOptions, DeclaredTool } from './code-mode-api.js';
 export { checkSnippet } from './code-mode-check.js';
 export type { SnippetCheck, SnippetDiagnostic } from './code-mode-check.js';
-export { aiSdkTools, codeTool } from './ai-sdk.js';
-export type {
-  AiSdkTool,
-  AiSdkToolOutput,
-  AiSdkToolSet,
-  AiSdkToolsOptions,
-  CodeToolInput,
-  CodeToolOptions,
-  CodeToolOutput,
-} from './ai-sdk.js';
+export { aiSdkTools } from './ai-sdk.js';
+export type { AiSdkToolOutput, AiSdkToolSet, AiSdkToolsOptions } from './ai-sdk.js';
+export type { AiSdkTool } from './ai-sdk-peer.js';
+export { codeTool } from './code-tool.js';
+export type { CodeToolInput, CodeToolOptions, CodeToolOutput } from './code-tool.js';
 export { DEFAULT_MCP_SERVER_NAME, DEFAULT_MCP_SERVER_VERSION, createMcpServer } from './mcp-server.js';
 export type { CreateMcpServerOptions } from './mcp-server.js';

@@ -292,4 +292,23 @@ return { answer: structured };`;
     expect(failed?.output.type).toBe('error-text');
     expect(failed?.output.value).toMatch(/TypeError|undefined/);
   });
+
+  it('a snippet that fails on a tool call tells the model the line, the calls that already succeeded and what it printed', async () => {
+    const exec = execWith({ tools: SMALL_TOOLS });
+    const tools = await aiSdkTools(exec, { ids: [], code: true });
+    const code = [
+      "const a = await tools.runTool('math:add:1.0.0', { a: 1, b: 2 });",
+      "console.log('step 1 done', a.structured);",
+      "await tools.runTool('math:add:1.0.0', { a: 'three', b: 4 });",
+    ].join('\n');
+    const model = scriptedModel(callTool('execute_code', { code }), answer('oops'));
+    await generateText({ model, tools, prompt: 'x', stopWhen: stepCountIs(3) });
+    const [failed] = toolResultsSent(model.doGenerateCalls[1]) as { output: { type: string; value: string } }[];
+    expect(failed?.output.type).toBe('error-text');
+    const text = failed?.output.value ?? '';
+    expect(text).toContain("Field '/a' must be number");
+    expect(text).toContain('line 3');
+    expect(text).toContain('Tool calls that had already succeeded (their effects happened): math:add:1.0.0');
+    expect(text).toContain('What it printed before failing:\nstep 1 done 3');
+  });
 });
