@@ -22,8 +22,33 @@ import { CIRCULAR } from './json-safe.js';
 /** What replaces a redacted value. */
 export const REDACTED = '[REDACTED]';
 
-/** The paths redacted everywhere unless a caller adds more: `authorization`, `password`, `token`, `apiKey`, `secret`. */
-export const DEFAULT_REDACT_PATHS: readonly string[] = Object.freeze(['authorization', 'password', 'token', 'apiKey', 'secret']);
+/**
+ * The key names redacted everywhere (at any depth, case-insensitively) unless a caller adds more:
+ * the usual names of credentials in tool arguments and HTTP headers.
+ */
+export const DEFAULT_REDACT_PATHS: readonly string[] = Object.freeze([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+  'password',
+  'passwd',
+  'token',
+  'access_token',
+  'accessToken',
+  'refresh_token',
+  'refreshToken',
+  'id_token',
+  'idToken',
+  'apiKey',
+  'api_key',
+  'x-api-key',
+  'secret',
+  'client_secret',
+  'clientSecret',
+  'private_key',
+  'privateKey',
+]);
 
 /**
  * The key of a tool's `_meta` that declares its own redaction paths (an array of paths), on top of

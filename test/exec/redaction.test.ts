@@ -50,6 +50,35 @@ describe('Redactor', () => {
     expect(redactor.redact(clean).value).toBe(clean);
   });
 
+  it('the defaults cover the usual credential names of OAuth, API keys and HTTP headers; near names stay', () => {
+    const input = {
+      access_token: 'at-123456',
+      refreshToken: 'rt-123456',
+      id_token: 'it-123456',
+      client_secret: 'cs-123456',
+      api_key: 'ak-123456',
+      privateKey: 'pk-123456',
+      headers: { 'X-Api-Key': 'xk-123456', Cookie: 'sid=123456', 'Proxy-Authorization': 'Basic 123456' },
+      max_tokens: 512,
+      tokenCount: 3,
+      secretary: 'Ann',
+    };
+    const { value, redactions } = new Redactor().redact(input);
+    expect(value).toEqual({
+      access_token: REDACTED,
+      refreshToken: REDACTED,
+      id_token: REDACTED,
+      client_secret: REDACTED,
+      api_key: REDACTED,
+      privateKey: REDACTED,
+      headers: { 'X-Api-Key': REDACTED, Cookie: REDACTED, 'Proxy-Authorization': REDACTED },
+      max_tokens: 512,
+      tokenCount: 3,
+      secretary: 'Ann',
+    });
+    expect(redactions).toHaveLength(9);
+  });
+
   it('array indices are skipped by dotted paths', () => {
     expect(new Redactor(['items.pin'], false).redact({ items: [{ pin: '1' }, { pin: '2' }] }).redactions).toEqual([
       '/items/0/pin',
