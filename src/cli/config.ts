@@ -59,7 +59,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  */
 export async function loadConfig(options: LoadConfigOptions): Promise<CliConfig> {
   const path = resolve(options.cwd, options.file ?? DEFAULT_CONFIG_FILE);
-  const shown = relative(options.cwd, path) || path;
+  // the path as the user gave it; the default file relative to where the command runs
+  const shown = options.file ?? (relative(options.cwd, path) || path);
   let text: string;
   try {
     text = await readFile(path, 'utf8');

@@ -172,7 +172,8 @@ describe('toolexec commands over stdio and HTTP', { timeout: 120_000 }, () => {
     expect(media.stderr).toMatch(/^toolexec: fx:media in \d+(\.\d+)? m?s\n$/);
 
     const structured = await run('run', 'web:structured', '--args', '{"a":5,"b":5}', '--pretty');
-    expect(linesOf(structured.stdout)).toEqual(['{"sum":10}', '{ sum: 10 }']);
+    // the text block already says the structured value: it is not printed twice
+    expect(linesOf(structured.stdout)).toEqual(['{"sum":10}']);
   });
 
   it('exec: a snippet calling a stdio and an HTTP tool; the value, the output and the trace', async () => {

@@ -193,7 +193,13 @@ describe('toolexec config files', { timeout: 120_000 }, () => {
     expect(JSON.parse(none.stdout)).toEqual({});
     const human = await runCli(['servers'], { cwd: ws.dir });
     expect(human.stderr).toContain('no MCP servers configured');
-    expectFailure(await runCli(['servers', '--config', 'missing.json'], { cwd: ws.dir }), EXIT_CODES.USAGE, 'CONFIGURATION');
+    const missing = await runCli(['servers', '--config', 'missing.json'], { cwd: ws.dir });
+    expectFailure(missing, EXIT_CODES.USAGE, 'CONFIGURATION');
+    expect(missing.stderr).toContain('option --config missing.json does not exist');
+    // an absolute path is named as the user typed it
+    const absolute = await runCli(['servers', '--config', '/nonexistent/toolexec.json'], { cwd: ws.dir });
+    expectFailure(absolute, EXIT_CODES.USAGE, 'CONFIGURATION');
+    expect(absolute.stderr).toContain('option --config /nonexistent/toolexec.json does not exist');
   });
 
   it('broken configs: one line naming the file and the problem, exit 2', async () => {

@@ -2,6 +2,7 @@
  * `toolexec run <id>`: one call through the facade; the result as JSON on stdout (or readable with
  * `--pretty`), a progress bar on a terminal's stderr while the tool reports progress.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { Command } from 'commander';
 import type { ContentBlock, Result } from '../../exec/index.js';
 import type { RunOptions } from '../../run/index.js';
@@ -43,8 +44,17 @@ function writePretty(stdout: CliOutput, result: Result): void {
   for (const text of texts) writeLine(stdout, text);
   // A structured value the text blocks do not already say (or a local tool's value).
   const value = result.value;
-  const said = typeof value === 'string' ? texts.includes(value) : texts.length > 0 && value === undefined;
+  const said = typeof value === 'string' ? texts.includes(value) : value === undefined || texts.some((text) => saysValue(text, value));
   if (!said && value !== undefined) writeLine(stdout, typeof value === 'string' ? value : pretty(value, stdout));
+}
+
+/** Whether a text block is `value` written as JSON (the text an MCP tool sends beside its structured result). */
+function saysValue(text: string, value: unknown): boolean {
+  try {
+    return isDeepStrictEqual(JSON.parse(text), value);
+  } catch {
+    return false;
+  }
 }
 
 /** Registers `run`. */
