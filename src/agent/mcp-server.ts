@@ -51,7 +51,17 @@ export interface CreateMcpServerOptions {
   limit?: number;
   /** Deadline of every call in milliseconds. @defaultValue the facade's `defaultTimeoutMs` */
   timeoutMs?: number;
+  /**
+   * Most tools in one `tools/list` page: a longer listing ends with an opaque `nextCursor` that
+   * the client sends back for the next page (MCP pagination). A positive integer, or `Infinity`
+   * for one page whatever the size.
+   * @defaultValue 100
+   */
+  pageSize?: number;
 }
+
+/** The default of {@link CreateMcpServerOptions.pageSize}. */
+const DEFAULT_PAGE_SIZE = 100;
 
 /** What the server needs to know when the facade's tools change: the index's change events (`DefaultExec.index`). */
 interface ChangeSource {
@@ -81,6 +91,9 @@ function checkOptions(options: unknown): CreateMcpServerOptions {
   if (o.timeoutMs !== undefined && (typeof o.timeoutMs !== 'number' || !(o.timeoutMs > 0))) {
     throw errors.invalidArgument('option timeoutMs', 'must be a positive number of milliseconds');
   }
+  if (o.pageSize !== undefined && !(o.pageSize === Infinity || (Number.isSafeInteger(o.pageSize) && o.pageSize > 0))) {
+    throw errors.invalidArgument('option pageSize', `must be a positive integer or Infinity (got ${String(o.pageSize)})`);
+  }
   return o;
 }
 
@@ -98,7 +111,9 @@ interface Listing {
  * @remarks
  * - `tools/list` lists the selected tools with their input and output schemas, annotations,
  *   titles and icons, named by `encodeToolName` (`math:add` → `math--add`, legal for every MCP
- *   client and model provider); with `expose: 'meta'` the six meta-tools.
+ *   client and model provider); with `expose: 'meta'` the six meta-tools. A listing longer than
+ *   `pageSize` (100) comes in pages: each ends with an opaque `nextCursor` to send back; a cursor
+ *   this server did not issue is a JSON-RPC error (`InvalidParams`, -32602).
  * - `tools/call` runs the tool through the facade: arguments are validated (a failure is an
  *   `isError` result whose text names every violation, which a model can act on), the call's
  *   deadline applies (`timeoutMs`, else the facade's), the run's progress reaches the client as
@@ -106,7 +121,9 @@ interface Listing {
  *   (`notifications/cancelled`) aborts the run. Any failure of the tool is an `isError` result; an
  *   unknown tool name is a JSON-RPC error (`InvalidParams`), as MCP says.
  * - When the facade's index changes (a tool registered or removed, an MCP server imported or
- *   failed), connected clients get `notifications/tools/list_changed` (once per burst of changes).
+ *   failed), connected clients get `notifications/tools/list_changed` (once per burst of changes);
+ *   the server declares `tools.listChanged` for that. With `expose: 'meta'` it does not: the
+ *   meta-tools never change.
  * - The server's tool handlers are set on `server.server`: do not `registerTool` on the returned
  *   server. Closing the server (`server.close()`) stops listening to the index; the facade stays
  *   open (it is yours to close).
@@ -122,10 +139,12 @@ interface Listing {
 export function createMcpServer(exec: Exec, options?: CreateMcpServerOptions): McpServer {
   const o = checkOptions(options);
   const meta = o.expose === 'meta';
-  const server = new McpServer(
-    { name: o.name ?? DEFAULT_MCP_SERVER_NAME, version: o.version ?? DEFAULT_MCP_SERVER_VERSION },
-    { capabilities: { tools: { listChanged: !meta } } },
-  );
+  // The tools capability is declared on the low-level server, not through McpServer's options:
+  // McpServer answers those with its own tool handlers, which declare listChanged: true whatever
+  // was asked. The meta-tools never change, so with them listChanged is not declared.
+  const server = new McpServer({ name: o.name ?? DEFAULT_MCP_SERVER_NAME, version: o.version ?? DEFAULT_MCP_SERVER_VERSION });
+  server.server.registerCapabilities({ tools: meta ? {} : { listChanged: true } });
+  const pageSize = o.pageSize ?? DEFAULT_PAGE_SIZE;
   const selection: SelectToolsOptions = meta
     ? { meta: true }
     : {
@@ -150,7 +169,10 @@ export function createMcpServer(exec: Exec, options?: CreateMcpServerOptions): M
     return listing;
   };
 
-  server.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await currentListing()).tools }));
+  server.server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+    const current = await currentListing();
+    return toolsPage(current, request.params?.cursor, pageSize);
+  });
 
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
@@ -169,6 +191,56 @@ export function createMcpServer(exec: Exec, options?: CreateMcpServerOptions): M
 
   if (!meta && source !== undefined) watchIndex(server, source);
   return server;
+}
+
+/**
+ * One page of a listing. The cursor is opaque to the client: the index version the listing was made
+ * for and where the next page starts. A cursor of an older version (the tools changed between two
+ * pages: the client is told by `tools/list_changed` and lists again) continues at the same place in
+ * the new listing; anything this server could not have issued is invalid params (-32602), as MCP says.
+ */
+function toolsPage(listing: Listing, cursor: string | undefined, pageSize: number): { tools: McpTool[]; nextCursor?: string } {
+  const start = cursor === undefined ? 0 : cursorStart(listing, cursor);
+  const end = start + pageSize;
+  if (start === 0 && end >= listing.tools.length) return { tools: listing.tools };
+  const tools = listing.tools.slice(start, end);
+  return end < listing.tools.length ? { tools, nextCursor: encodeCursor(listing.version, end) } : { tools };
+}
+
+function encodeCursor(version: number | undefined, start: number): string {
+  return btoa(JSON.stringify([version ?? null, start]));
+}
+
+function cursorStart(listing: Listing, cursor: string): number {
+  const start = issuedStart(listing, cursor);
+  if (start !== undefined) return start;
+  // Not an McpError, whose message would reach the client as "MCP error -32602: MCP error -32602: ...".
+  throw Object.assign(new Error(`Invalid cursor for tools/list: ${JSON.stringify(cursor.slice(0, 100))} (list again without a cursor)`), {
+    code: ErrorCode.InvalidParams,
+  });
+}
+
+/** Where the page of `cursor` starts, when this server could have issued it (for this listing or an older one). */
+function issuedStart(listing: Listing, cursor: string): number | undefined {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(atob(cursor));
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(decoded) || decoded.length !== 2) return undefined;
+  const [version, start] = decoded as [unknown, unknown];
+  // Exactly as issued: a page starts after the first, at a whole index.
+  if (!Number.isSafeInteger(start) || (start as number) <= 0 || encodeCursor(version as number | undefined, start as number) !== cursor) {
+    return undefined;
+  }
+  const length = listing.tools.length;
+  // Without an index to follow, every listing is made afresh: cursors carry no version.
+  if (listing.version === undefined) return version === null && (start as number) < length ? (start as number) : undefined;
+  if (!Number.isSafeInteger(version) || (version as number) > listing.version) return undefined;
+  // This listing issued cursors below its length; an older listing's may be past the end of this one (nothing left).
+  if (version === listing.version) return (start as number) < length ? (start as number) : undefined;
+  return Math.min(start as number, length);
 }
 
 async function list(exec: Exec, selection: SelectToolsOptions, version: number | undefined): Promise<Listing> {

@@ -7,9 +7,9 @@ import { ABORTED, Deadline, abortError, layerErrors } from '../model/internal.js
 import type { ToolIndex } from '../discovery/index.js';
 import type { McpExecutorClient } from '../mcp/index.js';
 import { backoffDelayMs, type ReconnectPolicy } from './backoff.js';
-import { boundedWait, closedError, nextTurn, toToolexecError, unavailableError } from './server-failures.js';
+import { boundedWait, closedError, nextTurn, rejectedTool, toToolexecError, unavailableError } from './server-failures.js';
 import { registerServerTools, unregisterServerTools } from './server-tools.js';
-import type { ServerStatus } from './types.js';
+import type { RejectedTool, ServerStatus } from './types.js';
 
 const errors = layerErrors('exec');
 
@@ -331,8 +331,12 @@ export class ServerPool {
     // This listing sees every change announced so far; one announced from now on lists again.
     entry.stale = false;
     let tools: McpTool[];
+    // tools the listing itself refused (malformed: no inputSchema, a description that is not a string, ...)
+    const refused: RejectedTool[] = [];
     try {
-      tools = await this.#options.client.listTools(entry.name);
+      tools = await this.#options.client.listTools(entry.name, {
+        onRejectedTool: (tool, error) => refused.push(rejectedTool(entry.name, tool, error)),
+      });
     } catch (error) {
       if (this.#closed) return;
       this.#fail(entry, toToolexecError(error));
@@ -342,6 +346,7 @@ export class ServerPool {
     try {
       this.#unregister(entry);
       const { toolIds, rejected } = registerServerTools(this.#options.index, entry.name, tools);
+      rejected.unshift(...refused);
       entry.toolIds = toolIds;
       entry.failures = 0;
       entry.retryAtMs = 0;

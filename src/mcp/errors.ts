@@ -57,10 +57,19 @@ export function isNotSent(error: unknown): boolean {
   return error instanceof Error && error.message === 'Not connected';
 }
 
-/** True when the error means the connection itself is unusable (the session must be dropped). */
+/**
+ * True when the error means the connection itself is unusable (the session must be dropped).
+ *
+ * Decided from the session, not from an error code: the SDK rejects the requests in flight with its
+ * own `McpError` of code -32000 (`ConnectionClosed`) only after the transport reported the close,
+ * which the session has seen by then, while -32000 is also the first code of JSON-RPC's
+ * server-defined range, which servers answer with (`rate limit exceeded`, say): such a reply came
+ * over a working connection and leaves it as it was.
+ */
 export function isConnectionLost(error: unknown, session: ConnectionState): boolean {
   if (session.closed) return true;
-  if (error instanceof McpError) return error.code === (ErrorCode.ConnectionClosed as number);
+  // A JSON-RPC error the server answered, whatever its code: the connection carried it.
+  if (error instanceof McpError) return false;
   if (error instanceof SseError) return true;
   if (error instanceof Error && error.message === 'Not connected') return true;
   return isNetworkError(error);

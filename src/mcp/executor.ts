@@ -1,6 +1,6 @@
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ErrorCode, ListToolsResultSchema, McpError, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type Progress, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ToolexecError, type McpTool } from '../model/index.js';
 import { asLibraryError, linkedSignal, onAbort, type Deadline } from '../model/internal.js';
 import { readCallBudget, withIdempotencyKey } from './call-budget.js';
@@ -12,6 +12,7 @@ import { type ResolvedMcpExecutorOptions, resolveMcpExecutorOptions, resolveTime
 import { ServerSlot, closedError } from './server-slot.js';
 import type { McpSession } from './session.js';
 import { traceMcpRequest } from './trace-context.js';
+import { type RejectedListedTool, checkToolsPage } from './list-tools.js';
 import type { McpCallParams, McpExecutorClient, McpExecutorOptions, McpToolSink, Root } from './types.js';
 
 // A server that keeps returning cursors is cut off here rather than listed forever.
@@ -107,36 +108,56 @@ export class SdkMcpExecutor implements McpExecutorClient {
     return streamToolCall(this, serverName, params, options);
   }
 
-  /** Every tool the server lists, following `nextCursor` pages. */
-  async listTools(serverName: string, options: Pick<RunOptions, 'signal' | 'timeoutMs'> = {}): Promise<McpTool[]> {
+  /**
+   * Every tool the server lists, following `nextCursor` pages. Each tool is checked on its own: one
+   * without the shape MCP requires (no `inputSchema`, an `inputSchema` not of type `object`, a
+   * `description` that is not a string, ...) is left out and given to `options.onRejectedTool`
+   * with an `INVALID_TOOL` error naming the field; the others are listed. A page that is itself
+   * malformed (`tools` not an array, `nextCursor` not a string) rejects with `PROTOCOL`.
+   */
+  async listTools(serverName: string, options: Parameters<McpExecutorClient['listTools']>[1] = {}): Promise<McpTool[]> {
     const slot = this.#slot(serverName);
     const timeoutMs = resolveTimeoutMs(options.timeoutMs, this.#options.requestTimeoutMs, 'timeoutMs', 'INVALID_ARGUMENT');
+    const onRejectedTool = options.onRejectedTool;
+    if (onRejectedTool !== undefined && typeof onRejectedTool !== 'function') {
+      throw errors.invalidArgument('onRejectedTool', 'must be a function');
+    }
     const context: OperationContext = { serverName, operation: 'tools/list', timeoutMs };
-    return this.#withSession(slot, context, options.signal, { timeout: timeoutMs }, async (session, sdkOptions) => {
-      const tools: McpTool[] = [];
+    const rejected: RejectedListedTool[] = [];
+    const tools = await this.#withSession(slot, context, options.signal, { timeout: timeoutMs }, async (session, sdkOptions) => {
+      const listed: McpTool[] = [];
+      rejected.length = 0;
       const seen = new Set<string>();
       let cursor: string | undefined;
       for (let page = 0; page < MAX_LIST_PAGES; page++) {
         let result;
         try {
+          // Not the SDK's ListToolsResultSchema, which refuses the whole page for one malformed tool:
+          // checkToolsPage checks the page strictly and each tool on its own.
           result = await traceMcpRequest(serverName, { method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, (sent) =>
-            session.client.request(sent, ListToolsResultSchema, sdkOptions),
+            session.client.request(sent, ResultSchema, sdkOptions),
           );
         } catch (error) {
           // A server that offers no tools (only resources or prompts) has no tools/list.
-          if (page === 0 && error instanceof McpError && error.code === (ErrorCode.MethodNotFound as number)) return tools;
+          if (page === 0 && error instanceof McpError && error.code === (ErrorCode.MethodNotFound as number)) return listed;
           throw error;
         }
-        tools.push(...(result.tools as McpTool[]));
-        cursor = result.nextCursor;
-        if (cursor === undefined) return tools;
+        const checked = checkToolsPage(serverName, result);
+        listed.push(...checked.tools);
+        rejected.push(...checked.rejected);
+        cursor = checked.nextCursor;
+        if (cursor === undefined) return listed;
         if (seen.has(cursor)) break;
         seen.add(cursor);
       }
-      throw errors('PROTOCOL', `MCP server "${serverName}" repeated a tools/list cursor; stopped after ${tools.length} tools`, {
+      throw errors('PROTOCOL', `MCP server "${serverName}" repeated a tools/list cursor; stopped after ${listed.length} tools`, {
         details: { serverName },
       });
     });
+    // Told once the listing is complete (a listing that fails halfway reports nothing), outside the
+    // session's error mapping: a listener's throw is the caller's own.
+    if (onRejectedTool !== undefined) for (const { tool, error } of rejected) onRejectedTool(tool, error);
+    return tools;
   }
 
   /** Lists and registers the tools of `serverNames` (default: all); namespace = server name. */

@@ -118,11 +118,9 @@ export function resolveServerConfig(name: string, config: McpServerConfig): Reso
       if (typeof url !== 'string' || !URL.canParse(url)) fail(`an ${kind} server needs a valid url (got ${String(url)})`);
       const parsed = new URL(url as string);
       if (!/^https?:$/.test(parsed.protocol)) fail(`the url must be http(s) (got ${url as string})`);
-      if (
-        headers !== undefined &&
-        (headers === null || typeof headers !== 'object' || Object.values(headers).some((v) => typeof v !== 'string'))
-      ) {
-        fail('header values must be strings');
+      if (headers !== undefined) {
+        const problem = headersProblem(headers);
+        if (problem !== undefined) fail(problem);
       }
       if (authProvider !== undefined && (authProvider === null || typeof authProvider !== 'object')) {
         fail('authProvider must be an OAuthClientProvider');
@@ -142,6 +140,38 @@ export function resolveServerConfig(name: string, config: McpServerConfig): Reso
     default:
       return fail(`unknown transport "${String(kind)}" (expected stdio, http, sse or custom)`);
   }
+}
+
+// RFC 9110 field-name: a token.
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// What fetch refuses in a value (and what would split a header: CR, LF), and what is not a byte.
+const HEADER_VALUE_FORBIDDEN = /[\0\r\n]|[^\0-\xff]/;
+
+/**
+ * Why `headers` cannot be sent (an invalid header name, a value with CR, LF or NUL, or a character
+ * no HTTP header can carry), or undefined. Checked once here, so that a bad header is refused up
+ * front instead of failing every connection attempt.
+ */
+function headersProblem(headers: unknown): string | undefined {
+  if (headers === null || typeof headers !== 'object' || Array.isArray(headers))
+    return 'headers must be an object of header names to values';
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value !== 'string') return 'header values must be strings';
+    if (!HEADER_NAME.test(name))
+      return `header ${JSON.stringify(name)} is not a valid header name (letters, digits and !#$%&'*+-.^_\`|~ only)`;
+    const bad = HEADER_VALUE_FORBIDDEN.exec(value);
+    if (bad !== null) {
+      return `the value of header ${JSON.stringify(name)} contains ${JSON.stringify(bad[0])} at index ${bad.index}, which an HTTP header cannot carry`;
+    }
+  }
+  // What fetch would still refuse (the same rules, by the runtime that sends them).
+  try {
+    const check = new Headers();
+    for (const [name, value] of Object.entries(headers as Record<string, string>)) check.append(name, value);
+  } catch (error) {
+    return `headers cannot be sent: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  return undefined;
 }
 
 /**

@@ -212,8 +212,20 @@ export interface McpToolSink {
 
 /** An {@link McpExecutor} that owns its connections: lists, imports and closes. */
 export interface McpExecutorClient extends McpExecutor {
-  /** Every tool the server lists (all pages). */
-  listTools(serverName: string, options?: Pick<RunOptions, 'signal' | 'timeoutMs'>): Promise<McpTool[]>;
+  /**
+   * Every tool the server lists (all pages). A tool without the shape MCP requires (no
+   * `inputSchema`, an `inputSchema` whose `type` is not `object`, a `description` that is not a
+   * string, ...) is left out, and `onRejectedTool` (when given) is called for each, once the
+   * listing is complete, with the tool as sent and an `INVALID_TOOL` error whose message names the
+   * field (`invalid tool: inputSchema is missing`); the server's other tools are listed.
+   */
+  listTools(
+    serverName: string,
+    options?: Pick<RunOptions, 'signal' | 'timeoutMs'> & {
+      /** Called for each tool the server listed that was left out, with why. */
+      onRejectedTool?: (tool: unknown, error: ToolexecError) => void;
+    },
+  ): Promise<McpTool[]>;
   /**
    * Lists the tools of `serverNames` (default: every configured server) and registers them with
    * `index.registerToolsFromMcp(serverName, tools)`, so the namespace is the server name.

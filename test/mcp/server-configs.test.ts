@@ -12,6 +12,7 @@ import {
   startStreamableHttpFixture,
   startUnauthorizedFixture,
 } from '../fixtures/mcp/http-server.mjs';
+import { createExec } from '../../src/exec/index.js';
 import { rejection } from '../exec/helpers.js';
 import { isProcessAlive, misbehavingFixture, stdioFixture, textOf, waitUntil } from './helpers.js';
 
@@ -60,6 +61,14 @@ describe('server configs as MCP clients write them', () => {
       [{}, 'a command (stdio) or a url'],
       [{ type: 'sse' }, 'needs a valid url'],
       [{ url: http.url, headers: { n: 1 } }, 'header values'],
+      [{ url: http.url, headers: ['x-a', 'b'] }, 'headers must be an object'],
+      // Refused up front, not at every connection attempt ("Headers.append: ... invalid header name").
+      [{ url: http.url, headers: { 'bad header': 'x' } }, 'MCP server "s": header "bad header" is not a valid header name'],
+      [{ type: 'sse', url: legacy.url, headers: { 'x-a:': 'x' } }, 'header "x-a:" is not a valid header name'],
+      [{ url: http.url, headers: { 'X-A': 'a\r\nInjected: 1' } }, 'MCP server "s": the value of header "X-A" contains "\\r" at index 1'],
+      [{ url: http.url, headers: { 'X-A': 'a\n' } }, 'the value of header "X-A" contains "\\n"'],
+      [{ url: http.url, headers: { 'X-A': 'a\u0000' } }, 'the value of header "X-A" contains "\\u0000"'],
+      [{ url: http.url, headers: { 'X-A': 'snow \u2603' } }, 'the value of header "X-A" contains "\u2603"'],
       [{ command: 'node', required: 'yes' }, 'required must be a boolean'],
       [{ type: 'websocket', url: http.url }, 'unknown transport "websocket"'],
     ];
@@ -68,6 +77,14 @@ describe('server configs as MCP clients write them', () => {
         expect.objectContaining({ code: 'CONFIGURATION', message: expect.stringContaining(text) }),
       );
     }
+  });
+
+  it('refuses a header fetch could never send when the facade is created, and accepts any valid one', () => {
+    expect(() => createExec({ mcpServers: { api: { url: http.url, headers: { 'bad header': 'x' } } } })).toThrow(
+      expect.objectContaining({ code: 'CONFIGURATION', message: expect.stringContaining('MCP server "api": header "bad header"') }),
+    );
+    const headers = { "x-Odd_name.1!#$%&'*+^`|~": 'caf\u00e9 ', authorization: 'Bearer a=b; c' };
+    expect(() => executor({ ok: { url: http.url, headers } })).not.toThrow();
   });
 
   it('passes authProvider to the transport: a protected server asks the provider for tokens', async () => {
