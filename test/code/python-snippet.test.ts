@@ -128,6 +128,33 @@ last
     expect(syntax.message).toContain('SyntaxError');
   });
 
+  it('meets time, memory and stack with the codes, messages and details of JavaScript snippets (docs/limits.md)', async () => {
+    const fail = (code: string, extra: { timeoutMs?: number; memoryBytes?: number } = {}) =>
+      exec.executeCode({ language: 'python', code, ...extra }).catch((e: unknown) => e) as Promise<ToolexecError>;
+    const timeout = await fail('while True:\n    pass', { timeoutMs: 300 });
+    expect(timeout.message).toBe('limit exceeded: timeout after 300 ms');
+    const cause = timeout.cause as ToolexecError;
+    expect([cause.code, cause.message]).toEqual(['TIMEOUT', 'execution timeout: the snippet ran longer than 300ms']);
+    expect(cause.details).toMatchObject({ timeoutMs: 300 });
+    const memory = await fail('a = []\nwhile True:\n    a.append(bytearray(10**6))', { memoryBytes: 64 * 1024 * 1024 });
+    expect(memory.message).toBe(
+      'limit exceeded: resource limit exceeded: memory (the snippet needed more than 67108864 bytes: out of memory)',
+    );
+    expect(memory.details).toMatchObject({ limit: 'memory', memoryBytes: 64 * 1024 * 1024, line: 3, column: 14 });
+    expect((memory.cause as ToolexecError).code).toBe('RESOURCE_LIMIT');
+    const stack = await fail('def f(n):\n    return f(n + 1) + 1\nf(0)');
+    expect(stack.message).toBe('limit exceeded: resource limit exceeded: stack (Maximum call stack size exceeded)');
+    expect(stack.details).toMatchObject({ limit: 'stack', line: 2 });
+  });
+
+  it('an uncaught ToolError points at the line of the call, as in JavaScript', async () => {
+    const err = (await exec
+      .executeCode({ language: 'python', code: 'a = 1\nprint(a)\nc = tools.run_tool("math:add", {"a": "3", "b": 4})' })
+      .catch((e: unknown) => e)) as ToolexecError;
+    expect(err.code).toBe('VALIDATION');
+    expect(err.details).toMatchObject({ line: 3, column: 5 });
+  });
+
   it('caps the value at 8 MiB of JSON with the message of every language, every time; a value up to the cap arrives whole', async () => {
     // a string of n characters is n + 2 bytes of JSON: 8 MiB exactly, then one byte more
     const whole = await exec.executeCode({ language: 'python', code: "'x' * (8 * 1024 * 1024 - 2)" });

@@ -100,7 +100,8 @@ export function failureFromReport(report: unknown, context: FailureContext): Run
     const cap = context.memoryBytes === undefined ? 'its memory cap' : `${context.memoryBytes} bytes`;
     return memoryFailure(context.memoryBytes, `the snippet needed more than ${cap}: ${text}`, { ...where, ...extra });
   }
-  const location = line === undefined ? '' : ` (line ${line}, col ${column ?? 0})`;
+  // a guest that knows no column (Python without position tables) gives the line alone
+  const location = line === undefined ? '' : column === undefined ? ` (line ${line})` : ` (line ${line}, col ${column})`;
   const details: Record<string, unknown> = { ...where, name, ...extra };
   if (typeof r.stack === 'string' && r.stack !== '') {
     const stack = context.formatStack === undefined ? r.stack : context.formatStack(r.stack);

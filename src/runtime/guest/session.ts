@@ -44,6 +44,11 @@ export interface GuestSessionOptions {
   maxOutputBytes: number;
   /** Largest gateway protocol message, in bytes. @defaultValue 8 MiB */
   maxMessageBytes?: number;
+  /**
+   * The run's memory cap in bytes, when the backend holds one: a guest's memory report then says
+   * `the snippet needed more than N bytes` (else `more than its memory cap`).
+   */
+  memoryBytes?: number;
   /** Cancels the run (`ABORTED`). */
   signal?: AbortSignal;
   /** Kills the guest now (its whole process group / container). Called exactly once. */
@@ -241,6 +246,7 @@ export async function runGuestSession(options: GuestSessionOptions): Promise<Gue
         gatewayErrors,
         timeoutMs: options.timeoutMs,
         maxOutputBytes: options.maxOutputBytes,
+        ...(options.memoryBytes !== undefined && options.memoryBytes > 0 ? { memoryBytes: options.memoryBytes } : {}),
         formatStack: snippetStack,
       });
       break;

@@ -320,6 +320,7 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
         timeoutMs,
         maxOutputBytes,
         maxMessageBytes: this.#options.maxMessageBytes,
+        ...(limits.memoryBytes > 0 ? { memoryBytes: limits.memoryBytes } : {}),
         ...(request.signal === undefined ? {} : { signal: request.signal }),
         terminate: () => {
           if (running.alive) running.kill();

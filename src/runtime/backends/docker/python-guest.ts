@@ -193,11 +193,13 @@ def _report(error):
         lines = [int(m.group(1)) for m in _LINE.finditer(error["traceback"])]
         if lines:
             report["line"] = lines[-1]
+    # a limit says what the JavaScript sandbox says, whatever the exception's text (docs/limits.md)
     if name == "MemoryError":
         report["limit"] = "memory"
-        report["message"] = message or "MemoryError"
+        report["message"] = "out of memory"
     elif name == "RecursionError":
         report["limit"] = "stack"
+        report["message"] = "Maximum call stack size exceeded"
     if isinstance(error.get("code"), str):
         for request_id, code, text in reversed(_failed_calls):
             if code == error.get("code") and text == error.get("message"):

@@ -58,6 +58,9 @@ function resolveOptions(options: UnsafeHostBackendOptions): ResolvedOptions {
   };
 }
 
+/** Failures of a run its caller or its clock stopped: kept as they are when close() comes after. */
+const STOPPED_BY_CALLER: ReadonlySet<string> = new Set(['ABORTED', 'TIMEOUT']);
+
 /** Kills the child's whole process group (it leads one: spawned `detached`). */
 function killGroup(child: ChildProcess): void {
   if (child.pid === undefined) return;
@@ -92,6 +95,8 @@ export class UnsafeHostBackend implements RuntimeBackend {
   readonly readiness = 'prod' as const;
   readonly #options: ResolvedOptions;
   readonly #children = new Set<ChildProcess>();
+  /** Children {@link UnsafeHostBackend.close} killed during their run. */
+  readonly #closedOn = new WeakSet<ChildProcess>();
 
   constructor(options: UnsafeHostBackendOptions = {}) {
     this.#options = resolveOptions(options);
@@ -157,6 +162,13 @@ export class UnsafeHostBackend implements RuntimeBackend {
         terminate: () => killGroup(spawned),
         exited,
       });
+      if (outcome.failure !== undefined && this.#closedOn.has(spawned) && !STOPPED_BY_CALLER.has(outcome.failure.code)) {
+        // killed by close(), not by its snippet: the backend went away, as in the other sandboxes
+        outcome.failure = {
+          code: 'RUNTIME_UNAVAILABLE',
+          message: `runtime unavailable: the ${this.kind} backend was closed during the run`,
+        };
+      }
       return run.settle(outcome, request);
     } catch (err) {
       if (ToolexecError.isInstance(err)) throw err;
@@ -173,9 +185,12 @@ export class UnsafeHostBackend implements RuntimeBackend {
     }
   }
 
-  /** Kills every child still running. Idempotent. */
+  /** Kills every child still running (their runs fail with `RUNTIME_UNAVAILABLE`). Idempotent. */
   async close(): Promise<void> {
-    for (const child of this.#children) killGroup(child);
+    for (const child of this.#children) {
+      this.#closedOn.add(child);
+      killGroup(child);
+    }
     this.#children.clear();
   }
 }

@@ -121,11 +121,6 @@ export class PythonBackend implements RuntimeBackend {
       memoryBytes,
       ...(request.profile === undefined ? {} : { profile: request.profile }),
     };
-    try {
-      request.onStart?.();
-    } catch {
-      // the caller's hook cannot stop the run
-    }
     const pool = this.#pool as ChildPool;
     let outcome: Awaited<ReturnType<typeof runOnChild>>;
     try {
@@ -138,6 +133,8 @@ export class PythonBackend implements RuntimeBackend {
         maxMessageBytes: this.#options.maxMessageBytes,
         memoryBytes,
         ...(request.signal === undefined ? {} : { signal: request.signal }),
+        ...(request.onStart === undefined ? {} : { onStart: request.onStart }),
+        closed: () => this.#closed,
       });
     } catch (err) {
       // not expected (a run's session settles every way it can end): the child is not trusted again
@@ -149,7 +146,10 @@ export class PythonBackend implements RuntimeBackend {
     return run.settle(outcome, request);
   }
 
-  /** Kills every child and removes the private folder; later runs fail with `RUNTIME_UNAVAILABLE`. Idempotent. */
+  /**
+   * Kills every child and removes the private folder; runs still going and later runs fail with
+   * `RUNTIME_UNAVAILABLE`. Idempotent.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     const ready = this.#ready;

@@ -8,6 +8,7 @@ import { failureFromReport, memoryFailure, outputFailure, timeoutFailure, type R
 import { FirstSettlement } from '../../core/first-settlement.js';
 import { OutputCapture } from '../../core/output-capture.js';
 import { abortedFailure, watchDeadline } from '../../core/stopping.js';
+import { noop } from '../../../model/internal.js';
 import type { ToolGateway } from '../../core/types.js';
 import { serveGateway } from '../../gateway/server.js';
 import { createStreamConnection } from '../../gateway/stream-connection.js';
@@ -26,6 +27,10 @@ export interface PythonRunSpec {
   maxMessageBytes: number;
   memoryBytes: number;
   signal?: AbortSignal;
+  /** Called when the run's clock starts (after the run's own deadline is set, so it fires first). */
+  onStart?: () => void;
+  /** True once the backend is closing: a child that dies then was killed by the close, not by its snippet. */
+  closed?: () => boolean;
 }
 
 /** What one run produced, in the shape `RunRecord.settle` takes. */
@@ -125,9 +130,29 @@ export async function runOnChild(child: PythonChild, spec: PythonRunSpec): Promi
       }
     },
   });
-  // the child stops itself at `timeoutMs` (its interrupt buffer); the host kills it after the grace
-  const stopWatching = watchDeadline(spec.signal, spec.timeoutMs + spec.killGraceMs, (kind) => finish({ kind }));
+  // The child stops itself at `timeoutMs` (its interrupt buffer); the host kills it after the grace.
+  // The host's clock starts before the caller's (`onStart`): a caller whose own clock has the same
+  // timeout (the code executor) finds the run past its deadline here when it aborts, and the run
+  // fails with the timeout, as in the other sandboxes.
+  let stopGrace = noop;
+  const stopWatching = watchDeadline(spec.signal, spec.timeoutMs, (kind) => {
+    if (kind === 'aborted') {
+      finish({ kind });
+      return;
+    }
+    // past the deadline: a caller's abort now is the timeout too
+    stopGrace = watchDeadline(spec.signal, spec.killGraceMs, () => finish({ kind: 'timeout' }));
+  });
+  const stopClocks = () => {
+    stopWatching();
+    stopGrace();
+  };
   void child.exited.then(() => finish({ kind: 'ended' }));
+  try {
+    spec.onStart?.();
+  } catch {
+    // the caller's hook cannot stop the run
+  }
 
   const start: PythonStartMessage = {
     type: 'start',
@@ -140,7 +165,7 @@ export async function runOnChild(child: PythonChild, spec: PythonRunSpec): Promi
   stdin.write(`${JSON.stringify(start)}\n`);
 
   const settlement = await first.promise;
-  stopWatching();
+  stopClocks();
   const settled = settlement.kind === 'result' || (settlement.kind === 'failed' && !settlement.fatal);
   if (!settled) child.kill();
   stdout.off('data', forwardIn);
@@ -192,12 +217,17 @@ export async function runOnChild(child: PythonChild, spec: PythonRunSpec): Promi
       const exit = await child.exited;
       const tail = child.stderrTail;
       outcome.failure = /memory|OOM/i.test(tail)
-        ? memoryFailure(spec.memoryBytes, undefined, { exitCode: exit.code, signal: exit.signal })
-        : {
-            code: 'CODE_EXECUTION',
-            message: `the Python sandbox process ended without a result (${exit.signal ?? `exit code ${exit.code ?? '?'}`})`,
-            details: { exitCode: exit.code, signal: exit.signal, stderrTail: tail.slice(-2000) },
-          };
+        ? memoryFailure(spec.memoryBytes, `the snippet needed more than ${spec.memoryBytes} bytes: out of memory`, {
+            exitCode: exit.code,
+            signal: exit.signal,
+          })
+        : spec.closed?.() === true
+          ? { code: 'RUNTIME_UNAVAILABLE', message: 'runtime unavailable: the python backend was closed during the run' }
+          : {
+              code: 'CODE_EXECUTION',
+              message: `the Python sandbox process ended without a result (${exit.signal ?? `exit code ${exit.code ?? '?'}`})`,
+              details: { exitCode: exit.code, signal: exit.signal, stderrTail: tail.slice(-2000) },
+            };
       break;
     }
   }

@@ -191,6 +191,12 @@ function readPreludeError(text: string): PreludeError | null {
   }
 }
 
+/**
+ * What a run stopped by a limit says, whatever Python's exception said: the messages of the
+ * JavaScript sandbox, so one limit has one message in every language (docs/limits.md).
+ */
+const LIMIT_TEXT = { memory: 'out of memory', stack: 'Maximum call stack size exceeded' } as const;
+
 /** The prelude's error as the report the host maps (see `failureFromReport`). */
 function reportOf(error: PreludeError): GuestFailureReport {
   const name = typeof error.name === 'string' && error.name !== '' ? error.name : 'Error';
@@ -207,8 +213,8 @@ function reportOf(error: PreludeError): GuestFailureReport {
   if (lastError !== undefined && wire?.code === error.code && wire?.error === error.message) report.requestId = lastError.id;
   if (run.outputOver) Object.assign(report, { limit: 'output', what: 'console' });
   else if (name === 'KeyboardInterrupt' && run.interrupted === 'timeout') report.timeout = true;
-  else if (name === 'MemoryError') report.limit = 'memory';
-  else if (name === 'RecursionError') report.limit = 'stack';
+  else if (name === 'MemoryError') Object.assign(report, { limit: 'memory', message: LIMIT_TEXT.memory });
+  else if (name === 'RecursionError') Object.assign(report, { limit: 'stack', message: LIMIT_TEXT.stack });
   return report;
 }
 
@@ -231,8 +237,8 @@ function runOne(start: PythonStartMessage): void {
     const memory = /memory|OOM|Aborted/i.test(message);
     const stack = err instanceof RangeError && /call stack/i.test(message);
     const error: GuestFailureReport = { name: memory ? 'MemoryError' : stack ? 'RangeError' : 'Error', message };
-    if (memory) error.limit = 'memory';
-    else if (stack) error.limit = 'stack';
+    if (memory) Object.assign(error, { limit: 'memory', message: LIMIT_TEXT.memory });
+    else if (stack) Object.assign(error, { limit: 'stack', message: LIMIT_TEXT.stack });
     send({ type: 'failed', error, fatal: true });
     process.exit(0);
   }

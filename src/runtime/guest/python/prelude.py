@@ -25,28 +25,33 @@ Value conversion (``to_json_safe``): dict (keys become strings), list, str, int,
 None pass through; tuples, sets and frozensets become lists (sets sorted when they can be);
 bytes, bytearray and memoryview become a list of ints; non-finite floats become None; objects
 with a ``__dict__`` or anything else become their ``repr()``. Values are walked without recursion,
-so a value of any depth converts. A container that contains itself has no JSON form (as for
-``JSON.stringify``): a tool call with one raises ``ToolError`` ``INVALID_ARGUMENT``, a snippet value
-with one fails the run (``TypeError``). Depth is limited where JavaScript snippets meet the limit, on
-the host: a tool call's arguments nested deeper than ``MAX_VALUE_DEPTH`` (512) levels come back as
-the host's ``INVALID_ARGUMENT``, and a snippet's value is never cut.
+so a value of any depth converts. What has no exact JSON form is refused, never changed (as
+``JSON.stringify`` refuses a cycle or a BigInt): a container that contains itself, an int beyond
++/-(2**53 - 1) (a JSON number loses its last digits). A tool call with one raises ``ToolError``
+``INVALID_ARGUMENT``, a snippet value with one fails the run (``TypeError``). Depth is limited where
+JavaScript snippets meet the limit, on the host: a tool call's arguments nested deeper than
+``MAX_VALUE_DEPTH`` (512) levels come back as the host's ``INVALID_ARGUMENT``; a value is never cut.
 """
 
 import ast
 import builtins
+import itertools
 import math
 import sys
 import traceback
 import types
 
-__all__ = ["CircularReference", "ToolError", "run_snippet", "to_json_safe"]
+__all__ = ["CircularReference", "NotJsonSafe", "ToolError", "UnsafeInteger", "run_snippet", "to_json_safe"]
 
 # The deepest nesting of dicts and lists the host takes in a tool call's arguments: MAX_VALUE_DEPTH of
 # src/runtime/core/errors.ts (test/runtime/backends/python/prelude.test.ts keeps the two equal).
 MAX_VALUE_DEPTH = 512
+# the largest int a JSON number (an IEEE double) holds exactly: JavaScript's Number.MAX_SAFE_INTEGER
+MAX_SAFE_INTEGER = 2**53 - 1
 SNIPPET_FILENAME = "<snippet>"
 CODE_EXECUTION = "CODE_EXECUTION"
 INVALID_ARGUMENT = "INVALID_ARGUMENT"
+UNKNOWN_ERROR = "unknown error"
 
 
 class ToolError(Exception):
@@ -69,16 +74,34 @@ class ToolError(Exception):
 # ---- JSON-safe values ----
 
 
-class CircularReference(ValueError):
-    """A container that contains itself: it has no JSON form."""
+class NotJsonSafe(ValueError):
+    """A value that has no exact JSON form."""
+
+
+class CircularReference(NotJsonSafe):
+    """A container that contains itself."""
 
     def __init__(self):
         super().__init__("circular reference")
 
 
+class UnsafeInteger(NotJsonSafe):
+    """An int beyond +/-``MAX_SAFE_INTEGER``: a JSON number would round it (as ``JSON.stringify`` refuses a BigInt)."""
+
+    def __init__(self, value, place=""):
+        text = str(value) if value.bit_length() <= 256 else "of %d bits" % value.bit_length()
+        where = " at %s" % place if place else ""
+        super().__init__("the int %s%s is too large for a JSON number (over 2**53 - 1 either side of 0); pass it as a str" % (text, where))
+        self.value = value
+
+    def at(self, place):
+        return UnsafeInteger(self.value, place)
+
+
 _CONTAINER = object()
-# values that are their own JSON form (exact types: a subclass goes through ``_leaf``)
-_PLAIN = frozenset((str, int, bool, type(None)))
+# values that are their own JSON form (exact types: a subclass goes through ``_leaf``); ints are
+# checked against ``MAX_SAFE_INTEGER`` on the way
+_PLAIN = frozenset((str, bool, type(None)))
 
 
 def _leaf(value):
@@ -86,7 +109,10 @@ def _leaf(value):
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):
-        return int(value)
+        value = int(value)
+        if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+            return value
+        raise UnsafeInteger(value)
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, (bytes, bytearray, memoryview)):
@@ -128,8 +154,9 @@ def to_json_safe(value, max_levels=None):
     depth is converted without overflowing the stack.
 
     ``max_levels``: containers nested deeper than this many levels become ``"[Truncated]"`` (None:
-    none). Raises ``CircularReference`` (a ``ValueError``) when a container contains itself; a
-    container that only recurs beside itself (the same list twice) is copied each time."""
+    none). Raises ``CircularReference`` when a container contains itself (one that only recurs
+    beside itself, the same list twice, is copied each time) and ``UnsafeInteger`` naming the int's
+    place (``['args']['n']``); both are ``NotJsonSafe``, a ``ValueError``."""
     first = _leaf(value)
     if first is not _CONTAINER:
         return first
@@ -138,34 +165,45 @@ def to_json_safe(value, max_levels=None):
     # ``path`` holds their ids (a cycle returns to one)
     stack = [(id(value), root, items)]
     path = {id(value)}
-    while stack:
-        ident, out, items = stack[-1]
-        child = None
-        if type(out) is dict:
-            for key, item in items:
-                if not isinstance(key, str):
-                    key = _key_text(key)
-                converted = item if type(item) in _PLAIN else _leaf(item)
-                if converted is _CONTAINER:
-                    converted, child = _enter(item, len(stack), path, max_levels)
-                out[key] = converted
-                if child is not None:
-                    break
-        else:
-            for item in items:
-                converted = item if type(item) in _PLAIN else _leaf(item)
-                if converted is _CONTAINER:
-                    converted, child = _enter(item, len(stack), path, max_levels)
-                out.append(converted)
-                if child is not None:
-                    break
-        if child is None:
-            stack.pop()
-            path.discard(ident)
-        else:
-            # the new container is copied first; this one's iterator resumes after it
-            stack.append((id(item), converted, child))
-            path.add(id(item))
+    safe = MAX_SAFE_INTEGER
+    try:
+        while stack:
+            ident, out, items = stack[-1]
+            child = None
+            if type(out) is dict:
+                for key, item in items:
+                    if not isinstance(key, str):
+                        key = _key_text(key)
+                    kind = type(item)
+                    plain = kind in _PLAIN or (kind is int and -safe <= item <= safe)
+                    converted = item if plain else _leaf(item)
+                    if converted is _CONTAINER:
+                        converted, child = _enter(item, len(stack), path, max_levels)
+                    out[key] = converted
+                    if child is not None:
+                        break
+            else:
+                for item in items:
+                    kind = type(item)
+                    plain = kind in _PLAIN or (kind is int and -safe <= item <= safe)
+                    converted = item if plain else _leaf(item)
+                    if converted is _CONTAINER:
+                        converted, child = _enter(item, len(stack), path, max_levels)
+                    out.append(converted)
+                    if child is not None:
+                        break
+            if child is None:
+                stack.pop()
+                path.discard(ident)
+            else:
+                # the new container is copied first; this one's iterator resumes after it
+                stack.append((id(item), converted, child))
+                path.add(id(item))
+    except UnsafeInteger as exc:
+        # the copies on the stack end with the key of the container below them: the int's place
+        keys = [next(reversed(up)) if type(up) is dict else len(up) - 1 for _, up, _ in stack[:-1]]
+        keys.append(key if type(out) is dict else len(out))
+        raise exc.at("".join("[%r]" % k for k in keys)) from None
     return root
 
 
@@ -180,16 +218,43 @@ def _key_text(key):
 # ---- the tools module ----
 
 
-def _error_from_reply(payload):
+def _wire_fields(payload):
+    """An error reply's fields, read defensively (``readWireError`` of src/runtime/gateway/codec.ts):
+    ``(wire, message, code, name, details)``, each None unless it has the right type."""
     wire = payload if isinstance(payload, dict) else {}
     message = wire.get("error")
     if not isinstance(message, str) or message == "":
-        message = "unknown error"
+        message = UNKNOWN_ERROR
     code = wire.get("code") if isinstance(wire.get("code"), str) else None
+    name = wire.get("name") if isinstance(wire.get("name"), str) and wire.get("name") else None
     details = wire.get("details") if isinstance(wire.get("details"), dict) else None
-    name = wire.get("name") if isinstance(wire.get("name"), str) else None
+    return wire, message, code, name, details
+
+
+def _step_error(payload):
+    """A failed chain step's error as a snippet sees it: ``{"name", "code", "message", "details"?}``,
+    the shape a JavaScript snippet gets (``guestStepError`` of src/runtime/guest/shared/tools.ts)."""
+    _, message, code, name, details = _wire_fields(payload)
+    error = {"name": name or "Error", "code": code, "message": message}
+    if details is not None:
+        error["details"] = details
+    return error
+
+
+def _steps(steps):
+    """Chain step results from the wire, each ``error`` decoded by ``_step_error``."""
+    out = []
+    for step in steps:
+        if isinstance(step, dict) and "error" in step:
+            step = dict(step, error=_step_error(step["error"]))
+        out.append(step)
+    return out
+
+
+def _error_from_reply(payload):
+    wire, message, code, name, details = _wire_fields(payload)
     tool_id = wire.get("toolId") if isinstance(wire.get("toolId"), str) else None
-    steps = wire.get("steps") if isinstance(wire.get("steps"), list) else None
+    steps = _steps(wire["steps"]) if isinstance(wire.get("steps"), list) else None
     return ToolError(code, message, details, name, tool_id, steps)
 
 
@@ -205,7 +270,7 @@ def _make_tools(call):
                 # counted nor traced) as it refuses a JavaScript snippet's, and the transport's encoder
                 # never meets thousands of levels
                 payload = to_json_safe(payload, MAX_VALUE_DEPTH + 1 + envelope)
-            except CircularReference as exc:
+            except NotJsonSafe as exc:
                 # the error a JavaScript snippet's call gets: the guest cannot encode the request
                 message = "runtime: the request cannot be sent as JSON: %s" % exc
                 raise ToolError(INVALID_ARGUMENT, message, name="Error") from None
@@ -220,8 +285,14 @@ def _make_tools(call):
         value = payload.get(field) if isinstance(payload, dict) else None
         return [] if value is None else value
 
-    def run_tool(id, args=None):
-        """Runs the tool ``id`` with ``args`` (a dict): ``{"structured": ..., "content": [...], ...}``."""
+    def run_tool(id, args=None, **keywords):
+        """Runs the tool ``id`` with ``args`` (a dict): ``{"tool": ..., "backend": ..., "structured": ...}``."""
+        if keywords:
+            names = ", ".join("%r: ..." % name for name in keywords)
+            raise TypeError(
+                "tools.run_tool() takes the tool's arguments as one dict, not as keyword arguments: "
+                "tools.run_tool(%r, {%s})" % (str(id), names)
+            )
         payload = {"id": str(id)}
         if args is not None:
             payload["args"] = args
@@ -250,10 +321,12 @@ def _make_tools(call):
         reply = request("run_chain", payload, envelope=3)
         reply = reply if isinstance(reply, dict) else {}
         results = reply.get("steps")
-        return {"result": reply.get("result"), "steps": results if isinstance(results, list) else []}
+        return {"result": reply.get("result"), "steps": _steps(results) if isinstance(results, list) else []}
 
     module = types.ModuleType("tools", "Tool calls from a toolexec snippet; each blocks until the host answers.")
     for fn in (run_tool, search_tools, describe_tool, list_namespaces, list_tool_examples, run_chain):
+        # a wrong call's TypeError names the public function (``tools.run_tool()``), not this factory
+        fn.__qualname__ = "tools." + fn.__name__
         setattr(module, fn.__name__, fn)
     module.ToolError = ToolError
     return module
@@ -341,32 +414,36 @@ def _snippet_traceback(exc):
     return "".join(lines)
 
 
-def _failure(exc):
+def _failure(exc, source=""):
     name = type(exc).__name__
-    if isinstance(exc, ToolError):
-        error = {"code": exc.code or CODE_EXECUTION, "message": exc.message, "name": exc.name}
-        if exc.details is not None:
-            try:
-                error["details"] = to_json_safe(exc.details)
-            except CircularReference:
-                pass  # details a snippet made that have no JSON form are left out
-        if exc.tool_id is not None:
-            error["toolId"] = exc.tool_id
-    elif isinstance(exc, SyntaxError):
+    if isinstance(exc, SyntaxError):
         line = exc.lineno if exc.lineno is not None else 0
         message = "SyntaxError: %s (line %d)" % (exc.msg, line)
         error = {"code": CODE_EXECUTION, "message": message, "name": name, "line": line}
         if exc.offset is not None:
             error["column"] = exc.offset
     else:
-        try:
-            text = str(exc)
-        except BaseException:
-            text = ""
-        error = {"code": CODE_EXECUTION, "message": "%s: %s" % (name, text) if text else name, "name": name}
-        line = _snippet_line(exc)
+        if isinstance(exc, ToolError):
+            error = {"code": exc.code or CODE_EXECUTION, "message": exc.message, "name": exc.name}
+            if exc.details is not None:
+                try:
+                    error["details"] = to_json_safe(exc.details)
+                except NotJsonSafe:
+                    pass  # details a snippet made that have no JSON form are left out
+            if exc.tool_id is not None:
+                error["toolId"] = exc.tool_id
+        else:
+            try:
+                text = str(exc)
+            except BaseException:
+                text = ""
+            error = {"code": CODE_EXECUTION, "message": "%s: %s" % (name, text) if text else name, "name": name}
+        # where the snippet raised it (a failed tool call: the call)
+        line, column = _snippet_position(exc, source)
         if line is not None:
             error["line"] = line
+        if column is not None:
+            error["column"] = column
     try:
         error["traceback"] = _snippet_traceback(exc)
     except BaseException:
@@ -374,14 +451,31 @@ def _failure(exc):
     return {"ok": False, "error": error}
 
 
-def _snippet_line(exc):
-    line = None
+def _snippet_position(exc, source):
+    """``(line, column)`` of the deepest snippet frame of ``exc``'s traceback, 1-based; the column
+    counts characters and is None where Python does not know it (before 3.11, no position tables)."""
+    found = None
     tb = exc.__traceback__
     while tb is not None:
         if tb.tb_frame.f_code.co_filename == SNIPPET_FILENAME:
-            line = tb.tb_lineno
+            found = tb
         tb = tb.tb_next
-    return line
+    if found is None:
+        return None, None
+    line = found.tb_lineno
+    if found.tb_lasti < 0:
+        return line, None
+    try:  # (a MemoryError on the way leaves the column out)
+        # the instruction's position, as the traceback module reads it (3.11+): a UTF-8 byte offset
+        positions = found.tb_frame.f_code.co_positions()
+        start, _, offset, _ = next(itertools.islice(positions, found.tb_lasti // 2, None))
+        if offset is None or start != line:
+            return line, None
+        lines = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        text = lines[line - 1] if 0 < line <= len(lines) else ""
+        return line, len(text.encode("utf-8")[:offset].decode("utf-8", "ignore")) + 1
+    except Exception:
+        return line, None
 
 
 def run_snippet(code, call):
@@ -401,17 +495,17 @@ def run_snippet(code, call):
         try:
             body, tail = _compile(code)
         except SyntaxError as exc:
-            return _failure(exc)
+            return _failure(exc, code)
         exec(body, scope)
         value = eval(tail, scope) if tail is not None else None
         try:
             return {"ok": True, "value": to_json_safe(value)}
-        except CircularReference as exc:
+        except NotJsonSafe as exc:
             # what a JavaScript snippet's value without a JSON form fails with (no snippet frame)
             message = "TypeError: the result is not JSON-serializable: %s" % exc
             return {"ok": False, "error": {"code": CODE_EXECUTION, "message": message, "name": "TypeError"}}
     except BaseException as exc:  # SystemExit and KeyboardInterrupt are the snippet's failures too
-        return _failure(exc)
+        return _failure(exc, code)
     finally:
         scope.clear()
         _restore_baseline()

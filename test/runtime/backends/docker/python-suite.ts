@@ -102,7 +102,19 @@ export function pythonSuite(options: PythonSuiteOptions): void {
       const error = await failure(backend.execute(pythonRequest('x = 1\ntools.run_tool("test:fail", {})')));
       expect(error.code, error.message).toBe('EXECUTION');
       expect(error.message).toContain('tool failed on purpose');
-      expect(error.details).toMatchObject({ line: 2 });
+      expect(error.details).toMatchObject({ line: 2, column: 1 });
+    });
+
+    it('refuses an int beyond 2**53 - 1 in the value or in arguments instead of rounding it', async () => {
+      const value = await failure(backend.execute(pythonRequest('[2**53 + 1, 12345678901234567890]')));
+      expect(value.code, value.message).toBe('CODE_EXECUTION');
+      expect(value.message).toBe(
+        'TypeError: the result is not JSON-serializable: the int 9007199254740993 at [0] is too large for a JSON number (over 2**53 - 1 either side of 0); pass it as a str',
+      );
+      const code = 'try:\n    tools.run_tool("test:echo", {"n": -(2**63)})\nexcept tools.ToolError as e:\n    r = [e.code, e.message]\nr';
+      const args = await backend.execute(pythonRequest(code));
+      expect(args.value).toEqual(['INVALID_ARGUMENT', expect.stringContaining("the int -9223372036854775808 at ['args']['n']")]);
+      expect(args.toolCalls).toEqual([]);
     });
 
     it('reports a syntax error as CODE_EXECUTION with its line; an exception with its type and line', async () => {
@@ -146,6 +158,11 @@ export function pythonSuite(options: PythonSuiteOptions): void {
       const huge = await failure(backend.execute(pythonRequest('b = bytearray(1 << 46)')));
       expect(huge.code, huge.message).toBe('RESOURCE_LIMIT');
       expect(huge.details).toMatchObject({ limit: 'memory' });
+      // a MemoryError says what the memory limit says in every language (docs/limits.md), unless the
+      // engine's OOM killer came first (gVisor)
+      expect(huge.message).toMatch(
+        /^resource limit exceeded: memory \((the snippet needed .*: out of memory|the container was OOM-killed .*)\)$/,
+      );
     });
 
     it('caps output (RESOURCE_LIMIT output) and keeps what fit', async () => {

@@ -319,14 +319,18 @@ describe('unsafe_host backend', () => {
     expect(error.code).toBe('RUNTIME_UNAVAILABLE');
   });
 
-  it('close() stops running snippets', async () => {
+  it('close() stops running snippets: they fail with RUNTIME_UNAVAILABLE, not as their own fault', async () => {
     const own = createUnsafeHostBackend({ optIn: true, tempDir: workRoot });
-    const pending = own.execute(request('await new Promise(() => {});', { timeoutMs: 20_000 }));
+    const pending = failure(own.execute(request('await new Promise(() => {});', { timeoutMs: 20_000 })));
+    const busy = failure(own.execute(request('while (true) {}', { timeoutMs: 20_000 })));
     await new Promise((resolve) => setTimeout(resolve, 300));
     const started = performance.now();
     await own.close();
-    const error = await failure(pending);
-    expect(error.code).toBe('CODE_EXECUTION');
+    for (const error of await Promise.all([pending, busy])) {
+      expect(error.code, error.message).toBe('RUNTIME_UNAVAILABLE');
+      expect(error.message).toBe('runtime unavailable: the unsafe_host backend was closed during the run');
+      expect(error.details?.result?.backend.kind).toBe('unsafe_host');
+    }
     expect(performance.now() - started).toBeLessThan(3000);
   });
 

@@ -96,6 +96,8 @@ describe('runtime backend contract: python (Pyodide)', { timeout: 60_000 }, () =
   it('runs tools (import tools, or the global) and records each call', async () => {
     const result = await run("import tools as t\nr = t.run_tool('test:add', {'a': 2, 'b': 3})\nr");
     expect(result.value).toMatchObject({ structured: 5, tool: { name: 'add' }, backend: { kind: 'local' } });
+    // what docs/guests.md says run_tool returns: these keys (and mcpResult for an MCP tool), no content
+    expect(Object.keys(result.value as object).sort()).toEqual(['backend', 'structured', 'tool']);
     expect(result.toolCalls).toHaveLength(1);
     expect(result.toolCalls[0]).toMatchObject({ toolId: 'test:add', args: { a: 2, b: 3 }, structured: 5, backendKind: 'local' });
   });
@@ -119,10 +121,11 @@ describe('runtime backend contract: python (Pyodide)', { timeout: 60_000 }, () =
     expect(result.toolCalls[0]).toMatchObject({ toolId: 'test:missing', errorCode: 'TOOL_NOT_FOUND', errorOp: 'run' });
   });
 
-  it('fails the run with the code of an uncaught tool error', async () => {
-    const error = await rejection(run("print('before')\ntools.run_tool('test:fail', {})"));
+  it('fails the run with the code, line and column of an uncaught tool error', async () => {
+    const error = await rejection(run("print('before')\nr = tools.run_tool('test:fail', {})"));
     expectCode(error, 'EXECUTION');
     expect(error.message).toContain('tool failed on purpose');
+    expect(error.details).toMatchObject({ line: 2, column: 5 });
     const result = partial(error);
     expect(result.stdout).toBe('before\n');
     expect(result.toolCalls).toHaveLength(1);
@@ -143,11 +146,13 @@ describe('runtime backend contract: python (Pyodide)', { timeout: 60_000 }, () =
     expectCode(await rejection(run(chain, { limits: { maxChainSteps: 1 } })), 'LIMIT_EXCEEDED');
   });
 
-  it('reports an exception as CODE_EXECUTION with its line and a Python traceback', async () => {
+  it('reports an exception as CODE_EXECUTION with its line, column and a Python traceback', async () => {
     const error = await rejection(run("a = 1\nb = 2\nraise ValueError('boom on three')"));
     expectCode(error, 'CODE_EXECUTION');
-    expect(error.message).toBe('ValueError: boom on three (line 3, col 0)');
-    expect(error.details?.line).toBe(3);
+    expect(error.message).toBe('ValueError: boom on three (line 3, col 1)');
+    expect(error.details).toMatchObject({ line: 3, column: 1 });
+    const inner = await rejection(run("def f(d):\n    return d['k']\n\nf({})"));
+    expect(inner.message).toBe("KeyError: 'k' (line 2, col 12)");
     expect(String(error.details?.stack)).toContain('File "<snippet>", line 3');
     expect(String(error.details?.stack)).not.toContain('prelude');
     expect(partial(error).backend.kind).toBe('wasm');
@@ -242,6 +247,38 @@ describe('runtime backend contract: python (Pyodide)', { timeout: 60_000 }, () =
       expect(result.stdout).toBe(`run ${ids[i]}\n`);
       expect(result.toolCalls).toHaveLength(1);
     });
+  });
+
+  it('hands chain step errors over as JavaScript does: name, code, message, details', async () => {
+    const result = await run(
+      "try:\n    tools.run_chain([{'toolId': 'test:add', 'args': {'a': 1, 'b': 2}}, {'toolId': 'test:fail'}])\nexcept tools.ToolError as e:\n    err = e.steps[-1]['error']\nsorted(err), err['code'], err['message']",
+    );
+    expect(result.value).toEqual([['code', 'message', 'name'], 'EXECUTION', expect.stringContaining('tool failed on purpose')]);
+  });
+
+  it('refuses an int beyond 2**53 - 1 in a value or in arguments, never rounds it', async () => {
+    const value = await rejection(run('[1, 2**53 + 1]'));
+    expectCode(value, 'CODE_EXECUTION');
+    expect(value.message).toBe(
+      'TypeError: the result is not JSON-serializable: the int 9007199254740993 at [1] is too large for a JSON number (over 2**53 - 1 either side of 0); pass it as a str',
+    );
+    const args = await run(
+      "try:\n    tools.run_tool('test:echo', {'n': 12345678901234567890})\nexcept tools.ToolError as e:\n    r = e.code\nr",
+    );
+    expect(args.value).toBe('INVALID_ARGUMENT');
+    expect(args.toolCalls).toEqual([]);
+  });
+
+  it("fails a run its backend closes with RUNTIME_UNAVAILABLE, not as the snippet's fault", async () => {
+    const own = createPythonBackend({ poolSize: 1 });
+    await own.warm();
+    const pending = rejection(own.execute(request('while True:\n    pass', { timeoutMs: 30_000 })));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await own.close();
+    const error = await pending;
+    expectCode(error, 'RUNTIME_UNAVAILABLE');
+    expect(error.message).toBe('runtime unavailable: the python backend was closed during the run');
+    expect(partial(error).backend.kind).toBe('wasm');
   });
 
   it('runs each snippet in fresh state', async () => {

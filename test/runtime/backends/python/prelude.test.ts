@@ -20,6 +20,12 @@ def call(type_, payload):
     state["calls"].append([type_, payload])
     if type_ == "run_tool" and payload["id"] == "bad":
         return {"type": "error", "payload": {"error": "no such tool", "code": "TOOL_NOT_FOUND", "toolId": "bad"}}
+    if type_ == "run_chain" and payload["steps"] and payload["steps"][0].get("toolId") == "bad":
+        step = {"toolId": "bad", "backend": {"kind": "local"}, "error": {"error": "bad a", "code": "VALIDATION", "name": "ToolError",
+                "details": {"field": "/a"}, "op": "chain", "toolId": "bad", "backend": {"kind": "local"}, "cause": "x"}}
+        return {"type": "error", "payload": {"error": "chain failed", "code": "VALIDATION", "toolId": "bad", "steps": [step]}}
+    if type_ == "run_chain" and payload["steps"] and payload["steps"][0].get("toolId") == "soft":
+        return {"type": "response", "payload": {"result": None, "steps": [{"toolId": "soft", "error": {"error": "", "op": "chain"}}]}}
     if type_ == "search_tools":
         return {"type": "response", "payload": {"results": [{"id": "a:b"}]}}
     return {"type": "response", "payload": {"structured": {"sum": 3}, "content": []}}
@@ -35,7 +41,11 @@ function hasPython(): boolean {
 }
 
 interface CaseOutcome {
-  result: { ok: boolean; value?: unknown; error?: { code: string; message: string; name: string; line?: number; traceback: string } };
+  result: {
+    ok: boolean;
+    value?: unknown;
+    error?: { code: string; message: string; name: string; line?: number; column?: number; traceback: string };
+  };
   calls: [string, unknown][];
 }
 
@@ -136,6 +146,74 @@ describe.runIf(process.env.CI === 'true' || hasPython())('the Python prelude on 
     expect(search?.calls).toEqual([['search_tools', { query: 'q', limit: 10 }]]);
     expect(caught?.result.value).toEqual(['TOOL_NOT_FOUND', 'no such tool']);
     expect(thrown?.result.error).toMatchObject({ code: 'TOOL_NOT_FOUND', message: 'no such tool' });
+  });
+
+  it('decodes chain step errors to the shape a JavaScript snippet gets: name, code, message, details', () => {
+    const [raised, returned] = runCases([
+      "try:\n    tools.run_chain([{'toolId': 'bad', 'args': {}}])\nexcept tools.ToolError as e:\n    r = e.steps\nr",
+      "tools.run_chain([{'toolId': 'soft'}])['steps']",
+    ]);
+    expect(raised?.result.value).toEqual([
+      {
+        toolId: 'bad',
+        backend: { kind: 'local' },
+        error: { name: 'ToolError', code: 'VALIDATION', message: 'bad a', details: { field: '/a' } },
+      },
+    ]);
+    expect(returned?.result.value).toEqual([{ toolId: 'soft', error: { name: 'Error', code: null, message: 'unknown error' } }]);
+  });
+
+  it('refuses ints a JSON number cannot hold exactly, naming their place; a tool call with one is never sent', () => {
+    const [value, nested, edge, args, chain] = runCases([
+      '[2**53 + 1, 12345678901234567890]',
+      "{'a': [1, {'b': -(2**63)}]}",
+      '[2**53 - 1, -(2**53 - 1), True]',
+      "try:\n    tools.run_tool('m:add', {'a': 2**53 + 1, 'b': 0})\nexcept tools.ToolError as e:\n    r = [e.code, e.message, e.name]\nr",
+      "tools.run_chain([{'toolId': 'm:add', 'args': {'a': 10**20}}])",
+    ]);
+    const tooLarge = (text: string, place: string) =>
+      `the int ${text} at ${place} is too large for a JSON number (over 2**53 - 1 either side of 0); pass it as a str`;
+    expect(value?.result).toEqual({
+      ok: false,
+      error: {
+        code: 'CODE_EXECUTION',
+        name: 'TypeError',
+        message: `TypeError: the result is not JSON-serializable: ${tooLarge('9007199254740993', '[0]')}`,
+      },
+    });
+    expect(nested?.result.error?.message).toContain(tooLarge('-9223372036854775808', "['a'][1]['b']"));
+    expect(edge?.result).toEqual({ ok: true, value: [2 ** 53 - 1, -(2 ** 53 - 1), true] });
+    expect(args?.result.value).toEqual([
+      'INVALID_ARGUMENT',
+      `runtime: the request cannot be sent as JSON: ${tooLarge('9007199254740993', "['args']['a']")}`,
+      'Error',
+    ]);
+    expect(args?.calls).toEqual([]);
+    expect(chain?.result.error).toMatchObject({ code: 'INVALID_ARGUMENT', line: 1, column: 1 });
+    expect(chain?.result.error?.message).toContain(tooLarge('100000000000000000000', "['steps'][0]['args']['a']"));
+    expect(chain?.calls).toEqual([]);
+  });
+
+  it('says how to pass arguments when run_tool gets keywords, naming the public function', () => {
+    const [keywords, extra] = runCases(["tools.run_tool('m:add', a=1, b=2)", "tools.describe_tool('m:add', 'full', 3)"]);
+    expect(keywords?.result.error).toMatchObject({
+      name: 'TypeError',
+      message:
+        "TypeError: tools.run_tool() takes the tool's arguments as one dict, not as keyword arguments: tools.run_tool('m:add', {'a': ..., 'b': ...})",
+    });
+    expect(extra?.result.error?.message).toBe('TypeError: tools.describe_tool() takes from 1 to 2 positional arguments but 3 were given');
+    expect(keywords?.calls).toEqual([]);
+  });
+
+  it('gives the line and column (in characters) of an uncaught ToolError and of an exception', () => {
+    const [tool, nested, wide] = runCases([
+      "x = 1\n\nr = tools.run_tool('bad')",
+      "def f():\n    return {}['k']\n\nf()",
+      "s = 'éé'; t = 1 + 'x'",
+    ]);
+    expect(tool?.result.error).toMatchObject({ code: 'TOOL_NOT_FOUND', message: 'no such tool', toolId: 'bad', line: 3, column: 5 });
+    expect(nested?.result.error).toMatchObject({ name: 'KeyError', line: 2, column: 12 });
+    expect(wide?.result.error).toMatchObject({ name: 'TypeError', line: 1, column: 15 });
   });
 
   it('reports syntax errors with their line and exceptions with their type', () => {
