@@ -161,7 +161,7 @@ export function pythonSuite(options: PythonSuiteOptions): void {
       // a MemoryError says what the memory limit says in every language (docs/limits.md), unless the
       // engine's OOM killer came first (gVisor)
       expect(huge.message).toMatch(
-        /^resource limit exceeded: memory \((the snippet needed .*: out of memory|the container was OOM-killed .*)\)$/,
+        /^resource limit exceeded: memory \((the snippet needed more than \d+ bytes: out of memory|the container was OOM-killed .*)\)$/,
       );
     });
 
