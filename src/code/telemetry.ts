@@ -23,7 +23,8 @@ import {
   type Telemetry,
 } from '../run/internal.js';
 import type { ChainResult, ChainStep, RunResult } from '../run/index.js';
-import type { GatewayCallOptions, ToolCallRecord } from '../runtime/index.js';
+import type { GatewayCallOptions, SecurityProfile, ToolCallRecord } from '../runtime/index.js';
+import { isSecurityProfile } from '../runtime/internal.js';
 import type { CodeEngineParams, CodeParams, CodeResult, ToolsEnvironment } from './types.js';
 
 /** The codes that mean a snippet hit a limit, when their `details.limit` names it. */
@@ -34,44 +35,50 @@ export class SnippetObserver {
   readonly #telemetry: Telemetry;
   readonly #active: ActiveSpan | undefined;
   readonly #started = performance.now();
-  readonly #language: string;
-  readonly #profile: string | undefined;
+  #language: string;
+  /** The profile in force, once the executor resolved it (or the engine's result named it). */
+  #profile: SecurityProfile | undefined;
 
+  /**
+   * Starts the `execute_code` span (when anyone listens). Only the language is known yet, from
+   * `params` or `defaultLanguage`; the profile and limits in force are recorded once the executor
+   * has resolved them ({@link SnippetObserver.engineParams}).
+   */
   constructor(telemetry: Telemetry, params: CodeParams, defaultLanguage: string) {
     this.#telemetry = telemetry;
     // Only looks: the call's own reading (code/options.ts) refuses what cannot be read.
-    const peek = (key: keyof CodeParams): unknown => {
-      try {
-        return (params as Partial<CodeParams> | null | undefined)?.[key];
-      } catch {
-        return undefined;
-      }
-    };
-    const language = peek('language');
-    const profile = peek('profile');
-    const timeoutMs = peek('timeoutMs');
-    const maxToolCalls = peek('maxToolCalls');
+    let language: unknown;
+    try {
+      language = (params as Partial<CodeParams> | null | undefined)?.language;
+    } catch {
+      language = undefined;
+    }
     this.#language = typeof language === 'string' && language !== '' ? language : defaultLanguage;
-    this.#profile = typeof profile === 'string' ? profile : undefined;
     this.#active = telemetry.active
-      ? startSpan('execute_code', SPAN_KIND.INTERNAL, {
-          'toolexec.sandbox.language': this.#language,
-          ...(this.#profile === undefined ? {} : { 'toolexec.sandbox.profile': this.#profile }),
-          ...(typeof timeoutMs === 'number' ? { 'toolexec.limit.timeout_ms': timeoutMs } : {}),
-          ...(typeof maxToolCalls === 'number' ? { 'toolexec.limit.max_tool_calls': maxToolCalls } : {}),
-        })
+      ? startSpan('execute_code', SPAN_KIND.INTERNAL, { 'toolexec.sandbox.language': this.#language })
       : undefined;
   }
 
   /**
-   * The engine's parameters with the snippet span's W3C trace context in `metadata.traceparent` /
-   * `metadata.tracestate` (while tracing), for sandboxes that continue the trace: a remote sandbox
-   * receives its request's metadata, and a guest that sends `traceparent` on its gateway requests
-   * has its calls continue that trace.
+   * Takes the engine's parameters — the call's, with the executor's defaults and caps applied — and
+   * records what is in force: the language, the profile (when the call or the executor names one;
+   * else the engine's, read from its result) and the limits, on the span and for the run's
+   * `sandbox.run` event and metrics. Returns them with the snippet span's W3C trace context in
+   * `metadata.traceparent` / `metadata.tracestate` (while tracing), for sandboxes that continue
+   * the trace: a remote sandbox receives its request's metadata, and a guest that sends
+   * `traceparent` on its gateway requests has its calls continue that trace.
    */
   engineParams(params: CodeEngineParams): CodeEngineParams {
+    if (typeof params.language === 'string' && params.language !== '') this.#language = params.language;
+    if (isSecurityProfile(params.profile)) this.#profile = params.profile;
     const active = this.#active;
     if (active === undefined) return params;
+    active.span.setAttributes({
+      'toolexec.sandbox.language': this.#language,
+      ...(this.#profile === undefined ? {} : { 'toolexec.sandbox.profile': this.#profile }),
+      ...(typeof params.timeoutMs === 'number' ? { 'toolexec.limit.timeout_ms': params.timeoutMs } : {}),
+      ...(typeof params.maxToolCalls === 'number' ? { 'toolexec.limit.max_tool_calls': params.maxToolCalls } : {}),
+    });
     return { ...params, metadata: { ...params.metadata, ...traceCarrier(active.context) } };
   }
 
@@ -136,6 +143,7 @@ export class SnippetObserver {
   #end(result: CodeResult | undefined, err: unknown, redactions: string[]): void {
     const durationMs = performance.now() - this.#started;
     const backend = result?.backend?.kind;
+    const profile = (this.#profile ??= profileOf(result));
     const toolCalls = result?.toolCalls?.length ?? 0;
     const code = err === undefined ? undefined : ToolexecError.isInstance(err) ? err.code : 'CODE_EXECUTION';
     const limit = err === undefined ? undefined : limitOf(err);
@@ -146,12 +154,13 @@ export class SnippetObserver {
         'toolexec.code.tool_calls': toolCalls,
         'toolexec.duration_ms': durationMs,
         ...(backend === undefined ? {} : { 'toolexec.sandbox.backend': backend }),
+        ...(profile === undefined ? {} : { 'toolexec.sandbox.profile': profile }),
         ...(limit === undefined ? {} : { 'toolexec.limit.hit': limit.limit }),
       };
       if (err === undefined) endSpanOk(active, attributes);
       else endSpanError(active, err, attributes);
     }
-    recordSandboxRun(backend, this.#profile, durationMs, code);
+    recordSandboxRun(backend, profile, durationMs, code);
     if (limit !== undefined) recordLimitHit(limit.limit, backend);
     const telemetry = this.#telemetry;
     const time = Date.now();
@@ -164,7 +173,7 @@ export class SnippetObserver {
       toolCalls,
       ...ids,
     };
-    if (this.#profile !== undefined) run.profile = this.#profile;
+    if (profile !== undefined) run.profile = profile;
     if (backend !== undefined) run.backend = backend;
     if (err !== undefined) run.error = eventError(err);
     if (redactions.length > 0) run.redactions = redactions;
@@ -179,6 +188,16 @@ export class SnippetObserver {
         ...ids,
       });
     }
+  }
+}
+
+/** The profile a run's result names (`backend.details.profile`, the runtime engine's), when it is one. */
+function profileOf(result: CodeResult | undefined): SecurityProfile | undefined {
+  try {
+    const profile = result?.backend?.details?.profile;
+    return isSecurityProfile(profile) ? profile : undefined;
+  } catch {
+    return undefined;
   }
 }
 

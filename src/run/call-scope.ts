@@ -11,13 +11,24 @@ import { ToolexecError, errorMessage } from '../model/index.js';
 import { toJsonSafe, type Redacted } from '../model/internal.js';
 import type { CallFailedEvent, CallFinishedEvent, CallMode, EventError, ExecEvent } from './events.js';
 import { tracingRegistered } from './otel.js';
-import { endSpanError, endSpanOk, recordCall, spanIds, startSpan, SPAN_KIND, type ActiveSpan } from './spans.js';
+import { endSpanError, endSpanOk, recordCall, spanIds, startSpan, SPAN_KIND, UNKNOWN_TOOL_LABEL, type ActiveSpan } from './spans.js';
 import type { EventSink } from './event-sink.js';
 
 /** Phase marks of one traced call (filled by the pipeline when given). */
 export interface PhaseMarks {
   /** `performance.now()` when dispatch began (0 until then). */
   dispatchAt: number;
+}
+
+/** What the end of a failed call knows of its tool. */
+export interface FailedTool {
+  /** The tool's name (`toolexec.tool.name` on the span), when the tool is known. */
+  name: string | undefined;
+  /**
+   * False when the call's ID resolved to no tool (unknown or malformed): its metrics are then
+   * recorded under {@link UNKNOWN_TOOL_LABEL}, not under the ID.
+   */
+  resolved: boolean;
 }
 
 /** An error as events carry it. */
@@ -39,8 +50,9 @@ export class CallScope {
   readonly active: ActiveSpan | undefined;
   /** Where the pipeline marks its phases, while tracing. */
   readonly marks: PhaseMarks | undefined;
+  /** The tool ID the call was made with. */
+  readonly toolId: string;
   readonly #sink: EventSink;
-  readonly #toolId: string;
   readonly #mode: CallMode;
   readonly #callId: string;
   readonly #started = performance.now();
@@ -50,7 +62,7 @@ export class CallScope {
   /** Starts the span (when a tracer provider is registered) and emits `call.started` (when anyone listens). */
   constructor(sink: EventSink, toolId: string, mode: CallMode, redacted: Redacted<Record<string, unknown>>) {
     this.#sink = sink;
-    this.#toolId = toolId;
+    this.toolId = toolId;
     this.#mode = mode;
     callCounter = (callCounter + 1) % Number.MAX_SAFE_INTEGER;
     const callId = (this.#callId = CALL_ID_PREFIX + callCounter.toString(36));
@@ -75,18 +87,21 @@ export class CallScope {
     this.#ended = true;
     const durationMs = performance.now() - this.#started;
     if (this.active !== undefined) endSpanOk(this.active, this.#final(toolName, backendKind, attributes));
-    recordCall(this.#toolId, backendKind, durationMs, undefined);
+    recordCall(this.toolId, backendKind, durationMs, undefined);
     if (this.#sink.listening) this.#emit({ type: 'call.finished', durationMs }, backendKind);
   }
 
-  /** The call failed with `err` (already redacted). Ends the scope (later ends are ignored). */
-  failed(err: unknown, backendKind: string | undefined, attributes?: Attributes): void {
+  /**
+   * The call failed with `err` (already redacted); `tool` says what is known of its tool. Ends the
+   * scope (later ends are ignored).
+   */
+  failed(err: unknown, backendKind: string | undefined, tool: FailedTool, attributes?: Attributes): void {
     if (this.#ended) return;
     this.#ended = true;
     const durationMs = performance.now() - this.#started;
     const code = ToolexecError.isInstance(err) ? err.code : 'EXECUTION';
-    if (this.active !== undefined) endSpanError(this.active, err, this.#final(undefined, backendKind, attributes));
-    recordCall(this.#toolId, backendKind, durationMs, code);
+    if (this.active !== undefined) endSpanError(this.active, err, this.#final(tool.name, backendKind, attributes));
+    recordCall(tool.resolved ? this.toolId : UNKNOWN_TOOL_LABEL, backendKind, durationMs, code);
     if (!this.#sink.listening) return;
     const redactions = (err as { details?: { redactions?: unknown } } | null)?.details?.redactions;
     this.#emit(
@@ -102,7 +117,7 @@ export class CallScope {
 
   /** Emits the call's end event: `fields` with the time, the call's IDs and the backend kind. */
   #emit(fields: CallEndFields<CallFinishedEvent> | CallEndFields<CallFailedEvent>, backendKind: string | undefined): void {
-    const event = { time: Date.now(), callId: this.#callId, toolId: this.#toolId, mode: this.#mode, ...fields } as
+    const event = { time: Date.now(), callId: this.#callId, toolId: this.toolId, mode: this.#mode, ...fields } as
       CallFinishedEvent | CallFailedEvent;
     if (backendKind !== undefined) event.backendKind = backendKind;
     this.#sink.emit(Object.assign(event, this.#ids));

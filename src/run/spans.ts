@@ -164,6 +164,29 @@ export function contextFromCarrier(carrier: unknown): Context | undefined {
   return api.trace.setSpanContext(api.context.active(), spanContext);
 }
 
+/**
+ * Bucket boundaries, in seconds, of the duration histograms (`toolexec.tool.duration`,
+ * `toolexec.sandbox.duration`): the OpenTelemetry semantic conventions' duration buckets (5 ms to
+ * 10 s), extended to the sandboxes' 10-minute ceiling. Handed to the SDK as the instruments'
+ * `advice`; a view the application registers still wins.
+ */
+export const DURATION_BUCKETS_S: readonly number[] = Object.freeze([
+  0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 15, 30, 60, 120, 300, 600,
+]);
+
+/**
+ * The `gen_ai.tool.name` label of a failed call whose ID resolved to no tool (unknown, malformed,
+ * made up by a model): one series for all of them, however many IDs are tried. The call's span
+ * still names the ID that was asked for.
+ */
+export const UNKNOWN_TOOL_LABEL = '_unknown';
+
+/**
+ * The `toolexec.sandbox.profile` label of a snippet run whose profile is not known (the run failed
+ * before one was chosen).
+ */
+export const UNKNOWN_PROFILE_LABEL = 'unknown';
+
 /** The instruments, made once per registered meter provider. */
 interface Instruments {
   calls: Counter;
@@ -184,12 +207,17 @@ function currentInstruments(): Instruments | undefined {
   if (provider !== meterOwner || instruments === undefined) {
     meterOwner = provider;
     const meter: Meter = provider.getMeter(INSTRUMENTATION_SCOPE);
+    const advice = { explicitBucketBoundaries: [...DURATION_BUCKETS_S] };
     instruments = {
       calls: meter.createCounter('toolexec.tool.calls', { description: 'Tool calls made', unit: '{call}' }),
       errors: meter.createCounter('toolexec.tool.errors', { description: 'Tool calls that failed', unit: '{call}' }),
-      duration: meter.createHistogram('toolexec.tool.duration', { description: 'Duration of tool calls', unit: 's' }),
+      duration: meter.createHistogram('toolexec.tool.duration', { description: 'Duration of tool calls', unit: 's', advice }),
       sandboxRuns: meter.createCounter('toolexec.sandbox.runs', { description: 'Code-mode snippets run', unit: '{run}' }),
-      sandboxDuration: meter.createHistogram('toolexec.sandbox.duration', { description: 'Duration of code-mode snippets', unit: 's' }),
+      sandboxDuration: meter.createHistogram('toolexec.sandbox.duration', {
+        description: 'Duration of code-mode snippets',
+        unit: 's',
+        advice,
+      }),
       limitHits: meter.createCounter('toolexec.sandbox.limit_hits', { description: 'Limits code-mode snippets hit', unit: '{hit}' }),
     };
   }
@@ -199,19 +227,23 @@ function currentInstruments(): Instruments | undefined {
 /**
  * Records one tool call: `toolexec.tool.calls` and `toolexec.tool.duration` (seconds) by tool,
  * backend kind and outcome, and `toolexec.tool.errors` by tool, backend kind and error code.
- * The labels are tool IDs, backend kinds and error codes: never arguments.
+ * The labels are tool IDs (of tools that exist: the caller passes {@link UNKNOWN_TOOL_LABEL} for
+ * an ID that resolved to none), backend kinds and error codes: never arguments.
  */
-export function recordCall(toolId: string, backendKind: string | undefined, durationMs: number, errorCode: string | undefined): void {
+export function recordCall(toolLabel: string, backendKind: string | undefined, durationMs: number, errorCode: string | undefined): void {
   const set = currentInstruments();
   if (set === undefined) return;
-  const attributes: Attributes = { 'gen_ai.tool.name': toolId, 'toolexec.backend.kind': backendKind ?? 'none' };
+  const attributes: Attributes = { 'gen_ai.tool.name': toolLabel, 'toolexec.backend.kind': backendKind ?? 'none' };
   if (errorCode !== undefined) attributes['error.type'] = errorCode;
   set.calls.add(1, attributes);
   set.duration.record(durationMs / 1000, attributes);
   if (errorCode !== undefined) set.errors.add(1, attributes);
 }
 
-/** Records one snippet run (`toolexec.sandbox.runs`, `toolexec.sandbox.duration`) by backend, profile and outcome. */
+/**
+ * Records one snippet run (`toolexec.sandbox.runs`, `toolexec.sandbox.duration`) by backend,
+ * profile (the one in force; {@link UNKNOWN_PROFILE_LABEL} when none is known) and outcome.
+ */
 export function recordSandboxRun(
   backend: string | undefined,
   profile: string | undefined,
@@ -220,7 +252,10 @@ export function recordSandboxRun(
 ): void {
   const set = currentInstruments();
   if (set === undefined) return;
-  const attributes: Attributes = { 'toolexec.sandbox.backend': backend ?? 'unknown', 'toolexec.sandbox.profile': profile ?? 'default' };
+  const attributes: Attributes = {
+    'toolexec.sandbox.backend': backend ?? 'unknown',
+    'toolexec.sandbox.profile': profile ?? UNKNOWN_PROFILE_LABEL,
+  };
   if (errorCode !== undefined) attributes['error.type'] = errorCode;
   set.sandboxRuns.add(1, attributes);
   set.sandboxDuration.record(durationMs / 1000, attributes);

@@ -19,7 +19,9 @@ import type { LocalHandler, ProgressEvent, RunOptions, StreamEvent } from './typ
  * so does a backend that cannot stream (`STREAM_NOT_SUPPORTED`, op `stream`). Events without a
  * `toolId` get the requested ID. The stream ends when the source ends; when the caller's signal
  * aborts it ends quietly (no error event: the caller's signal says why); when `timeoutMs` passes
- * it throws a `TIMEOUT` ToolError. A source that fails mid-stream makes the iterator throw an
+ * it throws a `TIMEOUT` ToolError. (The quiet end returns the `ABORTED` ToolError — `TIMEOUT` when
+ * the signal's reason is a timeout — as the generator's return value, which a `for await` loop
+ * ignores: the telemetry records the call as failed with it.) A source that fails mid-stream makes the iterator throw an
  * `EXECUTION` ToolError (op `stream`) whose cause is the source's error. Leaving the loop early
  * (`break`, `return`, a throw in the loop body) aborts the signal the handler or executor got and
  * calls the source iterator's `return()`.
@@ -36,7 +38,7 @@ export async function* streamEvents(
   toolId: string,
   args: Record<string, unknown>,
   options: RunOptions | undefined,
-): AsyncGenerator<StreamEvent, void, undefined> {
+): AsyncGenerator<StreamEvent, ToolError | undefined, undefined> {
   const call = readRunOptions(options);
   const scope = callDeadline(call) ?? new Deadline(undefined, undefined);
   let source: AsyncIterator<StreamEvent> | undefined;
@@ -54,14 +56,17 @@ export async function* streamEvents(
         step = ABORTED;
       }
       if (step === ABORTED) {
-        if (scope.timedOut) throw abortToolError(toolId, 'stream', backend, scope.reason);
-        return;
+        const stopped = abortToolError(toolId, 'stream', backend, scope.reason);
+        if (scope.timedOut) throw stopped;
+        // Ends quietly for the consumer; the stop is the generator's return value, which the
+        // telemetry records as the call's failure.
+        return stopped;
       }
       if (step === null || typeof step !== 'object')
         throw streamFailure(toolId, backend, new TypeError('the stream source returned a non-object step'));
       if (step.done === true) {
         finished = true;
-        return;
+        return undefined;
       }
       const event = step.value;
       if (event === null || typeof event !== 'object') continue;

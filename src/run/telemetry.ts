@@ -16,7 +16,7 @@ import { REDACTED, Redactor, redactErrorDetails, scrubError, type Redacted } fro
 import type { CallMode, ExecEvent } from './events.js';
 import { EventSink } from './event-sink.js';
 import { otelRegistered } from './otel.js';
-import { CallScope, eventError, type PhaseMarks } from './call-scope.js';
+import { CallScope, eventError, type FailedTool, type PhaseMarks } from './call-scope.js';
 import { endSpanError, endSpanOk, startSpan, withContext, SPAN_KIND } from './spans.js';
 import type { ChainStep, RunResult, RunWarning, StreamEvent } from './types.js';
 
@@ -69,13 +69,26 @@ export class Telemetry {
 
   /** The redactor of a tool (the configured paths plus the tool's own). */
   redactorFor(toolId: string): Redactor {
-    let tool: Tool | undefined;
+    return this.config.redactor.forTool(this.#lookup(toolId));
+  }
+
+  /** The tool `toolId` names, when the runner knows it (a lookup that throws finds nothing). */
+  #lookup(toolId: string): Tool | undefined {
     try {
-      tool = this.#toolOf(toolId);
+      return this.#toolOf(toolId);
     } catch {
-      tool = undefined;
+      return undefined;
     }
-    return this.config.redactor.forTool(tool);
+  }
+
+  /**
+   * What a failed call's end knows of its tool: its name when the runner knows the tool; resolved
+   * when it knows it or the failure names the backend it was dispatched to.
+   */
+  #failedTool(toolId: string, err: unknown): FailedTool {
+    const tool = this.#lookup(toolId);
+    if (tool !== undefined) return { name: typeof tool.name === 'string' ? tool.name : undefined, resolved: true };
+    return { name: undefined, resolved: backendKindOf(err) !== undefined };
   }
 
   /** A tool call's arguments, redacted. */
@@ -174,7 +187,7 @@ export class Telemetry {
 
   #failed(scope: CallScope, redacted: Redacted<Record<string, unknown>>, err: unknown): unknown {
     if (err === null || typeof err !== 'object' || !redactedErrors.has(err)) this.scrubFailure(err, redacted.secrets, redacted.redactions);
-    scope.failed(err, backendKindOf(err));
+    scope.failed(err, backendKindOf(err), this.#failedTool(scope.toolId, err));
     return err;
   }
 
@@ -220,11 +233,15 @@ export class Telemetry {
   /**
    * A stream: an `execute_tool {toolId}` span from the first `next()` to the end, `call.*`
    * events, error events and failures redacted. The source is pulled in the span's context.
+   *
+   * A source that ends with a `ToolexecError` as its return value (`streamEvents` does, when the
+   * caller's signal stopped it: `ABORTED`, or `TIMEOUT` for a timeout reason) ends quietly for the
+   * consumer but is recorded as that failure. A consumer that leaves early is recorded as a success.
    */
   async *stream(
     toolId: string,
     args: Record<string, unknown>,
-    open: () => AsyncIterable<StreamEvent>,
+    open: () => AsyncIterable<StreamEvent, unknown>,
   ): AsyncGenerator<StreamEvent, void, undefined> {
     const redacted = this.redactArgs(toolId, args);
     const scrub = (err: unknown): void => this.scrubFailure(err, redacted.secrets, redacted.redactions);
@@ -248,21 +265,30 @@ export class Telemetry {
     try {
       for (;;) {
         const step = await (context === undefined ? iterator.next() : withContext(context, () => iterator.next()));
-        if (step.done === true) break;
+        if (step.done === true) {
+          const stopped: unknown = step.value;
+          if (ToolexecError.isInstance(stopped)) this.#streamFailed(scope, stopped, scrub, chunks);
+          break;
+        }
         const event = step.value;
         if (event.kind === 'chunk') chunks++;
         if (event.kind === 'error' && event.error !== undefined) scrub(event.error);
         yield event;
       }
     } catch (err) {
-      scrub(err);
-      scope.failed(err, backendKindOf(err), { 'toolexec.stream.chunks': chunks });
+      this.#streamFailed(scope, err, scrub, chunks);
       throw err;
     } finally {
       // finished, or left early by the consumer
-      scope.succeeded(undefined, undefined, { 'toolexec.stream.chunks': chunks });
+      scope.succeeded(undefined, this.#lookup(toolId)?.name, { 'toolexec.stream.chunks': chunks });
       await iterator.return?.();
     }
+  }
+
+  /** A stream's failure (thrown, or the stop its source returned): redacted, then its scope ended. */
+  #streamFailed(scope: CallScope, err: unknown, scrub: (err: unknown) => void, chunks: number): void {
+    scrub(err);
+    scope.failed(err, backendKindOf(err), this.#failedTool(scope.toolId, err), { 'toolexec.stream.chunks': chunks });
   }
 }
 
