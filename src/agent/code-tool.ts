@@ -69,8 +69,13 @@ function forTheModel(err: unknown): unknown {
   const line = err.details?.line;
   if (typeof line === 'number' && line > 0 && !err.message.includes(`line ${line}`)) lines.push(`(at line ${line} of the snippet)`);
   const partial = codeResultOf(err);
-  const done = partial?.toolCalls.filter((call) => call.error === undefined).map((call) => call.toolId) ?? [];
-  if (done.length > 0) lines.push(`Tool calls that had already succeeded (their effects happened): ${done.join(', ')}`);
+  // each tool once, in the order of its first success, with how often it succeeded
+  const done = new Map<string, number>();
+  for (const call of partial?.toolCalls ?? []) if (call.error === undefined) done.set(call.toolId, (done.get(call.toolId) ?? 0) + 1);
+  if (done.size > 0) {
+    const calls = [...done].map(([toolId, count]) => (count === 1 ? toolId : `${toolId} ×${count}`));
+    lines.push(`Tool calls that had already succeeded (their effects happened): ${calls.join(', ')}`);
+  }
   const printed = `${partial?.stdout ?? ''}${partial?.stderr ?? ''}`;
   if (printed !== '') {
     const tail = printed.length > MAX_FAILURE_OUTPUT_CHARS ? `…${printed.slice(-MAX_FAILURE_OUTPUT_CHARS)}` : printed;

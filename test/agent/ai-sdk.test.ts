@@ -298,7 +298,7 @@ return { answer: structured };`;
     const tools = await aiSdkTools(exec, { ids: [], code: true });
     const code = [
       "const a = await tools.runTool('math:add:1.0.0', { a: 1, b: 2 });",
-      "console.log('step 1 done', a.structured);",
+      "console.log('step 1 done', a.structured); await tools.runTool('math:add:1.0.0', { a: 2, b: 2 });",
       "await tools.runTool('math:add:1.0.0', { a: 'three', b: 4 });",
     ].join('\n');
     const model = scriptedModel(callTool('execute_code', { code }), answer('oops'));
@@ -308,7 +308,7 @@ return { answer: structured };`;
     const text = failed?.output.value ?? '';
     expect(text).toContain("Field '/a' must be number");
     expect(text).toContain('line 3');
-    expect(text).toContain('Tool calls that had already succeeded (their effects happened): math:add:1.0.0');
+    expect(text).toContain('Tool calls that had already succeeded (their effects happened): math:add:1.0.0 ×2');
     expect(text).toContain('What it printed before failing:\nstep 1 done 3');
   });
 });
