@@ -1,9 +1,9 @@
 /**
  * The `console` a snippet sees, the same in every sandbox (node guest, QuickJS prelude): the usual
- * methods, each line formatted once (strings as is, errors as `String(error)`, other values as
- * JSON) and written to the guest's stdout (1) or stderr (2).
+ * methods, each line formatted once (see `formatValue`) and written to the guest's stdout (1) or stderr (2).
  */
-import { GuestError, GuestMap, GuestString, JSONStringify, deleteIn, getIn, now, setIn } from './primordials.js';
+import { formatValue } from './console-format.js';
+import { GuestMap, deleteIn, getIn, now, setIn } from './primordials.js';
 
 /** Where console output goes: 1 (stdout) or 2 (stderr), one formatted line at a time. */
 export type ConsoleWrite = (fd: 1 | 2, text: string) => void;
@@ -27,17 +27,6 @@ export interface GuestConsole {
   timeEnd(label?: string): void;
   count(label?: string): void;
   countReset(label?: string): void;
-}
-
-function formatValue(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (value instanceof GuestError) return GuestString(value);
-  try {
-    const json = JSONStringify(value) as string | undefined;
-    return json === undefined ? GuestString(value) : json;
-  } catch {
-    return GuestString(value);
-  }
 }
 
 /** The arguments of one console call as one line. */

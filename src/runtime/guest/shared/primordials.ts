@@ -30,6 +30,14 @@ export const GuestTypeError = TypeError;
 export const GuestPromise = Promise;
 /** `Map`, captured. */
 export const GuestMap = Map;
+/** `Set`, captured. */
+export const GuestSet = Set;
+/** `Set.prototype.forEach`, captured. */
+export const setForEach = Set.prototype.forEach;
+/** `Object.keys`, captured. */
+export const objectKeys = Object.keys;
+/** `Object.is`, captured. */
+export const objectIs = Object.is;
 /** `WeakMap`, captured. */
 export const GuestWeakMap = WeakMap;
 /** `Array.isArray`, captured. */

@@ -172,6 +172,17 @@ describe('wasm backend', () => {
       expect(result.value).toBe('TOOL_NOT_FOUND');
     });
 
+    it('prints the values JSON cannot say (NaN, Map, Set, Error, bigint) readably, even after the snippet replaces JSON and Map', async () => {
+      const result = await run(
+        [
+          "console.log(NaN, { x: Infinity }, new Map([['a', 1]]), new Set([2]), new Error('bad'), 5n);",
+          'JSON.stringify = () => "tampered"; Map.prototype.forEach = () => { throw new Error("tampered"); };',
+          "console.log({ y: -0 }, new Map([['b', 2]]));",
+        ].join('\n'),
+      );
+      expect(result.stdout).toBe('NaN {"x":Infinity} Map(1) {"a" => 1} Set(1) {2} Error: bad 5n\n{"y":-0} Map(1) {"b" => 2}\n');
+    });
+
     it('describes the engine', async () => {
       const result = await run('return 1');
       expect(result.backend.details).toMatchObject({
