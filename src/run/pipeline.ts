@@ -42,8 +42,7 @@ export class Pipeline {
 
   constructor(options: ResolvedRunnerOptions) {
     this.#resolver = new Resolver(options);
-    const index = options.index;
-    const telemetry = new Telemetry(options.telemetry, (toolId) => this.#resolver.cached(toolId)?.tool ?? index?.getTool(toolId).tool);
+    const telemetry = new Telemetry(options.telemetry, (toolId) => this.#resolver.known(toolId));
     this.telemetry = telemetry;
     const onWarning = options.onWarning;
     this.#checks = new SchemaChecks(options, (warning) => {
@@ -106,11 +105,12 @@ export class Pipeline {
     call: CallOptions | undefined,
     marks: PhaseMarks | undefined,
   ): RunResult | Promise<RunResult> {
+    if (marks !== undefined) marks.resolved(resolved.tool);
     const backend = resolved.selected ?? this.#resolver.select(toolId, resolved);
     if (this.#checks.input) this.#checks.checkInput(toolId, resolved, backend, args);
     // An abort during an async resolution (or from inside the validator) stops the call before dispatch.
     if (deadline !== undefined && deadline.aborted) throw abortToolError(toolId, 'execute', backend, deadline.reason);
-    if (marks !== undefined) marks.dispatchAt = performance.now();
+    if (marks !== undefined) marks.dispatching();
     const idempotencyKey = call?.idempotencyKey;
     const policy = retryPolicyFor(resolved.tool, call?.retry, this.#retry);
     if (policy === undefined) return this.dispatcher.dispatch(toolId, resolved, backend, args, deadline, progress, idempotencyKey);

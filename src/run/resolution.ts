@@ -27,6 +27,8 @@ export interface Resolved {
 
 /** Most index resolutions remembered per runner (the cache is dropped whole when full). */
 const RESOLUTION_CACHE_SIZE = 1024;
+/** Most tools remembered from `toolResolver` answers (the oldest goes first). */
+const RESOLVER_TOOLS_KEPT = 256;
 
 /** Resolves tool IDs and selects backends for one runner; holds only the resolution cache. */
 export class Resolver {
@@ -39,6 +41,12 @@ export class Resolver {
   /** Index resolutions by tool ID, valid for index version {@link Resolver.#cacheVersion}. */
   readonly #cache = new Map<string, Resolved>();
   #cacheVersion: number | undefined;
+  /**
+   * The latest tool `toolResolver` gave for an ID: never used to run a call (the resolver is asked
+   * every time), only to know the tool when a call's arguments or failure are redacted and its span
+   * is named ({@link Resolver.known}).
+   */
+  readonly #fromResolver = new Map<string, Tool>();
   /** The last cache hit: repeated calls to one tool skip the Map. */
   #lastId: string | undefined;
   #last: Resolved | undefined;
@@ -136,8 +144,21 @@ export class Resolver {
     return backend;
   }
 
+  /**
+   * The tool `toolId` names as far as this runner knows it without asking a resolver: a cached
+   * resolution, the index, or the latest `toolResolver` answer for it. Throws what the index throws.
+   */
+  known(toolId: string): Tool | undefined {
+    const hit = this.cached(toolId);
+    if (hit !== undefined) return hit.tool;
+    const remembered = this.#fromResolver.get(toolId);
+    if (remembered !== undefined) return remembered;
+    return this.#index?.getTool(toolId).tool;
+  }
+
   #resolveBackends(toolId: string, tool: Tool | undefined, indexMiss: unknown): Resolved | Promise<Resolved> {
     if (tool === undefined || tool === null || typeof tool !== 'object') throw this.#notFound(toolId, indexMiss);
+    this.#remember(toolId, tool);
     const resolver = this.#backendsResolver;
     if (resolver === undefined) throw noBackends(toolId);
     return ask(resolver, toolId, 'NO_BACKENDS', 'backends resolver failed', (backends) => resolvedOrThrow(toolId, tool, backends));
@@ -147,6 +168,14 @@ export class Resolver {
   #notFound(toolId: string, indexMiss: unknown): ToolError {
     const index = this.#index;
     return toolNotFound(toolId, indexMiss, index === undefined ? [] : suggestToolIds(index, toolId));
+  }
+
+  #remember(toolId: string, tool: Tool): void {
+    const kept = this.#fromResolver;
+    if (kept.get(toolId) === tool) return;
+    kept.delete(toolId);
+    if (kept.size >= RESOLVER_TOOLS_KEPT) kept.delete(kept.keys().next().value as string);
+    kept.set(toolId, tool);
   }
 
   #clear(): void {

@@ -16,7 +16,7 @@ import { REDACTED, Redactor, redactErrorDetails, scrubError, type Redacted } fro
 import type { CallMode, ExecEvent } from './events.js';
 import { EventSink } from './event-sink.js';
 import { otelRegistered } from './otel.js';
-import { CallScope, eventError, type FailedTool, type PhaseMarks } from './call-scope.js';
+import { CallScope, eventError, type FailedTool, type PhaseMarks, type ScopeArgs } from './call-scope.js';
 import { endSpanError, endSpanOk, startSpan, withContext, SPAN_KIND } from './spans.js';
 import type { ChainStep, RunResult, RunWarning, StreamEvent } from './types.js';
 
@@ -93,8 +93,13 @@ export class Telemetry {
 
   /** A tool call's arguments, redacted. */
   redactArgs(toolId: string, args: Record<string, unknown>): Redacted<Record<string, unknown>> {
+    return this.#redact(this.#lookup(toolId), args);
+  }
+
+  /** `args` redacted by the configured paths plus `tool`'s own. */
+  #redact(tool: Tool | undefined, args: Record<string, unknown>): Redacted<Record<string, unknown>> {
     try {
-      return this.redactorFor(toolId).redact(args);
+      return this.config.redactor.forTool(tool).redact(args);
     } catch {
       // Arguments that cannot be read (a throwing getter, a revoked proxy): nothing of them is
       // emitted; the call itself fails on them with its own error.
@@ -160,33 +165,45 @@ export class Telemetry {
     mode: CallMode,
     run: (marks: PhaseMarks | undefined) => RunResult | Promise<RunResult>,
   ): Promise<RunResult> {
-    const redacted = this.redactArgs(toolId, args);
-    const scope = new CallScope(this.config.sink, toolId, mode, redacted);
+    const scope = new CallScope(this.config.sink, toolId, mode, this.#scopeArgs(toolId, args));
     let out: RunResult | Promise<RunResult>;
     try {
       out = scope.active === undefined ? run(scope.marks) : withContext(scope.active.context, run, scope.marks);
     } catch (err) {
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the call's own failure, redacted
-      return Promise.reject(this.#failed(scope, redacted, err));
+      return Promise.reject(this.#failed(scope, err));
     }
-    if (out instanceof Promise) return this.#settle(scope, redacted, out);
+    if (out instanceof Promise) return this.#settle(scope, out);
     scope.succeeded(out.backend?.kind, out.tool?.name);
     return Promise.resolve(out);
   }
 
-  async #settle(scope: CallScope, redacted: Redacted<Record<string, unknown>>, pending: Promise<RunResult>): Promise<RunResult> {
+  /**
+   * A call's arguments for its scope: redacted now when the runner knows the tool, else redacted
+   * once it does (a tool from the `toolResolver` has its own redaction paths).
+   */
+  #scopeArgs(toolId: string, args: Record<string, unknown>): ScopeArgs {
+    const tool = this.#lookup(toolId);
+    if (tool !== undefined) return this.#redact(tool, args);
+    return (resolved) => this.#redact(resolved ?? this.#lookup(toolId), args);
+  }
+
+  async #settle(scope: CallScope, pending: Promise<RunResult>): Promise<RunResult> {
     let result: RunResult;
     try {
       result = await pending;
     } catch (err) {
-      throw this.#failed(scope, redacted, err);
+      throw this.#failed(scope, err);
     }
     scope.succeeded(result.backend?.kind, result.tool?.name);
     return result;
   }
 
-  #failed(scope: CallScope, redacted: Redacted<Record<string, unknown>>, err: unknown): unknown {
-    if (err === null || typeof err !== 'object' || !redactedErrors.has(err)) this.scrubFailure(err, redacted.secrets, redacted.redactions);
+  #failed(scope: CallScope, err: unknown): unknown {
+    if (err === null || typeof err !== 'object' || !redactedErrors.has(err)) {
+      const redacted = scope.redactedArgs();
+      this.scrubFailure(err, redacted.secrets, redacted.redactions);
+    }
     scope.failed(err, backendKindOf(err), this.#failedTool(scope.toolId, err));
     return err;
   }
@@ -243,8 +260,12 @@ export class Telemetry {
     args: Record<string, unknown>,
     open: () => AsyncIterable<StreamEvent, unknown>,
   ): AsyncGenerator<StreamEvent, void, undefined> {
-    const redacted = this.redactArgs(toolId, args);
-    const scrub = (err: unknown): void => this.scrubFailure(err, redacted.secrets, redacted.redactions);
+    // Redacted when something fails (by then a tool from the resolver is known too).
+    let redactedArgs = (): Redacted<Record<string, unknown>> => this.redactArgs(toolId, args);
+    const scrub = (err: unknown): void => {
+      const redacted = redactedArgs();
+      this.scrubFailure(err, redacted.secrets, redacted.redactions);
+    };
     if (!this.active) {
       try {
         for await (const event of open()) {
@@ -258,7 +279,8 @@ export class Telemetry {
       return;
     }
     // The span and events of a stream are those of a call whose work is the whole iteration.
-    const scope = new CallScope(this.config.sink, toolId, 'stream', redacted);
+    const scope = new CallScope(this.config.sink, toolId, 'stream', this.#scopeArgs(toolId, args));
+    redactedArgs = () => scope.redactedArgs();
     const context = scope.active?.context;
     const iterator = context === undefined ? open()[Symbol.asyncIterator]() : withContext(context, () => open()[Symbol.asyncIterator]());
     let chunks = 0;
