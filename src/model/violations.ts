@@ -338,7 +338,7 @@ class Collector {
           : [];
       if (passing.length > 1) {
         this.add(
-          'DiscriminatorMismatch',
+          'ConstraintViolation',
           field,
           `${label} must match exactly one oneOf variant, but it matches variants ${passing.join(' and ')}.`,
           {
@@ -352,7 +352,7 @@ class Collector {
     }
     if (branches.length === 0 || branchErrors === undefined) {
       this.add(
-        'DiscriminatorMismatch',
+        'ConstraintViolation',
         field,
         `${label} must match ${keyword === 'oneOf' ? 'exactly one' : 'at least one'} of the ${keyword} variants.`,
         {
@@ -445,9 +445,13 @@ class Collector {
       return;
     }
 
+    // The code says what kind of miss it is: a JSON type no variant takes, a value a discriminated
+    // union could not place, or constraints of untagged variants (each fits the type, none the rest).
+    const code: ViolationCode =
+      fitting.length === 0 ? 'InvalidType' : discriminator !== undefined ? 'DiscriminatorMismatch' : 'ConstraintViolation';
     const candidates = branches.map((branch) => describeSchema(branch, this.root));
     this.add(
-      'DiscriminatorMismatch',
+      code,
       field,
       `${label} must match ${keyword === 'oneOf' ? 'exactly one' : 'at least one'} of these variants: ${candidates.join(' | ')}; got ${actual}.`,
       { expected: candidates, actual, keyword },

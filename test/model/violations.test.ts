@@ -262,7 +262,7 @@ describe('violations: oneOf / anyOf without branch noise', () => {
         message: 'Field \'/shapes/3/kind\' must be one of "circle", "square" (it selects the variant), got "hexagon".',
       },
       {
-        code: 'DiscriminatorMismatch',
+        code: 'InvalidType',
         field: '/shapes/4',
         message:
           'Field \'/shapes/4\' must match exactly one of these variants: object (kind="circle", required: kind, radius) | object (kind="square", required: kind, side); got integer.',
@@ -321,13 +321,35 @@ describe('violations: oneOf / anyOf without branch noise', () => {
       ),
     ).toEqual([
       {
-        code: 'DiscriminatorMismatch',
+        code: 'InvalidType',
         field: '',
         message: "Field '(root)' must match at least one of these variants: object (required: id) | array (minItems 1); got string.",
         expected: ['object (required: id)', 'array (minItems 1)'],
         actual: 'string',
         keyword: 'anyOf',
       },
+    ]);
+  });
+
+  it('an untagged union is never a DiscriminatorMismatch: a type no variant takes is InvalidType, else ConstraintViolation', () => {
+    // pydantic's Optional[int]: the same code as `type: ['integer', 'null']` gives
+    const optional = { type: 'object', properties: { age: { anyOf: [{ type: 'integer' }, { type: 'null' }] } } };
+    expect(violationsOf(optional, { age: 'ten' })).toEqual([
+      expect.objectContaining({ code: 'InvalidType', field: '/age', actual: 'string', keyword: 'anyOf' }),
+    ]);
+    expect(violationsOf({ properties: { age: { type: ['integer', 'null'] } } }, { age: 'ten' })[0]?.code).toBe('InvalidType');
+    const contact = {
+      oneOf: [
+        { type: 'object', required: ['userId'] },
+        { type: 'object', required: ['email'] },
+      ],
+    };
+    expect(violationsOf(contact, {})).toEqual([
+      expect.objectContaining({
+        code: 'ConstraintViolation',
+        message:
+          "Field '(root)' must match exactly one of these variants: object (required: userId) | object (required: email); got object.",
+      }),
     ]);
   });
 
@@ -347,7 +369,7 @@ describe('violations: oneOf / anyOf without branch noise', () => {
   it('oneOf matching more than one branch says which', () => {
     expect(violationsOf({ oneOf: [{ type: 'integer' }, { minimum: 0 }] }, 5)).toEqual([
       {
-        code: 'DiscriminatorMismatch',
+        code: 'ConstraintViolation',
         field: '',
         message: "Field '(root)' must match exactly one oneOf variant, but it matches variants 0 and 1.",
         expected: ['integer', 'minimum 0'],
