@@ -85,20 +85,20 @@ class Collector {
   }
 
   #one(error: ErrorObject): void {
-    const field = error.instancePath;
+    const field = cutPointer(error.instancePath);
     const label = `Field '${fieldLabel(field)}'`;
     const params = error.params as Record<string, unknown>;
     const keyword = error.keyword;
     switch (keyword) {
       case 'required': {
         const name = text(params.missingProperty);
-        const missing = `${field}/${escapePointer(name)}`;
-        const typo = this.#typoOf(error, field, name);
+        const missing = `${field}/${segment(name)}`;
+        const typo = this.#typoOf(error, name);
         if (typo === undefined) {
           this.add('RequiredMissing', missing, `Field '${missing}' is required.`, { keyword });
           return;
         }
-        const from = `${field}/${escapePointer(typo)}`;
+        const from = `${field}/${segment(typo)}`;
         this.add('RequiredMissing', missing, `Field '${missing}' is required; did you mean '${name}' instead of '${typo}'?`, {
           keyword,
           suggestion: { action: 'rename', from, to: missing },
@@ -108,8 +108,8 @@ class Collector {
       case 'dependentRequired':
       case 'dependencies': {
         if (params.missingProperty === undefined) break;
-        const missing = `${field}/${escapePointer(text(params.missingProperty))}`;
-        const because = `${field}/${escapePointer(text(params.property))}`;
+        const missing = `${field}/${segment(text(params.missingProperty))}`;
+        const because = `${field}/${segment(text(params.property))}`;
         this.add('RequiredMissing', missing, `Field '${missing}' is required when '${because}' is present.`, { keyword });
         return;
       }
@@ -182,13 +182,13 @@ class Collector {
       case 'additionalProperties':
       case 'unevaluatedProperties': {
         const name = text(keyword === 'additionalProperties' ? params.additionalProperty : params.unevaluatedProperty);
-        const extra = `${field}/${escapePointer(name)}`;
-        const meant = this.#meantBy(error, field, name);
+        const extra = `${field}/${segment(name)}`;
+        const meant = this.#meantBy(error, name);
         if (meant === undefined) {
           this.add('ConstraintViolation', extra, `Field '${extra}' is not allowed.`, { expected: `${keyword} false`, keyword });
           return;
         }
-        const to = `${field}/${escapePointer(meant)}`;
+        const to = `${field}/${segment(meant)}`;
         this.add('ConstraintViolation', extra, `Field '${extra}' is not allowed; did you mean '${meant}'?`, {
           expected: `${keyword} false`,
           keyword,
@@ -206,8 +206,8 @@ class Collector {
   }
 
   /** The undeclared key of the object at `field` that looks like a misspelling of the missing `name`. */
-  #typoOf(error: ErrorObject, field: string, name: string): string | undefined {
-    const value = valueAt(this.data, field);
+  #typoOf(error: ErrorObject, name: string): string | undefined {
+    const value = valueAt(this.data, error.instancePath);
     if (!isPlainObject(value)) return undefined;
     const declared = this.#declared(error);
     return closest(
@@ -217,8 +217,8 @@ class Collector {
   }
 
   /** The missing required property of the object at `field` that the undeclared `name` likely means. */
-  #meantBy(error: ErrorObject, field: string, name: string): string | undefined {
-    const value = valueAt(this.data, field);
+  #meantBy(error: ErrorObject, name: string): string | undefined {
+    const value = valueAt(this.data, error.instancePath);
     const schema = error.parentSchema;
     if (!isPlainObject(value) || !isPlainObject(schema) || !Array.isArray(schema.required)) return undefined;
     const missing = schema.required.filter((key): key is string => typeof key === 'string' && !Object.hasOwn(value, key));
@@ -310,7 +310,11 @@ class Collector {
       case 'propertyNames': {
         const name = text(params.propertyName);
         const summary = describeSchema(error.schema, this.root);
-        add(`propertyNames ${summary}`, `has a property name that is not allowed: ${show(name)} (names must match ${summary})`, name);
+        add(
+          `propertyNames ${summary}`,
+          `has a property name that is not allowed: ${show(name)} (names must match ${summary})`,
+          scalar(name),
+        );
         return;
       }
       default: {
@@ -322,7 +326,7 @@ class Collector {
   }
 
   #composite(error: ErrorObject, keyword: 'oneOf' | 'anyOf'): void {
-    const field = error.instancePath;
+    const field = cutPointer(error.instancePath);
     const label = `Field '${fieldLabel(field)}'`;
     const params = error.params as Partial<CompositeParams> & { passingSchemas?: unknown };
     const branches = Array.isArray(error.schema) ? (error.schema as unknown[]) : [];
@@ -394,7 +398,7 @@ class Collector {
     const discriminator = findDiscriminator(branches, this.root);
     if (discriminator !== undefined && isPlainObject(value)) {
       const { property, values, branchValues } = discriminator;
-      const discriminatorField = `${field}/${escapePointer(property)}`;
+      const discriminatorField = `${field}/${segment(property)}`;
       if (Object.hasOwn(value, property)) {
         const given = safeJson(value[property]);
         const selected = branchValues.findIndex((candidates) => candidates.some((candidate) => safeJson(candidate) === given));
@@ -436,7 +440,7 @@ class Collector {
     const fitting: number[] = [];
     branchErrors.forEach((errors, index) => {
       if (errors === null) return;
-      const wrongType = errors.some((e) => e.instancePath === field && (e.keyword === 'type' || e.keyword === 'false schema'));
+      const wrongType = errors.some((e) => e.instancePath === error.instancePath && (e.keyword === 'type' || e.keyword === 'false schema'));
       if (!wrongType) fitting.push(index);
     });
     const only = fitting.length === 1 && branches.length > 1 ? branchErrors[fitting[0] as number] : undefined;
@@ -457,6 +461,27 @@ class Collector {
       { expected: candidates, actual, keyword },
     );
   }
+}
+
+/** Longest pointer segment a violation shows (a longer property name is cut, ending in `…`). */
+const MAX_SEGMENT_CHARS = 100;
+
+/** A property name as a JSON pointer segment, cut to {@link MAX_SEGMENT_CHARS}. */
+function segment(name: string): string {
+  const escaped = escapePointer(name);
+  return escaped.length > MAX_SEGMENT_CHARS ? `${escaped.slice(0, MAX_SEGMENT_CHARS - 1)}…` : escaped;
+}
+
+/**
+ * `pointer` with each segment cut to {@link MAX_SEGMENT_CHARS}: a model that sends a huge property
+ * name gets a violation of readable size back, not its name echoed in every message.
+ */
+function cutPointer(pointer: string): string {
+  if (pointer.length <= MAX_SEGMENT_CHARS) return pointer;
+  return pointer
+    .split('/')
+    .map((part) => (part.length > MAX_SEGMENT_CHARS ? `${part.slice(0, MAX_SEGMENT_CHARS - 1)}…` : part))
+    .join('/');
 }
 
 /** The candidate within a typo's reach of `name`, closest first (`undefined` when none is). */

@@ -381,6 +381,34 @@ describe('violations: oneOf / anyOf without branch noise', () => {
 });
 
 describe('violations: the error a caller receives', () => {
+  it('cuts a huge property name to 100 characters in fields and messages, on both engines', () => {
+    const key = 'Z'.repeat(100_000);
+    const cut = `/${'Z'.repeat(99)}…`;
+    const schemas = [
+      { type: 'object', properties: { a: {} }, additionalProperties: false },
+      { type: 'object', required: ['path'], additionalProperties: false, properties: { path: { type: 'string' } } },
+      { type: 'object', propertyNames: { maxLength: 20 } },
+      { type: 'object', additionalProperties: { type: 'string' } },
+      // unevaluatedProperties beside a dynamic construct goes to the spec engine
+      { type: 'object', properties: { a: {} }, unevaluatedProperties: false, $defs: { x: { $dynamicAnchor: 'x' } } },
+    ];
+    for (const schema of schemas) {
+      let caught: unknown;
+      try {
+        validator.validate(schema, { [key]: 1 });
+      } catch (err) {
+        caught = err;
+      }
+      expect(caught).toBeInstanceOf(SchemaValidationError);
+      expect((caught as Error).message.length).toBeLessThan(600);
+      expect(JSON.stringify(toErrorShape(caught)).length).toBeLessThan(2000);
+      const fields = (caught as SchemaValidationError).violations.map((v) => v.field);
+      expect(fields.some((field) => field === cut || field === '')).toBe(true);
+    }
+    // short names are untouched
+    expect(violationsOf({ type: 'object', additionalProperties: false }, { shortName: 1 })[0]?.field).toBe('/shortName');
+  });
+
   it('toErrorShape gives the seed-004 envelope', () => {
     let caught: unknown;
     try {
