@@ -2,7 +2,6 @@
  * Turning whatever a caller passes as a schema into a checked JSON copy, a content key and a dialect.
  * Nothing here touches the caller's value beyond reading it.
  */
-import { DIALECT_2020_12, DIALECT_DRAFT_07 } from './schema-dialects.js';
 
 /** The JSON Schema dialects the validator compiles. */
 export type Dialect = '2020-12' | 'draft-07';
@@ -44,9 +43,8 @@ export class SchemaProblem extends Error {
 /** Deepest nesting accepted in a schema document. */
 export const MAX_SCHEMA_DEPTH = 1000;
 
-const DRAFT_07_NO_HASH = 'http://json-schema.org/draft-07/schema';
-const DRAFT_2020_PREFIX = 'https://json-schema.org/draft/2020-12/';
-const DRAFT_07_PREFIX = 'http://json-schema.org/draft-07/';
+/** The official meta-schema host, over http or https (generators write both). */
+const JSON_SCHEMA_ORG = /^https?:\/\/json-schema\.org\//;
 
 /**
  * The dialect named by a root `$schema` value; `undefined` and `''` mean 2020-12.
@@ -56,13 +54,33 @@ const DRAFT_07_PREFIX = 'http://json-schema.org/draft-07/';
 export function dialectOf(uri: unknown, custom?: ReadonlyMap<string, CustomDialect>): Dialect {
   if (uri === undefined || uri === '') return '2020-12';
   if (typeof uri === 'string') {
-    if (uri === DIALECT_2020_12 || uri.startsWith(DRAFT_2020_PREFIX)) return '2020-12';
-    if (uri === DIALECT_DRAFT_07 || uri === DRAFT_07_NO_HASH || uri.startsWith(DRAFT_07_PREFIX)) return 'draft-07';
+    if (JSON_SCHEMA_ORG.test(uri)) {
+      const path = uri.replace(JSON_SCHEMA_ORG, '');
+      if (path.startsWith('draft/2020-12/')) return '2020-12';
+      if (path === 'draft-07/schema' || path.startsWith('draft-07/')) return 'draft-07';
+    }
     const known = custom?.get(uri);
     if (known !== undefined) return known.base;
   }
   const shown = typeof uri === 'string' ? uri : safeJson(uri);
   throw new SchemaProblem(`unsupported JSON Schema dialect: ${shown} (only 2020-12 and draft-07 are supported)`);
+}
+
+/**
+ * Why a root `$schema` can never be evaluated whatever the validator's options, or `undefined`: a
+ * value that is not a string, or a json-schema.org dialect other than 2020-12 and draft-07 (a
+ * custom meta-schema is given to a validator in its `schemas`, so any other URI may be one).
+ */
+export function unsupportedOfficialDialect(uri: unknown): string | undefined {
+  if (uri === undefined || uri === '') return undefined;
+  if (typeof uri !== 'string') return `$schema must be a string, got ${safeJson(uri)}`;
+  if (!JSON_SCHEMA_ORG.test(uri)) return undefined;
+  try {
+    dialectOf(uri);
+    return undefined;
+  } catch (err) {
+    return err instanceof SchemaProblem ? err.reason : String(err);
+  }
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true });

@@ -6,7 +6,7 @@ import { asLibraryError, guardCall } from './options-reader.js';
 /** Errors for a caller's value that cannot be read at all (a throwing getter, a revoked proxy). */
 const guardErrors = layerErrors('model');
 import { normalizeTags } from './tags.js';
-import { SchemaProblem, describeType, isPlainObject, parseSchemaText, safeJson } from './schema-source.js';
+import { SchemaProblem, describeType, isPlainObject, parseSchemaText, safeJson, unsupportedOfficialDialect } from './schema-source.js';
 
 export type { McpTool };
 
@@ -150,6 +150,8 @@ function checkInputSchema(inputSchema: unknown, id: string): void {
   }
   if (typeof schema === 'boolean') return;
   if (!isPlainObject(schema)) return refuse(`must be a JSON Schema object with type "object", got ${describeType(schema)}`);
+  const dialectProblem = unsupportedOfficialDialect(schema.$schema);
+  if (dialectProblem !== undefined) refuse(`cannot be evaluated: ${dialectProblem}`);
   const type = schema.type;
   if (type === undefined || type === 'object' || (Array.isArray(type) && type.includes('object'))) return;
   refuse(`must describe an object (type "object"), got type ${safeJson(type)}`);

@@ -86,6 +86,21 @@ describe('createSchemaValidator: Go conformance (foundation §8, cases 43–58)'
     }
   });
 
+  it('accepts the official dialects over http and https alike (generators write both)', () => {
+    for (const uri of [
+      'https://json-schema.org/draft-07/schema#',
+      'https://json-schema.org/draft-07/schema',
+      'http://json-schema.org/draft/2020-12/schema',
+    ]) {
+      expect(() => v.validate({ $schema: uri, type: 'string' }, 'test')).not.toThrow();
+      expect(thrown(() => v.validate({ $schema: uri, type: 'string' }, 1)).code).toBe('VALIDATION');
+    }
+    // draft-07 over https keeps draft-07's meaning: tuple items
+    const tuple = { $schema: 'https://json-schema.org/draft-07/schema#', type: 'array', items: [{ type: 'string' }] };
+    expect(thrown(() => v.validate(tuple, [1])).code).toBe('VALIDATION');
+    expect(() => v.validate(tuple, ['a', 1])).not.toThrow();
+  });
+
   it('48: accepts URIs under the 2020-12 and draft-07 prefixes', () => {
     for (const uri of ['https://json-schema.org/draft/2020-12/meta/core', 'http://json-schema.org/draft-07/links']) {
       expect(() => v.validate({ $schema: uri, type: 'string' }, 'test')).not.toThrow();

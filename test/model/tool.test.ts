@@ -146,6 +146,13 @@ describe('the shape MCP requires of inputSchema', () => {
       [{ type: ['string', 'null'] }, 'must describe an object (type "object"), got type ["string","null"]'],
       ['{"type":"integer"}', 'must describe an object (type "object"), got type "integer"'],
       [new TextEncoder().encode('{"type":"null"}'), 'must describe an object (type "object"), got type "null"'],
+      // a dialect no validator evaluates: refused when the tool is defined, not at its first call
+      [
+        { $schema: 'https://json-schema.org/draft/2019-09/schema', type: 'object' },
+        'cannot be evaluated: unsupported JSON Schema dialect: https://json-schema.org/draft/2019-09/schema (only 2020-12 and draft-07 are supported)',
+      ],
+      [{ $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' }, 'cannot be evaluated: unsupported JSON Schema dialect'],
+      [{ $schema: 7, type: 'object' }, 'cannot be evaluated: $schema must be a string, got 7'],
     ];
     for (const [inputSchema, problem] of cases) {
       const err = caught(() => validateTool({ name: 'write', namespace: 'files', version: '1.0.0', inputSchema } as unknown as Tool));
@@ -161,6 +168,10 @@ describe('the shape MCP requires of inputSchema', () => {
 
   it('accepts an object schema, a schema without a root type, a boolean schema and JSON text of one', () => {
     const accepted: unknown[] = [
+      // the supported dialects over http or https, and a custom meta-schema (a validator may be given it)
+      { $schema: 'https://json-schema.org/draft-07/schema#', type: 'object' },
+      { $schema: 'http://json-schema.org/draft/2020-12/schema', type: 'object' },
+      { $schema: 'https://example.com/meta', type: 'object' },
       { type: 'object' },
       { type: 'object', properties: { a: { type: 'string' } } },
       {},
