@@ -19,7 +19,8 @@ export type ToolResultOutput = Awaited<ReturnType<NonNullable<AiTool<unknown, un
 
 /** Loads the AI SDK on first use. @throws `RUNTIME_UNAVAILABLE` when it is not installed. */
 export const loadAiSdk: () => Promise<AiSdk> = optionalPeer(
-  () => import('ai'),
+  'ai',
+  (mod) => mod as AiSdk,
   (err) => errors('RUNTIME_UNAVAILABLE', missingPeerMessage('AI SDK tools', 'ai'), { cause: err, details: { missing: 'ai' } }),
 );
 

@@ -61,7 +61,8 @@ type Compile = (schema: Record<string, unknown>, name: string, options: Record<s
 
 /** Loads json-schema-to-typescript on first use. @throws `RUNTIME_UNAVAILABLE` when it is not installed. */
 const loadCompiler: () => Promise<Compile> = optionalPeer(
-  async () => (await import('json-schema-to-typescript')).compile as unknown as Compile,
+  'json-schema-to-typescript',
+  (mod) => (mod as { compile: Compile }).compile,
   (err) =>
     errors('RUNTIME_UNAVAILABLE', missingPeerMessage('the code-mode API', 'json-schema-to-typescript'), {
       cause: err,

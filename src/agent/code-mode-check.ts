@@ -3,7 +3,7 @@
  * TypeScript compiler (an optional peer dependency), before the snippet runs.
  */
 import type * as TypeScriptApi from 'typescript';
-import { layerErrors, missingPeerMessage, optionalPeer } from '../model/internal.js';
+import { defaultExport, layerErrors, missingPeerMessage, optionalPeer } from '../model/internal.js';
 import type { CodeModeApi } from './code-mode-api.js';
 
 const errors = layerErrors('agent');
@@ -40,10 +40,8 @@ const SNIPPET_FIRST_LINE = 1;
 
 /** Loads TypeScript on first use. @throws `RUNTIME_UNAVAILABLE` when it is not installed. */
 const loadTypeScript: () => Promise<TypeScript> = optionalPeer(
-  async () => {
-    const mod: unknown = await import('typescript');
-    return (mod as { default?: TypeScript }).default ?? (mod as TypeScript);
-  },
+  'typescript',
+  (mod) => defaultExport(mod) as TypeScript,
   (err) =>
     errors('RUNTIME_UNAVAILABLE', missingPeerMessage('checking a snippet', 'typescript'), {
       cause: err,

@@ -47,6 +47,17 @@ async function importerFor(path: string, shown: string): Promise<Importer> {
   return (url) => tsImport(url, import.meta.url);
 }
 
+/**
+ * A module's default export, unwrapped once when it is a CommonJS module's `exports` holding an
+ * ES default (a `.ts` file compiled to CommonJS in a project without `"type": "module"` comes back
+ * as `{ default: { default: [...] } }`).
+ */
+function defaultArray(value: unknown): unknown {
+  if (Array.isArray(value) || value === null || typeof value !== 'object') return value;
+  const inner = (value as { default?: unknown }).default;
+  return Array.isArray(inner) ? inner : value;
+}
+
 /** Imports one module and checks its default export. `CONFIGURATION` naming the file otherwise. */
 async function loadToolModule(path: string, shown: string): Promise<LocalToolDefinition[]> {
   try {
@@ -61,7 +72,7 @@ async function loadToolModule(path: string, shown: string): Promise<LocalToolDef
   } catch (error) {
     throw cliErrors.configuration('--tools', `${shown} could not be loaded: ${errorMessage(error)}`, { cause: error, details: { path } });
   }
-  const definitions = loaded.default;
+  const definitions = defaultArray(loaded.default);
   if (!Array.isArray(definitions) || !definitions.every(isDefinition)) {
     throw cliErrors.configuration('--tools', `${shown} must export default an array of { tool, handler } (LocalToolDefinition[])`, {
       details: { path },

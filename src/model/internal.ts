@@ -24,7 +24,7 @@ export {
 } from './deadline.js';
 export { editDistance, typoBudget } from './edit-distance.js';
 export { LruCache } from './lru-cache.js';
-export { missingPeerMessage, optionalPeer } from './optional-peer.js';
+export { defaultExport, importPeer, missingPeerMessage, optionalPeer } from './optional-peer.js';
 export { CIRCULAR, TRUNCATED, toJsonSafe, type JsonSafeOptions } from './json-safe.js';
 export { reachableObjects } from './reachable.js';
 export { callListener, warnListenerFailure } from './listeners.js';

@@ -13,14 +13,32 @@ export function missingPeerMessage(neededBy: string, name: string): string {
 }
 
 /**
- * A loader of an optional peer: `load` (a literal `import('<name>')`, so bundlers see it) runs on
- * the first call; its promise is shared until it fails, and a failure is `fail(err)`.
+ * Imports the package `name` by a specifier held in a variable, so that bundlers leave the import
+ * to Node at run time: an app that never uses an optional peer bundles without having it installed
+ * (a literal `import('dockerode')` fails the build of an app without dockerode).
  */
-export function optionalPeer<T>(load: () => Promise<T>, fail: (err: unknown) => Error): () => Promise<T> {
+export function importPeer(name: string): Promise<unknown> {
+  return import(name) as Promise<unknown>;
+}
+
+/**
+ * A loader of the optional peer `name`: imported (see {@link importPeer}) and handed to `pick` on
+ * the first call; the promise is shared until it fails, and a failure is `fail(err)` (the next call
+ * tries again: the package may have been installed since).
+ */
+export function optionalPeer<T>(name: string, pick: (module: unknown) => T, fail: (err: unknown) => Error): () => Promise<T> {
   let pending: Promise<T> | undefined;
   return () =>
-    (pending ??= load().catch((err: unknown) => {
-      pending = undefined;
-      throw fail(err);
-    }));
+    (pending ??= importPeer(name)
+      .then(pick)
+      .catch((err: unknown) => {
+        pending = undefined;
+        throw fail(err);
+      }));
+}
+
+/** A module's default export when it has one (a CommonJS package imported from ESM), else the module itself. */
+export function defaultExport(module: unknown): unknown {
+  const fallback = (module as { default?: unknown } | null)?.default;
+  return fallback ?? module;
 }

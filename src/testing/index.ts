@@ -3,8 +3,8 @@
  * suites (runtime backends, gateways, hostile code) and test doubles for the interfaces a user
  * injects (MCP and provider executors, sandbox clients).
  *
- * @remarks The suites import `vitest` (an optional peer dependency): install it to use them.
- * The doubles have no test-framework dependency.
+ * @remarks This module imports `vitest` (an optional peer dependency), for its suites: install it
+ * to import anything from here, the doubles included. ESM only.
  *
  * @module toolexec/testing
  */

@@ -1,3 +1,5 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { FIXTURE_TOOLS } from '../fixtures/mcp/fixture-server.mjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startStreamableHttpFixture, type StreamableHttpFixture } from '../fixtures/mcp/http-server.mjs';
@@ -246,6 +248,15 @@ describe('toolexec config files', { timeout: 120_000 }, () => {
     expect((JSON.parse(listed.stdout) as { id: string }[]).map((tool) => tool.id)).toEqual(['local:greet', 'local:multiply']);
     const product = await runCli(['run', 'local:multiply', '-a', '{"a":6,"b":7}', '-c', 'with-tools.json'], { cwd: ws.dir });
     expect(JSON.parse(product.stdout)).toEqual({ product: 42 });
+
+    // the same TypeScript module in a CommonJS project (npm's default): compiled to CommonJS, its
+    // default export comes back wrapped once more, and is unwrapped
+    mkdirSync(join(ws.dir, 'cjs'));
+    ws.write('cjs/package.json', { name: 'cjs-project', type: 'commonjs' });
+    ws.write('cjs/tools.ts', readFileSync(fixture('tools.ts'), 'utf8'));
+    const fromCjs = await runCli(['run', 'local:multiply', '-a', '{"a":2,"b":21}', '--tools', 'cjs/tools.ts'], { cwd: ws.dir });
+    expect(fromCjs.code, fromCjs.stderr).toBe(0);
+    expect(JSON.parse(fromCjs.stdout)).toEqual({ product: 42 });
 
     const wrong = await runCli(['tools', '--tools', fixture('not-tools.mjs')], { cwd: ws.dir });
     expectFailure(wrong, EXIT_CODES.USAGE, 'CONFIGURATION');

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,26 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
 const TYPESCRIPT_5 = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> })
   .devDependencies.typescript!;
+/** The esbuild the repo builds with (through tsup), for the bundling check. */
+const ESBUILD = (JSON.parse(readFileSync(join(ROOT, 'node_modules', 'esbuild', 'package.json'), 'utf8')) as { version: string }).version;
+
+/** A service bundled into one file: local tools, a direct call and a snippet in the default sandbox. */
+const BUNDLED_APP = `
+import { createExec, defineTool } from 'toolexec';
+const add = defineTool({ name: 'add', namespace: 'math', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } });
+const exec = createExec({ tools: [{ tool: add, handler: ({ a, b }) => a + b }] });
+try {
+  console.log((await exec.runTool('math:add', { a: 2, b: 3 })).value);
+  try {
+    const run = await exec.executeCode({ code: "const r = await tools.runTool('math:add', { a: 20, b: 22 }); return r.structured;" });
+    console.log('snippet', run.value);
+  } catch (err) {
+    console.log('snippet failed', err.code, err.message);
+  }
+} finally {
+  await exec.close();
+}
+`;
 
 /** Every public subpath as a consumer writes it. */
 const SPECIFIERS = Object.keys(pkg.exports)
@@ -58,6 +78,7 @@ describe('installed from its tarball into a fresh app', () => {
         `typescript@${TYPESCRIPT_5}`,
         'typescript-7@npm:typescript@7',
         '@types/node@20',
+        `esbuild@${ESBUILD}`,
       ],
       app,
     );
@@ -100,6 +121,29 @@ describe('installed from its tarball into a fresh app', () => {
       run(process.execPath, [tsc, '-p', 'tsconfig.bundler.json'], app);
     }, 240_000);
   }
+
+  it('bundles with esbuild without the optional peers installed, and runs once the sandbox files sit beside the bundle', () => {
+    writeFileSync(join(app, 'service.mjs'), BUNDLED_APP);
+    const esbuild = join(app, 'node_modules', 'esbuild', 'bin', 'esbuild');
+    // no --external: dockerode, ai, typescript, ... are not installed, and the build must not need them
+    run(esbuild, ['service.mjs', '--bundle', '--platform=node', '--format=esm', '--outfile=bundle/service.mjs', '--log-level=error'], app);
+    const missing = run(process.execPath, ['bundle/service.mjs'], app);
+    expect(missing).toContain('5\n');
+    expect(missing).toMatch(
+      /snippet failed RUNTIME_UNAVAILABLE runtime unavailable: the sandbox file wasm-worker\.mjs is not at .*bundle\/assets\/wasm-worker\.mjs/,
+    );
+    expect(missing).toContain('docs/bundling.md');
+    cpSync(join(app, 'node_modules', 'toolexec', 'dist', 'assets'), join(app, 'bundle', 'assets'), { recursive: true });
+    expect(run(process.execPath, ['bundle/service.mjs'], app)).toBe('5\nsnippet 42\n');
+  }, 120_000);
+
+  it('imports toolexec/testing only with vitest installed: a clear module-not-found naming it', () => {
+    writeFileSync(
+      join(app, 'doubles.mjs'),
+      "import { createFakeMcpExecutor } from 'toolexec/testing';\nconsole.log(typeof createFakeMcpExecutor);\n",
+    );
+    expect(() => run(process.execPath, ['doubles.mjs'], app)).toThrow(/Cannot find package 'vitest'/);
+  });
 
   it("runs the README's quick start as written", () => {
     run(process.execPath, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], app);

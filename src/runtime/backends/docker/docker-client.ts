@@ -5,7 +5,7 @@
 import { Agent } from 'node:http';
 import type Dockerode from 'dockerode';
 import { ToolexecError } from '../../../model/index.js';
-import { Deadline, missingPeerMessage, optionalPeer } from '../../../model/internal.js';
+import { Deadline, defaultExport, missingPeerMessage, optionalPeer } from '../../../model/internal.js';
 import { runtimeError } from '../../core/errors.js';
 
 /**
@@ -82,10 +82,8 @@ type DockerodeConstructor = new (options?: Dockerode.DockerOptions) => Dockerode
 
 /** Loads dockerode on first use. @throws `RUNTIME_UNAVAILABLE` when it is not installed. */
 export const loadDockerode: () => Promise<DockerodeConstructor> = optionalPeer(
-  async () => {
-    const mod: { default?: unknown } = await import('dockerode');
-    return (mod.default ?? mod) as DockerodeConstructor;
-  },
+  'dockerode',
+  (mod) => defaultExport(mod) as DockerodeConstructor,
   (err) =>
     runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${missingPeerMessage('the docker backend', 'dockerode')}`, {
       cause: err,

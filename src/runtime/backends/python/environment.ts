@@ -5,7 +5,7 @@
  * folder is removed by {@link PythonEnvironment.close}.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -71,11 +71,6 @@ export class PythonEnvironment {
   static async prepare(options: ResolvedPythonOptions): Promise<PythonEnvironment> {
     const pyodideDir = pyodideDirectory(options.pyodideDir);
     const childPath = assetPath(PYTHON_CHILD_ASSET);
-    if (!existsSync(childPath)) {
-      throw runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: the Python child bundle ${childPath} is missing (npm run build)`, {
-        details: { language: 'python', missing: PYTHON_CHILD_ASSET },
-      });
-    }
     const workDir = realpathSync(mkdtempSync(join(tmpdir(), 'toolexec-pyodide-')));
     const paths: SandboxPaths = { pyodideDir, childPath: realpathSync(childPath), preludePath: realpathSync(pythonPreludePath()), workDir };
     try {

@@ -3,6 +3,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { runtimeError } from '../../core/errors.js';
 import { assetPath } from '../../guest/assets.js';
 import { wasmApi, type CompiledWasmModule } from './webassembly.js';
 
@@ -27,7 +29,17 @@ export function wasmWorkerPath(): string {
 export function quickjsModule(): Promise<CompiledWasmModule> {
   compiled ??= (async () => {
     const require = createRequire(import.meta.url);
-    const file = require.resolve(`${QUICKJS_PACKAGE}/quickjs.wasm`);
+    let file: string;
+    try {
+      file = require.resolve(`${QUICKJS_PACKAGE}/quickjs.wasm`);
+    } catch (err) {
+      throw runtimeError(
+        'RUNTIME_UNAVAILABLE',
+        `runtime unavailable: the QuickJS engine (${QUICKJS_PACKAGE}/quickjs.wasm, a dependency of toolexec) cannot be found from ${fileURLToPath(import.meta.url)}: ` +
+          `a bundled app keeps ${QUICKJS_PACKAGE} installed in node_modules beside it (docs/bundling.md)`,
+        { cause: err, details: { backend: 'wasm', missing: QUICKJS_PACKAGE } },
+      );
+    }
     return wasmApi.compile(await readFile(file));
   })().catch((err: unknown) => {
     compiled = undefined;

@@ -59,7 +59,8 @@ export interface PreparedComponent {
 /** An importer of jco as `specifier`, shared until it fails; a missing package is `RUNTIME_UNAVAILABLE`. */
 function jcoImporter(specifier: string): () => Promise<{ transpile?: unknown }> {
   return optionalPeer(
-    () => import(specifier) as Promise<{ transpile?: unknown }>,
+    specifier,
+    (mod) => mod as { transpile?: unknown },
     (err) =>
       runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: ${missingPeerMessage('WebAssembly components', specifier)}`, {
         cause: err,
