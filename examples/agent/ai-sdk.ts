@@ -10,7 +10,7 @@ import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from '
 import { ToolLoopAgent, stepCountIs } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
-import { aiSdkTools, defineTool, encodeToolName } from 'toolexec/agent';
+import { aiSdkTools, defineTool, encodeToolName, type CodeToolOutput } from 'toolexec/agent';
 import { createExec } from 'toolexec';
 import { check, json, runExample, show } from '../shared/report.js';
 
@@ -123,9 +123,16 @@ await runExample(
         show('', `→ error ${(error.error as { code?: string }).code}`);
     }
     show('answer', result.text);
-    const code = result.steps[2]?.toolResults[0]?.output as { value: number[]; toolCalls: string[] } | undefined;
+    const code = result.steps[2]?.toolResults[0]?.output as CodeToolOutput | undefined;
     check(json(code?.value) === json([64, 68, 72]), 'three highs in °F');
-    check(code?.toolCalls.length === 4, 'one forecast and three conversions inside the snippet');
+    check(
+      json(code?.toolCalls) ===
+        json([
+          { id: 'weather:forecast', count: 1 },
+          { id: 'units:c_to_f', count: 3 },
+        ]),
+      'one forecast and three conversions inside the snippet',
+    );
     check(result.text.includes('72 °F'), 'the answer');
   },
   () => exec.close(),

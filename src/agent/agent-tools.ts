@@ -66,6 +66,12 @@ export interface AgentToolsOptions<F extends ProviderFormat = ProviderFormat> ex
    * `meta: true`. @defaultValue false
    */
   deferLoading?: boolean;
+  /**
+   * Gemini only: `'json-schema'` sends each tool's `parametersJsonSchema` / `responseJsonSchema`
+   * (JSON Schema, recommended); `'openapi'` sends `parameters` / `response`, the OpenAPI 3.0 subset
+   * of the SDK's `Schema` (see `toProviderTool`). Ignored by the other formats. @defaultValue 'json-schema'
+   */
+  geminiSchema?: 'json-schema' | 'openapi';
 }
 
 /** Options of one {@link AgentTools.call}. */
@@ -145,6 +151,9 @@ function checkOptions(options: unknown): AgentToolsOptions {
   for (const key of ['strict', 'deferLoading'] as const) {
     if (o[key] !== undefined && typeof o[key] !== 'boolean') throw errors.invalidArgument(`option ${key}`, 'must be a boolean');
   }
+  if (o.geminiSchema !== undefined && o.geminiSchema !== 'json-schema' && o.geminiSchema !== 'openapi') {
+    throw errors.invalidArgument('option geminiSchema', `must be 'json-schema' or 'openapi', got ${JSON.stringify(o.geminiSchema)}`);
+  }
   return o;
 }
 
@@ -162,7 +171,7 @@ function toolSearchTool(format: ProviderFormat): OpenAIToolSearchTool | Anthropi
  * @remarks
  * Tools are chosen as {@link selectTools} does (`ids`, `query`, `limit`; every tool without them;
  * the six meta-tools with `meta: true`), converted with `toProviderTool` (names by
- * `encodeToolName`, `strict` where the schema allows it) and, with `deferLoading`, marked deferred
+ * `encodeToolName`, `strict` where the schema allows it, Gemini's `geminiSchema`) and, with `deferLoading`, marked deferred
  * beside the provider's tool search. `call` parses the arguments, puts back the property keys the
  * conversion renamed for the provider (`restorePropertyKeys`), removes the `null`s strict mode put
  * in for absent optional properties (`dropStrictNulls`), runs the tool through the facade
@@ -200,6 +209,7 @@ export async function agentTools<F extends ProviderFormat>(exec: Exec, options: 
       name,
       strict: o.strict === true,
       deferLoading: deferLoading && toolSearchTool(format) !== undefined,
+      ...(o.geminiSchema === undefined ? {} : { geminiSchema: o.geminiSchema }),
     });
     for (const warning of converted.warnings) warnings.push({ ...warning, toolId: entry.id });
     const strict =

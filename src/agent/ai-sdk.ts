@@ -11,7 +11,7 @@ import type { ContentBlock, Exec, Result } from '../exec/index.js';
 import type { CodeModeApiOptions } from './code-mode-api.js';
 import { selectTools, type SelectToolsOptions } from './selection.js';
 import { encodeToolName } from './tool-names.js';
-import { jsonResult } from './tool-results.js';
+import { aiSdkToolError, jsonResult } from './tool-results.js';
 import type { SelectedTool } from './selected-tool.js';
 import type { AgentToolWarning } from './agent-tools.js';
 import { toProviderTool } from './provider-tool.js';
@@ -35,7 +35,9 @@ export interface AiSdkToolsOptions extends SelectToolsOptions {
    * property keys Anthropic or Gemini refuse renamed, the strict form with `strict`), and a call's
    * arguments get their renamed keys back (and strict mode's `null`s removed) before the tool
    * runs, as `agentTools`' `call` does. Unset: the tool's own schema, `$schema` removed (the AI
-   * SDK sends it as it is, so a schema the provider refuses fails the model request).
+   * SDK sends it as it is, so a schema the provider refuses fails the model request). For
+   * `'gemini'` it is the JSON Schema form (`parametersJsonSchema`): an AI SDK tool's schema is JSON
+   * Schema, which the AI SDK's Google provider converts itself, so there is no `geminiSchema` here.
    */
   provider?: ProviderFormat;
   /**
@@ -148,9 +150,15 @@ function aiTool(
     // no validate function: the AI SDK passes the model's input through, toolexec checks it
     inputSchema: ai.jsonSchema<Record<string, unknown>>(converted?.schema ?? modelSchema(entry.tool)),
     ...(converted?.strict === true ? { strict: true } : {}),
-    // a value with no JSON form rejects (EXECUTION), so the model gets it as the tool's error
-    execute: async (input, { abortSignal }) =>
-      jsonResult(await entry.run(argsOf(input), abortSignal === undefined ? {} : { signal: abortSignal })),
+    // a value with no JSON form rejects (EXECUTION), so the model gets it as the tool's error; every
+    // failure reads as agentTools words it
+    execute: async (input, { abortSignal }) => {
+      try {
+        return jsonResult(await entry.run(argsOf(input), abortSignal === undefined ? {} : { signal: abortSignal }));
+      } catch (err) {
+        throw aiSdkToolError(err);
+      }
+    },
     toModelOutput: ({ output }) => modelOutput(output),
   });
 }
@@ -173,9 +181,10 @@ export type AiSdkToolSet = Record<string, AiSdkTool>;
  * - The AI SDK does not validate: `execute` runs the call through the facade (`exec.runTool`),
  *   which validates the arguments, applies the deadline and runs the tool; `execute`'s
  *   `abortSignal` is the call's signal. A failure (`VALIDATION` naming each field, `EXECUTION`,
- *   `TIMEOUT`...) rejects, and the AI SDK hands its message back to the model as the tool's error,
- *   so the model can correct the call. So does a result whose value cannot be serialised as JSON
- *   (`EXECUTION`: a cycle, a BigInt, a throwing `toJSON`).
+ *   `TIMEOUT`...) rejects, and the AI SDK hands it back to the model as the tool's error, in the
+ *   words `agentTools` uses ({@link errorText}: `Error (VALIDATION): ... Fix the arguments and
+ *   call the tool again.`), so the model can correct the call. So does a result whose value cannot
+ *   be serialised as JSON (`EXECUTION`: a cycle, a BigInt, a throwing `toJSON`).
  * - The output is the facade's {@link Result}; `toModelOutput` gives the model the value as JSON,
  *   or an MCP tool's content blocks with images and audio as files.
  * - `code: true` adds `execute_code` ({@link codeTool}).

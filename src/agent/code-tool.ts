@@ -2,13 +2,15 @@
  * The AI SDK's `execute_code` tool: code mode for AI SDK agents.
  */
 import type { JSONSchema7 } from 'ai';
-import { ToolexecError } from '../model/index.js';
 import { layerErrors } from '../model/internal.js';
-import { codeResultOf, type CodeResult } from '../code/index.js';
 import type { Exec } from '../exec/index.js';
 import { codeModeApi, type CodeModeApiOptions } from './code-mode-api.js';
 import { checkSnippet } from './code-mode-check.js';
 import { jsonValue, loadAiSdk, type AiSdkTool } from './ai-sdk-peer.js';
+import { codeFailureForTheModel, codeRunOutput, type CodeToolOutput } from './code-run-output.js';
+import { aiSdkToolError } from './tool-results.js';
+
+export type { CodeToolOutput } from './code-run-output.js';
 
 const errors = layerErrors('agent');
 
@@ -40,55 +42,6 @@ export interface CodeToolInput {
   code: string;
 }
 
-/** The `execute_code` tool's output: the snippet's value and what it printed. */
-export interface CodeToolOutput {
-  /** What the snippet returned (or assigned to `__out`); `null` when nothing. */
-  value: unknown;
-  /** The tool IDs the snippet called, in completion order. */
-  toolCalls: string[];
-  /** What it printed to stdout, when anything. */
-  stdout?: string;
-  /** What it printed to stderr, when anything. */
-  stderr?: string;
-  /** What it did that is probably a mistake (a tool call left pending, ...). */
-  warnings?: string[];
-}
-
-/** Most characters of a failed snippet's output that go back to the model with its error. */
-const MAX_FAILURE_OUTPUT_CHARS = 2_000;
-
-/**
- * A failed snippet's error as the model should read it (the AI SDK hands only the message on):
- * the message, the line when the message does not say it, the tool calls that had already
- * succeeded (their effects happened: running the snippet again repeats them), and the end of what
- * it printed. The code, details and cause stay the facade's.
- */
-function forTheModel(err: unknown): unknown {
-  if (!ToolexecError.isInstance(err)) return err;
-  const lines = [err.message];
-  const line = err.details?.line;
-  if (typeof line === 'number' && line > 0 && !err.message.includes(`line ${line}`)) lines.push(`(at line ${line} of the snippet)`);
-  const partial = codeResultOf(err);
-  // each tool once, in the order of its first success, with how often it succeeded
-  const done = new Map<string, number>();
-  for (const call of partial?.toolCalls ?? []) if (call.error === undefined) done.set(call.toolId, (done.get(call.toolId) ?? 0) + 1);
-  if (done.size > 0) {
-    const calls = [...done].map(([toolId, count]) => (count === 1 ? toolId : `${toolId} ×${count}`));
-    lines.push(`Tool calls that had already succeeded (their effects happened): ${calls.join(', ')}`);
-  }
-  const printed = `${partial?.stdout ?? ''}${partial?.stderr ?? ''}`;
-  if (printed !== '') {
-    const tail = printed.length > MAX_FAILURE_OUTPUT_CHARS ? `…${printed.slice(-MAX_FAILURE_OUTPUT_CHARS)}` : printed;
-    lines.push(`What it printed before failing:\n${tail}`);
-  }
-  if (lines.length === 1) return err;
-  // the same failure told more fully: the facade's code, details and cause
-  return new ToolexecError(err.code, lines.join('\n'), {
-    ...(err.cause === undefined ? {} : { cause: err.cause }),
-    ...(err.details === undefined ? {} : { details: err.details }),
-  });
-}
-
 function codeInputSchema(python: boolean): JSONSchema7 {
   const description = python
     ? 'The Python snippet: its last expression is the value.'
@@ -114,7 +67,10 @@ function codeInputSchema(python: boolean): JSONSchema7 {
  * stops the run. With `typecheck: true` a snippet is checked against the declarations first
  * ({@link checkSnippet}) and one that does not compile fails with `VALIDATION` listing the
  * compiler's messages. A failed run rejects with the facade's error (`CODE_EXECUTION` with the
- * line, `LIMIT_EXCEEDED`...), whose message the AI SDK hands back to the model.
+ * line, `LIMIT_EXCEEDED`...), told more fully (the tool calls that had already succeeded, the end
+ * of what it printed) and in the words `agentTools`' meta-tool `execute_code` uses
+ * (`Error (CODE_EXECUTION): ...`), which the AI SDK hands back to the model. The output is
+ * `{ value, toolCalls: [{ id, count, failed? }], stdout?, stderr?, warnings? }`, the meta-tool's too.
  *
  * @throws `INVALID_ARGUMENT` for bad options; `RUNTIME_UNAVAILABLE` when `ai` or
  * json-schema-to-typescript is not installed.
@@ -139,37 +95,35 @@ export async function codeTool(exec: Exec, options: CodeToolOptions = {}): Promi
   const api = await codeModeApi(exec, { ...selection, language: python ? 'python' : 'typescript' });
   const declared = python ? 'the stub of its module `tools`, in Python:\n```python' : 'declared in TypeScript:\n```ts';
   const description = `Runs a code snippet that calls tools, in a sandbox. ${api.prompt}\n\nThe snippet's API, ${declared}\n${api.declarations}\n\`\`\``;
+  const runSnippet = async (code: string, abortSignal: AbortSignal | undefined): Promise<CodeToolOutput> => {
+    if (code.trim() === '') throw errors.invalidArgument('code', 'must be a non-empty snippet');
+    if (typecheck) {
+      const check = await checkSnippet(api, code);
+      if (!check.ok) {
+        throw errors('VALIDATION', `the snippet does not type-check against the declared API; fix it and run it again:\n${check.text}`, {
+          details: { diagnostics: check.diagnostics },
+        });
+      }
+    }
+    const run = await exec.executeCode({
+      code,
+      language: python ? 'python' : 'typescript',
+      ...(abortSignal === undefined ? {} : { signal: abortSignal }),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(maxToolCalls === undefined ? {} : { maxToolCalls }),
+    });
+    return codeRunOutput(run);
+  };
   return ai.tool<CodeToolInput, CodeToolOutput, Record<string, unknown>>({
     description,
     inputSchema: ai.jsonSchema<CodeToolInput>(codeInputSchema(python)),
+    // every failure reads as the meta-tool's execute_code words it (agentTools' error text)
     execute: async (input, { abortSignal }) => {
-      const code = typeof input?.code === 'string' ? input.code : '';
-      if (code.trim() === '') throw errors.invalidArgument('code', 'must be a non-empty snippet');
-      if (typecheck) {
-        const check = await checkSnippet(api, code);
-        if (!check.ok) {
-          throw errors('VALIDATION', `the snippet does not type-check against the declared API; fix it and run it again:\n${check.text}`, {
-            details: { diagnostics: check.diagnostics },
-          });
-        }
-      }
-      let run: CodeResult;
       try {
-        run = await exec.executeCode({
-          code,
-          language: python ? 'python' : 'typescript',
-          ...(abortSignal === undefined ? {} : { signal: abortSignal }),
-          ...(timeoutMs === undefined ? {} : { timeoutMs }),
-          ...(maxToolCalls === undefined ? {} : { maxToolCalls }),
-        });
+        return await runSnippet(typeof input?.code === 'string' ? input.code : '', abortSignal);
       } catch (err) {
-        throw forTheModel(err);
+        throw aiSdkToolError(codeFailureForTheModel(err));
       }
-      const output: CodeToolOutput = { value: run.value ?? null, toolCalls: run.toolCalls.map((call) => call.toolId) };
-      if (run.stdout !== '') output.stdout = run.stdout;
-      if (run.stderr !== '') output.stderr = run.stderr;
-      if (run.warnings !== undefined && run.warnings.length > 0) output.warnings = run.warnings.map((warning) => warning.message);
-      return output;
     },
     toModelOutput: ({ output }) => ({ type: 'json', value: jsonValue(output) }),
   });

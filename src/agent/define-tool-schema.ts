@@ -154,9 +154,13 @@ function message(err: unknown): string {
 /**
  * The JSON Schema of `schema`'s `side`: `z.toJSONSchema` for zod 4 (draft 2020-12; a type JSON
  * Schema cannot express, such as a date or a transform's result, is refused), the library's own
- * Standard JSON Schema converter for other vendors, a copy of plain JSON Schema.
+ * Standard JSON Schema converter for other vendors, a copy of plain JSON Schema. It must describe
+ * an object: `type: 'object'`, or a root union (`oneOf` / `anyOf` / `allOf`, as zod writes
+ * `z.discriminatedUnion` and `z.union`) whose every alternative is an object, which gets
+ * `type: 'object'` beside it.
  *
- * @throws {@link ToolexecError} `CONFIGURATION` naming `field` when the schema cannot be converted.
+ * @throws {@link ToolexecError} `CONFIGURATION` naming `field` when the schema cannot be converted,
+ * or describes something else than an object (naming the alternative of a union that is not one).
  */
 export function toJsonSchema(schema: unknown, side: SchemaSide, field: string): Record<string, unknown> {
   let converted: unknown;
@@ -176,13 +180,42 @@ export function toJsonSchema(schema: unknown, side: SchemaSide, field: string): 
     throw errors.configuration(field, 'must be a zod 4 schema, a Standard Schema or a JSON Schema object');
   }
   if (!isObject(converted)) throw errors.configuration(field, 'was converted to something that is not a JSON Schema object');
-  if (converted.type !== 'object') {
+  if (converted.type === 'object') return converted;
+  const what = `must describe an object (a tool's ${side === 'input' ? 'arguments are' : 'structured result is'} a JSON object)`;
+  if (converted.type !== undefined)
+    throw errors.configuration(field, `${what}; its JSON Schema has type ${JSON.stringify(converted.type)}`);
+  const union = UNIONS.find((keyword) => Array.isArray(converted[keyword]));
+  if (union === undefined) {
     throw errors.configuration(
       field,
-      `must describe an object (a tool's ${side === 'input' ? 'arguments are' : 'structured result is'} a JSON object); its JSON Schema has type ${JSON.stringify(converted.type ?? null)}`,
+      `${what}; its JSON Schema has no type and is no union of objects (type: 'object' missing at the root)`,
     );
   }
-  return converted;
+  (converted[union] as unknown[]).forEach((branch, i) => {
+    const type = isObject(branch) ? resolved(branch, converted).type : undefined;
+    if (type !== 'object') {
+      throw errors.configuration(
+        field,
+        `${what}; its JSON Schema is a union (${union}) whose alternative ${i} is not an object (${type === undefined ? 'no type' : `type ${JSON.stringify(type)}`}); every alternative of a root union must be a z.object (or have type: 'object')`,
+        { details: { keyword: union, index: i } },
+      );
+    }
+  });
+  // a union of objects is an object: MCP and the providers want the type at the root
+  return { ...converted, type: 'object' };
+}
+
+/** The root keywords of a union `toJsonSchema` accepts when every alternative is an object. */
+const UNIONS = ['oneOf', 'anyOf', 'allOf'] as const;
+
+/** A schema with its local `$ref` (`#/$defs/...`, `#/definitions/...`) followed, once. */
+function resolved(schema: Record<string, unknown>, root: Record<string, unknown>): Record<string, unknown> {
+  const ref = schema.$ref;
+  if (typeof ref !== 'string' || !ref.startsWith('#/')) return schema;
+  let target: unknown = root;
+  for (const token of ref.slice(2).split('/'))
+    target = isObject(target) ? target[token.replace(/~1/gu, '/').replace(/~0/gu, '~')] : undefined;
+  return isObject(target) ? target : schema;
 }
 
 function pointerOf(path: StandardIssue['path']): string {

@@ -33,7 +33,7 @@ export interface SchemaToolDefinition<I extends ToolSchema, O extends ToolSchema
   Tool,
   'inputSchema' | 'outputSchema'
 > {
-  /** The arguments' schema; must describe an object. */
+  /** The arguments' schema; must describe an object (a `z.object`, or a union of them: `z.discriminatedUnion`). */
   inputSchema: I;
   /** The structured result's schema; must describe an object. */
   outputSchema?: O;

@@ -9,7 +9,6 @@ import {
   CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { layerErrors } from '../model/internal.js';
@@ -177,7 +176,7 @@ export function createMcpServer(exec: Exec, options?: CreateMcpServerOptions): M
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
     const entry = (await currentListing()).byName.get(name);
-    if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+    if (entry === undefined) throw invalidParams(`Tool ${name} not found`);
     const runOptions: RunOptions = { signal: extra.signal };
     if (o.timeoutMs !== undefined) runOptions.timeoutMs = o.timeoutMs;
     const progressToken = request.params._meta?.progressToken;
@@ -214,10 +213,17 @@ function encodeCursor(version: number | undefined, start: number): string {
 function cursorStart(listing: Listing, cursor: string): number {
   const start = issuedStart(listing, cursor);
   if (start !== undefined) return start;
-  // Not an McpError, whose message would reach the client as "MCP error -32602: MCP error -32602: ...".
-  throw Object.assign(new Error(`Invalid cursor for tools/list: ${JSON.stringify(cursor.slice(0, 100))} (list again without a cursor)`), {
-    code: ErrorCode.InvalidParams,
-  });
+  throw invalidParams(`Invalid cursor for tools/list: ${JSON.stringify(cursor.slice(0, 100))} (list again without a cursor)`);
+}
+
+/**
+ * The JSON-RPC error `InvalidParams` (-32602) a request handler throws. Not an `McpError`: the SDK
+ * sends a handler's `message` as the error's message, and an `McpError`'s already starts with
+ * "MCP error -32602: ", which the client's own `McpError` adds again
+ * ("MCP error -32602: MCP error -32602: ...").
+ */
+function invalidParams(message: string): Error {
+  return Object.assign(new Error(message), { code: ErrorCode.InvalidParams });
 }
 
 /** Where the page of `cursor` starts, when this server could have issued it (for this listing or an older one). */

@@ -7,8 +7,9 @@ import { createSchemaValidator, type Tool } from '../model/index.js';
 import { layerErrors } from '../model/internal.js';
 import type { DetailLevel, ToolDoc, ToolSummary } from '../discovery/index.js';
 import type { RunOptions } from '../run/index.js';
-import type { Exec, ExecChainResult, Result, Step } from '../exec/index.js';
+import type { CodeResult, Exec, ExecChainResult, Result, Step } from '../exec/index.js';
 import { dropStrictNulls } from './adapters/strict-nulls.js';
+import { codeFailureForTheModel, codeRunOutput } from './code-run-output.js';
 import type { SelectedTool } from './selected-tool.js';
 
 const errors = layerErrors('agent');
@@ -264,17 +265,19 @@ const RUNNERS: Record<MetaToolName, Runner> = {
     return { value: chainValue(await exec.runChain(steps, options)) };
   },
   execute_code: async (exec, args, options) => {
-    const run = await exec.executeCode({
-      code: args.code as string,
-      ...(args.language === undefined ? {} : { language: args.language as string }),
-      ...(options?.signal === undefined ? {} : { signal: options.signal }),
-      ...(options?.timeoutMs === undefined || options.timeoutMs === Infinity ? {} : { timeoutMs: options.timeoutMs }),
-    });
-    const value: Record<string, unknown> = { value: run.value ?? null, toolCalls: run.toolCalls.length };
-    if (run.stdout !== '') value.stdout = run.stdout;
-    if (run.stderr !== '') value.stderr = run.stderr;
-    if (run.warnings !== undefined && run.warnings.length > 0) value.warnings = run.warnings.map((warning) => warning.message);
-    return { value };
+    let run: CodeResult;
+    try {
+      run = await exec.executeCode({
+        code: args.code as string,
+        ...(args.language === undefined ? {} : { language: args.language as string }),
+        ...(options?.signal === undefined ? {} : { signal: options.signal }),
+        ...(options?.timeoutMs === undefined || options.timeoutMs === Infinity ? {} : { timeoutMs: options.timeoutMs }),
+      });
+    } catch (err) {
+      // what had already happened, told as codeTool tells it
+      throw codeFailureForTheModel(err);
+    }
+    return { value: codeRunOutput(run) };
   },
 };
 
@@ -304,7 +307,9 @@ export function metaTool(exec: Exec, name: MetaToolName): SelectedTool {
  * - `describe_tool` `{ id, detail? }` → `exec.getToolDoc` (default detail `schema`) → `{ id, summary, description?, inputSchema, outputSchema?, annotations?, notes?, examples? }`;
  * - `run_tool` `{ id, args? }` (args: JSON text) → `exec.runTool` → the tool's value and content blocks;
  * - `run_chain` `{ steps: [{ id, args?, usePrevious?, stopOnError? }] }` → `exec.runChain` → `{ result, steps: [{ id, value | error | skipped }] }`;
- * - `execute_code` `{ code, language? }` (`javascript`, `typescript` or `python`) → `exec.executeCode` → `{ value, toolCalls, stdout?, stderr?, warnings? }`.
+ * - `execute_code` `{ code, language? }` (`javascript`, `typescript` or `python`) → `exec.executeCode` → `{ value, toolCalls: [{ id, count, failed? }], stdout?, stderr?, warnings? }`
+ *   (the output of `codeTool`); a failed snippet's error names the tool calls that had already
+ *   succeeded and ends with what it printed.
  *
  * Each `run` resolves to a `Result` whose `toolId` is the meta-tool's name, and rejects with a
  * `ToolexecError`: `VALIDATION` (with violations) for arguments that do not fit the meta-tool's

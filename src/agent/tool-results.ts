@@ -139,7 +139,12 @@ export interface ProviderToolResults {
 
 type Part = { kind: 'text'; text: string } | { kind: 'media'; mimeType: string; data: string; what: string };
 
-const ANTHROPIC_IMAGES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+/**
+ * The image types a model takes in a tool result: Anthropic's image blocks take JPEG, PNG, GIF and
+ * WebP; OpenAI's `input_image` PNG, JPEG, WEBP and non-animated GIF (its vision guide). Any other
+ * image (SVG, BMP, TIFF...) becomes a text note.
+ */
+const MODEL_IMAGES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 
 const errors = layerErrors('agent');
 
@@ -272,6 +277,20 @@ export function errorText(err: unknown): string {
 }
 
 /**
+ * A failure as the AI SDK's tools throw it, so that the model reads what `agentTools` sends for the
+ * same failure: the AI SDK hands the model `String(error)` of a failed `execute` (its
+ * `error-text`), which is made {@link errorText}. The error itself is kept (its class, code,
+ * details and cause, for the app's `tool-error` parts); only its `toString` changes. A value that
+ * is no extensible `Error` is wrapped in one, as its `cause`.
+ */
+export function aiSdkToolError(err: unknown): Error {
+  const text = errorText(err);
+  const error = err instanceof Error && Object.isExtensible(err) ? err : new Error(text, { cause: err });
+  Object.defineProperty(error, 'toString', { value: () => text, configurable: true, writable: true, enumerable: false });
+  return error;
+}
+
+/**
  * A successful call in the format's tool-result form.
  *
  * @throws `EXECUTION` when the result's value has no JSON form ({@link valueText}): the callers
@@ -292,11 +311,11 @@ export function successResult(
       const parts = resultParts(result, text);
       const output: OpenAIResponsesOutputPart[] = parts.map((part) => {
         if (part.kind === 'text') return { type: 'input_text', text: part.text };
-        if (part.mimeType.startsWith('image/'))
+        if (MODEL_IMAGES.has(part.mimeType))
           return { type: 'input_image', image_url: `data:${part.mimeType};base64,${part.data}`, detail: 'auto' };
         if (part.mimeType === 'application/pdf')
           return { type: 'input_file', file_data: `data:${part.mimeType};base64,${part.data}`, filename: 'result.pdf' };
-        return { type: 'input_text', text: note(part, 'the Responses API takes images and PDF files only') };
+        return { type: 'input_text', text: note(part, 'the Responses API takes PNG, JPEG, WebP and GIF images and PDF files only') };
       });
       const textOnly = output.every((part) => part.type === 'input_text');
       return {
@@ -311,7 +330,7 @@ export function successResult(
         .filter((part) => part.kind !== 'text' || part.text.trim() !== '')
         .map((part): AnthropicToolResultBlock => {
           if (part.kind === 'text') return { type: 'text', text: part.text };
-          if (ANTHROPIC_IMAGES.has(part.mimeType)) {
+          if (MODEL_IMAGES.has(part.mimeType)) {
             return { type: 'image', source: { type: 'base64', media_type: part.mimeType as 'image/png', data: part.data } };
           }
           if (part.mimeType === 'application/pdf')

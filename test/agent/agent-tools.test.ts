@@ -1,3 +1,4 @@
+import type { FunctionDeclaration } from '@google/genai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExec, type DefaultExec } from '../../src/exec/index.js';
 import { META_TOOL_NAMES, agentTools, encodeToolName, isShortenedToolName } from '../../src/agent/index.js';
@@ -236,5 +237,50 @@ describe('agentTools over a catalogue of 10,000 tools', () => {
     const chat = await agentTools(exec, { format: 'openai-chat', deferLoading: true, query: 'invoice', limit: 5 });
     expect(chat.tools).toHaveLength(5);
     expect(chat.warnings.map((warning) => warning.feature)).toEqual(['defer_loading']);
+  });
+});
+
+describe('agentTools: Gemini schema forms', () => {
+  it("geminiSchema: 'openapi' sends parameters / response (the SDK's Schema) and runs calls as the JSON Schema form does", async () => {
+    const exec = execWith([
+      {
+        tool: {
+          namespace: 'geo',
+          name: 'near',
+          description: 'Places near a point.',
+          inputSchema: {
+            type: 'object',
+            properties: { lat: { type: 'number' }, 'max-km': { type: ['integer', 'null'] } },
+            required: ['lat'],
+          },
+          outputSchema: { type: 'object', properties: { places: { type: 'array', items: { type: 'string' } } } },
+        },
+        handler: (args) => ({ places: [JSON.stringify(args)] }),
+      },
+    ]);
+    try {
+      const openapi = await agentTools(exec, { format: 'gemini', geminiSchema: 'openapi' });
+      const declaration: FunctionDeclaration = openapi.tools[0]!;
+      expect(declaration).toEqual({
+        name: 'geo--near',
+        description: 'Places near a point.',
+        parameters: {
+          type: 'OBJECT',
+          properties: { lat: { type: 'NUMBER' }, max_km: { type: 'INTEGER', nullable: true } },
+          required: ['lat'],
+          propertyOrdering: ['lat', 'max_km'],
+        },
+        response: { type: 'OBJECT', properties: { places: { type: 'ARRAY', items: { type: 'STRING' } } } },
+      });
+      const part = await openapi.call('geo--near', { lat: 1, max_km: 5 }, { callId: 'g1' });
+      expect(part.functionResponse).toEqual({ id: 'g1', name: 'geo--near', response: { output: { places: ['{"lat":1,"max-km":5}'] } } });
+      const json = await agentTools(exec, { format: 'gemini' });
+      expect(Object.keys(json.tools[0]!).sort()).toEqual(['description', 'name', 'parametersJsonSchema', 'responseJsonSchema']);
+      await expect(agentTools(exec, { format: 'gemini', geminiSchema: 'yaml' as never })).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+      });
+    } finally {
+      await exec.close();
+    }
   });
 });

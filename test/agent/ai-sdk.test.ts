@@ -1,9 +1,10 @@
+import { readFile } from 'node:fs/promises';
 import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { ToolLoopAgent, generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { aiSdkTools, codeTool, defineTool, encodeToolName } from '../../src/agent/index.js';
+import { agentTools, aiSdkTools, codeTool, defineTool, encodeToolName } from '../../src/agent/index.js';
 import { createExec, type DefaultExec, type ExecOptions } from '../../src/exec/index.js';
 import { hasErrorCode, type Tool } from '../../src/model/index.js';
 import { inMemoryFixture } from '../mcp/helpers.js';
@@ -259,10 +260,14 @@ return { answer: structured };`;
     const model = scriptedModel(callTool('execute_code', { code: SNIPPET }), answer('42'));
     const agent = new ToolLoopAgent({ model, tools, stopWhen: stepCountIs(3) });
     const result = await agent.generate({ prompt: 'add 20 and 22 in code' });
-    expect(result.steps[0]?.toolResults[0]?.output).toEqual({ value: { answer: 42 }, toolCalls: ['math:add:1.0.0'], stdout: 'sum 42\n' });
+    expect(result.steps[0]?.toolResults[0]?.output).toEqual({
+      value: { answer: 42 },
+      toolCalls: [{ id: 'math:add:1.0.0', count: 1 }],
+      stdout: 'sum 42\n',
+    });
     expect(toolResultsSent(model.doGenerateCalls[1])).toEqual([
       expect.objectContaining({
-        output: { type: 'json', value: { value: { answer: 42 }, toolCalls: ['math:add:1.0.0'], stdout: 'sum 42\n' } },
+        output: { type: 'json', value: { value: { answer: 42 }, toolCalls: [{ id: 'math:add:1.0.0', count: 1 }], stdout: 'sum 42\n' } },
       }),
     ]);
   });
@@ -310,5 +315,33 @@ return { answer: structured };`;
     expect(text).toContain('line 3');
     expect(text).toContain('Tool calls that had already succeeded (their effects happened): math:add:1.0.0 ×2');
     expect(text).toContain('What it printed before failing:\nstep 1 done 3');
+  });
+
+  it('a failed call reads to the model exactly as agentTools words it, and as docs/agents.md shows it', async () => {
+    const forecast = defineTool({
+      name: 'forecast',
+      namespace: 'weather',
+      description: 'Daily highs for a city.',
+      inputSchema: z.object({ city: z.string().min(1), days: z.number().int().min(1).max(7).default(1) }),
+      handler: ({ city, days }) => ({ city, days }),
+    });
+    const exec = execWith({ tools: [forecast] });
+    const tools = await aiSdkTools(exec);
+    const model = scriptedModel(callTool('weather--forecast', { days: 2 }), answer('sorry'));
+    const result = await generateText({ model, tools, prompt: 'x', stopWhen: stepCountIs(3) });
+    const [failed] = toolResultsSent(model.doGenerateCalls[1]) as { output: { type: string; value: string } }[];
+    expect(failed?.output.type).toBe('error-text');
+    const text = failed?.output.value;
+    expect(text).toBe(
+      "Error (VALIDATION): run: validate_input weather:forecast [local]: validation error: Field '/city' is required. Fix the arguments and call the tool again.",
+    );
+    const agent = await agentTools(exec, { format: 'openai-chat' });
+    expect((await agent.call('weather--forecast', '{"days":2}')).content).toBe(text);
+    // the app still gets the runner's own error in the step's tool-error part
+    const error = result.steps[0]?.content.find((part) => part.type === 'tool-error')?.error;
+    expect(hasErrorCode(error, 'VALIDATION')).toBe(true);
+    expect((error as Error).message).toBe("run: validate_input weather:forecast [local]: validation error: Field '/city' is required");
+    const doc = await readFile(new URL('../../docs/agents.md', import.meta.url), 'utf8');
+    expect(doc.replace(/\s*\n\s*/gu, ' ').includes(`\`${text}\``), 'docs/agents.md shows the text the model gets').toBe(true);
   });
 });

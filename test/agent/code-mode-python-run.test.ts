@@ -26,7 +26,7 @@ describe('Python through the agent integrations', () => {
       language: 'python',
       code: 'r = tools.run_tool("math:add:1.0.0", {"a": 20, "b": 22})\nprint("ok")\nr["structured"]',
     });
-    expect(value).toEqual({ value: 42, toolCalls: 1, stdout: 'ok\n' });
+    expect(value).toEqual({ value: 42, toolCalls: [{ id: 'math:add:1.0.0', count: 1 }], stdout: 'ok\n' });
   });
 
   it("codeTool(exec, { language: 'python' }) runs the model's Python snippet; a failure rejects with the sandbox's error", async () => {
@@ -43,7 +43,13 @@ text = tools.run_tool("fs:read_text_file", {"path": "a.txt", "head": 1})["struct
       },
       CALL,
     );
-    expect(output).toEqual({ value: { total: 3, text: 'line 1' }, toolCalls: ['math:add:1.0.0', 'fs:read_text_file'] });
+    expect(output).toEqual({
+      value: { total: 3, text: 'line 1' },
+      toolCalls: [
+        { id: 'math:add:1.0.0', count: 1 },
+        { id: 'fs:read_text_file', count: 1 },
+      ],
+    });
     const failed = await tool.execute({ code: 'tools.run_tool("fs:read_text_file", {})' }, CALL).catch((e: unknown) => e);
     expect(hasErrorCode(failed, 'VALIDATION')).toBe(true);
   });

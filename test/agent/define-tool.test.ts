@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../src/agent/define-tool.js';
+import { agentTools, type AnthropicTool } from '../../src/agent/index.js';
 import type { StandardSchema } from '../../src/agent/define-tool-schema.js';
 import { createExec, type DefaultExec, type LocalToolDefinition } from '../../src/exec/index.js';
 import { ToolexecError, hasErrorCode } from '../../src/model/index.js';
@@ -213,6 +214,42 @@ describe('defineTool with other schemas', () => {
     expect(configurationError(() => defineTool({ name: 'h', inputSchema: z.object({}), handler: undefined as never })).message).toBe(
       'agent: option handler must be a function',
     );
+  });
+
+  it('takes a root union of objects (z.discriminatedUnion, z.union): typed args, each variant callable, adapters merge it', async () => {
+    const draw = defineTool({
+      name: 'draw',
+      namespace: 'gfx',
+      description: 'Draw a shape.',
+      inputSchema: z.discriminatedUnion('kind', [
+        z.object({ kind: z.literal('circle'), r: z.number() }),
+        z.object({ kind: z.literal('square'), side: z.number() }),
+      ]),
+      handler: (shape) => (shape.kind === 'circle' ? { area: 3 * shape.r * shape.r } : { area: shape.side * shape.side }),
+    });
+    expect(draw.tool.inputSchema).toMatchObject({ type: 'object', oneOf: [{ type: 'object' }, { type: 'object' }] });
+    const exec = execWith(draw);
+    expect((await exec.runTool('gfx:draw', { kind: 'circle', r: 1 })).value).toEqual({ area: 3 });
+    expect((await exec.runTool('gfx:draw', { kind: 'square', side: 2 })).value).toEqual({ area: 4 });
+    expect((await rejection(exec.runTool('gfx:draw', { kind: 'triangle' }))).code).toBe('VALIDATION');
+    const agent = await agentTools(exec, { format: 'anthropic', strict: true });
+    expect((agent.tools[0] as AnthropicTool).input_schema.properties).toMatchObject({ kind: { enum: ['circle', 'square'] } });
+    const either = defineTool({
+      name: 'either',
+      inputSchema: z.union([z.object({ a: z.string() }), z.object({ b: z.number() })]),
+      handler: (args) => args,
+    });
+    expect(either.tool.inputSchema).toMatchObject({ type: 'object', anyOf: [{ type: 'object' }, { type: 'object' }] });
+  });
+
+  it('refuses a root union with an alternative that is not an object, naming it', () => {
+    const error = configurationError(() =>
+      defineTool({ name: 'mixed', inputSchema: z.union([z.object({ a: z.string() }), z.string()]) as never, handler: () => 1 }),
+    );
+    expect(error.message).toBe(
+      "agent: option inputSchema must describe an object (a tool's arguments are a JSON object); its JSON Schema is a union (anyOf) whose alternative 1 is not an object (type \"string\"); every alternative of a root union must be a z.object (or have type: 'object')",
+    );
+    expect(error.message).not.toContain('type null');
   });
 
   it('keeps the model’s rules on the tool itself (INVALID_TOOL)', () => {

@@ -7,7 +7,13 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { type CallToolResult, type Progress, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  ErrorCode,
+  McpError,
+  type Progress,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { META_TOOL_NAMES, createMcpServer } from '../../src/agent/index.js';
 import { type DefaultExec, type ExecOptions, createExec } from '../../src/exec/index.js';
@@ -78,7 +84,10 @@ describe('createMcpServer: the facade as an MCP server (in memory)', () => {
     expect(textOf(invalid)).toMatch(/^Error \(VALIDATION\): /);
     for (const field of ["'/b' is required", "'/c' is not allowed", "'/a' must be number, got string"])
       expect(textOf(invalid)).toContain(field);
-    await expect(client.callTool({ name: 'math--nope', arguments: {} })).rejects.toThrow(/Tool math--nope not found/);
+    // a JSON-RPC InvalidParams error whose message carries the SDK's prefix once
+    const unknown = await client.callTool({ name: 'math--nope', arguments: {} }).catch((err: unknown) => err);
+    expect(unknown).toBeInstanceOf(McpError);
+    expect(unknown).toMatchObject({ code: ErrorCode.InvalidParams, message: 'MCP error -32602: Tool math--nope not found' });
   });
 
   it("forwards the run's progress to the client's progress token, always increasing", async () => {

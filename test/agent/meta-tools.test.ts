@@ -99,7 +99,7 @@ describe('meta-tools over a catalogue of 10,000 tools', () => {
       code: 'const hits = await tools.searchTools("sync report", 3); const r = await tools.runTool("math:add:1.0.0", { a: hits.length, b: 1 }); return r.structured;',
     });
     expect(toolId).toBe('execute_code');
-    expect(value).toEqual({ value: 4, toolCalls: 1 });
+    expect(value).toEqual({ value: 4, toolCalls: [{ id: 'math:add:1.0.0', count: 1 }] });
   }, 60_000);
 });
 

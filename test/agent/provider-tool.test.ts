@@ -1,8 +1,10 @@
 import { transformJSONSchema } from '@anthropic-ai/sdk/lib/transform-json-schema';
+import type { FunctionDeclaration } from '@google/genai';
 import { ToolSchema as McpToolSchema } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ToolexecError, toMcpTool, toolId, type Tool } from '../../src/model/index.js';
+import { createExec } from '../../src/exec/index.js';
 import {
   PROVIDER_FORMATS,
   encodeToolName,
@@ -669,6 +671,67 @@ describe('fromProviderTool', () => {
       properties: { city: { type: ['string', 'null'], examples: ['Oslo'] } },
       required: ['city'],
     });
+  });
+
+  it("reads the Gemini SDK's int64 string bounds as numbers, and refuses bounds that are no number", async () => {
+    // written with the SDK's own types: maxLength, minItems... are int64 strings there
+    const { Type } = await import('@google/genai');
+    const declaration: FunctionDeclaration = {
+      name: 'lookup',
+      parameters: {
+        type: Type.OBJECT,
+        properties: {
+          code: { type: Type.STRING, minLength: '1', maxLength: '5' },
+          tags: { type: Type.ARRAY, items: { type: Type.STRING }, minItems: '1', maxItems: '3' },
+          extra: {
+            type: Type.OBJECT,
+            properties: { a: { type: Type.INTEGER, minimum: 0, maximum: 9 } },
+            minProperties: '0',
+            maxProperties: '2',
+          },
+        },
+        required: ['code'],
+      },
+      response: { type: Type.OBJECT, properties: { codes: { type: Type.ARRAY, items: { type: Type.STRING }, maxItems: '10' } } },
+    };
+    const { tool } = fromProviderTool(declaration, 'gemini');
+    expect(tool.inputSchema.properties).toEqual({
+      code: { type: 'string', minLength: 1, maxLength: 5 },
+      tags: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 3 },
+      extra: { type: 'object', properties: { a: { type: 'integer', minimum: 0, maximum: 9 } }, minProperties: 0, maxProperties: 2 },
+    });
+    expect(tool.outputSchema?.properties).toEqual({ codes: { type: 'array', items: { type: 'string' }, maxItems: 10 } });
+    // the tool validates with those bounds
+    const exec = createExec({ tools: [{ tool, handler: (args) => args }] });
+    try {
+      await expect(exec.runTool('lookup', { code: 'abc', tags: ['x'] })).resolves.toMatchObject({ value: { code: 'abc' } });
+      await expect(exec.runTool('lookup', { code: 'abcdefghij', tags: [] })).rejects.toMatchObject({ code: 'VALIDATION' });
+    } finally {
+      await exec.close();
+    }
+    // a JSON text may carry a minimum as a string too
+    const fromJson = fromProviderTool(
+      { name: 'n', parameters: { type: 'OBJECT', properties: { n: { type: 'NUMBER', minimum: '-1.5' } } } },
+      'gemini',
+    );
+    expect(fromJson.tool.inputSchema.properties).toEqual({ n: { type: 'number', minimum: -1.5 } });
+    for (const [bound, value] of [
+      ['maxLength', 'five'],
+      ['minItems', '-1'],
+      ['maxProperties', 1.5],
+      ['maximum', 'ten'],
+    ] as const) {
+      const bad = { name: 'bad', parameters: { type: 'OBJECT', properties: { p: { type: 'STRING', [bound]: value } } } };
+      let error: unknown;
+      try {
+        fromProviderTool(bad, 'gemini');
+      } catch (err) {
+        error = err;
+      }
+      expect(ToolexecError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', details: { pointer: `/parameters/properties/p/${bound}` } });
+      expect((error as Error).message).toContain(`${bound} ${JSON.stringify(value)} at /parameters/properties/p/${bound}`);
+    }
   });
 
   it('keeps foreign names as they are, and reports provider fields a tool cannot hold', () => {

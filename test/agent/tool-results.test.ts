@@ -10,9 +10,18 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentTools, aiSdkTools, createMcpServer, encodeToolName, type AnthropicToolResult } from '../../src/agent/index.js';
+import type { ResponseInputItem } from 'openai/resources/responses/responses';
+import {
+  agentTools,
+  aiSdkTools,
+  createMcpServer,
+  encodeToolName,
+  type AnthropicToolResult,
+  type OpenAIChatToolMessage,
+  type OpenAIResponsesToolOutput,
+} from '../../src/agent/index.js';
 import { successResult } from '../../src/agent/tool-results.js';
-import { createExec, type DefaultExec, type LocalToolDefinition } from '../../src/exec/index.js';
+import { createExec, type ContentBlock, type DefaultExec, type LocalToolDefinition } from '../../src/exec/index.js';
 
 const open: DefaultExec[] = [];
 afterEach(async () => {
@@ -204,5 +213,43 @@ describe('Anthropic: no empty text blocks (the API refuses them)', () => {
     ) as AnthropicToolResult;
     expect(result.content).toEqual([{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }]);
     for (const block of result.content) if (block.type === 'text') expect(block.text.trim()).not.toBe('');
+  });
+
+  it('images a provider cannot take (SVG, BMP) become a text note for OpenAI Responses, as for Anthropic; PNG, JPEG, WebP, GIF go as images', () => {
+    const content: ContentBlock[] = [
+      { type: 'image', data: 'PHN2Zz48L3N2Zz4=', mimeType: 'image/svg+xml' },
+      { type: 'image', data: 'Qk0=', mimeType: 'image/bmp' },
+      ...['image/png', 'image/jpeg', 'image/webp', 'image/gif'].map((mimeType) => ({ type: 'image' as const, data: 'AAAA', mimeType })),
+    ];
+    const responses = successResult(
+      'openai-responses',
+      { toolId: 'up:chart', durationMs: 1, content },
+      'up--chart',
+      'call_1',
+    ) as OpenAIResponsesToolOutput;
+    // the SDK's own type takes it
+    const item: ResponseInputItem = responses;
+    expect(item.type).toBe('function_call_output');
+    expect(responses.output).toEqual([
+      {
+        type: 'input_text',
+        text: '[image (image/svg+xml, 12 bytes) not shown: the Responses API takes PNG, JPEG, WebP and GIF images and PDF files only]',
+      },
+      {
+        type: 'input_text',
+        text: '[image (image/bmp, 3 bytes) not shown: the Responses API takes PNG, JPEG, WebP and GIF images and PDF files only]',
+      },
+      ...['image/png', 'image/jpeg', 'image/webp', 'image/gif'].map((mimeType) => ({
+        type: 'input_image',
+        image_url: `data:${mimeType};base64,AAAA`,
+        detail: 'auto',
+      })),
+    ]);
+    const anthropic = successResult('anthropic', { toolId: 'up:chart', durationMs: 1, content }, 'up--chart', 'u1') as AnthropicToolResult;
+    expect(anthropic.content.map((block) => block.type)).toEqual(['text', 'text', 'image', 'image', 'image', 'image']);
+    // a Chat Completions tool message carries text only: every image is a note
+    const chat = successResult('openai-chat', { toolId: 'up:chart', durationMs: 1, content }, 'up--chart', 'c1') as OpenAIChatToolMessage;
+    expect(chat.content.split('\n')).toHaveLength(6);
+    expect(chat.content).toContain('[image (image/png, 3 bytes) not shown: a tool message carries text only]');
   });
 });

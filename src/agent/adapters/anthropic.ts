@@ -23,7 +23,7 @@ import type { Tool } from '../../model/index.js';
 import { providerObject, toolFromParts } from './from-provider.js';
 import { renamePropertyKeys } from './property-keys.js';
 import { lost, oneOfAsAnyOf, type Schema, type WalkContext } from './schema-walk.js';
-import { makeStrict, STRICT_COMMON_KEYWORDS, strictLost } from './strict.js';
+import { makeStrict, STRICT_COMMON_KEYWORDS, strictLost, type StrictProblem } from './strict.js';
 import { convertSchema, objectRoot, toolFacts, toolFieldsLost } from './tool-fields.js';
 import type { AnthropicTool, FromProviderToolOptions, ProviderToolConversion, ToProviderToolOptions } from './types.js';
 
@@ -51,14 +51,16 @@ export function toAnthropic(tool: Tool, options: ToProviderToolOptions): Provide
   let strict = false;
   if (options.strict === true) {
     const ctx: WalkContext = { ...facts.ctx, warnings: [] };
-    const root = objectRoot(facts.inputSchema, ctx, pointer);
+    const problems: StrictProblem[] = [];
+    const root = objectRoot(facts.inputSchema, ctx, pointer, problems);
     const filtered = convertSchema(root, pointer, ctx, { keep: ANTHROPIC_STRICT_KEYWORDS, adjust: strictAdjust, inline });
     const made = makeStrict(filtered, facts.inputSchema, pointer, { refuseRecursion: true, requireItems: false });
-    if (made.problems.length === 0) {
+    problems.push(...made.problems);
+    if (problems.length === 0) {
       facts.ctx.warnings.push(...ctx.warnings);
       schema = made.schema;
       strict = true;
-    } else strictLost(facts.ctx, made.problems);
+    } else strictLost(facts.ctx, problems);
   }
   schema ??= convertSchema(objectRoot(facts.inputSchema, facts.ctx, pointer), pointer, facts.ctx, { inline });
   schema = renamePropertyKeys(schema, facts.inputSchema, facts.ctx, pointer);

@@ -163,7 +163,7 @@ export function toGemini(tool: Tool, options: ToProviderToolOptions): ProviderTo
     tool.outputSchema === undefined ? undefined : withOrdering(convertSchema(tool.outputSchema, '/outputSchema', facts.ctx, rules));
   if (openApi) {
     out.parameters = parameters;
-    if (response !== undefined) (out as { response?: Schema }).response = response;
+    if (response !== undefined) out.response = response;
   } else {
     out.parametersJsonSchema = parameters;
     if (response !== undefined) out.responseJsonSchema = response;
@@ -171,10 +171,58 @@ export function toGemini(tool: Tool, options: ToProviderToolOptions): ProviderTo
   return { tool: out, warnings: facts.ctx.warnings };
 }
 
-/** The OpenAPI `Schema` of `parameters` / `response` as JSON Schema: lower-case types, `nullable` as a `null` type. */
-function fromOpenApi(value: unknown): unknown {
+/** The SDK `Schema`'s int64 fields: typed as strings (`maxLength: '5'`), JSON Schema wants numbers. */
+const INT64_BOUNDS = ['minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties'] as const;
+
+/** The SDK `Schema`'s numeric bounds (numbers in its types; a JSON text may still hold a string). */
+const NUMBER_BOUNDS = ['minimum', 'maximum'] as const;
+
+/** The `INVALID_ARGUMENT` of a bound that is not a number JSON Schema can take. */
+function badBound(key: string, value: unknown, at: string, what: string): never {
+  throw errors.invalidArgument(
+    'providerTool',
+    `has ${key} ${JSON.stringify(value)} at ${at}/${key}, which is not ${what}, so it makes no valid tool schema`,
+    { details: { format: 'gemini', pointer: `${at}/${key}`, value } },
+  );
+}
+
+/**
+ * A node's bounds as JSON Schema numbers: the int64 fields' decimal strings (`'5'`) as numbers
+ * (`5`), a numeric string `minimum` / `maximum` too.
+ *
+ * @throws `INVALID_ARGUMENT` for a bound that is no number (`'five'`, a negative length).
+ */
+function numericBounds(node: Schema, at: string): Schema {
+  let out = node;
+  for (const key of INT64_BOUNDS) {
+    const value = node[key];
+    if (value === undefined || value === null) continue;
+    const number = typeof value === 'string' && /^\s*\d+\s*$/u.test(value) ? Number(value) : value;
+    if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 0) badBound(key, value, at, 'a non-negative integer');
+    if (number !== value) out = { ...out, [key]: number };
+  }
+  for (const key of NUMBER_BOUNDS) {
+    const value = node[key];
+    if (value === undefined || value === null) continue;
+    const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+    if (typeof number !== 'number' || !Number.isFinite(number)) badBound(key, value, at, 'a number');
+    if (number !== value) out = { ...out, [key]: number };
+  }
+  return out;
+}
+
+/**
+ * The OpenAPI `Schema` of `parameters` / `response` as JSON Schema: lower-case types, `nullable`
+ * as a `null` type, `example` as `examples`, the int64 bounds the SDK types as strings as numbers.
+ *
+ * @throws `INVALID_ARGUMENT` for a bound that is no number.
+ */
+function fromOpenApi(value: unknown, at: string): unknown {
   if (!isSchema(value)) return value;
-  const node = mapChildren(value, '', (child) => fromOpenApi(child));
+  const node = numericBounds(
+    mapChildren(value, at, (child, childAt) => fromOpenApi(child, childAt)),
+    at,
+  );
   const { nullable, type, example, ...rest } = node;
   const out: Schema = { ...rest };
   if (typeof type === 'string' && type !== 'TYPE_UNSPECIFIED') {
@@ -203,7 +251,8 @@ const GEMINI_TOOL_FIELDS = [
  * A Gemini function declaration as a `Tool`.
  *
  * @throws `INVALID_ARGUMENT` for a Gemini `Tool` (`{ functionDeclarations }`, `{ googleSearch }`...)
- * instead of one of its declarations.
+ * instead of one of its declarations, or for OpenAPI `parameters` / `response` with a bound that
+ * is no number (the SDK types `maxLength`, `minItems`... as int64 strings: `'5'` becomes `5`).
  */
 export function fromGemini(value: unknown, options: FromProviderToolOptions): ProviderToolConversion<Tool> {
   const source = providerObject(value, 'gemini');
@@ -215,8 +264,8 @@ export function fromGemini(value: unknown, options: FromProviderToolOptions): Pr
       { details: { format: 'gemini', field } },
     );
   }
-  const inputSchema = source.parametersJsonSchema ?? fromOpenApi(source.parameters);
-  const outputSchema = source.responseJsonSchema ?? fromOpenApi(source.response);
+  const inputSchema = source.parametersJsonSchema ?? fromOpenApi(source.parameters, '/parameters');
+  const outputSchema = source.responseJsonSchema ?? fromOpenApi(source.response, '/response');
   return toolFromParts(
     'gemini',
     source,

@@ -16,7 +16,9 @@
  *   `title`, strings' `pattern` and `format`, numbers' `multipleOf`, `minimum`, `maximum`,
  *   `exclusiveMinimum`, `exclusiveMaximum`, arrays' `minItems` and `maxItems`; every object closed
  *   with every property required; every subschema typed (no `{ description }`-only node: "schema
- *   must have a 'type' key") and every array with `items`; the root one object (no `anyOf` there);
+ *   must have a 'type' key") and every array with `items` (one schema, not draft-07's tuple
+ *   form); the root one object (no `anyOf` there); within the size limits of the structured-outputs
+ *   guide (see `openai-limits.ts`: 5,000 properties, 10 levels of objects, 1,000 enum values...);
  * - only Responses has `defer_loading` (with a `tool_search` tool in the request) and
  *   `output_schema`; Chat has neither;
  * - `tools` also takes hosted tools (Responses: `web_search`, `file_search`, `mcp`...; both:
@@ -25,7 +27,8 @@
 import type { Tool } from '../../model/index.js';
 import { providerObject, toolFromParts } from './from-provider.js';
 import { isSchema, itemsAdded, lost, oneOfAsAnyOf, type Schema, type WalkContext } from './schema-walk.js';
-import { makeStrict, STRICT_COMMON_KEYWORDS, strictLost } from './strict.js';
+import { openAiLimitProblems } from './openai-limits.js';
+import { makeStrict, STRICT_COMMON_KEYWORDS, strictLost, type StrictProblem } from './strict.js';
 import { convertSchema, objectRoot, toolFacts, toolFieldsLost, type ToolFacts } from './tool-fields.js';
 import type {
   FromProviderToolOptions,
@@ -55,9 +58,12 @@ export function openAiParameters(facts: ToolFacts, options: ToProviderToolOption
   const inline = options.inlineRefs === true;
   if (options.strict === true) {
     const ctx: WalkContext = { ...facts.ctx, warnings: [] };
-    const root = objectRoot(facts.inputSchema, ctx, pointer);
+    const problems: StrictProblem[] = [];
+    const root = objectRoot(facts.inputSchema, ctx, pointer, problems);
     const filtered = convertSchema(root, pointer, ctx, { keep: OPENAI_STRICT_KEYWORDS, adjust: oneOfAsAnyOf, inline });
-    const { schema, problems } = makeStrict(filtered, facts.inputSchema, pointer, { refuseRecursion: false, requireItems: true });
+    const made = makeStrict(filtered, facts.inputSchema, pointer, { refuseRecursion: false, requireItems: true });
+    const schema = made.schema;
+    problems.push(...made.problems, ...openAiLimitProblems(schema, pointer));
     if (problems.length === 0) {
       facts.ctx.warnings.push(...ctx.warnings);
       return { parameters: schema, strict: true };

@@ -153,4 +153,6 @@ export interface GeminiFunctionDeclaration {
   parameters?: Record<string, unknown>;
   /** The result as JSON Schema (exclusive with `response`). */
   responseJsonSchema?: unknown;
+  /** The result as the OpenAPI subset of the SDK's `Schema` (exclusive with `responseJsonSchema`). */
+  response?: Record<string, unknown>;
 }
