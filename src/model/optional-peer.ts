@@ -15,7 +15,7 @@ export function missingPeerMessage(neededBy: string, name: string): string {
 /**
  * Imports the package `name` by a specifier held in a variable, so that bundlers leave the import
  * to Node at run time: an app that never uses an optional peer bundles without having it installed
- * (a literal `import('dockerode')` fails the build of an app without dockerode).
+ * (a literal specifier fails the build of an app that lacks the package).
  */
 export function importPeer(name: string): Promise<unknown> {
   return import(name) as Promise<unknown>;

@@ -3,7 +3,7 @@
  * worker that misbehaves is terminated and replaced, idle workers never keep the process alive.
  */
 import { Worker, type Transferable } from 'node:worker_threads';
-import { type ToolexecError } from '../../../model/index.js';
+import { ToolexecError } from '../../../model/index.js';
 import { DEFAULT_TIMEOUT_MS, Deadline, noop, onAbort } from '../../../model/internal.js';
 import { runtimeError } from '../../core/errors.js';
 import { abortError, stoppedError, watchDeadline } from '../../core/stopping.js';
@@ -449,6 +449,8 @@ function closedError(): ToolexecError {
 }
 
 function startError(cause: unknown): ToolexecError {
+  // already the library's word on it (a missing sandbox file or engine): passed on as it is
+  if (ToolexecError.isInstance(cause, 'RUNTIME_UNAVAILABLE')) return cause;
   const reason = cause instanceof Error ? cause.message : String(cause);
   return runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: the wasm sandbox worker could not start: ${reason}`, {
     cause,
