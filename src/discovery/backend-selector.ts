@@ -1,6 +1,7 @@
-import { BACKEND_KINDS, type ToolBackend } from '../model/index.js';
+import { BACKEND_KINDS, ToolexecError, validateBackend, type ToolBackend } from '../model/index.js';
 import { asLibraryError } from '../model/internal.js';
 import { discoveryErrors as errors, guardErrors } from './errors.js';
+import type { BackendSelector } from './types.js';
 
 /**
  * The default {@link BackendSelector}: the first `local` backend in list order, else the first
@@ -25,4 +26,27 @@ function select(backends: ToolBackend[]): ToolBackend {
     if (match !== undefined) return match;
   }
   return backends[0] as ToolBackend;
+}
+
+/**
+ * Runs an index's selector over a copy of the tool's backends.
+ *
+ * @throws the selector's own {@link ToolexecError} unchanged; `EXECUTION` (`backend selector
+ * failed: ...`, the error as `cause`) when it throws anything else; `CONFIGURATION` when it
+ * returns something that is not a valid backend (`undefined`, `{}`).
+ */
+export function selectBackend(selector: BackendSelector, backends: readonly ToolBackend[], id: string): ToolBackend {
+  let chosen: unknown;
+  try {
+    chosen = selector(backends.slice());
+  } catch (error) {
+    if (ToolexecError.isInstance(error)) throw error;
+    throw errors.selectorFailed(id, error);
+  }
+  try {
+    validateBackend(chosen as ToolBackend);
+  } catch (error) {
+    throw errors.selectorReturned(id, chosen, error);
+  }
+  return chosen as ToolBackend;
 }

@@ -49,7 +49,28 @@ export class ChangeListeners {
   /** Delivers `event` to the current listeners (after those raised before it, see the class). */
   deliver(event: ChangeEvent): void {
     this.#pending.push({ event, listeners: this.#listeners });
-    if (this.#delivering) return;
+    if (!this.#delivering) this.#drain();
+  }
+
+  /**
+   * Runs `changes` with delivery held: the events they raise are delivered, in order, once they
+   * all are made, so no listener runs (and changes the index) between two of them.
+   */
+  batch(changes: () => void): void {
+    if (this.#delivering) {
+      changes();
+      return;
+    }
+    this.#delivering = true;
+    try {
+      changes();
+    } finally {
+      this.#delivering = false;
+      if (this.#pending.length > 0) this.#drain();
+    }
+  }
+
+  #drain(): void {
     this.#delivering = true;
     try {
       for (let next = this.#pending.shift(); next !== undefined; next = this.#pending.shift()) {

@@ -1,7 +1,8 @@
 /**
- * Opaque page cursors: base64url of `{"o":offset,"v":version,"f":fingerprint}`. The version ties a
- * cursor to one index state and the fingerprint to one listing (a search query or the namespace
- * list), so a cursor is rejected after any change and cannot be replayed for another listing.
+ * Opaque page cursors: base64url of `{"o":offset,"v":version,"f":fingerprint,"i":index}`. The
+ * index ID (random, one per index) ties a cursor to the index that issued it, the version to one
+ * state of that index and the fingerprint to one listing (a search query or the namespace list),
+ * so a cursor is rejected by any other index, after any change, and for any other listing.
  */
 import { discoveryErrors as errors } from './errors.js';
 
@@ -12,6 +13,12 @@ interface CursorPayload {
   o: number;
   v: number;
   f: string;
+  i: string;
+}
+
+/** A new random index ID for {@link encodeCursor} (12 base64url characters, 72 bits). */
+export function newIndexId(): string {
+  return Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(9))).toString('base64url');
 }
 
 const { invalidCursor } = errors;
@@ -30,19 +37,19 @@ export function fingerprint(key: string): string {
   return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
 }
 
-/** Encodes the cursor of the page starting at `offset`. */
-export function encodeCursor(offset: number, version: number, listing: string): string {
-  const payload: CursorPayload = { o: offset, v: version, f: listing };
+/** Encodes the cursor of the page starting at `offset` of `listing`, issued by index `indexId` at `version`. */
+export function encodeCursor(offset: number, version: number, listing: string, indexId: string): string {
+  const payload: CursorPayload = { o: offset, v: version, f: listing, i: indexId };
   return Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
 }
 
 /**
- * Decodes a cursor and checks it belongs to `version` and `listing` (a {@link fingerprint}).
+ * Decodes a cursor and checks it was issued by index `indexId` at `version` for `listing` (a {@link fingerprint}).
  *
  * @returns the offset it points at.
- * @throws {@link ToolexecError} `INVALID_CURSOR` when it is malformed, stale or for another listing.
+ * @throws {@link ToolexecError} `INVALID_CURSOR` when it is malformed, from another index, stale or for another listing.
  */
-export function decodeCursor(cursor: unknown, version: number, listing: string): number {
+export function decodeCursor(cursor: unknown, version: number, listing: string, indexId: string): number {
   if (typeof cursor !== 'string') throw invalidCursor('cursor must be a string');
   if (cursor.length > MAX_CURSOR_LENGTH || !BASE64URL.test(cursor)) throw invalidCursor('not a cursor this index issued');
   let payload: unknown;
@@ -52,11 +59,35 @@ export function decodeCursor(cursor: unknown, version: number, listing: string):
     throw invalidCursor('not a cursor this index issued', error);
   }
   if (payload === null || typeof payload !== 'object') throw invalidCursor('not a cursor this index issued');
-  const { o, v, f } = payload as Partial<CursorPayload>;
+  const { o, v, f, i } = payload as Partial<CursorPayload>;
   if (typeof o !== 'number' || !Number.isSafeInteger(o) || o < 0 || typeof v !== 'number' || typeof f !== 'string') {
     throw invalidCursor('not a cursor this index issued');
   }
+  if (i !== indexId) throw invalidCursor('not a cursor this index issued (another index issued it)');
   if (f !== listing) throw invalidCursor('the cursor belongs to another query or listing');
   if (v !== version) throw invalidCursor('the index changed since the cursor was issued; start again without a cursor');
   return o;
+}
+
+/**
+ * `limit` as a count of items: 0 when it is not positive (NaN included).
+ *
+ * @throws `INVALID_ARGUMENT` when `limit` is not a number at all (`'4'`): a caller's mistake, not an empty request.
+ */
+export function itemCount(limit: unknown): number {
+  if (typeof limit !== 'number') throw errors.invalidArgument('limit must be a number', { limit: typeof limit });
+  if (!(limit >= 1)) return 0;
+  return limit === Infinity ? Infinity : Math.floor(limit);
+}
+
+/** `limit` as a page size. @throws `INVALID_ARGUMENT` when it is not a positive number. */
+export function pageSize(limit: unknown): number {
+  const count = itemCount(limit);
+  if (count === 0) throw errors.invalidArgument('limit must be positive', { limit });
+  return count;
+}
+
+/** True for the cursor of a first page: none, `null` or `''`. */
+export function isAbsentCursor(cursor: unknown): boolean {
+  return cursor === undefined || cursor === null || cursor === '';
 }

@@ -150,7 +150,7 @@ export class InMemoryDocStore implements DocStore {
   #registerDoc(id: string, entry: DocEntry): void {
     checkId(id);
     if (entry === null || typeof entry !== 'object') throw errors.invalidArgument('doc entry must be an object');
-    const examples = prepareExamples(entry.examples);
+    const examples = prepareExamples(this.#capped(entry.examples));
     const refs: unknown = entry.externalRefs;
     this.#docs.set(id, {
       summary: text(entry.summary, DOC_LIMITS.summaryBytes),
@@ -160,15 +160,19 @@ export class InMemoryDocStore implements DocStore {
     });
   }
 
+  /** The examples within `maxExamples`: those past the cap are dropped before anything checks them. */
+  #capped(examples: readonly ToolExample[] | undefined): readonly ToolExample[] | undefined {
+    const { maxExamples } = this.#options;
+    return Array.isArray(examples) && maxExamples > 0 ? examples.slice(0, maxExamples) : examples;
+  }
+
   registerExamples(id: string, examples: readonly ToolExample[]): void {
     guardCall(guardErrors, 'examples', () => this.#registerExamples(id, examples));
   }
 
   #registerExamples(id: string, examples: readonly ToolExample[]): void {
     checkId(id);
-    const { maxExamples } = this.#options;
-    const considered = Array.isArray(examples) && maxExamples > 0 ? examples.slice(0, maxExamples) : examples;
-    const prepared = prepareExamples(considered);
+    const prepared = prepareExamples(this.#capped(examples));
     const current = this.#docs.get(id);
     this.#docs.set(
       id,

@@ -1,5 +1,5 @@
-import { ToolexecError } from '../model/index.js';
-import { layerErrors, modelErrors, textOf } from '../model/internal.js';
+import { ToolexecError, errorMessage } from '../model/index.js';
+import { describeValue, layerErrors, modelErrors, textOf } from '../model/internal.js';
 
 /** Errors for a caller's value that cannot be read at all (a throwing getter, a revoked proxy): `discovery: <what> could not be read`. */
 export const guardErrors = layerErrors('discovery');
@@ -38,6 +38,18 @@ export const discoveryErrors = {
     new ToolexecError('ARGS_TOO_LARGE', `args exceeds caps: ${what}`, { details }),
   /** `NO_BACKENDS`: an empty backend list given to the selector. */
   noBackends: (): ToolexecError => new ToolexecError('NO_BACKENDS', 'no backends to select from'),
+  /** `EXECUTION`: a custom backend selector threw (`getTool`); its error is the `cause`. */
+  selectorFailed: (id: string, cause: unknown): ToolexecError =>
+    new ToolexecError('EXECUTION', `backend selector failed: ${errorMessage(cause)}`, { details: { toolId: id }, cause }),
+  /** `CONFIGURATION`: a custom backend selector returned something that is not a backend. */
+  selectorReturned: (id: string, returned: unknown, cause: unknown): ToolexecError =>
+    new ToolexecError('CONFIGURATION', `backend selector returned ${describeValue(returned)}, not a backend (for ${id})`, {
+      details: { toolId: id, returned: describeValue(returned) },
+      cause,
+    }),
+  /** The error of one refused entry of a batch: the entry's code, a message naming the entry, the entry's error as `cause`. */
+  batchEntry: (entryError: ToolexecError, message: string, details: Details): ToolexecError =>
+    new ToolexecError(entryError.code, message, { details, cause: entryError }),
   /** `EXECUTION`: a custom searcher threw or answered something that is not a list of summaries. */
   searcherFailed: (problem: string, cause?: unknown): ToolexecError =>
     new ToolexecError('EXECUTION', `searcher failed: ${problem}`, cause === undefined ? {} : { cause }),

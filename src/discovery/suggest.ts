@@ -2,7 +2,7 @@ import { guardCall } from '../model/internal.js';
 import { guardErrors } from './errors.js';
 import { editDistance, typoBudget } from '../model/internal.js';
 import { compareCodePoints } from './compare.js';
-import { indexLookups } from './tool-index.js';
+import { indexLookups } from './index-lookups.js';
 import type { ToolIndex } from './types.js';
 
 /** Most tool IDs a suggestion looks through within the unknown ID's namespace. */

@@ -2,30 +2,21 @@
  * The in-memory tool index: registration, lookup, full-text search, pages and change events
  * (the Go `index` package's behaviour; see docs/go-parity.md).
  */
-import {
-  ToolexecError,
-  backendIdentity,
-  errorMessage,
-  normalizeTags,
-  toolId,
-  validateBackend,
-  validateTool,
-  type BackendKind,
-  type McpTool,
-  type Tool,
-  type ToolBackend,
-} from '../model/index.js';
+import { validateTool, type ToolexecError, type BackendKind, type McpTool, type Tool, type ToolBackend } from '../model/index.js';
 import { compareCodePoints } from './compare.js';
-import { decodeCursor, encodeCursor, fingerprint } from './cursor.js';
-import { frozenCopy } from './freeze.js';
+import { decodeCursor, encodeCursor, fingerprint, isAbsentCursor, itemCount, newIndexId, pageSize } from './cursor.js';
 import { sameMcpFields } from './mcp-equality.js';
+import { batchEntryError, identityOf, mcpFieldsDiffer, prepareRegistration, type PreparedRegistration } from './registration.js';
+import { lookupsByIndex } from './index-lookups.js';
+import { runSearcher } from './custom-searcher.js';
+import { selectBackend } from './backend-selector.js';
+import { engineDoc } from './search-fields.js';
 import { buildDocText, buildSummary, copySummary } from './summary.js';
 import { resolveToolIndexOptions, type ResolvedToolIndexOptions } from './index-options.js';
 import { ChangeListeners } from './change-listeners.js';
 import { addToMultiMap, multiMapValues, removeFromMultiMap, type MultiMap } from './multi-map.js';
 import { selectTop } from './ranking.js';
-import { TextEngine, queryTerms, type EngineDoc } from './text-engine.js';
-import { metaSummary, category } from './tool-facts.js';
+import { TextEngine, queryTerms } from './text-engine.js';
 import type {
   ChangeEvent,
   ChangeType,
@@ -55,32 +46,6 @@ interface ToolRecord {
 
 const NAMESPACE_LISTING = fingerprint('namespaces');
 
-/**
- * Read-only views of an in-memory index's lookup tables, for "did you mean" suggestions
- * (suggest.ts): what the public interface can only give by copying every summary.
- *
- * @internal
- */
-export interface IndexLookups {
-  /** Every tool ID in code-point order (the index's own cached list: do not modify). */
-  ids(): readonly string[];
-  /** The IDs of the tools in `namespace` (exactly), in code-point order, at most `max`. */
-  idsInNamespace(namespace: string, max: number): string[];
-  /** The IDs of the tools whose lowercased name is `lowerName`. */
-  idsNamed(lowerName: string): readonly string[];
-}
-
-const lookupsByIndex = new WeakMap<object, IndexLookups>();
-
-/**
- * The lookups of an index made by {@link createToolIndex}; `undefined` for any other {@link ToolIndex}.
- *
- * @internal
- */
-export function indexLookups(index: unknown): IndexLookups | undefined {
-  return index !== null && typeof index === 'object' ? lookupsByIndex.get(index) : undefined;
-}
-
 function notFound(id: unknown): ToolexecError {
   return errors.toolNotFound(textOf(id), { details: { toolId: textOf(id) } });
 }
@@ -89,68 +54,6 @@ const { invalidArgument } = errors;
 
 function checkQuery(query: unknown): asserts query is string {
   if (typeof query !== 'string') throw invalidArgument('query must be a string', { query: typeof query });
-}
-
-/**
- * `limit` as a count of items: 0 when it is not positive (NaN included).
- *
- * @throws `INVALID_ARGUMENT` when `limit` is not a number at all (`'4'`): a caller's mistake, not an empty request.
- */
-function itemCount(limit: unknown): number {
-  if (typeof limit !== 'number') throw invalidArgument('limit must be a number', { limit: typeof limit });
-  if (!(limit >= 1)) return 0;
-  return limit === Infinity ? Infinity : Math.floor(limit);
-}
-
-function pageSize(limit: unknown): number {
-  const count = itemCount(limit);
-  if (count === 0) throw invalidArgument('limit must be positive', { limit });
-  return count;
-}
-
-function isAbsentCursor(cursor: unknown): boolean {
-  return cursor === undefined || cursor === null || cursor === '';
-}
-
-/** A frozen copy of a backend with only its kind and identity fields. */
-function storedBackend(backend: ToolBackend): ToolBackend {
-  switch (backend.kind) {
-    case 'mcp':
-      return Object.freeze({ kind: 'mcp', mcp: Object.freeze({ serverName: backend.mcp.serverName }) });
-    case 'provider':
-      return Object.freeze({
-        kind: 'provider',
-        provider: Object.freeze({ providerId: backend.provider.providerId, toolId: backend.provider.toolId }),
-      });
-    case 'local':
-      return Object.freeze({ kind: 'local', local: Object.freeze({ name: backend.local.name }) });
-  }
-}
-
-function storedTool(tool: Tool): Tool {
-  let copy: Tool;
-  try {
-    copy = frozenCopy(tool);
-  } catch (error) {
-    const reason = `tool is not plain data (${errorMessage(error)})`;
-    throw errors.invalidTool(reason, { cause: error });
-  }
-  return copy;
-}
-
-function engineDoc(record: ToolRecord): EngineDoc {
-  const { tool } = record;
-  const description = typeof tool.description === 'string' ? tool.description : '';
-  const summary = metaSummary(tool);
-  return {
-    id: record.id,
-    name: tool.name,
-    namespace: tool.namespace ?? '',
-    description,
-    summary: summary !== undefined && summary !== description ? summary : '',
-    tags: record.tags.join(' '),
-    category: category(tool) ?? '',
-  };
 }
 
 /**
@@ -163,8 +66,9 @@ function engineDoc(record: ToolRecord): EngineDoc {
  * Summaries are fresh copies on every call.
  *
  * Search uses a MiniSearch (BM25+) index kept in step with every registration (never rebuilt per
- * search). Ranking: an exact ID match (case-insensitive) first, then exact name matches, then
- * by score, ties broken by ID in code-point order. A custom {@link Searcher} replaces the engine
+ * search; words by their stem, typos for words that match nothing, namespace pieces at a tiny
+ * score: see text-engine.ts). Ranking: an exact ID match (case-insensitive) first, then exact
+ * name matches, then by score, ties broken by ID in code-point order. A custom {@link Searcher} replaces the engine
  * and receives the frozen, ID-sorted {@link SearchDoc} snapshot, rebuilt only after a change.
  *
  * Change listeners run synchronously after the change, from a snapshot of the listener list
@@ -181,6 +85,8 @@ export class InMemoryToolIndex implements ToolIndex {
   readonly #byLowerId: MultiMap = new Map();
   readonly #byLowerName: MultiMap = new Map();
   readonly #engine: TextEngine | undefined;
+  /** Random, written into this index's cursors so that no other index accepts them. */
+  readonly #indexId = newIndexId();
   #version = 0;
   readonly #listeners: ChangeListeners;
   // Caches, dropped on every change.
@@ -210,13 +116,12 @@ export class InMemoryToolIndex implements ToolIndex {
   }
 
   #registerTool(tool: Tool, backend: ToolBackend): void {
-    validateTool(tool);
-    validateBackend(backend);
-    const id = toolId(tool);
-    const stored = storedTool(tool);
-    const frozenBackend = storedBackend(backend);
-    const identity = backendIdentity(frozenBackend);
-    const tags = normalizeTags(stored.tags ?? []);
+    this.#apply(prepareRegistration(tool, backend));
+  }
+
+  /** Registers a checked tool and backend (see {@link ToolIndex.registerTool}). */
+  #apply(prepared: PreparedRegistration): void {
+    const { id, tool: stored, backend: frozenBackend, identity, tags } = prepared;
     const existing = this.#records.get(id);
 
     if (existing === undefined) {
@@ -231,16 +136,12 @@ export class InMemoryToolIndex implements ToolIndex {
       };
       this.#records.set(id, record);
       this.#addLookups(record);
-      this.#engine?.upsert(engineDoc(record));
+      this.#engine?.upsert(engineDoc(id, stored, tags));
       this.#changed('registered', id, frozenBackend);
       return;
     }
 
-    if (!sameMcpFields(existing.tool, stored)) {
-      throw errors.invalidTool(`tool "${id}" MCP fields differ from existing registration`, {
-        details: { toolId: id, reason: 'MCP fields differ from existing registration' },
-      });
-    }
+    if (!sameMcpFields(existing.tool, stored)) throw mcpFieldsDiffer(id);
     existing.tool = stored;
     existing.tags = tags;
     existing.summary = buildSummary(stored, id, tags);
@@ -251,7 +152,7 @@ export class InMemoryToolIndex implements ToolIndex {
       existing.backends.push(frozenBackend);
       existing.identities.push(identity);
     }
-    this.#engine?.upsert(engineDoc(existing));
+    this.#engine?.upsert(engineDoc(id, stored, tags));
     this.#changed('updated', id, frozenBackend);
   }
 
@@ -259,12 +160,28 @@ export class InMemoryToolIndex implements ToolIndex {
     guardCall(guardErrors, 'registrations', () => this.#registerTools(regs));
   }
 
+  /** All or nothing: every entry is checked (against the index and the entries before it) before any is registered. */
   #registerTools(regs: readonly ToolRegistration[]): void {
     if (!Array.isArray(regs)) throw invalidArgument('registrations must be an array');
-    for (const reg of regs as readonly ToolRegistration[]) {
-      if (reg === null || typeof reg !== 'object') throw invalidArgument('each registration must be { tool, backend }');
-      this.registerTool(reg.tool, reg.backend);
-    }
+    const entries = regs as readonly ToolRegistration[];
+    const prepared: PreparedRegistration[] = [];
+    const batchTools = new Map<string, Tool>();
+    entries.forEach((reg, index) => {
+      try {
+        if (reg === null || typeof reg !== 'object') throw invalidArgument('each registration must be { tool, backend }');
+        const entry = prepareRegistration(reg.tool, reg.backend);
+        const before = batchTools.get(entry.id) ?? this.#records.get(entry.id)?.tool;
+        if (before !== undefined && !sameMcpFields(before, entry.tool)) throw mcpFieldsDiffer(entry.id);
+        batchTools.set(entry.id, entry.tool);
+        prepared.push(entry);
+      } catch (error) {
+        throw batchEntryError(error, reg, { index, count: entries.length, registered: 0 });
+      }
+    });
+    // Listeners hear of the batch once all of it is in, so none can change the index half-way.
+    this.#listeners.batch(() => {
+      for (const entry of prepared) this.#apply(entry);
+    });
   }
 
   registerToolsFromMcp(serverName: string, tools: readonly McpTool[]): void {
@@ -274,32 +191,20 @@ export class InMemoryToolIndex implements ToolIndex {
   #registerFromMcp(serverName: string, tools: readonly McpTool[]): void {
     if (typeof serverName !== 'string') throw invalidArgument('serverName must be a string', { serverName: textOf(serverName) });
     if (!Array.isArray(tools)) throw invalidArgument('tools must be an array');
-    for (const tool of tools as readonly McpTool[]) {
-      if (tool === null || typeof tool !== 'object') validateTool(tool);
-      const namespace = (tool as Tool).namespace || serverName;
-      this.registerTool({ ...tool, namespace }, { kind: 'mcp', mcp: { serverName } });
-    }
+    const list = tools as readonly McpTool[];
+    list.forEach((tool, index) => {
+      try {
+        if (tool === null || typeof tool !== 'object') validateTool(tool);
+        const namespace = (tool as Tool).namespace || serverName;
+        this.#registerTool({ ...tool, namespace }, { kind: 'mcp', mcp: { serverName } });
+      } catch (error) {
+        throw batchEntryError(error, { tool }, { index, count: list.length, registered: index });
+      }
+    });
   }
 
   unregisterBackend(id: string, kind: BackendKind, backendId: string): void {
-    if (typeof backendId !== 'string') {
-      throw errors.invalidBackend('backendID must be a string');
-    }
-    let identity: string | undefined;
-    if (kind === 'provider') {
-      const colon = backendId.indexOf(':');
-      if (colon < 0) {
-        throw errors.invalidBackend("provider backendID must be in format 'providerID:toolID'", { backendId });
-      }
-      const providerId = backendId.slice(0, colon);
-      const providerToolId = backendId.slice(colon + 1);
-      if (providerId === '' || providerToolId === '') {
-        throw errors.invalidBackend('provider backendID must have non-empty providerID and toolID', { backendId });
-      }
-      identity = backendIdentity({ kind, provider: { providerId, toolId: providerToolId } });
-    } else if (kind === 'mcp') identity = backendIdentity({ kind, mcp: { serverName: backendId } });
-    else if (kind === 'local') identity = backendIdentity({ kind, local: { name: backendId } });
-
+    const identity = identityOf(kind, backendId);
     const record = typeof id === 'string' ? this.#records.get(id) : undefined;
     if (record === undefined) throw notFound(id);
     const position = identity === undefined ? -1 : record.identities.indexOf(identity);
@@ -328,7 +233,7 @@ export class InMemoryToolIndex implements ToolIndex {
   } {
     const record = typeof id === 'string' ? this.#records.get(id) : undefined;
     if (record === undefined) throw notFound(id);
-    return { tool: record.tool, backend: this.#options.backendSelector(record.backends.slice()) };
+    return { tool: record.tool, backend: selectBackend(this.#options.backendSelector, record.backends, record.id) };
   }
 
   getAllBackends(id: string): ToolBackend[] {
@@ -347,11 +252,14 @@ export class InMemoryToolIndex implements ToolIndex {
   searchPage(query: string, limit: number, cursor?: string): Page<ToolSummary> {
     checkQuery(query);
     const size = pageSize(limit);
-    if (this.#options.searcher?.deterministic === false) {
-      throw errors.configuration('searchPage needs a deterministic searcher; the configured searcher declares deterministic: false');
+    const { searcher } = this.#options;
+    if (searcher !== undefined && searcher.deterministic !== true) {
+      throw errors.configuration(
+        `searchPage needs a deterministic searcher; the configured searcher declares deterministic: ${String(searcher.deterministic)} (declare deterministic: true)`,
+      );
     }
     const listing = fingerprint(`search\u0000${query}`);
-    const offset = isAbsentCursor(cursor) ? 0 : decodeCursor(cursor, this.#version, listing);
+    const offset = isAbsentCursor(cursor) ? 0 : decodeCursor(cursor, this.#version, listing, this.#indexId);
     let cached = this.#pageCache;
     if (cached === undefined || cached.version !== this.#version || cached.query !== query) {
       cached = { version: this.#version, query, items: this.#rank(query, Infinity) };
@@ -366,7 +274,7 @@ export class InMemoryToolIndex implements ToolIndex {
 
   listNamespacesPage(limit: number, cursor?: string): Page<string> {
     const size = pageSize(limit);
-    const offset = isAbsentCursor(cursor) ? 0 : decodeCursor(cursor, this.#version, NAMESPACE_LISTING);
+    const offset = isAbsentCursor(cursor) ? 0 : decodeCursor(cursor, this.#version, NAMESPACE_LISTING, this.#indexId);
     return this.#page(this.#sortedNamespaces(), offset, size, NAMESPACE_LISTING, (namespace) => namespace);
   }
 
@@ -460,19 +368,7 @@ export class InMemoryToolIndex implements ToolIndex {
   }
 
   #searchWith(searcher: Searcher, query: string, limit: number): readonly Readonly<ToolSummary>[] {
-    const docs = this.#snapshot();
-    let results: unknown;
-    try {
-      results = searcher.search(query, limit === Infinity ? docs.length : limit, docs);
-    } catch (error) {
-      if (ToolexecError.isInstance(error)) throw error;
-      throw errors.searcherFailed(errorMessage(error), error);
-    }
-    if (!Array.isArray(results) || results.some((item) => item === null || typeof item !== 'object')) {
-      throw errors.searcherFailed('search() must return an array of summaries');
-    }
-    const summaries = results as Readonly<ToolSummary>[];
-    return limit < summaries.length ? summaries.slice(0, limit) : summaries;
+    return runSearcher(searcher, query, limit, this.#snapshot());
   }
 
   /** The frozen, ID-sorted search docs, built on first use after a change. */
@@ -491,7 +387,7 @@ export class InMemoryToolIndex implements ToolIndex {
     if (offset >= items.length) return { items: [] };
     const end = Math.min(offset + size, items.length);
     const page: Page<T> = { items: items.slice(offset, end).map(copy) };
-    if (end < items.length) page.nextCursor = encodeCursor(end, this.#version, listing);
+    if (end < items.length) page.nextCursor = encodeCursor(end, this.#version, listing, this.#indexId);
     return page;
   }
 }

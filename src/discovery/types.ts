@@ -63,7 +63,10 @@ export interface SearchDoc {
 export interface Searcher {
   /** The best at most `limit` summaries among `docs` for `query`, best first. */
   search(query: string, limit: number, docs: readonly SearchDoc[]): ToolSummary[];
-  /** True when equal inputs always give the same order (required for {@link ToolIndex.searchPage}). */
+  /**
+   * True when equal inputs always give the same order. {@link ToolIndex.searchPage} needs it
+   * declared: a searcher without `deterministic: true` (unset or `false`) cannot page (`CONFIGURATION`).
+   */
   readonly deterministic?: boolean;
 }
 
@@ -82,7 +85,7 @@ export interface ToolRegistration {
 export interface Page<T> {
   /** This page's items (at most the requested `limit`). */
   items: T[];
-  /** Opaque; absent on the last page. Invalid (INVALID_CURSOR) after any index change. */
+  /** Opaque; absent on the last page. Invalid (INVALID_CURSOR) after any index change, and for any other index. */
   nextCursor?: string;
 }
 
@@ -114,12 +117,22 @@ export interface ToolIndex {
    * @throws `INVALID_TOOL`, `INVALID_BACKEND`
    */
   registerTool(tool: Tool, backend: ToolBackend): void;
-  /** Registers in order; stops at the first error (earlier registrations stay). */
+  /**
+   * Registers in order, all or nothing: every entry is checked (against the index and the entries
+   * before it) before any is registered, and listeners hear of the batch once all of it is in.
+   *
+   * @throws the failing entry's error code (`INVALID_TOOL`, `INVALID_BACKEND`, `INVALID_ARGUMENT`),
+   * with a message and `details` naming the entry (`index`, `count`, `name`, `toolId`, `registered: 0`),
+   * invisible characters shown as code points, and the entry's own error as `cause`; nothing is registered.
+   */
   registerTools(regs: readonly ToolRegistration[]): void;
   /**
-   * Registers each tool with an `mcp` backend for `serverName` (namespace = `tool.namespace || serverName`).
+   * Registers each tool with an `mcp` backend for `serverName` (namespace = `tool.namespace || serverName`),
+   * in order; stops at the first refused tool, the tools before it staying registered (a server's
+   * good tools are not held back by one bad one).
    *
    * @throws `INVALID_ARGUMENT` when `serverName` is not a string or `tools` not an array; `INVALID_TOOL`, `INVALID_BACKEND`
+   * naming the tool as {@link ToolIndex.registerTools} does, with `details.registered` the count left registered
    */
   registerToolsFromMcp(serverName: string, tools: readonly McpTool[]): void;
   /**
@@ -129,7 +142,12 @@ export interface ToolIndex {
    * @throws `TOOL_NOT_FOUND`, `INVALID_BACKEND`
    */
   unregisterBackend(toolId: string, kind: BackendKind, backendId: string): void;
-  /** The tool with exactly this ID and the backend the selector picks. @throws `TOOL_NOT_FOUND` */
+  /**
+   * The tool with exactly this ID and the backend the selector picks.
+   *
+   * @throws `TOOL_NOT_FOUND`; `EXECUTION` when a custom selector throws (its error as `cause`),
+   * `CONFIGURATION` when it returns something that is not a backend
+   */
   getTool(id: string): {
     /** The registered tool (frozen; read, do not modify). */
     tool: Tool;
@@ -149,8 +167,8 @@ export interface ToolIndex {
   /**
    * One page of `search(query, all)`; pass the previous page's `nextCursor` for the next one.
    *
-   * @throws `INVALID_CURSOR` (malformed, from another query, or issued before any change since),
-   * `INVALID_ARGUMENT` (`limit <= 0`, or not a number), `CONFIGURATION` (the searcher declares `deterministic: false`)
+   * @throws `INVALID_CURSOR` (malformed, from another index or query, or issued before any change since),
+   * `INVALID_ARGUMENT` (`limit <= 0`, or not a number), `CONFIGURATION` (a custom searcher that does not declare `deterministic: true`)
    */
   searchPage(query: string, limit: number, cursor?: string): Page<ToolSummary>;
   /** Every namespace in code-point order (`''` when namespace-less tools exist). */
@@ -241,7 +259,11 @@ export interface DocStoreOptions {
   index?: ToolIndex;
   /** Consulted when the index does not know the ID. */
   toolResolver?: (id: string) => Tool | undefined;
-  /** Most examples kept and returned per tool; 0 = no cap. @defaultValue 0 */
+  /**
+   * Most examples kept and returned per tool; 0 = no cap. `registerDoc` and `registerExamples`
+   * drop the examples past the cap before checking them (a too-large example past the cap is
+   * not an error). @defaultValue 0
+   */
   maxExamples?: number;
 }
 

@@ -98,7 +98,7 @@ describe('toolexec commands over stdio and HTTP', { timeout: 120_000 }, () => {
   });
 
   it('search: ranked results, --limit, as a table and as JSON', async () => {
-    const json = await run('search', 'adds a and b', '--limit', '2', '--json');
+    const json = await run('search', 'structured', '--limit', '2', '--json');
     expect(json.code, json.stderr).toBe(0);
     const found = JSON.parse(json.stdout) as ToolSummary[];
     expect(found).toHaveLength(2);

@@ -419,3 +419,52 @@ function captureError(fn: () => unknown): unknown {
   }
   return undefined;
 }
+
+describe('review fixes: maxExamples and schemaInfo of pydantic / zod schemas', () => {
+  it('registerDoc drops the examples past maxExamples before checking them, as registerExamples does', () => {
+    const store = createDocStore({ index: indexWith(tool('t')), maxExamples: 2 });
+    const tooDeep = example('deep', nested(MAX_ARGS_DEPTH + 3));
+    expect(() => store.registerDoc('t', { examples: [example('a'), example('b'), tooDeep] })).not.toThrow();
+    expect(store.listExamples('t', 0).map((e) => e.title)).toEqual(['a', 'b']);
+    expect(() => store.registerExamples('t', [example('c'), example('d'), tooDeep])).not.toThrow();
+    expect(store.listExamples('t', 0).map((e) => e.title)).toEqual(['c', 'd']);
+    expectCode(() => store.registerDoc('t', { examples: [example('a'), tooDeep] }), 'ARGS_TOO_LARGE');
+  });
+
+  it('follows a root $ref into $defs (pydantic, zod) and merges root allOf members', () => {
+    const pydantic = {
+      $ref: '#/$defs/Query',
+      $defs: {
+        Query: {
+          type: 'object',
+          properties: {
+            text: { type: 'string' },
+            limit: { type: 'integer', default: 10 },
+            owner: { $ref: '#/$defs/Owner' },
+            nickname: { anyOf: [{ type: 'string' }, { type: 'null' }], default: null },
+          },
+          required: ['text'],
+        },
+        Owner: { type: 'object', properties: { id: { type: 'string' } } },
+      },
+    };
+    expect(deriveSchemaInfo(pydantic)).toEqual({
+      required: ['text'],
+      types: { text: ['string'], limit: ['integer'], owner: ['object'], nickname: ['string', 'null'] },
+      defaults: { limit: 10, nickname: null },
+    });
+    const zod = {
+      definitions: { Args: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } },
+      $ref: '#/definitions/Args',
+    };
+    expect(deriveSchemaInfo(zod)).toEqual({ required: ['n'], types: { n: ['number'] } });
+    const allOf = {
+      type: 'object',
+      allOf: [{ $ref: '#/$defs/Base' }, { properties: { extra: { type: 'boolean' } }, required: ['extra'] }],
+      $defs: { Base: { properties: { id: { type: 'string' } }, required: ['id'] } },
+    };
+    expect(deriveSchemaInfo(allOf)).toEqual({ required: ['id', 'extra'], types: { id: ['string'], extra: ['boolean'] } });
+    // A cycle of references ends.
+    expect(deriveSchemaInfo({ $ref: '#/$defs/A', $defs: { A: { $ref: '#/$defs/B' }, B: { $ref: '#/$defs/A' } } })).toBeUndefined();
+  });
+});

@@ -44,9 +44,18 @@ describe('searchPage (foundation §8 103–109)', () => {
     expect(index.search('', 1)).toHaveLength(1);
   });
 
-  it('a custom searcher that does not declare determinism can page, and is asked for every hit', () => {
+  it('a custom searcher that does not declare deterministic: true cannot page (Go refuses unset too)', () => {
+    const searcher: Searcher = { search: (_q, limit, docs) => docs.slice(0, limit).map((d) => d.summary) };
+    const index = createToolIndex({ searcher });
+    index.registerTool(tool('t'), local('t'));
+    expect(expectCode(() => index.searchPage('', 1), 'CONFIGURATION').message).toContain('deterministic: true');
+    expect(index.search('', 1)).toHaveLength(1);
+  });
+
+  it('a custom searcher declaring deterministic: true can page, and is asked for every hit', () => {
     const limits: number[] = [];
     const searcher: Searcher = {
+      deterministic: true,
       search: (_q, limit, docs) => {
         limits.push(limit);
         return docs.slice(0, limit).map((d) => d.summary);
@@ -58,6 +67,28 @@ describe('searchPage (foundation §8 103–109)', () => {
     expect(ids(first.items)).toEqual(['a', 'b']);
     expect(ids(index.searchPage('x', 2, first.nextCursor).items)).toEqual(['c']);
     expect(limits[0]).toBe(3);
+  });
+
+  it("refuses another index's cursor, even at the same version and for the same query", () => {
+    const make = (names: string[]) => {
+      const index = createToolIndex();
+      for (const name of names) index.registerTool(tool(name, { namespace: 'fs', description: 'file tool' }), local(name));
+      return index;
+    };
+    const a = make(['a1', 'a2', 'a3', 'a4']);
+    const b = make(['b1', 'b2', 'b3', 'b4']);
+    expect(a.version).toBe(b.version);
+    const first = a.searchPage('file', 2);
+    expect(ids(a.searchPage('file', 2, first.nextCursor).items)).toEqual(['fs:a3', 'fs:a4']);
+    const error = expectCode(() => b.searchPage('file', 2, first.nextCursor), 'INVALID_CURSOR');
+    expect(error.message).toContain('another index');
+    const namespaces = a.listNamespacesPage(1);
+    expect(namespaces.nextCursor).toBeUndefined();
+    a.registerTool(tool('x', { namespace: 'other' }), local('x'));
+    b.registerTool(tool('x', { namespace: 'other' }), local('x'));
+    const cursor = a.listNamespacesPage(1).nextCursor;
+    expectCode(() => b.listNamespacesPage(1, cursor), 'INVALID_CURSOR');
+    expect(a.listNamespacesPage(1, cursor).items).toEqual(['other']);
   });
 
   it.each<[string, () => string]>([
