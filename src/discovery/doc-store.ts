@@ -5,6 +5,7 @@
 import { ToolexecError, errorMessage, truncateUtf8, type Tool } from '../model/index.js';
 import { MAX_ARGS_DEPTH, MAX_ARGS_KEYS, measureArgs } from './args-caps.js';
 import { deriveSchemaInfo } from './schema-info.js';
+import { suggestToolIds } from './suggest.js';
 import { modes, securitySummary } from './tool-facts.js';
 import type { DetailLevel, DocEntry, DocStore, DocStoreOptions, ToolDoc, ToolExample, ToolIndex } from './types.js';
 import { discoveryErrors as errors, guardErrors } from './errors.js';
@@ -59,8 +60,22 @@ function resolveDocStoreOptions(options: DocStoreOptions | undefined): ResolvedD
   return { index, toolResolver, maxExamples };
 }
 
-function notFound(id: string): ToolexecError {
-  return errors.toolNotFound(id, { details: { toolId: id } });
+/**
+ * `TOOL_NOT_FOUND` for `id`, with the index's closest IDs (when there is an index) in the message
+ * and `details.suggestions`, worded as the runner's.
+ */
+function notFound(id: string, index: Pick<ToolIndex, 'getTool'> | undefined): ToolexecError {
+  let suggestions: string[] = [];
+  try {
+    // a whole index (the facade's, or one given as `index`); a lookup-only one suggests nothing
+    if (index !== undefined && typeof (index as Partial<ToolIndex>).search === 'function')
+      suggestions = suggestToolIds(index as ToolIndex, id);
+  } catch {
+    suggestions = [];
+  }
+  if (suggestions.length === 0) return errors.toolNotFound(id, { details: { toolId: id } });
+  const hint = suggestions.map((suggestion) => `'${suggestion}'`).join(' or ');
+  return errors.toolNotFound(`${id}; did you mean ${hint}?`, { details: { toolId: id, suggestions } });
 }
 
 function checkId(id: unknown): asserts id is string {
@@ -189,14 +204,14 @@ export class InMemoryDocStore implements DocStore {
     const { tool, fromIndex, error } = this.#resolve(id);
     if (level !== 'summary' && tool === undefined) {
       if (error !== undefined) throw error;
-      if (doc === undefined) throw notFound(id);
+      if (doc === undefined) throw notFound(id, this.#options.index);
       throw errors.toolRequired(id, level);
     }
     let summary = doc?.summary ?? '';
     if (summary === '' && tool !== undefined && typeof tool.description === 'string') {
       summary = truncateUtf8(tool.description, DOC_LIMITS.summaryBytes);
     }
-    if (summary === '' && doc === undefined && tool === undefined) throw error ?? notFound(id);
+    if (summary === '' && doc === undefined && tool === undefined) throw error ?? notFound(id, this.#options.index);
 
     const result: ToolDoc =
       tool !== undefined && level !== 'summary' ? { tool: fromIndex === true ? structuredClone(tool) : tool, summary } : { summary };
@@ -233,7 +248,7 @@ export class InMemoryDocStore implements DocStore {
       if (error !== undefined) throw error;
       exists = tool !== undefined;
     }
-    if (doc === undefined && !exists) throw notFound(id);
+    if (doc === undefined && !exists) throw notFound(id, this.#options.index);
     const examples = doc?.examples ?? [];
     if (examples.length === 0) return [];
     let limit = typeof max === 'number' && !Number.isNaN(max) ? Math.floor(max) : 0;

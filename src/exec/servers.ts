@@ -183,14 +183,28 @@ export class ServerPool {
    */
   resolveMissing(id: string): Promise<Tool | undefined> | undefined {
     const entry = this.#entryOf(id);
-    if (entry === undefined || (entry.status.state === 'connected' && !entry.stale && entry.attempt === undefined)) return undefined;
-    return this.#waitFor(entry, id).then(() => {
-      try {
-        return this.#options.index.getTool(id).tool;
-      } catch {
-        return undefined;
-      }
-    });
+    if (entry === undefined) {
+      // An ID of no server's namespace (`convert` for `fx:convert`) may still be a tool a first
+      // import brings, or close to one: wait for discovery as a search does, then answer (and
+      // suggest) from the index with every reachable server's tools in it.
+      return this.#discovering() ? this.beforeDiscovery().then(() => this.#lookup(id)) : undefined;
+    }
+    if (entry.status.state === 'connected' && !entry.stale && entry.attempt === undefined) return undefined;
+    return this.#waitFor(entry, id).then(() => this.#lookup(id));
+  }
+
+  /** True while a server's first import (what discovery waits for) is in flight. */
+  #discovering(): boolean {
+    for (const entry of this.#entries.values()) if (entry.attempt !== undefined && entry.blocking) return true;
+    return false;
+  }
+
+  #lookup(id: string): Tool | undefined {
+    try {
+      return this.#options.index.getTool(id).tool;
+    } catch {
+      return undefined;
+    }
   }
 
   /** The backends of a tool found by {@link resolveMissing}. */

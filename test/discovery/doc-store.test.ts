@@ -43,6 +43,21 @@ describe('describeTool (foundation §8 120–127, 135–136)', () => {
     );
   });
 
+  it('an unknown ID suggests the closest IDs of the index, in the message and details, as the runner does', () => {
+    const store = createDocStore({ index: indexWith(tool('convert', { namespace: 'fx' }), tool('greet', { namespace: 'demo' })) });
+    for (const level of ['summary', 'schema', 'full'] as const) {
+      const error = expectCode(() => store.describeTool('fx:convrt', level), 'TOOL_NOT_FOUND');
+      expect(error.message).toBe("tool not found: fx:convrt; did you mean 'fx:convert'?");
+      expect(error.details).toEqual({ toolId: 'fx:convrt', suggestions: ['fx:convert'] });
+    }
+    expect(expectCode(() => store.listExamples('convert', 1), 'TOOL_NOT_FOUND').details).toEqual({
+      toolId: 'convert',
+      suggestions: ['fx:convert'],
+    });
+    // nothing close: no hint
+    expect(expectCode(() => store.describeTool('zzz:qqq', 'summary'), 'TOOL_NOT_FOUND').message).toBe('tool not found: zzz:qqq');
+  });
+
   it('121: a doc-only ID describes at summary level; schema and full need a tool', () => {
     const store = createDocStore();
     store.registerDoc('doc:only', { summary: 'Just a summary', notes: 'n', examples: [example('e')] });

@@ -153,6 +153,22 @@ describe('every MCP server fails alone', () => {
     expect(await waitUntil(() => !isProcessAlive(first.pid))).toBe(true);
   });
 
+  it("an ID in no server's namespace waits for the first imports, so a fresh facade suggests a server's tool; later it answers at once", async () => {
+    const e = exec({ mcpServers: { fx: stdioFixture() } });
+    // the very first call: the server is still connecting
+    const err = await rejection(e.runTool('structured', { a: 1, b: 2 }));
+    expect(err.code).toBe('TOOL_NOT_FOUND');
+    expect(err.message).toContain("did you mean 'fx:structured'?");
+    expect(err.details?.suggestions).toEqual(['fx:structured']);
+    expect(e.serverStatus().fx?.state).toBe('connected');
+    // the same through the docs
+    const doc = await rejection(e.getToolDoc('fx:structurd'));
+    expect(doc.details?.suggestions).toEqual(['fx:structured']);
+    const start = performance.now();
+    expect((await rejection(e.runTool('nothing_like_it', {}))).code).toBe('TOOL_NOT_FOUND');
+    expect(since(start)).toBeLessThan(1000);
+  });
+
   it('connect() resolves with every status once each server connected or failed, and never rejects for one not required', async () => {
     const e = exec({ mcpServers: { good: stdioFixture(), broken: stdioFixture({ FIXTURE_FAIL_START: 'nope' }) } });
     expect(e.serverStatus()).toMatchObject({ good: { state: 'connecting' }, broken: { state: 'connecting' } });
