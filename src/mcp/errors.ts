@@ -263,10 +263,20 @@ function baseDetails(context: OperationContext): Record<string, unknown> {
   return details;
 }
 
-// Keep messages readable: the last few lines of stderr (the full tail is in details.stderr).
+/** A stderr line that says what went wrong (`Error: Cannot find module …`), as opposed to a stack frame. */
+const CAUSE_LINE = /\b(error|exception|fatal|panic|cannot|can't|not found|no such file|denied|refused)\b/i;
+
+/**
+ * Keeps messages readable: the last few lines of stderr, after the first line that says what went
+ * wrong when the tail lacks it (Node prints its `Error: Cannot find module …` above a stack trace
+ * that fills the last lines). The full tail is in `details.stderr`.
+ */
 function lastLines(text: string, maxLines = 5, maxChars = 600): string {
   const lines = text.split(/\r?\n/).filter((line) => line.trim() !== '');
-  let tail = lines.slice(-maxLines).join(' | ');
-  if (tail.length > maxChars) tail = `…${tail.slice(-maxChars)}`;
+  const last = lines.slice(-maxLines);
+  const cause = lines.find((line) => CAUSE_LINE.test(line) && !/^\s*at\s/.test(line));
+  const shown = cause === undefined || last.includes(cause) ? last : [cause.trim(), '…', ...last.slice(-(maxLines - 1))];
+  let tail = shown.join(' | ');
+  if (tail.length > maxChars) tail = `${tail.slice(0, maxChars / 2)}…${tail.slice(-maxChars / 2)}`;
   return tail;
 }

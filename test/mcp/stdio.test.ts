@@ -272,6 +272,14 @@ describe('stdio executor', () => {
     expect(again).not.toBe(error);
   });
 
+  it("says what went wrong when the server's stderr ends in a stack trace (a wrong script path)", async () => {
+    const ex = executor({ servers: { typo: { command: process.execPath, args: ['/nonexistent/toolexec-server.mjs'] } } });
+    const error = await rejection(ex.callTool('typo', { name: 'echo' }));
+    expect(error.code).toBe('EXECUTION');
+    expect(error.message).toMatch(/stderr: Error: Cannot find module '\/nonexistent\/toolexec-server\.mjs'.* \| … \| /);
+    expect(error.message).toContain('Node.js v');
+  });
+
   it('reports a missing command as EXECUTION naming the server', async () => {
     const ex = executor({ servers: { nope: { command: 'toolexec-no-such-command-xyz' } } });
     const error = await rejection(ex.callTool('nope', { name: 'echo' }));
