@@ -36,7 +36,7 @@ export function createProgram(io: CliIO, setExitCode: (code: number) => void): C
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
-      outputError: (text, write) => write(`toolexec: ${text.replace(/^error: /, '')}`),
+      outputError: (text, write) => write(`toolexec: INVALID_ARGUMENT: ${text.replace(/^error: /, '')}`),
     })
     .showSuggestionAfterError(true)
     .addHelpText('after', exitCodeHelp());

@@ -259,7 +259,12 @@ export interface ExecChainResult {
 
 /** The facade: discovery, execution, chains, streaming and code mode behind one object. */
 export interface Exec {
-  /** Full-text search over the index (MCP tools imported first). @defaultValue limit 10 */
+  /**
+   * Full-text search over the index (MCP tools imported first). `limit` is a positive integer:
+   * 0, a negative number or NaN is refused with `INVALID_ARGUMENT`, as every facade method refuses
+   * an out-of-range number (the index's own `search` returns `[]` for 0, as Go does).
+   * @defaultValue limit 10
+   */
   searchTools(query: string, limit?: number): Promise<ToolSummary[]>;
   /** The namespaces of the registered tools, sorted. */
   listNamespaces(): Promise<string[]>;

@@ -2,7 +2,14 @@ import type { Tool } from './tool.js';
 
 export type { ContractViolation, ViolationCode } from './contract-violation.js';
 
-/** Validates tool input and output against the tool's JSON Schemas. */
+/**
+ * Validates tool input and output against the tool's JSON Schemas.
+ *
+ * @remarks A schema is compiled on its first use and the compiled form is kept for that schema
+ * object (the default validator): a schema edited in place afterwards (an `enum` extended, a
+ * `required` cleared) is still validated as it was. To change a tool's schema, register the tool
+ * again with a new schema object.
+ */
 export interface SchemaValidator {
   /**
    * Validates `args` against `tool.inputSchema`; `undefined` args count as `{}`.

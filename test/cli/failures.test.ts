@@ -139,10 +139,10 @@ describe('toolexec failures and exit codes', { timeout: 120_000 }, () => {
   it('exit 2 (usage): unknown commands and options, bad values, arguments that are not a JSON object', async () => {
     const unknownCommand = await run('launch');
     expect(unknownCommand.code).toBe(EXIT_CODES.USAGE);
-    expect(linesOf(unknownCommand.stderr)[0]).toBe("toolexec: unknown command 'launch'");
+    expect(linesOf(unknownCommand.stderr)[0]).toBe("toolexec: INVALID_ARGUMENT: unknown command 'launch'");
     const unknownOption = await run('run', 'fx:echo', '--jsn');
     expect(unknownOption.code).toBe(EXIT_CODES.USAGE);
-    expect(unknownOption.stderr).toContain("unknown option '--jsn'");
+    expect(linesOf(unknownOption.stderr)).toEqual(["toolexec: INVALID_ARGUMENT: unknown option '--jsn'", '(Did you mean --json?)']);
     const missingArgument = await run('describe', '--json');
     expect(missingArgument.code).toBe(EXIT_CODES.USAGE);
     expect(JSON.parse(missingArgument.stdout)).toEqual({
