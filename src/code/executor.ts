@@ -3,9 +3,9 @@
  * execution a fresh tools environment, runs the engine under a deadline and assembles the result.
  */
 import { setMaxListeners } from 'node:events';
-import { ToolexecError, findError } from '../model/index.js';
+import { ToolexecError, errorMessage, findError } from '../model/index.js';
 import { createRuntime, type Runtime } from '../runtime/index.js';
-import { onAbort } from '../model/internal.js';
+import { isTimeoutReason, onAbort } from '../model/internal.js';
 import { RunClock } from './run-clock.js';
 import { snippetTimeoutError, withCodeResult } from './errors.js';
 import {
@@ -233,18 +233,19 @@ function closedDuringRun(): ToolexecError {
 }
 
 /**
- * The error for an execution stopped by its own signal: the deadline → `LIMIT_EXCEEDED`
+ * The error for an execution stopped by its own signal: the snippet's deadline → `LIMIT_EXCEEDED`
  * (`limit exceeded: timeout after N ms`) whose cause is the `TIMEOUT` (the engine's own, when its
- * error carries one); the caller → `ABORTED` (the engine's, or one whose cause is the signal's
- * reason); the executor closing → `RUNTIME_UNAVAILABLE`.
+ * error carries one); the caller's signal → `ABORTED`, or `TIMEOUT` when its reason is a timeout
+ * (`AbortSignal.timeout`), as for every call (`cause`: the reason); the executor closing →
+ * `RUNTIME_UNAVAILABLE`.
  */
-// Not the deadline module's abortError: here the caller's stop is ABORTED whatever its reason, and
-// the deadline's is LIMIT_EXCEEDED wrapping the TIMEOUT (the code executor's contract).
 function stopError(clock: RunClock, call: ResolvedCodeParams, engineError?: unknown): ToolexecError {
   if (clock.closed) return clock.signal.reason as ToolexecError;
   if (!clock.timedOut) {
-    if (ToolexecError.isInstance(engineError) && engineError.code === 'ABORTED') return engineError;
     const reason: unknown = clock.signal.reason;
+    if (isTimeoutReason(reason))
+      return new ToolexecError('TIMEOUT', `code execution timed out: ${errorMessage(reason)}`, { cause: reason });
+    if (ToolexecError.isInstance(engineError) && engineError.code === 'ABORTED') return engineError;
     return new ToolexecError('ABORTED', 'code execution aborted', { cause: reason });
   }
   const timeout =

@@ -150,6 +150,17 @@ describe('executeCode: defaults and limits (cases 156–164)', () => {
     expect(eng.calls.length).toBe(before);
   });
 
+  it("a caller's timeout signal (AbortSignal.timeout) is TIMEOUT, as on runTool; the snippet's own deadline stays LIMIT_EXCEEDED", async () => {
+    const eng = engine((params) => untilAborted(params.signal));
+    const { code } = executor(eng);
+    const signal = AbortSignal.timeout(20);
+    const error = await rejection(code.executeCode({ code: 'x', signal }));
+    expect(error.code).toBe('TIMEOUT');
+    expect(error.message).toBe('code execution timed out: The operation was aborted due to timeout');
+    expect(error.cause).toBe(signal.reason);
+    expect((await rejection(code.executeCode({ code: 'x', timeoutMs: 20 }))).code).toBe('LIMIT_EXCEEDED');
+  });
+
   it("caps the call limit by the config; the engine sees the capped value (160; Go passes the caller's)", async () => {
     const eng = engine();
     const { code } = executor(eng, { maxToolCalls: 10 });
