@@ -1,11 +1,11 @@
 import { PassThrough } from 'node:stream';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCodeExecutor, type CodeEngine, type CodeEngineParams } from '../../src/code/index.js';
 import { createDocStore, createToolIndex } from '../../src/discovery/index.js';
 import { localBackend } from '../../src/model/index.js';
 import { createRunner } from '../../src/run/index.js';
 import { createDirectGateway, createStreamConnection, serveGateway } from '../../src/runtime/index.js';
-import { installTracing, isChildOf, spanNamed } from '../run/otel-helpers.js';
+import { useTracing, isChildOf, spanNamed } from '../run/otel-helpers.js';
 
 function parts() {
   const index = createToolIndex();
@@ -14,16 +14,7 @@ function parts() {
   return { index, docs: createDocStore({ index }), runner };
 }
 
-let tracing: ReturnType<typeof installTracing>;
-beforeAll(() => {
-  tracing = installTracing();
-});
-afterAll(async () => {
-  await tracing.uninstall();
-});
-beforeEach(() => {
-  tracing.exporter.reset();
-});
+const tracing = useTracing();
 
 describe('W3C trace context through the code-mode gateway', () => {
   it('into the sandbox: the engine gets the snippet span’s traceparent in its metadata; its calls are the span’s children', async () => {

@@ -1,22 +1,13 @@
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { trace } from '@opentelemetry/api';
 import { createExec, type ExecEvent } from '../../src/exec/index.js';
-import { installTracing, isChildOf, spanNamed, spanText } from '../run/otel-helpers.js';
+import { useTracing, isChildOf, spanNamed, spanText } from '../run/otel-helpers.js';
 
 const TRACE_SERVER = fileURLToPath(new URL('../fixtures/mcp/trace-server.mjs', import.meta.url));
 const SECRET = 'sk-live-4242-abcdef';
 
-let tracing: ReturnType<typeof installTracing>;
-beforeAll(() => {
-  tracing = installTracing();
-});
-afterAll(async () => {
-  await tracing.uninstall();
-});
-beforeEach(() => {
-  tracing.exporter.reset();
-});
+const tracing = useTracing();
 
 describe('an MCP call over stdio in a trace', () => {
   it('execute_tool → tools/call client span; the server receives that span as traceparent in params._meta', async () => {

@@ -6,13 +6,18 @@ import { context, metrics, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 
-/** Registers a tracer provider exporting to memory (and the async-hooks context manager). */
-export function installTracing(): {
+/** A tracer provider exporting to memory, registered globally. */
+export interface InstalledTracing {
   exporter: InMemorySpanExporter;
+  /** The spans ended so far (after a flush). */
   finished: () => Promise<ReadableSpan[]>;
   uninstall: () => Promise<void>;
-} {
+}
+
+/** Registers a tracer provider exporting to memory (and the async-hooks context manager). */
+export function installTracing(): InstalledTracing {
   const exporter = new InMemorySpanExporter();
   const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
   const manager = new AsyncLocalStorageContextManager().enable();
@@ -29,6 +34,34 @@ export function installTracing(): {
       trace.disable();
       context.disable();
     },
+  };
+}
+
+/**
+ * Tracing for the enclosing suite: installed before all its tests, removed after them, the
+ * exporter emptied before each test.
+ */
+export function useTracing(): Omit<InstalledTracing, 'uninstall'> {
+  let installed: InstalledTracing | undefined;
+  const current = (): InstalledTracing => {
+    if (installed === undefined) throw new Error('useTracing: read inside a test, not while the suite is collected');
+    return installed;
+  };
+  beforeAll(() => {
+    installed = installTracing();
+  });
+  afterAll(async () => {
+    await installed?.uninstall();
+    installed = undefined;
+  });
+  beforeEach(() => {
+    installed?.exporter.reset();
+  });
+  return {
+    get exporter() {
+      return current().exporter;
+    },
+    finished: () => current().finished(),
   };
 }
 

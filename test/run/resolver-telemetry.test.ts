@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { localBackend, type Tool } from '../../src/model/index.js';
 import { Redactor } from '../../src/model/internal.js';
 import { createRunner, type ExecEvent, type RunnerOptions } from '../../src/run/index.js';
 import { EventSink } from '../../src/run/event-sink.js';
 import { withTelemetryConfig } from '../../src/run/telemetry-config.js';
-import { installTracing } from './otel-helpers.js';
+import { useTracing } from './otel-helpers.js';
 
 /** A tool the runner learns of only from its toolResolver, with a redaction path of its own. */
 const vault: Tool = {
@@ -76,16 +76,7 @@ describe("a tool from the toolResolver: its own redaction paths and name apply l
   });
 
   describe('its span', () => {
-    let tracing: ReturnType<typeof installTracing>;
-    beforeAll(() => {
-      tracing = installTracing();
-    });
-    afterAll(async () => {
-      await tracing.uninstall();
-    });
-    beforeEach(() => {
-      tracing.exporter.reset();
-    });
+    const tracing = useTracing();
 
     it('carries its arguments redacted and names the tool, on success and on failure', async () => {
       const runner = createRunner(options());

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { trace } from '@opentelemetry/api';
 import { createToolIndex } from '../../src/discovery/index.js';
 import { localBackend, type Tool } from '../../src/model/index.js';
 import { createRunner } from '../../src/run/index.js';
 import { createExec } from '../../src/exec/index.js';
-import { installMetrics, installTracing, isChildOf, spanNamed } from './otel-helpers.js';
+import { installMetrics, useTracing, isChildOf, spanNamed } from './otel-helpers.js';
 
 const echoTool: Tool = {
   name: 'echo',
@@ -32,16 +32,7 @@ function runner() {
   });
 }
 
-let tracing: ReturnType<typeof installTracing>;
-beforeAll(() => {
-  tracing = installTracing();
-});
-afterAll(async () => {
-  await tracing.uninstall();
-});
-beforeEach(() => {
-  tracing.exporter.reset();
-});
+const tracing = useTracing();
 
 describe('spans of the runner', () => {
   it('runner.run: one execute_tool span with the GenAI attributes, the backend kind and the phases, child of the caller', async () => {
