@@ -218,6 +218,8 @@ export interface GuestStartMessage {
   code: string;
   /** The largest result, as JSON bytes. @defaultValue unlimited */
   maxResultBytes?: number;
+  /** The largest message the host accepts, in bytes: a larger request is refused in the guest (`PROTOCOL`). @defaultValue 8 MiB */
+  maxMessageBytes?: number;
 }
 
 /** Guest → host: output the snippet printed. */

@@ -18,7 +18,7 @@ export type IncomingItem =
       kind: 'malformed';
       /** A `PROTOCOL` error saying what was wrong (bad JSON, no `type`, too large, ...). */
       error: ToolexecError;
-      /** The offending input (at most the first 4 KiB of it). */
+      /** The offending input (at most the first 4 KiB of a line, 64 KiB of a run of raw text). */
       text: string;
       /** Its full size in bytes. */
       bytes: number;

@@ -323,6 +323,9 @@ class Server implements GatewayServer {
     this.#connection.send(message).catch((err: unknown) => {
       // a reply too large to send still owes the client an answer
       if (type === 'response' && (err as { code?: unknown }).code === 'PROTOCOL') {
+        // the call failed after all: the host reports an uncaught failure of it with this error's code
+        this.#stats.errors += 1;
+        this.#safely(() => this.#options.onRequestError?.(id, err));
         this.#connection.send({ type: 'error', id, payload: serializeError(err) }).catch(() => undefined);
       }
     });

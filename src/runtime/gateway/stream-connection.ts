@@ -21,7 +21,20 @@ export interface StreamConnectionOptions {
 }
 
 const TEXT_SAMPLE_BYTES = 4096;
+/** The most of a run of raw text an item keeps (its `bytes` count all of it). */
+const RAW_SAMPLE_BYTES = 64 * 1024;
 const ENVELOPE_START = '{"type":"';
+const ENVELOPE_BYTES = Buffer.from(ENVELOPE_START);
+const OPEN_BRACE = 0x7b;
+const NEWLINE = Buffer.from('\n');
+
+/** How many bytes at the end of `data` (from `from` on) are a proper prefix of a message envelope. */
+function envelopePrefixAtEnd(data: Buffer, from: number): number {
+  for (let length = Math.min(ENVELOPE_BYTES.length - 1, data.length - from); length > 0; length -= 1) {
+    if (data.compare(ENVELOPE_BYTES, 0, length, data.length - length, data.length) === 0) return length;
+  }
+  return 0;
+}
 const ID_PATTERN = /"id"\s*:\s*"([^"\\]{1,128})"/;
 
 function recoverId(text: string): string | undefined {
@@ -43,11 +56,20 @@ class StreamConnection implements GatewayConnection {
   readonly #max: number;
   readonly #highWaterMark: number;
   readonly #queue = new AsyncQueue<IncomingItem>();
+  /** The message line being read (it starts with `{`). */
   #partial: Buffer[] = [];
   #partialBytes = 0;
   #discarding = false;
   #discardSample = '';
   #discardBytes = 0;
+  /** True while the rest of the current line is raw text (it did not start with `{`). */
+  #rawLine = false;
+  /** The end of a raw line held back: it may be the start of a message's envelope. */
+  #carry: Buffer | undefined;
+  /** Raw text received since the last item, as one run: a sample and its size. */
+  #rawSample: Buffer[] = [];
+  #rawSampleBytes = 0;
+  #rawBytes = 0;
   #closed = false;
   #writeError: unknown;
   readonly #onData = (chunk: Buffer | string) => this.#receive(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
@@ -142,49 +164,106 @@ class StreamConnection implements GatewayConnection {
   }
 
   #receive(chunk: Buffer): void {
-    this.#split(chunk);
+    const carry = this.#carry;
+    this.#carry = undefined;
+    this.#split(carry === undefined ? chunk : Buffer.concat([carry, chunk]));
+    this.#flushRaw();
     if (this.#queue.size >= this.#highWaterMark && !this.#input.isPaused()) this.#input.pause();
   }
 
-  #split(chunk: Buffer): void {
-    let start = 0;
-    for (;;) {
-      const newline = chunk.indexOf(10, start);
-      if (newline === -1) break;
-      const segment = chunk.subarray(start, newline);
-      start = newline + 1;
+  /**
+   * Cuts `data` into message lines and raw text. A line that starts with `{` is a message
+   * candidate, buffered up to `maxMessageBytes`; anything else is raw text up to the next
+   * newline or message envelope, counted and sampled as it streams in, never buffered.
+   */
+  #split(data: Buffer): void {
+    let pos = 0;
+    while (pos < data.length) {
+      const newline = data.indexOf(10, pos);
+      const end = newline === -1 ? data.length : newline + 1;
       if (this.#discarding) {
-        this.#discardBytes += segment.length;
-        this.#emitOversized();
-      } else if (this.#partialBytes + segment.length > this.#max) {
-        this.#discardSample = Buffer.concat([...this.#partial, segment.subarray(0, TEXT_SAMPLE_BYTES)])
-          .subarray(0, TEXT_SAMPLE_BYTES)
-          .toString('utf8');
-        this.#discardBytes = this.#partialBytes + segment.length;
-        this.#resetPartial();
-        this.#emitOversized();
+        this.#discardBytes += (newline === -1 ? end : newline) - pos;
+        if (newline !== -1) this.#emitOversized();
+        pos = end;
+      } else if (this.#partialBytes > 0 || (!this.#rawLine && data[pos] === OPEN_BRACE)) {
+        pos = this.#readMessage(data, pos, newline);
       } else {
-        const line = this.#partial.length === 0 ? segment : Buffer.concat([...this.#partial, segment]);
-        this.#resetPartial();
-        this.#decode(line);
+        pos = this.#readRaw(data, pos, newline, end);
       }
     }
-    const rest = chunk.subarray(start);
-    if (rest.length === 0) return;
-    if (this.#discarding) {
-      this.#discardBytes += rest.length;
-    } else if (this.#partialBytes + rest.length > this.#max) {
-      this.#discarding = true;
-      this.#discardSample = Buffer.concat([...this.#partial, rest.subarray(0, TEXT_SAMPLE_BYTES)])
-        .subarray(0, TEXT_SAMPLE_BYTES)
-        .toString('utf8');
-      this.#discardBytes = this.#partialBytes + rest.length;
+  }
+
+  /** Reads message-candidate bytes from `pos` (to the newline, when there is one). */
+  #readMessage(data: Buffer, pos: number, newline: number): number {
+    const segment = data.subarray(pos, newline === -1 ? data.length : newline);
+    const next = newline === -1 ? data.length : newline + 1;
+    if (this.#partialBytes + segment.length > this.#max) {
+      const parts = [...this.#partial, segment];
+      const sample = Buffer.concat([...this.#partial, segment.subarray(0, TEXT_SAMPLE_BYTES)]).subarray(0, TEXT_SAMPLE_BYTES);
+      const bytes = this.#partialBytes + segment.length;
       this.#resetPartial();
-    } else {
+      if (recoverId(sample.toString('utf8')) === undefined) {
+        // no request to answer: raw text, counted as it streams (never buffered, never held back)
+        for (const part of parts) this.#addRaw(part);
+        if (newline === -1) this.#rawLine = true;
+        else this.#addRaw(NEWLINE);
+        return next;
+      }
+      this.#discardSample = sample.toString('utf8');
+      this.#discardBytes = bytes;
+      if (newline === -1) this.#discarding = true;
+      else this.#emitOversized();
+    } else if (newline === -1) {
       // copy: the chunk's memory may be reused by the stream
-      this.#partial.push(Buffer.from(rest));
-      this.#partialBytes += rest.length;
+      this.#partial.push(Buffer.from(segment));
+      this.#partialBytes += segment.length;
+    } else {
+      const line = this.#partial.length === 0 ? segment : Buffer.concat([...this.#partial, segment]);
+      this.#resetPartial();
+      this.#decode(line, true);
     }
+    return next;
+  }
+
+  /** Reads raw bytes from `pos`: to a message envelope glued on, the newline, or the end of `data`. */
+  #readRaw(data: Buffer, pos: number, newline: number, end: number): number {
+    const envelope = data.indexOf(ENVELOPE_BYTES, pos + (this.#rawLine ? 0 : 1));
+    if (envelope !== -1 && envelope < end) {
+      this.#addRaw(data.subarray(pos, envelope));
+      this.#rawLine = false;
+      return envelope;
+    }
+    if (newline !== -1) {
+      this.#addRaw(data.subarray(pos, end));
+      this.#rawLine = false;
+      return end;
+    }
+    const held = envelopePrefixAtEnd(data, pos);
+    this.#addRaw(data.subarray(pos, data.length - held));
+    if (held > 0) this.#carry = Buffer.from(data.subarray(data.length - held));
+    this.#rawLine = true;
+    return data.length;
+  }
+
+  #addRaw(bytes: Buffer): void {
+    if (bytes.length === 0) return;
+    this.#rawBytes += bytes.length;
+    const room = RAW_SAMPLE_BYTES - this.#rawSampleBytes;
+    if (room <= 0) return;
+    const kept = bytes.length <= room ? bytes : bytes.subarray(0, room);
+    this.#rawSample.push(Buffer.from(kept));
+    this.#rawSampleBytes += kept.length;
+  }
+
+  /** Hands the raw text received so far to the consumer as one `malformed` item (one error object per run, not per line). */
+  #flushRaw(): void {
+    if (this.#rawBytes === 0) return;
+    const bytes = this.#rawBytes;
+    const text = Buffer.concat(this.#rawSample).toString('utf8');
+    this.#rawSample = [];
+    this.#rawSampleBytes = 0;
+    this.#rawBytes = 0;
+    this.#queue.push({ kind: 'malformed', error: protocolError('not a JSON message', { bytes }), text, bytes });
   }
 
   #resetPartial(): void {
@@ -193,6 +272,7 @@ class StreamConnection implements GatewayConnection {
   }
 
   #emitOversized(): void {
+    this.#flushRaw();
     const id = recoverId(this.#discardSample);
     this.#queue.push({
       kind: 'malformed',
@@ -209,13 +289,14 @@ class StreamConnection implements GatewayConnection {
     this.#discardBytes = 0;
   }
 
-  #decode(line: Buffer): void {
+  /** Decodes a message line; one that is not a message and names no request id is raw text. */
+  #decode(line: Buffer, terminated: boolean): void {
     let end = line.length;
     if (end > 0 && line[end - 1] === 13) end -= 1;
     const text = line.toString('utf8', 0, end);
-    if (text.trim() === '') return;
     const parsed = this.#parse(text);
     if (typeof parsed !== 'string') {
+      this.#flushRaw();
       this.#queue.push({ kind: 'message', message: parsed });
       return;
     }
@@ -224,12 +305,22 @@ class StreamConnection implements GatewayConnection {
     if (at > 0) {
       const embedded = this.#parse(text.slice(at));
       if (typeof embedded !== 'string') {
-        this.#pushMalformed(text.slice(0, at), 'not a JSON message');
+        this.#addRaw(Buffer.from(text.slice(0, at)));
+        this.#flushRaw();
         this.#queue.push({ kind: 'message', message: embedded });
         return;
       }
     }
-    this.#pushMalformed(text, parsed);
+    const sample = text.length > TEXT_SAMPLE_BYTES ? text.slice(0, TEXT_SAMPLE_BYTES) : text;
+    const id = recoverId(sample);
+    if (id === undefined) {
+      this.#addRaw(line);
+      if (terminated) this.#addRaw(NEWLINE);
+      return;
+    }
+    this.#flushRaw();
+    const bytes = Buffer.byteLength(text);
+    this.#queue.push({ kind: 'malformed', error: protocolError(parsed, { bytes }), text: sample, bytes, id });
   }
 
   #parse(text: string): WireMessage | string {
@@ -242,28 +333,18 @@ class StreamConnection implements GatewayConnection {
     return asMessage(value);
   }
 
-  #pushMalformed(text: string, reason: string): void {
-    const bytes = Buffer.byteLength(text);
-    const sample = text.length > TEXT_SAMPLE_BYTES ? text.slice(0, TEXT_SAMPLE_BYTES) : text;
-    const id = text.startsWith('{') ? recoverId(sample) : undefined;
-    this.#queue.push({
-      kind: 'malformed',
-      error: protocolError(reason, { bytes }),
-      text: sample,
-      bytes,
-      ...(id === undefined ? {} : { id }),
-    });
-  }
-
   #finish(): void {
     if (this.#queue.ended) return;
+    if (this.#carry !== undefined) this.#addRaw(this.#carry);
+    this.#carry = undefined;
     if (this.#discarding) {
       this.#emitOversized();
     } else if (this.#partialBytes > 0) {
       const line = Buffer.concat(this.#partial);
       this.#resetPartial();
-      this.#decode(line);
+      this.#decode(line, false);
     }
+    this.#flushRaw();
     this.#queue.end();
   }
 }
@@ -273,10 +354,13 @@ class StreamConnection implements GatewayConnection {
  * messages are written to `output` one JSON line each.
  *
  * @remarks
- * Bad input never throws and never buffers without bound: a line that is not a JSON object with a
- * string `type`, or longer than `maxMessageBytes`, becomes a `malformed` item (a `PROTOCOL` error,
- * a sample of the text, and the request `id` when it can be recovered). Raw text glued in front of
- * a message is split off as its own `malformed` item. `close()` ends `output` and stops reading
+ * Bad input never throws and never buffers without bound. Raw text (a line that does not start
+ * with `{`, text glued in front of a message, a line that is not a message and names no request
+ * id) is counted as it streams in, never held for a newline: everything raw received in one read
+ * becomes ONE `malformed` item (a `PROTOCOL` error, up to 64 KiB of the text, and all its
+ * `bytes`), however many lines it has. A line that names a request id but is not a message, or is
+ * longer than `maxMessageBytes`, becomes its own `malformed` item with that `id`, so the request
+ * can be answered. `close()` ends `output` and stops reading
  * `input` (the stream is drained, not destroyed).
  */
 export function createStreamConnection(input: Readable, output: Writable, options: StreamConnectionOptions = {}): GatewayConnection {

@@ -51,6 +51,11 @@ export interface GuestSessionOptions {
   memoryBytes?: number;
   /** Cancels the run (`ABORTED`). */
   signal?: AbortSignal;
+  /**
+   * Called once, when the snippet starts: the guest's process (container) is running and the run's
+   * clock (`timeoutMs`) starts. A throwing hook does not stop the run.
+   */
+  onStart?: () => void;
   /** Kills the guest now (its whole process group / container). Called exactly once. */
   terminate: () => void;
   /** Settles when the guest process is gone (awaited only to explain a guest that died without a report). */
@@ -161,8 +166,9 @@ export async function runGuestSession(options: GuestSessionOptions): Promise<Gue
   const server = serveGateway(options.gateway, connection, {
     onMessage,
     // raw text on the protocol channel (a write that bypassed the capture) is the snippet's stdout
+    // (one item per read of raw text, whatever its line count: counted by bytes, never per line)
     onMalformed: (_error, text, bytes) => {
-      if (!capture.add('stdout', `${text}\n`, bytes + 1)) finish({ kind: 'output' });
+      if (!capture.add('stdout', text, bytes)) finish({ kind: 'output' });
     },
     onRequestError: (id, error) => {
       gatewayErrors.set(id, error);
@@ -188,6 +194,11 @@ export async function runGuestSession(options: GuestSessionOptions): Promise<Gue
         });
 
   const stopWatching = watchDeadline(options.signal, options.timeoutMs, (kind) => finish({ kind }));
+  try {
+    options.onStart?.();
+  } catch {
+    // the caller's hook cannot stop the run
+  }
 
   let exit: GuestExit | undefined;
   let graceTimer: NodeJS.Timeout | undefined;
@@ -204,6 +215,7 @@ export async function runGuestSession(options: GuestSessionOptions): Promise<Gue
       type: 'start',
       code: options.code,
       maxResultBytes: Math.max(0, maxMessageBytes - 1024),
+      maxMessageBytes,
     } satisfies GuestStartMessage);
   } catch (err) {
     if (ToolexecError.isInstance(err) && err.code === 'PROTOCOL') finish({ kind: 'error', error: err });

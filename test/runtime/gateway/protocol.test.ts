@@ -44,8 +44,10 @@ describe('NDJSON stream connection', () => {
     input.write('\n   \n{"type":"x","id":"7"}');
     input.end();
     const items = await take(connection, 3);
-    expect(items).toEqual([
+    expect(items).toMatchObject([
       { kind: 'message', message: { type: 'stdout', data: 'héllo → wörld 🎉' } },
+      // blank lines are raw text too: counted (by bytes), never dropped unseen
+      { kind: 'malformed', text: '\n   \n', bytes: 5 },
       { kind: 'message', message: { type: 'x', id: '7' } },
     ]);
   });
@@ -53,13 +55,27 @@ describe('NDJSON stream connection', () => {
   it('reports malformed lines without stopping', async () => {
     const { input, connection } = rawPair();
     input.write('not json\n[1,2]\n{"id":"3"}\n{"type":"t","id":4}\n{"type":"ok"}\n');
-    const items = await take(connection, 5);
-    expect(items.map((item) => item.kind)).toEqual(['malformed', 'malformed', 'malformed', 'malformed', 'message']);
-    for (const item of items.slice(0, 4)) {
+    const items = await take(connection, 4);
+    expect(items.map((item) => item.kind)).toEqual(['malformed', 'malformed', 'malformed', 'message']);
+    for (const item of items.slice(0, 3)) {
       if (item.kind === 'malformed') expect(item.error.code).toBe('PROTOCOL');
     }
-    expect(items[0]).toMatchObject({ text: 'not json', bytes: 8 });
-    expect(items[2]).toMatchObject({ id: '3' });
+    // lines that name no request are one run of raw text; a line that names one is its own item
+    expect(items[0]).toMatchObject({ text: 'not json\n[1,2]\n', bytes: 15 });
+    expect(items[1]).toMatchObject({ id: '3' });
+    expect(items[2]).toMatchObject({ text: '{"type":"t","id":4}\n' });
+    await connection.close();
+  });
+
+  it('hands many short raw lines over as one item per read, counted by bytes', async () => {
+    const { input, connection } = rawPair();
+    input.write('g\n'.repeat(32768));
+    input.write('no newline at all '.repeat(1000));
+    input.write('{"type":"ok"}\n');
+    const items = await take(connection, 3);
+    expect(items.map((item) => item.kind)).toEqual(['malformed', 'malformed', 'message']);
+    expect(items[0]).toMatchObject({ bytes: 65536 });
+    expect(items[1]).toMatchObject({ bytes: 18000 });
     await connection.close();
   });
 

@@ -59,6 +59,8 @@ interface Engine {
 export abstract class ContainerSandboxBackend implements RuntimeBackend {
   abstract readonly kind: RuntimeBackendKind;
   readonly readiness: BackendReadiness;
+  /** Calls `request.onStart` once the container runs and the snippet is sent (its clock starts then). */
+  readonly reportsStart = true;
   /** The label value of this backend's containers (`toolexec.sandbox=<id>`). */
   readonly id: string;
   /** JavaScript and TypeScript (the node guest), and Python (the Python guest, in its own image). */
@@ -320,6 +322,7 @@ export abstract class ContainerSandboxBackend implements RuntimeBackend {
         timeoutMs,
         maxOutputBytes,
         maxMessageBytes: this.#options.maxMessageBytes,
+        ...(request.onStart === undefined ? {} : { onStart: request.onStart }),
         ...(limits.memoryBytes > 0 ? { memoryBytes: limits.memoryBytes } : {}),
         ...(request.signal === undefined ? {} : { signal: request.signal }),
         terminate: () => {

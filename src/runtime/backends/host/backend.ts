@@ -93,6 +93,8 @@ function killGroup(child: ChildProcess): void {
 export class UnsafeHostBackend implements RuntimeBackend {
   readonly kind = 'unsafe_host' as const;
   readonly readiness = 'prod' as const;
+  /** Calls `request.onStart` once the guest process is spawned and the snippet is sent. */
+  readonly reportsStart = true;
   readonly #options: ResolvedOptions;
   readonly #children = new Set<ChildProcess>();
   /** Children {@link UnsafeHostBackend.close} killed during their run. */
@@ -158,6 +160,7 @@ export class UnsafeHostBackend implements RuntimeBackend {
         timeoutMs,
         maxOutputBytes,
         maxMessageBytes: this.#options.maxMessageBytes,
+        ...(request.onStart === undefined ? {} : { onStart: request.onStart }),
         ...(request.signal === undefined ? {} : { signal: request.signal }),
         terminate: () => killGroup(spawned),
         exited,

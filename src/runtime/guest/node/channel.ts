@@ -34,6 +34,11 @@ export function send(message: object): void {
   writeAll(`${JSONStringify(message)}\n`);
 }
 
+/** Writes one message already encoded as JSON text (blocking). */
+export function sendText(json: string): void {
+  writeAll(`${json}\n`);
+}
+
 /**
  * Calls `onMessage` with every JSON object the host sends on stdin, one per line (blank and
  * undecodable lines are skipped), and `onEnd` when the host closes stdin.

@@ -10,9 +10,9 @@
  */
 import type { GuestOutcomeMessage } from '../../gateway/codec.js';
 import { createToolsBridge } from '../shared/tools.js';
-import { indexIn, sliceOf } from '../shared/primordials.js';
+import { JSONStringify, indexIn, sliceOf } from '../shared/primordials.js';
 import { installCapture } from './capture.js';
-import { receive, send } from './channel.js';
+import { receive, send, sendText } from './channel.js';
 import { SnippetRun } from './snippet.js';
 
 /** Exit code when the host closed stdin before the run ended. */
@@ -29,8 +29,27 @@ function finish(message: GuestOutcomeMessage): void {
 
 installCapture({ send, isOpen: () => !finished });
 
+/** The largest message the host accepts (the `start` message says; the host's default until then). */
+let maxMessageBytes = 8 * 1024 * 1024;
+
+/**
+ * Sends a gateway request; one larger than the host accepts is refused here, as the `PROTOCOL`
+ * error the call rejects with (the snippet can catch it), never written to the channel.
+ */
+function sendRequest(message: object): void {
+  const text = JSONStringify(message);
+  const bytes = Buffer.byteLength(text);
+  if (bytes > maxMessageBytes) {
+    const error = new Error(`runtime: protocol error: message of ${bytes} bytes exceeds the ${maxMessageBytes}-byte limit`);
+    error.name = 'ToolexecError';
+    Object.assign(error, { code: 'PROTOCOL', details: { bytes, maxMessageBytes } });
+    throw error;
+  }
+  sendText(text);
+}
+
 const bridge = createToolsBridge({
-  send: (_id, message) => send(message),
+  send: (_id, message) => sendRequest(message),
   // V8's stack of the call site starts with a header line (`Error`): the error's own replaces it
   stackOf: (error, site) => {
     const stack = site.stack;
@@ -61,6 +80,7 @@ receive(
       const g = globalThis as { tools?: unknown; __out?: unknown };
       g.tools = bridge.tools;
       g.__out = undefined;
+      if (typeof message.maxMessageBytes === 'number' && message.maxMessageBytes > 0) maxMessageBytes = message.maxMessageBytes;
       void run.start(message);
     } else if (message.type === 'response' || message.type === 'error') {
       bridge.deliver(message);
