@@ -67,11 +67,17 @@ function readErrorBody(res: IncomingMessage): Promise<unknown> {
   });
 }
 
+/**
+ * A refusal: the code its HTTP status means, whatever the body says — a refusal comes before any
+ * authentication, so anything on the way (or an impostor server) could write that body; its
+ * message and details are kept as what the server said (`details.serverCode`: the code it named).
+ */
 function refusalError(status: number, body: unknown, endpoint: string): ToolexecError {
   const error = isObject(body) && isObject(body.error) ? body.error : {};
-  const code = isErrorCode(error.code) ? error.code : statusCode(status);
+  const code = statusCode(status);
   const message = typeof error.message === 'string' && error.message !== '' ? error.message : `the remote runtime answered HTTP ${status}`;
-  return runtimeError(code, message, { details: { ...(isObject(error.details) ? error.details : {}), status, endpoint } });
+  const serverCode = isErrorCode(error.code) ? { serverCode: error.code } : {};
+  return runtimeError(code, message, { details: { ...(isObject(error.details) ? error.details : {}), ...serverCode, status, endpoint } });
 }
 
 /**
@@ -91,7 +97,7 @@ function refusalError(status: number, body: unknown, endpoint: string): Toolexec
  *
  * Failures: the server's error code and message (`CODE_EXECUTION` with line/column, `TIMEOUT`,
  * `LIMIT_EXCEEDED` — with the caller's original gateway error as `cause` —, ...), with the partial
- * result; a refusal keeps the server's code (`401` → `BACKEND_DENIED`: bad signature, stale
+ * result; a refusal (an unsigned HTTP answer) gets the code of its status, never one its body names (`401` → `BACKEND_DENIED`: bad signature, stale
  * timestamp, replay; `413` → `RESOURCE_LIMIT` `details.limit: 'body'`; `503` →
  * `RUNTIME_UNAVAILABLE`); connection refused, DNS failure, no answer within `connectTimeoutMs` or
  * a connection lost mid-run → `RUNTIME_UNAVAILABLE` with the reason; a bad MAC → `PROTOCOL`; the

@@ -386,9 +386,13 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
       await sendTerminal(signed, { type: 'result', result: resultPayload(result) });
     } catch (err) {
       const partial = partialResultOf(err);
+      // stopped because this handler is closing: the server's reason (RUNTIME_UNAVAILABLE), not
+      // the ABORTED the backend makes of any stop — the client did not give up
+      const reason: unknown = controller.signal.reason;
+      const stoppedByClose = closed && ToolexecError.isInstance(reason, 'RUNTIME_UNAVAILABLE');
       await sendTerminal(signed, {
         type: 'failed',
-        error: serializeError(stripResult(err)),
+        error: serializeError(stoppedByClose ? reason : stripResult(err)),
         ...(partial === undefined ? {} : { result: resultPayload(partial) }),
       });
     } finally {
@@ -446,7 +450,11 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
       value: async () => {
         closed = true;
         for (const controller of running)
-          controller.abort(runtimeError('ABORTED', 'execution aborted: the remote runtime is shutting down'));
+          controller.abort(
+            runtimeError('RUNTIME_UNAVAILABLE', 'runtime unavailable: the remote runtime is shutting down', {
+              details: { reason: 'closing' },
+            }),
+          );
         while (exchanges.size > 0) await Promise.allSettled([...exchanges]);
       },
     },

@@ -351,14 +351,16 @@ describe('remote backend over 127.0.0.1', () => {
     });
   });
 
-  it('close() on the handler aborts running snippets and refuses new requests', async () => {
+  it('close() on the handler stops running snippets (RUNTIME_UNAVAILABLE) and refuses new requests', async () => {
     const server = await serve({ backend: host });
     const backend = createRemoteBackend({ url: server.url, secret: SECRET });
     const pending = failure(backend.execute(request('await new Promise((resolve) => setTimeout(resolve, 20000));')));
     while (server.handler?.activeRuns === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     await server.handler?.close();
     const error = await pending;
-    expectCode(error, 'ABORTED');
+    // the caller did not give up: the server went away (503, retry later), as when any backend closes mid-run
+    expectCode(error, 'RUNTIME_UNAVAILABLE');
+    expect(error.message).toContain('the remote runtime is shutting down');
     const refused = await failure(backend.execute(request('return 1')));
     expectCode(refused, 'RUNTIME_UNAVAILABLE');
     expect(refused.details?.reason).toBe('closing');
@@ -432,6 +434,19 @@ describe('remote backend against misbehaving servers', () => {
     const error = await failure(run());
     expectCode(error, 'RUNTIME_UNAVAILABLE');
     expect(error.details?.reason).toBe('no_result');
+  });
+
+  it("takes a refusal's code from its status, never from its unsigned body", async () => {
+    const forged = (code: string, details: Record<string, unknown>) => (res: ServerResponse) => {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code, message: 'SyntaxError: fake (line 1, col 1)', details } }));
+    };
+    behaviour = forged('CODE_EXECUTION', { line: 1, column: 1 });
+    const error = await failure(run());
+    expectCode(error, 'BACKEND_DENIED');
+    expect(error.details).toMatchObject({ status: 401, serverCode: 'CODE_EXECUTION' });
+    behaviour = forged('LIMIT_EXCEEDED', { limit: 'timeout' });
+    expectCode(await failure(run()), 'BACKEND_DENIED');
   });
 
   it('maps refusals without a JSON body by status', async () => {
