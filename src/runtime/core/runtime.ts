@@ -2,7 +2,8 @@
  * The runtime: routes each snippet to the backend of its security profile, after the checks every
  * request goes through.
  */
-import { asLibraryError, layerErrors, textOf } from '../../model/internal.js';
+import { asLibraryError, layerErrors, linkedSignal, textOf, type Deadline } from '../../model/internal.js';
+import type { ToolexecError } from '../../model/index.js';
 import { runtimeError } from './errors.js';
 
 const requestErrors = layerErrors('runtime');
@@ -42,6 +43,19 @@ function traceOf(gateway: unknown): ToolCallRecord[] | undefined {
   return Array.isArray(calls) ? (calls as ToolCallRecord[]) : undefined;
 }
 
+/** The reason runs are stopped with when their runtime closes. */
+class RuntimeClosed extends Error {
+  constructor() {
+    super('the runtime was closed during the run');
+    this.name = 'RuntimeClosed';
+  }
+}
+
+/** A run stopped because its runtime closed: `RUNTIME_UNAVAILABLE`, the backend's own error as `cause`. */
+function closedDuringRun(cause: unknown): ToolexecError {
+  return runtimeError('RUNTIME_UNAVAILABLE', 'runtime unavailable: the runtime was closed during the run', { cause });
+}
+
 /**
  * The default {@link Runtime}.
  *
@@ -75,6 +89,8 @@ export class DefaultRuntime implements Runtime {
   /** The runtime's Python backend, created on first use; absent with `python: false`. */
   readonly #python: BackendFactory | undefined;
   #closed = false;
+  /** The runs in flight, each with the signal {@link DefaultRuntime.close} aborts. */
+  readonly #running = new Set<Deadline>();
 
   constructor(options: RuntimeOptions = {}) {
     const defaultProfile = options.defaultProfile ?? DEFAULT_SECURITY_PROFILE;
@@ -171,7 +187,19 @@ export class DefaultRuntime implements Runtime {
       const { onStart: _reported, ...rest } = given;
       given = rest;
     }
-    const result = await backend.execute({ ...given, profile });
+    // A run this runtime dispatched is stopped when it closes, whoever owns the backend.
+    const run = linkedSignal(given.signal);
+    this.#running.add(run);
+    let result: ExecuteResult;
+    try {
+      result = await backend.execute({ ...given, profile, signal: run.signal });
+    } catch (err) {
+      if (run.reason instanceof RuntimeClosed) throw closedDuringRun(err);
+      throw err;
+    } finally {
+      this.#running.delete(run);
+      run.dispose();
+    }
     if (result.toolCalls === undefined || result.toolCalls.length === 0) {
       const trace = traceOf(given.gateway);
       if (trace !== undefined && trace.length > 0) return { ...result, toolCalls: trace };
@@ -206,10 +234,15 @@ export class DefaultRuntime implements Runtime {
     await Promise.all([...backends].map(async ([backend, asked]) => backend.warm?.({ languages: asked })));
   }
 
-  /** Closes every backend the runtime created (not the ones it was given). Idempotent. */
+  /**
+   * Stops the runs it dispatched (on any backend, its own or the caller's: they reject with
+   * `RUNTIME_UNAVAILABLE`), then closes every backend the runtime created (not the ones it was
+   * given). Idempotent.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    for (const run of this.#running) run.abort(new RuntimeClosed());
     const created = [...this.#created.values()];
     this.#created.clear();
     await Promise.allSettled(

@@ -235,6 +235,44 @@ describe('runtime', () => {
     expect((await failure(runtime.execute({ code: 'x', gateway: gateway() }))).code).toBe('RUNTIME_UNAVAILABLE');
   });
 
+  it('stops the runs it dispatched when it closes, on a backend it was given too (RUNTIME_UNAVAILABLE), without closing that backend', async () => {
+    const backend = recordingBackend('docker');
+    let seen: AbortSignal | undefined;
+    backend.execute = (request) =>
+      new Promise<ExecuteResult>((_resolve, reject) => {
+        seen = request.signal;
+        request.signal?.addEventListener('abort', () => reject(new Error('the container was stopped')), { once: true });
+      });
+    const runtime = createRuntime({ backends: { standard: backend } });
+    const caller = new AbortController();
+    const pending = failure(runtime.execute({ code: 'for(;;){}', gateway: gateway(), signal: caller.signal }));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await runtime.close();
+    const error = await pending;
+    expect(error.code).toBe('RUNTIME_UNAVAILABLE');
+    expect(error.message).toBe('runtime unavailable: the runtime was closed during the run');
+    expect((error.cause as Error).message).toBe('the container was stopped');
+    expect(seen?.aborted).toBe(true);
+    expect(caller.signal.aborted).toBe(false);
+    expect(backend.closed).toBe(0);
+  });
+
+  it("passes the caller's abort on to the backend as before (ABORTED is the backend's word)", async () => {
+    const backend = recordingBackend('docker');
+    backend.execute = (request) =>
+      new Promise<ExecuteResult>((_resolve, reject) => {
+        const stop = () => reject(Object.assign(new Error('aborted'), { code: 'ABORTED' }));
+        if (request.signal?.aborted === true) stop();
+        else request.signal?.addEventListener('abort', stop, { once: true });
+      });
+    const runtime = createRuntime({ backends: { standard: backend } });
+    const caller = new AbortController();
+    const pending = failure(runtime.execute({ code: 'x', gateway: gateway(), signal: caller.signal }));
+    caller.abort(new Error('user stop'));
+    expect((await pending).code).toBe('ABORTED');
+    await runtime.close();
+  });
+
   it('uses the unsafe host backend for dev by default, created on first use, with its opt-in', async () => {
     const runtime = createRuntime();
     const denied = await failure(runtime.execute({ code: 'return 1', gateway: gateway(), profile: 'dev' }));
