@@ -80,7 +80,9 @@ function killGroup(child: ChildProcess): void {
  * node guest speaking the gateway protocol over stdio, and the request's gateway wrapped with
  * `createTracingGateway` for `maxToolCalls` / `maxChainSteps`. The timeout (default 30 s),
  * an abort, or output beyond `maxOutputBytes` (default 1 MiB) kill the whole process group, so
- * processes the snippet started die too.
+ * processes the snippet started die too — unless one leaves the group (`spawn(..., { detached:
+ * true })`, `setsid`): this backend runs the snippet as your user with no sandbox, so it cannot
+ * hold such a process; use a container backend for code you do not trust.
  *
  * `limits.memoryBytes` becomes `--max-old-space-size`: a cap on the V8 heap only (not buffers,
  * WASM memory or child processes), so `limitsEnforced.memory` stays `false` — a Buffer loop is not
