@@ -1,5 +1,6 @@
 import { ToolexecError, errorMessage, localBackend, type Tool } from '../model/index.js';
 import { describeValue, guardCall } from '../model/internal.js';
+import { callDeadline, handedOptions, raceUnder, readCallOptions } from './call-deadline.js';
 import { backendFailure, errors } from './failures.js';
 import { enabledBackends, type BackendRegistry } from './registry.js';
 import { formatBackendToolId, parseBackendToolId } from './tool-id.js';
@@ -31,7 +32,12 @@ export class BackendAggregator {
    * not a tool object with a non-empty string `name` (`null`, a string, an object without a name,
    * an object whose properties cannot be read), fails the whole call; bad entries are never skipped.
    *
-   * @throws the first backend failure: a library error as is, a rejection of `listTools` as
+   * `options.signal` and `options.deadline` bound the whole listing, whether the backends listen or
+   * not: an aborted signal (already, or during the listing) rejects at once with `ABORTED`, a passed
+   * deadline with `TIMEOUT`; a backend's late listing is dropped.
+   *
+   * @throws `INVALID_ARGUMENT` for options that cannot be read; `ABORTED` (`cause` = the signal's
+   * reason) / `TIMEOUT`; the first backend failure: a library error as is, a rejection of `listTools` as
    * `EXECUTION` (its error as `cause`), a listing that is not tools as `EXECUTION` naming the
    * backend (`details.backend`, `details.op: 'listTools'`, `details.index` of the bad entry).
    */
@@ -82,7 +88,8 @@ export function createAggregator(registry: BackendRegistry): BackendAggregator {
  * registers nothing. A tool the index refuses stops the registration with the index's code, named
  * by backend and tool (`details.backend`, `details.tool`); the tools registered before it stay.
  * Registering again re-registers (the index decides whether that replaces or adds). Resolves with
- * the number of tools registered.
+ * the number of tools registered. `options.signal` and `options.deadline` bound the listing as in
+ * {@link BackendAggregator.listAllTools} (`ABORTED` / `TIMEOUT`; nothing is registered then).
  *
  * @throws `INVALID_ARGUMENT` for an index without a `registerTool` method or a registry that is not
  * a {@link BackendRegistry}; the listing failures of {@link BackendAggregator.listAllTools}; the
@@ -125,24 +132,36 @@ interface Listing {
   tools: Tool[];
 }
 
+/**
+ * Every enabled backend's listing, in name order, under one deadline made of `options` (see
+ * `call-deadline.ts`): a stopped signal or a passed deadline rejects at once (ABORTED / TIMEOUT),
+ * without waiting for a backend that ignores its signal.
+ */
 async function listEnabledTools(registry: BackendRegistry, options: BackendCallOptions | undefined): Promise<Listing[]> {
-  const listings: Listing[] = [];
-  for (const [name, backend] of enabledBackends(registry)) {
-    const failure = (err: unknown): ToolexecError =>
-      backendFailure(err, `list tools of ${name} failed`, { backend: name, op: 'listTools' });
-    let listed: unknown;
-    try {
-      listed = await backend.listTools(options);
-    } catch (err) {
-      throw failure(err);
+  const read = readCallOptions(options);
+  const stop = callDeadline(read);
+  try {
+    const listings: Listing[] = [];
+    for (const [name, backend] of enabledBackends(registry)) {
+      const details = { backend: name, op: 'listTools' };
+      const failure = (err: unknown): ToolexecError => backendFailure(err, `list tools of ${name} failed`, details);
+      const listed = await raceUnder(
+        stop,
+        `list tools of ${name}`,
+        details,
+        () => backend.listTools(stop === undefined ? options : handedOptions(read, stop)),
+        failure,
+      );
+      try {
+        listings.push({ name, tools: checkedTools(name, listed) });
+      } catch (err) {
+        throw failure(err);
+      }
     }
-    try {
-      listings.push({ name, tools: checkedTools(name, listed) });
-    } catch (err) {
-      throw failure(err);
-    }
+    return listings;
+  } finally {
+    stop?.dispose();
   }
-  return listings;
 }
 
 /**

@@ -1,7 +1,19 @@
 import type { ToolexecError } from '../model/index.js';
-import { ABORTED, Deadline, abortError, budgetMs, readDeadline, readField, readOptionsObject, readSignal } from '../model/internal.js';
+import {
+  ABORTED,
+  Deadline,
+  abortError,
+  budgetMs,
+  readDeadline,
+  readField,
+  readFunction,
+  readOptionsObject,
+  readShortString,
+  readSignal,
+  type LayerErrors,
+} from '../model/internal.js';
 import { errors } from './failures.js';
-import type { BackendCallOptions } from './types.js';
+import type { BackendCallOptions, BackendProgressListener } from './types.js';
 
 /**
  * How the backend layer stops a call: its `signal` and `deadline` (a {@link BackendCallOptions})
@@ -13,7 +25,19 @@ import type { BackendCallOptions } from './types.js';
  * @module
  */
 
-/** A call's options as read once: a signal, an epoch-ms deadline and an idempotency key, each when given. */
+/** Longest idempotency key (the runner's `RunOptions.idempotencyKey` and the backend layer's). */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 256;
+
+/**
+ * An idempotency key as every layer reads it: `undefined`, or a string of 1 to
+ * {@link MAX_IDEMPOTENCY_KEY_LENGTH} characters; anything else is `INVALID_ARGUMENT` from `errors`.
+ * The one check of the runner's and the backend layer's options.
+ */
+export function readIdempotencyKey(layer: LayerErrors, value: unknown): string | undefined {
+  return readShortString(layer, value, 'idempotencyKey', MAX_IDEMPOTENCY_KEY_LENGTH);
+}
+
+/** A call's options as read once: a signal, an epoch-ms deadline, an idempotency key and a progress listener, each when given. */
 export interface ReadCallOptions {
   /** The caller's signal. */
   signal: AbortSignal | undefined;
@@ -21,22 +45,31 @@ export interface ReadCallOptions {
   deadline: number | undefined;
   /** The caller's idempotency key. */
   idempotencyKey: string | undefined;
+  /** The caller's progress listener. */
+  onProgress: BackendProgressListener | undefined;
 }
 
-const NO_OPTIONS: ReadCallOptions = Object.freeze({ signal: undefined, deadline: undefined, idempotencyKey: undefined });
+const NO_OPTIONS: ReadCallOptions = Object.freeze({
+  signal: undefined,
+  deadline: undefined,
+  idempotencyKey: undefined,
+  onProgress: undefined,
+});
 
 /**
  * Reads a call's options: `INVALID_ARGUMENT` for options that are not an object, a signal that is
- * not an AbortSignal, a deadline that is not a finite number or a Date, or a field whose getter throws.
+ * not an AbortSignal, a deadline that is not a finite number or a Date, an idempotency key that is
+ * not a string of 1 to 256 characters (the runner's check), an `onProgress` that is not a
+ * function, or a field whose getter throws.
  */
 export function readCallOptions(options: BackendCallOptions | undefined): ReadCallOptions {
   const object = readOptionsObject(errors, 'options', options);
   if (object === undefined) return NO_OPTIONS;
-  const key = readField(errors, object, 'idempotencyKey');
   return {
     signal: readSignal(errors, readField(errors, object, 'signal')),
     deadline: readDeadline(errors, readField(errors, object, 'deadline')),
-    idempotencyKey: typeof key === 'string' ? key : undefined,
+    idempotencyKey: readIdempotencyKey(errors, readField(errors, object, 'idempotencyKey')),
+    onProgress: readFunction<BackendProgressListener>(errors, readField(errors, object, 'onProgress'), 'onProgress'),
   };
 }
 
@@ -63,6 +96,7 @@ export function handedOptions(read: ReadCallOptions, stop: Deadline | undefined)
   if (signal !== undefined) options.signal = signal;
   if (read.deadline !== undefined) options.deadline = read.deadline;
   if (read.idempotencyKey !== undefined) options.idempotencyKey = read.idempotencyKey;
+  if (read.onProgress !== undefined) options.onProgress = read.onProgress;
   return options;
 }
 
@@ -94,20 +128,41 @@ export async function settleUnder(
     }
   }
   try {
-    if (stop.aborted) throw stoppedFailure(stop, what, details);
-    let value: unknown;
-    try {
-      const out = work();
-      if (!isThenable(out)) return out;
-      value = await stop.race(out);
-    } catch (err) {
-      throw stop.aborted ? stoppedFailure(stop, what, details) : failure(err);
-    }
-    if (value === ABORTED) throw stoppedFailure(stop, what, details);
-    return value;
+    return await raceUnder(stop, what, details, work, failure);
   } finally {
     stop.dispose();
   }
+}
+
+/**
+ * {@link settleUnder} for one step of an operation made of several (listing every backend,
+ * starting them in turn): the same race, but `stop` is left for the operation to dispose.
+ */
+export async function raceUnder(
+  stop: Deadline | undefined,
+  what: string,
+  details: Record<string, unknown>,
+  work: () => unknown,
+  failure: (err: unknown) => ToolexecError,
+): Promise<unknown> {
+  if (stop === undefined) {
+    try {
+      return await work();
+    } catch (err) {
+      throw failure(err);
+    }
+  }
+  if (stop.aborted) throw stoppedFailure(stop, what, details);
+  let value: unknown;
+  try {
+    const out = work();
+    if (!isThenable(out)) return out;
+    value = await stop.race(out);
+  } catch (err) {
+    throw stop.aborted ? stoppedFailure(stop, what, details) : failure(err);
+  }
+  if (value === ABORTED) throw stoppedFailure(stop, what, details);
+  return value;
 }
 
 /** True for a promise or any object with a `then` method (reading `then` may throw: the caller catches). */

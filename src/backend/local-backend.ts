@@ -1,8 +1,15 @@
 import { normalizeTags, type Tool } from '../model/index.js';
-import { guardCall, type Deadline } from '../model/internal.js';
+import { callListener, guardCall, type Deadline } from '../model/internal.js';
 import { callDeadline, readCallOptions, settleUnder, type ReadCallOptions } from './call-deadline.js';
 import { backendDisabled, backendFailure, errors } from './failures.js';
-import type { Backend, BackendCallOptions, BackendToolContext, BackendToolDefinition, BackendToolHandler } from './types.js';
+import type {
+  Backend,
+  BackendCallOptions,
+  BackendProgressListener,
+  BackendToolContext,
+  BackendToolDefinition,
+  BackendToolHandler,
+} from './types.js';
 
 const DEFAULT_INPUT_SCHEMA: Tool['inputSchema'] = Object.freeze({ type: 'object' as const });
 
@@ -114,6 +121,9 @@ export class LocalBackend implements Backend {
    * listens or not: it rejects at once and the handler's late result is dropped. The handler's
    * `ctx.signal` is the caller's signal, or, when the call has a deadline, one that also aborts when
    * the deadline passes. Nothing stays attached to the caller's signal once the call has settled.
+   * With `options.onProgress` (the runner passes its call's listener when the tool is served
+   * through a backend registry), the handler's `ctx.onProgress` reports to it; a listener that
+   * throws does not fail the handler. Without one, `ctx.onProgress` is absent.
    *
    * @throws `BACKEND_DISABLED` (checked first), `TOOL_NOT_FOUND` (no such tool, or no handler),
    * `INVALID_ARGUMENT` for options that cannot be read, `ABORTED` when the caller's signal aborts
@@ -170,6 +180,7 @@ class ToolContext implements BackendToolContext {
   readonly toolId: string;
   readonly deadline: number | undefined;
   readonly idempotencyKey: string | undefined;
+  readonly onProgress?: BackendProgressListener;
   readonly #stop: Deadline | undefined;
   #signal: AbortSignal | undefined;
 
@@ -179,6 +190,9 @@ class ToolContext implements BackendToolContext {
     this.toolId = toolId;
     this.deadline = read.deadline;
     this.idempotencyKey = read.idempotencyKey;
+    const listener = read.onProgress;
+    // A report is advisory: the listener's failure is its own, never the handler's.
+    if (listener !== undefined) this.onProgress = (progress) => callListener(listener, progress);
   }
 
   get signal(): AbortSignal {

@@ -1,8 +1,9 @@
 import type { ToolexecError } from '../model/index.js';
-import { guardCall, textOf } from '../model/internal.js';
-import { callDeadline, handedOptions, readCallOptions, settleUnder } from './call-deadline.js';
+import { describeValue, guardCall, textOf } from '../model/internal.js';
+import { callDeadline, handedOptions, raceUnder, readCallOptions, settleUnder } from './call-deadline.js';
 import { backendDisabled, backendFailure, backendNotFound, errors } from './failures.js';
 import { parseBackendToolId } from './tool-id.js';
+import { BRIDGED_STREAM } from './bridged-stream.js';
 import type { Backend, BackendCallOptions, BridgedHandler, HandlerLookup } from './types.js';
 
 /**
@@ -21,6 +22,8 @@ export class BackendRegistry {
    * Adds a backend.
    *
    * @throws `INVALID_ARGUMENT` for a missing backend, an empty name or a name with `:`;
+   * `INVALID_BACKEND` for an object without the methods every backend has (`listTools`, `execute`)
+   * or with an `executeStream`, `start` or `stop` that is not a function (`details.method` names it);
    * `BACKEND_EXISTS` when the name is taken.
    */
   register(backend: Backend): void {
@@ -33,6 +36,14 @@ export class BackendRegistry {
     if (typeof name !== 'string' || name === '') throw errors.invalidArgument('backend name', 'is required');
     if (name.includes(':')) {
       throw errors.invalidArgument(`backend name "${name}"`, "must not contain ':'", { details: { backend: name } });
+    }
+    for (const method of ['listTools', 'execute', 'executeStream', 'start', 'stop'] as const) {
+      const value: unknown = (backend as unknown as Record<string, unknown>)[method];
+      const required = method === 'listTools' || method === 'execute';
+      if (typeof value === 'function' || (!required && (value === undefined || value === null))) continue;
+      throw errors('INVALID_BACKEND', `backend "${name}" is not a Backend: ${method} ${required ? 'is required' : 'must be a function'}`, {
+        details: { backend: name, method },
+      });
     }
     if (this.#backends.has(name)) {
       throw errors('BACKEND_EXISTS', `backend already registered: ${name}`, { details: { backend: name } });
@@ -93,14 +104,34 @@ export class BackendRegistry {
 
   /**
    * Starts the enabled backends in name order; stops at the first failure and rejects with it.
+   *
+   * @remarks
+   * `options.signal` and `options.deadline` bound the whole operation, whether the backends listen
+   * or not: when the signal aborts (or already has) or the deadline passes, it rejects at once,
+   * without waiting for the `start` in flight and without starting the rest. Each `start` gets the
+   * signal (one that also aborts at the deadline, when there is one), the deadline and the key.
+   *
+   * @throws `INVALID_ARGUMENT` for options that cannot be read, `ABORTED` (`cause` = the signal's
+   * reason), `TIMEOUT`, or the first backend's failure (a library error as is, anything else as
+   * `EXECUTION` naming the backend, with it as `cause`).
    */
   async startAll(options?: BackendCallOptions): Promise<void> {
-    for (const backend of this.listEnabled()) {
-      try {
-        await backend.start?.(options);
-      } catch (err) {
-        throw backendFailure(err, `start ${backend.name} failed`, { backend: backend.name, op: 'start' });
+    const read = readCallOptions(options);
+    const stop = callDeadline(read);
+    try {
+      for (const backend of this.listEnabled()) {
+        const name = backend.name;
+        const details = { backend: name, op: 'start' };
+        await raceUnder(
+          stop,
+          `start ${name}`,
+          details,
+          () => backend.start?.(stop === undefined ? options : handedOptions(read, stop)),
+          (err) => backendFailure(err, `start ${name} failed`, details),
+        );
       }
+    } finally {
+      stop?.dispose();
     }
   }
 
@@ -128,6 +159,11 @@ export class BackendRegistry {
    * unregistered since the tool was indexed) and `BACKEND_DISABLED` when it is disabled; the runner
    * keeps those codes. A name without a backend part, or a malformed one, gives `undefined`, which
    * the runner reports as `local handler "<name>" not found`.
+   *
+   * When the backend registered under that name at lookup time implements
+   * {@link Backend.executeStream}, the handler also carries a way to run the tool through it
+   * (`bridged-stream.ts`): what the runner's `runStream` calls, so such a backend streams its
+   * partial results as `chunk` events.
    */
   localRegistry(): HandlerLookup {
     return {
@@ -139,9 +175,48 @@ export class BackendRegistry {
           return undefined;
         }
         if (target.backend === '') return undefined;
-        return (args, ctx) => this.execute(target.backend, target.tool, args, callOptionsOf(ctx));
+        const handler: BridgedHandler = (args, ctx) => this.execute(target.backend, target.tool, args, callOptionsOf(ctx));
+        if (typeof this.#backends.get(target.backend)?.executeStream !== 'function') return handler;
+        return Object.assign(handler, {
+          [BRIDGED_STREAM]: (args: Record<string, unknown>, ctx: Parameters<BridgedHandler>[1]) =>
+            this.#executeStream(target.backend, target.tool, args, callOptionsOf(ctx)),
+        });
       },
     };
+  }
+
+  /**
+   * Runs `tool` through {@link Backend.executeStream} of the backend registered as `backendName`
+   * now (through `execute`, as one value, when it no longer streams). The caller (the runner's
+   * stream) stops the iteration under its own deadline and signal, which the backend is handed.
+   *
+   * @throws what {@link BackendRegistry.execute} throws before the call; `EXECUTION` naming the
+   * backend for an `executeStream` that throws or returns something that is not an AsyncIterable.
+   */
+  #executeStream(
+    backendName: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options: BackendCallOptions,
+  ): AsyncIterable<unknown> | Promise<unknown> {
+    const backend = this.#backends.get(backendName);
+    if (backend === undefined) throw backendNotFound(backendName);
+    if (!isEnabled(backend, backendName)) throw backendDisabled(backendName);
+    const open: unknown = (backend as unknown as Record<string, unknown>).executeStream;
+    if (typeof open !== 'function') return this.execute(backendName, tool, args, options);
+    const id = `${backendName}:${textOf(tool)}`;
+    const details = { backend: backendName, tool: textOf(tool) };
+    const read = readCallOptions(options);
+    let iterable: unknown;
+    try {
+      iterable = open.call(backend, tool, args, handedOptions(read, undefined));
+    } catch (err) {
+      throw backendFailure(err, `${id} failed`, details);
+    }
+    if (!isAsyncIterable(iterable)) {
+      throw errors('EXECUTION', `${id} failed: executeStream returned ${describeValue(iterable)}, not an AsyncIterable`, { details });
+    }
+    return iterable;
   }
 
   /**
@@ -183,12 +258,16 @@ export class BackendRegistry {
   }
 }
 
-/** What a backend is told of a call the runner dispatched: its signal, and its deadline and idempotency key when it has them. */
+/**
+ * What a backend is told of a call the runner dispatched: its signal, and its deadline, idempotency
+ * key and progress listener when it has them.
+ */
 function callOptionsOf(ctx: Parameters<BridgedHandler>[1]): BackendCallOptions {
   const options: BackendCallOptions = { signal: ctx.signal };
-  const { deadline, idempotencyKey } = ctx;
+  const { deadline, idempotencyKey, onProgress } = ctx;
   if (deadline !== undefined) options.deadline = deadline;
   if (idempotencyKey !== undefined) options.idempotencyKey = idempotencyKey;
+  if (typeof onProgress === 'function') options.onProgress = onProgress;
   return options;
 }
 
@@ -217,6 +296,14 @@ function isEnabled(backend: Backend, name: string): boolean {
   } catch (err) {
     throw backendFailure(err, `reading enabled of ${name} failed`, { backend: name, op: 'enabled' });
   }
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function'
+  );
 }
 
 function compareNames(a: string, b: string): number {

@@ -6,9 +6,21 @@ export interface BackendCallOptions {
   signal?: AbortSignal;
   /** The call's deadline in epoch milliseconds, when it has one (the runner passes it). */
   deadline?: number;
-  /** The caller's idempotency key, when it gave one (the runner passes it; every attempt of a retried call carries the same). */
+  /**
+   * The caller's idempotency key, when it gave one (the runner passes it; every attempt of a
+   * retried call carries the same): a string of 1 to 256 characters, else `INVALID_ARGUMENT`.
+   */
   idempotencyKey?: string;
+  /**
+   * Receives the work's progress reports, when the caller listens: the runner passes its call's
+   * `onProgress` (or its stream's `progress` events) for a tool it dispatches to the backend; a
+   * {@link LocalBackend} hands it to the handler as `ctx.onProgress`.
+   */
+  onProgress?: BackendProgressListener;
 }
+
+/** A progress report's listener, as a backend is handed one ({@link BackendCallOptions.onProgress}). */
+export type BackendProgressListener = (progress: { progress: number; total?: number; message?: string }) => void;
 
 /**
  * A source of tools: an in-process handler set, an MCP server, an HTTP API, ...
@@ -49,8 +61,14 @@ export interface BackendToolContext {
   signal: AbortSignal;
   /** The ID the call was made with: the runner's canonical ID, or `backend:tool` through `execute`. */
   toolId: string;
-  /** Reports progress to the caller, when it listens (the runner's `onProgress` and stream events). */
-  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /**
+   * Reports progress to the caller; present only when it listens: the runner's `onProgress` and
+   * `runStream`'s `progress` events, whether the runner calls the handler itself (`local`) or
+   * through a backend registry (`createRunner({ backends })`, which hands it on as
+   * {@link BackendCallOptions.onProgress}), and `options.onProgress` of
+   * {@link LocalBackend.execute}. A listener that throws does not fail the handler.
+   */
+  onProgress?: BackendProgressListener;
   /** The call's deadline in epoch milliseconds, when it has one (for work handed on: an HTTP request's timeout). */
   readonly deadline?: number | undefined;
   /** The caller's idempotency key, when it gave one (every attempt of a retried call carries the same). */
@@ -97,7 +115,12 @@ export interface ToolRegistrar {
  */
 export type BridgedHandler = (
   args: Record<string, unknown>,
-  ctx: { signal: AbortSignal; deadline?: number | undefined; idempotencyKey?: string | undefined },
+  ctx: {
+    signal: AbortSignal;
+    deadline?: number | undefined;
+    idempotencyKey?: string | undefined;
+    onProgress?: BackendProgressListener | undefined;
+  },
 ) => Promise<unknown>;
 
 /** A lookup of handlers by name: what the runner's `local` option accepts. */

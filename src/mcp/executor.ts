@@ -5,7 +5,7 @@ import { ToolexecError, type McpTool } from '../model/index.js';
 import { asLibraryError, linkedSignal, onAbort, type Deadline } from '../model/internal.js';
 import { readCallBudget, withIdempotencyKey } from './call-budget.js';
 import type { CallToolResult, ProgressEvent, RunOptions, StreamEvent } from '../run/index.js';
-import { callToolResultSchema } from './call-result.js';
+import { callToolResultSchema } from '../run/internal.js';
 import { streamToolCall } from './call-stream.js';
 import { type OperationContext, abortError, isConnectionLost, isExpiredSession, isNotSent, mapOperationError, errors } from './errors.js';
 import { type ResolvedMcpExecutorOptions, resolveMcpExecutorOptions, resolveTimeoutMs } from './options.js';

@@ -1,5 +1,7 @@
 import type { SchemaValidator, Tool, ToolBackend, ToolSchemaChecks } from '../model/index.js';
-import { schemaToolError } from './failures.js';
+import { noop } from '../model/internal.js';
+import { isPromiseLike } from './async-values.js';
+import { asyncValidatorError, schemaToolError } from './failures.js';
 import type { OutputValidationMode, ResolvedRunnerOptions } from './options.js';
 import type { Resolved } from './resolution.js';
 import type { RunWarning } from './types.js';
@@ -26,25 +28,33 @@ export class SchemaChecks {
     this.#warn = warn;
   }
 
-  /** Throws VALIDATION when `args` do not match the tool's input schema. */
+  /**
+   * Throws VALIDATION when `args` do not match the tool's input schema; CONFIGURATION when the
+   * validator answers with a promise (see {@link synchronousAnswer}).
+   */
   checkInput(toolId: string, resolved: Resolved, backend: ToolBackend, args: Record<string, unknown>): void {
     const checks = resolved.checks ?? this.#bind(resolved);
+    let answer: unknown;
     try {
-      checks.validateInput(args);
+      answer = checks.validateInput(args);
     } catch (err) {
       throw schemaToolError('VALIDATION', toolId, backend, err);
     }
+    if (answer !== undefined) synchronousAnswer('validateInput', toolId, backend, answer);
   }
 
   /** Throws OUTPUT_VALIDATION (or, in `'warn'` mode, reports it) when `value` does not match the output schema. */
   checkOutput(toolId: string, resolved: Resolved, backend: ToolBackend, value: unknown): void {
     if (this.#output === 'off') return;
     const checks = resolved.checks ?? this.#bind(resolved);
+    let answer: unknown;
     try {
-      checks.validateOutput(value);
+      answer = checks.validateOutput(value);
     } catch (err) {
       this.#outputFailure(toolId, backend, err);
+      return;
     }
+    if (answer !== undefined) synchronousAnswer('validateOutput', toolId, backend, answer);
   }
 
   #outputFailure(toolId: string, backend: ToolBackend, err: unknown): void {
@@ -58,6 +68,24 @@ export class SchemaChecks {
     resolved.checks = checks;
     return checks;
   }
+}
+
+/**
+ * A validator's check answers by returning (valid) or throwing (invalid). One that returns a
+ * promise (an `async` method type-checks, since it is assignable to a `void` one) would turn the
+ * check off and leave its rejection unhandled: its rejection is observed here (dropped) and the
+ * call fails with CONFIGURATION naming the method. Any other value returned is ignored. Read only
+ * when the check returned something, so the usual `undefined` costs one comparison.
+ */
+function synchronousAnswer(method: 'validateInput' | 'validateOutput', toolId: string, backend: ToolBackend, answer: unknown): void {
+  let thenable: boolean;
+  try {
+    thenable = isPromiseLike(answer);
+    if (thenable) (answer as PromiseLike<unknown>).then(undefined, noop);
+  } catch (err) {
+    throw asyncValidatorError(method, toolId, backend, err);
+  }
+  if (thenable) throw asyncValidatorError(method, toolId, backend, undefined);
 }
 
 /**

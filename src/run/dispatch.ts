@@ -1,10 +1,12 @@
 import type { ToolBackend } from '../model/index.js';
 import type { BackendRegistry } from '../backend/index.js';
+import { bridgedStreamOf, type BridgedStream } from '../backend/internal.js';
 import { ABORTED, type Deadline } from '../model/internal.js';
 import { closeIterator, isAsyncIterable, isPromiseLike } from './async-values.js';
 import type { SchemaChecks } from './checks.js';
-import { abortToolError, configError, executeFailure, mcpToolError, registryFailure } from './failures.js';
-import type { ToolErrorOp } from './errors.js';
+import { checkCallToolResult } from './call-result.js';
+import { abortToolError, configError, dispatchFailure, executeFailure, mcpToolError, registryFailure } from './failures.js';
+import type { ToolError, ToolErrorOp } from './errors.js';
 import { HandlerContext } from './handler-context.js';
 import { normalizeMcpResult } from './normalize.js';
 import type { ResolvedRunnerOptions } from './options.js';
@@ -159,7 +161,7 @@ export class Dispatcher {
     if (registered !== undefined) {
       // A backend of the registry serves this server or provider: it runs the tool by its name there.
       const backends = this.#backends as BackendRegistry;
-      const options = executorOptions(deadline, undefined, idempotencyKey);
+      const options = executorOptions(deadline, progress, idempotencyKey);
       const mcp = backend.kind === 'mcp';
       return this.#callRemote(
         toolId,
@@ -216,6 +218,18 @@ export class Dispatcher {
     return typeof tool === 'string' ? { name, tool } : undefined;
   }
 
+  /**
+   * The stream of an `mcp` or `provider` tool backend served by a registry backend that implements
+   * `executeStream` (see {@link Dispatcher.dispatch}); `undefined` when there is none (the
+   * executors stream it).
+   */
+  registeredStream(backend: ToolBackend, mcpName: string): BridgedStream | undefined {
+    const registered = this.#registered(backend, mcpName);
+    if (registered === undefined) return undefined;
+    const bridge = (this.#backends as BackendRegistry).localRegistry();
+    return bridgedStreamOf(bridge.get(`${registered.name}:${registered.tool}`));
+  }
+
   /** Calls an executor and waits for it under the call's deadline; `finish` makes the result. */
   #callRemote(
     toolId: string,
@@ -233,11 +247,23 @@ export class Dispatcher {
     return settle(pending, toolId, backend, deadline, finish);
   }
 
-  /** An MCP result: `isError` → EXECUTION, else normalized and checked against the output schema. */
+  /**
+   * An MCP result: checked ({@link checkCallToolResult}: not a `CallToolResult` → PROTOCOL; `null`,
+   * no result, passes), `isError` → EXECUTION, else normalized and checked against the output
+   * schema. A result that cannot be read (a throwing getter) → EXECUTION with that error as cause.
+   */
   #finishMcp(toolId: string, resolved: Resolved, backend: ToolBackend, result: CallToolResult | null | undefined): RunResult {
-    if (result === undefined || result === null) return this.#finish(toolId, resolved, backend, undefined);
-    if (result.isError === true) throw mcpToolError(toolId, backend, result);
-    const structured = normalizeMcpResult(result);
+    if (result === null) return this.#finish(toolId, resolved, backend, undefined);
+    let structured: unknown;
+    let reported: ToolError | undefined;
+    try {
+      checkCallToolResult(String((backend as { mcp?: { serverName?: unknown } }).mcp?.serverName), result);
+      if ((result as CallToolResult).isError === true) reported = mcpToolError(toolId, backend, result as CallToolResult);
+      else structured = normalizeMcpResult(result);
+    } catch (err) {
+      throw dispatchFailure('execute', toolId, backend, err);
+    }
+    if (reported !== undefined) throw reported;
     this.#checks.checkOutput(toolId, resolved, backend, structured);
     return { tool: resolved.tool, backend, structured, mcpResult: result };
   }

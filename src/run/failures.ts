@@ -17,7 +17,11 @@ export function codeOf(err: unknown, fallback: ErrorCode): ErrorCode {
   return ToolexecError.isInstance(err) ? err.code : fallback;
 }
 
-/** True for the index's "no such tool" answers, which let the resolvers try. */
+/**
+ * True for the index's "no such tool" answers, which let the resolvers try: a library error coded
+ * `TOOL_NOT_FOUND` or `INVALID_TOOL_ID`. Anything else the index throws is a failed lookup
+ * ({@link lookupFailure}).
+ */
 export function isNotFound(err: unknown): boolean {
   return ToolexecError.isInstance(err) && (err.code === 'TOOL_NOT_FOUND' || err.code === 'INVALID_TOOL_ID');
 }
@@ -58,18 +62,32 @@ export function noBackends(toolId: string, op: 'resolve' | 'select_backend' = 'r
   return new ToolError({ code: 'NO_BACKENDS', op, toolId, reason });
 }
 
-/** A lookup (index, resolver, selector) that threw: its code when it is a library error, else `fallback`. */
-export function lookupFailure(
-  op: 'resolve' | 'select_backend',
-  toolId: string,
-  fallback: ErrorCode,
-  what: string,
-  err: unknown,
-): ToolError {
-  const init: ToolErrorInit = { code: codeOf(err, fallback), op, toolId, reason: `${what}: ${errorMessage(err)}`, cause: err };
+/**
+ * A lookup (the index, a resolver, the selector) that threw or rejected: the thrown library error's
+ * own code, else `EXECUTION` (the lookup failed: an outage, a bug), never `TOOL_NOT_FOUND` or
+ * `NO_BACKENDS`, which only a real answer gives (the index's not-found, a resolver's `undefined`).
+ * The error is the `cause`.
+ */
+export function lookupFailure(op: 'resolve' | 'select_backend', toolId: string, what: string, err: unknown): ToolError {
+  const init: ToolErrorInit = { code: codeOf(err, 'EXECUTION'), op, toolId, reason: `${what}: ${errorMessage(err)}`, cause: err };
   // A library error's details (the server of a SERVER_UNAVAILABLE, ...) stay readable on the wrapper.
   if (ToolexecError.isInstance(err) && err.details !== undefined) init.details = err.details;
   return new ToolError(init);
+}
+
+/**
+ * INVALID_TOOL: the `toolResolver` answered with a tool that breaks the model's rules
+ * (`validateTool`: no name, no `inputSchema`, a field that cannot be read, ...); the model's error
+ * is the `cause`.
+ */
+export function invalidResolvedTool(toolId: string, err: unknown): ToolError {
+  return new ToolError({
+    code: 'INVALID_TOOL',
+    op: 'resolve',
+    toolId,
+    reason: `the tool resolver returned an invalid tool: ${errorMessage(err)}`,
+    cause: err,
+  });
 }
 
 /** A configuration problem found at dispatch (no executor, a backend without its target): EXECUTION, no cause. */
@@ -209,6 +227,31 @@ export function schemaToolError(code: 'VALIDATION' | 'OUTPUT_VALIDATION', toolId
     cause: err,
   };
   if (ToolexecError.isInstance(err) && err.details !== undefined) init.details = { ...err.details };
+  return new ToolError(init);
+}
+
+/**
+ * CONFIGURATION: the schema validator's `method` returned a promise (a `SchemaValidator` must be
+ * synchronous), or its answer could not be read (`cause`).
+ */
+export function asyncValidatorError(
+  method: 'validateInput' | 'validateOutput',
+  toolId: string,
+  backend: ToolBackend,
+  cause: unknown,
+): ToolError {
+  const init: ToolErrorInit = {
+    code: 'CONFIGURATION',
+    op: method === 'validateInput' ? 'validate_input' : 'validate_output',
+    toolId,
+    backend,
+    reason:
+      cause === undefined
+        ? `schema validator: ${method} returned a promise; a SchemaValidator must be synchronous`
+        : `schema validator: ${method} returned an answer that could not be read: ${errorMessage(cause)}`,
+    details: { validatorMethod: method },
+  };
+  if (cause !== undefined) init.cause = cause;
   return new ToolError(init);
 }
 

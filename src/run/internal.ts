@@ -31,3 +31,4 @@ export {
   type TraceCarrier,
 } from './spans.js';
 export { withProgressEvents } from './progress.js';
+export { callToolResultSchema, checkCallToolResult, isPlainCallToolResult } from './call-result.js';

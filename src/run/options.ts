@@ -1,7 +1,7 @@
 import { createSchemaValidator, type SchemaValidator, type Tool, type ToolBackend } from '../model/index.js';
 import { defaultBackendSelector, type ToolIndex } from '../discovery/index.js';
 import type { BackendRegistry } from '../backend/index.js';
-import { guardCall, layerErrors } from '../model/internal.js';
+import { describeValue, guardCall, layerErrors } from '../model/internal.js';
 import { DEFAULT_RESOLVED_RETRY, readRetryPolicy, type ResolvedRetryPolicy } from './retry.js';
 import { localRegistryOf } from './local-registry.js';
 import { telemetryConfigOf, type TelemetryConfig } from './telemetry-config.js';
@@ -63,6 +63,21 @@ function resolve(options: RunnerOptions): ResolvedRunnerOptions {
   checkFunction(options.backendSelector, 'backendSelector');
   checkFunction(options.onWarning, 'onWarning');
   checkFunction(options.onAttempt, 'onAttempt');
+  const validateInput = options.validateInput ?? true;
+  if (typeof validateInput !== 'boolean') {
+    throw errors.configuration('validateInput', `must be true or false, got ${describeValue(validateInput)}`);
+  }
+  checkObject(options.index, 'index', 'a ToolIndex (with a getTool method)', ['getTool']);
+  checkObject(options.mcp, 'mcp', 'an McpExecutor (with a callTool method)', ['callTool']);
+  checkObject(options.provider, 'provider', 'a ProviderExecutor (with a callTool method)', ['callTool']);
+  checkObject(options.validator, 'validator', 'a SchemaValidator (with validateInput and validateOutput methods)', [
+    'validateInput',
+    'validateOutput',
+  ]);
+  const local: unknown = options.local;
+  if (local !== undefined && local !== null && typeof local !== 'object' && typeof local !== 'function') {
+    throw errors.configuration('local', `must be a LocalRegistry or a record of handlers, got ${describeValue(local)}`);
+  }
   const backends = options.backends ?? undefined;
   if (backends !== undefined && (backends === null || typeof (backends as { localRegistry?: unknown }).localRegistry !== 'function')) {
     throw errors.configuration('backends', 'must be a BackendRegistry');
@@ -73,7 +88,7 @@ function resolve(options: RunnerOptions): ResolvedRunnerOptions {
     backendsResolver: options.backendsResolver ?? undefined,
     backendSelector: options.backendSelector ?? defaultBackendSelector,
     validator: options.validator ?? createSchemaValidator(),
-    validateInput: options.validateInput ?? true,
+    validateInput,
     validateOutput: validateOutput === 'warn' ? 'warn' : validateOutput ? 'error' : 'off',
     onWarning: options.onWarning ?? undefined,
     local: localRegistryOf(options.local, backends),
@@ -85,6 +100,15 @@ function resolve(options: RunnerOptions): ResolvedRunnerOptions {
       options.retry === undefined ? DEFAULT_RESOLVED_RETRY : (readRetryPolicy(errors, options.retry, true) as ResolvedRetryPolicy | false),
     onAttempt: options.onAttempt ?? undefined,
   };
+}
+
+/** An injected part given as `name`: absent, or an object with every method of `methods`. */
+function checkObject(value: unknown, name: string, what: string, methods: readonly string[]): void {
+  if (value === undefined || value === null) return;
+  const ok =
+    (typeof value === 'object' || typeof value === 'function') &&
+    methods.every((method) => typeof (value as Record<string, unknown>)[method] === 'function');
+  if (!ok) throw errors.configuration(name, `must be ${what}, got ${describeValue(value)}`);
 }
 
 function checkFunction(value: unknown, name: string): void {

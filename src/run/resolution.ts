@@ -1,7 +1,7 @@
-import type { Tool, ToolBackend, ToolSchemaChecks } from '../model/index.js';
+import { validateTool, type Tool, type ToolBackend, type ToolSchemaChecks } from '../model/index.js';
 import { defaultBackendSelector, suggestToolIds } from '../discovery/index.js';
 import { isPromiseLike } from './async-values.js';
-import { isNotFound, lookupFailure, noBackends, toolNotFound } from './failures.js';
+import { invalidResolvedTool, isNotFound, lookupFailure, noBackends, toolNotFound } from './failures.js';
 import type { ToolError } from './errors.js';
 import type { ResolvedRunnerOptions } from './options.js';
 
@@ -100,7 +100,7 @@ export class Resolver {
       try {
         found = index.getTool(toolId);
       } catch (err) {
-        if (!isNotFound(err)) throw lookupFailure('resolve', toolId, 'TOOL_NOT_FOUND', 'index lookup failed', err);
+        if (!isNotFound(err)) throw lookupFailure('resolve', toolId, 'index lookup failed', err);
         indexMiss = err;
       }
       if (found !== undefined) {
@@ -108,7 +108,7 @@ export class Resolver {
         try {
           backends = index.getAllBackends(toolId);
         } catch (err) {
-          if (!isNotFound(err)) throw lookupFailure('resolve', toolId, 'NO_BACKENDS', 'index backend lookup failed', err);
+          if (!isNotFound(err)) throw lookupFailure('resolve', toolId, 'index backend lookup failed', err);
         }
         const listed = backends !== undefined && backends.length > 0 ? backends : [found.backend];
         const resolved = resolution(found.tool, Object.freeze(listed) as ToolBackend[]);
@@ -122,7 +122,7 @@ export class Resolver {
     }
     const toolResolver = this.#toolResolver;
     if (toolResolver === undefined) throw this.#notFound(toolId, indexMiss);
-    return ask(toolResolver, toolId, 'TOOL_NOT_FOUND', 'tool resolver failed', (tool) => this.#resolveBackends(toolId, tool, indexMiss));
+    return ask(toolResolver, toolId, 'tool resolver failed', (tool) => this.#resolveBackends(toolId, tool, indexMiss));
   }
 
   /** The selected backend: the remembered choice, or the selector's (remembered for the default selector). */
@@ -135,7 +135,7 @@ export class Resolver {
       // The default selector only reads; a custom one gets its own copy.
       backend = this.#defaultSelector ? this.#selector(backends) : this.#selector(backends.slice());
     } catch (err) {
-      throw lookupFailure('select_backend', toolId, 'NO_BACKENDS', 'backend selector failed', err);
+      throw lookupFailure('select_backend', toolId, 'backend selector failed', err);
     }
     if (backend === undefined || backend === null || typeof backend !== 'object') {
       throw noBackends(toolId, 'select_backend', 'the backend selector returned no backend');
@@ -158,10 +158,18 @@ export class Resolver {
 
   #resolveBackends(toolId: string, tool: Tool | undefined, indexMiss: unknown): Resolved | Promise<Resolved> {
     if (tool === undefined || tool === null || typeof tool !== 'object') throw this.#notFound(toolId, indexMiss);
+    // The index checked its tools when they were registered; a resolver's answer is checked here,
+    // on every call (resolver answers are not cached): a tool without a name or whose schema cannot
+    // be read is the resolver's fault, not the caller's.
+    try {
+      validateTool(tool);
+    } catch (err) {
+      throw invalidResolvedTool(toolId, err);
+    }
     this.#remember(toolId, tool);
     const resolver = this.#backendsResolver;
     if (resolver === undefined) throw noBackends(toolId);
-    return ask(resolver, toolId, 'NO_BACKENDS', 'backends resolver failed', (backends) => resolvedOrThrow(toolId, tool, backends));
+    return ask(resolver, toolId, 'backends resolver failed', (backends) => resolvedOrThrow(toolId, tool, backends));
   }
 
   /** TOOL_NOT_FOUND with the index's closest IDs as suggestions (computed only now, on the failure). */
@@ -187,12 +195,11 @@ export class Resolver {
 
 /**
  * Calls a resolver and continues with its answer, synchronously when it gives a value; its throw
- * or rejection fails the call (code `fallback` unless it is a library error).
+ * or rejection fails the call (`EXECUTION` unless it is a library error: see {@link lookupFailure}).
  */
 function ask<T, R>(
   resolver: (id: string) => T | Promise<T>,
   toolId: string,
-  fallback: 'TOOL_NOT_FOUND' | 'NO_BACKENDS',
   what: string,
   next: (value: T) => R | Promise<R>,
 ): R | Promise<R> {
@@ -200,11 +207,11 @@ function ask<T, R>(
   try {
     answer = resolver(toolId);
   } catch (err) {
-    throw lookupFailure('resolve', toolId, fallback, what, err);
+    throw lookupFailure('resolve', toolId, what, err);
   }
   if (!isPromiseLike(answer)) return next(answer);
   return Promise.resolve(answer).then(next, (err: unknown) => {
-    throw lookupFailure('resolve', toolId, fallback, what, err);
+    throw lookupFailure('resolve', toolId, what, err);
   });
 }
 

@@ -7,17 +7,14 @@ import {
   readField,
   readFunction,
   readOptionsObject,
-  readShortString,
   readSignal,
   readTimeoutMs,
 } from '../model/internal.js';
+import { MAX_IDEMPOTENCY_KEY_LENGTH, readIdempotencyKey } from '../backend/internal.js';
 import { readRetryPolicy, type ResolvedRetryPolicy } from './retry.js';
 import type { ProgressEvent } from './types.js';
 
 const errors = layerErrors('run');
-
-/** Longest idempotency key. */
-export const MAX_IDEMPOTENCY_KEY_LENGTH = 256;
 
 /**
  * The idempotency key of step `index` of a chain called with `key`: `<key>:<index>`, so that a
@@ -73,7 +70,7 @@ export function readRunOptions(options: unknown): CallOptions | undefined {
     budgetMs: budgetMs(timeoutMs, deadline),
     fromDeadline: deadline !== undefined,
     onProgress: readFunction(errors, fields.onProgress, 'onProgress'),
-    idempotencyKey: readShortString(errors, fields.idempotencyKey, 'idempotencyKey', MAX_IDEMPOTENCY_KEY_LENGTH),
+    idempotencyKey: readIdempotencyKey(errors, fields.idempotencyKey),
     retry: readRetryPolicy(errors, fields.retry),
   };
   // A frozen options object without an absolute deadline reads the same every time (the facade

@@ -125,15 +125,20 @@ export class DefaultRunner implements Runner {
    * Runs one tool as a stream of events.
    *
    * @remarks
-   * Failures before dispatch reject the first iteration with a {@link ToolError}. MCP and provider
-   * backends stream through their executor's `callToolStream` (`STREAM_NOT_SUPPORTED` without
-   * one). A local handler streams too: an AsyncIterable result gives `chunk` events then `done`
-   * with the last chunk; any other result gives one `done` event carrying it; its
-   * `ctx.onProgress` reports become `progress` events. Events get the requested `toolId` when
-   * they have none. The stream ends when the source ends; it ends quietly when the caller's
-   * `signal` aborts, and throws TIMEOUT when `timeoutMs` passes. Leaving the loop early aborts
-   * the work's signal and calls the source's `return()`. `onProgress` is not used: progress
-   * arrives as events.
+   * Failures before dispatch reject the first iteration with a {@link ToolError}; unusable
+   * `options` with a plain `ToolexecError` (`INVALID_ARGUMENT`). MCP and provider backends stream
+   * through their executor's `callToolStream` (`STREAM_NOT_SUPPORTED` without one), or through
+   * `executeStream` of the registry backend serving them (`backends`). A local handler streams
+   * too: an AsyncIterable result gives `chunk` events then `done` with the last chunk; any other
+   * result gives one `done` event carrying it; its `ctx.onProgress` reports become `progress`
+   * events. A source's events are checked as `run` checks progress: `progress` data is a
+   * `ProgressEvent` (a bad report is dropped), an `error` event's error is a ToolexecError (a
+   * plain one is wrapped as `EXECUTION`, op `stream`, with it as `cause`), unknown kinds are
+   * dropped, and events get the requested `toolId` when they have none. The stream ends when the
+   * source ends. A `signal` already aborted makes the first iteration throw `ABORTED`; one that
+   * aborts while the stream is open ends it quietly; `timeoutMs` passing throws TIMEOUT. Leaving
+   * the loop early aborts the work's signal and calls the source's `return()`. `onProgress` is
+   * not used (progress arrives as events), nor is `retry` (a stream is never retried).
    */
   runStream(toolId: string, args?: Record<string, unknown>, options?: RunOptions): AsyncIterable<StreamEvent> {
     const input = args ?? {};

@@ -1,6 +1,7 @@
 import { ToolexecError, errorMessage, type Tool, type ToolBackend } from '../model/index.js';
 import { ABORTED, Deadline } from '../model/internal.js';
 import { closeIterator, isAsyncIterable, isPromiseLike } from './async-values.js';
+import { bridgedStreamOf } from '../backend/internal.js';
 import { executorOptions } from './dispatch.js';
 import { ToolError } from './errors.js';
 import { abortToolError, dispatchFailure } from './failures.js';
@@ -17,8 +18,9 @@ import type { LocalHandler, ProgressEvent, RunOptions, StreamEvent } from './typ
  * Nothing happens until the first `next()`. Failures before dispatch (bad ID, unknown tool, input
  * validation, an already-aborted signal) reject that first `next()` with a {@link ToolError};
  * so does a backend that cannot stream (`STREAM_NOT_SUPPORTED`, op `stream`). Events without a
- * `toolId` get the requested ID. The stream ends when the source ends; when the caller's signal
- * aborts it ends quietly (no error event: the caller's signal says why); when `timeoutMs` passes
+ * `toolId` get the requested ID; every event is checked ({@link checkedEvent}). The stream ends
+ * when the source ends; a signal already aborted rejects the first `next()` (`ABORTED`); when the
+ * caller's signal aborts once the stream is open it ends quietly (no error event: the caller's signal says why); when `timeoutMs` passes
  * it throws a `TIMEOUT` ToolError. (The quiet end returns the `ABORTED` ToolError — `TIMEOUT` when
  * the signal's reason is a timeout — as the generator's return value, which a `for await` loop
  * ignores: the telemetry records the call as failed with it.) A source that fails mid-stream makes the iterator throw an
@@ -68,9 +70,11 @@ export async function* streamEvents(
         finished = true;
         return undefined;
       }
-      const event = step.value;
-      if (event === null || typeof event !== 'object') continue;
-      yield typeof event.toolId === 'string' && event.toolId !== '' ? event : { ...event, toolId };
+      const event = checkedEvent(step.value, toolId, backend);
+      if (event === undefined) continue;
+      // A `done` does not end the stream: what the source sends after it is forwarded too (the Go
+      // original's case 91); the stream ends with the source.
+      yield event;
     }
   } finally {
     if (!finished) {
@@ -78,6 +82,44 @@ export async function* streamEvents(
       closeIterator(source);
     }
     scope.dispose();
+  }
+}
+
+/**
+ * A source's event as the caller gets it, read once: a fresh event of a known kind with the
+ * requested `toolId` when it has none; `undefined` for what is dropped. The same rules as `run`'s
+ * progress: a `progress` event's `data` goes through {@link progressReport} (a report that is not
+ * one is dropped); an `error` event's `error` that is not a library error becomes an `EXECUTION`
+ * ToolError (op `stream`) with it as `cause` (a missing one too); an event of an unknown `kind`,
+ * or one that is not an object, is dropped. An event that cannot be read (a throwing getter)
+ * fails the stream with `EXECUTION`, its error as `cause`.
+ */
+function checkedEvent(value: unknown, toolId: string, backend: ToolBackend): StreamEvent | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  let kind: unknown, id: unknown, data: unknown, error: unknown;
+  try {
+    ({ kind, toolId: id, data, error } = value as Record<string, unknown>);
+  } catch (err) {
+    throw streamFailure(toolId, backend, err);
+  }
+  const eventToolId = typeof id === 'string' && id !== '' ? id : toolId;
+  switch (kind) {
+    case 'progress': {
+      const report = progressReport(data);
+      return report === undefined ? undefined : { kind, toolId: eventToolId, data: report };
+    }
+    case 'chunk':
+      return { kind, toolId: eventToolId, data };
+    case 'done':
+      return data === undefined ? { kind, toolId: eventToolId } : { kind, toolId: eventToolId, data };
+    case 'error': {
+      const failure = ToolexecError.isInstance(error)
+        ? error
+        : streamFailure(toolId, backend, error ?? new Error('the stream source reported an error event without an error'));
+      return data === undefined ? { kind, toolId: eventToolId, error: failure } : { kind, toolId: eventToolId, error: failure, data };
+    }
+    default:
+      return undefined;
   }
 }
 
@@ -93,9 +135,13 @@ function openSource(
   switch (backend.kind) {
     case 'local': {
       const handler = pipeline.dispatcher.localHandler('stream', toolId, backend);
-      return new LocalEventSource(handler, args, toolId, scope, idempotencyKey);
+      // A registry backend with `executeStream` streams through it (its partial results as chunks).
+      const streamed = bridgedStreamOf(handler) as LocalHandler | undefined;
+      return new LocalEventSource(streamed ?? handler, args, toolId, scope, idempotencyKey);
     }
     case 'mcp': {
+      const served = pipeline.dispatcher.registeredStream(backend, tool.name);
+      if (served !== undefined) return new LocalEventSource(served as LocalHandler, args, toolId, scope, idempotencyKey);
       const executor = pipeline.dispatcher.mcp;
       if (executor === undefined) throw streamConfigError(toolId, backend, 'MCP executor not configured');
       const target = (backend as { mcp?: { serverName?: unknown } }).mcp;
@@ -112,6 +158,8 @@ function openSource(
       );
     }
     case 'provider': {
+      const served = pipeline.dispatcher.registeredStream(backend, tool.name);
+      if (served !== undefined) return new LocalEventSource(served as LocalHandler, args, toolId, scope, idempotencyKey);
       const executor = pipeline.dispatcher.provider;
       if (executor === undefined) throw streamConfigError(toolId, backend, 'provider executor not configured');
       const target = (backend as { provider?: { providerId?: unknown; toolId?: unknown } }).provider;

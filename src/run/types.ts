@@ -142,6 +142,8 @@ export interface RunOptions {
    * Retries of this call on a transient failure (see {@link RetryPolicy}): by default tools whose
    * annotations say `readOnlyHint` or `idempotentHint` are retried with the runner's policy, others
    * never; a policy here opts this call in whatever the tool says; `false` turns retries off.
+   * `run` and each step of `runChain` use it; `runStream` reads (and checks) it but never retries:
+   * a stream's events may already have reached the caller when it fails.
    */
   retry?: RetryPolicy | false;
   /**
@@ -278,7 +280,10 @@ export interface RunnerOptions {
    *   `providerId` names one runs there under `provider.toolId`. Otherwise the `mcp` and
    *   `provider` executors serve them.
    *
-   * Streams (`runStream`) go through the executors only.
+   * Streams (`runStream`): a tool such a backend serves streams through its `executeStream`
+   * when it has one (each value a `chunk` event, then `done` with the last), else, for a `local`
+   * binding, through `execute` (one `done` event with the result); `mcp` and `provider` bindings
+   * whose backend cannot stream go through the executors' `callToolStream`.
    */
   backends?: BackendRegistry;
   /** Runs tools of `mcp` backends. */
@@ -368,10 +373,23 @@ export type ChainResult =
 
 /** Resolves, validates, dispatches and normalizes tool calls. */
 export interface Runner {
-  /** Runs one tool; rejects with a {@link ToolError} naming the failed stage. */
+  /**
+   * Runs one tool; rejects with a {@link ToolError} naming the failed stage, except for per-call
+   * `options` that cannot be used (not an object, a bad `timeoutMs`, `signal`, `idempotencyKey`,
+   * `retry`, ...), which reject with a plain {@link ToolexecError} `INVALID_ARGUMENT` before any stage.
+   */
   run(toolId: string, args?: Record<string, unknown>, options?: RunOptions): Promise<RunResult>;
-  /** Runs one tool as a stream of events: `progress` and `chunk`, then `done` on success; failures throw a {@link ToolError}. */
+  /**
+   * Runs one tool as a stream of events: `progress` and `chunk`, then `done` on success; failures
+   * throw a {@link ToolError}, except unusable per-call `options`, which make the first iteration
+   * throw a plain {@link ToolexecError} `INVALID_ARGUMENT`. A signal already aborted makes the first
+   * iteration throw `ABORTED` (a ToolError); one that aborts once the stream is open ends it quietly.
+   * `options.retry` does not apply: a stream is never retried.
+   */
   runStream(toolId: string, args?: Record<string, unknown>, options?: RunOptions): AsyncIterable<StreamEvent>;
-  /** Runs steps in order; stops at the first failure with a {@link ChainError}. */
+  /**
+   * Runs steps in order; stops at the first failure with a {@link ChainError}. Unusable per-call
+   * `options` reject with a plain {@link ToolexecError} `INVALID_ARGUMENT` before the first step.
+   */
   runChain(steps: readonly ChainStep[], options?: RunOptions): Promise<ChainResult>;
 }

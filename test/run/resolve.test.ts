@@ -77,7 +77,7 @@ describe('resolution (cases 43–55)', () => {
     }
   });
 
-  it('case 47: getTool failing with another error fails the call; resolvers are not consulted', async () => {
+  it('case 47: getTool failing with another error fails the call with EXECUTION (a failed lookup, not a miss); resolvers are not consulted', async () => {
     const odd = new Error('index offline');
     const toolResolver = vi.fn(() => tool('t'));
     const index = indexDouble(indexWith(), {
@@ -89,7 +89,7 @@ describe('resolution (cases 43–55)', () => {
       createRunner({ index, toolResolver, backendsResolver: () => [localBackend('h')], local: handlers }).run('t'),
     )) as ToolError;
     expect(err.op).toBe('resolve');
-    expect(err.code).toBe('TOOL_NOT_FOUND');
+    expect(err.code).toBe('EXECUTION');
     expect(err.cause).toBe(odd);
     expect(toolResolver).not.toHaveBeenCalled();
   });
@@ -147,13 +147,13 @@ describe('resolution (cases 43–55)', () => {
       const runner = createRunner({ toolResolver, backendsResolver: () => [localBackend('h')], local: handlers });
       const err = (await rejectionOf(runner.run('t'))) as ToolError;
       expect(err.op).toBe('resolve');
-      expect(err.code).toBe('TOOL_NOT_FOUND');
+      expect(err.code).toBe('EXECUTION');
       expect(err.cause).toBe(boom);
       expect(err.message).toBe('run: resolve t: tool resolver failed: resolver down');
     }
   });
 
-  it('case 53 (TS): a throwing backends resolver fails with op resolve, NO_BACKENDS, its error as cause', async () => {
+  it('case 53 (TS): a throwing backends resolver fails with op resolve, its code or EXECUTION, its error as cause', async () => {
     const boom = new ToolexecError('CONNECTION_CLOSED', 'registry gone');
     for (const backendsResolver of [
       () => {
@@ -175,7 +175,7 @@ describe('resolution (cases 43–55)', () => {
         throw new Error('x');
       },
     });
-    expect((await rejectionOf(plain.run('t'))).code).toBe('NO_BACKENDS');
+    expect((await rejectionOf(plain.run('t'))).code).toBe('EXECUTION');
   });
 
   it('case 54: a backends resolver returning [] or undefined → NO_BACKENDS', async () => {

@@ -126,7 +126,7 @@ describe('construction and config (cases 1–8)', () => {
     });
     const err = (await rejectionOf(throwing.run('t'))) as ToolError;
     expect(err.op).toBe('select_backend');
-    expect(err.code).toBe('NO_BACKENDS');
+    expect(err.code).toBe('EXECUTION');
     expect(err.cause).toBe(boom);
     const empty = createRunner({
       toolResolver: () => tool('t'),

@@ -1,8 +1,15 @@
 /**
- * How a `tools/call` result is checked on arrival: the SDK's `CallToolResultSchema`, with a
- * shortcut for the results nearly every tool returns.
+ * How an MCP `tools/call` result is checked: the SDK's `CallToolResultSchema`, with a shortcut for
+ * the results nearly every tool returns. The one check of a result, wherever it arrives: the MCP
+ * executor of `toolexec/mcp` hands {@link callToolResultSchema} to the SDK's `request`, and the
+ * runner checks what an injected `McpExecutor` resolves with ({@link checkCallToolResult}),
+ * so that a malformed result is `PROTOCOL` whichever executor served it.
+ *
+ * @internal
+ * @module
  */
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { layerErrors } from '../model/internal.js';
 
 type SafeParse = ReturnType<typeof CallToolResultSchema.safeParse>;
 
@@ -75,3 +82,27 @@ export const callToolResultSchema = {
     return CallToolResultSchema.safeParse(data);
   },
 } as unknown as typeof CallToolResultSchema;
+
+const errors = layerErrors('run');
+
+/**
+ * Checks what an MCP executor resolved with for a call to `serverName`, with the same schema as
+ * {@link callToolResultSchema}: a plain result costs a few property reads; anything else is parsed
+ * by the SDK's schema. `null` is no result (the Go original's nil) and passes.
+ *
+ * @throws `PROTOCOL` naming the server (`details.serverName`), the schema's error as `cause`, for
+ * anything that is not a `CallToolResult` (a string, a number, `undefined`, `content` that is not an
+ * array, a content item that is not a content block, `isError` that is not a boolean, ...);
+ * whatever reading the result throws (a throwing getter), for the caller to wrap.
+ */
+export function checkCallToolResult(serverName: string, result: unknown): void {
+  if (result === null || isPlainCallToolResult(result)) return;
+  const parsed = CallToolResultSchema.safeParse(result);
+  if (parsed.success) return;
+  const cause: unknown = parsed.error;
+  const why = cause instanceof Error ? cause.message : 'not a CallToolResult';
+  throw errors('PROTOCOL', `the MCP executor returned an invalid result for server "${serverName}": ${why}`, {
+    cause,
+    details: { serverName },
+  });
+}

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createToolIndex } from '../../src/discovery/index.js';
 import { ToolexecError } from '../../src/model/index.js';
-import { callToolResultSchema, isPlainCallToolResult } from '../../src/mcp/call-result.js';
+import { callToolResultSchema, isPlainCallToolResult } from '../../src/run/internal.js';
 import { type SdkMcpExecutor, createMcpExecutor } from '../../src/mcp/index.js';
 import { ToolError, createRunner } from '../../src/run/index.js';
 
