@@ -19,6 +19,7 @@ export type { BackendToolId } from './tool-id.js';
 export type {
   Backend,
   BackendCallOptions,
+  BackendProgressListener,
   BackendToolContext,
   BackendToolHandler,
   BridgedHandler,
