@@ -31,9 +31,31 @@ type Importer = (url: string) => Promise<unknown>;
 
 const nativeImport: Importer = (url) => import(url);
 
-/** How to import `shown`: Node's own `import()`, or tsx's `tsImport` for TypeScript on a Node that does not strip types. */
+/**
+ * How to import `shown`: Node's own `import()`, or tsx's `tsImport` for TypeScript on a Node that
+ * does not strip types. On a Node that does, a `.ts` file with `export` syntax in a CommonJS
+ * project (no `"type": "module"`) fails to load natively: it is then loaded through tsx when tsx
+ * is installed.
+ */
 async function importerFor(path: string, shown: string): Promise<Importer> {
-  if (!TYPESCRIPT.test(path) || nodeStripsTypes()) return nativeImport;
+  if (!TYPESCRIPT.test(path)) return nativeImport;
+  if (nodeStripsTypes()) {
+    return async (url) => {
+      try {
+        return await nativeImport(url);
+      } catch (error) {
+        if (!(error instanceof SyntaxError)) throw error;
+        const viaTsx = await tsxImporter(path, shown).catch(() => undefined);
+        if (viaTsx === undefined) throw error;
+        return viaTsx(url);
+      }
+    };
+  }
+  return tsxImporter(path, shown);
+}
+
+/** tsx's `tsImport`, or `CONFIGURATION` saying what to install. */
+async function tsxImporter(path: string, shown: string): Promise<Importer> {
   let tsImport: typeof TsImport;
   try {
     ({ tsImport } = await import('tsx/esm/api'));
