@@ -45,17 +45,17 @@ async function importerFor(path: string, shown: string): Promise<Importer> {
         return await nativeImport(url);
       } catch (error) {
         if (!(error instanceof SyntaxError)) throw error;
-        const viaTsx = await tsxImporter(path, shown).catch(() => undefined);
+        const viaTsx = await tsxImporter(shown).catch(() => undefined);
         if (viaTsx === undefined) throw error;
         return viaTsx(url);
       }
     };
   }
-  return tsxImporter(path, shown);
+  return tsxImporter(shown);
 }
 
 /** tsx's `tsImport`, or `CONFIGURATION` saying what to install. */
-async function tsxImporter(path: string, shown: string): Promise<Importer> {
+async function tsxImporter(shown: string): Promise<Importer> {
   let tsImport: typeof TsImport;
   try {
     ({ tsImport } = await import('tsx/esm/api'));
