@@ -120,17 +120,10 @@ export async function settleUnder(
   work: () => unknown,
   failure: (err: unknown) => ToolexecError,
 ): Promise<unknown> {
-  if (stop === undefined) {
-    try {
-      return await work();
-    } catch (err) {
-      throw failure(err);
-    }
-  }
   try {
     return await raceUnder(stop, what, details, work, failure);
   } finally {
-    stop.dispose();
+    stop?.dispose();
   }
 }
 

@@ -2,7 +2,7 @@
  * How schemas and values read in violation messages: values shown short, schemas summarized in a
  * line, local `$ref`s followed, a `oneOf`'s discriminator found.
  */
-import { isPlainObject, safeJson, type SchemaDocument } from './schema-source.js';
+import { escapePointer, isPlainObject, safeJson, type SchemaDocument } from './schema-source.js';
 
 /** How a field is shown in messages: its pointer, or `(root)` for the whole value. */
 export function fieldLabel(field: string): string {
@@ -190,4 +190,24 @@ export function describeSchema(schema: unknown, root: SchemaDocument): string {
   }
   if (head === undefined) return details.join(', ');
   return details.length > 0 ? `${head} (${details.join(', ')})` : head;
+}
+
+/** Longest pointer segment a violation shows (a longer property name is cut, ending in `…`). */
+const MAX_SEGMENT_CHARS = 100;
+
+function cutSegment(part: string): string {
+  return part.length > MAX_SEGMENT_CHARS ? `${part.slice(0, MAX_SEGMENT_CHARS - 1)}…` : part;
+}
+
+/** A property name as a JSON pointer segment, cut to {@link MAX_SEGMENT_CHARS}. */
+export function segment(name: string): string {
+  return cutSegment(escapePointer(name));
+}
+
+/**
+ * `pointer` with each segment cut to {@link MAX_SEGMENT_CHARS}: a model that sends a huge property
+ * name gets a violation of readable size back, not its name echoed in every message.
+ */
+export function cutPointer(pointer: string): string {
+  return pointer.length <= MAX_SEGMENT_CHARS ? pointer : pointer.split('/').map(cutSegment).join('/');
 }

@@ -16,10 +16,12 @@ import {
   findDiscriminator,
   describeSchema,
   collectProperties,
+  cutPointer,
+  segment,
 } from './schema-description.js';
 import { editDistance, typoBudget } from './edit-distance.js';
 import type { ContractViolation, ViolationCode } from './schema.js';
-import { escapePointer, isPlainObject, jsonTypeOf, safeJson, type SchemaDocument } from './schema-source.js';
+import { isPlainObject, jsonTypeOf, safeJson, type SchemaDocument } from './schema-source.js';
 
 /** Params of the explaining `oneOf` / `anyOf` errors (the explaining Ajv's, and the spec engine's once grouped). */
 export interface CompositeParams {
@@ -461,27 +463,6 @@ class Collector {
       { expected: candidates, actual, keyword },
     );
   }
-}
-
-/** Longest pointer segment a violation shows (a longer property name is cut, ending in `…`). */
-const MAX_SEGMENT_CHARS = 100;
-
-/** A property name as a JSON pointer segment, cut to {@link MAX_SEGMENT_CHARS}. */
-function segment(name: string): string {
-  const escaped = escapePointer(name);
-  return escaped.length > MAX_SEGMENT_CHARS ? `${escaped.slice(0, MAX_SEGMENT_CHARS - 1)}…` : escaped;
-}
-
-/**
- * `pointer` with each segment cut to {@link MAX_SEGMENT_CHARS}: a model that sends a huge property
- * name gets a violation of readable size back, not its name echoed in every message.
- */
-function cutPointer(pointer: string): string {
-  if (pointer.length <= MAX_SEGMENT_CHARS) return pointer;
-  return pointer
-    .split('/')
-    .map((part) => (part.length > MAX_SEGMENT_CHARS ? `${part.slice(0, MAX_SEGMENT_CHARS - 1)}…` : part))
-    .join('/');
 }
 
 /** The candidate within a typo's reach of `name`, closest first (`undefined` when none is). */
