@@ -74,15 +74,14 @@ export function readCallOptions(options: BackendCallOptions | undefined): ReadCa
 }
 
 /**
- * The {@link Deadline} that stops a call with these options, already armed (its clock runs from
- * now, so the deadline stays where the caller put it); `undefined` when there is neither a signal
+ * The {@link Deadline} that stops a call with these options, its due time fixed now (so the
+ * deadline stays where the caller put it; the timer and the listener on the caller's signal are
+ * attached when the call first waits); `undefined` when there is neither a signal
  * nor a deadline. The caller disposes it (through {@link settleUnder}).
  */
 export function callDeadline(read: ReadCallOptions): Deadline | undefined {
   if (read.signal === undefined && read.deadline === undefined) return undefined;
-  const stop = new Deadline(read.signal, budgetMs(undefined, read.deadline));
-  stop.arm();
-  return stop;
+  return new Deadline(read.signal, budgetMs(undefined, read.deadline), true);
 }
 
 /**

@@ -266,7 +266,8 @@ export function deadlineAfter(timeoutMs: number | undefined): number | undefined
  * timer shared by every deadline (a clock read, no `setTimeout` of its own) and a listener on the
  * caller's signal through {@link Deadline.race} or {@link Deadline.arm}; the
  * AbortSignal exists only once someone reads {@link Deadline.signal}. The clock starts when the
- * operation first waits, the signal is first read, or {@link Deadline.arm} is called. A deadline of
+ * operation first waits, the signal is first read, or {@link Deadline.arm} is called (or at
+ * construction, for a budget that counts from then: see the constructor's `fromNow`). A deadline of
  * `<= 0` has passed already: the operation is aborted from the start.
  *
  * Everything it attaches is removed by {@link Deadline.dispose} (call it in `finally`); the signal
@@ -285,17 +286,23 @@ export class Deadline {
   #armed = false;
   #disposed = false;
   #waiters: Set<(value: typeof ABORTED) => void> | undefined;
+  /** When the budget counts from construction: its due time on the `performance.now()` clock. */
+  readonly #fixedDueMs: number | undefined;
 
   /**
    * @param parent - the caller's signal, if any
    * @param timeoutMs - the budget in milliseconds; `undefined`, `Infinity` or above
    *   {@link MAX_TIMER_MS}: none; `<= 0`: already passed
+   * @param fromNow - true when the budget counts from now rather than from the first wait (the
+   *   time left before an absolute deadline): the due time is fixed at once, while the timer and
+   *   the listener on `parent` are still attached only when the operation first waits
    */
-  constructor(parent: AbortSignal | undefined, timeoutMs: number | undefined) {
+  constructor(parent: AbortSignal | undefined, timeoutMs: number | undefined, fromNow = false) {
     this.#parent = parent;
     this.#timeoutMs = timeoutMs;
-    this.#delayMs = timerDelayMs(timeoutMs);
-    if (this.#delayMs === 0) this.#fire(timeoutReason(timeoutMs as number), true);
+    const delayMs = (this.#delayMs = timerDelayMs(timeoutMs));
+    if (delayMs === 0) this.#fire(timeoutReason(timeoutMs as number), true);
+    else if (fromNow && delayMs !== undefined) this.#fixedDueMs = clock.now() + delayMs;
   }
 
   /** The budget this deadline was made with. */
@@ -415,7 +422,7 @@ export class Deadline {
     const delayMs = this.#delayMs;
     if (delayMs !== undefined) {
       const due: DueEntry = {
-        dueMs: clock.now() + delayMs,
+        dueMs: this.#fixedDueMs ?? clock.now() + delayMs,
         expire: () => {
           this.#due = undefined;
           this.#fire(timeoutReason(delayMs), true);

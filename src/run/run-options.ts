@@ -80,17 +80,15 @@ export function readRunOptions(options: unknown): CallOptions | undefined {
 }
 
 /**
- * The deadline of one call (`undefined` when it has neither a signal nor a budget). Lazy, but for a
- * budget measured from an absolute deadline, whose clock has been running since the options were
- * read: that one is armed at once.
+ * The deadline of one call (`undefined` when it has neither a signal nor a budget). Lazy; a budget
+ * measured from an absolute deadline counts from now (its due time is fixed at once), a relative
+ * `timeoutMs` from the call's first wait.
  *
  * @internal
  */
 export function callDeadline(call: CallOptions | undefined): Deadline | undefined {
   if (call === undefined || (call.signal === undefined && call.budgetMs === undefined)) return undefined;
-  const deadline = new Deadline(call.signal, call.budgetMs);
-  if (call.fromDeadline) deadline.arm();
-  return deadline;
+  return new Deadline(call.signal, call.budgetMs, call.fromDeadline);
 }
 
 /** What frozen options objects without a `deadline` read as. */

@@ -83,6 +83,28 @@ describe('Deadline', () => {
     expect(deadline.signal.aborted).toBe(true);
   });
 
+  it('with fromNow, counts from construction but still attaches nothing until the work waits', async () => {
+    const { Deadline, ABORTED } = await import('../../src/model/internal.js');
+    const controller = new AbortController();
+    const started = performance.now();
+    const deadline = new Deadline(controller.signal, 60, true);
+    // nothing attached to the caller's signal while the work is synchronous
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    while (performance.now() - started < 40) {
+      // a synchronous step using up most of the budget
+    }
+    expect(deadline.aborted).toBe(false);
+    const waitStarted = performance.now();
+    const outcome = await deadline.race(new Promise(() => undefined));
+    expect(outcome).toBe(ABORTED);
+    expect(deadline.timedOut).toBe(true);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(59);
+    // the due time was fixed at construction: the wait took what was left, not a fresh 60 ms
+    expect(performance.now() - waitStarted).toBeLessThan(55);
+    deadline.dispose();
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+
   it('shares one timer: deadlines armed out of order each fire at their own time, disposed ones never', async () => {
     const { Deadline } = await import('../../src/model/internal.js');
     const fired: number[] = [];
