@@ -23,15 +23,24 @@
  * Several rounds, medians reported (the machine may be busy; one round does not decide).
  * Targets: snippet p50 ≤ 2 ms, tool call ≤ 0.05 ms, ≥ 500 snippets/s at 100 in flight (2 cores).
  *
+ * The facade and the runtime come from the built package (`dist/`), as users load them; `npm run
+ * bench` builds first.
+ *
  * Run: `node --import tsx bench/code-mode.bench.ts [--json]` (or `npm run bench -- code-mode`)
  */
 import { availableParallelism } from 'node:os';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { QuickJS } from 'quickjs-wasi';
-import { createExec, type LocalToolDefinition } from '../src/exec/index.js';
-import { createDirectGateway, createRuntime } from '../src/runtime/index.js';
+import type * as ExecModule from '../src/exec/index.js';
+import type { LocalToolDefinition } from '../src/exec/index.js';
+import type * as RuntimeModule from '../src/runtime/index.js';
 import { quickjsModule } from '../src/runtime/backends/wasm/engine.js';
+import { importBuilt } from './built.js';
 import { median, round } from './paired.js';
+
+// the paths users call, from the built package (see bench/built.ts)
+const { createExec } = await importBuilt<typeof ExecModule>('exec');
+const { createDirectGateway, createRuntime } = await importBuilt<typeof RuntimeModule>('runtime');
 
 const asJson = process.argv.slice(2).includes('--json');
 const ROUNDS = 5;
