@@ -49,13 +49,22 @@ _CHUNK = 64 * 1024
 _reader = sys.stdin.buffer
 _finished = False
 _failed_calls = []
+# the largest message the host accepts (the start message says; the host's default until then)
+_max_message_bytes = 8 * 1024 * 1024
 # a snippet's threads may print and call tools at once: one line at a time, one call at a time
 _write_lock = threading.Lock()
 _call_lock = threading.Lock()
 
 
+def _encode(message):
+    return (json.dumps(message, allow_nan=False, separators=(",", ":")) + "\n").encode("ascii")
+
+
 def _send(message):
-    data = (json.dumps(message, allow_nan=False, separators=(",", ":")) + "\n").encode("ascii")
+    _write(_encode(message))
+
+
+def _write(data):
     view = memoryview(data)
     with _write_lock:
         while view:
@@ -134,7 +143,16 @@ def _call(type_, payload):
         message = {"type": type_, "id": request_id}
         if payload is not None:
             message["payload"] = payload
-        _send(message)
+        data = _encode(message)
+        size = len(data) - 1
+        if size > _max_message_bytes:
+            # refused here, as the node guest refuses it: a PROTOCOL error the snippet can catch,
+            # never written to the channel (the host would take it for raw output)
+            text = "runtime: protocol error: message of %d bytes exceeds the %d-byte limit" % (size, _max_message_bytes)
+            details = {"bytes": size, "maxMessageBytes": _max_message_bytes}
+            _failed_calls.append((request_id, "PROTOCOL", text))
+            return {"type": "error", "id": request_id, "payload": {"error": text, "code": "PROTOCOL", "name": "ToolexecError", "details": details}}
+        _write(data)
         while True:
             reply = _receive()
             if reply.get("id") == request_id and reply.get("type") in ("response", "error"):
@@ -221,6 +239,9 @@ def _main():
         start = _receive()
         if start.get("type") == "start":
             break
+    global _max_message_bytes
+    if isinstance(start.get("maxMessageBytes"), int) and start["maxMessageBytes"] > 0:
+        _max_message_bytes = start["maxMessageBytes"]
     code = start.get("code") if isinstance(start.get("code"), str) else ""
     limit = start.get("maxResultBytes")
     outcome = prelude.run_snippet(code, _call)

@@ -9,7 +9,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createDockerBackend, createDirectGateway, createRuntime, type ToolGateway } from '../../../../src/runtime/index.js';
 import { createContractFixture } from '../../../../src/testing/gateway-contract.js';
 import { createExec } from '../../../../src/exec/index.js';
-import { docker, ensureImage, skipDocker } from './engine.js';
+import { containersOf, ensureImage, skipDocker } from './engine.js';
+import { ensurePythonImage, pythonRequest } from './python-engine.js';
 
 const NINE_MIB = 9 * 1024 * 1024;
 
@@ -44,8 +45,8 @@ describe.skipIf(skipDocker)('docker protocol channel', () => {
   const gateway = bigResultGateway();
   afterAll(async () => {
     await backend.close();
-    const left = await docker.listContainers({ all: true, filters: { name: ['toolexec'] } });
-    expect(left.filter((c) => c.State === 'running')).toHaveLength(0);
+    // this backend's own containers (other files' runs may be going on beside it)
+    expect(await containersOf(backend.id)).toEqual([]);
   });
 
   it('counts short raw lines on fd 1 against the output limit, cheaply', async () => {
@@ -98,6 +99,32 @@ describe.skipIf(skipDocker)('docker protocol channel', () => {
     expect(result.value).toEqual(['PROTOCOL', expect.stringMatching(/exceeds the 8388608-byte limit/)]);
     expect(result.stdout).toBe('');
   }, 30_000);
+
+  it('refuses an oversized tool-call argument from Python the same way: a catchable PROTOCOL error, nothing in stdout', async () => {
+    await ensurePythonImage();
+    const big = `{"a": 1, "pad": "x" * ${NINE_MIB}}`;
+    const caught = await backend.execute(
+      pythonRequest(
+        `try:\n    tools.run_tool("test:add", ${big})\nexcept tools.ToolError as e:\n    result = [e.code, e.message, e.details]\nresult`,
+      ),
+    );
+    expect(caught.value).toEqual([
+      'PROTOCOL',
+      expect.stringMatching(/^runtime: protocol error: message of \d+ bytes exceeds the 8388608-byte limit$/),
+      { bytes: expect.any(Number), maxMessageBytes: 8388608 },
+    ]);
+    expect(caught.stdout).toBe('');
+    // uncaught, the run fails as the node guest's does: the snippet's error (a code the host did not
+    // raise is not taken from the guest), never as output over the limit
+    for (const request of [
+      pythonRequest(`tools.run_tool("test:add", ${big})`),
+      { gateway, code: `await tools.runTool("test:add", { a: 1, pad: "x".repeat(${NINE_MIB}) }); return 1` },
+    ]) {
+      const error = await failure(backend.execute(request));
+      expect(error.code).toBe('CODE_EXECUTION');
+      expect(error.message).toMatch(/protocol error: message of \d+ bytes exceeds the 8388608-byte limit/);
+    }
+  }, 60_000);
 
   it('fails an uncaught oversized tool result with the call code (PROTOCOL)', async () => {
     const caught = await backend.execute({
