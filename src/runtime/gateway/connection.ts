@@ -122,7 +122,7 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
 }
 
 /**
- * A message as one line of JSON for a byte-stream transport. @throws `PROTOCOL` when the message
+ * A message as its JSON text (one line, for a byte-stream transport or a port carrying text). @throws `PROTOCOL` when the message
  * is not JSON-encodable or is larger than `maxMessageBytes` (`details: { bytes, maxMessageBytes }`).
  */
 export function encodeMessage(message: WireMessage, maxMessageBytes: number): string {
@@ -132,6 +132,8 @@ export function encodeMessage(message: WireMessage, maxMessageBytes: number): st
   } catch (err) {
     throw protocolError(`message is not JSON-encodable: ${err instanceof Error ? err.message : String(err)}`, undefined, err);
   }
+  // a UTF-16 code unit is at most 3 bytes of UTF-8: a short text is counted only when it could be too large
+  if (text.length * 3 <= maxMessageBytes) return text;
   const bytes = Buffer.byteLength(text);
   if (bytes > maxMessageBytes) {
     throw protocolError(`message of ${bytes} bytes exceeds the ${maxMessageBytes}-byte limit`, { bytes, maxMessageBytes });

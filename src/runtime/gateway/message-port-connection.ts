@@ -3,7 +3,7 @@
  * (a string crosses threads far cheaper than a structured clone of the same object, and a relay —
  * the wasm worker between the QuickJS VM and the host — can pass it on without parsing it).
  */
-import { AsyncQueue, type GatewayConnection, type IncomingItem } from './connection.js';
+import { AsyncQueue, encodeMessage, type GatewayConnection, type IncomingItem } from './connection.js';
 import { connectionClosedError, protocolError, type WireMessage } from './wire.js';
 
 /** The parts of a `node:worker_threads` MessagePort (or Worker) the connection uses. */
@@ -32,12 +32,19 @@ export interface MessagePortConnectionOptions {
    * @defaultValue 'clone'
    */
   encoding?: 'clone' | 'json';
+  /**
+   * With `encoding: 'json'`, the largest message sent, in bytes of its JSON text: a larger one is
+   * refused with `PROTOCOL` (`message of N bytes exceeds the M-byte limit`), as on a stream
+   * connection. @defaultValue no limit
+   */
+  maxMessageBytes?: number;
 }
 
 class MessagePortConnection implements GatewayConnection {
   readonly #port: MessagePortLike;
   readonly #closePort: boolean;
   readonly #json: boolean;
+  readonly #maxMessageBytes: number;
   readonly #queue = new AsyncQueue<IncomingItem>();
   #closed = false;
   readonly #onMessage = (value: unknown) => this.#receive(value);
@@ -47,6 +54,7 @@ class MessagePortConnection implements GatewayConnection {
     this.#port = port;
     this.#closePort = options.closePort ?? true;
     this.#json = options.encoding === 'json';
+    this.#maxMessageBytes = options.maxMessageBytes ?? Infinity;
     port.on('message', this.#onMessage);
     port.on('close', this.#onClose);
   }
@@ -61,14 +69,7 @@ class MessagePortConnection implements GatewayConnection {
 
   async send(message: WireMessage): Promise<void> {
     if (this.#closed) throw connectionClosedError();
-    let value: unknown = message;
-    if (this.#json) {
-      try {
-        value = JSON.stringify(message);
-      } catch (err) {
-        throw protocolError(`message cannot be encoded: ${err instanceof Error ? err.message : String(err)}`, undefined, err);
-      }
-    }
+    const value: unknown = this.#json ? encodeMessage(message, this.#maxMessageBytes) : message;
     try {
       this.#port.postMessage(value);
     } catch (err) {

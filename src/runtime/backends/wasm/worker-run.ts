@@ -182,7 +182,12 @@ export async function runOnWorker(pool: WorkerPool, spec: WorkerRunSpec): Promis
       }
     };
     if (spec.gateway !== undefined) {
-      server = serveGateway(spec.gateway, createMessagePortConnection(notifyingPort, { encoding: 'json' }), {
+      const maxMessageBytes = spec.payload.maxMessageBytes;
+      const connection = createMessagePortConnection(notifyingPort, {
+        encoding: 'json',
+        ...(typeof maxMessageBytes === 'number' ? { maxMessageBytes } : {}),
+      });
+      server = serveGateway(spec.gateway, connection, {
         // the guest never cancels a single call; the run's end (server close) aborts them all
         cancellableRequests: false,
         onMessage,

@@ -275,6 +275,38 @@ describe('wasm backend', () => {
         await small.close();
       }
     });
+
+    it('refuses a tool reply over maxMessageBytes with PROTOCOL: catchable, and uncaught the run fails with it', async () => {
+      const small = createWasmBackend({ poolSize: 1, maxMessageBytes: 4000 });
+      const inner = gateway();
+      // `test:big` answers `n` characters (its request stays small)
+      const big: ToolGateway = {
+        searchTools: (query, limit) => inner.searchTools(query, limit),
+        listNamespaces: () => inner.listNamespaces(),
+        describeTool: (id, level) => inner.describeTool(id, level),
+        listToolExamples: (id, max) => inner.listToolExamples(id, max),
+        runChain: (steps, options) => inner.runChain(steps, options),
+        runTool: async (id, args, options) => {
+          if (id !== 'test:big') return inner.runTool(id, args, options);
+          const result = await inner.runTool('test:echo', {}, options);
+          return { ...result, structured: 'x'.repeat((args as { n: number }).n) };
+        },
+      };
+      try {
+        const caught = await small.execute({
+          code: "const ok = (await tools.runTool('test:big', { n: 10 })).structured.length; try { await tools.runTool('test:big', { n: 5000 }); return 'no error' } catch (e) { return [ok, e.code, e.message] }",
+          gateway: big,
+        });
+        expect(caught.value).toEqual([10, 'PROTOCOL', expect.stringMatching(/message of \d+ bytes exceeds the 4000-byte limit/)]);
+        const error = await small.execute({ code: "await tools.runTool('test:big', { n: 5000 }); return 1", gateway: big }).then(
+          () => undefined,
+          (err: unknown) => err as { code?: string },
+        );
+        expect(error?.code).toBe('PROTOCOL');
+      } finally {
+        await small.close();
+      }
+    });
   });
 
   describe('limits', () => {
