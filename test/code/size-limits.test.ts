@@ -49,9 +49,13 @@ describe('code mode: source and result size limits', () => {
   }, 30_000);
 });
 
-/** A tool result larger than the sandbox's memory: the memory limit at once, never the deadline. */
+/**
+ * A tool result larger than the sandbox's memory: the memory limit at once, never the deadline.
+ * (The message cap is raised here so that the reply reaches the sandbox; at the default 8 MiB the
+ * host refuses a 30 MB reply first, with `PROTOCOL`.)
+ */
 describe('code mode: a tool result too large for the sandbox', () => {
-  const runtime = createRuntime({ wasm: { poolSize: 1 } });
+  const runtime = createRuntime({ wasm: { poolSize: 1, maxMessageBytes: 64 * 1024 * 1024 } });
   const f = fixture();
   f.index.registerTool(
     { name: 'big', namespace: 'demo', description: 'A string of n characters', inputSchema: { type: 'object' } },
