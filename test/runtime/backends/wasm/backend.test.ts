@@ -105,6 +105,15 @@ describe('wasm backend', () => {
   });
 
   describe('the guest surface', () => {
+    it("does not show the prelude's source: its functions print as native ones", async () => {
+      const result = await run('return [String(tools.runTool), String(console.log), String(setTimeout)]');
+      expect(result.value).toEqual([
+        'function runTool() {\n    [native code]\n}',
+        'function out() {\n    [native code]\n}',
+        'function setTimeout() {\n    [native code]\n}',
+      ]);
+    });
+
     it('has no host capabilities', async () => {
       const result = await run(
         "return ['process', 'require', 'module', 'WebAssembly', 'fetch', 'XMLHttpRequest', 'Buffer', 'std', 'os', 'Deno', 'Worker', 'SharedArrayBuffer'].map((n) => n + ':' + typeof globalThis[n]);",
