@@ -76,8 +76,8 @@ export function readCallOptions(options: BackendCallOptions | undefined): ReadCa
 /**
  * The {@link Deadline} that stops a call with these options, its due time fixed now (so the
  * deadline stays where the caller put it; the timer and the listener on the caller's signal are
- * attached when the call first waits); `undefined` when there is neither a signal
- * nor a deadline. The caller disposes it (through {@link settleUnder}).
+ * attached when the call first waits); `undefined` when there is neither a signal nor a deadline.
+ * The caller disposes it (through {@link settleUnder}).
  */
 export function callDeadline(read: ReadCallOptions): Deadline | undefined {
   if (read.signal === undefined && read.deadline === undefined) return undefined;

@@ -122,8 +122,9 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
 }
 
 /**
- * A message as its JSON text (one line, for a byte-stream transport or a port carrying text). @throws `PROTOCOL` when the message
- * is not JSON-encodable or is larger than `maxMessageBytes` (`details: { bytes, maxMessageBytes }`).
+ * A message as its JSON text (one line, for a byte-stream transport or a port carrying text).
+ * @throws `PROTOCOL` when the message is not JSON-encodable or is larger than `maxMessageBytes`
+ * (`details: { bytes, maxMessageBytes }`).
  */
 export function encodeMessage(message: WireMessage, maxMessageBytes: number): string {
   let text: string;
