@@ -6,7 +6,8 @@
  * - `runner`: `runner.run('ev:echo', …)` through toolexec's MCP executor (the official SDK inside).
  *
  * Each client talks to its own server processes: three of each, which successive groups take in
- * turn, so that no one process's speed decides a figure. Before any timing, every client makes
+ * turn, so that no one process's speed decides a figure. toolexec comes from the built package
+ * (`dist/`), as users load it (`npm run bench` builds first). Before any timing, every client makes
  * 2,000 calls to each of its servers, the same for all three: with only the warm-up groups (~130
  * calls per server) a call took 2–6× as long as warm (0.25–0.9 ms on the 2-vCPU VM against
  * 0.08–0.25 ms), so the figure was mostly about the servers' warm-up, not the clients (whose own
@@ -21,10 +22,18 @@ import { createMCPClient, type MCPClient } from '@ai-sdk/mcp';
 import { Experimental_StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { createToolIndex } from '../src/discovery/index.js';
-import { createMcpExecutor, type SdkMcpExecutor } from '../src/mcp/index.js';
-import { createRunner, type Runner } from '../src/run/index.js';
+import type * as DiscoveryModule from '../src/discovery/index.js';
+import type * as McpModule from '../src/mcp/index.js';
+import type { SdkMcpExecutor } from '../src/mcp/index.js';
+import type * as RunModule from '../src/run/index.js';
+import type { Runner } from '../src/run/index.js';
+import { importBuilt } from './built.js';
 import { bootstrapCi, median, pairedRatios, pinToCpu0, round, timeGroups } from './paired.js';
+
+// toolexec's path from the built package, as users load it (see bench/built.ts)
+const { createToolIndex } = await importBuilt<typeof DiscoveryModule>('discovery');
+const { createMcpExecutor } = await importBuilt<typeof McpModule>('mcp');
+const { createRunner } = await importBuilt<typeof RunModule>('run');
 
 const asJson = process.argv.slice(2).includes('--json');
 const pinned = pinToCpu0();
