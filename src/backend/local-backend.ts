@@ -33,6 +33,7 @@ export class LocalBackend implements Backend {
   readonly name: string;
   readonly #definitions = new Map<string, BackendToolDefinition>();
   #enabled = true;
+  #version = 0;
 
   constructor(name: string) {
     if (typeof name !== 'string' || name === '') throw errors.invalidArgument('backend name', 'is required');
@@ -46,7 +47,17 @@ export class LocalBackend implements Backend {
 
   /** Enables or disables the backend. */
   setEnabled(enabled: boolean): void {
+    if (this.#enabled !== (enabled === true)) this.#version += 1;
     this.#enabled = enabled === true;
+  }
+
+  /**
+   * Changes whenever what {@link LocalBackend.get} answers may change: a tool registered, replaced
+   * or removed, the backend enabled or disabled. The runner remembers a tool's handler while it
+   * stays the same.
+   */
+  get version(): number {
+    return this.#version;
   }
 
   /**
@@ -59,6 +70,7 @@ export class LocalBackend implements Backend {
     if (typeof key !== 'string' || key === '') throw errors.invalidArgument('tool key', 'is required');
     if (typeof definition === 'function') {
       this.#definitions.set(key, { name: key, handler: definition });
+      this.#version += 1;
       return;
     }
     if (definition === null || typeof definition !== 'object') {
@@ -66,11 +78,14 @@ export class LocalBackend implements Backend {
     }
     const copy = guardCall(errors, `tool definition for "${key}"`, () => ({ ...definition }));
     this.#definitions.set(key, { ...copy, name: copy.name || key });
+    this.#version += 1;
   }
 
   /** Removes the tool stored under `key`; true when there was one. */
   unregisterHandler(key: string): boolean {
-    return this.#definitions.delete(key);
+    if (!this.#definitions.delete(key)) return false;
+    this.#version += 1;
+    return true;
   }
 
   /** True when a tool is stored under `key`. */

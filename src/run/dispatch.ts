@@ -67,7 +67,7 @@ export class Dispatcher {
     if (kind === 'mcp' || kind === 'provider')
       return this.#runRemote({ toolId, resolved, backend, deadline }, args, progress, idempotencyKey);
     if (kind !== 'local') throw configError('execute', toolId, backend, `unknown backend kind: ${String(kind)}`);
-    const handler = this.#handler(toolId, backend);
+    const handler = this.#handler(toolId, resolved, backend);
     let out: unknown;
     try {
       out = handler(args, new HandlerContext(toolId, deadline, progress, idempotencyKey));
@@ -79,18 +79,36 @@ export class Dispatcher {
     return this.#finish(toolId, resolved, backend, out);
   }
 
-  /** {@link Dispatcher.localHandler} for dispatch, with the common case (a registered string name) kept small. */
-  #handler(toolId: string, backend: ToolBackend): LocalHandler {
+  /**
+   * {@link Dispatcher.localHandler} for dispatch, with the common case (a registered string name)
+   * kept small. The handler of a resolution's selected backend is remembered with it while the
+   * registry's `version` stays the same (see {@link LocalRegistry.version}).
+   */
+  #handler(toolId: string, resolved: Resolved, backend: ToolBackend): LocalHandler {
     const registry = this.#local;
+    if (registry === undefined) return this.localHandler('execute', toolId, backend);
+    let version: unknown;
+    try {
+      version = registry.version;
+    } catch {
+      version = undefined;
+    }
+    const remembered = backend === resolved.selected && typeof version === 'number';
+    if (remembered && resolved.handlerVersion === version && resolved.handler !== undefined) return resolved.handler;
     const name = (backend as { local?: { name?: unknown } }).local?.name;
-    if (registry === undefined || typeof name !== 'string') return this.localHandler('execute', toolId, backend);
+    if (typeof name !== 'string') return this.localHandler('execute', toolId, backend);
     let handler: LocalHandler | undefined;
     try {
       handler = registry.get(name);
     } catch (err) {
       throw registryFailure('execute', toolId, backend, name, err);
     }
-    return typeof handler === 'function' ? handler : this.localHandler('execute', toolId, backend);
+    if (typeof handler !== 'function') return this.localHandler('execute', toolId, backend);
+    if (remembered) {
+      resolved.handler = handler;
+      resolved.handlerVersion = version as number;
+    }
+    return handler;
   }
 
   /** The handler a local backend names. @throws ToolError (`op`) when there is none. */

@@ -4,6 +4,7 @@ import { isPromiseLike } from './async-values.js';
 import { invalidResolvedTool, isNotFound, lookupFailure, noBackends, toolNotFound } from './failures.js';
 import type { ToolError } from './errors.js';
 import type { ResolvedRunnerOptions } from './options.js';
+import type { LocalHandler } from './types.js';
 
 /**
  * Resolution: a tool ID to the tool and the backend a call runs on — the index first (its backends,
@@ -23,6 +24,12 @@ export interface Resolved {
   selected: ToolBackend | undefined;
   /** The validator's checks bound to this tool's schemas, made on first use. */
   checks: ToolSchemaChecks | undefined;
+  /**
+   * The local handler of the selected backend, remembered with the local registry's `version` it
+   * was found at (the registry's optional `version`); unused while that version is `undefined`.
+   */
+  handler: LocalHandler | undefined;
+  handlerVersion: number | undefined;
 }
 
 /** Most index resolutions remembered per runner (the cache is dropped whole when full). */
@@ -216,7 +223,7 @@ function ask<T, R>(
 }
 
 function resolution(tool: Tool, backends: ToolBackend[]): Resolved {
-  return { tool, backends, selected: undefined, checks: undefined };
+  return { tool, backends, selected: undefined, checks: undefined, handler: undefined, handlerVersion: undefined };
 }
 
 function resolvedOrThrow(toolId: string, tool: Tool, backends: ToolBackend[] | undefined): Resolved {

@@ -112,6 +112,14 @@ export type LocalHandler = (args: Record<string, unknown>, ctx: LocalHandlerCont
 export interface LocalRegistry {
   /** The handler for `name`; `undefined` when there is none. Must be safe to call concurrently. */
   get(name: string): LocalHandler | undefined;
+  /**
+   * A number that changes whenever what `get` answers may change (a handler registered, replaced or
+   * removed, the store enabled or disabled). Optional: with it, the runner remembers each tool's
+   * handler while the number stays the same, as it remembers index lookups while the index's
+   * `version` does; without it (or when it is not a number), `get` is asked on every call.
+   * {@link createLocalRegistry} and `toolexec/backend`'s `LocalBackend` keep one.
+   */
+  readonly version?: number;
 }
 
 /** Per-call options: cancellation, a deadline, retries and a progress listener. */

@@ -92,4 +92,67 @@ describe('createLocalRegistry', () => {
     handlers.h = first;
     expect((await runner.run('t')).structured).toBe('first');
   });
+
+  it('a versioned store: the handler is remembered while its version stays, and a change is seen by the next call', async () => {
+    const registry = createLocalRegistry({ h: () => 'first' });
+    const runner = createRunner({ index: indexWith([tool('t'), localBackend('h')]), local: registry });
+    let lookups = 0;
+    const get = registry.get.bind(registry);
+    registry.get = (name) => {
+      lookups += 1;
+      return get(name);
+    };
+    for (let i = 0; i < 5; i++) expect((await runner.run('t')).structured).toBe('first');
+    expect(lookups).toBe(1);
+    const version = registry.version;
+    registry.registerHandler('h', () => 'second');
+    expect(registry.version).not.toBe(version);
+    expect((await runner.run('t')).structured).toBe('second');
+    registry.setEnabled(false);
+    await expect(runner.run('t')).rejects.toMatchObject({ cause: expect.objectContaining({ code: 'BACKEND_DISABLED' }) });
+    registry.setEnabled(true);
+    expect((await runner.run('t')).structured).toBe('second');
+    expect(registry.unregisterHandler('h')).toBe(true);
+    await expect(runner.run('t')).rejects.toThrow(/local handler "h" not found/);
+    registry.registerHandler('other', { name: 'h', handler: () => 'listed as h' });
+    expect((await runner.run('t')).structured).toBe('listed as h');
+    // a version that does not move (or a failed lookup) changes nothing
+    expect(registry.unregisterHandler('missing')).toBe(false);
+    registry.setEnabled(true);
+    const before = lookups;
+    for (let i = 0; i < 3; i++) expect((await runner.run('t')).structured).toBe('listed as h');
+    expect(lookups).toBe(before);
+  });
+
+  it("a custom registry's version: remembered while it stays, asked again when it moves; no version or a throwing one, asked every call", async () => {
+    let answer = 'a';
+    let lookups = 0;
+    const state = { version: 1 as unknown };
+    // a class instance: a plain object literal with more keys than `get` is read as a record of handlers
+    class Registry {
+      get version(): number {
+        if (state.version instanceof Error) throw state.version;
+        return state.version as number;
+      }
+      get(): LocalHandler {
+        lookups += 1;
+        const value = answer;
+        return () => value;
+      }
+    }
+    const registry = new Registry();
+    const runner = createRunner({ index: indexWith([tool('t'), localBackend('h')]), local: registry });
+    for (let i = 0; i < 3; i++) expect((await runner.run('t')).structured).toBe('a');
+    expect(lookups).toBe(1);
+    answer = 'b';
+    state.version = 2;
+    expect((await runner.run('t')).structured).toBe('b');
+    expect(lookups).toBe(2);
+    for (const unusable of ['2', undefined, new Error('version unreadable')]) {
+      state.version = unusable;
+      const before = lookups;
+      for (let i = 0; i < 3; i++) expect((await runner.run('t')).structured).toBe('b');
+      expect(lookups).toBe(before + 3);
+    }
+  });
 });
