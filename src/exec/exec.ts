@@ -4,10 +4,12 @@
 import { ToolexecError, localBackend, toolId as toolIdOf } from '../model/index.js';
 import {
   asLibraryError,
+  budgetMs,
   callListener,
   layerErrors,
   readField,
   readLimit,
+  readDeadline,
   readOptionsObject,
   readSignal,
   readTimeoutMs,
@@ -43,7 +45,7 @@ import { McpRouter } from './mcp-router.js';
 import { DEFAULT_SEARCH_LIMIT, resolveExecOptions, type ResolvedExecOptions } from './options.js';
 import { execTelemetryConfig, observedChain, serverStatusEvent } from './observe.js';
 import { closedError } from './server-failures.js';
-import { ServerPool } from './servers.js';
+import { ServerPool, type WaitBounds } from './servers.js';
 import { warmSandboxes } from './warm.js';
 import type { Exec, ExecChainResult, ExecEvent, ExecOptions, Result, ServerStatus, Step } from './types.js';
 
@@ -311,7 +313,10 @@ export class DefaultExec implements Exec {
   }
 
   async executeCode(params: CodeParams): Promise<CodeResult> {
-    await this.#prepare();
+    const pool = this.#pool;
+    // The snippet's own bounds end the wait for the servers' first imports (a server hung at
+    // initialize must not hold an aborted or past-deadline snippet for the connect timeout).
+    await this.#prepare(pool === undefined || pool.settled ? undefined : snippetWaitBounds(params));
     let forHost: CodeParams | undefined;
     try {
       const given = readOptionsObject(errors, 'params', params);
@@ -428,11 +433,11 @@ export class DefaultExec implements Exec {
   }
 
   /** Before a search, doc lookup or snippet: the servers' first imports (see `ServerPool.beforeDiscovery`); rejects after close(). */
-  #prepare(): Promise<void> {
+  #prepare(bounds?: WaitBounds): Promise<void> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
     const pool = this.#pool;
     if (pool === undefined || pool.settled) return RESOLVED;
-    return pool.beforeDiscovery();
+    return pool.beforeDiscovery(bounds);
   }
 
   #registerLocalTools(): void {
@@ -448,6 +453,24 @@ export class DefaultExec implements Exec {
       if (definition.doc !== undefined) this.#docs.registerDoc(id, definition.doc);
       if (definition.examples !== undefined) this.#docs.registerExamples(id, definition.examples);
     }
+  }
+}
+
+/**
+ * How long a snippet may wait for the MCP servers before it starts: its `signal`, and its
+ * `timeoutMs` or `deadline` (the earlier). Params that cannot be read, or bounds that are not
+ * valid, bound nothing here: the code executor refuses them with its own error.
+ */
+function snippetWaitBounds(params: CodeParams): WaitBounds {
+  try {
+    const given = readOptionsObject(errors, 'params', params);
+    if (given === undefined) return {};
+    const timeoutMs = readTimeoutMs(errors, readField(errors, given, 'timeoutMs'));
+    const deadline = readDeadline(errors, readField(errors, given, 'deadline'));
+    const signal = readSignal(errors, readField(errors, given, 'signal'));
+    return { signal, timeoutMs: budgetMs(timeoutMs, deadline) };
+  } catch {
+    return {};
   }
 }
 

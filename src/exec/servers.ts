@@ -129,12 +129,14 @@ export class ServerPool {
    * Before a search, a doc lookup, a namespace listing or a snippet: waits for the required
    * servers, and for the first import of every server (each bounded by the connect timeout), so
    * that what a server offers is found once it is reachable. Failed servers are not waited for.
+   * `bounds` (a snippet's signal and budget) cut the wait short: a required server's wait then
+   * rejects (`TIMEOUT` / `ABORTED`), the first imports' wait just ends.
    */
-  async beforeDiscovery(): Promise<void> {
+  async beforeDiscovery(bounds: WaitBounds = {}): Promise<void> {
     if (this.#closed) throw closedError();
     this.#startDue();
     const required = this.#requiredPending();
-    if (required.length > 0) await this.#waitAll(required, {});
+    if (required.length > 0) await this.#waitAll(required, bounds);
     const waits: Promise<unknown>[] = [];
     for (const entry of this.#entries.values()) {
       if (entry.attempt === undefined || !entry.blocking) continue;
@@ -143,7 +145,16 @@ export class ServerPool {
       const leftMs = entry.attemptStartedMs + this.#options.discoveryWaitMs - performance.now();
       waits.push(leftMs <= 0 ? Promise.resolve() : boundedWait(entry.attempt, leftMs));
     }
-    await Promise.all(waits);
+    if (waits.length > 0) {
+      // The caller's bounds (a snippet's signal, deadline, timeoutMs) end this courtesy wait early:
+      // what then runs sees the servers as they are (and the aborted signal or passed deadline).
+      const deadline = new Deadline(bounds.signal, bounds.timeoutMs);
+      try {
+        await deadline.race(Promise.all(waits));
+      } finally {
+        deadline.dispose();
+      }
+    }
     if (this.#closed) throw closedError();
   }
 

@@ -193,6 +193,28 @@ describe('every MCP server fails alone', () => {
     expect((error.cause as Error).message).toBe('user gave up');
   });
 
+  it("a snippet's signal, deadline and timeoutMs bound its wait for a server hung at initialize", async () => {
+    const e = exec({ mcpServers: { silent: misbehavingFixture('hang') }, mcpOptions: { connectTimeoutMs: 5000 } });
+    const code = 'return (await tools.runTool("math:add", { a: 1, b: 2 })).structured';
+
+    const controller = new AbortController();
+    let started = performance.now();
+    const pending = e.executeCode({ code, signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('user gave up')), 200);
+    expect((await rejection(pending)).code).toBe('ABORTED');
+    expect(since(started)).toBeLessThan(1500);
+
+    started = performance.now();
+    expect((await rejection(e.executeCode({ code, deadline: Date.now() + 200 }))).code).toBe('TIMEOUT');
+    expect(since(started)).toBeLessThan(1500);
+
+    // timeoutMs counts from the snippet's start; the wait before it ends within it too, and the snippet runs
+    started = performance.now();
+    expect((await e.executeCode({ code, timeoutMs: 1000 })).value).toBe(3);
+    expect(since(started)).toBeLessThan(2500);
+    expect(e.serverStatus().silent?.state).toBe('connecting');
+  });
+
   it('an onServerStatus listener that throws or rejects is a process warning: the facade and the process go on', async () => {
     const warnings: Error[] = [];
     const onWarning = (warning: Error) => warnings.push(warning);
