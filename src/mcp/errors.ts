@@ -75,6 +75,18 @@ export function isConnectionLost(error: unknown, session: ConnectionState): bool
   return isNetworkError(error);
 }
 
+/**
+ * The socket-level failure under a transport error, when there is one: `fetch` rejects with a bare
+ * `fetch failed` whose `cause` says what happened (`connect ECONNREFUSED 127.0.0.1:9`).
+ */
+function networkCauseOf(error: unknown): { code: string; message: string } | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code)) return { code, message: current.message };
+  }
+  return undefined;
+}
+
 function isNetworkError(error: unknown): boolean {
   for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
     const code = (current as { code?: unknown }).code;
@@ -189,6 +201,11 @@ export function connectError(error: unknown, context: ConnectContext, failure: F
     if (!reason.includes(`HTTP ${status}`)) reason = `HTTP ${status}: ${reason}`;
   }
   if (error instanceof UnauthorizedError) reason = `not authorized (${reason})`;
+  const network = networkCauseOf(error);
+  if (network !== undefined) {
+    details.networkCode = network.code;
+    if (!reason.includes(network.code)) reason += ` (${network.message || network.code})`;
+  }
   details.reason = reason;
   let message = `could not connect to ${over}: ${reason}`;
   if (failure.exitCode !== undefined) message += ` (exit code ${String(failure.exitCode)})`;

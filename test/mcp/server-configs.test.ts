@@ -152,6 +152,21 @@ describe('connection failures name the server, the transport and the HTTP status
     }
   });
 
+  it('a refused TCP connection: the socket error is in the message and details, not only "fetch failed"', async () => {
+    // a port that was just free: nothing listens there
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
+    const ex = executor({ gone: { url: `http://127.0.0.1:${port}/mcp` } });
+    const error = await rejection(echo(ex, 'gone'));
+    expect(error.code).toBe('EXECUTION');
+    expect(error.message).toMatch(/could not connect to MCP server "gone"/);
+    expect(error.message).toContain(`ECONNREFUSED 127.0.0.1:${port}`);
+    expect(error.message.match(/ECONNREFUSED/g)).toHaveLength(1);
+    expect(error.details).toMatchObject({ serverName: 'gone', transport: 'http', networkCode: 'ECONNREFUSED' });
+  });
+
   it('a process that never answers initialize fails after connectTimeoutMs (TIMEOUT) and is ended', async () => {
     const pids: number[] = [];
     const ex = executor(
