@@ -81,8 +81,9 @@ export function isConnectionLost(error: unknown, session: ConnectionState): bool
  */
 function networkCauseOf(error: unknown): { code: string; message: string } | undefined {
   for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code)) return { code, message: current.message };
+    const { code, syscall } = current as { code?: unknown; syscall?: unknown };
+    // a Node system error (`syscall` set: connect, getaddrinfo, …) or undici's own socket errors
+    if (typeof code === 'string' && (typeof syscall === 'string' || code.startsWith('UND_ERR_'))) return { code, message: current.message };
   }
   return undefined;
 }
