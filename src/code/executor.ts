@@ -169,6 +169,8 @@ export class DefaultCodeExecutor implements CodeExecutor {
     if (call.metadata !== undefined) params.metadata = call.metadata;
     if (call.strict) params.strict = true;
     if (call.timeoutFromDeadline) params.timeoutFromDeadline = true;
+    if (call.timeoutDefaulted) params.timeoutDefaulted = true;
+    if (call.queueTimeoutDefaulted) params.queueTimeoutDefaulted = true;
     if (call.languageDefaulted) params.languageDefaulted = true;
     return params;
   }

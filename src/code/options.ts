@@ -146,10 +146,14 @@ export interface ResolvedCodeParams {
   timeoutMs: number;
   /** `timeoutMs` is the time left before `deadline` (the call gave no `timeoutMs`): a backend's ceiling lowers it rather than refusing it. */
   timeoutFromDeadline: boolean;
+  /** `timeoutMs` is the executor's default (the call gave neither `timeoutMs` nor `deadline`): a backend's ceiling lowers it. */
+  timeoutDefaulted: boolean;
   /** The call's tool-call cap, capped by the executor's; 0: unlimited. */
   maxToolCalls: number;
   /** The call's queue bound, else the executor's (integer milliseconds). */
   queueTimeoutMs: number;
+  /** `queueTimeoutMs` is the executor's (the call gave none): a backend's ceiling lowers it. */
+  queueTimeoutDefaulted: boolean;
   /** The call's memory cap, else the executor's; `undefined` leaves it to the backend. */
   memoryBytes: number | undefined;
   /** The call's profile, else the executor's; `undefined` leaves it to the engine. */
@@ -217,7 +221,9 @@ export function resolveCodeParams(params: CodeParams, options: ResolvedCodeExecu
     languageDefaulted: !named && isJavaScriptName(options.defaultLanguage),
     timeoutMs: Math.ceil(timeoutMs),
     timeoutFromDeadline: givenTimeoutMs === undefined && deadline !== undefined,
+    timeoutDefaulted: givenTimeoutMs === undefined && deadline === undefined,
     queueTimeoutMs: queueTimeoutMs === undefined ? options.queueTimeoutMs : Math.ceil(queueTimeoutMs),
+    queueTimeoutDefaulted: queueTimeoutMs === undefined,
     memoryBytes: memoryBytes ?? options.memoryBytes,
     maxToolCalls: max,
     profile: profile ?? options.profile,

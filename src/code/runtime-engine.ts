@@ -95,11 +95,16 @@ export function mapRuntimeError(err: unknown, timeoutMs?: number): ToolexecError
   return new ToolexecError(err.code, err.message, err.cause === undefined ? { details } : { cause: err.cause, details });
 }
 
-/** The ceiling of an `INVALID_LIMITS` refusal of `timeoutMs` (`details.ceiling`), else `undefined`. */
-function timeoutCeilingOf(err: unknown): number | undefined {
-  if (!ToolexecError.isInstance(err) || err.code !== 'INVALID_LIMITS' || err.details?.field !== 'timeoutMs') return undefined;
-  const ceiling = err.details.ceiling;
-  return typeof ceiling === 'number' && Number.isInteger(ceiling) && ceiling > 0 ? ceiling : undefined;
+/** The request fields a backend's ceiling may lower (when the call did not set them itself). */
+type LowerableField = 'timeoutMs' | 'queueTimeoutMs';
+
+/** The field and ceiling of an `INVALID_LIMITS` refusal of `timeoutMs` or `queueTimeoutMs`, else `undefined`. */
+function ceilingRefusalOf(err: unknown): { field: LowerableField; ceiling: number } | undefined {
+  if (!ToolexecError.isInstance(err) || err.code !== 'INVALID_LIMITS') return undefined;
+  const field = err.details?.field;
+  if (field !== 'timeoutMs' && field !== 'queueTimeoutMs') return undefined;
+  const ceiling = err.details?.ceiling;
+  return typeof ceiling === 'number' && Number.isInteger(ceiling) && ceiling > 0 ? { field, ceiling } : undefined;
 }
 
 /**
@@ -108,8 +113,8 @@ function timeoutCeilingOf(err: unknown): number | undefined {
  * @remarks
  * Each call becomes one `ExecuteRequest`: `language` (none for the executor's JavaScript default, so
  * that TypeScript runs too; a call naming `javascript` runs as written), `code`, `timeoutMs` (lowered to the
- * runtime's ceiling when it is only the time left before the caller's deadline), `queueTimeoutMs`,
- * `onStart`, `limits: { maxToolCalls, maxChainSteps, memoryBytes }`, `profile` (the call's, else the
+ * runtime's ceiling when it is only the time left before the caller's deadline or the executor's
+ * default), `queueTimeoutMs` (lowered likewise when it is the executor's default), `onStart`, `limits: { maxToolCalls, maxChainSteps, memoryBytes }`, `profile` (the call's, else the
  * engine's), `metadata`, `signal`, and the execution's {@link ToolsEnvironment} as the gateway
  * (the sandbox's `tools` object reaches it, so its budget and trace cover every call). The result
  * is mapped back — on failure too, into `details.result` — and failures are mapped by
@@ -170,9 +175,14 @@ export class RuntimeEngine implements CodeEngine {
     if (params.onStart !== undefined) request.onStart = params.onStart;
     if (params.metadata !== undefined) request.metadata = params.metadata;
     if (params.strict === true) request.strict = true;
+    // values the call did not set itself (the executor's defaults, the time left before a
+    // deadline) are lowered to the backend's ceiling rather than refused
+    const lowerable = new Set<LowerableField>();
+    if (params.timeoutFromDeadline === true || params.timeoutDefaulted === true) lowerable.add('timeoutMs');
+    if (params.queueTimeoutDefaulted === true) lowerable.add('queueTimeoutMs');
     let result: ExecuteResult;
     try {
-      result = await this.#execute(request, params.timeoutFromDeadline === true);
+      result = await this.#execute(request, lowerable);
     } catch (err) {
       throw mapRuntimeError(err, params.timeoutMs);
     }
@@ -180,17 +190,25 @@ export class RuntimeEngine implements CodeEngine {
   }
 
   /**
-   * Runs the request; when its `timeoutMs` is only the time left before the caller's deadline and
-   * the runtime refuses it as above its ceiling (refused before the snippet queues), runs it again
-   * with the ceiling as its timeout.
+   * Runs the request; when the runtime refuses a field of `lowerable` (a `timeoutMs` that is only
+   * the time left before the caller's deadline or the executor's default, a `queueTimeoutMs` that is
+   * the executor's default) as above its ceiling (refused before the snippet queues), runs it again
+   * with the ceiling in its place; a value the caller gave is refused as it is.
    */
-  async #execute(request: ExecuteRequest, timeoutFromDeadline: boolean): Promise<ExecuteResult> {
-    try {
-      return await this.#runtime.execute(request);
-    } catch (err) {
-      const ceiling = timeoutFromDeadline ? timeoutCeilingOf(err) : undefined;
-      if (ceiling === undefined || request.timeoutMs === undefined || ceiling >= request.timeoutMs) throw err;
-      return this.#runtime.execute({ ...request, timeoutMs: ceiling });
+  async #execute(request: ExecuteRequest, lowerable: ReadonlySet<LowerableField>): Promise<ExecuteResult> {
+    let current = request;
+    const lowered = new Set<LowerableField>();
+    for (;;) {
+      try {
+        return await this.#runtime.execute(current);
+      } catch (err) {
+        const refusal = ceilingRefusalOf(err);
+        if (refusal === undefined || !lowerable.has(refusal.field) || lowered.has(refusal.field)) throw err;
+        const value = current[refusal.field];
+        if (value === undefined || refusal.ceiling >= value) throw err;
+        lowered.add(refusal.field);
+        current = { ...current, [refusal.field]: refusal.ceiling };
+      }
     }
   }
 }

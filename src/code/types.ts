@@ -155,8 +155,19 @@ export interface CodeEngineParams {
    * (the earlier limit wins either way). A `timeoutMs` the caller gave is never lowered.
    */
   timeoutFromDeadline?: boolean;
+  /**
+   * True when `timeoutMs` is the executor's default (the call gave neither `timeoutMs` nor
+   * `deadline`): an engine lowers it to its backend's ceiling instead of refusing it, as a backend
+   * lowers its own defaults. A `timeoutMs` the caller gave is never lowered.
+   */
+  timeoutDefaulted?: boolean;
   /** The longest wait for a sandbox before the snippet starts (integer milliseconds); the executor always sets it. */
   queueTimeoutMs?: number;
+  /**
+   * True when `queueTimeoutMs` is the executor's default (the call gave none): an engine lowers it
+   * to its backend's ceiling instead of refusing it. A `queueTimeoutMs` the caller gave is never lowered.
+   */
+  queueTimeoutDefaulted?: boolean;
   /** The sandbox's memory cap in bytes, when the call or the executor sets one. */
   memoryBytes?: number;
   /**

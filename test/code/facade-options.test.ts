@@ -75,6 +75,31 @@ describe('createExec: code mode options', () => {
     }
   }, 20_000);
 
+  it("lowers the executor's default timeout and queue bound to a runtime ceiling below them; values a call gives are still refused", async () => {
+    // the executor's defaults are 30 s each, above this runtime's ceiling; the call sets neither
+    const runtime = createRuntime({ wasm: { poolSize: 1, maxTimeoutMs: 1500 } });
+    const exec = createExec({ tools, runtime });
+    try {
+      expect((await exec.executeCode({ code: 'return 1', deadline: Date.now() + 3_600_000 })).value).toBe(1);
+      expect((await exec.executeCode({ code: 'return 2', timeoutMs: 1000 })).value).toBe(2);
+      expect((await exec.executeCode({ code: 'return 3' })).value).toBe(3);
+      const started = performance.now();
+      const stopped = await rejection(exec.executeCode({ code: 'while (true) {}' }));
+      expect(performance.now() - started).toBeLessThan(10_000);
+      expect(stopped.code).toBe('LIMIT_EXCEEDED');
+      expect(stopped.message).toBe('limit exceeded: timeout after 1500 ms');
+      const queue = await rejection(exec.executeCode({ code: 'return 1', queueTimeoutMs: 3000 }));
+      expect(queue.code).toBe('INVALID_ARGUMENT');
+      expect(queue.details).toMatchObject({ field: 'queueTimeoutMs', value: 3000, ceiling: 1500 });
+      const time = await rejection(exec.executeCode({ code: 'return 1', timeoutMs: 3000 }));
+      expect(time.code).toBe('INVALID_ARGUMENT');
+      expect(time.details).toMatchObject({ field: 'timeoutMs', value: 3000, ceiling: 1500 });
+    } finally {
+      await exec.close();
+      await runtime.close();
+    }
+  }, 20_000);
+
   it('refuses bad values and a poolSize next to a runtime of the caller (CONFIGURATION)', async () => {
     for (const options of [{ poolSize: 0 }, { poolSize: 65 }, { memoryBytes: -1 }, { queueTimeoutMs: Number.NaN }]) {
       expect(() => createExec({ tools, ...options }), JSON.stringify(options)).toThrow(expect.objectContaining({ code: 'CONFIGURATION' }));
