@@ -9,7 +9,7 @@ import { suggestToolIds } from './suggest.js';
 import { modes, securitySummary } from './tool-facts.js';
 import type { DetailLevel, DocEntry, DocStore, DocStoreOptions, ToolDoc, ToolExample, ToolIndex } from './types.js';
 import { discoveryErrors as errors, guardErrors } from './errors.js';
-import { guardCall } from '../model/internal.js';
+import { guardCall, textOf } from '../model/internal.js';
 
 /** The caps applied when docs are registered, in UTF-8 bytes (text is cut, never split mid-character). */
 export const DOC_LIMITS = Object.freeze({
@@ -73,9 +73,9 @@ function notFound(id: string, index: Pick<ToolIndex, 'getTool'> | undefined): To
   } catch {
     suggestions = [];
   }
-  if (suggestions.length === 0) return errors.toolNotFound(id, { details: { toolId: id } });
+  if (suggestions.length === 0) return errors.toolNotFound(textOf(id), { details: { toolId: textOf(id) } });
   const hint = suggestions.map((suggestion) => `'${suggestion}'`).join(' or ');
-  return errors.toolNotFound(`${id}; did you mean ${hint}?`, { details: { toolId: id, suggestions } });
+  return errors.toolNotFound(`${textOf(id)}; did you mean ${hint}?`, { details: { toolId: textOf(id), suggestions } });
 }
 
 function checkId(id: unknown): asserts id is string {
@@ -283,7 +283,7 @@ export class InMemoryDocStore implements DocStore {
     } catch (error) {
       if (ToolexecError.isInstance(error)) return { error };
       return {
-        error: errors.toolNotFound(`${id} (the tool resolver failed: ${errorMessage(error)})`, {
+        error: errors.toolNotFound(`${textOf(id)} (the tool resolver failed: ${errorMessage(error)})`, {
           cause: error,
           details: { toolId: id },
         }),

@@ -49,9 +49,17 @@ export function describeValue(value: unknown): string {
   }
 }
 
-/** A caller's value for a message that quotes it: a string as it is, anything else as {@link describeValue} says. */
+/** Longest caller's string a message quotes whole. */
+const TEXT_CHARS = 200;
+
+/**
+ * A caller's value for a message that quotes it: a string as it is (one longer than 200 characters
+ * cut there, with its length: a 5 MB tool ID must not make a 5 MB message), anything else as
+ * {@link describeValue} says.
+ */
 export function textOf(value: unknown): string {
-  return typeof value === 'string' ? value : describeValue(value);
+  if (typeof value !== 'string') return describeValue(value);
+  return value.length <= TEXT_CHARS ? value : `${value.slice(0, TEXT_CHARS)}… (${value.length} characters)`;
 }
 
 /** True for an object a caller could have meant as options (not an array, function or primitive). */

@@ -1,4 +1,5 @@
 import { ToolexecError, type ErrorCode, type ToolBackend } from '../model/index.js';
+import { textOf } from '../model/internal.js';
 import type { StepResult } from './types.js';
 
 /** The pipeline stage a {@link ToolError} comes from. */
@@ -85,7 +86,7 @@ export class ToolError extends ToolexecError {
 /** `run: <op> <toolId> [<kind>]: <reason>`; the ` [<kind>]` part only when there is a backend. */
 export function formatToolErrorMessage(op: ToolErrorOp, toolId: string, backend: ToolBackend | undefined, reason: string): string {
   const kind = backend === undefined ? '' : ` [${String((backend as { kind?: unknown }).kind)}]`;
-  return `run: ${op} ${toolId}${kind}: ${reason}`;
+  return `run: ${op} ${textOf(toolId)}${kind}: ${reason}`;
 }
 
 /**

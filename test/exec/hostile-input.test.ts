@@ -120,6 +120,26 @@ describe('hostile input to the facade', () => {
     }
   });
 
+  it('a 5 MB string where a tool ID, detail level, language or profile belongs: a message and details of a few hundred characters', async () => {
+    const cases: Array<[() => unknown, string]> = [
+      [() => exec.runTool(FIVE_MB, {}), 'TOOL_NOT_FOUND'],
+      [() => exec.runTool(`t:${FIVE_MB}`, {}), 'TOOL_NOT_FOUND'],
+      [() => exec.runner.run(FIVE_MB, {}), 'TOOL_NOT_FOUND'],
+      [() => exec.getToolDoc(FIVE_MB), 'TOOL_NOT_FOUND'],
+      [() => exec.getToolDoc('t:echo', FIVE_MB as never), 'INVALID_DETAIL'],
+      [() => exec.executeCode({ code: 'return 1', language: FIVE_MB }), 'RUNTIME_UNAVAILABLE'],
+      [() => exec.executeCode({ code: 'return 1', profile: FIVE_MB as never }), 'INVALID_ARGUMENT'],
+    ];
+    for (const [call, code] of cases) {
+      const { error } = await outcome(call);
+      expect(error?.code).toBe(code);
+      // the string is quoted up to 200 characters, with its length
+      expect(error?.message.length).toBeLessThan(600);
+      expect(JSON.stringify(error?.details ?? {}).length).toBeLessThan(1000);
+      expect(`${error?.message} ${JSON.stringify(error?.details ?? {})}`).toMatch(/x… \(52428\d\d characters\)/);
+    }
+  });
+
   it('timeoutMs <= 0 or NaN is INVALID_ARGUMENT with the same words on every method', async () => {
     const mcp = createMcpExecutor({ servers: { none: { command: process.execPath, args: ['-e', ''] } } });
     try {

@@ -5,6 +5,7 @@
 import { Script } from 'node:vm';
 import { transform } from 'sucrase';
 import type { ToolexecError } from '../../model/index.js';
+import { textOf } from '../../model/internal.js';
 import { runtimeError } from './errors.js';
 
 /** What {@link prepareSnippet} takes: the request's code and language. */
@@ -57,8 +58,8 @@ export function prepareSnippet(request: SnippetSource): PreparedSnippet {
   if (!typescript && language !== '') {
     throw runtimeError(
       'RUNTIME_UNAVAILABLE',
-      `runtime unavailable: language "${request.language ?? ''}" is not supported (use javascript, typescript or python)`,
-      { details: { language: request.language } },
+      `runtime unavailable: language "${textOf(request.language ?? '')}" is not supported (use javascript, typescript or python)`,
+      { details: { language: textOf(request.language) } },
     );
   }
   try {
