@@ -11,7 +11,18 @@ import { ToolexecError, errorMessage, type Tool } from '../model/index.js';
 import { toJsonSafe, type Redacted } from '../model/internal.js';
 import type { CallFailedEvent, CallFinishedEvent, CallMode, EventError, ExecEvent } from './events.js';
 import { tracingRegistered } from './otel.js';
-import { endSpanError, endSpanOk, recordCall, spanIds, startSpan, SPAN_KIND, UNKNOWN_TOOL_LABEL, type ActiveSpan } from './spans.js';
+import {
+  endSpanError,
+  endSpanOk,
+  recordCall,
+  spanIds,
+  startSpan,
+  withSpanSecrets,
+  SPAN_KIND,
+  UNKNOWN_TOOL_LABEL,
+  type ActiveSpan,
+  type SpanSecrets,
+} from './spans.js';
 import type { EventSink } from './event-sink.js';
 
 /**
@@ -21,8 +32,11 @@ import type { EventSink } from './event-sink.js';
 export interface PhaseMarks {
   /** The call's tool is resolved: a start held back until its tool was known happens now. */
   resolved(tool: Tool): void;
-  /** Dispatch to the backend begins (the span's prepare / execute boundary). */
-  dispatching(): void;
+  /**
+   * Dispatch to the backend begins (the span's prepare / execute boundary); `backendKind`, when
+   * given, is the kind of the backend selected (a stream's end knows it from nowhere else).
+   */
+  dispatching(backendKind?: string): void;
 }
 
 /** A call's arguments as a scope gets them. */
@@ -81,6 +95,10 @@ export class CallScope implements PhaseMarks {
   #redactLater: ((tool: Tool | undefined) => RedactedArgs) | undefined;
   /** `performance.now()` when dispatch began (0 until then), while tracing. */
   #dispatchAt = 0;
+  /** The kind of the backend dispatched to, when the pipeline said so (see {@link PhaseMarks.dispatching}). */
+  #backendKind: string | undefined;
+  /** The secrets the call's arguments lost, for the spans started inside it (see `withSpanSecrets`). */
+  readonly #secrets: SpanSecrets = { secrets: [] };
   #ended = false;
 
   /** Starts the span (when a tracer provider is registered) and emits `call.started` (when anyone listens). */
@@ -93,9 +111,10 @@ export class CallScope implements PhaseMarks {
     this.#startedAtMs = sink.listening ? Date.now() : 0;
     const redacted = typeof args === 'function' ? undefined : args;
     this.#redactLater = typeof args === 'function' ? args : undefined;
-    const active = (this.active = tracingRegistered()
+    const started = tracingRegistered()
       ? startSpan(`execute_tool ${toolId}`, SPAN_KIND.INTERNAL, callAttributes(toolId, callId, mode, redacted))
-      : undefined);
+      : undefined;
+    const active = (this.active = started === undefined ? undefined : withSpanSecrets(started, this.#secrets));
     this.#ids = spanIds(active);
     if (redacted !== undefined) this.#begin(redacted, false);
   }
@@ -114,7 +133,8 @@ export class CallScope implements PhaseMarks {
   }
 
   /** {@inheritDoc PhaseMarks.dispatching} */
-  dispatching(): void {
+  dispatching(backendKind?: string): void {
+    if (backendKind !== undefined) this.#backendKind = backendKind;
     if (this.active !== undefined) this.#dispatchAt = performance.now();
   }
 
@@ -131,7 +151,14 @@ export class CallScope implements PhaseMarks {
   /** The start, with the arguments redacted: `call.started`, and the span's arguments when they were held back. */
   #begin(redacted: RedactedArgs, late: boolean): void {
     this.#redacted = redacted;
-    if (late && this.active !== undefined) this.active.span.setAttributes(argumentAttributes(redacted));
+    this.#secrets.secrets = redacted.secrets;
+    if (late && this.active !== undefined) {
+      try {
+        this.active.span.setAttributes(argumentAttributes(redacted));
+      } catch {
+        // a span that throws costs its attributes, never the call
+      }
+    }
     if (!this.#sink.listening) return;
     // A copy (JSON-safe): a listener can neither change the arguments the tool gets nor see a
     // later change to them.
@@ -150,9 +177,10 @@ export class CallScope implements PhaseMarks {
   }
 
   /** The call succeeded on `backendKind`. Ends the scope (later ends are ignored). */
-  succeeded(backendKind: string | undefined, toolName: string | undefined, attributes?: Attributes): void {
+  succeeded(kind: string | undefined, toolName: string | undefined, attributes?: Attributes): void {
     if (this.#ended) return;
     this.#ended = true;
+    const backendKind = kind ?? this.#backendKind;
     if (this.#redactLater !== undefined) this.redactedArgs();
     const durationMs = performance.now() - this.#started;
     if (this.active !== undefined) endSpanOk(this.active, this.#final(toolName, backendKind, attributes));
@@ -164,9 +192,10 @@ export class CallScope implements PhaseMarks {
    * The call failed with `err` (already redacted); `tool` says what is known of its tool. Ends the
    * scope (later ends are ignored).
    */
-  failed(err: unknown, backendKind: string | undefined, tool: FailedTool, attributes?: Attributes): void {
+  failed(err: unknown, kind: string | undefined, tool: FailedTool, attributes?: Attributes): void {
     if (this.#ended) return;
     this.#ended = true;
+    const backendKind = kind ?? this.#backendKind;
     if (this.#redactLater !== undefined) this.redactedArgs();
     const durationMs = performance.now() - this.#started;
     const code = ToolexecError.isInstance(err) ? err.code : 'EXECUTION';

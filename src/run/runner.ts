@@ -142,7 +142,9 @@ export class DefaultRunner implements Runner {
    */
   runStream(toolId: string, args?: Record<string, unknown>, options?: RunOptions): AsyncIterable<StreamEvent> {
     const input = args ?? {};
-    return this.#pipeline.telemetry.stream(toolId, input, () => streamEvents(this.#pipeline, toolId, input, options ?? undefined));
+    return this.#pipeline.telemetry.stream(toolId, input, (marks) =>
+      streamEvents(this.#pipeline, toolId, input, options ?? undefined, marks),
+    );
   }
 
   /**

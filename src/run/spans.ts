@@ -12,6 +12,7 @@
  */
 import type { Attributes, Context, Counter, Histogram, Meter, MeterProvider, Span, Tracer, TracerProvider } from '@opentelemetry/api';
 import { ToolexecError } from '../model/index.js';
+import { scrubText } from '../model/internal.js';
 import { metricsRegistered, otel, tracingRegistered } from './otel.js';
 
 /** The instrumentation scope name of every span and instrument. */
@@ -55,13 +56,44 @@ function currentTracer(api: NonNullable<typeof otel>): Tracer {
 export function startSpan(name: string, kind: number, attributes: Attributes, parent?: Context): ActiveSpan | undefined {
   const api = otel;
   if (api === undefined || !tracingRegistered()) return undefined;
-  const base = parent ?? api.context.active();
-  const span = currentTracer(api).startSpan(name, { kind, attributes }, base);
-  if (!span.isRecording()) {
-    span.end();
+  // A tracer, sampler or span processor that throws (the SDK calls processors' `onStart` inside
+  // `startSpan`) costs the span, never the call.
+  try {
+    const base = parent ?? api.context.active();
+    const span = currentTracer(api).startSpan(name, { kind, attributes }, base);
+    if (!span.isRecording()) {
+      span.end();
+      return undefined;
+    }
+    return { span, context: api.trace.setSpan(base, span) };
+  } catch {
     return undefined;
   }
-  return { span, context: api.trace.setSpan(base, span) };
+}
+
+/** What a call's redaction removed, as the spans started inside the call see it (filled in once known). */
+export interface SpanSecrets {
+  /** The string values removed from the call's arguments. */
+  secrets: readonly string[];
+}
+
+const SECRETS_KEY: symbol | undefined = otel?.createContextKey('toolexec.redacted-secrets');
+
+/**
+ * `active` with `holder` in its context: a span started inside it (an MCP request's client span)
+ * scrubs the holder's secrets out of its `exception` message when it fails — an error text a
+ * server or a backend wrote may quote the redacted arguments.
+ */
+export function withSpanSecrets(active: ActiveSpan, holder: SpanSecrets): ActiveSpan {
+  if (SECRETS_KEY === undefined) return active;
+  return { span: active.span, context: active.context.setValue(SECRETS_KEY, holder) };
+}
+
+/** `text` with the secrets of the call `active` runs in scrubbed out. */
+function scrubbedFor(active: ActiveSpan, text: string): string {
+  if (SECRETS_KEY === undefined) return text;
+  const holder = active.context.getValue(SECRETS_KEY) as SpanSecrets | undefined;
+  return holder === undefined ? text : scrubText(text, holder.secrets);
 }
 
 /** Runs `fn` with `context` active (so spans started inside are its children). */
@@ -87,29 +119,39 @@ export function activeContext(): Context | undefined {
   return otel?.context.active();
 }
 
-/** Ends a span that succeeded, with final attributes. */
+/** Ends a span that succeeded, with final attributes (a span that throws while ending is dropped; the caller never sees it). */
 export function endSpanOk(active: ActiveSpan, attributes?: Attributes): void {
-  if (attributes !== undefined) active.span.setAttributes(attributes);
-  active.span.setStatus({ code: 1 });
-  active.span.end();
+  try {
+    if (attributes !== undefined) active.span.setAttributes(attributes);
+    active.span.setStatus({ code: 1 });
+    active.span.end();
+  } catch {
+    // a span processor whose `onEnd` throws costs the span, never the call
+  }
 }
 
 /**
  * Ends a span that failed: status ERROR with the `ToolexecError` code as its description,
  * `error.type` and `toolexec.error.code` set to the code, and an `exception` event with the
- * (already redacted) message.
+ * message (a call's own error is redacted already; the error of a span started inside a call, an
+ * MCP request's, has that call's redacted values scrubbed here — see {@link withSpanSecrets}). A
+ * span that throws while ending is dropped; the caller never sees it.
  */
 export function endSpanError(active: ActiveSpan, err: unknown, attributes?: Attributes): void {
   const code = ToolexecError.isInstance(err) ? err.code : 'EXECUTION';
   const { span } = active;
-  if (attributes !== undefined) span.setAttributes(attributes);
-  span.setAttributes({ 'error.type': code, 'toolexec.error.code': code });
-  span.addEvent('exception', {
-    'exception.type': err instanceof Error ? err.name : typeof err,
-    'exception.message': err instanceof Error ? err.message : String(err),
-  });
-  span.setStatus({ code: 2, message: code });
-  span.end();
+  try {
+    if (attributes !== undefined) span.setAttributes(attributes);
+    span.setAttributes({ 'error.type': code, 'toolexec.error.code': code });
+    span.addEvent('exception', {
+      'exception.type': err instanceof Error ? err.name : typeof err,
+      'exception.message': scrubbedFor(active, err instanceof Error ? err.message : String(err)),
+    });
+    span.setStatus({ code: 2, message: code });
+    span.end();
+  } catch {
+    // a span processor whose `onEnd` throws costs the span, never the call
+  }
 }
 
 /** Trace and span IDs of a span, for events and log lines. */
@@ -131,7 +173,11 @@ export function traceCarrier(context?: Context): TraceCarrier {
   const ctx = context ?? api.context.active();
   const spanContext = api.trace.getSpanContext(ctx);
   if (spanContext === undefined || !api.trace.isSpanContextValid(spanContext)) return carrier;
-  api.propagation.inject(ctx, carrier);
+  try {
+    api.propagation.inject(ctx, carrier);
+  } catch {
+    // a propagator that throws: the trace context is written from the span context below
+  }
   if (carrier.traceparent === undefined) {
     carrier.traceparent = `00-${spanContext.traceId}-${spanContext.spanId}-${(spanContext.traceFlags & 0xff).toString(16).padStart(2, '0')}`;
     const state = spanContext.traceState?.serialize();
@@ -205,7 +251,6 @@ function currentInstruments(): Instruments | undefined {
   if (api === undefined || !metricsRegistered()) return undefined;
   const provider = api.metrics.getMeterProvider();
   if (provider !== meterOwner || instruments === undefined) {
-    meterOwner = provider;
     const meter: Meter = provider.getMeter(INSTRUMENTATION_SCOPE);
     const advice = { explicitBucketBoundaries: [...DURATION_BUCKETS_S] };
     instruments = {
@@ -220,6 +265,7 @@ function currentInstruments(): Instruments | undefined {
       }),
       limitHits: meter.createCounter('toolexec.sandbox.limit_hits', { description: 'Limits code-mode snippets hit', unit: '{hit}' }),
     };
+    meterOwner = provider;
   }
   return instruments;
 }
@@ -231,13 +277,17 @@ function currentInstruments(): Instruments | undefined {
  * an ID that resolved to none), backend kinds and error codes: never arguments.
  */
 export function recordCall(toolLabel: string, backendKind: string | undefined, durationMs: number, errorCode: string | undefined): void {
-  const set = currentInstruments();
-  if (set === undefined) return;
-  const attributes: Attributes = { 'gen_ai.tool.name': toolLabel, 'toolexec.backend.kind': backendKind ?? 'none' };
-  if (errorCode !== undefined) attributes['error.type'] = errorCode;
-  set.calls.add(1, attributes);
-  set.duration.record(durationMs / 1000, attributes);
-  if (errorCode !== undefined) set.errors.add(1, attributes);
+  try {
+    const set = currentInstruments();
+    if (set === undefined) return;
+    const attributes: Attributes = { 'gen_ai.tool.name': toolLabel, 'toolexec.backend.kind': backendKind ?? 'none' };
+    if (errorCode !== undefined) attributes['error.type'] = errorCode;
+    set.calls.add(1, attributes);
+    set.duration.record(durationMs / 1000, attributes);
+    if (errorCode !== undefined) set.errors.add(1, attributes);
+  } catch {
+    // a meter that throws costs the data point, never the call
+  }
 }
 
 /**
@@ -250,25 +300,37 @@ export function recordSandboxRun(
   durationMs: number,
   errorCode: string | undefined,
 ): void {
-  const set = currentInstruments();
-  if (set === undefined) return;
-  const attributes: Attributes = {
-    'toolexec.sandbox.backend': backend ?? 'unknown',
-    'toolexec.sandbox.profile': profile ?? UNKNOWN_PROFILE_LABEL,
-  };
-  if (errorCode !== undefined) attributes['error.type'] = errorCode;
-  set.sandboxRuns.add(1, attributes);
-  set.sandboxDuration.record(durationMs / 1000, attributes);
+  try {
+    const set = currentInstruments();
+    if (set === undefined) return;
+    const attributes: Attributes = {
+      'toolexec.sandbox.backend': backend ?? 'unknown',
+      'toolexec.sandbox.profile': profile ?? UNKNOWN_PROFILE_LABEL,
+    };
+    if (errorCode !== undefined) attributes['error.type'] = errorCode;
+    set.sandboxRuns.add(1, attributes);
+    set.sandboxDuration.record(durationMs / 1000, attributes);
+  } catch {
+    // a meter that throws costs the data point, never the run
+  }
 }
 
 /** Records a limit a snippet hit (`toolexec.sandbox.limit_hits`) by limit and backend. */
 export function recordLimitHit(limit: string, backend: string | undefined): void {
-  currentInstruments()?.limitHits.add(1, { 'toolexec.limit': limit, 'toolexec.sandbox.backend': backend ?? 'unknown' });
+  try {
+    currentInstruments()?.limitHits.add(1, { 'toolexec.limit': limit, 'toolexec.sandbox.backend': backend ?? 'unknown' });
+  } catch {
+    // a meter that throws costs the data point, never the run
+  }
 }
 
 /** Adds an event to the active span (a retry attempt, ...); nothing when tracing is off. */
 export function addSpanEvent(name: string, attributes?: Attributes): void {
   const api = otel;
   if (api === undefined || !tracingRegistered()) return;
-  api.trace.getActiveSpan()?.addEvent(name, attributes);
+  try {
+    api.trace.getActiveSpan()?.addEvent(name, attributes);
+  } catch {
+    // a span that throws costs the event, never the call
+  }
 }

@@ -8,6 +8,7 @@ import { abortToolError, dispatchFailure } from './failures.js';
 import { progressReport } from './progress.js';
 import { HandlerContext } from './handler-context.js';
 import type { Pipeline } from './pipeline.js';
+import type { PhaseMarks } from './call-scope.js';
 import { callDeadline, readRunOptions } from './run-options.js';
 import type { LocalHandler, ProgressEvent, RunOptions, StreamEvent } from './types.js';
 
@@ -33,6 +34,9 @@ import type { LocalHandler, ProgressEvent, RunOptions, StreamEvent } from './typ
  * event with that value; `ctx.onProgress` reports become `progress` events. No output validation
  * or normalization runs on streams.
  *
+ * `marks`, when the call is observed, is told of the resolved tool and of the backend dispatched
+ * to (the call's span, `call.finished` and metrics name it).
+ *
  * @internal
  */
 export async function* streamEvents(
@@ -40,6 +44,7 @@ export async function* streamEvents(
   toolId: string,
   args: Record<string, unknown>,
   options: RunOptions | undefined,
+  marks?: PhaseMarks,
 ): AsyncGenerator<StreamEvent, ToolError | undefined, undefined> {
   const call = readRunOptions(options);
   const scope = callDeadline(call) ?? new Deadline(undefined, undefined);
@@ -47,7 +52,9 @@ export async function* streamEvents(
   let finished = false;
   try {
     const { tool, backend } = await pipeline.prepare(toolId, args, scope);
+    marks?.resolved(tool);
     if (scope.aborted) throw abortToolError(toolId, 'stream', backend, scope.reason);
+    marks?.dispatching(backend.kind);
     source = openSource(pipeline, toolId, tool, backend, args, scope, call?.idempotencyKey);
     for (;;) {
       let step: IteratorResult<StreamEvent> | typeof ABORTED;

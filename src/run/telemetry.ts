@@ -258,7 +258,7 @@ export class Telemetry {
   async *stream(
     toolId: string,
     args: Record<string, unknown>,
-    open: () => AsyncIterable<StreamEvent, unknown>,
+    open: (marks?: PhaseMarks) => AsyncIterable<StreamEvent, unknown>,
   ): AsyncGenerator<StreamEvent, void, undefined> {
     // Redacted when something fails (by then a tool from the resolver is known too).
     let redactedArgs = (): Redacted<Record<string, unknown>> => this.redactArgs(toolId, args);
@@ -282,7 +282,9 @@ export class Telemetry {
     const scope = new CallScope(this.config.sink, toolId, 'stream', this.#scopeArgs(toolId, args));
     redactedArgs = () => scope.redactedArgs();
     const context = scope.active?.context;
-    const iterator = context === undefined ? open()[Symbol.asyncIterator]() : withContext(context, () => open()[Symbol.asyncIterator]());
+    // The scope is the stream's marks whether or not it has a span: its end needs the backend kind.
+    const iterator =
+      context === undefined ? open(scope)[Symbol.asyncIterator]() : withContext(context, () => open(scope)[Symbol.asyncIterator]());
     let chunks = 0;
     try {
       for (;;) {
