@@ -2,15 +2,17 @@
  * The Python runtime backend: Python snippets in Pyodide, in a pool of pre-warmed child processes
  * under Node's permission model inside bubblewrap.
  */
+import { ABORTED, Deadline } from '../../../model/internal.js';
 import { runtimeError } from '../../core/errors.js';
 import { checkPooledRequest, runMemoryBytes } from '../../core/pooled-sandbox.js';
 import { effectiveMaxOutputBytes, effectiveQueueTimeoutMs, effectiveTimeoutMs, validateRequest } from '../../core/request.js';
 import { RunRecord } from '../../core/run-record.js';
 import { isPythonLanguage, PYTHON_LANGUAGES } from '../../core/snippet.js';
-import { throwIfAborted } from '../../core/stopping.js';
+import { stoppedError, throwIfAborted } from '../../core/stopping.js';
 import type { ExecuteRequest, ExecuteResult, RuntimeBackend } from '../../core/types.js';
 import { PythonEnvironment } from './environment.js';
 import { resolvePythonOptions, type PythonBackendOptions, type ResolvedPythonOptions } from './options.js';
+import { queueTimeoutError } from '../wasm/pool.js';
 import { ChildPool, type PythonPoolStats } from './pool.js';
 import { runOnChild } from './session.js';
 
@@ -103,13 +105,22 @@ export class PythonBackend implements RuntimeBackend {
 
     let child;
     let environment: PythonEnvironment;
+    // the queue budget covers the whole wait before the snippet starts: the first use's preparation
+    // (probe, snapshot) and a child's start-up included, as a cold pool's worker start-up elsewhere
+    const queueTimeoutMs = effectiveQueueTimeoutMs(request, this.#options.queueTimeoutMs);
+    const queue = new Deadline(request.signal, queueTimeoutMs);
     try {
-      const prepared = await this.#prepare();
-      environment = prepared.environment;
       throwIfAborted(request.signal, 'execution');
-      child = await prepared.pool.acquire(memoryBytes, effectiveQueueTimeoutMs(request, this.#options.queueTimeoutMs), request.signal);
+      const prepared = await queue.race(this.#prepare());
+      if (prepared === ABORTED) {
+        throw queue.timedOut ? queueTimeoutError(queueTimeoutMs, this.#options.poolSize) : stoppedError(queue.reason, 'execution');
+      }
+      environment = prepared.environment;
+      child = await prepared.pool.acquire(memoryBytes, queue);
     } catch (err) {
       throw run.fail(err);
+    } finally {
+      queue.dispose();
     }
     run.backend.details = {
       engine: 'pyodide',

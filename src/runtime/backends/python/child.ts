@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { noop, onAbort } from '../../../model/internal.js';
 import { runtimeError } from '../../core/errors.js';
 import { settlesWithin } from '../../core/stopping.js';
 import type { GuestExit } from '../../guest/session.js';
@@ -71,15 +72,20 @@ export class PythonChild {
   }
 
   /**
-   * Starts a child and waits for its `ready` line (at most `startupTimeoutMs`).
+   * Starts a child and waits for its `ready` line (at most `startupTimeoutMs`); `signal` (the pool
+   * closing) kills it at once.
    * @throws `RUNTIME_UNAVAILABLE` with the child's stderr when it dies or is late; `RESOURCE_LIMIT`
-   * when Pyodide did not fit in the memory cap.
+   * when Pyodide did not fit in the memory cap. A child that failed is wholly gone first.
    */
-  static async start(command: ChildCommand, memoryBytes: number, startupTimeoutMs: number): Promise<PythonChild> {
+  static async start(command: ChildCommand, memoryBytes: number, startupTimeoutMs: number, signal?: AbortSignal): Promise<PythonChild> {
     const child = new PythonChild(
       spawn(command.command, command.args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true, env: {} }),
       memoryBytes,
     );
+    const stop = () => child.kill();
+    let unlisten = noop;
+    if (signal?.aborted === true) stop();
+    else if (signal !== undefined) unlisten = onAbort(signal, stop);
     const stdout = child.process.stdout as NonNullable<ChildProcess['stdout']>;
     const ready = new Promise<number>((resolve, reject) => {
       let text = '';
@@ -101,6 +107,7 @@ export class PythonChild {
     });
     ready.catch(() => undefined);
     const inTime = await settlesWithin(ready, startupTimeoutMs);
+    unlisten();
     try {
       if (!inTime) throw new Error(`not ready within ${startupTimeoutMs} ms`);
       child.bootMs = await ready;
@@ -108,7 +115,7 @@ export class PythonChild {
       return child;
     } catch (err) {
       child.kill();
-      await settlesWithin(child.exited, 1000);
+      await child.whollyGone(1000);
       const stderr = child.stderrTail.trim();
       if (/memory|OOM|RangeError: WebAssembly/i.test(stderr)) {
         throw runtimeError(
@@ -130,6 +137,8 @@ export class PythonChild {
    * session and PID namespace). Idempotent.
    */
   kill(): void {
+    // a child killed before it was ready: the processes under bubblewrap, found now
+    if (this.#tree.length === 0 && !this.#gone && this.process.pid !== undefined) this.#tree = descendantsOf(this.process.pid);
     for (const pid of this.#tree) {
       try {
         process.kill(pid, 'SIGKILL');

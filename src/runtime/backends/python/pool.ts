@@ -5,8 +5,9 @@
  * `queueTimeoutMs`.
  */
 import type { ToolexecError } from '../../../model/index.js';
+import { ABORTED, noop, type Deadline } from '../../../model/internal.js';
 import { runtimeError } from '../../core/errors.js';
-import { abortError } from '../../core/stopping.js';
+import { stoppedError } from '../../core/stopping.js';
 import { queueTimeoutError } from '../wasm/pool.js';
 import { PythonChild } from './child.js';
 import type { PythonEnvironment } from './environment.js';
@@ -40,6 +41,10 @@ export class ChildPool {
   #slots = 0;
   #started = 0;
   #closed = false;
+  /** Aborted by `close()`: kills the children still starting. */
+  readonly #closing = new AbortController();
+  /** Children starting and children killed but not yet gone, which `close()` waits for. */
+  readonly #settling = new Set<Promise<unknown>>();
 
   constructor(environment: PythonEnvironment, options: ResolvedPythonOptions) {
     this.#environment = environment;
@@ -74,9 +79,12 @@ export class ChildPool {
 
   /**
    * A child for one run at `memoryBytes`: an idle one at the default cap, a new one, or the next one
-   * freed (FIFO, at most `queueTimeoutMs`).
+   * freed (FIFO). Every wait — for a child to come free and for one to start (a cold pool, a child
+   * at another cap) — is bounded by `queue`, the run's queue budget (`queueTimeoutMs`) and signal.
+   * @throws `TIMEOUT` with `details.phase: 'queue'` when the budget runs out; `ABORTED` / `TIMEOUT`
+   * when the signal fires first; `RUNTIME_UNAVAILABLE` when the pool is closed or a child cannot start.
    */
-  async acquire(memoryBytes: number, queueTimeoutMs: number, signal: AbortSignal | undefined): Promise<PythonChild> {
+  async acquire(memoryBytes: number, queue: Deadline): Promise<PythonChild> {
     if (this.#closed) throw closedError();
     if (memoryBytes === this.#options.defaultMemoryBytes) {
       const idle = this.#idle.shift();
@@ -85,11 +93,39 @@ export class ChildPool {
       // a child at another cap takes the place of an idle one
       this.#retire(this.#idle.shift() as PythonChild);
     }
-    if (this.#slots < this.#options.poolSize) return this.#startInNewSlot(memoryBytes);
-    const child = await this.#wait(queueTimeoutMs, signal);
+    if (this.#slots < this.#options.poolSize) return this.#startWithin(memoryBytes, queue);
+    const child = await this.#wait(queue);
     if (child.memoryBytes === memoryBytes) return child;
     this.#retire(child);
-    return this.#startInNewSlot(memoryBytes);
+    return this.#startWithin(memoryBytes, queue);
+  }
+
+  /**
+   * Starts a child for one run in a new slot, within the run's queue budget; a child still starting
+   * when the run gives up joins the pool once it is ready (or is replaced, at another cap).
+   */
+  async #startWithin(memoryBytes: number, queue: Deadline): Promise<PythonChild> {
+    if (queue.aborted) throw this.#queueError(queue);
+    const starting = this.#startInNewSlot(memoryBytes);
+    const child = await queue.race(starting);
+    if (child !== ABORTED) return child;
+    starting.then((late) => this.#adopt(late), noop);
+    throw this.#queueError(queue);
+  }
+
+  /** A child no run is waiting for any more: offered to the pool at the default cap, else replaced. */
+  #adopt(child: PythonChild): void {
+    if (child.memoryBytes === this.#options.defaultMemoryBytes) {
+      this.#offer(child);
+      return;
+    }
+    this.#retire(child);
+    this.#refill();
+  }
+
+  /** Why a run stopped waiting: its queue budget ran out, or its signal fired. */
+  #queueError(queue: Deadline): ToolexecError {
+    return queue.timedOut ? queueTimeoutError(queue.timeoutMs ?? 0, this.#options.poolSize) : stoppedError(queue.reason, 'execution');
   }
 
   /** Takes a slot and starts a child in it; a child that fails to start gives the slot back. */
@@ -124,16 +160,36 @@ export class ChildPool {
   /** Kills every child and refuses the queued runs. Resolves once every child has exited. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#closing.abort();
     for (const waiter of this.#waiters.splice(0)) waiter.reject(closedError());
     const children = [...this.#all];
     this.#idle.length = 0;
     for (const child of children) child.kill();
-    await Promise.all(children.map((child) => child.whollyGone(5_000)));
+    await Promise.all([...children.map((child) => child.whollyGone(5_000)), ...this.#settling]);
     this.#all.clear();
   }
 
+  /** Keeps `work` (a start, a killed child's end) for `close()` to wait for until it settles. */
+  #track(work: Promise<unknown>): void {
+    const settled = work.then(noop, noop);
+    this.#settling.add(settled);
+    void settled.then(() => this.#settling.delete(settled));
+  }
+
   async #start(memoryBytes: number): Promise<PythonChild> {
-    const child = await PythonChild.start(this.#environment.command(memoryBytes), memoryBytes, this.#options.startupTimeoutMs);
+    const starting = PythonChild.start(
+      this.#environment.command(memoryBytes),
+      memoryBytes,
+      this.#options.startupTimeoutMs,
+      this.#closing.signal,
+    );
+    this.#track(starting);
+    let child: PythonChild;
+    try {
+      child = await starting;
+    } catch (err) {
+      throw this.#closed ? closedError() : err;
+    }
     this.#started += 1;
     this.#all.add(child);
     void child.exited.then(() => {
@@ -147,15 +203,21 @@ export class ChildPool {
       }
     });
     if (this.#closed) {
-      child.kill();
+      this.#kill(child);
       throw closedError();
     }
     return child;
   }
 
+  /** Kills a child; `close()` waits until it and the processes under it are gone. */
+  #kill(child: PythonChild): void {
+    child.kill();
+    this.#track(child.whollyGone(5_000));
+  }
+
   #offer(child: PythonChild): void {
     if (this.#closed) {
-      child.kill();
+      this.#kill(child);
       return;
     }
     const waiter = this.#waiters.shift();
@@ -168,7 +230,7 @@ export class ChildPool {
     const at = this.#idle.indexOf(child);
     if (at !== -1) this.#idle.splice(at, 1);
     this.#slots -= 1;
-    child.kill();
+    this.#kill(child);
   }
 
   /**
@@ -187,29 +249,24 @@ export class ChildPool {
     );
   }
 
-  #wait(queueTimeoutMs: number, signal: AbortSignal | undefined): Promise<PythonChild> {
-    return new Promise<PythonChild>((resolve, reject) => {
-      const stop = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        const at = this.#waiters.indexOf(waiter);
-        if (at !== -1) this.#waiters.splice(at, 1);
-      };
-      const waiter: Waiter = {
-        resolve: (child) => {
-          stop();
-          resolve(child);
-        },
-        reject: (error) => {
-          stop();
-          reject(error);
-        },
-      };
-      const onAbort = () => waiter.reject(abortError(signal as AbortSignal, 'execution'));
-      const timer = setTimeout(() => waiter.reject(queueTimeoutError(queueTimeoutMs, this.#options.poolSize)), queueTimeoutMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.#waiters.push(waiter);
+  /** The next child freed (FIFO), within the run's queue budget. */
+  async #wait(queue: Deadline): Promise<PythonChild> {
+    if (queue.aborted) throw this.#queueError(queue);
+    let waiter: Waiter | undefined;
+    const freed = new Promise<PythonChild>((resolve, reject) => {
+      waiter = { resolve, reject };
     });
+    this.#waiters.push(waiter as Waiter);
+    try {
+      const child = await queue.race(freed);
+      if (child !== ABORTED) return child;
+      // a child handed over as the budget ran out goes back to the pool
+      freed.then((late) => this.#offer(late), noop);
+      throw this.#queueError(queue);
+    } finally {
+      const at = this.#waiters.indexOf(waiter as Waiter);
+      if (at !== -1) this.#waiters.splice(at, 1);
+    }
   }
 }
 
