@@ -197,17 +197,21 @@ function readPreludeError(text: string): PreludeError | null {
  */
 const LIMIT_TEXT = { memory: 'out of memory', stack: 'Maximum call stack size exceeded' } as const;
 
+/** Python's compile errors: `SyntaxError` and its subclasses. */
+const COMPILE_ERRORS = new Set(['SyntaxError', 'IndentationError', 'TabError']);
+
 /** The prelude's error as the report the host maps (see `failureFromReport`). */
 function reportOf(error: PreludeError): GuestFailureReport {
   const name = typeof error.name === 'string' && error.name !== '' ? error.name : 'Error';
   let message = typeof error.message === 'string' ? error.message : '';
   if (message.startsWith(`${name}: `)) message = message.slice(name.length + 2);
-  if (name === 'SyntaxError') message = message.replace(/ \(line \d+\)$/, '');
+  const compile = COMPILE_ERRORS.has(name);
+  if (compile) message = message.replace(/ \(line \d+\)$/, '');
   const report: GuestFailureReport = { name, message };
   if (typeof error.line === 'number' && error.line > 0) report.line = error.line;
   if (typeof error.column === 'number' && error.column > 0) report.column = error.column;
   if (typeof error.traceback === 'string' && error.traceback !== '') report.stack = error.traceback;
-  if (name === 'SyntaxError') report.phase = 'compile';
+  if (compile) report.phase = 'compile';
   if (typeof error.code === 'string') report.code = error.code;
   const wire = lastError?.payload as { error?: unknown; code?: unknown } | undefined;
   if (lastError !== undefined && wire?.code === error.code && wire?.error === error.message) report.requestId = lastError.id;

@@ -418,7 +418,7 @@ def _failure(exc, source=""):
     name = type(exc).__name__
     if isinstance(exc, SyntaxError):
         line = exc.lineno if exc.lineno is not None else 0
-        message = "SyntaxError: %s (line %d)" % (exc.msg, line)
+        message = "%s: %s (line %d)" % (name, exc.msg, line)
         error = {"code": CODE_EXECUTION, "message": message, "name": name, "line": line}
         if exc.offset is not None:
             error["column"] = exc.offset

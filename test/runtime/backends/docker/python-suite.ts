@@ -122,6 +122,9 @@ export function pythonSuite(options: PythonSuiteOptions): void {
       expect(syntax.code).toBe('CODE_EXECUTION');
       expect(syntax.message).toMatch(/^SyntaxError: .+ \(line 2, col \d+\)$/);
       expect(syntax.details).toMatchObject({ line: 2, phase: 'compile', name: 'SyntaxError' });
+      const indent = await failure(backend.execute(pythonRequest('x = 1\n  y = 2\n')));
+      expect(indent.message).toMatch(/^IndentationError: unexpected indent \(line 2, col \d+\)$/);
+      expect(indent.details).toMatchObject({ line: 2, phase: 'compile', name: 'IndentationError' });
       const thrown = await failure(backend.execute(pythonRequest('def f():\n    raise ValueError("bad input")\n\nf()')));
       expect(thrown.code).toBe('CODE_EXECUTION');
       expect(thrown.message).toMatch(/^ValueError: bad input/);

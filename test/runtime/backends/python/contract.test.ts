@@ -162,6 +162,11 @@ describe('runtime backend contract: python (Pyodide)', { timeout: 60_000 }, () =
     const error = await rejection(run('a = 1\ndef (:\n'));
     expectCode(error, 'CODE_EXECUTION');
     expect(error.details).toMatchObject({ line: 2, phase: 'compile', name: 'SyntaxError' });
+    // its subclasses too, named once
+    const indent = await rejection(run('a = 1\n  b = 2\n'));
+    expectCode(indent, 'CODE_EXECUTION');
+    expect(indent.message).toMatch(/^IndentationError: unexpected indent \(line 2, col \d+\)$/);
+    expect(indent.details).toMatchObject({ line: 2, phase: 'compile', name: 'IndentationError' });
   });
 
   it('rejects other languages (RUNTIME_UNAVAILABLE)', async () => {
