@@ -2,7 +2,7 @@
  * The defaults of the code executor and the one place they are resolved and checked.
  */
 import { ToolexecError } from '../model/index.js';
-import { textOf } from '../model/internal.js';
+import { describeValue, textOf } from '../model/internal.js';
 import {
   DEFAULT_TIMEOUT_MS,
   guardCall,
@@ -170,7 +170,7 @@ export interface ResolvedCodeParams {
 }
 
 function invalidParam(field: string, value: unknown, problem: string): ToolexecError {
-  return new ToolexecError('INVALID_ARGUMENT', `executeCode: ${field} ${problem}`, {
+  return new ToolexecError('INVALID_ARGUMENT', `executeCode: ${field} ${problem}, got ${describeValue(value)}`, {
     details: { field, ...(typeof value === 'object' ? {} : { value: typeof value === 'string' ? textOf(value) : value }) },
   });
 }

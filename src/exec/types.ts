@@ -183,8 +183,10 @@ export interface ExecOptions {
    */
   poolSize?: number;
   /**
-   * Redaction paths added to the defaults (`authorization`, `password`, `token`, `apiKey`,
-   * `secret`): dotted paths matched at any depth (`headers.authorization`, `card.*`) or JSON
+   * Redaction paths added to the defaults (the usual names of credentials, at any depth:
+   * `authorization`, `proxy-authorization`, `cookie`, `set-cookie`, `password`, `passwd`, `token`,
+   * `access_token`, `refresh_token`, `id_token`, `apiKey`, `api_key`, `x-api-key`, `secret`,
+   * `client_secret`, `private_key`, and the camelCase spellings; the list is in docs/tracing.md): dotted paths matched at any depth (`headers.authorization`, `card.*`) or JSON
    * pointers from the root (`/auth/key`), case-insensitive. A tool adds its own in
    * `_meta['toolexec/redact']`. What the library emits — span attributes, events, log lines,
    * error messages and details, code-mode traces, chain records, stream events — never carries the

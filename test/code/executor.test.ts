@@ -303,6 +303,18 @@ describe('executeCode: defaults and limits (cases 156–164)', () => {
       expect(codeResultOf(error)).toMatchObject({ toolCalls: [] });
     }
     expect(eng.calls).toHaveLength(0);
+    // each refusal says what it got, as the timeoutMs one does
+    for (const [field, value, got] of [
+      ['queueTimeoutMs', -1, '-1'],
+      ['queueTimeoutMs', 'soon', '"soon"'],
+      ['memoryBytes', 1.5, '1.5'],
+      ['maxToolCalls', Number.NaN, 'NaN'],
+      ['profile', 'root', '"root"'],
+    ] as const) {
+      const error = await rejection(code.executeCode({ code: 'x', [field]: value }));
+      expect(error.code).toBe('INVALID_ARGUMENT');
+      expect(error.message).toMatch(new RegExp(`^executeCode: ${field} must .*, got ${got.replace('.', '\\.')}$`));
+    }
   });
 
   it("passes profile and metadata to the engine; the call's profile wins over the config's", async () => {
