@@ -176,8 +176,8 @@ function running(pid: number): boolean {
   }
 }
 
-/** The processes descending from `root` (Linux: read from /proc; elsewhere none). */
-function descendantsOf(root: number): number[] {
+/** The processes descending from `root` (Linux: read from /proc; elsewhere none). @internal */
+export function descendantsOf(root: number): number[] {
   const parents = new Map<number, number>();
   let entries: string[];
   try {

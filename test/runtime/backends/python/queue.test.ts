@@ -4,10 +4,11 @@
  * preparation and a child's start, as well as the wait for a busy child. `close()` resolves once
  * every child is gone, those still starting included (docs/guests.md).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createDirectGateway } from '../../../../src/runtime/index.js';
 import { createPythonBackend } from '../../../../src/runtime/backends/python/index.js';
+import { descendantsOf } from '../../../../src/runtime/backends/python/child.js';
 import { createContractFixture } from '../../../../src/testing/gateway-contract.js';
 
 const gateway = () => createDirectGateway(createContractFixture());
@@ -21,29 +22,9 @@ async function failureOf(promise: Promise<unknown>): Promise<{ code?: string; me
   throw new Error('expected a failure');
 }
 
-/** The processes under `root` (by parent, from /proc) whose command line names bubblewrap or the Python child. */
+/** The processes under `root` whose command line names bubblewrap or the Python child. */
 function sandboxProcessesUnder(root: number): number[] {
-  const parents = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // ended meanwhile
-    }
-  }
-  const found: number[] = [];
-  const queue = [root];
-  while (queue.length > 0) {
-    const parent = queue.shift() as number;
-    for (const [pid, ppid] of parents) {
-      if (ppid !== parent) continue;
-      found.push(pid);
-      queue.push(pid);
-    }
-  }
-  return found.filter((pid) => /bwrap|python-child/.test(commandLine(pid)));
+  return descendantsOf(root).filter((pid) => /bwrap|python-child/.test(commandLine(pid)));
 }
 
 function commandLine(pid: number): string {
