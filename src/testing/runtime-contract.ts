@@ -311,6 +311,18 @@ export function runtimeBackendContract(
       expect(partial(error).backend.kind).toBe(backend.kind);
     });
 
+    it('tells a snippet that reads a name tools does not have how to call a tool', async () => {
+      const error = await rejection(run('const r = await tools.math.add({ a: 1, b: 2 });\nreturn r;'));
+      expectCode(error, 'CODE_EXECUTION');
+      expect(error.message).toContain('tools has no "math": call a tool by its ID, e.g. await tools.runTool("math:<tool>", args)');
+      expect(error.details?.line).toBe(1);
+      // what probes an object reads as usual
+      const probed = await run(
+        'return [typeof tools.then, typeof tools.toJSON, JSON.stringify(tools), Object.keys(tools).length, typeof tools.runTool];',
+      );
+      expect(probed.value).toEqual(['undefined', 'undefined', '{}', 6, 'function']);
+    });
+
     it('reports a syntax error as CODE_EXECUTION with its line', async () => {
       const error = await rejection(run('const a = 1;\nconst = ;\n'));
       expectCode(error, 'CODE_EXECUTION');

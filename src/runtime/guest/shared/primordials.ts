@@ -42,6 +42,10 @@ export const objectIs = Object.is;
 export const GuestWeakMap = WeakMap;
 /** `Array.isArray`, captured. */
 export const isArray = Array.isArray;
+/** `Proxy`, captured. */
+export const GuestProxy = Proxy;
+/** `Reflect.get`, captured. */
+export const reflectGet = Reflect.get;
 /** `Object.freeze`, captured. */
 export const freeze = Object.freeze;
 /** `Object.defineProperty`, captured. */

@@ -41,6 +41,7 @@ import {
   weakMapGet,
   weakMapSet,
 } from './primordials.js';
+import { guardTools } from './tools-guard.js';
 
 /** The global `tools` of a snippet. */
 export interface GuestTools {
@@ -68,7 +69,7 @@ export interface ToolsChannel {
 
 /** The `tools` object and what the guest drives it with. */
 export interface ToolsBridge {
-  /** The frozen object the snippet gets as `tools`. */
+  /** The frozen object the snippet gets as `tools`, behind the guard of {@link guardTools}. */
   tools: GuestTools;
   /** Settles the call a reply (`response` or `error`, already parsed) is for; others are ignored. */
   deliver: (message: unknown) => void;
@@ -255,7 +256,7 @@ export function createToolsBridge(channel: ToolsChannel): ToolsBridge {
     );
   }
 
-  const tools: GuestTools = freeze({ searchTools, listNamespaces, describeTool, listToolExamples, runTool, runChain });
+  const tools: GuestTools = guardTools(freeze({ searchTools, listNamespaces, describeTool, listToolExamples, runTool, runChain }));
 
   function deliver(message: unknown): void {
     if (message === null || typeof message !== 'object') return;
