@@ -4,10 +4,10 @@
  */
 import type { McpTool } from '../model/index.js';
 import { ToolexecError } from '../model/index.js';
-import { editDistance, layerErrors, typoBudget } from '../model/internal.js';
+import { editDistance, layerErrors, textOf, typoBudget } from '../model/internal.js';
 import type { RunOptions } from '../run/index.js';
 import type { Exec } from '../exec/index.js';
-import { restorePropertyKeys } from './adapters/property-keys.js';
+import { providerKeysInText, restorePropertyKeys } from './adapters/property-keys.js';
 import { dropStrictNulls } from './adapters/strict-nulls.js';
 import type {
   AdapterWarning,
@@ -21,7 +21,8 @@ import { checkFormat, toProviderTool } from './provider-tool.js';
 import { selectTools, type SelectToolsOptions } from './selection.js';
 import type { SelectedTool } from './selected-tool.js';
 import { encodeToolName } from './tool-names.js';
-import { errorResult, successResult, type ProviderToolResults } from './tool-results.js';
+import { errorResult } from './error-results.js';
+import { errorText, successResult, type ProviderToolResults } from './tool-results.js';
 
 const errors = layerErrors('agent');
 
@@ -132,15 +133,19 @@ function parseArgs(args: unknown): Record<string, unknown> {
 
 /** `TOOL_NOT_FOUND` for a name the model made up or misspelled: the closest names, else the first names given. */
 function unknownName(name: string, names: readonly string[]): ToolexecError {
+  // a made-up name is quoted cut at 200 characters: a 1 MB name must not come back as a 1 MB message
+  const quotedName = textOf(name);
   const budget = typoBudget(name);
   const close = names.filter((candidate) => editDistance(name, candidate, budget + 1) <= budget);
   if (close.length > 0) {
     const quoted = close.map((candidate) => `"${candidate}"`).join(' or ');
-    return errors('TOOL_NOT_FOUND', `there is no tool named "${name}"; did you mean ${quoted}?`, { details: { name, suggestions: close } });
+    return errors('TOOL_NOT_FOUND', `there is no tool named "${quotedName}"; did you mean ${quoted}?`, {
+      details: { name: quotedName, suggestions: close },
+    });
   }
   const listed = names.length > 20 ? `${names.slice(0, 20).join(', ')}, …` : names.join(', ');
-  return errors('TOOL_NOT_FOUND', `there is no tool named "${name}"; call one of the tools you were given (${listed})`, {
-    details: { name },
+  return errors('TOOL_NOT_FOUND', `there is no tool named "${quotedName}"; call one of the tools you were given (${listed})`, {
+    details: { name: quotedName },
   });
 }
 
@@ -235,16 +240,22 @@ export async function agentTools<F extends ProviderFormat>(exec: Exec, options: 
   const call = async (name: string, args: unknown, callOptions?: AgentCallOptions): Promise<ProviderToolResults[F]> => {
     const { callId, ...runOptions } = callOptions ?? {};
     const entry = typeof name === 'string' ? byName.get(name) : undefined;
+    let parsed: Record<string, unknown> | undefined;
     try {
       if (entry === undefined) throw unknownName(String(name), names);
       const schema = entry.selected.tool.inputSchema;
-      let parsed = restorePropertyKeys(schema, parseArgs(args), format);
+      parsed = restorePropertyKeys(schema, parseArgs(args), format);
       if (entry.strict) parsed = dropStrictNulls(schema, parsed);
       const result = await entry.selected.run(parsed, callOptions === undefined ? undefined : runOptions);
       return successResult(format, result, entry.name, callId) as ProviderToolResults[F];
     } catch (err) {
       if (runOptions.signal?.aborted === true && ToolexecError.isInstance(err) && err.code === 'ABORTED') throw err;
-      return errorResult(format, err, typeof name === 'string' ? name : String(name), callId) as ProviderToolResults[F];
+      // a validation message names the keys the model was given, not those the conversion renamed
+      const text =
+        entry !== undefined && ToolexecError.isInstance(err) && err.code === 'VALIDATION'
+          ? providerKeysInText(errorText(err), entry.selected.tool.inputSchema, format, parsed)
+          : undefined;
+      return errorResult(format, err, typeof name === 'string' ? name : String(name), callId, text) as ProviderToolResults[F];
     }
   };
 

@@ -3,7 +3,7 @@
  * `ToolLoopAgent` (with the `execute_code` tool of code-tool.ts when asked).
  */
 import type { Tool as AiTool, ToolSet } from 'ai';
-import type { Tool } from '../model/index.js';
+import { ToolexecError, type Tool } from '../model/index.js';
 import { callListener, layerErrors } from '../model/internal.js';
 import { jsonValue, loadAiSdk, type AiSdk, type AiSdkTool, type ToolResultOutput } from './ai-sdk-peer.js';
 import { codeTool, type CodeToolOptions } from './code-tool.js';
@@ -11,11 +11,11 @@ import type { ContentBlock, Exec, Result } from '../exec/index.js';
 import type { CodeModeApiOptions } from './code-mode-api.js';
 import { selectTools, type SelectToolsOptions } from './selection.js';
 import { encodeToolName } from './tool-names.js';
-import { aiSdkToolError, jsonResult } from './tool-results.js';
+import { aiSdkToolError, errorText, jsonResult } from './tool-results.js';
 import type { SelectedTool } from './selected-tool.js';
 import type { AgentToolWarning } from './agent-tools.js';
 import { toProviderTool } from './provider-tool.js';
-import { restorePropertyKeys } from './adapters/property-keys.js';
+import { providerKeysInText, restorePropertyKeys } from './adapters/property-keys.js';
 import { dropStrictNulls } from './adapters/strict-nulls.js';
 import { PROVIDER_FORMATS, type ProviderFormat } from './adapters/types.js';
 
@@ -153,10 +153,14 @@ function aiTool(
     // a value with no JSON form rejects (EXECUTION), so the model gets it as the tool's error; every
     // failure reads as agentTools words it
     execute: async (input, { abortSignal }) => {
+      let args: Record<string, unknown> | undefined;
       try {
-        return jsonResult(await entry.run(argsOf(input), abortSignal === undefined ? {} : { signal: abortSignal }));
+        args = argsOf(input);
+        return jsonResult(await entry.run(args, abortSignal === undefined ? {} : { signal: abortSignal }));
       } catch (err) {
-        throw aiSdkToolError(err);
+        // a validation message names the keys the model was given, not those the conversion renamed
+        const renamed = conversion !== undefined && ToolexecError.isInstance(err) && err.code === 'VALIDATION';
+        throw aiSdkToolError(err, renamed ? providerKeysInText(errorText(err), original, conversion.format, args) : undefined);
       }
     },
     toModelOutput: ({ output }) => modelOutput(output),
@@ -195,8 +199,9 @@ export type AiSdkToolSet = Record<string, AiSdkTool>;
  * const { text } = await agent.generate({ prompt: 'Summarize README.md' });
  * ```
  *
- * @throws `INVALID_ARGUMENT` for bad options; `TOOL_NOT_FOUND` for an unknown ID in `ids`;
- * `RUNTIME_UNAVAILABLE` when the optional peer dependency `ai` is not installed.
+ * @throws `INVALID_ARGUMENT` for bad options, or `code` beside a selected tool already named
+ * `execute_code`; `TOOL_NOT_FOUND` for an unknown ID in `ids`; `RUNTIME_UNAVAILABLE` when the
+ * optional peer dependency `ai` is not installed.
  */
 export async function aiSdkTools(exec: Exec, options: AiSdkToolsOptions = {}): Promise<AiSdkToolSet> {
   if (options === null || typeof options !== 'object') throw errors.invalidArgument('options', 'must be an object');
@@ -217,6 +222,12 @@ export async function aiSdkTools(exec: Exec, options: AiSdkToolsOptions = {}): P
     tools[name] = aiTool(ai, entry, name, conversion);
   }
   if (code !== undefined && code !== false) {
+    // the meta-tool of that name is replaced (documented); a tool of the catalogue is not dropped unsaid
+    if (tools.execute_code !== undefined && selection.meta !== true) {
+      throw errors.invalidArgument('option code', 'adds a tool named "execute_code", and a selected tool already has that name', {
+        details: { name: 'execute_code' },
+      });
+    }
     const own = code === true ? {} : code;
     // the same tools as the set; with meta-tools, none declared (a snippet searches the catalogue)
     const scope = own.ids !== undefined || own.query !== undefined ? {} : selection.meta === true ? { ids: [] } : pick(selection);

@@ -19,7 +19,8 @@ import { progressForwarder } from './mcp-server-progress.js';
 import { toProviderTool } from './provider-tool.js';
 import { selectTools, type SelectToolsOptions, type SelectedTool } from './selection.js';
 import { encodeToolName } from './tool-names.js';
-import { errorResult, successResult } from './tool-results.js';
+import { errorResult } from './error-results.js';
+import { successResult } from './tool-results.js';
 
 const errors = layerErrors('agent');
 

@@ -281,10 +281,10 @@ export function errorText(err: unknown): string {
  * same failure: the AI SDK hands the model `String(error)` of a failed `execute` (its
  * `error-text`), which is made {@link errorText}. The error itself is kept (its class, code,
  * details and cause, for the app's `tool-error` parts); only its `toString` changes. A value that
- * is no extensible `Error` is wrapped in one, as its `cause`.
+ * is no extensible `Error` is wrapped in one, as its `cause`. `text` replaces the model's text
+ * (a validation message naming renamed property keys as the model was given them).
  */
-export function aiSdkToolError(err: unknown): Error {
-  const text = errorText(err);
+export function aiSdkToolError(err: unknown, text: string = errorText(err)): Error {
   const error = err instanceof Error && Object.isExtensible(err) ? err : new Error(text, { cause: err });
   Object.defineProperty(error, 'toString', { value: () => text, configurable: true, writable: true, enumerable: false });
   return error;
@@ -357,27 +357,5 @@ export function successResult(
       if (value !== null && typeof value === 'object' && !Array.isArray(value)) out.structuredContent = value as Record<string, unknown>;
       return out;
     }
-  }
-}
-
-/** A failed call in the format's error form. */
-export function errorResult(
-  format: ProviderFormat,
-  err: unknown,
-  name: string,
-  callId: string | undefined,
-): ProviderToolResults[ProviderFormat] {
-  const text = errorText(err);
-  switch (format) {
-    case 'openai-chat':
-      return { role: 'tool', tool_call_id: callId ?? '', content: text };
-    case 'openai-responses':
-      return { type: 'function_call_output', call_id: callId ?? '', output: text };
-    case 'anthropic':
-      return { type: 'tool_result', tool_use_id: callId ?? '', content: [{ type: 'text', text }], is_error: true };
-    case 'gemini':
-      return { functionResponse: { name, response: { error: text }, ...(callId === undefined ? {} : { id: callId }) } };
-    case 'mcp':
-      return { content: [{ type: 'text', text }], isError: true };
   }
 }

@@ -128,3 +128,41 @@ export function itemSchemas(schemaValue: unknown, root: Schema, seen: readonly S
 export function either(schemas: readonly unknown[]): unknown {
   return schemas.length <= 1 ? schemas[0] : { anyOf: [...schemas] };
 }
+
+/** Keywords that make a typeless schema one about objects (as `type: 'object'` would). */
+const OBJECT_KEYWORDS = [
+  'properties',
+  'required',
+  'additionalProperties',
+  'patternProperties',
+  'minProperties',
+  'maxProperties',
+  'propertyNames',
+  'dependentRequired',
+  'dependentSchemas',
+] as const;
+
+/**
+ * Whether an output schema lets the tool return something other than an object: another type
+ * (`type: ['object', 'null']`, a branch of `anyOf` / `oneOf` that is a string...), a value of
+ * `const` / `enum` that is none, or no constraint at all (`true`, `{}`, `{ description }`). A
+ * typeless schema with object keywords (`{ properties }`) counts as one about objects. Such a
+ * result has no `structuredContent`, which an MCP client refuses from a tool that lists an output
+ * schema ("has an output schema but did not return structured content"), failing the call.
+ * `root` is the schema local `$ref`s point into.
+ */
+export function admitsNonObject(value: unknown, root: Schema, depth = 0): boolean {
+  if (value === true) return true;
+  if (!isObject(value) || depth > MAX_DEPTH) return false;
+  const node = deref(value, root);
+  const type = node.type;
+  if (type !== undefined) return Array.isArray(type) ? type.some((t) => t !== 'object') : type !== 'object';
+  for (const keyword of ['anyOf', 'oneOf'] as const) {
+    const branches = node[keyword];
+    if (Array.isArray(branches)) return branches.some((branch) => admitsNonObject(branch, root, depth + 1));
+  }
+  if (Array.isArray(node.allOf) && node.allOf.length > 0) return node.allOf.every((member) => admitsNonObject(member, root, depth + 1));
+  const values = Array.isArray(node.enum) ? (node.enum as unknown[]) : 'const' in node ? [node.const] : undefined;
+  if (values !== undefined) return values.some((v) => !isObject(v));
+  return !OBJECT_KEYWORDS.some((keyword) => node[keyword] !== undefined);
+}

@@ -9,6 +9,7 @@
 import { parseToolId, validateTool, type Tool } from '../../model/index.js';
 import { layerErrors } from '../../model/internal.js';
 import { decodeToolName } from '../tool-names.js';
+import { admitsNonObject } from './argument-view.js';
 import { isSchema, lost, pointerToken, type Schema, type WalkContext } from './schema-walk.js';
 import type { FromProviderToolOptions, ProviderFormat, ProviderToolConversion } from './types.js';
 
@@ -106,12 +107,22 @@ export function toolFromParts(
   if (!isSchema(inputSchema))
     throw errors.invalidArgument('providerTool', `has a schema that is not a JSON object (${format} tool "${name}")`);
   const { $schema: _dialect, ...schema } = inputSchema;
+  // Anthropic's SDK types the root `properties` and `required` as nullable: null is "none", and
+  // left in, it would make a schema every call fails to compile
+  for (const key of ['properties', 'required']) if (schema[key] === null) delete schema[key];
   const tool: Tool = {
     ...identity(name, options),
     inputSchema: { type: 'object', ...schema },
   };
   if (typeof description === 'string' && description !== '') tool.description = description;
-  if (isSchema(schemas.output)) tool.outputSchema = { type: 'object', ...schemas.output };
+  if (isSchema(schemas.output)) {
+    // `type: 'object'` only where the schema is about objects already: added to one that allows
+    // other results (`anyOf: [string, number]`, `{ description }`), it would fail every result
+    const output = schemas.output;
+    tool.outputSchema = (
+      output.type === undefined && !admitsNonObject(output, output) ? { type: 'object', ...output } : output
+    ) as Tool['outputSchema'];
+  }
   for (const [key, value] of Object.entries(source)) {
     if (read.includes(key) || value === undefined || value === null) continue;
     lost(ctx, key, `/${pointerToken(key)}`, 'a toolexec Tool has no place for it');

@@ -11,6 +11,7 @@
  */
 import { toMcpTool, type McpTool, type Tool } from '../../model/index.js';
 import { providerObject, toolFromParts } from './from-provider.js';
+import { admitsNonObject } from './argument-view.js';
 import { changed, isSchema, lost, pointerToken, type Schema, type WalkContext } from './schema-walk.js';
 import { toolFacts } from './tool-fields.js';
 import type { FromProviderToolOptions, ProviderToolConversion, ToProviderToolOptions } from './types.js';
@@ -20,6 +21,16 @@ function allowsObject(type: unknown): boolean {
   return type === undefined || type === 'object' || (Array.isArray(type) && type.includes('object'));
 }
 
+/** A schema given as JSON text, read (undefined when it is no JSON); any other value as it is. */
+function parsedSchema(schema: unknown): unknown {
+  if (typeof schema !== 'string') return schema;
+  try {
+    return JSON.parse(schema) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * A tool schema with the root MCP requires: `type: 'object'`, root `properties` all objects. A
  * schema given as JSON text is read; a boolean schema becomes an object one. `undefined` when the
@@ -27,14 +38,7 @@ function allowsObject(type: unknown): boolean {
  * requires an object root of its input).
  */
 function mcpRoot(schema: unknown, ctx: WalkContext, pointer: string): Schema | undefined {
-  let value: unknown = schema;
-  if (typeof value === 'string') {
-    try {
-      value = JSON.parse(value);
-    } catch {
-      value = undefined;
-    }
-  }
+  const value = parsedSchema(schema);
   if (value === true || value === undefined || value === null) {
     changed(ctx, 'type', `${pointer}/type`, "MCP requires an object schema with type: 'object' at the root; sent as { type: 'object' }");
     return { type: 'object' };
@@ -86,6 +90,17 @@ export function toMcp(tool: Tool, options: ToProviderToolOptions): ProviderToolC
   }
   out.inputSchema = (input ?? { type: 'object' }) as McpTool['inputSchema'];
   if (tool.outputSchema !== undefined) {
+    const parsed = parsedSchema(tool.outputSchema);
+    if (parsed !== false && admitsNonObject(parsed, isSchema(parsed) ? parsed : {})) {
+      delete out.outputSchema;
+      lost(
+        facts.ctx,
+        'outputSchema',
+        '/outputSchema',
+        'the output schema allows results that are no object, and MCP clients refuse a result without structuredContent (an object) from a tool that lists one',
+      );
+      return { tool: out, warnings: facts.ctx.warnings };
+    }
     const output = mcpRoot(tool.outputSchema, facts.ctx, '/outputSchema');
     if (output === undefined) {
       delete out.outputSchema;

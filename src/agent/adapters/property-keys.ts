@@ -184,3 +184,44 @@ export function restorePropertyKeys(schema: unknown, args: Record<string, unknow
   const back = new Map([...map].map(([key, name]) => [name, key]));
   return restore(schema, args, schema, back, 0) as Record<string, unknown>;
 }
+
+/** A JSON-pointer token as the key it names (`~1` is `/`, `~0` is `~`). */
+function keyOfToken(token: string): string {
+  return token.replace(/~1/gu, '/').replace(/~0/gu, '~');
+}
+
+/**
+ * A pointer into the tool's arguments (`/filter[x]/0/$top`) with each property key as the provider
+ * was given it (`/filter_x_/0/_top`): the arguments (`args`, with the tool's own keys) tell the
+ * array indices from the keys.
+ */
+function providerPointer(pointer: string, map: ReadonlyMap<string, string>, args: unknown): string {
+  let value = args;
+  return pointer
+    .split('/')
+    .map((token, i) => {
+      if (i === 0) return token;
+      const key = keyOfToken(token);
+      const isIndex = Array.isArray(value);
+      value = isObject(value) || Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined;
+      const name = isIndex ? undefined : map.get(key);
+      return name === undefined ? token : pointerToken(name);
+    })
+    .join('/');
+}
+
+/**
+ * A validation message about arguments the model sent under renamed keys, in the model's words:
+ * every quoted field (`'/filter[x]'`) or key (`did you mean '$top'?`) the message names in the
+ * tool's own keys is named as the provider was given it (`'/filter_x_'`, `'_top'`), so the model
+ * can act on it. `args` are the arguments with the tool's keys put back; `text` as it is when the
+ * format renamed nothing.
+ */
+export function providerKeysInText(text: string, schema: unknown, format: ProviderFormat, args: unknown): string {
+  const map = propertyKeyMap(schema, format);
+  if (map.size === 0) return text;
+  return text.replace(/'([^'\n]*)'/gu, (quoted, inner: string) => {
+    const named = inner.startsWith('/') ? providerPointer(inner, map, args) : map.get(inner);
+    return named === undefined ? quoted : `'${named}'`;
+  });
+}
