@@ -742,7 +742,7 @@ describe('fromProviderTool', () => {
     expect(tool).toEqual({ name: 'get_weather', inputSchema: { type: 'object' } });
     expect(features(warnings)).toEqual(['cache_control /cache_control', 'defer_loading /defer_loading']);
     expect(fromProviderTool({ type: 'function', function: { name: 'f' } }, 'openai-chat').tool.inputSchema).toEqual({ type: 'object' });
-    expect(() => fromProviderTool('f', 'openai-chat')).toThrow(/providerTool must be a openai-chat tool object/u);
+    expect(() => fromProviderTool('f', 'openai-chat')).toThrow(/providerTool must be a tool object of the openai-chat format/u);
     expect(() => fromProviderTool({ name: 'a b', parameters: {} }, 'openai-responses')).toThrow(/does not make a valid tool/u);
   });
 });

@@ -38,7 +38,7 @@ export interface ProviderSchemas {
  * naming the type.
  */
 export function providerObject(value: unknown, format: ProviderFormat, types?: readonly string[]): Schema {
-  if (!isSchema(value)) throw errors.invalidArgument('providerTool', `must be a ${format} tool object`);
+  if (!isSchema(value)) throw errors.invalidArgument('providerTool', `must be a tool object of the ${format} format`);
   const type = value.type;
   if (types !== undefined && type !== undefined && !types.includes(type as string)) {
     throw errors.invalidArgument(
@@ -101,7 +101,7 @@ export function toolFromParts(
   options: FromProviderToolOptions,
 ): ProviderToolConversion<Tool> {
   const { name, description } = source;
-  if (typeof name !== 'string' || name === '') throw errors.invalidArgument('providerTool', `has no name (a ${format} tool needs one)`);
+  if (typeof name !== 'string' || name === '') throw errors.invalidArgument('providerTool', `has no name (a tool of the ${format} format needs one)`);
   const ctx: WalkContext = { format, toolId: name, warnings: [] };
   const inputSchema = schemas.input === undefined || schemas.input === null ? { type: 'object' } : schemas.input;
   if (!isSchema(inputSchema))
