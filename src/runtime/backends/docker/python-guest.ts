@@ -247,9 +247,10 @@ def _main():
     outcome = prelude.run_snippet(code, _call)
     if not outcome.get("ok"):
         _finish({"type": "failed", "error": _report(outcome.get("error") or {})})
-    value = outcome.get("value")
-    if value is None:
+    # no value (a statement last, or None) is no value; a value that converted to None (nan) is null
+    if "value" not in outcome:
         _finish({"type": "result"})
+    value = outcome["value"]
     try:
         text = json.dumps(value, allow_nan=False)
     except RecursionError:

@@ -25,8 +25,9 @@ import { runOnChild } from './session.js';
  * (reads only of the Pyodide package, the child's bundle, the prelude and the backend's private
  * folder; no writes, child processes, workers, addons or code generation from strings), inside
  * bubblewrap (`--unshare-all`: no network, its own PID, IPC and UTS namespaces; `--die-with-parent`;
- * a read-only view of only the node binary and its libraries, those files and a minimal `/proc`
- * and `/dev`; an empty environment). Where bubblewrap is missing or does not work (probed once),
+ * a read-only view of only the node binary and its libraries, those files at fixed `/toolexec/...`
+ * paths and a minimal `/proc` and `/dev`; an empty environment). The snippet sees a fixed
+ * environment and no host path. Where bubblewrap is missing or does not work (probed once),
  * every Python run fails with `RUNTIME_UNAVAILABLE` naming it: there is no fallback without a
  * network boundary. A worker thread would be no sandbox: Pyodide's `js` module, `run_js` and its
  * proxies reach the JavaScript realm they run in.

@@ -17,7 +17,16 @@ import { pythonPreludePath } from '../../guest/python/source.js';
 import type { PythonChildConfig } from '../../guest/python/messages.js';
 import { capModuleMemory } from '../wasm/wasi-module.js';
 import type { ResolvedPythonOptions } from './options.js';
-import { bubblewrapArgs, nodeFlags, noSandboxError, probeBubblewrap, type ChildCommand, type SandboxPaths } from './sandbox.js';
+import {
+  bubblewrapArgs,
+  inSandboxWorkDir,
+  nodeFlags,
+  noSandboxError,
+  probeBubblewrap,
+  SANDBOX_VIEW,
+  type ChildCommand,
+  type SandboxPaths,
+} from './sandbox.js';
 
 /** The child's bundle in `dist/assets/`. */
 export const PYTHON_CHILD_ASSET = 'python-child.mjs';
@@ -90,19 +99,22 @@ export class PythonEnvironment {
     }
   }
 
-  /** The command line of a child whose linear memory is capped at `memoryBytes`. */
+  /**
+   * The command line of a child whose linear memory is capped at `memoryBytes`. Every path the
+   * child is given is the sandbox's ({@link SANDBOX_VIEW}), never the host's.
+   */
   command(memoryBytes: number, extra: Partial<PythonChildConfig> = {}): ChildCommand {
     const config: PythonChildConfig = {
-      pyodideDir: this.paths.pyodideDir,
-      preludePath: this.paths.preludePath,
-      wasmPath: this.#cappedModule(memoryBytes),
-      ...(this.#snapshotPath === undefined ? {} : { snapshotPath: this.#snapshotPath }),
+      pyodideDir: SANDBOX_VIEW.pyodideDir,
+      preludePath: SANDBOX_VIEW.preludePath,
+      wasmPath: inSandboxWorkDir(this.#cappedModule(memoryBytes)),
+      ...(this.#snapshotPath === undefined ? {} : { snapshotPath: inSandboxWorkDir(this.#snapshotPath) }),
       ...extra,
     };
     const node = realpathSync(process.execPath);
     return {
       command: this.#bwrapPath,
-      args: [...this.#bwrap, node, ...nodeFlags(this.paths, CHILD_HEAP_MIB), this.paths.childPath, JSON.stringify(config)],
+      args: [...this.#bwrap, node, ...nodeFlags(CHILD_HEAP_MIB), SANDBOX_VIEW.childPath, JSON.stringify(config)],
     };
   }
 

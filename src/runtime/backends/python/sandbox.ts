@@ -2,12 +2,13 @@
  * How a Pyodide child is started: `node` under Node's permission model (file reads limited to
  * what it needs, no writes, no child processes, no workers, no addons), inside bubblewrap with no
  * network, its own PID namespace and a read-only view of only the node binary, its shared
- * libraries, the Pyodide package, the child's bundle and the snapshot folder. Probed once per
- * process: where bubblewrap is missing or does not work, Python is refused (`RUNTIME_UNAVAILABLE`).
+ * libraries and, at fixed paths ({@link SANDBOX_VIEW}), the Pyodide package, the child's bundle,
+ * the prelude and the snapshot folder. Probed once per process: where bubblewrap is missing or does
+ * not work, Python is refused (`RUNTIME_UNAVAILABLE`).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
-import { dirname, isAbsolute, resolve as resolvePath } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve as resolvePath } from 'node:path';
 import { runtimeError } from '../../core/errors.js';
 import { settlesWithin } from '../../core/stopping.js';
 
@@ -29,6 +30,23 @@ export interface SandboxPaths {
   workDir: string;
 }
 
+/**
+ * Where the sandbox shows the files of {@link SandboxPaths}: the same paths on every host, so
+ * nothing inside (the child's command line, Pyodide's `indexURL`, a JavaScript stack trace that
+ * reaches a snippet) names a path of the host.
+ */
+export const SANDBOX_VIEW: Readonly<SandboxPaths> = Object.freeze({
+  pyodideDir: '/toolexec/pyodide',
+  childPath: '/toolexec/python-child.mjs',
+  preludePath: '/toolexec/prelude.py',
+  workDir: '/toolexec/work',
+});
+
+/** The sandbox's path of `hostPath`, a file the host wrote in the private folder. */
+export function inSandboxWorkDir(hostPath: string): string {
+  return join(SANDBOX_VIEW.workDir, basename(hostPath));
+}
+
 /** The Node flag that turns the permission model on (`--permission` from Node 22, experimental before). */
 export function permissionFlag(): string {
   return process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission';
@@ -39,8 +57,9 @@ function folderPattern(path: string): string {
   return permissionFlag() === '--permission' ? path : `${path}/*`;
 }
 
-/** The node flags of a child: permission model, reads limited to `paths`, a small JS heap. */
-export function nodeFlags(paths: SandboxPaths, heapMiB: number): string[] {
+/** The node flags of a child: permission model, reads limited to the files it needs (as the sandbox shows them), a small JS heap. */
+export function nodeFlags(heapMiB: number): string[] {
+  const paths = SANDBOX_VIEW;
   return [
     permissionFlag(),
     // two folders (Pyodide's package, the private folder) and two files (the child, the prelude)
@@ -90,20 +109,15 @@ function nodeLibraries(node: string): string[] {
   return paths;
 }
 
-/** The bubblewrap arguments (everything before the command) for `paths`. */
+/**
+ * The bubblewrap arguments (everything before the command) for `paths` (real paths, without
+ * symbolic links), each shown at its {@link SANDBOX_VIEW} path.
+ */
 export function bubblewrapArgs(paths: SandboxPaths): string[] {
   const node = realpathSync(process.execPath);
   const binds = new Map<string, string>();
   const links = new Map<string, string>();
-  for (const path of [
-    node,
-    ...nodeLibraries(node),
-    '/etc/ld.so.cache',
-    paths.pyodideDir,
-    paths.childPath,
-    paths.preludePath,
-    paths.workDir,
-  ]) {
+  for (const path of [node, ...nodeLibraries(node), '/etc/ld.so.cache']) {
     if (existsSync(path)) expose(path, binds, links);
   }
   // --cap-drop: a host that runs as root would otherwise hand the sandbox every capability
@@ -121,6 +135,7 @@ export function bubblewrapArgs(paths: SandboxPaths): string[] {
   ];
   for (const path of binds.keys()) args.push('--ro-bind', path, path);
   for (const [path, target] of links) args.push('--symlink', target, path);
+  for (const key of ['pyodideDir', 'childPath', 'preludePath', 'workDir'] as const) args.push('--ro-bind', paths[key], SANDBOX_VIEW[key]);
   args.push('--chdir', '/');
   return args;
 }

@@ -16,10 +16,20 @@ import { constants as osConstants } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import type { GuestFailureReport } from '../../gateway/codec.js';
 import { LineReader, send, writeAll, writeLine } from './channel.js';
+import { FatalDump, interpreterFailure, LIMIT_TEXT } from './crash.js';
 import { resultLimitReport, type PythonChildConfig, type PythonResultMessage, type PythonStartMessage } from './messages.js';
 
 const config = JSON.parse(process.argv[2] ?? '{}') as PythonChildConfig;
 const SIGINT = 2;
+
+/**
+ * The interpreter's whole environment, the same in every child: Emscripten's defaults, fixed (its
+ * `LANG` would follow the locale Node reports), without `_`, which Emscripten sets to the program's
+ * path (`undefined` removes it). Pyodide adds its own `PYTHONINSPECT` and `LD_LIBRARY_PATH`.
+ */
+const SANDBOX_ENV = { HOME: '/home/pyodide', PATH: '/', PWD: '/', LANG: 'C.UTF-8', USER: 'web_user', LOGNAME: 'web_user', _: undefined };
+/** `sys.executable` and `sys.orig_argv[0]` (Emscripten's program name: otherwise the child's own path). */
+const SANDBOX_EXECUTABLE = '/bin/python3';
 
 // Pyodide reads the fs constants through process.binding, which the permission model forbids
 Object.defineProperty(process, 'binding', {
@@ -53,6 +63,9 @@ const run = {
   interrupted: undefined as 'timeout' | 'output' | undefined,
 };
 
+/** What the interpreter writes once it failed fatally: its dump, never the snippet's output. */
+const dump = new FatalDump();
+
 /** SIGINT once per run, when the output cap was hit or the deadline passed. */
 function interruptSignal(): number {
   if (run.interrupted !== undefined || !run.active) return 0;
@@ -66,7 +79,8 @@ function outputStream(type: 'stdout' | 'stderr') {
   const decoder = new TextDecoder();
   return {
     write: (bytes: Uint8Array): number => {
-      if (!run.active || run.outputOver) return bytes.length;
+      if (dump.fatal) dump.add(new TextDecoder().decode(bytes));
+      if (dump.fatal || !run.active || run.outputOver) return bytes.length;
       run.outputBytes += bytes.length;
       if (run.outputBytes > run.maxOutputBytes) run.outputOver = true;
       const data = decoder.decode(bytes, { stream: true });
@@ -85,6 +99,8 @@ interface PyodideApi {
   setInterruptBuffer(buffer: unknown): void;
   makeMemorySnapshot(): Uint8Array;
   globals: { get(name: string): unknown };
+  /** Pyodide's internal API (its fatal error handler). */
+  _api: unknown;
 }
 
 const { loadPyodide } = (await import(pathToFileURL(`${config.pyodideDir}/pyodide.mjs`).href)) as {
@@ -93,7 +109,8 @@ const { loadPyodide } = (await import(pathToFileURL(`${config.pyodideDir}/pyodid
 const bootStart = performance.now();
 const pyodide = await loadPyodide({
   indexURL: `${config.pyodideDir}/`,
-  env: { HOME: '/home/pyodide' },
+  env: SANDBOX_ENV,
+  _sysExecutable: SANDBOX_EXECUTABLE,
   // `import js` reaches this object, not the child's globalThis
   jsglobals: Object.create(null) as object,
   stdout: () => undefined,
@@ -107,6 +124,7 @@ if (config.makeSnapshot === true) {
   process.exit(0);
 }
 
+dump.watch(pyodide._api);
 // fd 0 is the channel to the host: a snippet's `input()` or `sys.stdin` reads end of file instead
 pyodide.setStdin({ read: () => 0, isatty: false });
 pyodide.setStdout({ write: outputStream('stdout').write, isatty: false });
@@ -141,6 +159,8 @@ def _entry(run_snippet=_prelude.run_snippet, loads=json.loads):
         outcome = run_snippet(code, call)
         if not outcome.get("ok"):
             return "failed:" + dumps(outcome.get("error"))
+        if "value" not in outcome:
+            return "none:"
         try:
             return "value:" + dumps_value(outcome.get("value"))
         except RecursionError as exc:
@@ -192,10 +212,12 @@ function readPreludeError(text: string): PreludeError | null {
 }
 
 /**
- * What a run stopped by a limit says, whatever Python's exception said: the messages of the
- * JavaScript sandbox, so one limit has one message in every language (docs/limits.md).
+ * CPython's `OverflowError` for a size that does not fit a `Py_ssize_t`: on 32-bit WebAssembly any
+ * size from 2 GiB up (`bytearray(2 * 1024**3)`), which a 64-bit CPython would try to allocate and
+ * fail with `MemoryError` (or be killed at its memory cap). No run can have that much memory here,
+ * so it is the memory limit, as on the Docker backend.
  */
-const LIMIT_TEXT = { memory: 'out of memory', stack: 'Maximum call stack size exceeded' } as const;
+const INDEX_OVERFLOW = "cannot fit 'int' into an index-sized integer";
 
 /** Python's compile errors: `SyntaxError` and its subclasses. */
 const COMPILE_ERRORS = new Set(['SyntaxError', 'IndentationError', 'TabError']);
@@ -217,8 +239,9 @@ function reportOf(error: PreludeError): GuestFailureReport {
   if (lastError !== undefined && wire?.code === error.code && wire?.error === error.message) report.requestId = lastError.id;
   if (run.outputOver) Object.assign(report, { limit: 'output', what: 'console' });
   else if (name === 'KeyboardInterrupt' && run.interrupted === 'timeout') report.timeout = true;
-  else if (name === 'MemoryError') Object.assign(report, { limit: 'memory', message: LIMIT_TEXT.memory });
-  else if (name === 'RecursionError') Object.assign(report, { limit: 'stack', message: LIMIT_TEXT.stack });
+  else if (name === 'MemoryError' || (name === 'OverflowError' && message === INDEX_OVERFLOW)) {
+    Object.assign(report, { limit: 'memory', message: LIMIT_TEXT.memory });
+  } else if (name === 'RecursionError') Object.assign(report, { limit: 'stack', message: LIMIT_TEXT.stack });
   return report;
 }
 
@@ -237,23 +260,18 @@ function runOne(start: PythonStartMessage): void {
     // a fatal error of the interpreter (out of linear memory, a trap, C recursion past the
     // engine's stack: `json.dumps` of a value thousands of levels deep): this child is done
     run.active = false;
-    const message = err instanceof Error ? err.message : String(err);
-    const memory = /memory|OOM|Aborted/i.test(message);
-    const stack = err instanceof RangeError && /call stack/i.test(message);
-    const error: GuestFailureReport = { name: memory ? 'MemoryError' : stack ? 'RangeError' : 'Error', message };
-    if (memory) Object.assign(error, { limit: 'memory', message: LIMIT_TEXT.memory });
-    else if (stack) Object.assign(error, { limit: 'stack', message: LIMIT_TEXT.stack });
-    send({ type: 'failed', error, fatal: true });
+    send({ type: 'failed', error: interpreterFailure(err, dump), fatal: true });
     process.exit(0);
   }
   run.active = false;
-  // `value:` and the value's JSON, or `failed:` and the prelude's error as JSON; the value's text
-  // goes to the host as Python wrote it (node's JSON.stringify stops ~4,000 levels deep)
+  // `value:` and the value's JSON, `none:` for no value, or `failed:` and the prelude's error as
+  // JSON; the value's text goes to the host as Python wrote it (node's JSON.stringify stops ~4,000
+  // levels deep)
   const colon = text.indexOf(':');
   const kind = text.slice(0, colon);
   const body = text.slice(colon + 1);
   const error = kind === 'failed' ? readPreludeError(body) : undefined;
-  if (error === null || (kind !== 'failed' && kind !== 'value')) {
+  if (error === null || (kind !== 'failed' && kind !== 'value' && kind !== 'none')) {
     // the snippet broke what the transport reports with: the run fails and this child is done
     send({ type: 'failed', error: { name: 'Error', message: "the snippet's outcome could not be read back" }, fatal: true });
     process.exit(0);
@@ -266,8 +284,9 @@ function runOne(start: PythonStartMessage): void {
     send({ type: 'failed', error: reportOf(error) });
     return;
   }
-  // None (a snippet that ends with a statement, or with `None`) is no value, as a JS snippet that returns nothing
-  if (body === 'null') {
+  // None (a snippet that ends with a statement, or with `None`) is no value, as a JS snippet that
+  // returns nothing; a value that becomes null (`nan`, `inf`) is null, as a JS snippet's NaN
+  if (kind === 'none') {
     send({ type: 'result' });
     return;
   }

@@ -14,12 +14,16 @@ every module the snippet imported that was not loaded at the baseline is removed
 from ``sys.modules``, the namespace (``__dict__``) of every module that was loaded then is put
 back as it was at the baseline (names added, rebound or deleted by the snippet: ``json.dumps = f``,
 ``builtins.x = 1``; the snippet's globals are a fresh ``__main__`` module, and the transport's
-``__main__`` is put back), and ``sys.path``, ``sys.argv``, the standard streams' names and
-``sys.meta_path``/``sys.path_hooks`` are restored. What is not reset: a change made *inside* an
-object that a module holds (an attribute set on a stdlib class, an item appended to a module-level
-list). A transport that must exclude even that runs each snippet in a new interpreter. Fresh state is
+``__main__`` is put back), and ``sys.path``, ``sys.argv``, the standard streams' names,
+``sys.meta_path``/``sys.path_hooks`` and ``os.environ`` are restored. What is not reset: a change
+made *inside* an object that a module holds (an attribute set on a stdlib class, an item appended
+to a module-level list). A transport that must exclude even that runs each snippet in a new interpreter. Fresh state is
 about what a snippet leaves behind by accident, not a wall between runs: a snippet that walks the
 frames or the garbage collector can reach the transport's objects.
+
+The value: ``run_snippet`` reports no value when the snippet ends with a statement or its last
+expression is None (as a JavaScript snippet that returns ``undefined``); any other value is
+converted, so ``nan`` is a value, null (as JavaScript's ``NaN``).
 
 Value conversion (``to_json_safe``): dict (keys become strings), list, str, int, float, bool and
 None pass through; tuples, sets and frozensets become lists (sets sorted when they can be);
@@ -37,6 +41,7 @@ import ast
 import builtins
 import itertools
 import math
+import os
 import sys
 import traceback
 import types
@@ -361,6 +366,7 @@ def _capture_baseline():
     _baseline["lists"] = {name: list(getattr(sys, name, [])) for name in _SYS_LISTS}
     _baseline["names"] = {name: getattr(sys, name, None) for name in _SYS_NAMES}
     _baseline["recursion"] = sys.getrecursionlimit()
+    _baseline["environ"] = dict(os.environ)
 
 
 def _changed(current, saved):
@@ -389,6 +395,10 @@ def _restore_baseline():
     for name, saved in _baseline["names"].items():
         setattr(sys, name, saved)
     sys.setrecursionlimit(_baseline["recursion"])
+    if dict(os.environ) != _baseline["environ"]:
+        # in place: os.environ is the object ``os`` holds, and its changes reach the C environment
+        os.environ.clear()
+        os.environ.update(_baseline["environ"])
 
 
 # ---- running ----
@@ -480,8 +490,10 @@ def _snippet_position(exc, source):
 
 def run_snippet(code, call):
     """Runs ``code`` with a fresh globals dict and ``tools`` module; returns ``{"ok": True, "value": v}``
-    or ``{"ok": False, "error": {"code", "message", "name", "traceback", ...}}`` (no ``traceback`` when
-    the value has no JSON form: ``TypeError: the result is not JSON-serializable: circular reference``)."""
+    (``v`` JSON-safe, None for ``nan``), ``{"ok": True}`` when the snippet has no value (it ends with a
+    statement, or its value is None), or ``{"ok": False, "error": {"code", "message", "name",
+    "traceback", ...}}`` (no ``traceback`` when the value has no JSON form: ``TypeError: the result is
+    not JSON-serializable: circular reference``)."""
     if not _baseline:
         _capture_baseline()
     tools = _make_tools(call)
@@ -498,6 +510,8 @@ def run_snippet(code, call):
             return _failure(exc, code)
         exec(body, scope)
         value = eval(tail, scope) if tail is not None else None
+        if value is None:
+            return {"ok": True}
         try:
             return {"ok": True, "value": to_json_safe(value)}
         except NotJsonSafe as exc:

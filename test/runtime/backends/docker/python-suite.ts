@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExec } from '../../../../src/exec/index.js';
 import { createRuntime } from '../../../../src/runtime/index.js';
-import type { ContainerSandboxBackend } from '../../../../src/runtime/backends/docker/index.js';
+import { SANDBOX_PYTHON_PATH, type ContainerSandboxBackend } from '../../../../src/runtime/backends/docker/index.js';
 import { stdioFixture } from '../../../mcp/helpers.js';
 import { containersOf } from './engine.js';
 import { failure } from './isolation.js';
@@ -42,6 +42,23 @@ export function pythonSuite(options: PythonSuiteOptions): void {
       // `py` is the same language; JSON-safe conversion of tuples, sets and bytes
       const converted = await backend.execute(pythonRequest('{"t": (1, 2), "s": {3}, "b": b"hi", "n": float("nan")}', { language: 'py' }));
       expect(converted.value).toEqual({ t: [1, 2], s: [3], b: [104, 105], n: null });
+    });
+
+    it('gives a top-level nan or inf as null, a value (as a JavaScript NaN and as on Pyodide); None is no value', async () => {
+      for (const code of ['float("nan")', 'float("inf")', '-float("inf")']) {
+        const result = await backend.execute(pythonRequest(code));
+        expect(Object.hasOwn(result, 'value'), code).toBe(true);
+        expect(result.value, code).toBeNull();
+      }
+      expect(Object.hasOwn(await backend.execute(pythonRequest('None')), 'value')).toBe(false);
+    });
+
+    it('shows the snippet no host path in argv, the executable, the working directory or sys.path', async () => {
+      const probe = 'import os, sys\n[sys.argv, sys.orig_argv[0], sys.executable, os.getcwd(), sys.path, sorted(os.environ)]';
+      const result = await backend.execute(pythonRequest(probe));
+      const text = JSON.stringify(result.value);
+      for (const path of [process.cwd(), process.execPath, 'node_modules', 'dist/assets']) expect(text, path).not.toContain(path);
+      expect((result.value as unknown[]).slice(0, 4)).toEqual([['-c'], SANDBOX_PYTHON_PATH, SANDBOX_PYTHON_PATH, '/tmp']);
     });
 
     it('captures print on stdout and stderr; a snippet that ends with a statement has no value', async () => {

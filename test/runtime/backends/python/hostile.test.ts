@@ -159,6 +159,36 @@ describe('hostile Python on the Pyodide backend', { timeout: 60_000 }, () => {
     expect(text).not.toContain(process.env.PATH ?? '/usr/local/sbin');
   });
 
+  it('shows the snippet a fixed environment and no host path (environ, argv, executable, cwd, path, Pyodide config)', async () => {
+    const probe = [
+      'import os, sys, pyodide_js',
+      "main = sys.modules['__main__']",
+      "{'environ': dict(os.environ), 'argv': sys.argv, 'orig_argv': sys.orig_argv, 'executable': sys.executable,",
+      " 'file': getattr(main, '__file__', None), 'cwd': os.getcwd(), 'path': sys.path, 'prefix': sys.prefix,",
+      " 'indexURL': pyodide_js._api.config.indexURL, 'env': dict(pyodide_js._api.config.env.object_entries())}",
+    ].join('\n');
+    const { result, text } = await attempt(probe);
+    const seen = result?.value as Record<string, unknown>;
+    expect(seen.environ).toEqual({
+      HOME: '/home/pyodide',
+      PATH: '/',
+      PWD: '/',
+      LANG: 'C.UTF-8',
+      USER: 'web_user',
+      LOGNAME: 'web_user',
+      // Pyodide's own
+      PYTHONINSPECT: '1',
+      LD_LIBRARY_PATH: '/usr/lib:/lib/python3.14/site-packages',
+    });
+    expect(seen).toMatchObject({ argv: [''], orig_argv: ['/bin/python3'], executable: '/bin/python3', file: null, cwd: '/home/pyodide' });
+    expect(seen.indexURL).toBe('/toolexec/pyodide/');
+    const hostPaths = [process.cwd(), process.execPath, tmpdir(), dir, 'node_modules', 'dist/assets', 'toolexec-pyodide-'];
+    for (const path of hostPaths) expect(text, `the snippet saw ${path}`).not.toContain(path);
+    // a variable a run sets is gone for the next run on the same child
+    await attempt("import os\nos.environ['TOOLEXEC_LEFT'] = '1'");
+    expect((await attempt("import os\n'TOOLEXEC_LEFT' in os.environ")).result?.value).toBe(false);
+  });
+
   it('stops a memory bomb at the memory cap (RESOURCE_LIMIT memory)', async () => {
     const { error } = await attempt('chunks = []\nwhile True:\n    chunks.append(bytearray(16 * 1024 * 1024))', {
       memoryBytes: 256 * 1024 * 1024,

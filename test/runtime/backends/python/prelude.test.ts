@@ -72,12 +72,21 @@ describe.runIf(process.env.CI === 'true' || hasPython())('the Python prelude on 
       'def d(n):\n    return [d(n - 1)] if n else 0\nd(70)',
     ]);
     expect(a?.result).toEqual({ ok: true, value: 2 });
-    expect(b?.result).toEqual({ ok: true, value: null });
+    // no value at all: the snippet ends with a statement
+    expect(b?.result).toEqual({ ok: true });
     expect(c?.result).toEqual({
       ok: true,
       value: { a: [[1], [1]], nan: null, b: [104, 105], s: [1, 2], '3': [1], o: "<class 'object'>" },
     });
     expect(d?.result).toEqual({ ok: true, value: JSON.parse(`${'['.repeat(70)}0${']'.repeat(70)}`) as unknown });
+  });
+
+  it('tells a value that converts to null (nan, inf) from no value (None), as JavaScript tells NaN from undefined', () => {
+    const [nan, inf, none, nested] = runCases(["float('nan')", "-float('inf')", 'None', "[float('nan'), {'a': float('inf')}]"]);
+    expect(nan?.result).toEqual({ ok: true, value: null });
+    expect(inf?.result).toEqual({ ok: true, value: null });
+    expect(none?.result).toEqual({ ok: true });
+    expect(nested?.result).toEqual({ ok: true, value: [null, { a: null }] });
   });
 
   it('converts a value of any depth without recursion, and never cuts a snippet value', () => {
@@ -112,7 +121,7 @@ describe.runIf(process.env.CI === 'true' || hasPython())('the Python prelude on 
     };
     const argsOf = (outcome: CaseOutcome | undefined, path: (payload: Record<string, unknown>) => unknown) =>
       levels(path(outcome?.calls[0]?.[1] as Record<string, unknown>));
-    expect(whole?.result).toEqual({ ok: true, value: null });
+    expect(whole?.result).toEqual({ ok: true });
     expect(argsOf(whole, (payload) => payload.args)).toEqual([512, 0]);
     expect(argsOf(deep, (payload) => payload.args)).toEqual([MAX_VALUE_DEPTH + 1, '[Truncated]']);
     const step = (payload: Record<string, unknown>) => (payload.steps as { args: unknown }[])[0]?.args;
@@ -228,9 +237,9 @@ describe.runIf(process.env.CI === 'true' || hasPython())('the Python prelude on 
 
   it('runs each snippet in fresh state', () => {
     const [, second] = runCases([
-      'secret = 42\nimport json\njson.dumps = None\nimport builtins\nbuiltins.leak = 1\nimport fractions\nimport sys\nsys.path.append("/x")',
-      "import json, sys, builtins\n[json.dumps({}), 'fractions' in sys.modules, hasattr(builtins, 'leak'), '/x' in sys.path, 'secret' in globals()]",
+      'secret = 42\nimport json\njson.dumps = None\nimport builtins\nbuiltins.leak = 1\nimport fractions\nimport sys\nsys.path.append("/x")\nimport os\nos.environ["LEAK"] = "1"\nos.environ.pop("PATH", None)',
+      "import json, sys, builtins, os\n[json.dumps({}), 'fractions' in sys.modules, hasattr(builtins, 'leak'), '/x' in sys.path, 'secret' in globals(), 'LEAK' in os.environ, 'PATH' in os.environ]",
     ]);
-    expect(second?.result.value).toEqual(['{}', false, false, false, false]);
+    expect(second?.result.value).toEqual(['{}', false, false, false, false, false, 'PATH' in process.env]);
   });
 });
