@@ -3,6 +3,8 @@
  * result.
  */
 import { ToolexecError, type ErrorCode } from '../model/index.js';
+import { abortOutcome, textOf } from '../model/internal.js';
+import { SNIPPET_LANGUAGES } from '../runtime/internal.js';
 import type { CodeResult } from './types.js';
 
 /** What {@link CodeError} is built from. */
@@ -106,5 +108,36 @@ export function queueTimeoutError(queueTimeoutMs: number, cause: unknown, detail
     'LIMIT_EXCEEDED',
     `limit exceeded: queued ${queueTimeoutMs} ms without a free sandbox; the snippet never started`,
     { cause, details: { ...details, limit: 'queue', phase: 'queue', queueTimeoutMs } },
+  );
+}
+
+/**
+ * The error of a snippet stopped by the caller's `signal`, whenever the abort lands (before the
+ * snippet starts, while it waits for a sandbox, while it runs, during one of its tool calls):
+ * `ABORTED`, `code execution aborted: <reason>`, or `TIMEOUT`, `code execution timed out: <reason>`
+ * when the reason is a timeout (`AbortSignal.timeout(ms)`); `cause` is the signal's reason. The one
+ * place this error is made, so one cause reads the same every time.
+ *
+ * @internal
+ */
+export function snippetAbortError(reason: unknown): ToolexecError {
+  const outcome = abortOutcome(reason);
+  return new ToolexecError(outcome.code, `code execution ${outcome.text}`, { cause: reason });
+}
+
+/**
+ * The error of a snippet whose `language` no runtime of the library runs (`cobol`): the caller's
+ * bad value, `INVALID_ARGUMENT` (400) naming the available languages (`details.field: 'language'`,
+ * `details.value`, `details.available`), the runtime's refusal as `cause`. A language the library
+ * knows whose runtime is not there (Python on the `dev` profile) stays `RUNTIME_UNAVAILABLE`.
+ *
+ * @internal
+ */
+export function unknownLanguageError(language: string, cause: unknown, result?: unknown): ToolexecError {
+  const available = [...SNIPPET_LANGUAGES];
+  return new ToolexecError(
+    'INVALID_ARGUMENT',
+    `executeCode: language "${textOf(language)}" is not supported; available: ${available.join(', ')}`,
+    { cause, details: { field: 'language', value: textOf(language), available, ...(result === undefined ? {} : { result }) } },
   );
 }

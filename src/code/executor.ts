@@ -3,11 +3,11 @@
  * execution a fresh tools environment, runs the engine under a deadline and assembles the result.
  */
 import { setMaxListeners } from 'node:events';
-import { ToolexecError, errorMessage, findError } from '../model/index.js';
+import { ToolexecError, findError } from '../model/index.js';
 import { createRuntime, type Runtime } from '../runtime/index.js';
-import { isTimeoutReason, onAbort } from '../model/internal.js';
+import { onAbort } from '../model/internal.js';
 import { RunClock } from './run-clock.js';
-import { snippetTimeoutError, withCodeResult } from './errors.js';
+import { snippetAbortError, snippetTimeoutError, withCodeResult } from './errors.js';
 import {
   ENGINE_STOP_GRACE_MS,
   resolveCodeExecutorOptions,
@@ -53,8 +53,8 @@ type Settled = { ok: true; value: CodeEngineResult } | { ok: false; error: unkno
  *    (the one source of truth); `durationMs` measured here.
  * 5. Failures reject with a `ToolexecError` whose `details.result` holds the partial
  *    {@link CodeResult}. The deadline gives `LIMIT_EXCEEDED` (`limit exceeded: timeout after N ms`)
- *    whose `cause` is the `TIMEOUT`; the caller's abort gives `ABORTED`
- *    (cause = the signal's reason); an engine's own errors keep their code.
+ *    whose `cause` is the `TIMEOUT`; the caller's abort gives `ABORTED`, `code execution aborted:
+ *    <reason>`, whenever it lands (cause = the signal's reason); an engine's own errors keep their code.
  *
  * Empty code is not rejected here; it goes to the engine (the runtime engine answers `MISSING_CODE`).
  * Safe for concurrent calls: nothing is shared between executions but the index, docs and runner.
@@ -237,19 +237,14 @@ function closedDuringRun(): ToolexecError {
 /**
  * The error for an execution stopped by its own signal: the snippet's deadline → `LIMIT_EXCEEDED`
  * (`limit exceeded: timeout after N ms`) whose cause is the `TIMEOUT` (the engine's own, when its
- * error carries one); the caller's signal → `ABORTED`, or `TIMEOUT` when its reason is a timeout
- * (`AbortSignal.timeout`), as for every call (`cause`: the reason); the executor closing →
+ * error carries one); the caller's signal → {@link snippetAbortError} (`ABORTED`, or `TIMEOUT`
+ * when its reason is a timeout, `cause` the reason), the same whenever the abort landed (before
+ * the start, in the queue, while running, during a tool call); the executor closing →
  * `RUNTIME_UNAVAILABLE`.
  */
 function stopError(clock: RunClock, call: ResolvedCodeParams, engineError?: unknown): ToolexecError {
   if (clock.closed) return clock.signal.reason as ToolexecError;
-  if (!clock.timedOut) {
-    const reason: unknown = clock.signal.reason;
-    if (isTimeoutReason(reason))
-      return new ToolexecError('TIMEOUT', `code execution timed out: ${errorMessage(reason)}`, { cause: reason });
-    if (ToolexecError.isInstance(engineError) && engineError.code === 'ABORTED') return engineError;
-    return new ToolexecError('ABORTED', 'code execution aborted', { cause: reason });
-  }
+  if (!clock.timedOut) return snippetAbortError(clock.signal.reason);
   const timeout =
     findError(engineError, 'TIMEOUT') ??
     new ToolexecError('TIMEOUT', `code execution timed out after ${call.timeoutMs} ms`, { cause: engineError ?? clock.signal.reason });

@@ -175,34 +175,90 @@ function invalidParam(field: string, value: unknown, problem: string): ToolexecE
   });
 }
 
+/** Every field of {@link CodeParams}, in the order {@link readCodeParams} reads them. */
+const CODE_PARAM_FIELDS = [
+  'code',
+  'language',
+  'timeoutMs',
+  'queueTimeoutMs',
+  'memoryBytes',
+  'deadline',
+  'maxToolCalls',
+  'profile',
+  'signal',
+  'metadata',
+  'strict',
+] as const satisfies readonly (keyof CodeParams)[];
+
+/**
+ * A call's parameters read once: a plain copy of every field of {@link CodeParams} the caller set
+ * (each read once, never spread), so what is decided from them later — the wait for MCP servers,
+ * the run itself — sees the same values however the caller's object behaves. The values are not
+ * checked here ({@link resolveCodeParams} does).
+ *
+ * @throws `INVALID_ARGUMENT`: `params` is not an object, or one of its fields cannot be read
+ * (`executeCode: option <field> could not be read`, what was thrown as `cause`).
+ *
+ * @internal
+ */
+export function readCodeParams(params: unknown): CodeParams {
+  if (!isObject(params)) throw invalidParam('params', params, 'must be an object');
+  const copy: Record<string, unknown> = {};
+  for (const field of CODE_PARAM_FIELDS) {
+    const value = readField(codeErrors, params, field);
+    if (value !== undefined) copy[field] = value;
+  }
+  return copy as unknown as CodeParams;
+}
+
+/** What bounds a call in time, read from its (already copied) parameters. */
+export interface SnippetBounds {
+  /** The caller's signal. */
+  signal: AbortSignal | undefined;
+  /** The call's own `timeoutMs` (finite), if any. */
+  timeoutMs: number | undefined;
+  /** The call's absolute deadline (epoch milliseconds), if any. */
+  deadlineMs: number | undefined;
+}
+
+/**
+ * The call's `signal`, `timeoutMs` and `deadline`, checked (the one reading of a snippet's
+ * bounds: the facade's wait for MCP servers and {@link resolveCodeParams} both use it).
+ *
+ * @throws `INVALID_ARGUMENT` for a `timeoutMs` that is not a positive finite number, a `deadline`
+ * that is not a date, a `signal` that is not one.
+ *
+ * @internal
+ */
+export function readSnippetBounds(params: CodeParams): SnippetBounds {
+  return {
+    timeoutMs: readTimeoutMs(codeErrors, params.timeoutMs, 'timeoutMs', true),
+    deadlineMs: readDeadline(codeErrors, params.deadline),
+    signal: readSignal(codeErrors, params.signal),
+  };
+}
+
 /**
  * Applies the executor's defaults to one call: the default language and
  * timeout, and the call-limit cap — `maxToolCalls = params.maxToolCalls`, replaced by the
  * executor's cap when that is set and the call's value is 0 (unlimited) or larger than it.
+ * `params` is read once ({@link readCodeParams}).
  *
  * @throws `INVALID_ARGUMENT` naming the first bad field.
  */
 export function resolveCodeParams(params: CodeParams, options: ResolvedCodeExecutorOptions): ResolvedCodeParams {
-  if (!isObject(params)) throw invalidParam('params', params, 'must be an object');
-  const read = (field: keyof CodeParams): unknown => readField(codeErrors, params, field);
-  const code = read('code');
-  const language = read('language');
-  const maxToolCalls = read('maxToolCalls');
-  const profile = read('profile');
-  const metadata = read('metadata');
-  const strict = read('strict');
+  const given = readCodeParams(params);
+  const { code, language, maxToolCalls, profile, metadata, strict, queueTimeoutMs, memoryBytes } = given as Partial<
+    Record<keyof CodeParams, unknown>
+  >;
   if (typeof code !== 'string') throw invalidParam('code', code, 'must be a string');
   if (language !== undefined && typeof language !== 'string') throw invalidParam('language', language, 'must be a string');
   // The one reading of budgets (model/options-reader.ts, model/deadline.ts): the same words as every other call.
-  const givenTimeoutMs = readTimeoutMs(codeErrors, read('timeoutMs'), 'timeoutMs', true);
-  const deadline = readDeadline(codeErrors, read('deadline'));
-  const signal = readSignal(codeErrors, read('signal'));
+  const { timeoutMs: givenTimeoutMs, deadlineMs: deadline, signal } = readSnippetBounds(given);
   const timeoutMs = budgetMs(givenTimeoutMs ?? (deadline === undefined ? options.defaultTimeoutMs : undefined), deadline) as number;
   if (timeoutMs <= 0) {
     throw codeErrors('TIMEOUT', 'the run was not started: its deadline had passed', { details: { deadline } });
   }
-  const queueTimeoutMs = read('queueTimeoutMs');
-  const memoryBytes = read('memoryBytes');
   if (queueTimeoutMs !== undefined && !isTimeout(queueTimeoutMs))
     throw invalidParam('queueTimeoutMs', queueTimeoutMs, 'must be a positive, finite number of milliseconds');
   if (memoryBytes !== undefined && !isPositiveCount(memoryBytes))

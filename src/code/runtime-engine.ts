@@ -4,9 +4,9 @@
  */
 import { ToolexecError } from '../model/index.js';
 import { ToolError } from '../run/index.js';
-import { isSecurityProfile, partialResultOf } from '../runtime/internal.js';
+import { isSecurityProfile, isSnippetLanguage, partialResultOf } from '../runtime/internal.js';
 import { DefaultRuntime, type ExecuteRequest, type ExecuteResult, type Runtime, type SecurityProfile } from '../runtime/index.js';
-import { queueTimeoutError, snippetTimeoutError } from './errors.js';
+import { queueTimeoutError, snippetTimeoutError, unknownLanguageError } from './errors.js';
 import type { CodeEngine, CodeEngineParams, CodeEngineResult, ToolsEnvironment } from './types.js';
 
 /** Profile of the runtime engine when neither it nor the call names one. */
@@ -43,6 +43,10 @@ export function toEngineResult(result: ExecuteResult): CodeEngineResult {
  * - `INVALID_LIMITS` (a limit above the runtime's ceiling, ...) → `INVALID_ARGUMENT`
  *   (`executeCode: <message>`): the caller asked for something the runtime does not allow.
  * - `SANDBOX_VIOLATION` → `CODE_EXECUTION` (`code execution error: <message>`), cause the original.
+ * - `RUNTIME_UNAVAILABLE` refusing a `language` (`details.language`) that no runtime of the library
+ *   runs (`cobol`; `language` is the request's) → `INVALID_ARGUMENT` naming the available
+ *   languages: the caller's bad value, not an outage. For a language the library knows (Python on
+ *   a profile without a Python backend) it stays `RUNTIME_UNAVAILABLE`.
  * - Everything else keeps its code, message, details and cause (`ABORTED`, `MISSING_CODE`,
  *   `RUNTIME_UNAVAILABLE`, `CODE_EXECUTION`, `LIMIT_EXCEEDED` from the call budget, ...). So does a `TIMEOUT` that a
  *   *tool call* reported (its cause is the run layer's `ToolError`): that is the tool's deadline,
@@ -50,7 +54,7 @@ export function toEngineResult(result: ExecuteResult): CodeEngineResult {
  *
  * The original error is never flattened: it is the `cause`.
  */
-export function mapRuntimeError(err: unknown, timeoutMs?: number): ToolexecError {
+export function mapRuntimeError(err: unknown, timeoutMs?: number, language?: string): ToolexecError {
   const partial = partialResultOf(err);
   const result = partial === undefined ? undefined : toEngineResult(partial);
   if (!ToolexecError.isInstance(err)) {
@@ -86,6 +90,11 @@ export function mapRuntimeError(err: unknown, timeoutMs?: number): ToolexecError
   }
   if (err.code === 'INVALID_LIMITS') {
     return new ToolexecError('INVALID_ARGUMENT', `executeCode: ${err.message}`, { cause: err, details });
+  }
+  // the runtime's refusal of the language itself names it (`details.language`): a runtime of your
+  // own that runs more languages and is down for one of them stays RUNTIME_UNAVAILABLE
+  if (err.code === 'RUNTIME_UNAVAILABLE' && details.language !== undefined && language !== undefined && !isSnippetLanguage(language)) {
+    return unknownLanguageError(language, err, result);
   }
   if (err.code === 'SANDBOX_VIOLATION') {
     return new ToolexecError('CODE_EXECUTION', `code execution error: ${err.message}`, { cause: err, details });
@@ -184,7 +193,7 @@ export class RuntimeEngine implements CodeEngine {
     try {
       result = await this.#execute(request, lowerable);
     } catch (err) {
-      throw mapRuntimeError(err, params.timeoutMs);
+      throw mapRuntimeError(err, params.timeoutMs, request.language);
     }
     return toEngineResult(result);
   }

@@ -17,7 +17,9 @@ export interface CodeParams {
   /**
    * `javascript` / `typescript` (or `js` / `ts`), or `python` (`py`): the runtime routes a Python
    * snippet to a backend that runs Python (Pyodide for `standard` / `hardened`, see docs/guests.md);
-   * `undefined` or `''` use the executor's default.
+   * `undefined` or `''` use the executor's default. A language none of these (`cobol`) is
+   * `INVALID_ARGUMENT` naming the available ones; a known one whose runtime is not there (Python on
+   * `dev`) is `RUNTIME_UNAVAILABLE`.
    */
   language?: string;
   /**
@@ -53,7 +55,10 @@ export interface CodeParams {
   maxToolCalls?: number;
   /** @defaultValue the executor's `profile` (or the engine's) */
   profile?: SecurityProfile;
-  /** Cancels the run (`ABORTED`, `cause` = the signal's reason). */
+  /**
+   * Cancels the run: `ABORTED`, `code execution aborted: <reason>` whenever the abort lands (before
+   * the start, in the queue, while running, during a tool call), `cause` = the signal's reason.
+   */
   signal?: AbortSignal;
   /**
    * Passed to the engine (and by the runtime engine to the runtime request): e.g.

@@ -2,7 +2,7 @@
  * The facade's chains: the run layer's chain loop (`walkChain`) plus `stopOnError: false`, real
  * per-step durations and skipped steps.
  */
-import { Deadline, layerErrors } from '../model/internal.js';
+import { Deadline, asLibraryError, layerErrors } from '../model/internal.js';
 import { ChainError, type RunOptions, type Runner, type StepResult, type ToolError } from '../run/index.js';
 import { runChainStep, stepIdempotencyKey, walkChain } from '../run/internal.js';
 import type { ExecChainResult, ExecStepResult, Result, Step } from './types.js';
@@ -25,6 +25,52 @@ export class ExecChainError extends ChainError {
     this.execSteps = execSteps;
     this.durationMs = durationMs;
   }
+}
+
+/** The fields of a {@link Step} the chain reads, each once, when the caller's steps are read. */
+const STEP_FIELDS = ['toolId', 'args', 'usePrevious', 'argsFrom', 'stopOnError'] as const satisfies readonly (keyof Step)[];
+
+/**
+ * The caller's steps, read once before anything runs: a plain copy of each step's fields (`args`
+ * and `argsFrom` are the caller's own objects, read when their step runs), so that the chain, its
+ * records and its skipped steps never touch the caller's step objects again. A step that is not an
+ * object is kept as it is (it fails as a step: `INVALID_TOOL_ID`). `undefined` or `null`: no steps.
+ *
+ * @throws `INVALID_ARGUMENT` for steps that are not an array (`runChain steps must be an array`),
+ * or that cannot be read — a revoked proxy, a throwing getter (`chain steps could not be read`, or
+ * `chain step <i> could not be read` with `details.stepIndex`; what was thrown as `cause`). This is
+ * the only failure of a chain that is the caller's steps' fault.
+ *
+ * @internal
+ */
+export function readChainSteps(steps: unknown): Step[] {
+  if (steps === undefined || steps === null) return [];
+  let length: number;
+  try {
+    if (!Array.isArray(steps)) throw errors.invalidArgument('runChain steps', 'must be an array');
+    length = (steps as unknown[]).length;
+  } catch (err) {
+    throw asLibraryError(errors, 'chain steps', err);
+  }
+  const read: Step[] = [];
+  for (let i = 0; i < length; i++) {
+    try {
+      const step: unknown = (steps as unknown[])[i];
+      if (step === null || typeof step !== 'object') {
+        read.push(step as Step);
+        continue;
+      }
+      const copy: Record<string, unknown> = {};
+      for (const field of STEP_FIELDS) {
+        const value = (step as Record<string, unknown>)[field];
+        if (value !== undefined) copy[field] = value;
+      }
+      read.push(copy as unknown as Step);
+    } catch (err) {
+      throw errors.invalidArgument(`chain step ${i}`, 'could not be read', { cause: err, details: { stepIndex: i } });
+    }
+  }
+  return read;
 }
 
 /** The monotonic clock, held once: reading the `performance` global on every call costs ~4 ns. */

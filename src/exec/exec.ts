@@ -4,15 +4,14 @@
 import { ToolexecError, localBackend, toolId as toolIdOf } from '../model/index.js';
 import {
   asLibraryError,
-  budgetMs,
   callListener,
   layerErrors,
   readField,
   readLimit,
-  readDeadline,
   readOptionsObject,
   readSignal,
   readTimeoutMs,
+  textOf,
   warnListenerFailure,
 } from '../model/internal.js';
 import { defaultExecCall, readExecCall, type ExecCall } from './call-options.js';
@@ -40,11 +39,12 @@ import { DEFAULT_MCP_CONNECT_TIMEOUT_MS, createMcpExecutor, type Root, type SdkM
 import { createRuntime, type Runtime } from '../runtime/index.js';
 import type { LocalBackend } from '../backend/index.js';
 import { createCodeExecutor, type CodeParams, type CodeResult, type DefaultCodeExecutor } from '../code/index.js';
-import { elapsedMs, nowMs, runExecChain } from './chain.js';
+import { elapsedMs, nowMs, readChainSteps, runExecChain } from './chain.js';
+import { readSnippetCall, snippetWaitFailure } from './code-call.js';
 import { McpRouter } from './mcp-router.js';
 import { DEFAULT_SEARCH_LIMIT, resolveExecOptions, type ResolvedExecOptions } from './options.js';
 import { execTelemetryConfig, observedChain, serverStatusEvent } from './observe.js';
-import { closedError } from './server-failures.js';
+import { closedError, unexpectedFailure } from './server-failures.js';
 import { ServerPool, type WaitBounds } from './servers.js';
 import { warmSandboxes } from './warm.js';
 import type { Exec, ExecChainResult, ExecEvent, ExecOptions, Result, ServerStatus, Step } from './types.js';
@@ -294,12 +294,14 @@ export class DefaultExec implements Exec {
 
   async runChain(steps: Step[], options?: RunOptions): Promise<ExecChainResult> {
     const call = readExecCall(options, this.#defaultCall, this.#timeoutMs);
+    // The caller's steps are read once, here: only this is INVALID_ARGUMENT for their sake.
+    const read = readChainSteps(steps);
     await this.#beforeCall(call);
     try {
-      return await observedChain(this.#telemetry, steps, () => runExecChain(this.#runner, steps, call.options, call.budgetMs));
+      return await observedChain(this.#telemetry, read, () => runExecChain(this.#runner, read, call.options, call.budgetMs));
     } catch (err) {
-      // Steps the caller handed over that cannot be read (a revoked proxy) are a bad argument.
-      throw asLibraryError(errors, 'chain steps', err);
+      // Anything else that is not a library error is not the caller's: EXECUTION, as for runTool.
+      throw unexpectedFailure('runChain', err);
     }
   }
 
@@ -313,29 +315,22 @@ export class DefaultExec implements Exec {
   }
 
   async executeCode(params: CodeParams): Promise<CodeResult> {
+    if (this.#closing !== undefined) throw closedError();
+    const started = nowMs();
+    // Read once: the wait below and the code executor see the same values (see code-call.ts).
+    const call = readSnippetCall(params, this.#options.securityProfile);
     const pool = this.#pool;
     // The snippet's own bounds end the wait for the servers' first imports (a server hung at
-    // initialize must not hold an aborted or past-deadline snippet for the connect timeout).
-    await this.#prepare(pool === undefined || pool.settled ? undefined : snippetWaitBounds(params));
-    let forHost: CodeParams | undefined;
-    try {
-      const given = readOptionsObject(errors, 'params', params);
-      const profile = (given === undefined ? undefined : readField(errors, given, 'profile')) ?? this.#options.securityProfile;
-      const metadata = given === undefined ? undefined : (readField(errors, given, 'metadata') as CodeParams['metadata']);
-      // The host backend runs snippets only with this opt-in; `dev` was named by the caller.
-      const metadataObject = metadata !== null && typeof metadata === 'object' ? metadata : undefined;
-      if (
-        profile === 'dev' &&
-        given !== undefined &&
-        (metadata === undefined || metadataObject !== undefined) &&
-        readField(errors, metadataObject ?? {}, 'unsafeOptIn') === undefined
-      ) {
-        forHost = { ...(given as CodeParams), metadata: { ...metadata, unsafeOptIn: true } };
+    // initialize must not hold an aborted or past-deadline snippet for the connect timeout); bounds
+    // the executor refuses are refused at once, without a wait.
+    if (call.wait !== undefined && pool !== undefined && !pool.settled) {
+      try {
+        await this.#prepare(call.wait);
+      } catch (err) {
+        throw snippetWaitFailure(err, call.wait.signal, elapsedMs(started));
       }
-    } catch (err) {
-      throw asLibraryError(errors, 'params', err);
     }
-    return this.#code.executeCode(forHost ?? params);
+    return this.#code.executeCode(call.params);
   }
 
   connect(options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Record<string, ServerStatus>> {
@@ -360,7 +355,9 @@ export class DefaultExec implements Exec {
     if (this.#closing !== undefined) throw closedError();
     const client = this.#mcpClient;
     if (client === undefined || this.#pool === undefined) {
-      throw errors.invalidArgument('server', `"${server}" is not one of mcpServers`, { details: { server } });
+      // quoted as text (never through the caller's toString; a long name cut at 200 characters)
+      const name = textOf(server);
+      throw errors.invalidArgument('server', `"${name}" is not one of mcpServers`, { details: { server: name } });
     }
     await client.finishAuth(server, authorizationCode);
     await this.#pool.reconnectNow(server);
@@ -396,7 +393,7 @@ export class DefaultExec implements Exec {
     try {
       result = await this.#runner.run(id, args, options);
     } catch (err) {
-      throw withDuration(unwrapUnavailable(err), elapsedMs(startedMs));
+      throw withDuration(unexpectedFailure('runTool', unwrapUnavailable(err)), elapsedMs(startedMs));
     }
     const mcpResult = result.mcpResult;
     const out: Result =
@@ -417,7 +414,7 @@ export class DefaultExec implements Exec {
     try {
       yield* withProgressEvents(id, this.#runner.runStream(id, args, call.options), call.options?.signal);
     } catch (err) {
-      throw unwrapUnavailable(err);
+      throw unexpectedFailure('runToolStream', unwrapUnavailable(err));
     }
   }
 
@@ -453,24 +450,6 @@ export class DefaultExec implements Exec {
       if (definition.doc !== undefined) this.#docs.registerDoc(id, definition.doc);
       if (definition.examples !== undefined) this.#docs.registerExamples(id, definition.examples);
     }
-  }
-}
-
-/**
- * How long a snippet may wait for the MCP servers before it starts: its `signal`, and its
- * `timeoutMs` or `deadline` (the earlier). Params that cannot be read, or bounds that are not
- * valid, bound nothing here: the code executor refuses them with its own error.
- */
-function snippetWaitBounds(params: CodeParams): WaitBounds {
-  try {
-    const given = readOptionsObject(errors, 'params', params);
-    if (given === undefined) return {};
-    const timeoutMs = readTimeoutMs(errors, readField(errors, given, 'timeoutMs'));
-    const deadline = readDeadline(errors, readField(errors, given, 'deadline'));
-    const signal = readSignal(errors, readField(errors, given, 'signal'));
-    return { signal, timeoutMs: budgetMs(timeoutMs, deadline) };
-  } catch {
-    return {};
   }
 }
 

@@ -1,5 +1,6 @@
 /**
- * The errors of the facade's MCP servers and the small waits their imports use (servers.ts).
+ * The errors of the facade's MCP servers and the small waits their imports use (servers.ts), and
+ * the facade's error for a failure that is nobody's input ({@link unexpectedFailure}).
  *
  * @internal
  * @module
@@ -68,4 +69,22 @@ export function toToolexecError(error: unknown): ToolexecError {
 /** CONNECTION_CLOSED: the facade was closed. */
 export function closedError(): ToolexecError {
   return errors('CONNECTION_CLOSED', 'the Exec instance is closed');
+}
+
+/**
+ * A call of the facade (`runTool`, `runChain`, `runToolStream`) that failed with something other
+ * than a library error, outside anything the caller handed over (a telemetry context manager of
+ * the service's own that throws, a bug): `EXECUTION` (502), `<what> failed: unexpected failure:
+ * <message>`, with it as `cause` — as the runner reports a non-library throw inside a call. A
+ * library error is returned as it is.
+ */
+export function unexpectedFailure(what: string, error: unknown): ToolexecError {
+  let known = false;
+  try {
+    known = ToolexecError.isInstance(error);
+  } catch {
+    // a thrown revoked proxy: not ours
+  }
+  if (known) return error as ToolexecError;
+  return errors('EXECUTION', `${what} failed: unexpected failure: ${errorMessage(error)}`, { cause: error });
 }

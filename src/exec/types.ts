@@ -289,6 +289,8 @@ export interface Exec {
   /**
    * Runs steps in order (`usePrevious` passes the previous value as `args.previous`); a step with
    * `stopOnError: false` may fail without stopping the chain. The deadline covers the whole chain.
+   * The steps are read once, before any runs: steps that cannot be read are `INVALID_ARGUMENT`
+   * (nothing ran); any other failure that is not a library error is `EXECUTION`, as for `runTool`.
    */
   runChain(steps: Step[], options?: RunOptions): Promise<ExecChainResult>;
   /** Runs a code-mode snippet in the sandbox of its profile. Failures carry the partial result in `details.result`. */

@@ -10,7 +10,7 @@ export { runtimeError, runtimeErrors, withPartialResult, partialResultOf } from 
 export { abortError, stoppedError, throwIfAborted } from './core/stopping.js';
 export { cloneJson, limitsEnforcedNone } from './core/errors.js';
 export type { RuntimeErrorOptions } from './core/errors.js';
-export { prepareSnippet } from './core/snippet.js';
+export { SNIPPET_LANGUAGES, isSnippetLanguage, prepareSnippet } from './core/snippet.js';
 export type { PreparedSnippet, SnippetSource } from './core/snippet.js';
 export { emptyChainResult } from './gateway/empty-chain.js';
 export { toJsonSafe } from './gateway/wire.js';

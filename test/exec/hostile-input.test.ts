@@ -127,7 +127,8 @@ describe('hostile input to the facade', () => {
       [() => exec.runner.run(FIVE_MB, {}), 'TOOL_NOT_FOUND'],
       [() => exec.getToolDoc(FIVE_MB), 'TOOL_NOT_FOUND'],
       [() => exec.getToolDoc('t:echo', FIVE_MB as never), 'INVALID_DETAIL'],
-      [() => exec.executeCode({ code: 'return 1', language: FIVE_MB }), 'RUNTIME_UNAVAILABLE'],
+      // a language no runtime runs is the caller's bad value (400), not an outage
+      [() => exec.executeCode({ code: 'return 1', language: FIVE_MB }), 'INVALID_ARGUMENT'],
       [() => exec.executeCode({ code: 'return 1', profile: FIVE_MB as never }), 'INVALID_ARGUMENT'],
     ];
     for (const [call, code] of cases) {

@@ -35,6 +35,16 @@ export function isPythonLanguage(language: unknown): boolean {
 }
 const TYPESCRIPT = new Set(['typescript', 'ts']);
 
+/** The snippet languages the library's runtime runs, by their names (`js`, `ts` and `py` are aliases, any case). */
+export const SNIPPET_LANGUAGES: readonly string[] = ['javascript', 'typescript', 'python'];
+
+/** True when `language` names one of {@link SNIPPET_LANGUAGES} or an alias of one, any case. */
+export function isSnippetLanguage(language: unknown): boolean {
+  if (typeof language !== 'string') return false;
+  const name = language.trim().toLowerCase();
+  return JAVASCRIPT.has(name) || TYPESCRIPT.has(name) || PYTHON_LANGUAGES.includes(name);
+}
+
 /**
  * Turns a request's code into JavaScript a sandbox can run.
  *
