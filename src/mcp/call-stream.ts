@@ -2,6 +2,7 @@ import { type ToolexecError } from '../model/index.js';
 import { linkedSignal } from '../model/internal.js';
 import { normalizeMcpResult, type CallToolResult, type McpExecutor, type RunOptions, type StreamEvent } from '../run/index.js';
 import type { McpCallParams } from './types.js';
+import { readMcpCallOptions } from './call-budget.js';
 import { errors } from './errors.js';
 
 /**
@@ -26,21 +27,27 @@ async function* run(
   params: McpCallParams,
   options: RunOptions,
 ): AsyncGenerator<StreamEvent, void, undefined> {
-  const link = linkedSignal(options.signal);
+  const read = readMcpCallOptions(options);
+  const link = linkedSignal(read.signal);
 
   const queue: StreamEvent[] = [];
   let wake: (() => void) | undefined;
   let settled = false;
   let outcome: { ok: true; result: CallToolResult } | { ok: false; error: unknown } | undefined;
+  const onProgress = read.onProgress;
   const callOptions: RunOptions = {
     signal: link.signal,
     onProgress: (progress) => {
-      options.onProgress?.(progress);
+      onProgress?.(progress);
       queue.push({ kind: 'progress', data: progress });
       wake?.();
     },
   };
-  if (options.timeoutMs !== undefined) callOptions.timeoutMs = options.timeoutMs;
+  // The budget and the key go on as given (the call checks them): the deadline cuts the request's
+  // timeout to the time left, and the server gets the key in `_meta`.
+  if (read.timeoutMs !== undefined) callOptions.timeoutMs = read.timeoutMs as number;
+  if (read.deadline !== undefined) callOptions.deadline = read.deadline as number | Date;
+  if (read.idempotencyKey !== undefined) callOptions.idempotencyKey = read.idempotencyKey;
   const call = executor.callTool(serverName, params, callOptions).then(
     (result) => {
       outcome = { ok: true, result };

@@ -3,7 +3,8 @@ import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ToolexecError, errorMessage } from '../model/index.js';
-import { abortError as stoppedError, layerErrors } from '../model/internal.js';
+import { InvalidServerResponse } from './invalid-response.js';
+import { abortError as stoppedError, describeValue, layerErrors, textOf } from '../model/internal.js';
 
 /** The MCP layer's error factory: every message reads `mcp: <what went wrong>`. @internal */
 export const errors = layerErrors('mcp');
@@ -32,6 +33,8 @@ export interface OperationContext {
   timeoutMs: number;
   /** False for a `tools/call` that did not ask for progress (so progress could not keep it alive). */
   progressRequested?: boolean;
+  /** The arguments of a `tools/call`, to tell arguments that cannot be sent from a transport failure. */
+  arguments?: Record<string, unknown>;
 }
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', 'UND_ERR_SOCKET']);
@@ -104,6 +107,10 @@ function isNetworkError(error: unknown): boolean {
  */
 export function mapOperationError(error: unknown, context: OperationContext, session?: ConnectionState): ToolexecError {
   if (ToolexecError.isInstance(error)) return error;
+  if (context.arguments !== undefined && !(error instanceof McpError) && session?.closed !== true) {
+    const unsendable = unsendableArguments(context, error);
+    if (unsendable !== undefined) return unsendable;
+  }
   const where = `${describe(context)} on MCP server "${context.serverName}"`;
   if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) {
     const total = (error.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout;
@@ -146,6 +153,16 @@ export function mapOperationError(error: unknown, context: OperationContext, ses
       { cause: error, details: { ...baseDetails(context), reason: 'unauthorized' } },
     );
   }
+  if (error instanceof McpError && error.data instanceof InvalidServerResponse) {
+    return errors(
+      'PROTOCOL',
+      `MCP server "${context.serverName}" sent an invalid response to ${describe(context)}: ${error.data.problem}`,
+      {
+        cause: error,
+        details: baseDetails(context),
+      },
+    );
+  }
   if (error instanceof McpError) {
     return errors('EXECUTION', `${where} failed: ${error.message}`, {
       cause: error,
@@ -159,6 +176,29 @@ export function mapOperationError(error: unknown, context: OperationContext, ses
     });
   }
   return errors('EXECUTION', `${where} failed: ${errorMessage(error)}`, { cause: error, details: baseDetails(context) });
+}
+
+/**
+ * INVALID_ARGUMENT when the call's arguments cannot be sent as JSON (a throwing getter, a bigint, a
+ * cycle), else `undefined`: asked only after a request failed before the server answered, to tell
+ * the caller's arguments from a transport failure.
+ */
+function unsendableArguments(context: OperationContext, failure: unknown): ToolexecError | undefined {
+  try {
+    JSON.stringify(context.arguments);
+    return undefined;
+  } catch (error) {
+    let why: string;
+    try {
+      why = error instanceof Error ? error.message : describeValue(error);
+    } catch {
+      why = 'an unreadable error';
+    }
+    return errors.invalidArgument('params.arguments', `of ${describe(context)} cannot be sent as JSON: ${why}`, {
+      cause: failure,
+      details: baseDetails(context),
+    });
+  }
 }
 
 /** How a session reaches its server. */
@@ -272,7 +312,7 @@ export interface FailureDetails {
 
 /** The operation as messages name it: `tools/call "echo"`, `tools/list`. Built only for an error. */
 function describe(context: OperationContext): string {
-  return context.tool === undefined ? context.operation : `${context.operation} "${context.tool}"`;
+  return context.tool === undefined ? context.operation : `${context.operation} "${textOf(context.tool)}"`;
 }
 
 function baseDetails(context: OperationContext): Record<string, unknown> {

@@ -2,8 +2,19 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { ErrorCode, McpError, type Progress, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ToolexecError, type McpTool } from '../model/index.js';
-import { asLibraryError, linkedSignal, onAbort, type Deadline } from '../model/internal.js';
-import { readCallBudget, withIdempotencyKey } from './call-budget.js';
+import {
+  asLibraryError,
+  describeValue,
+  linkedSignal,
+  onAbort,
+  readField,
+  readFunction,
+  readOptionsObject,
+  readSignal,
+  textOf,
+  type Deadline,
+} from '../model/internal.js';
+import { readCallBudget, readCallParams, readMcpCallOptions, withIdempotencyKey } from './call-budget.js';
 import type { CallToolResult, ProgressEvent, RunOptions, StreamEvent } from '../run/index.js';
 import { callToolResultSchema } from '../run/internal.js';
 import { streamToolCall } from './call-stream.js';
@@ -11,6 +22,7 @@ import { type OperationContext, abortError, isConnectionLost, isExpiredSession, 
 import { type ResolvedMcpExecutorOptions, resolveMcpExecutorOptions, resolveTimeoutMs } from './options.js';
 import { ServerSlot, closedError } from './server-slot.js';
 import type { McpSession } from './session.js';
+import { SpanRedaction } from './span-redaction.js';
 import { traceMcpRequest } from './trace-context.js';
 import { type RejectedListedTool, checkToolsPage } from './list-tools.js';
 import type { McpCallParams, McpExecutorClient, McpExecutorOptions, McpToolSink, Root } from './types.js';
@@ -20,8 +32,8 @@ const MAX_LIST_PAGES = 10_000;
 
 const ignoreProgress = (): void => undefined;
 
-/** The options of a call given none (shared: never written to). */
-const NO_OPTIONS: RunOptions = Object.freeze({});
+/** What a page of `tools/list` stands for when the server has no tools/list at all (no tools). */
+const NO_TOOLS_LISTING = Object.freeze({ tools: [] });
 
 /**
  * The {@link McpExecutorClient} over `@modelcontextprotocol/sdk`: one lazily opened, shared
@@ -38,7 +50,10 @@ const NO_OPTIONS: RunOptions = Object.freeze({});
  *   Aborting the `signal` sends `notifications/cancelled` to the server.
  * - Failures are {@link ToolexecError}s: ABORTED (cause = the abort reason), TIMEOUT, EXECUTION
  *   (lost connection, naming the server and quoting its stderr; or the server's JSON-RPC error),
- *   PROTOCOL (an invalid result), CONFIGURATION (unknown server), CONNECTION_CLOSED (after close()).
+ *   PROTOCOL (an invalid result or response), CONFIGURATION (unknown server), CONNECTION_CLOSED
+ *   (after close()), INVALID_ARGUMENT (parameters or options that cannot be used; nothing is sent).
+ * - With tracing on, each request has a client span; a failed one records the library error, its
+ *   message scrubbed of the call's credentials (see `span-redaction.ts`), for direct calls too.
  * - Results are returned as the server sent them, `isError` included (the runner decides).
  */
 export class SdkMcpExecutor implements McpExecutorClient {
@@ -46,11 +61,14 @@ export class SdkMcpExecutor implements McpExecutorClient {
   readonly #slots = new Map<string, ServerSlot>();
   /** The SDK request options of a call with the default timeout and no progress (shared: the SDK only reads them). */
   readonly #plainRequestOptions: RequestOptions;
+  /** What failed request spans are scrubbed of. */
+  readonly #spanRedaction: SpanRedaction;
   #closing: Promise<void> | undefined;
 
   constructor(options: McpExecutorOptions) {
     this.#options = resolveMcpExecutorOptions(options);
     for (const [name, config] of this.#options.servers) this.#slots.set(name, new ServerSlot(name, config, this.#options));
+    this.#spanRedaction = new SpanRedaction(this.#options.servers);
     this.#plainRequestOptions = requestOptionsFor(this.#options.requestTimeoutMs, this.#options.maxTotalTimeoutMs, undefined);
   }
 
@@ -59,19 +77,25 @@ export class SdkMcpExecutor implements McpExecutorClient {
     return [...this.#slots.keys()];
   }
 
-  /** Calls `params.name` on `serverName` and returns the raw `CallToolResult`. */
-  callTool(serverName: string, params: McpCallParams, options: RunOptions = NO_OPTIONS): Promise<CallToolResult> {
+  /**
+   * Calls `params.name` on `serverName` and returns the raw `CallToolResult`. Parameters or options
+   * that cannot be used (no tool name, `arguments` that are not an object or cannot be sent as
+   * JSON, a `signal` that is not one, ...) reject with INVALID_ARGUMENT.
+   */
+  callTool(serverName: string, params: McpCallParams, options?: RunOptions): Promise<CallToolResult> {
     // Not an async function (one promise fewer per call): #withSession is the call's one async
     // frame, and anything thrown before it becomes a rejection here.
     try {
       const slot = this.#slot(serverName);
       const resolved = this.#options;
-      const call = readCallBudget(options, resolved, serverName, params.name);
+      const read = readMcpCallOptions(options);
+      const { name, arguments: args } = readCallParams(params);
+      const call = readCallBudget(read, resolved, serverName, name);
       const timeoutMs = call.timeoutMs;
-      const onProgress = options.onProgress;
+      const onProgress = read.onProgress;
       // The SDK sends a progress token (and resets the timeout on progress) only with a handler.
       const progressRequested = onProgress !== undefined || resolved.alwaysRequestProgress;
-      const context: OperationContext = { serverName, operation: 'tools/call', tool: params.name, timeoutMs, progressRequested };
+      const context: OperationContext = { serverName, operation: 'tools/call', tool: name, timeoutMs, progressRequested, arguments: args };
       const requestOptions =
         !progressRequested && timeoutMs === resolved.requestTimeoutMs && call.totalMs === resolved.maxTotalTimeoutMs
           ? this.#plainRequestOptions
@@ -86,12 +110,16 @@ export class SdkMcpExecutor implements McpExecutorClient {
             );
       const request = {
         method: 'tools/call' as const,
-        params: withIdempotencyKey({ name: params.name, arguments: params.arguments ?? {} }, options.idempotencyKey),
+        params: withIdempotencyKey({ name, arguments: args }, read.idempotencyKey),
       };
-      return traceMcpRequest(serverName, request, (sent) =>
-        this.#withSession(slot, context, options.signal, requestOptions, (session, sdkOptions) =>
-          session.client.request(sent, callToolResultSchema, sdkOptions),
-        ),
+      return traceMcpRequest(
+        serverName,
+        request,
+        (sent) =>
+          this.#withSession(slot, context, read.signal, requestOptions, (session, sdkOptions) =>
+            session.client.request(sent, callToolResultSchema, sdkOptions),
+          ),
+        { secrets: () => this.#spanRedaction.secrets(serverName, name, args) },
       );
     } catch (error) {
       return Promise.reject(asLibraryError(errors, 'callTool arguments', error));
@@ -115,33 +143,49 @@ export class SdkMcpExecutor implements McpExecutorClient {
    * with an `INVALID_TOOL` error naming the field; the others are listed. A page that is itself
    * malformed (`tools` not an array, `nextCursor` not a string) rejects with `PROTOCOL`.
    */
-  async listTools(serverName: string, options: Parameters<McpExecutorClient['listTools']>[1] = {}): Promise<McpTool[]> {
-    const slot = this.#slot(serverName);
-    const timeoutMs = resolveTimeoutMs(options.timeoutMs, this.#options.requestTimeoutMs, 'timeoutMs', 'INVALID_ARGUMENT');
-    const onRejectedTool = options.onRejectedTool;
-    if (onRejectedTool !== undefined && typeof onRejectedTool !== 'function') {
-      throw errors.invalidArgument('onRejectedTool', 'must be a function');
+  async listTools(serverName: string, options?: Parameters<McpExecutorClient['listTools']>[1]): Promise<McpTool[]> {
+    let slot: ServerSlot;
+    let timeoutMs: number;
+    let signal: AbortSignal | undefined;
+    let onRejectedTool: ((tool: unknown, error: ToolexecError) => void) | undefined;
+    try {
+      slot = this.#slot(serverName);
+      const given = readOptionsObject(errors, 'options', options) ?? {};
+      timeoutMs = resolveTimeoutMs(
+        readField(errors, given, 'timeoutMs') as number | undefined,
+        this.#options.requestTimeoutMs,
+        'timeoutMs',
+        'INVALID_ARGUMENT',
+      );
+      signal = readSignal(errors, readField(errors, given, 'signal'));
+      onRejectedTool = readFunction(errors, readField(errors, given, 'onRejectedTool'), 'onRejectedTool');
+    } catch (error) {
+      throw asLibraryError(errors, 'listTools arguments', error);
     }
     const context: OperationContext = { serverName, operation: 'tools/list', timeoutMs };
     const rejected: RejectedListedTool[] = [];
-    const tools = await this.#withSession(slot, context, options.signal, { timeout: timeoutMs }, async (session, sdkOptions) => {
+    const tools = await this.#withSession(slot, context, signal, { timeout: timeoutMs }, async (session, sdkOptions) => {
       const listed: McpTool[] = [];
       rejected.length = 0;
       const seen = new Set<string>();
       let cursor: string | undefined;
       for (let page = 0; page < MAX_LIST_PAGES; page++) {
-        let result;
-        try {
-          // Not the SDK's ListToolsResultSchema, which refuses the whole page for one malformed tool:
-          // checkToolsPage checks the page strictly and each tool on its own.
-          result = await traceMcpRequest(serverName, { method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, (sent) =>
-            session.client.request(sent, ResultSchema, sdkOptions),
-          );
-        } catch (error) {
-          // A server that offers no tools (only resources or prompts) has no tools/list.
-          if (page === 0 && error instanceof McpError && error.code === (ErrorCode.MethodNotFound as number)) return listed;
-          throw error;
-        }
+        const first = page === 0;
+        // Not the SDK's ListToolsResultSchema, which refuses the whole page for one malformed tool:
+        // checkToolsPage checks the page strictly and each tool on its own.
+        const result = await traceMcpRequest(
+          serverName,
+          { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+          (sent) =>
+            session.client.request(sent, ResultSchema, sdkOptions).catch((error: unknown) => {
+              // A server that offers no tools (only resources or prompts) has no tools/list: an
+              // empty listing, not a failed request.
+              if (first && error instanceof McpError && error.code === (ErrorCode.MethodNotFound as number)) return NO_TOOLS_LISTING;
+              throw error;
+            }),
+          { map: (error) => mapOperationError(error, context, session), secrets: () => this.#spanRedaction.secrets(serverName) },
+        );
+        if (result === NO_TOOLS_LISTING) return listed;
         const checked = checkToolsPage(serverName, result);
         listed.push(...checked.tools);
         rejected.push(...checked.rejected);
@@ -154,6 +198,7 @@ export class SdkMcpExecutor implements McpExecutorClient {
         details: { serverName },
       });
     });
+    this.#spanRedaction.remember(serverName, tools);
     // Told once the listing is complete (a listing that fails halfway reports nothing), outside the
     // session's error mapping: a listener's throw is the caller's own.
     if (onRejectedTool !== undefined) for (const { tool, error } of rejected) onRejectedTool(tool, error);
@@ -162,8 +207,19 @@ export class SdkMcpExecutor implements McpExecutorClient {
 
   /** Lists and registers the tools of `serverNames` (default: all); namespace = server name. */
   async importTools(index: McpToolSink, serverNames?: readonly string[]): Promise<number> {
-    const names = [...new Set(serverNames ?? this.#slots.keys())];
-    for (const name of names) this.#slot(name);
+    let names: string[];
+    try {
+      if (index === null || typeof index !== 'object' || typeof index.registerToolsFromMcp !== 'function') {
+        throw errors.invalidArgument('index', `must have a registerToolsFromMcp method, got ${describeValue(index)}`);
+      }
+      if (serverNames !== undefined && !Array.isArray(serverNames)) {
+        throw errors.invalidArgument('serverNames', `must be an array of server names, got ${describeValue(serverNames)}`);
+      }
+      names = [...new Set<string>(serverNames ?? this.#slots.keys())];
+      for (const name of names) this.#slot(name);
+    } catch (error) {
+      throw asLibraryError(errors, 'importTools arguments', error);
+    }
     const lists = await Promise.all(names.map((name) => this.listTools(name)));
     let count = 0;
     names.forEach((name, i) => {
@@ -212,14 +268,16 @@ export class SdkMcpExecutor implements McpExecutorClient {
   }
 
   #slot(serverName: string): ServerSlot {
+    if (typeof serverName !== 'string') throw errors.invalidArgument('serverName', `must be a string, got ${describeValue(serverName)}`);
     if (this.#closing !== undefined) throw closedError(serverName);
     const slot = this.#slots.get(serverName);
     if (slot === undefined) {
       const known = this.serverNames;
+      const asked = textOf(serverName);
       throw errors(
         'CONFIGURATION',
-        `Unknown MCP server "${serverName}"; configured: ${known.length === 0 ? '(none)' : known.map((n) => `"${n}"`).join(', ')}`,
-        { details: { serverName, knownServers: known } },
+        `Unknown MCP server "${asked}"; configured: ${known.length === 0 ? '(none)' : known.map((n) => `"${n}"`).join(', ')}`,
+        { details: { serverName: asked, knownServers: known } },
       );
     }
     return slot;

@@ -8,6 +8,7 @@
  */
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { standInResponse } from './invalid-response.js';
 
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
@@ -113,11 +114,21 @@ function readLine(
   onBadLine: (error: Error) => void,
 ): void {
   const stop = end > start && buffer[end - 1] === CARRIAGE_RETURN ? end - 1 : end;
+  let value: unknown;
   let message: JSONRPCMessage;
   try {
-    message = parseJsonRpcLine(buffer.toString('utf8', start, stop));
+    value = JSON.parse(buffer.toString('utf8', start, stop));
   } catch (error) {
     onBadLine(error as Error);
+    return;
+  }
+  try {
+    message = isPlainResultResponse(value) ? (value as JSONRPCMessage) : JSONRPCMessageSchema.parse(value);
+  } catch (error) {
+    // A malformed answer to a request: the request fails at once instead of waiting for its timeout.
+    const standIn = standInResponse(value, error);
+    if (standIn === undefined) onBadLine(error as Error);
+    else onMessage(standIn);
     return;
   }
   onMessage(message);

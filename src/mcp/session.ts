@@ -6,6 +6,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type JSONRPCMessage, type MessageExtraInfo, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ToolexecError } from '../model/index.js';
 import { StdioProcessTransport } from './stdio-transport.js';
+import { standInResponse } from './invalid-response.js';
 import type { ResolvedMcpExecutorOptions, ResolvedServerConfig } from './options.js';
 import { connectError, fallbackError, type FailureDetails, type SessionMode } from './errors.js';
 
@@ -212,6 +213,8 @@ async function initialize(
 }
 
 /**
+ * A malformed response (see `invalid-response.ts`) is replaced by an error response for its ID.
+ *
  * The SDK dispatches notifications one microtask late but responses at once, so a progress
  * notification sent just before the result (in the same chunk) reaches a handler the response
  * already removed, and the last progress report is lost. While a request that asked for progress is
@@ -222,9 +225,17 @@ async function initialize(
 function deliverNotificationsBeforeResponses(transport: Transport, session: McpSession): void {
   const deliver = transport.onmessage;
   if (deliver === undefined) return;
-  transport.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo): void => {
-    if (session.progressCalls > 0 && 'id' in message && !('method' in message)) queueMicrotask(() => deliver(message, extra));
-    else deliver(message, extra);
+  transport.onmessage = (received: JSONRPCMessage, extra?: MessageExtraInfo): void => {
+    let message = received;
+    if ('id' in message && !('method' in message)) {
+      // A malformed answer (from a transport that does not check, a custom one) fails its request at once.
+      message = standInResponse(message) ?? message;
+      if (session.progressCalls > 0) {
+        queueMicrotask(() => deliver(message, extra));
+        return;
+      }
+    }
+    deliver(message, extra);
   };
 }
 

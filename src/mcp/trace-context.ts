@@ -6,7 +6,10 @@
  * @internal
  * @module
  */
+import { ToolexecError } from '../model/index.js';
+import { scrubText, textOf } from '../model/internal.js';
 import { SPAN_KIND, endSpanError, endSpanOk, otelRegistered, startSpan, traceCarrier, withContext } from '../run/internal.js';
+import { errors } from './errors.js';
 
 /** A JSON-RPC request as the SDK client sends it. */
 interface McpRequest {
@@ -14,14 +17,35 @@ interface McpRequest {
   params?: { _meta?: Record<string, unknown>; [key: string]: unknown };
 }
 
+/** How a failed request is recorded on its span. */
+export interface SpanFailure {
+  /** The library error a raw failure stands for (what the caller will get); absent: every failure is one already. */
+  map?: (error: unknown) => ToolexecError;
+  /**
+   * The values to scrub out of the recorded message (see `SpanRedaction`); a throw (arguments that
+   * cannot be read) withholds the message.
+   */
+  secrets: () => readonly string[];
+}
+
+/** Longest message an `exception` event records (a server's error text can be megabytes). */
+const MAX_SPAN_MESSAGE_CHARS = 4096;
+
 /**
  * Sends `request` through `send` inside a client span, with the span's trace context added to
- * `params._meta` (a copy: the caller's request is not changed). Without a registered provider:
+ * `params._meta` (a copy: the caller's request is not changed). A failure ends the span with a
+ * library error (`failure.map` for a raw one), its message scrubbed of `failure.secrets()` and
+ * cut at 4 KiB; the caller still gets the error as it was. Without a registered provider:
  * `send(request)` as it is.
  */
-export function traceMcpRequest<R extends McpRequest, T>(serverName: string, request: R, send: (request: R) => Promise<T>): Promise<T> {
+export function traceMcpRequest<R extends McpRequest, T>(
+  serverName: string,
+  request: R,
+  send: (request: R) => Promise<T>,
+  failure: SpanFailure,
+): Promise<T> {
   if (!otelRegistered()) return send(request);
-  const tool = typeof request.params?.name === 'string' ? request.params.name : undefined;
+  const tool = typeof request.params?.name === 'string' ? textOf(request.params.name) : undefined;
   const active = startSpan(tool === undefined ? request.method : `${request.method} ${tool}`, SPAN_KIND.CLIENT, {
     'mcp.method.name': request.method,
     'rpc.system': 'jsonrpc',
@@ -37,8 +61,28 @@ export function traceMcpRequest<R extends McpRequest, T>(serverName: string, req
       return result;
     },
     (err: unknown) => {
-      endSpanError(active, err);
+      endSpanError(active, recordedError(err, failure));
       throw err;
     },
   );
+}
+
+/** The error a failed request's span records: a library error with a scrubbed, bounded message. */
+function recordedError(err: unknown, failure: SpanFailure): ToolexecError {
+  let mapped: ToolexecError;
+  try {
+    mapped = ToolexecError.isInstance(err) ? err : (failure.map?.(err) ?? errors('EXECUTION', 'the request failed'));
+  } catch {
+    mapped = errors('EXECUTION', 'the request failed');
+  }
+  let message: string;
+  try {
+    message = scrubText(mapped.message, failure.secrets());
+  } catch {
+    message = `${mapped.code}: the message is withheld (the arguments to redact it by could not be read)`;
+  }
+  if (message.length > MAX_SPAN_MESSAGE_CHARS) message = `${message.slice(0, MAX_SPAN_MESSAGE_CHARS)}… (${message.length} characters)`;
+  const recorded = new ToolexecError(mapped.code, message);
+  recorded.name = mapped.name;
+  return recorded;
 }

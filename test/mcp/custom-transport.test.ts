@@ -182,7 +182,8 @@ describe('custom (in-memory) transport', () => {
     const calls = [
       () => ex.callTool('nope', { name: 'echo' }),
       () => ex.callTool('mem', null as never),
-      () => ex.callTool('mem', { name: 'echo' }, null as never),
+      // null options are no options (as the runner reads them); a string is refused
+      () => ex.callTool('mem', { name: 'echo' }, 'fast' as never),
       () => ex.callTool('mem', { name: 'echo' }, { timeoutMs: 'soon' as never }),
     ];
     for (const call of calls) {

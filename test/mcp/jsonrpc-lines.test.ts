@@ -3,6 +3,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { JsonRpcLineReader, isPlainResultResponse, parseJsonRpcLine } from '../../src/mcp/jsonrpc-lines.js';
+import { InvalidServerResponse } from '../../src/mcp/invalid-response.js';
 
 /** Lines the reader and the SDK's `deserializeMessage` must judge alike. */
 const CORPUS: Array<[string, string]> = [
@@ -154,10 +155,30 @@ describe('JsonRpcLineReader', () => {
   });
 
   it('reports a line that is not JSON-RPC and goes on with the next', () => {
-    const { messages, bad } = readAll([Buffer.from(`debug: starting\n${response(1)}\n{"jsonrpc":"2.0","id":2}\n${response(3)}\n`)]);
+    const { messages, bad } = readAll([Buffer.from(`debug: starting\n${response(1)}\n{"jsonrpc":"2.0","method":5}\n${response(3)}\n`)]);
     expect(messages.map((message) => (message as { id: number }).id)).toEqual([1, 3]);
     expect(bad).toHaveLength(2);
     expect(bad[0]).toBeInstanceOf(SyntaxError);
+  });
+
+  it('hands on a malformed answer to a request as an error response for its ID, so that the request fails at once', () => {
+    const lines = [
+      '{"jsonrpc":"2.0","id":2}',
+      '{"jsonrpc":"2.0","id":3,"result":null}',
+      '{"jsonrpc":"2.0","id":"a","error":{"code":"x","message":"m"}}',
+    ];
+    const { messages, bad } = readAll([Buffer.from(`${lines.join('\n')}\n`)]);
+    expect(bad).toEqual([]);
+    expect(messages).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        error: expect.objectContaining({ code: -32603, message: 'invalid response: it has neither a result nor an error' }),
+      },
+      { jsonrpc: '2.0', id: 3, error: expect.objectContaining({ message: 'invalid response: its result is null, not an object' }) },
+      { jsonrpc: '2.0', id: 'a', error: expect.objectContaining({ message: 'invalid response: its error code is "x", not an integer' }) },
+    ]);
+    expect((messages[0] as { error: { data: unknown } }).error.data).toBeInstanceOf(InvalidServerResponse);
   });
 
   it('keeps a partial line until its end arrives', () => {
