@@ -334,6 +334,20 @@ def _make_tools(call):
         fn.__qualname__ = "tools." + fn.__name__
         setattr(module, fn.__name__, fn)
     module.ToolError = ToolError
+    names = ", ".join(fn.__name__ for fn in (run_tool, search_tools, describe_tool, list_namespaces, list_tool_examples, run_chain))
+
+    def missing(name):
+        # a namespace read as an attribute (``tools.fx.convert(...)``) gets the call that works
+        if name.startswith("__"):
+            raise AttributeError(f"module 'tools' has no attribute {name!r}")
+        shown = name[:60]
+        raise AttributeError(
+            f"module 'tools' has no attribute {shown!r}: call a tool by its ID, e.g. "
+            f"tools.run_tool({shown + ':<tool>'!r}, args) (tools has {names}, ToolError; "
+            "find IDs with tools.search_tools(query) or tools.list_namespaces())"
+        )
+
+    module.__getattr__ = missing
     return module
 
 

@@ -157,6 +157,18 @@ describe.runIf(process.env.CI === 'true' || hasPython())('the Python prelude on 
     expect(thrown?.result.error).toMatchObject({ code: 'TOOL_NOT_FOUND', message: 'no such tool' });
   });
 
+  it('tells a snippet that reads a name tools does not have how to call a tool; hasattr and dunders read as usual', () => {
+    const [namespace, probes] = runCases([
+      "tools.math.add({'a': 1})",
+      "[hasattr(tools, 'math'), hasattr(tools, '__wrapped__'), getattr(tools, 'nope', 7), callable(tools.run_tool)]",
+    ]);
+    expect(namespace?.result.error?.message).toContain(
+      "AttributeError: module 'tools' has no attribute 'math': call a tool by its ID, e.g. tools.run_tool('math:<tool>', args)",
+    );
+    expect(namespace?.calls).toEqual([]);
+    expect(probes?.result.value).toEqual([false, false, 7, true]);
+  });
+
   it('decodes chain step errors to the shape a JavaScript snippet gets: name, code, message, details', () => {
     const [raised, returned] = runCases([
       "try:\n    tools.run_chain([{'toolId': 'bad', 'args': {}}])\nexcept tools.ToolError as e:\n    r = e.steps\nr",
