@@ -82,13 +82,23 @@ export function isConnectionLost(error: unknown, session: ConnectionState): bool
  * The socket-level failure under a transport error, when there is one: `fetch` rejects with a bare
  * `fetch failed` whose `cause` says what happened (`connect ECONNREFUSED 127.0.0.1:9`).
  */
-function networkCauseOf(error: unknown): { code: string; message: string } | undefined {
+function networkCauseOf(error: unknown): { code?: string; message: string } | undefined {
+  let refused: Error | undefined;
   for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
     const { code, syscall } = current as { code?: unknown; syscall?: unknown };
     // a Node system error (`syscall` set: connect, getaddrinfo, …) or undici's own socket errors
     if (typeof code === 'string' && (typeof syscall === 'string' || code.startsWith('UND_ERR_'))) return { code, message: current.message };
+    // fetch's own refusal before any socket (`bad port`: a port the Fetch standard blocks, 1, 6000, 10080...)
+    if (
+      current instanceof TypeError &&
+      current.message === 'fetch failed' &&
+      current.cause instanceof Error &&
+      current.cause.message !== ''
+    ) {
+      refused ??= current.cause;
+    }
   }
-  return undefined;
+  return refused === undefined ? undefined : { message: refused.message.slice(0, 200) };
 }
 
 function isNetworkError(error: unknown): boolean {
@@ -244,8 +254,8 @@ export function connectError(error: unknown, context: ConnectContext, failure: F
   if (error instanceof UnauthorizedError) reason = `not authorized (${reason})`;
   const network = networkCauseOf(error);
   if (network !== undefined) {
-    details.networkCode = network.code;
-    if (!reason.includes(network.code)) reason += ` (${network.message || network.code})`;
+    if (network.code !== undefined) details.networkCode = network.code;
+    if (!reason.includes(network.code ?? network.message)) reason += ` (${network.message || network.code})`;
   }
   details.reason = reason;
   let message = `could not connect to ${over}: ${reason}`;

@@ -167,6 +167,14 @@ describe('connection failures name the server, the transport and the HTTP status
     expect(error.details).toMatchObject({ serverName: 'gone', transport: 'http', networkCode: 'ECONNREFUSED' });
   });
 
+  it('a URL whose port fetch refuses (a blocked port) says so, not only "fetch failed"', async () => {
+    const ex = executor({ blocked: { url: 'http://127.0.0.1:1/mcp' } });
+    const error = await rejection(echo(ex, 'blocked'));
+    expect(error.code).toBe('EXECUTION');
+    expect(error.message).toMatch(/could not connect to MCP server "blocked" over Streamable HTTP: fetch failed \(bad port\)/);
+    expect(error.details?.networkCode).toBeUndefined();
+  });
+
   it('a process that never answers initialize fails after connectTimeoutMs (TIMEOUT) and is ended', async () => {
     const pids: number[] = [];
     const ex = executor(
