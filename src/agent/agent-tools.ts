@@ -20,7 +20,7 @@ import type {
 import { checkFormat, toProviderTool } from './provider-tool.js';
 import { selectTools, type SelectToolsOptions } from './selection.js';
 import type { SelectedTool } from './selected-tool.js';
-import { encodeToolName } from './tool-names.js';
+import { toolsByName } from './tool-names.js';
 import { errorResult } from './error-results.js';
 import { errorText, successResult, type ProviderToolResults } from './tool-results.js';
 
@@ -202,14 +202,7 @@ export async function agentTools<F extends ProviderFormat>(exec: Exec, options: 
   const byName = new Map<string, Entry>();
   const tools: ProviderToolDefinitions[F][] = [];
   const warnings: AgentToolWarning[] = [];
-  for (const entry of selected) {
-    const name = encodeToolName(entry.id);
-    const clash = byName.get(name);
-    if (clash !== undefined) {
-      throw errors.invalidArgument('tools', `"${clash.selected.id}" and "${entry.id}" have the same provider name "${name}"`, {
-        details: { name, toolIds: [clash.selected.id, entry.id] },
-      });
-    }
+  for (const [name, entry] of toolsByName(selected)) {
     const converted = toProviderTool(entry.tool, format, {
       name,
       strict: o.strict === true,

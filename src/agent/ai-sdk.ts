@@ -7,10 +7,10 @@ import { ToolexecError, type Tool } from '../model/index.js';
 import { callListener, layerErrors } from '../model/internal.js';
 import { jsonValue, loadAiSdk, type AiSdk, type AiSdkTool, type ToolResultOutput } from './ai-sdk-peer.js';
 import { codeTool, type CodeToolOptions } from './code-tool.js';
-import type { ContentBlock, Exec, Result } from '../exec/index.js';
+import type { Exec, Result } from '../exec/index.js';
 import type { CodeModeApiOptions } from './code-mode-api.js';
 import { selectTools, type SelectToolsOptions } from './selection.js';
-import { encodeToolName } from './tool-names.js';
+import { toolsByName } from './tool-names.js';
 import { aiSdkToolError, errorText, jsonResult } from './tool-results.js';
 import type { SelectedTool } from './selected-tool.js';
 import type { AgentToolWarning } from './agent-tools.js';
@@ -18,6 +18,7 @@ import { toProviderTool } from './provider-tool.js';
 import { providerKeysInText, restorePropertyKeys } from './adapters/property-keys.js';
 import { dropStrictNulls } from './adapters/strict-nulls.js';
 import { PROVIDER_FORMATS, type ProviderFormat } from './adapters/types.js';
+import { joinedText, partsFor, partsOf, type ResultPart } from './result-parts.js';
 
 const errors = layerErrors('agent');
 
@@ -34,8 +35,10 @@ export interface AiSdkToolsOptions extends SelectToolsOptions {
    * the one `toProviderTool` makes for that format (an object root, `items` on OpenAI arrays,
    * property keys Anthropic or Gemini refuse renamed, the strict form with `strict`), and a call's
    * arguments get their renamed keys back (and strict mode's `null`s removed) before the tool
-   * runs, as `agentTools`' `call` does. Unset: the tool's own schema, `$schema` removed (the AI
-   * SDK sends it as it is, so a schema the provider refuses fails the model request). For
+   * runs, as `agentTools`' `call` does; a result's parts are those `agentTools` sends that format
+   * (a medium the provider cannot take as a text note, no blank text for Anthropic). Unset: the
+   * tool's own schema, `$schema` removed (the AI SDK sends it as it is, so a schema the provider
+   * refuses fails the model request), and every part of a result. For
    * `'gemini'` it is the JSON Schema form (`parametersJsonSchema`): an AI SDK tool's schema is JSON
    * Schema, which the AI SDK's Google provider converts itself, so there is no `geminiSchema` here.
    */
@@ -64,37 +67,34 @@ interface SchemaConversion {
  */
 export type AiSdkToolOutput = Result;
 
-/** The tool result output the model reads, for a facade result. */
-function modelOutput(result: Result): ToolResultOutput {
+/**
+ * The tool result output the model reads, for a facade result: the value as JSON (a string as
+ * text), or an MCP tool's content blocks when they hold more than text. With a `provider`, the
+ * parts are those `agentTools` sends that format ({@link partsFor}): a medium it cannot take as a
+ * text note, for Anthropic no empty or blank text.
+ */
+function modelOutput(result: Result, provider: ProviderFormat | undefined): ToolResultOutput {
   const blocks = result.content;
   if (blocks !== undefined && blocks.some((block) => block.type !== 'text')) {
-    return { type: 'content', value: blocks.map(contentPart) };
+    const parts = partsOf(blocks);
+    return outputOf(provider === undefined ? parts : partsFor(provider, parts));
   }
   const { value } = result;
-  if (typeof value === 'string') return { type: 'text', value };
-  return { type: 'json', value: jsonValue(value) };
+  if (typeof value !== 'string') return { type: 'json', value: jsonValue(value) };
+  return provider === undefined ? { type: 'text', value } : outputOf(partsFor(provider, [{ kind: 'text', text: value }]));
 }
 
-type ContentPart = Extract<ToolResultOutput, { type: 'content' }>['value'][number];
-
-/** One MCP content block as a part of the AI SDK's `content` output. */
-function contentPart(block: ContentBlock): ContentPart {
-  switch (block.type) {
-    case 'text':
-      return { type: 'text', text: block.text };
-    case 'image':
-    case 'audio':
-      return { type: 'file', mediaType: block.mimeType, data: { type: 'data', data: block.data } };
-    case 'resource': {
-      const { resource } = block;
-      if ('text' in resource) return { type: 'text', text: resource.text };
-      return { type: 'file', mediaType: resource.mimeType ?? 'application/octet-stream', data: { type: 'data', data: resource.blob } };
-    }
-    case 'resource_link':
-      return { type: 'text', text: `resource ${block.uri}${block.description ? `: ${block.description}` : ''}` };
-    default:
-      return { type: 'text', text: JSON.stringify(block) };
-  }
+/** Parts as the AI SDK's output: one text when all are text, else `content` with media as files. */
+function outputOf(parts: readonly ResultPart[]): ToolResultOutput {
+  if (parts.every((part) => part.kind === 'text')) return { type: 'text', value: joinedText(parts) };
+  return {
+    type: 'content',
+    value: parts.map((part) =>
+      part.kind === 'text'
+        ? { type: 'text', text: part.text }
+        : { type: 'file', mediaType: part.mimeType, data: { type: 'data', data: part.data } },
+    ),
+  };
 }
 
 /** The input schema a model reads: the tool's own, without `$schema` (providers send their own dialect). */
@@ -163,7 +163,7 @@ function aiTool(
         throw aiSdkToolError(err, renamed ? providerKeysInText(errorText(err), original, conversion.format, args) : undefined);
       }
     },
-    toModelOutput: ({ output }) => modelOutput(output),
+    toModelOutput: ({ output }) => modelOutput(output, conversion?.format),
   });
 }
 
@@ -190,7 +190,8 @@ export type AiSdkToolSet = Record<string, AiSdkTool>;
  *   call the tool again.`), so the model can correct the call. So does a result whose value cannot
  *   be serialised as JSON (`EXECUTION`: a cycle, a BigInt, a throwing `toJSON`).
  * - The output is the facade's {@link Result}; `toModelOutput` gives the model the value as JSON,
- *   or an MCP tool's content blocks with images and audio as files.
+ *   or an MCP tool's content blocks with images and audio as files; with `provider`, only the
+ *   parts that format takes, as `agentTools` sends them (the others as text notes).
  * - `code: true` adds `execute_code` ({@link codeTool}).
  *
  * @example
@@ -199,7 +200,8 @@ export type AiSdkToolSet = Record<string, AiSdkTool>;
  * const { text } = await agent.generate({ prompt: 'Summarize README.md' });
  * ```
  *
- * @throws `INVALID_ARGUMENT` for bad options, or `code` beside a selected tool already named
+ * @throws `INVALID_ARGUMENT` for bad options, two selected tools with one name (a hash collision
+ * of two long IDs, as `agentTools` refuses it), or `code` beside a selected tool already named
  * `execute_code`; `TOOL_NOT_FOUND` for an unknown ID in `ids`; `RUNTIME_UNAVAILABLE` when the
  * optional peer dependency `ai` is not installed.
  */
@@ -217,10 +219,8 @@ export async function aiSdkTools(exec: Exec, options: AiSdkToolsOptions = {}): P
   const conversion = provider === undefined ? undefined : { format: provider, strict: strict === true, onWarning };
   const ai = await loadAiSdk();
   const tools: ToolSet = {};
-  for (const entry of await selectTools(exec, selection)) {
-    const name = encodeToolName(entry.id);
-    tools[name] = aiTool(ai, entry, name, conversion);
-  }
+  // two tools with one name (a hash collision of two long IDs) are refused, as agentTools does
+  for (const [name, entry] of toolsByName(await selectTools(exec, selection))) tools[name] = aiTool(ai, entry, name, conversion);
   if (code !== undefined && code !== false) {
     // the meta-tool of that name is replaced (documented); a tool of the catalogue is not dropped unsaid
     if (tools.execute_code !== undefined && selection.meta !== true) {

@@ -18,7 +18,7 @@ import type { Exec } from '../exec/index.js';
 import { progressForwarder } from './mcp-server-progress.js';
 import { toProviderTool } from './provider-tool.js';
 import { selectTools, type SelectToolsOptions, type SelectedTool } from './selection.js';
-import { encodeToolName } from './tool-names.js';
+import { toolsByName } from './tool-names.js';
 import { errorResult } from './error-results.js';
 import { successResult } from './tool-results.js';
 
@@ -113,7 +113,9 @@ interface Listing {
  *   titles and icons, named by `encodeToolName` (`math:add` → `math--add`, legal for every MCP
  *   client and model provider); with `expose: 'meta'` the six meta-tools. A listing longer than
  *   `pageSize` (100) comes in pages: each ends with an opaque `nextCursor` to send back; a cursor
- *   this server did not issue is a JSON-RPC error (`InvalidParams`, -32602).
+ *   this server did not issue is a JSON-RPC error (`InvalidParams`, -32602). Two tools with one
+ *   name (a hash collision of two long IDs) fail the listing with the `INVALID_ARGUMENT` of
+ *   `agentTools`, naming both, rather than list a name that stands for two tools.
  * - `tools/call` runs the tool through the facade: arguments are validated (a failure is an
  *   `isError` result whose text names every violation, which a model can act on), the call's
  *   deadline applies (`timeoutMs`, else the facade's), the run's progress reaches the client as
@@ -251,15 +253,10 @@ function issuedStart(listing: Listing, cursor: string): number | undefined {
 }
 
 async function list(exec: Exec, selection: SelectToolsOptions, version: number | undefined): Promise<Listing> {
-  const entries = await selectTools(exec, selection);
-  const tools: McpTool[] = [];
-  const byName = new Map<string, SelectedTool>();
-  for (const entry of entries) {
-    // The MCP adapter: the tool as it is (schemas, title, annotations, icons), named by the name encoding.
-    const tool = toProviderTool(entry.tool, 'mcp', { name: encodeToolName(entry.id) }).tool as McpTool;
-    tools.push(tool);
-    byName.set(tool.name, entry);
-  }
+  // two tools with one name (a hash collision of two long IDs) fail the listing, as agentTools refuses them
+  const byName = toolsByName(await selectTools(exec, selection));
+  // The MCP adapter: the tool as it is (schemas, title, annotations, icons), named by the name encoding.
+  const tools = [...byName].map(([name, entry]) => toProviderTool(entry.tool, 'mcp', { name }).tool as McpTool);
   return { version, tools, byName };
 }
 

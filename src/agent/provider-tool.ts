@@ -7,6 +7,7 @@ import { layerErrors } from '../model/internal.js';
 import { fromAnthropic, toAnthropic } from './adapters/anthropic.js';
 import { fromGemini, toGemini } from './adapters/gemini.js';
 import { fromMcp, toMcp } from './adapters/mcp.js';
+import { compileToolSchemas } from './adapters/schema-compile.js';
 import { fromOpenAIChat, fromOpenAIResponses, toOpenAIChat, toOpenAIResponses } from './adapters/openai.js';
 import {
   PROVIDER_FORMATS,
@@ -111,8 +112,14 @@ export function toProviderTool(tool: Tool, format: ProviderFormat, options?: ToP
  * tool the provider runs itself (Anthropic's `web_search_20250305`, OpenAI's `web_search`...) or
  * a free-form `custom` OpenAI tool has no JSON Schema to read, and is refused naming its type.
  *
+ * The schemas are compiled by the facade's validator at once, so a tool whose schema the facade
+ * cannot use is refused here rather than on its first call.
+ *
  * @throws `INVALID_ARGUMENT` for an unknown format or bad options, an object that is no function
- * tool of that format (naming its `type`), or one whose name or schema makes no valid `Tool`.
+ * tool of that format (naming its `type`), or one whose name or schema makes no valid `Tool`;
+ * `INVALID_SCHEMA` for a schema that does not compile (`properties: { a: { description: null } }`,
+ * `type: 'strng'`, a `$ref` to nothing), naming its pointer in `providerTool` and the validator's
+ * reason (which names the pointer inside the schema).
  *
  * @example
  * ```ts
@@ -125,5 +132,8 @@ export function fromProviderTool(
   format: ProviderFormat,
   options?: FromProviderToolOptions,
 ): ProviderToolConversion<Tool> {
-  return FROM[checkFormat(format)](providerTool, checkFromOptions(options));
+  const converted = FROM[checkFormat(format)](providerTool, checkFromOptions(options));
+  // refused now rather than on the tool's first call
+  compileToolSchemas(format, providerTool, converted.tool);
+  return converted;
 }

@@ -96,8 +96,10 @@ function hashOf(id: string): string {
 /**
  * The provider tool name of a tool ID: legal for OpenAI, Anthropic, Gemini and MCP, at most 64
  * characters, readable for common IDs (`fs:read_text_file` → `fs--read_text_file`), and distinct
- * for distinct IDs. IDs whose encoding is longer than 64 characters are shortened with a stable
- * hash suffix (see the module notes); everything else decodes with {@link decodeToolName}.
+ * for distinct IDs (but for two long IDs whose shortened names collide in the 50-bit hash, which
+ * `agentTools` and `aiSdkTools` refuse). IDs whose encoding is longer than 64 characters are
+ * shortened with a stable hash suffix (see the module notes); everything else decodes with
+ * {@link decodeToolName}.
  *
  * @throws `INVALID_ARGUMENT` for an empty or non-string ID.
  */
@@ -175,4 +177,27 @@ export function decodeToolName(name: string): string {
     throw errors.invalidArgument('tool name', `"${String(name)}" is not a name encodeToolName makes`, { details: { name } });
   }
   return result;
+}
+
+/**
+ * The tools by their provider names ({@link encodeToolName} of each `id`), in the order given: the
+ * one table behind the names `agentTools` and `aiSdkTools` hand out.
+ *
+ * @throws `INVALID_ARGUMENT` naming both IDs when two tools get one name (two long IDs whose
+ * shortened names share the 52-character prefix and the 50-bit hash), rather than hand out a list
+ * where one name stands for two tools.
+ */
+export function toolsByName<T extends { readonly id: string }>(tools: Iterable<T>): Map<string, T> {
+  const byName = new Map<string, T>();
+  for (const tool of tools) {
+    const name = encodeToolName(tool.id);
+    const clash = byName.get(name);
+    if (clash !== undefined) {
+      throw errors.invalidArgument('tools', `"${clash.id}" and "${tool.id}" have the same provider name "${name}"`, {
+        details: { name, toolIds: [clash.id, tool.id] },
+      });
+    }
+    byName.set(name, tool);
+  }
+  return byName;
 }

@@ -3,11 +3,12 @@
  * else its value as JSON text) or a failure (a message the model can act on, in the provider's
  * error form). The app adds nothing but the call's ID (`callId`).
  */
-import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ToolexecError } from '../model/index.js';
 import { describeValue, layerErrors } from '../model/internal.js';
 import type { Result } from '../exec/index.js';
 import type { ProviderFormat } from './adapters/types.js';
+import { joinedText, partsFor, resultParts, type MediaPart } from './result-parts.js';
 
 /** OpenAI Chat Completions: a `ChatCompletionToolMessageParam` (text only). */
 export interface OpenAIChatToolMessage {
@@ -137,15 +138,6 @@ export interface ProviderToolResults {
   mcp: CallToolResult;
 }
 
-type Part = { kind: 'text'; text: string } | { kind: 'media'; mimeType: string; data: string; what: string };
-
-/**
- * The image types a model takes in a tool result: Anthropic's image blocks take JPEG, PNG, GIF and
- * WebP; OpenAI's `input_image` PNG, JPEG, WEBP and non-animated GIF (its vision guide). Any other
- * image (SVG, BMP, TIFF...) becomes a text note.
- */
-const MODEL_IMAGES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
-
 const errors = layerErrors('agent');
 
 /**
@@ -191,49 +183,6 @@ export function jsonResult(result: Result): Result {
   return result;
 }
 
-/** MCP content blocks as text and media parts. */
-function partsOf(content: readonly ContentBlock[]): Part[] {
-  const parts: Part[] = [];
-  for (const block of content) {
-    switch (block.type) {
-      case 'text':
-        parts.push({ kind: 'text', text: block.text });
-        break;
-      case 'image':
-      case 'audio':
-        parts.push({ kind: 'media', mimeType: block.mimeType, data: block.data, what: block.type });
-        break;
-      case 'resource': {
-        const resource = block.resource as { uri: string; mimeType?: string; text?: string; blob?: string };
-        if (typeof resource.text === 'string') parts.push({ kind: 'text', text: resource.text });
-        else if (typeof resource.blob === 'string') {
-          parts.push({
-            kind: 'media',
-            mimeType: resource.mimeType ?? 'application/octet-stream',
-            data: resource.blob,
-            what: `resource ${resource.uri}`,
-          });
-        }
-        break;
-      }
-      case 'resource_link':
-        parts.push({
-          kind: 'text',
-          text: `[resource ${block.uri}${block.mimeType === undefined ? '' : ` (${block.mimeType})`}: ${block.name}]`,
-        });
-        break;
-      default:
-        parts.push({ kind: 'text', text: valueText(block) });
-    }
-  }
-  return parts;
-}
-
-/** The parts of a result: its content blocks when it has any, else its value's text. */
-function resultParts(result: Result, text: string): Part[] {
-  return result.content !== undefined && result.content.length > 0 ? partsOf(result.content) : [{ kind: 'text', text }];
-}
-
 /**
  * Whether a result's value already carries every text its content gives a model: true for a local
  * tool's value, and for MCP content of text blocks and media only (the runner makes the value from
@@ -247,17 +196,6 @@ function valueHasAllText(result: Result): boolean {
       block.type === 'audio' ||
       (block.type === 'resource' && typeof (block.resource as { text?: unknown }).text !== 'string'),
   );
-}
-
-/** What Anthropic gets for a result with no text and no media: it refuses an empty (or blank) text block. */
-const ANTHROPIC_NO_OUTPUT = '(no output)';
-
-function note(part: Extract<Part, { kind: 'media' }>, why: string): string {
-  return `[${part.what} (${part.mimeType}, ${Math.floor((part.data.length * 3) / 4)} bytes) not shown: ${why}]`;
-}
-
-function joinText(parts: readonly Part[], why: string): string {
-  return parts.map((part) => (part.kind === 'text' ? part.text : note(part, why))).join('\n');
 }
 
 /**
@@ -306,16 +244,14 @@ export function successResult(
   const text = valueText(result.value, result.toolId);
   switch (format) {
     case 'openai-chat':
-      return { role: 'tool', tool_call_id: callId ?? '', content: joinText(resultParts(result, text), 'a tool message carries text only') };
+      return { role: 'tool', tool_call_id: callId ?? '', content: joinedText(partsFor(format, resultParts(result, text))) };
     case 'openai-responses': {
-      const parts = resultParts(result, text);
-      const output: OpenAIResponsesOutputPart[] = parts.map((part) => {
+      const output = partsFor(format, resultParts(result, text)).map((part): OpenAIResponsesOutputPart => {
         if (part.kind === 'text') return { type: 'input_text', text: part.text };
-        if (MODEL_IMAGES.has(part.mimeType))
-          return { type: 'input_image', image_url: `data:${part.mimeType};base64,${part.data}`, detail: 'auto' };
-        if (part.mimeType === 'application/pdf')
-          return { type: 'input_file', file_data: `data:${part.mimeType};base64,${part.data}`, filename: 'result.pdf' };
-        return { type: 'input_text', text: note(part, 'the Responses API takes PNG, JPEG, WebP and GIF images and PDF files only') };
+        const url = `data:${part.mimeType};base64,${part.data}`;
+        // partsFor left a PDF or an image OpenAI takes
+        if (part.mimeType === 'application/pdf') return { type: 'input_file', file_data: url, filename: 'result.pdf' };
+        return { type: 'input_image', image_url: url, detail: 'auto' };
       });
       const textOnly = output.every((part) => part.type === 'input_text');
       return {
@@ -325,24 +261,18 @@ export function successResult(
       };
     }
     case 'anthropic': {
-      const content = resultParts(result, text)
-        // Anthropic refuses a text block that is empty or only whitespace
-        .filter((part) => part.kind !== 'text' || part.text.trim() !== '')
-        .map((part): AnthropicToolResultBlock => {
-          if (part.kind === 'text') return { type: 'text', text: part.text };
-          if (MODEL_IMAGES.has(part.mimeType)) {
-            return { type: 'image', source: { type: 'base64', media_type: part.mimeType as 'image/png', data: part.data } };
-          }
-          if (part.mimeType === 'application/pdf')
-            return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: part.data } };
-          return { type: 'text', text: note(part, 'Anthropic takes JPEG, PNG, GIF and WebP images and PDF documents only') };
-        });
-      if (content.length === 0) content.push({ type: 'text', text: ANTHROPIC_NO_OUTPUT });
+      const content = partsFor(format, resultParts(result, text)).map((part): AnthropicToolResultBlock => {
+        if (part.kind === 'text') return { type: 'text', text: part.text };
+        // partsFor left a PDF or an image Anthropic takes
+        if (part.mimeType === 'application/pdf')
+          return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: part.data } };
+        return { type: 'image', source: { type: 'base64', media_type: part.mimeType as 'image/png', data: part.data } };
+      });
       return { type: 'tool_result', tool_use_id: callId ?? '', content };
     }
     case 'gemini': {
       const parts = resultParts(result, text);
-      const media = parts.filter((part): part is Extract<Part, { kind: 'media' }> => part.kind === 'media');
+      const media = parts.filter((part): part is MediaPart => part.kind === 'media');
       const texts = parts.filter((part) => part.kind === 'text').map((part) => (part as { text: string }).text);
       // the value (a structured object stays one) when it holds all the text, else every text part, as the other formats send
       const output = result.value !== undefined && valueHasAllText(result) ? result.value : texts.join('\n');

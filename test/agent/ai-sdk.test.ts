@@ -155,7 +155,8 @@ describe('aiSdkTools', () => {
       { type: 'file', mediaType: 'image/png', data: { type: 'data', data: 'iVBORw0KGgo=' } },
       { type: 'file', mediaType: 'audio/wav', data: { type: 'data', data: 'UklGRg==' } },
       { type: 'text', text: 'embedded notes' },
-      { type: 'text', text: 'resource https://example.com/report.pdf' },
+      // a resource link as agentTools writes it (one mechanism: result-parts.ts)
+      { type: 'text', text: '[resource https://example.com/report.pdf (application/pdf): report]' },
     ]);
   });
 
