@@ -101,7 +101,8 @@ export function toolFromParts(
   options: FromProviderToolOptions,
 ): ProviderToolConversion<Tool> {
   const { name, description } = source;
-  if (typeof name !== 'string' || name === '') throw errors.invalidArgument('providerTool', `has no name (a tool of the ${format} format needs one)`);
+  if (typeof name !== 'string' || name === '')
+    throw errors.invalidArgument('providerTool', `has no name (a tool of the ${format} format needs one)`);
   const ctx: WalkContext = { format, toolId: name, warnings: [] };
   const inputSchema = schemas.input === undefined || schemas.input === null ? { type: 'object' } : schemas.input;
   if (!isSchema(inputSchema))
