@@ -30,7 +30,6 @@ import {
   GuestWeakMap,
   apply,
   defineProperty,
-  freeze,
   isArray,
   mapDelete,
   mapForEach,
@@ -256,7 +255,7 @@ export function createToolsBridge(channel: ToolsChannel): ToolsBridge {
     );
   }
 
-  const tools: GuestTools = guardTools(freeze({ searchTools, listNamespaces, describeTool, listToolExamples, runTool, runChain }));
+  const tools: GuestTools = guardTools({ searchTools, listNamespaces, describeTool, listToolExamples, runTool, runChain });
 
   function deliver(message: unknown): void {
     if (message === null || typeof message !== 'object') return;
