@@ -7,6 +7,7 @@
  */
 import { ToolexecError, errorMessage } from '../model/index.js';
 import { describeValue, layerErrors } from '../model/internal.js';
+import { unexpectedFailure as runUnexpectedFailure } from '../run/internal.js';
 import type { RejectedTool, ServerStatus } from './types.js';
 
 const errors = layerErrors('exec');
@@ -73,18 +74,10 @@ export function closedError(): ToolexecError {
 
 /**
  * A call of the facade (`runTool`, `runChain`, `runToolStream`) that failed with something other
- * than a library error, outside anything the caller handed over (a telemetry context manager of
- * the service's own that throws, a bug): `EXECUTION` (502), `<what> failed: unexpected failure:
- * <message>`, with it as `cause` — as the runner reports a non-library throw inside a call. A
- * library error is returned as it is.
+ * than a library error, outside anything the caller handed over (a bug): `EXECUTION` (502),
+ * `exec: <what> failed: unexpected failure: <message>`, with it as `cause` — the run layer's last
+ * resort, in the facade's words. A library error is returned as it is.
  */
 export function unexpectedFailure(what: string, error: unknown): ToolexecError {
-  let known = false;
-  try {
-    known = ToolexecError.isInstance(error);
-  } catch {
-    // a thrown revoked proxy: not ours
-  }
-  if (known) return error as ToolexecError;
-  return errors('EXECUTION', `${what} failed: unexpected failure: ${errorMessage(error)}`, { cause: error });
+  return runUnexpectedFailure(what, error, errors);
 }

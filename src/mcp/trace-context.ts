@@ -28,9 +28,6 @@ export interface SpanFailure {
   secrets: () => readonly string[];
 }
 
-/** Longest message an `exception` event records (a server's error text can be megabytes). */
-const MAX_SPAN_MESSAGE_CHARS = 4096;
-
 /**
  * Sends `request` through `send` inside a client span, with the span's trace context added to
  * `params._meta` (a copy: the caller's request is not changed). A failure ends the span with a
@@ -67,7 +64,10 @@ export function traceMcpRequest<R extends McpRequest, T>(
   );
 }
 
-/** The error a failed request's span records: a library error with a scrubbed, bounded message. */
+/**
+ * The error a failed request's span records: a library error with a scrubbed message (bounded by
+ * `endSpanError`, which cuts every recorded message at `MAX_SPAN_MESSAGE_CHARS`).
+ */
 function recordedError(err: unknown, failure: SpanFailure): ToolexecError {
   let mapped: ToolexecError;
   try {
@@ -81,7 +81,6 @@ function recordedError(err: unknown, failure: SpanFailure): ToolexecError {
   } catch {
     message = `${mapped.code}: the message is withheld (the arguments to redact it by could not be read)`;
   }
-  if (message.length > MAX_SPAN_MESSAGE_CHARS) message = `${message.slice(0, MAX_SPAN_MESSAGE_CHARS)}… (${message.length} characters)`;
   const recorded = new ToolexecError(mapped.code, message);
   recorded.name = mapped.name;
   return recorded;

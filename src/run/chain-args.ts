@@ -1,4 +1,4 @@
-import { errorMessage } from '../model/index.js';
+import { errorMessage, type ContractViolation } from '../model/index.js';
 import { describeValue } from '../model/internal.js';
 import { ToolError, type ToolErrorInit } from './errors.js';
 import type { ChainStep } from './types.js';
@@ -6,7 +6,9 @@ import type { ChainStep } from './types.js';
 /**
  * A chain step's arguments: a shallow copy of `args`, then (with `argsFrom`) the arguments built
  * from the previous step's `structured` result merged over them, then (with `usePrevious`)
- * `args.previous`. A failure here fails the step like a failed call.
+ * `args.previous`. A failure here fails the step like a failed call: `args` that cannot be read
+ * (a throwing getter, a revoked proxy) as `run` fails them, `VALIDATION`; a step field, an
+ * `argsFrom` or what an `argsFrom` function returns that cannot be read, `INVALID_ARGUMENT`.
  *
  * @internal
  * @module
@@ -21,14 +23,9 @@ export interface StepArgs {
 
 /** Builds the arguments of `step` given the last successful step's `structured` value. @throws ToolError */
 export function stepArgs(step: ChainStep | undefined, toolId: string, previous: unknown): StepArgs {
-  const given = step?.args;
-  // Only an object is spread (a 5 MB string would become 5 million arguments).
-  if (given !== undefined && given !== null && (typeof given !== 'object' || Array.isArray(given))) {
-    throw argumentError(toolId, `step args must be an object, got ${describeValue(given)}`, {});
-  }
-  const args: Record<string, unknown> = given === undefined || given === null ? {} : { ...given };
+  const args = copyArgs(stepField(step, 'args', toolId), toolId);
   const fromPrevious: string[] = [];
-  const argsFrom = step?.argsFrom;
+  const argsFrom = stepField(step, 'argsFrom', toolId);
   if (argsFrom !== undefined && argsFrom !== null) {
     const built = typeof argsFrom === 'function' ? fromFunction(argsFrom, toolId, previous) : fromPointers(argsFrom, toolId, previous);
     for (const name of Object.keys(built)) {
@@ -36,11 +33,58 @@ export function stepArgs(step: ChainStep | undefined, toolId: string, previous: 
       fromPrevious.push(name);
     }
   }
-  if (step?.usePrevious === true) {
+  if (stepField(step, 'usePrevious', toolId) === true) {
     args.previous = previous;
     if (!fromPrevious.includes('previous')) fromPrevious.push('previous');
   }
   return { args, fromPrevious };
+}
+
+/** A field of the caller's step; INVALID_ARGUMENT naming it when it cannot be read (a throwing getter). */
+function stepField<K extends 'args' | 'argsFrom' | 'usePrevious'>(step: ChainStep | undefined, field: K, toolId: string): ChainStep[K] {
+  try {
+    return step?.[field];
+  } catch (err) {
+    throw argumentError(toolId, `step ${field} could not be read: ${errorMessage(err)}`, { field }, err);
+  }
+}
+
+/**
+ * A fresh shallow copy of a step's `args` (`{}` when absent). Only an object is spread (a 5 MB
+ * string would become 5 million arguments); one that cannot be read fails the step as `run` fails
+ * such arguments ({@link unreadableArgs}).
+ */
+function copyArgs(given: unknown, toolId: string): Record<string, unknown> {
+  if (given === undefined || given === null) return {};
+  if (typeof given === 'object') {
+    try {
+      if (!Array.isArray(given)) return { ...(given as Record<string, unknown>) };
+    } catch (err) {
+      throw unreadableArgs(toolId, err);
+    }
+  }
+  throw argumentError(toolId, `step args must be an object, got ${describeValue(given)}`, {});
+}
+
+/**
+ * VALIDATION (op `validate_input`, one root violation, what was thrown as `cause`): a step's `args`
+ * that cannot be read, as `run` fails arguments its input validation cannot read.
+ */
+function unreadableArgs(toolId: string, cause: unknown): ToolError {
+  const message = errorMessage(cause);
+  const violation: ContractViolation = {
+    code: 'ConstraintViolation',
+    field: '',
+    message: `Field '(root)' could not be read: ${message}.`,
+  };
+  return new ToolError({
+    code: 'VALIDATION',
+    op: 'validate_input',
+    toolId,
+    reason: `validation error: step args could not be read: ${message}`,
+    details: { violations: [violation] },
+    cause,
+  });
 }
 
 /**
@@ -75,18 +119,27 @@ function fromFunction(build: (previous: unknown) => Record<string, unknown>, too
   } catch (err) {
     throw argumentError(toolId, `argsFrom threw: ${errorMessage(err)}`, {}, err);
   }
-  if (built === null || typeof built !== 'object' || Array.isArray(built)) {
-    throw argumentError(toolId, 'argsFrom must return an object of arguments', {});
+  if (built === null || typeof built !== 'object') throw argumentError(toolId, 'argsFrom must return an object of arguments', {});
+  let copy: Record<string, unknown> | undefined;
+  try {
+    if (!Array.isArray(built)) copy = { ...(built as Record<string, unknown>) };
+  } catch (err) {
+    throw argumentError(toolId, `argsFrom's result could not be read: ${errorMessage(err)}`, {}, err);
   }
-  return built as Record<string, unknown>;
+  if (copy === undefined) throw argumentError(toolId, 'argsFrom must return an object of arguments', {});
+  return copy;
 }
 
 function fromPointers(mapping: unknown, toolId: string, previous: unknown): Record<string, unknown> {
-  if (typeof mapping !== 'object' || Array.isArray(mapping)) {
-    throw argumentError(toolId, 'argsFrom must map argument names to JSON pointers', {});
+  let entries: [string, unknown][] | undefined;
+  try {
+    if (typeof mapping === 'object' && !Array.isArray(mapping)) entries = Object.entries(mapping as Record<string, unknown>);
+  } catch (err) {
+    throw argumentError(toolId, `argsFrom could not be read: ${errorMessage(err)}`, {}, err);
   }
+  if (entries === undefined) throw argumentError(toolId, 'argsFrom must map argument names to JSON pointers', {});
   const out: Record<string, unknown> = {};
-  for (const [name, pointer] of Object.entries(mapping as Record<string, unknown>)) {
+  for (const [name, pointer] of entries) {
     if (typeof pointer !== 'string' || (pointer !== '' && !pointer.startsWith('/'))) {
       throw argumentError(toolId, `argsFrom.${name} must be a JSON pointer ('' or starting with '/')`, { argument: name, pointer });
     }

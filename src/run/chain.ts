@@ -1,7 +1,7 @@
 import { type Deadline, asLibraryError, layerErrors } from '../model/internal.js';
 import { stepArgs, withPreviousArgs } from './chain-args.js';
 import { ChainError, type ToolError } from './errors.js';
-import { abortToolError, asStepFailure } from './failures.js';
+import { abortToolError, asStepFailure, unexpectedFailure } from './failures.js';
 import type { Pipeline } from './pipeline.js';
 import { emitProgress } from './progress.js';
 import { callDeadline, readRunOptions, stepIdempotencyKey, type CallOptions } from './run-options.js';
@@ -98,16 +98,41 @@ function stepToolId(step: ChainStep | undefined): string {
  */
 export async function runChain(pipeline: Pipeline, steps: readonly ChainStep[], options: RunOptions | undefined): Promise<ChainResult> {
   try {
-    return await chainOf(pipeline, steps, options);
+    return await chainOf(pipeline, readSteps(steps), options);
   } catch (err) {
-    // Steps the caller handed over that cannot be read (a revoked proxy) are a bad argument.
-    throw asLibraryError(errors, 'chain steps', err);
+    // Steps that cannot be read were refused as INVALID_ARGUMENT by `readSteps`, and every other
+    // failure of a caller's object is a library error already: anything else is nobody's input.
+    throw unexpectedFailure('runChain', err);
   }
 }
 
+/**
+ * The caller's steps, each element read once before any step runs (its fields are read as the
+ * step runs): `[]` for `undefined` / `null`; INVALID_ARGUMENT for anything but an array, `chain
+ * steps could not be read` when the array cannot be read (a revoked proxy) and `chain step <i>
+ * could not be read` (`details.stepIndex`) for an element.
+ */
+function readSteps(steps: unknown): readonly ChainStep[] {
+  if (steps === undefined || steps === null) return [];
+  let length: number;
+  try {
+    if (!Array.isArray(steps)) throw errors.invalidArgument('chain steps', 'must be an array');
+    length = (steps as unknown[]).length;
+  } catch (err) {
+    throw asLibraryError(errors, 'chain steps', err);
+  }
+  const read: ChainStep[] = [];
+  for (let i = 0; i < length; i++) {
+    try {
+      read.push((steps as ChainStep[])[i] as ChainStep);
+    } catch (err) {
+      throw errors.invalidArgument(`chain step ${i}`, 'could not be read', { cause: err, details: { stepIndex: i } });
+    }
+  }
+  return read;
+}
+
 async function chainOf(pipeline: Pipeline, steps: readonly ChainStep[], options: RunOptions | undefined): Promise<ChainResult> {
-  if (steps === undefined || steps === null) steps = [];
-  if (!Array.isArray(steps)) throw errors.invalidArgument('chain steps', 'must be an array');
   if (steps.length === 0) return { result: undefined, steps: [] };
   const call = readRunOptions(options);
   const deadline = callDeadline(call);

@@ -1,5 +1,5 @@
 import { ToolexecError, errorMessage, type ErrorCode, type ToolBackend } from '../model/index.js';
-import { abortOutcome, describeValue, type Deadline } from '../model/internal.js';
+import { abortOutcome, describeValue, layerErrors, type Deadline } from '../model/internal.js';
 import { ToolError, type ToolErrorInit, type ToolErrorOp } from './errors.js';
 import { mcpResultTexts } from './normalize.js';
 import type { CallToolResult } from './types.js';
@@ -11,6 +11,8 @@ import type { CallToolResult } from './types.js';
  * @internal
  * @module
  */
+
+const errors = layerErrors('run');
 
 /** The code of a library error, or `fallback` for anything else. */
 export function codeOf(err: unknown, fallback: ErrorCode): ErrorCode {
@@ -282,6 +284,24 @@ export function asRunFailure(err: unknown, toolId: unknown): ToolexecError {
     reason: `unexpected failure: ${errorMessage(err)}`,
     cause: err,
   });
+}
+
+/**
+ * A runner method (`runChain`) that failed with something other than a library error, outside
+ * anything the caller handed over (a bug): `EXECUTION` (502), `run: <method> failed: unexpected
+ * failure: <message>`, with it as `cause` — the facade's wording for the same failure, and the code
+ * `run` gives a non-library throw ({@link asRunFailure}). A library error is returned as it is.
+ * `layer`: the error factory of the layer whose method failed (the facade's for `exec.runTool`).
+ */
+export function unexpectedFailure(method: string, err: unknown, layer: ReturnType<typeof layerErrors> = errors): ToolexecError {
+  let known = false;
+  try {
+    known = ToolexecError.isInstance(err);
+  } catch {
+    // a thrown revoked proxy: not ours
+  }
+  if (known) return err as ToolexecError;
+  return layer('EXECUTION', `${method} failed: unexpected failure: ${errorMessage(err)}`, { cause: err });
 }
 
 /** A chain step's failure as a ToolError (a library error that is not one is wrapped, op `execute`). */

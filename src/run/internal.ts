@@ -7,6 +7,7 @@
  */
 export { walkChain, type ChainVisitor, type ChainWalk } from './chain.js';
 export { stepArgs } from './chain-args.js';
+export { unexpectedFailure } from './failures.js';
 export { stepIdempotencyKey } from './run-options.js';
 export { runChainStep, telemetryOf } from './runner.js';
 export { EventSink, Telemetry } from './telemetry.js';

@@ -59,7 +59,7 @@ export function startSpan(name: string, kind: number, attributes: Attributes, pa
   // A tracer, sampler or span processor that throws (the SDK calls processors' `onStart` inside
   // `startSpan`) costs the span, never the call.
   try {
-    const base = parent ?? api.context.active();
+    const base = parent ?? currentContext(api);
     const span = currentTracer(api).startSpan(name, { kind, attributes }, base);
     if (!span.isRecording()) {
       span.end();
@@ -96,27 +96,73 @@ function scrubbedFor(active: ActiveSpan, text: string): string {
   return holder === undefined ? text : scrubText(text, holder.secrets);
 }
 
-/** Runs `fn` with `context` active (so spans started inside are its children). */
+/**
+ * The active context of the registered context manager; the root context when the manager throws
+ * (a context manager of the service's own that is broken costs the trace context, never the call).
+ */
+function currentContext(api: NonNullable<typeof otel>): Context {
+  try {
+    return api.context.active();
+  } catch {
+    return api.ROOT_CONTEXT;
+  }
+}
+
+/** How far {@link withContext} got with `fn`: not called yet, threw, returned. */
+const NOT_CALLED = 0;
+const THREW = 1;
+const RETURNED = 2;
+
+/**
+ * Runs `fn` with `context` active (so spans started inside are its children). `fn` runs exactly
+ * once and its own outcome is what the caller gets: a context manager that throws (before calling
+ * `fn`, or while restoring the context after it), or that never calls `fn`, costs the trace
+ * context, never the call.
+ */
 export function withContext<A extends unknown[], R>(context: Context, fn: (...args: A) => R, ...args: A): R {
   const api = otel;
-  return api === undefined ? fn(...args) : api.context.with(context, fn, undefined, ...args);
+  if (api === undefined) return fn(...args);
+  let state: number = NOT_CALLED;
+  let result: R | undefined;
+  let thrown: unknown;
+  try {
+    api.context.with(context, () => {
+      try {
+        result = fn(...args);
+      } catch (err) {
+        state = THREW;
+        thrown = err;
+        throw err;
+      }
+      state = RETURNED;
+    });
+  } catch {
+    // the manager's own throw is dropped; `fn`'s is rethrown below
+  }
+  if (state === THREW) throw thrown;
+  return state === NOT_CALLED ? fn(...args) : (result as R);
 }
 
 /**
  * Runs `fn` as a child of `active`, unless the work already runs under a remote parent of the same
- * trace (a sandboxed guest that sent its own `traceparent`): then that parent is kept.
+ * trace (a sandboxed guest that sent its own `traceparent`): then that parent is kept. A context
+ * manager that throws costs the nesting only (see {@link withContext}).
  */
 export function withinSpan<R>(active: ActiveSpan, fn: () => R): R {
   const api = otel;
   if (api === undefined) return fn();
-  const current = api.trace.getSpanContext(api.context.active());
+  const current = api.trace.getSpanContext(currentContext(api));
   if (current?.isRemote === true && current.traceId === active.span.spanContext().traceId) return fn();
-  return api.context.with(active.context, fn);
+  return withContext(active.context, fn);
 }
 
-/** The active context (for code that hands it to later work), `undefined` without the API. */
+/**
+ * The active context (for code that hands it to later work), `undefined` without the API; the root
+ * context when the context manager throws.
+ */
 export function activeContext(): Context | undefined {
-  return otel?.context.active();
+  const api = otel;
+  return api === undefined ? undefined : currentContext(api);
 }
 
 /** Ends a span that succeeded, with final attributes (a span that throws while ending is dropped; the caller never sees it). */
@@ -131,11 +177,29 @@ export function endSpanOk(active: ActiveSpan, attributes?: Attributes): void {
 }
 
 /**
+ * The longest `exception.message` a span records, in UTF-16 code units (4 KiB): a tool's error
+ * can quote a server's text of megabytes.
+ */
+export const MAX_SPAN_MESSAGE_CHARS = 4096;
+
+/**
+ * `message` as a span records it: whole when it fits {@link MAX_SPAN_MESSAGE_CHARS}, else its
+ * start (never half a surrogate pair) followed by `… (<length> characters)`.
+ */
+export function capSpanMessage(message: string): string {
+  if (message.length <= MAX_SPAN_MESSAGE_CHARS) return message;
+  const high = message.charCodeAt(MAX_SPAN_MESSAGE_CHARS - 1);
+  const end = high >= 0xd800 && high <= 0xdbff ? MAX_SPAN_MESSAGE_CHARS - 1 : MAX_SPAN_MESSAGE_CHARS;
+  return `${message.slice(0, end)}… (${message.length} characters)`;
+}
+
+/**
  * Ends a span that failed: status ERROR with the `ToolexecError` code as its description,
  * `error.type` and `toolexec.error.code` set to the code, and an `exception` event with the
  * message (a call's own error is redacted already; the error of a span started inside a call, an
- * MCP request's, has that call's redacted values scrubbed here — see {@link withSpanSecrets}). A
- * span that throws while ending is dropped; the caller never sees it.
+ * MCP request's, has that call's redacted values scrubbed here — see {@link withSpanSecrets}),
+ * cut at 4 KiB once scrubbed ({@link capSpanMessage}). A span that throws while ending is dropped;
+ * the caller never sees it.
  */
 export function endSpanError(active: ActiveSpan, err: unknown, attributes?: Attributes): void {
   const code = ToolexecError.isInstance(err) ? err.code : 'EXECUTION';
@@ -145,7 +209,7 @@ export function endSpanError(active: ActiveSpan, err: unknown, attributes?: Attr
     span.setAttributes({ 'error.type': code, 'toolexec.error.code': code });
     span.addEvent('exception', {
       'exception.type': err instanceof Error ? err.name : typeof err,
-      'exception.message': scrubbedFor(active, err instanceof Error ? err.message : String(err)),
+      'exception.message': capSpanMessage(scrubbedFor(active, err instanceof Error ? err.message : String(err))),
     });
     span.setStatus({ code: 2, message: code });
     span.end();
@@ -170,7 +234,7 @@ export function traceCarrier(context?: Context): TraceCarrier {
   const api = otel;
   const carrier: TraceCarrier = {};
   if (api === undefined) return carrier;
-  const ctx = context ?? api.context.active();
+  const ctx = context ?? currentContext(api);
   const spanContext = api.trace.getSpanContext(ctx);
   if (spanContext === undefined || !api.trace.isSpanContextValid(spanContext)) return carrier;
   try {
@@ -207,7 +271,7 @@ export function contextFromCarrier(carrier: unknown): Context | undefined {
     ...(typeof tracestate === 'string' && tracestate !== '' ? { traceState: api.createTraceState(tracestate) } : {}),
   };
   if (!api.trace.isSpanContextValid(spanContext)) return undefined;
-  return api.trace.setSpanContext(api.context.active(), spanContext);
+  return api.trace.setSpanContext(currentContext(api), spanContext);
 }
 
 /**

@@ -1,14 +1,16 @@
 /**
  * What `exec.runChain` blames on the caller: only steps it cannot read are INVALID_ARGUMENT, and
  * they are refused before any step runs. Anything else thrown inside the chain that is not a
- * library error (a telemetry context manager of the service's own that throws, a bug) gets the code
- * `runTool` gives the same failure: EXECUTION (502), the thrown error as `cause`.
+ * library error (a bug) gets the code `runTool` gives the same failure: EXECUTION (502), the thrown
+ * error as `cause`. A telemetry context manager of the service's own that throws costs the trace
+ * context only.
  */
 import { ROOT_CONTEXT, context, trace, type ContextManager } from '@opentelemetry/api';
 import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createExec, type DefaultExec, type Step } from '../../src/exec/index.js';
 import { ToolexecError, errorStatus } from '../../src/model/index.js';
+import { unexpectedFailure } from '../../src/exec/server-failures.js';
 import { localTools, rejection } from './helpers.js';
 
 const open: DefaultExec[] = [];
@@ -93,7 +95,7 @@ const throwingManager: ContextManager = {
   },
 };
 
-describe('a failure inside the chain that is not about its steps', () => {
+describe("a context manager of the service's own that throws", () => {
   beforeAll(() => {
     context.setGlobalContextManager(throwingManager);
     trace.setGlobalTracerProvider(new TracerProvider());
@@ -103,26 +105,32 @@ describe('a failure inside the chain that is not about its steps', () => {
     context.disable();
   });
 
-  it('is EXECUTION with the thrown error as cause, as runTool and runToolStream report it; never "chain steps could not be read"', async () => {
-    const { e } = exec();
-    const chain = await rejection(e.runChain([{ toolId: 'math:add', args: { a: 1, b: 2 } }]));
-    expect(chain.message).not.toContain('could not be read');
-    expect(chain.code).toBe('EXECUTION');
-    const run = await rejection(e.runTool('math:add', { a: 1, b: 2 }));
-    let streamed: unknown;
-    try {
-      for await (const _event of e.runToolStream('math:add', { a: 1, b: 2 })) {
-        // drain
-      }
-    } catch (err) {
-      streamed = err;
-    }
-    for (const error of [chain, run, streamed as ToolexecError]) {
+  it('costs the trace context only: runChain, runTool and runToolStream run, each tool once', async () => {
+    const { e, calls } = exec();
+    const chain = await e.runChain([{ toolId: 'math:add', args: { a: 1, b: 2 } }]);
+    expect(chain.result).toMatchObject({ toolId: 'math:add', value: 3 });
+    const run = await e.runTool('math:add', { a: 1, b: 2 });
+    expect(run.value).toBe(3);
+    const kinds: string[] = [];
+    for await (const event of e.runToolStream('math:add', { a: 1, b: 2 })) kinds.push(event.kind);
+    expect(kinds).toContain('done');
+    expect(calls.add).toBe(3);
+  });
+});
+
+// No input reaches the facade's last resort (a library error by then), so it is checked on its own.
+describe("the facade's last resort for a failure that is nobody's input", () => {
+  it('is EXECUTION (502), "<method> failed: unexpected failure: <message>", the thrown error as cause; never INVALID_ARGUMENT', () => {
+    const bug = new TypeError('emit is not a function');
+    for (const method of ['runTool', 'runChain', 'runToolStream']) {
+      const error = unexpectedFailure(method, bug);
       expect(ToolexecError.isInstance(error)).toBe(true);
       expect(error.code).toBe('EXECUTION');
       expect(errorStatus(error)).toBe(502);
-      expect((error.cause as Error).message).toBe('context manager exploded');
-      expect(error.message).toContain('unexpected failure: context manager exploded');
+      expect(error.message).toBe(`exec: ${method} failed: unexpected failure: emit is not a function`);
+      expect(error.cause).toBe(bug);
     }
+    const known = new ToolexecError('TIMEOUT', 'late');
+    expect(unexpectedFailure('runTool', known)).toBe(known);
   });
 });

@@ -1,5 +1,6 @@
 /** Chains that feed real tools: a step's arguments built from the previous step's result. */
 import { describe, expect, it } from 'vitest';
+import { errorStatus } from '../../src/model/index.js';
 import { ChainError, createRunner, type ChainStep } from '../../src/run/index.js';
 import { indexWith, localBackend, rejectionOf, tool } from './helpers.js';
 
@@ -115,5 +116,80 @@ describe('runner.runChain with argsFrom', () => {
     expect(err.message).toContain('(arguments from the previous step: previous)');
     expect(err.details?.fromPrevious).toEqual(['previous']);
     expect(written).toEqual([]);
+  });
+});
+
+describe('a step whose arguments cannot be read', () => {
+  const exploded = new Error('getter exploded');
+  const throwingArgs = (): Record<string, unknown> =>
+    Object.defineProperty({ mode: 'w' }, 'path', {
+      enumerable: true,
+      get(): never {
+        throw exploded;
+      },
+    });
+  const revoked = (): Record<string, unknown> => {
+    const { proxy, revoke } = Proxy.revocable({ path: '/a.txt', text: 'x' }, {});
+    revoke();
+    return proxy;
+  };
+
+  it.each([
+    ['args with a throwing getter', throwingArgs],
+    ['args that are a revoked proxy', revoked],
+  ])('%s: the step fails with VALIDATION (400), as runner.run fails them; the tool never runs', async (_label, args) => {
+    const { runner, written } = chainRunner();
+    const run = await rejectionOf(runner.run('fs:write', args()));
+    const err = (await rejectionOf(runner.runChain([{ toolId: 'fs:write', args: args() }]))) as ChainError;
+    expect(err).toBeInstanceOf(ChainError);
+    expect(run.code).toBe('VALIDATION');
+    expect(err.code).toBe(run.code);
+    expect(errorStatus(err)).toBe(400);
+    expect(err.steps[0]?.error).toMatchObject({ code: 'VALIDATION', op: 'validate_input', toolId: 'fs:write' });
+    expect(err.message).toContain('step args could not be read');
+    expect(err.details?.violations).toEqual([expect.objectContaining({ field: '' })]);
+    expect(written).toEqual([]);
+  });
+
+  it('the cause is what was thrown', async () => {
+    const { runner } = chainRunner();
+    const err = (await rejectionOf(runner.runChain([{ toolId: 'fs:write', args: throwingArgs() }]))) as ChainError;
+    expect(err.steps[0]?.error?.cause).toBe(exploded);
+  });
+
+  it('an argsFrom whose keys cannot be listed, or whose function returns such an object: INVALID_ARGUMENT (400)', async () => {
+    const { runner, written } = chainRunner();
+    const keysExploded = new Error('ownKeys exploded');
+    const unlistable = new Proxy(
+      { path: '/files/0/path' },
+      {
+        ownKeys(): never {
+          throw keysExploded;
+        },
+      },
+    );
+    for (const argsFrom of [unlistable, () => unlistable]) {
+      const err = (await rejectionOf(runner.runChain([{ toolId: 'fs:list' }, { toolId: 'fs:write', argsFrom }]))) as ChainError;
+      expect(err.code).toBe('INVALID_ARGUMENT');
+      expect(errorStatus(err)).toBe(400);
+      expect(err.stepIndex).toBe(1);
+      expect(err.message).toContain('could not be read: ownKeys exploded');
+      expect(err.steps[1]?.error?.cause).toBe(keysExploded);
+    }
+    expect(written).toEqual([]);
+  });
+
+  it('a step whose args or argsFrom getter throws: INVALID_ARGUMENT naming the field', async () => {
+    const { runner } = chainRunner();
+    for (const field of ['args', 'argsFrom', 'usePrevious']) {
+      const step = Object.defineProperty({ toolId: 'fs:write' }, field, {
+        get(): never {
+          throw exploded;
+        },
+      }) as ChainStep;
+      const err = (await rejectionOf(runner.runChain([step]))) as ChainError;
+      expect(err.code, field).toBe('INVALID_ARGUMENT');
+      expect(err.message).toContain(`step ${field} could not be read: getter exploded`);
+    }
   });
 });

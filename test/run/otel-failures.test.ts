@@ -14,6 +14,7 @@ const tools: Tool[] = [
   { name: 'fail', namespace: 'demo', inputSchema: { type: 'object' } },
   { name: 'strict', namespace: 'demo', inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } },
   { name: 'gen', namespace: 'demo', inputSchema: { type: 'object' } },
+  { name: 'huge', namespace: 'demo', inputSchema: { type: 'object' } },
 ];
 
 /** Yields one chunk, then waits until it is stopped (and yields nothing more). */
@@ -28,6 +29,9 @@ const handlers: Record<string, LocalHandler> = {
   },
   strict: (args) => args.n,
   gen,
+  huge: () => {
+    throw new Error(`upstream said: ${'x'.repeat(1_000_000)}`);
+  },
 };
 
 function runner() {
@@ -90,6 +94,23 @@ describe('the span of a failed call', () => {
       ['strict', 'ABORTED'],
     ]);
     expect(spanNamed(spans, 'execute_tool demo:missing').attributes).not.toHaveProperty('toolexec.tool.name');
+  });
+
+  it("records a huge error message cut at 4 KiB with its length (a tool quoting a server's text)", async () => {
+    const err = await runner()
+      .run('demo:huge', {})
+      .then(
+        () => undefined,
+        (error: unknown) => error as Error,
+      );
+    expect(err?.message.length).toBeGreaterThan(1_000_000);
+    const span = spanNamed(await tracing.finished(), 'execute_tool demo:huge');
+    const exception = span.events.find((event) => event.name === 'exception');
+    const recorded = String(exception?.attributes?.['exception.message']);
+    expect(recorded.length).toBeLessThan(4200);
+    expect(recorded).toMatch(new RegExp(`… \\(${err?.message.length} characters\\)$`));
+    expect(recorded.startsWith(err?.message.slice(0, 4096) ?? '-')).toBe(true);
+    expect(span.attributes['error.type']).toBe('EXECUTION');
   });
 
   it('a failed stream of a known tool names it too', async () => {
