@@ -2,9 +2,9 @@
  * The facade's chains: the run layer's chain loop (`walkChain`) plus `stopOnError: false`, real
  * per-step durations and skipped steps.
  */
-import { Deadline, asLibraryError, layerErrors } from '../model/internal.js';
+import { Deadline, layerErrors } from '../model/internal.js';
 import { ChainError, type RunOptions, type Runner, type StepResult, type ToolError } from '../run/index.js';
-import { runChainStep, stepIdempotencyKey, walkChain } from '../run/internal.js';
+import { readSteps, runChainStep, stepIdempotencyKey, walkChain } from '../run/internal.js';
 import type { ExecChainResult, ExecStepResult, Result, Step } from './types.js';
 
 const errors = layerErrors('exec');
@@ -36,7 +36,7 @@ const STEP_FIELDS = ['toolId', 'args', 'usePrevious', 'argsFrom', 'stopOnError']
  * records and its skipped steps never touch the caller's step objects again. A step that is not an
  * object is kept as it is (it fails as a step: `INVALID_TOOL_ID`). `undefined` or `null`: no steps.
  *
- * @throws `INVALID_ARGUMENT` for steps that are not an array (`runChain steps must be an array`),
+ * @throws `INVALID_ARGUMENT` for steps that are not an array (`chain steps must be an array`),
  * or that cannot be read — a revoked proxy, a throwing getter (`chain steps could not be read`, or
  * `chain step <i> could not be read` with `details.stepIndex`; what was thrown as `cause`). This is
  * the only failure of a chain that is the caller's steps' fault.
@@ -44,33 +44,18 @@ const STEP_FIELDS = ['toolId', 'args', 'usePrevious', 'argsFrom', 'stopOnError']
  * @internal
  */
 export function readChainSteps(steps: unknown): Step[] {
-  if (steps === undefined || steps === null) return [];
-  let length: number;
-  try {
-    if (!Array.isArray(steps)) throw errors.invalidArgument('runChain steps', 'must be an array');
-    length = (steps as unknown[]).length;
-  } catch (err) {
-    throw asLibraryError(errors, 'chain steps', err);
+  return readSteps(steps, errors, copyStep);
+}
+
+/** A plain copy of a step's fields (a step that is no object as it is). */
+function copyStep(step: unknown): Step {
+  if (step === null || typeof step !== 'object') return step as Step;
+  const copy: Record<string, unknown> = {};
+  for (const field of STEP_FIELDS) {
+    const value = (step as Record<string, unknown>)[field];
+    if (value !== undefined) copy[field] = value;
   }
-  const read: Step[] = [];
-  for (let i = 0; i < length; i++) {
-    try {
-      const step: unknown = (steps as unknown[])[i];
-      if (step === null || typeof step !== 'object') {
-        read.push(step as Step);
-        continue;
-      }
-      const copy: Record<string, unknown> = {};
-      for (const field of STEP_FIELDS) {
-        const value = (step as Record<string, unknown>)[field];
-        if (value !== undefined) copy[field] = value;
-      }
-      read.push(copy as unknown as Step);
-    } catch (err) {
-      throw errors.invalidArgument(`chain step ${i}`, 'could not be read', { cause: err, details: { stepIndex: i } });
-    }
-  }
-  return read;
+  return copy as unknown as Step;
 }
 
 /** The monotonic clock, held once: reading the `performance` global on every call costs ~4 ns. */

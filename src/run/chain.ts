@@ -107,26 +107,34 @@ export async function runChain(pipeline: Pipeline, steps: readonly ChainStep[], 
 }
 
 /**
- * The caller's steps, each element read once before any step runs (its fields are read as the
- * step runs): `[]` for `undefined` / `null`; INVALID_ARGUMENT for anything but an array, `chain
- * steps could not be read` when the array cannot be read (a revoked proxy) and `chain step <i>
- * could not be read` (`details.stepIndex`) for an element.
+ * The caller's steps, each element read once (through `copy`, which may read its fields) before
+ * any step runs: `[]` for `undefined` / `null`; INVALID_ARGUMENT, in the words of `layer`, for
+ * anything but an array, `chain steps could not be read` when the array cannot be read (a revoked
+ * proxy) and `chain step <i> could not be read` (`details.stepIndex`, what was thrown as `cause`)
+ * for an element. The only failure of a chain that is its steps' fault. The facade reads its own
+ * steps with it.
+ *
+ * @internal
  */
-function readSteps(steps: unknown): readonly ChainStep[] {
+export function readSteps<T = ChainStep>(
+  steps: unknown,
+  layer: ReturnType<typeof layerErrors> = errors,
+  copy: (step: unknown) => T = (step) => step as T,
+): T[] {
   if (steps === undefined || steps === null) return [];
   let length: number;
   try {
-    if (!Array.isArray(steps)) throw errors.invalidArgument('chain steps', 'must be an array');
+    if (!Array.isArray(steps)) throw layer.invalidArgument('chain steps', 'must be an array');
     length = (steps as unknown[]).length;
   } catch (err) {
-    throw asLibraryError(errors, 'chain steps', err);
+    throw asLibraryError(layer, 'chain steps', err);
   }
-  const read: ChainStep[] = [];
+  const read: T[] = [];
   for (let i = 0; i < length; i++) {
     try {
-      read.push((steps as ChainStep[])[i] as ChainStep);
+      read.push(copy((steps as unknown[])[i]));
     } catch (err) {
-      throw errors.invalidArgument(`chain step ${i}`, 'could not be read', { cause: err, details: { stepIndex: i } });
+      throw layer.invalidArgument(`chain step ${i}`, 'could not be read', { cause: err, details: { stepIndex: i } });
     }
   }
   return read;

@@ -5,7 +5,7 @@
  * @internal
  * @module
  */
-export { walkChain, type ChainVisitor, type ChainWalk } from './chain.js';
+export { readSteps, walkChain, type ChainVisitor, type ChainWalk } from './chain.js';
 export { stepArgs } from './chain-args.js';
 export { unexpectedFailure } from './failures.js';
 export { stepIdempotencyKey } from './run-options.js';
