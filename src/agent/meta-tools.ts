@@ -3,7 +3,7 @@
  * namespaces, read one tool's schema, run a tool, run a chain, run a code-mode snippet — instead of
  * receiving every tool's definition.
  */
-import { createSchemaValidator, type Tool } from '../model/index.js';
+import { ToolexecError, createSchemaValidator, type Tool } from '../model/index.js';
 import { layerErrors } from '../model/internal.js';
 import type { DetailLevel, ToolDoc, ToolSummary } from '../discovery/index.js';
 import type { RunOptions } from '../run/index.js';
@@ -281,6 +281,20 @@ const RUNNERS: Record<MetaToolName, Runner> = {
   },
 };
 
+/**
+ * A `TOOL_NOT_FOUND` with no suggestion (an ID nothing is close to) ends with what to do next: the
+ * model made the ID up, and only a search finds the real one. Any other failure as it is.
+ */
+function withSearchHint(err: unknown): unknown {
+  if (!ToolexecError.isInstance(err) || err.code !== 'TOOL_NOT_FOUND') return err;
+  const suggestions = err.details?.suggestions;
+  if (Array.isArray(suggestions) && suggestions.length > 0) return err;
+  return new ToolexecError('TOOL_NOT_FOUND', `${err.message}; find tool IDs with search_tools (or list_namespaces)`, {
+    cause: err,
+    ...(err.details === undefined ? {} : { details: err.details }),
+  });
+}
+
 /** One meta-tool as a {@link SelectedTool}: its `run` checks the arguments and calls the matching facade method. */
 export function metaTool(exec: Exec, name: MetaToolName): SelectedTool {
   const tool = META_TOOL_DEFINITIONS[name];
@@ -291,7 +305,14 @@ export function metaTool(exec: Exec, name: MetaToolName): SelectedTool {
     run: async (raw, options) => {
       const startedMs = performance.now();
       const args = checkedArgs(tool, raw);
-      const { value, content } = await runner(exec, args, options);
+      let ran: Awaited<ReturnType<Runner>>;
+      try {
+        ran = await runner(exec, args, options);
+      } catch (err) {
+        // a chain's failure keeps its steps: only the calls that name one tool get the hint
+        throw name === 'run_tool' || name === 'describe_tool' ? withSearchHint(err) : err;
+      }
+      const { value, content } = ran;
       const result: Result = { value, toolId: name, durationMs: elapsed(startedMs) };
       if (content !== undefined) result.content = content;
       return result;

@@ -56,6 +56,22 @@ describe('meta-tools over a catalogue of 10,000 tools', () => {
     expect(object.value).toBe(5);
   });
 
+  it('run_tool / describe_tool: an ID nothing is close to ends with what to do next (search_tools); a near miss keeps its suggestion', async () => {
+    for (const call of [
+      () => meta.run_tool!.run({ id: 'weather:forecast', args: '{}' }),
+      () => meta.describe_tool!.run({ id: 'weather:forecast' }),
+    ]) {
+      const failure = (await call().catch((err: unknown) => err)) as ToolexecError;
+      expect(ToolexecError.isInstance(failure)).toBe(true);
+      expect(failure.code).toBe('TOOL_NOT_FOUND');
+      expect(failure.message).toMatch(/weather:forecast.*; find tool IDs with search_tools \(or list_namespaces\)$/u);
+    }
+    const near = (await meta.run_tool!.run({ id: 'math:ad:1.0.0', args: '{}' }).catch((err: unknown) => err)) as ToolexecError;
+    expect(near.code).toBe('TOOL_NOT_FOUND');
+    expect(near.message).toContain("did you mean 'math:add:1.0.0'");
+    expect(near.message).not.toContain('search_tools');
+  });
+
   it('run_tool rejects with the validation message the model can act on', async () => {
     const failure = await meta.run_tool!.run({ id: 'svc1:read_file_100', args: '{"count":-1}' }).catch((err: unknown) => err);
     expect(ToolexecError.isInstance(failure)).toBe(true);
