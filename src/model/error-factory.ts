@@ -11,10 +11,18 @@ import { ToolexecError, type ErrorCode, type ToolexecErrorOptions } from './erro
 export interface LayerErrors {
   /** `<layer>: <message>` with any code. */
   (code: ErrorCode, message: string, options?: ToolexecErrorOptions): ToolexecError;
-  /** `<layer>: <name> <problem>`, code `INVALID_ARGUMENT` (a bad argument to a call). */
+  /**
+   * `<layer>: <name> <problem>`, code `INVALID_ARGUMENT` (a bad argument to a call), with
+   * `details.field`: the argument's name (`option timeoutMs` → `timeoutMs`) unless the details say.
+   */
   invalidArgument(name: string, problem: string, options?: ToolexecErrorOptions): ToolexecError;
   /** `<layer>: option <name> <problem>`, code `CONFIGURATION` (a bad option when creating something). */
   configuration(name: string, problem: string, options?: ToolexecErrorOptions): ToolexecError;
+}
+
+/** The argument a message names: `option timeoutMs` → `timeoutMs`, `params.name` as it is. */
+function fieldOf(name: string): string {
+  return name.startsWith('option ') ? name.slice('option '.length) : name;
 }
 
 /** The error factory of one layer (`run`, `mcp`, `runtime`, ...). */
@@ -23,7 +31,7 @@ export function layerErrors(layer: string): LayerErrors {
     new ToolexecError(code, `${layer}: ${message}`, options);
   return Object.assign(make, {
     invalidArgument: (name: string, problem: string, options?: ToolexecErrorOptions) =>
-      make('INVALID_ARGUMENT', `${name} ${problem}`, options),
+      make('INVALID_ARGUMENT', `${name} ${problem}`, { ...options, details: { field: fieldOf(name), ...options?.details } }),
     configuration: (name: string, problem: string, options?: ToolexecErrorOptions) =>
       make('CONFIGURATION', `option ${name} ${problem}`, options),
   });

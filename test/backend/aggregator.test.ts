@@ -255,7 +255,7 @@ describe('a backend whose listing or calls misbehave: only ToolexecErrors, namin
     const refused = (await timedFailure(registerBackendTools(refusing, registry))).error;
     expect(refused.code).toBe('INVALID_ARGUMENT');
     expect(refused.cause).toBe(plain);
-    expect(refused.details).toEqual({ backend: 'fine', tool: 'ok' });
+    expect(refused.details).toMatchObject({ backend: 'fine', tool: 'ok' });
     expect((await timedFailure(registerBackendTools(createToolIndex(), {} as BackendRegistry))).error.code).toBe('INVALID_ARGUMENT');
     expect(() => createAggregator({} as BackendRegistry)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
   });

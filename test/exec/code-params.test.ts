@@ -125,3 +125,23 @@ describe('finishAuth', () => {
     expect(long.message).toContain('(5000000 characters)');
   });
 });
+
+describe('a refused parameter names its field', () => {
+  it('details.field for timeoutMs, deadline, signal, queueTimeoutMs, profile and language, as failures.md says', async () => {
+    const e = exec();
+    const cases: [Partial<CodeParams>, string][] = [
+      [{ timeoutMs: -1 }, 'timeoutMs'],
+      [{ deadline: 'soon' as unknown as number }, 'deadline'],
+      [{ signal: {} as AbortSignal }, 'signal'],
+      [{ queueTimeoutMs: 0 }, 'queueTimeoutMs'],
+      [{ profile: 'nope' as CodeParams['profile'] }, 'profile'],
+      [{ language: 'cobol' }, 'language'],
+    ];
+    for (const [bad, field] of cases) {
+      const error = await rejection(e.executeCode({ code: 'return 1', ...bad }));
+      expect(error.code).toBe('INVALID_ARGUMENT');
+      expect(error.details?.field).toBe(field);
+      expect(errorStatus(error)).toBe(400);
+    }
+  });
+});
