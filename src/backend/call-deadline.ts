@@ -99,9 +99,18 @@ export function handedOptions(read: ReadCallOptions, stop: Deadline | undefined)
   return options;
 }
 
-/** The error of a call `stop` ended: `backend: <what> aborted: …` / `… timed out: …`, `cause` = the reason. */
+/**
+ * The error of a call `stop` ended: `backend: <what> aborted: …` / `… timed out: …`, `cause` = the
+ * reason. A reason that cannot be read (a revoked proxy, a throwing `name` getter) is the caller's
+ * abort all the same: `ABORTED` with it as `cause`, never the error reading it threw.
+ */
 export function stoppedFailure(stop: Deadline, what: string, details: Record<string, unknown>): ToolexecError {
-  return abortError(errors, stop.reason, what, { details });
+  const reason: unknown = stop.reason;
+  try {
+    return abortError(errors, reason, what, { details });
+  } catch {
+    return errors('ABORTED', `${what} aborted: the abort reason could not be read`, { cause: reason, details });
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { normalizeTags, type Tool } from '../model/index.js';
-import { callListener, guardCall, type Deadline } from '../model/internal.js';
+import { callListener, describeValue, guardCall, textOf, type Deadline } from '../model/internal.js';
 import { callDeadline, readCallOptions, settleUnder, type ReadCallOptions } from './call-deadline.js';
 import { backendDisabled, backendFailure, errors } from './failures.js';
 import type {
@@ -64,7 +64,8 @@ export class LocalBackend implements Backend {
    * Registers (or replaces) the tool stored under `key`: a definition (its `name` defaults to
    * `key`) or a bare handler (a tool named `key` with the default input schema).
    *
-   * @throws `INVALID_ARGUMENT` for an empty key, or a definition that is neither an object nor a function.
+   * @throws `INVALID_ARGUMENT` for an empty key, a definition that is neither an object nor a
+   * function, or one whose `name` is given but is not a string.
    */
   registerHandler(key: string, definition: BackendToolDefinition | BackendToolHandler): void {
     if (typeof key !== 'string' || key === '') throw errors.invalidArgument('tool key', 'is required');
@@ -74,9 +75,12 @@ export class LocalBackend implements Backend {
       return;
     }
     if (definition === null || typeof definition !== 'object') {
-      throw errors.invalidArgument(`tool definition for "${key}"`, 'must be a handler function or a definition object');
+      throw errors.invalidArgument(`tool definition for "${textOf(key)}"`, 'must be a handler function or a definition object');
     }
-    const copy = guardCall(errors, `tool definition for "${key}"`, () => ({ ...definition }));
+    const copy = guardCall(errors, `tool definition for "${textOf(key)}"`, () => ({ ...definition }));
+    if (copy.name !== undefined && typeof copy.name !== 'string') {
+      throw errors.invalidArgument(`tool definition for "${textOf(key)}"`, `name must be a string, got ${describeValue(copy.name)}`);
+    }
     this.#definitions.set(key, { ...copy, name: copy.name || key });
     this.#version += 1;
   }
@@ -151,16 +155,18 @@ export class LocalBackend implements Backend {
       throw backendDisabled(this.name);
     }
     const definition = this.#find(toolName);
+    // the tool name as messages quote it: a string cut to a readable length, anything else described
+    const tool = textOf(toolName);
     if (definition === undefined || typeof definition.handler !== 'function') {
-      throw errors('TOOL_NOT_FOUND', `tool not found in backend: ${this.name}:${String(toolName)}`, {
-        details: { backend: this.name, tool: toolName },
+      throw errors('TOOL_NOT_FOUND', `tool not found in backend: ${this.name}:${tool}`, {
+        details: { backend: this.name, tool },
       });
     }
     const handler = definition.handler;
     const read = readCallOptions(options);
     const stop = callDeadline(read);
-    const id = `${this.name}:${toolName}`;
-    const details = { backend: this.name, tool: toolName };
+    const id = `${this.name}:${tool}`;
+    const details = { backend: this.name, tool };
     return settleUnder(
       stop,
       id,

@@ -90,10 +90,14 @@ export class BackendRegistry {
       .map(([, backend]) => backend);
   }
 
-  /** The backends whose `kind` is exactly `kind`, sorted by name. */
+  /**
+   * The backends whose `kind` is exactly `kind`, sorted by name.
+   *
+   * @throws `EXECUTION` naming the backend whose `kind` getter throws (its error as `cause`).
+   */
   listByKind(kind: string): Backend[] {
     return this.#all()
-      .filter(([, backend]) => backend.kind === kind)
+      .filter(([name, backend]) => kindOf(backend, name) === kind)
       .map(([, backend]) => backend);
   }
 
@@ -119,8 +123,8 @@ export class BackendRegistry {
     const read = readCallOptions(options);
     const stop = callDeadline(read);
     try {
-      for (const backend of this.listEnabled()) {
-        const name = backend.name;
+      // each backend by the name it was registered under: a backend's own `name` is never read again
+      for (const [name, backend] of this.#all().filter(([key, entry]) => isEnabled(entry, key))) {
         const details = { backend: name, op: 'start' };
         await raceUnder(
           stop,
@@ -141,11 +145,11 @@ export class BackendRegistry {
    */
   async stopAll(): Promise<void> {
     let first: ToolexecError | undefined;
-    for (const backend of this.list()) {
+    for (const [name, backend] of this.#all()) {
       try {
         await backend.stop?.();
       } catch (err) {
-        first ??= backendFailure(err, `stop ${backend.name} failed`, { backend: backend.name, op: 'stop' });
+        first ??= backendFailure(err, `stop ${name} failed`, { backend: name, op: 'stop' });
       }
     }
     if (first !== undefined) throw first;
@@ -176,7 +180,8 @@ export class BackendRegistry {
         }
         if (target.backend === '') return undefined;
         const handler: BridgedHandler = (args, ctx) => this.execute(target.backend, target.tool, args, callOptionsOf(ctx));
-        if (typeof this.#backends.get(target.backend)?.executeStream !== 'function') return handler;
+        // a getter that throws is the backend failing: its stream function reports it (EXECUTION)
+        if (streamMethodOf(this.#backends.get(target.backend)) === undefined) return handler;
         return Object.assign(handler, {
           [BRIDGED_STREAM]: (args: Record<string, unknown>, ctx: Parameters<BridgedHandler>[1]) =>
             this.#executeStream(target.backend, target.tool, args, callOptionsOf(ctx)),
@@ -202,10 +207,15 @@ export class BackendRegistry {
     const backend = this.#backends.get(backendName);
     if (backend === undefined) throw backendNotFound(backendName);
     if (!isEnabled(backend, backendName)) throw backendDisabled(backendName);
-    const open: unknown = (backend as unknown as Record<string, unknown>).executeStream;
-    if (typeof open !== 'function') return this.execute(backendName, tool, args, options);
     const id = `${backendName}:${textOf(tool)}`;
     const details = { backend: backendName, tool: textOf(tool) };
+    let open: unknown;
+    try {
+      open = (backend as unknown as Record<string, unknown>).executeStream;
+    } catch (err) {
+      throw backendFailure(err, `${id} failed`, details);
+    }
+    if (typeof open !== 'function') return this.execute(backendName, tool, args, options);
     const read = readCallOptions(options);
     let iterable: unknown;
     try {
@@ -295,6 +305,28 @@ function isEnabled(backend: Backend, name: string): boolean {
     return Boolean(backend.enabled);
   } catch (err) {
     throw backendFailure(err, `reading enabled of ${name} failed`, { backend: name, op: 'enabled' });
+  }
+}
+
+/** The `kind` of `backend` (registered as `name`), read once; a throwing getter is EXECUTION naming it. */
+function kindOf(backend: Backend, name: string): unknown {
+  try {
+    return backend.kind;
+  } catch (err) {
+    throw backendFailure(err, `reading kind of ${name} failed`, { backend: name, op: 'kind' });
+  }
+}
+
+/**
+ * What `backend` has as `executeStream`: `undefined` when it has no function there, the error
+ * when reading it throws (the stream function then reports it).
+ */
+function streamMethodOf(backend: Backend | undefined): unknown {
+  try {
+    const open: unknown = (backend as unknown as Record<string, unknown> | undefined)?.executeStream;
+    return typeof open === 'function' ? open : undefined;
+  } catch (err) {
+    return err ?? new Error('executeStream could not be read');
   }
 }
 

@@ -28,7 +28,10 @@ export interface RemoteBackendOptions {
   defaultTimeoutMs?: number;
   /** Added to the run's timeout for the client's own deadline. @defaultValue 5000 */
   timeoutOverheadMs?: number;
-  /** How long the server may take to answer (`RUNTIME_UNAVAILABLE` after). @defaultValue 10000 */
+  /**
+   * How long the server may take to answer (`RUNTIME_UNAVAILABLE` after); also how long a
+   * refusal's body may take (after it, the refusal goes by its status alone). @defaultValue 10000
+   */
   connectTimeoutMs?: number;
   /** Largest message in either direction; also caps the execute message (`RESOURCE_LIMIT`). @defaultValue 8 MiB */
   maxMessageBytes?: number;

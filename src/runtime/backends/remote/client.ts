@@ -39,12 +39,18 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-/** Reads a refusal's JSON body (bounded); `undefined` when there is none or it is not JSON. */
-function readErrorBody(res: IncomingMessage): Promise<unknown> {
+/**
+ * Reads a refusal's JSON body (at most {@link MAX_ERROR_BODY_BYTES}, within `timeoutMs`: a body
+ * still arriving then is dropped, and the refusal goes by its status); `undefined` when there is
+ * none or it is not JSON.
+ */
+function readErrorBody(res: IncomingMessage, timeoutMs: number): Promise<unknown> {
   return new Promise<unknown>((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const timer = setTimeout(() => res.destroy(), timeoutMs);
     const done = () => {
+      clearTimeout(timer);
       res.off('data', onData);
       try {
         resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
@@ -70,14 +76,16 @@ function readErrorBody(res: IncomingMessage): Promise<unknown> {
 /**
  * A refusal: the code its HTTP status means, whatever the body says — a refusal comes before any
  * authentication, so anything on the way (or an impostor server) could write that body; its
- * message and details are kept as what the server said (`details.serverCode`: the code it named).
+ * message and details are kept as what the server said (`details.serverCode`: the code it named),
+ * except a `result`: the run's partial result is the caller's own record, never the body's.
  */
 function refusalError(status: number, body: unknown, endpoint: string): ToolexecError {
   const error = isObject(body) && isObject(body.error) ? body.error : {};
   const code = statusCode(status);
   const message = typeof error.message === 'string' && error.message !== '' ? error.message : `the remote runtime answered HTTP ${status}`;
   const serverCode = isErrorCode(error.code) ? { serverCode: error.code } : {};
-  return runtimeError(code, message, { details: { ...(isObject(error.details) ? error.details : {}), ...serverCode, status, endpoint } });
+  const { result: _forged, ...said } = isObject(error.details) ? error.details : {};
+  return runtimeError(code, message, { details: { ...said, ...serverCode, status, endpoint } });
 }
 
 /**
@@ -297,7 +305,7 @@ export class RemoteBackend implements RuntimeBackend {
         clearTimeout(connect);
         if (res.statusCode !== 200) {
           refused = true;
-          void readErrorBody(res).then((body) => fail(refusalError(res.statusCode ?? 0, body, options.endpoint)));
+          void readErrorBody(res, options.connectTimeoutMs).then((body) => fail(refusalError(res.statusCode ?? 0, body, options.endpoint)));
           return;
         }
         if (res.headers[REMOTE_HEADERS.protocol] !== REMOTE_PROTOCOL) {

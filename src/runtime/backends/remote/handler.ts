@@ -8,7 +8,8 @@ import { Readable } from 'node:stream';
 import { ToolexecError, type ErrorCode } from '../../../model/index.js';
 import { noop } from '../../../model/internal.js';
 import { partialResultOf, runtimeError } from '../../core/errors.js';
-import { watchDeadline } from '../../core/stopping.js';
+import { settlesWithin } from '../../core/stopping.js';
+import { PendingAuth, readFirstLine, type FirstLine } from './first-message.js';
 import { createProxyGateway } from '../../gateway/proxy.js';
 import { createStreamConnection } from '../../gateway/stream-connection.js';
 import { protocolError, serializeError, type WireMessage } from '../../gateway/wire.js';
@@ -37,7 +38,12 @@ export interface RemoteRuntimeHandler {
   readonly pendingAuth: number;
   /** A copy of the counters. */
   readonly stats: RemoteRuntimeHandlerStats;
-  /** Refuses new requests (`503`), aborts running snippets and waits for their exchanges to end. Idempotent. */
+  /**
+   * Refuses new requests (`503`, `closing`), drops the requests still being authenticated (`503`,
+   * `closing`), aborts running snippets and waits for their exchanges to end; an exchange whose
+   * last message is not delivered within a second (a client that stopped reading) has its
+   * connection dropped. Idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -101,99 +107,6 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-type FirstLine =
-  | { kind: 'line'; line: Buffer; rest: Buffer; ended: boolean }
-  | { kind: 'too_large' }
-  | { kind: 'timeout' }
-  | { kind: 'closed' }
-  | { kind: 'evicted' };
-
-/**
- * The requests still being authenticated, oldest first. When all `max` places are taken, the one
- * waiting longest is dropped for the newcomer: a signed client sends its execute message at once
- * and is through in milliseconds, while connections that trickle bytes and never sign only push
- * each other out.
- */
-class PendingAuth {
-  readonly #entries = new Set<{ evict: () => void }>();
-  readonly #max: number;
-
-  constructor(max: number) {
-    this.#max = max;
-  }
-
-  get size(): number {
-    return this.#entries.size;
-  }
-
-  /** Takes a place (dropping the oldest when full); returns the function that gives it back. */
-  enter(evict: () => void): () => void {
-    if (this.#entries.size >= this.#max) {
-      const oldest = this.#entries.values().next().value;
-      if (oldest !== undefined) {
-        this.#entries.delete(oldest);
-        oldest.evict();
-      }
-    }
-    const entry = { evict };
-    this.#entries.add(entry);
-    return () => this.#entries.delete(entry);
-  }
-}
-
-/**
- * Reads the first line of the body (at most `maxBytes`), leaving the stream paused after it.
- * `onEvict` receives the function that ends the wait early (`evicted`).
- */
-function readFirstLine(
-  req: IncomingMessage,
-  maxBytes: number,
-  timeoutMs: number,
-  onEvict: (evict: () => void) => void,
-): Promise<FirstLine> {
-  return new Promise<FirstLine>((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    let stopClock = noop;
-    const finish = (outcome: FirstLine) => {
-      if (done) return;
-      done = true;
-      stopClock();
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onClose);
-      req.off('close', onClose);
-      resolve(outcome);
-    };
-    const onData = (chunk: Buffer) => {
-      const newline = chunk.indexOf(10);
-      const taken = newline === -1 ? chunk.length : newline;
-      if (size + taken > maxBytes) {
-        finish({ kind: 'too_large' });
-        return;
-      }
-      size += taken;
-      if (newline === -1) {
-        chunks.push(chunk);
-        return;
-      }
-      chunks.push(chunk.subarray(0, newline));
-      req.pause();
-      finish({ kind: 'line', line: Buffer.concat(chunks), rest: chunk.subarray(newline + 1), ended: false });
-    };
-    const onEnd = () =>
-      finish(size === 0 ? { kind: 'closed' } : { kind: 'line', line: Buffer.concat(chunks), rest: Buffer.alloc(0), ended: true });
-    const onClose = () => finish({ kind: 'closed' });
-    req.on('data', onData);
-    req.once('end', onEnd);
-    req.once('error', onClose);
-    req.once('close', onClose);
-    stopClock = watchDeadline(undefined, timeoutMs, () => finish({ kind: 'timeout' }));
-    onEvict(() => finish({ kind: 'evicted' }));
-  });
-}
-
 function stripResult(err: unknown): unknown {
   if (!ToolexecError.isInstance(err) || err.details?.result === undefined) return err;
   const { result: _result, ...details } = err.details;
@@ -229,6 +142,9 @@ function requestOf(payload: RemoteExecutePayload, allowUnsafeOptIn: boolean): Om
   }
   return request;
 }
+
+/** How long `close` lets exchanges send their last message before it drops their connections. */
+const CLOSE_GRACE_MS = 1000;
 
 const NONCE = /^[A-Za-z0-9_-]{8,128}$/;
 const TIMESTAMP = /^\d{1,16}$/;
@@ -272,6 +188,8 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
   const resolved = resolveOptions(options);
   const exchanges = new Set<Promise<void>>();
   const running = new Set<AbortController>();
+  /** The responses of the exchanges in progress: what `close` drops when they outlast its grace. */
+  const streaming = new Set<ServerResponse>();
   const stats: RemoteRuntimeHandlerStats = { requests: 0, runs: 0, denied: 0 };
   const pendingAuth = new PendingAuth(resolved.maxPendingAuth);
   let active = 0;
@@ -308,12 +226,17 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
     let first: FirstLine;
     try {
       first = await readFirstLine(req, resolved.maxBodyBytes, resolved.firstMessageTimeoutMs, (evict) => {
-        leave = pendingAuth.enter(evict);
+        // a request that arrives while closing waits for nothing
+        if (closed) evict();
+        else leave = pendingAuth.enter(evict);
       });
     } finally {
       leave();
     }
-    if (first.kind === 'evicted') throw unavailable('too many requests being authenticated', 'auth_busy', { 'retry-after': '1' });
+    if (first.kind === 'evicted') {
+      if (closed) throw unavailable('the remote runtime is shutting down', 'closing');
+      throw unavailable('too many requests being authenticated', 'auth_busy', { 'retry-after': '1' });
+    }
     if (first.kind === 'too_large') {
       throw new Refusal(
         413,
@@ -377,6 +300,7 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
     };
     res.once('close', onClose);
     running.add(controller);
+    streaming.add(res);
     try {
       const result = await resolved.target.execute({
         ...requestOf(payload, resolved.allowUnsafeOptIn),
@@ -398,6 +322,7 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
     } finally {
       res.off('close', onClose);
       running.delete(controller);
+      streaming.delete(res);
       await proxy.close();
       await signed.close();
     }
@@ -455,6 +380,12 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
               details: { reason: 'closing' },
             }),
           );
+        pendingAuth.evictAll();
+        // an exchange gets a moment to send its last message; one whose client does not read
+        // (its response stuck on a full socket) is dropped then, so closing never waits on a client
+        if (!(await settlesWithin(Promise.allSettled([...exchanges]), CLOSE_GRACE_MS))) {
+          for (const res of streaming) res.destroy();
+        }
         while (exchanges.size > 0) await Promise.allSettled([...exchanges]);
       },
     },

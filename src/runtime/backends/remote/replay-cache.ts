@@ -8,6 +8,8 @@ export type ReplayVerdict = 'fresh' | 'replayed' | 'full';
 /**
  * Remembers each accepted nonce for twice the replay window (a request stamped at the far edge of
  * the window stays replayable that long), in insertion order, pruning expired entries as it goes.
+ * An entry lives through its expiry millisecond inclusive: the handler accepts a timestamp exactly
+ * one window away, so a request stamped `now + window` is still valid at `now + 2 × window`.
  * When full of live entries it refuses new ones (`full`) rather than forget a live nonce.
  */
 export class ReplayCache {
@@ -29,7 +31,7 @@ export class ReplayCache {
   remember(nonce: string, nowMs: number): ReplayVerdict {
     this.#prune(nowMs);
     const expiry = this.#expiries.get(nonce);
-    if (expiry !== undefined && expiry > nowMs) return 'replayed';
+    if (expiry !== undefined && expiry >= nowMs) return 'replayed';
     if (this.#expiries.size >= this.#maxEntries) return 'full';
     this.#expiries.set(nonce, nowMs + this.#ttlMs);
     return 'fresh';
@@ -37,7 +39,7 @@ export class ReplayCache {
 
   #prune(nowMs: number): void {
     for (const [nonce, expiry] of this.#expiries) {
-      if (expiry > nowMs) break;
+      if (expiry >= nowMs) break;
       this.#expiries.delete(nonce);
     }
   }

@@ -186,9 +186,11 @@ describe('replay cache', () => {
     expect(cache.remember('b', 600)).toBe('fresh');
     expect(cache.remember('c', 700)).toBe('full');
     expect(cache.remember('a', 1999)).toBe('replayed');
-    expect(cache.remember('c', 2000)).toBe('fresh');
+    // through its expiry millisecond inclusive: a timestamp one window ahead is still accepted then
+    expect(cache.remember('a', 2000)).toBe('replayed');
+    expect(cache.remember('c', 2001)).toBe('fresh');
     expect(cache.size).toBe(2);
-    expect(cache.remember('a', 2001)).toBe('full');
-    expect(cache.remember('d', 2600)).toBe('fresh');
+    expect(cache.remember('a', 2002)).toBe('full');
+    expect(cache.remember('d', 2601)).toBe('fresh');
   });
 });
