@@ -102,15 +102,10 @@ export function handedOptions(read: ReadCallOptions, stop: Deadline | undefined)
 /**
  * The error of a call `stop` ended: `backend: <what> aborted: …` / `… timed out: …`, `cause` = the
  * reason. A reason that cannot be read (a revoked proxy, a throwing `name` getter) is the caller's
- * abort all the same: `ABORTED` with it as `cause`, never the error reading it threw.
+ * abort all the same: `ABORTED` with it as `cause` (see `isTimeoutReason`).
  */
 export function stoppedFailure(stop: Deadline, what: string, details: Record<string, unknown>): ToolexecError {
-  const reason: unknown = stop.reason;
-  try {
-    return abortError(errors, reason, what, { details });
-  } catch {
-    return errors('ABORTED', `${what} aborted: the abort reason could not be read`, { cause: reason, details });
-  }
+  return abortError(errors, stop.reason, what, { details });
 }
 
 /**

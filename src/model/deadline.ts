@@ -106,8 +106,13 @@ export function onAbort(signal: AbortSignal, listener: () => void): () => void {
 /** True when an abort reason means a deadline passed (a `TimeoutError`, or a TIMEOUT error). */
 export function isTimeoutReason(reason: unknown): boolean {
   if (typeof reason !== 'object' || reason === null) return false;
-  if ((reason as { name?: unknown }).name === 'TimeoutError') return true;
-  return ToolexecError.isInstance(reason) && reason.code === 'TIMEOUT';
+  try {
+    if ((reason as { name?: unknown }).name === 'TimeoutError') return true;
+    return ToolexecError.isInstance(reason) && reason.code === 'TIMEOUT';
+  } catch {
+    // a reason that cannot be read (a revoked proxy, a throwing getter) is no timeout: an abort
+    return false;
+  }
 }
 
 /** How an abort reads: its code and `timed out: <reason>` / `aborted: <reason>`. */

@@ -161,3 +161,20 @@ describe('Deadline', () => {
     expect(abortOutcome(passed.reason).code).toBe('TIMEOUT');
   });
 });
+
+describe('an abort reason that cannot be read', () => {
+  it('is an abort, not a throw: isTimeoutReason false, abortOutcome ABORTED', async () => {
+    const { abortOutcome, isTimeoutReason } = await import('../../src/model/internal.js');
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const throwing = Object.defineProperty({}, 'name', {
+      get(): never {
+        throw new Error('name getter exploded');
+      },
+    });
+    for (const reason of [proxy, throwing]) {
+      expect(isTimeoutReason(reason)).toBe(false);
+      expect(abortOutcome(reason).code).toBe('ABORTED');
+    }
+  });
+});
