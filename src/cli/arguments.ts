@@ -32,20 +32,35 @@ export function collect(value: string, previous: string[] | undefined): string[]
   return [...(previous ?? []), value];
 }
 
+/** The prefix of `--args @file`: the arguments are the JSON object in that file (no JSON text starts with it). */
+export const FROM_FILE = '@';
+
+/** The text of `--args`: stdin for `-`, a file's for `@file`, else the option's own; and what to call it in errors. */
+async function argsText(given: string, io: CliIO): Promise<{ text: string; where: string }> {
+  if (given === STDIN) return { text: await readStdin(io), where: 'the arguments on stdin' };
+  if (!given.startsWith(FROM_FILE)) return { text: given, where: '--args' };
+  const file = given.slice(FROM_FILE.length);
+  try {
+    return { text: await readFile(resolve(io.cwd, file), 'utf8'), where: `--args ${given}:` };
+  } catch (error) {
+    throw cliErrors.invalidArgument('--args', `${given}: ${file} cannot be read (${errorMessage(error)})`, { cause: error });
+  }
+}
+
 /**
- * The tool's arguments: `--args` as a JSON object, or stdin's JSON object for `-`.
- * `INVALID_ARGUMENT` (a usage error) for text that is not JSON or not an object.
+ * The tool's arguments: `--args` as a JSON object, stdin's JSON object for `-`, or the JSON object
+ * in a file for `@file`. `INVALID_ARGUMENT` (a usage error) for text that is not JSON or not an object.
  */
 export async function readToolArgs(given: string | undefined, io: CliIO): Promise<Record<string, unknown>> {
   if (given === undefined) return {};
-  const fromStdin = given === STDIN;
-  const text = fromStdin ? await readStdin(io) : given;
-  const where = fromStdin ? 'the arguments on stdin' : '--args';
+  const { text, where } = await argsText(given, io);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw cliErrors.invalidArgument(where, `must be a JSON object (${errorMessage(error)})`, { cause: error });
+    const hint =
+      where === '--args' ? ` (quote it for the shell: --args '{"name":"value"}'; or --args @file, --args ${STDIN} for stdin)` : '';
+    throw cliErrors.invalidArgument(where, `must be a JSON object (${errorMessage(error)})${hint}`, { cause: error });
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     const got = parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : typeof parsed;

@@ -130,7 +130,7 @@ function expandVars(value: unknown, env: LoadConfigOptions['env'], where: string
       const found = env[name];
       // as in sh: `${VAR:-fallback}` when VAR is unset or empty; `${VAR}` must be set
       if (fallback !== undefined) return found === undefined || found === '' ? fallback : found;
-      return found ?? fail(`${where} refers to \${${name}}, which is not set`);
+      return found ?? fail(`${where} refers to \${${name}}, which is not set (set it, or write \${${name}:-default})`);
     });
   }
   if (Array.isArray(value)) return value.map((item, i) => expandVars(item, env, `${where}[${i}]`, fail));

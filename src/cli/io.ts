@@ -3,6 +3,7 @@
  * once (by `main.ts`: the process's own) so that nothing below reaches for `process` directly.
  */
 import { text } from 'node:stream/consumers';
+import { ABORTED, Deadline } from '../model/internal.js';
 
 /** A stream the command writes to (`isTTY` and `columns` as a terminal's `tty.WriteStream` has them). */
 export type CliOutput = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -33,7 +34,26 @@ export function writeJson(stream: CliOutput, value: unknown): void {
   stream.write(`${JSON.stringify(value ?? null, null, 2)}\n`);
 }
 
-/** Everything on stdin, as UTF-8 text. */
+/**
+ * `work`'s outcome, or a rejection with the signal's reason as soon as `signal` aborts (the user
+ * interrupted the command), whichever comes first: the model's deadline race (a late rejection of
+ * `work` is observed, the listener removed either way).
+ */
+export async function untilInterrupted<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
+  const stop = new Deadline(signal, undefined);
+  try {
+    const outcome = await stop.race(work);
+    if (outcome === ABORTED) throw signal.reason;
+    return outcome;
+  } finally {
+    stop.dispose();
+  }
+}
+
+/**
+ * Everything on stdin, as UTF-8 text; rejects with the `ABORTED` error of `io.signal` when the
+ * user interrupts the command while it waits for stdin (which may never end).
+ */
 export function readStdin(io: CliIO): Promise<string> {
-  return text(io.stdin);
+  return untilInterrupted(io.signal, text(io.stdin));
 }

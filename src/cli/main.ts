@@ -17,7 +17,10 @@ function onSignal(signal: NodeJS.Signals): void {
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
 
+let outputBroken = false;
+
 function onOutputError(error: NodeJS.ErrnoException): void {
+  outputBroken = true;
   if (!controller.signal.aborted) controller.abort(interrupted(error.code ?? 'output error'));
 }
 process.stdout.on('error', onOutputError);
@@ -31,5 +34,16 @@ const exitCode = await runCli(process.argv.slice(2), {
   env: process.env,
   signal: controller.signal,
 });
-// Everything the command opened is closed by now; exit without waiting for idle sockets or timers of libraries.
-process.exit(exitCode);
+/**
+ * Resolves once everything written to `stream` so far has been handed to the system (writes
+ * complete in order), or the stream failed. On a pipe Node writes asynchronously: exiting before
+ * this cuts the output (`toolexec run ... | jq` lost all but the first 64 KiB).
+ */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  if (stream.destroyed || stream.writableLength === 0) return Promise.resolve();
+  return new Promise((resolve) => stream.write('', () => resolve()));
+}
+await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+// Everything the command opened is closed by now; exit without waiting for idle sockets or timers
+// of libraries. A reader that went away stopped the command: exit 130, as for Ctrl-C.
+process.exit(outputBroken ? EXIT_CODES.INTERRUPTED : exitCode);

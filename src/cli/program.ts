@@ -11,6 +11,7 @@ import { registerServers } from './commands/servers.js';
 import { DEFAULT_CONFIG_FILE } from './config.js';
 import { EXIT_CODES } from './exit-codes.js';
 import type { CliIO } from './io.js';
+import { oneLine } from './render.js';
 import { reportFailure } from './report.js';
 
 /** The exit-code table at the end of `--help`. */
@@ -36,8 +37,11 @@ export function createProgram(io: CliIO, setExitCode: (code: number) => void): C
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
-      outputError: (text, write) => write(`toolexec: INVALID_ARGUMENT: ${text.replace(/^error: /, '')}`),
+      // one line, as every failure (commander puts its "(Did you mean ...?)" on a line of its own)
+      outputError: (text, write) => write(`toolexec: INVALID_ARGUMENT: ${oneLine(text.replace(/^error: /, ''))}\n`),
     })
+    // each command's help lists the options every command takes too (--config, --json, ...)
+    .configureHelp({ showGlobalOptions: true })
     .showSuggestionAfterError(true)
     .addHelpText('after', exitCodeHelp());
   const context = { io, setExitCode };

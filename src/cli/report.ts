@@ -17,7 +17,7 @@ export function reportFailure(error: unknown, io: CliIO, options: { json: boolea
     // exit code 0: help or the version was asked for; anything else is a usage error commander printed
     if (error.exitCode === 0) return EXIT_CODES.OK;
     if (options.json) {
-      const usage = cliErrors('INVALID_ARGUMENT', error.message.replace(/^error: /, ''), { details: { reason: error.code } });
+      const usage = cliErrors('INVALID_ARGUMENT', oneLine(error.message.replace(/^error: /, '')), { details: { reason: error.code } });
       writeJson(io.stdout, toErrorShape(usage));
     }
     return EXIT_CODES.USAGE;

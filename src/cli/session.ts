@@ -8,7 +8,7 @@ import { ToolexecError } from '../model/index.js';
 import { createExec, type DefaultExec, type ExecOptions, type ServerStatus } from '../exec/index.js';
 import { loadConfig, type CliConfig } from './config.js';
 import { cliErrors } from './errors.js';
-import { writeLine, type CliIO } from './io.js';
+import { untilInterrupted, writeLine, type CliIO } from './io.js';
 import { oneLine } from './render.js';
 import { loadToolModules } from './tool-modules.js';
 
@@ -47,16 +47,6 @@ export interface Session {
   log(line: string): void;
 }
 
-/** Rejects with the signal's reason once it aborts; `settle` stops listening. */
-function abortWait(signal: AbortSignal): { promise: Promise<never>; settle: () => void } {
-  let onAbort = (): void => {};
-  const promise = new Promise<never>((_resolve, reject) => {
-    onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  return { promise, settle: () => signal.removeEventListener('abort', onAbort) };
-}
-
 function execOptions(io: CliIO, options: GlobalOptions, config: CliConfig, log: (line: string) => void): ExecOptions {
   const timeoutMs = options.timeout;
   const mcpOptions: NonNullable<ExecOptions['mcpOptions']> =
@@ -90,10 +80,11 @@ export async function withSession<T>(io: CliIO, options: GlobalOptions, command:
   };
   const config = await loadConfig({ file: options.config, cwd: io.cwd, env: io.env });
   const shown = (path: string): string => relative(io.cwd, path) || path;
-  const modules = [...config.toolModules, ...options.tools.map((path) => resolve(io.cwd, path))].map((path) => ({
-    path,
-    shown: shown(path),
-  }));
+  const fromConfig = config.path === undefined ? '' : `${shown(config.path)} "tools":`;
+  const modules = [
+    ...config.toolModules.map((path) => ({ path, shown: shown(path), from: fromConfig })),
+    ...options.tools.map((path) => ({ path: resolve(io.cwd, path), shown: path, from: 'option --tools' })),
+  ];
   const tools = await loadToolModules(modules);
   let exec: DefaultExec;
   try {
@@ -122,14 +113,10 @@ export async function withSession<T>(io: CliIO, options: GlobalOptions, command:
       return statuses;
     },
   };
-  const interrupt = abortWait(io.signal);
-  const running = command(session);
-  // After an interrupt the command's own rejection (the closed facade) is expected and ignored.
-  running.catch(() => {});
   try {
-    return await Promise.race([running, interrupt.promise]);
+    // After an interrupt the command's own rejection (the closed facade) is expected and ignored.
+    return await untilInterrupted(io.signal, command(session));
   } finally {
-    interrupt.settle();
     await exec.close();
   }
 }

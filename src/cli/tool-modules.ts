@@ -32,39 +32,53 @@ type Importer = (url: string) => Promise<unknown>;
 const nativeImport: Importer = (url) => import(url);
 
 /**
- * How to import `shown`: Node's own `import()`, or tsx's `tsImport` for TypeScript on a Node that
+ * How to import the module: Node's own `import()`, or tsx's `tsImport` for TypeScript on a Node that
  * does not strip types. On a Node that does, a `.ts` file with `export` syntax in a CommonJS
  * project (no `"type": "module"`) fails to load natively: it is then loaded through tsx when tsx
  * is installed.
  */
-async function importerFor(path: string, shown: string): Promise<Importer> {
-  if (!TYPESCRIPT.test(path)) return nativeImport;
+async function importerFor(ref: ToolModuleRef): Promise<Importer> {
+  if (!TYPESCRIPT.test(ref.path)) return nativeImport;
   if (nodeStripsTypes()) {
     return async (url) => {
       try {
         return await nativeImport(url);
       } catch (error) {
         if (!(error instanceof SyntaxError)) throw error;
-        const viaTsx = await tsxImporter(shown).catch(() => undefined);
+        const viaTsx = await tsxImporter(ref).catch(() => undefined);
         if (viaTsx === undefined) throw error;
         return viaTsx(url);
       }
     };
   }
-  return tsxImporter(shown);
+  return tsxImporter(ref);
+}
+
+/** A tool module to load: its absolute path, the path to show, and where it was named. */
+export interface ToolModuleRef {
+  /** Absolute. */
+  path: string;
+  /** As the user sees it (relative to the working directory). */
+  shown: string;
+  /** Where it was named, to start its errors with: `option --tools`, or `toolexec.json "tools":`. */
+  from: string;
+}
+
+/** `CONFIGURATION` about a module, naming it and where it was named. */
+function moduleError(ref: ToolModuleRef, problem: string, cause?: unknown): Error {
+  return cliErrors('CONFIGURATION', `${ref.from} ${ref.shown} ${problem}`, {
+    details: { path: ref.path },
+    ...(cause === undefined ? {} : { cause }),
+  });
 }
 
 /** tsx's `tsImport`, or `CONFIGURATION` saying what to install. */
-async function tsxImporter(shown: string): Promise<Importer> {
+async function tsxImporter(ref: ToolModuleRef): Promise<Importer> {
   let tsImport: typeof TsImport;
   try {
     ({ tsImport } = await import('tsx/esm/api'));
   } catch (error) {
-    throw cliErrors.configuration(
-      '--tools',
-      `${shown} is TypeScript: loading it needs Node ≥ 22.18 or the tsx package (npm install --save-dev tsx)`,
-      { cause: error, details: { path: shown } },
-    );
+    throw moduleError(ref, 'is TypeScript: loading it needs Node ≥ 22.18 or the tsx package (npm install --save-dev tsx)', error);
   }
   return (url) => tsImport(url, import.meta.url);
 }
@@ -81,31 +95,29 @@ function defaultArray(value: unknown): unknown {
 }
 
 /** Imports one module and checks its default export. `CONFIGURATION` naming the file otherwise. */
-async function loadToolModule(path: string, shown: string): Promise<LocalToolDefinition[]> {
+async function loadToolModule(ref: ToolModuleRef): Promise<LocalToolDefinition[]> {
   try {
-    if (!(await stat(path)).isFile()) throw new Error('not a file');
+    if (!(await stat(ref.path)).isFile()) throw new Error('not a file');
   } catch (error) {
-    throw cliErrors.configuration('--tools', `${shown} does not exist`, { cause: error, details: { path } });
+    throw moduleError(ref, 'does not exist', error);
   }
-  const importer = await importerFor(path, shown);
+  const importer = await importerFor(ref);
   let loaded: { default?: unknown };
   try {
-    loaded = (await importer(pathToFileURL(path).href)) as { default?: unknown };
+    loaded = (await importer(pathToFileURL(ref.path).href)) as { default?: unknown };
   } catch (error) {
-    throw cliErrors.configuration('--tools', `${shown} could not be loaded: ${errorMessage(error)}`, { cause: error, details: { path } });
+    throw moduleError(ref, `could not be loaded: ${errorMessage(error)}`, error);
   }
   const definitions = defaultArray(loaded.default);
   if (!Array.isArray(definitions) || !definitions.every(isDefinition)) {
-    throw cliErrors.configuration('--tools', `${shown} must export default an array of { tool, handler } (LocalToolDefinition[])`, {
-      details: { path },
-    });
+    throw moduleError(ref, 'must export default an array of { tool, handler } (LocalToolDefinition[])');
   }
   return definitions;
 }
 
 /** Loads every module in order; the definitions of all of them, concatenated. */
-export async function loadToolModules(modules: readonly { path: string; shown: string }[]): Promise<LocalToolDefinition[]> {
+export async function loadToolModules(modules: readonly ToolModuleRef[]): Promise<LocalToolDefinition[]> {
   const definitions: LocalToolDefinition[] = [];
-  for (const { path, shown } of modules) definitions.push(...(await loadToolModule(path, shown)));
+  for (const ref of modules) definitions.push(...(await loadToolModule(ref)));
   return definitions;
 }

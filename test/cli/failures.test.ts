@@ -142,7 +142,8 @@ describe('toolexec failures and exit codes', { timeout: 120_000 }, () => {
     expect(linesOf(unknownCommand.stderr)[0]).toBe("toolexec: INVALID_ARGUMENT: unknown command 'launch'");
     const unknownOption = await run('run', 'fx:echo', '--jsn');
     expect(unknownOption.code).toBe(EXIT_CODES.USAGE);
-    expect(linesOf(unknownOption.stderr)).toEqual(["toolexec: INVALID_ARGUMENT: unknown option '--jsn'", '(Did you mean --json?)']);
+    // one line, the suggestion included (docs/cli.md: a failure prints one line on stderr)
+    expect(linesOf(unknownOption.stderr)).toEqual(["toolexec: INVALID_ARGUMENT: unknown option '--jsn' (Did you mean --json?)"]);
     const missingArgument = await run('describe', '--json');
     expect(missingArgument.code).toBe(EXIT_CODES.USAGE);
     expect(JSON.parse(missingArgument.stdout)).toEqual({

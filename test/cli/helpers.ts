@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { expect } from 'vitest';
 import { isProcessAlive, waitUntil } from '../mcp/helpers.js';
 
@@ -12,6 +12,12 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The built command (`npm run build --silent` first). */
 export const CLI = join(ROOT, 'dist', 'cli.js');
+
+/** The command's sources (`src/cli/main.ts`), run through tsx: what a change to src/cli does before a build. */
+export const SOURCE_CLI = join(ROOT, 'src', 'cli', 'main.ts');
+
+/** tsx's loader by URL (a bare `--import tsx` resolves from the working directory, a workspace without node_modules). */
+const TSX_LOADER = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 
 /** The stdio fixture server that records its pid (fixtures/recording-server.mjs). */
 export const RECORDING_SERVER = fileURLToPath(new URL('./fixtures/recording-server.mjs', import.meta.url));
@@ -46,11 +52,17 @@ export interface RunOptions {
   env?: Record<string, string>;
   /** Killed (and the test failed) after this long. @defaultValue 25000 */
   timeoutMs?: number;
+  /** Run {@link SOURCE_CLI} (through tsx) instead of the built {@link CLI}. @defaultValue `TOOLEXEC_CLI_FROM_SOURCE=1` in the environment */
+  fromSource?: boolean;
+  /** Leave stdin open (a reader that never ends, as `sleep 60 | toolexec ...`); `input` is still written. */
+  keepStdinOpen?: boolean;
 }
 
-/** Starts `node dist/cli.js ...args`; `result` settles when it exits. */
+/** Starts `node dist/cli.js ...args` (or the sources, {@link RunOptions.fromSource}); `result` settles when it exits. */
 export function startCli(args: readonly string[], options: RunOptions): { child: ChildProcess; result: Promise<CliRun> } {
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const fromSource = options.fromSource ?? process.env.TOOLEXEC_CLI_FROM_SOURCE === '1';
+  const entry = fromSource ? ['--import', TSX_LOADER, SOURCE_CLI] : [CLI];
+  const child = spawn(process.execPath, [...entry, ...args], {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -59,7 +71,9 @@ export function startCli(args: readonly string[], options: RunOptions): { child:
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  child.stdin.end(options.input);
+  if (options.keepStdinOpen === true) {
+    if (options.input !== undefined) child.stdin.write(options.input);
+  } else child.stdin.end(options.input);
   const result = new Promise<CliRun>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -112,7 +126,8 @@ export function runInTerminal(
   args: readonly string[],
   options: { cwd: string; timeoutMs?: number },
 ): Promise<{ code: number | null; output: string }> {
-  const command = [process.execPath, CLI, ...args].map(shellQuote).join(' ');
+  const entry = process.env.TOOLEXEC_CLI_FROM_SOURCE === '1' ? ['--import', TSX_LOADER, SOURCE_CLI] : [CLI];
+  const command = [process.execPath, ...entry, ...args].map(shellQuote).join(' ');
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     let output = '';

@@ -2,7 +2,7 @@
  * `toolexec servers`: connects every configured MCP server and shows each one's status.
  */
 import type { Command } from 'commander';
-import { toErrorShape } from '../../model/index.js';
+import { ToolexecError, toErrorShape } from '../../model/index.js';
 import type { ServerStatus } from '../../exec/index.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { writeJson, writeLine } from '../io.js';
@@ -25,7 +25,12 @@ export function registerServers(program: Command, context: CommandContext): void
       const options = globalsOf(command);
       const { io } = context;
       await withSession(io, options, async (session) => {
-        const statuses = await session.connect({ quiet: true });
+        // A `required` server that failed rejects connect() once every server has settled: a
+        // health check still lists them all (and exits 6), so read the statuses instead.
+        const statuses = await session.connect({ quiet: true }).catch((error: unknown) => {
+          if (!ToolexecError.isInstance(error) || error.code !== 'SERVER_UNAVAILABLE' || io.signal.aborted) throw error;
+          return session.exec.serverStatus();
+        });
         const entries = Object.entries(statuses);
         if (options.json) {
           writeJson(io.stdout, Object.fromEntries(entries.map(([name, status]) => [name, statusJson(status)])));
