@@ -316,6 +316,11 @@ export function runtimeBackendContract(
       expectCode(error, 'CODE_EXECUTION');
       expect(error.message).toContain('tools has no "math": call a tool by its ID, e.g. await tools.runTool("math:<tool>", args)');
       expect(error.details?.line).toBe(1);
+      // a method misnamed gets the methods it starts
+      const misnamed = await rejection(run("return await tools.run_tool('math:add', { a: 1, b: 2 });"));
+      expect(misnamed.message).toContain('tools has no "run_tool": did you mean tools.runTool?');
+      const run2 = await rejection(run("return await tools.run('math:add', { a: 1, b: 2 });"));
+      expect(run2.message).toContain('did you mean tools.runTool or tools.runChain?');
       // what probes an object reads as usual
       const probed = await run(
         'return [typeof tools.then, typeof tools.toJSON, JSON.stringify(tools), Object.keys(tools).length, typeof tools.runTool];',

@@ -341,6 +341,15 @@ def _make_tools(call):
         if name.startswith("__"):
             raise AttributeError(f"module 'tools' has no attribute {name!r}")
         shown = name[:60]
+        # a method misnamed (``tools.runTool``, ``tools.run``, ``tools.search``): the methods it starts
+        wanted = name.lower().replace("_", "") if 3 <= len(name) <= 60 else ""
+        close = [n for n in names.split(", ") if wanted and n.replace("_", "").startswith(wanted)]
+        if close:
+            raise AttributeError(
+                f"module 'tools' has no attribute {shown!r}: did you mean "
+                + " or ".join("tools." + n for n in close)
+                + f"? (tools has {names}, ToolError)"
+            )
         raise AttributeError(
             f"module 'tools' has no attribute {shown!r}: call a tool by its ID, e.g. "
             f"tools.run_tool({shown + ':<tool>'!r}, args) (tools has {names}, ToolError; "

@@ -166,6 +166,11 @@ describe.runIf(process.env.CI === 'true' || hasPython())('the Python prelude on 
       "AttributeError: module 'tools' has no attribute 'math': call a tool by its ID, e.g. tools.run_tool('math:<tool>', args)",
     );
     expect(namespace?.calls).toEqual([]);
+    const [camel, run] = runCases(["tools.runTool('math:add', {'a': 1})", "tools.run('math:add', {'a': 1})"]);
+    expect(camel?.result.error?.message).toContain(
+      "AttributeError: module 'tools' has no attribute 'runTool': did you mean tools.run_tool?",
+    );
+    expect(run?.result.error?.message).toContain('did you mean tools.run_tool or tools.run_chain?');
     expect(probes?.result.value).toEqual([false, false, 7, true]);
   });
 
