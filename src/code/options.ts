@@ -242,7 +242,7 @@ export function readSnippetBounds(params: CodeParams): SnippetBounds {
  * Applies the executor's defaults to one call: the default language and
  * timeout, and the call-limit cap — `maxToolCalls = params.maxToolCalls`, replaced by the
  * executor's cap when that is set and the call's value is 0 (unlimited) or larger than it.
- * `params` is read once ({@link readCodeParams}).
+ * `params` is read once (`readCodeParams`).
  *
  * @throws `INVALID_ARGUMENT` naming the first bad field.
  */
