@@ -29,22 +29,32 @@ function backend(name: string, extra: object = {}): Backend {
   return made;
 }
 
+/** `extra` with a `name` getter that answers `name` once (when the backend is registered), then throws. */
+function nameReadOnce(name: string, extra: object): object {
+  let reads = 0;
+  return Object.defineProperty(extra, 'name', {
+    enumerable: true,
+    get() {
+      reads += 1;
+      if (reads > 1) throw new Error('name getter gone bad');
+      return name;
+    },
+  });
+}
+
 describe('a registered backend whose getters turn hostile', () => {
   it('stopAll stops every backend by its registered name although one name getter throws', async () => {
     const registry = createBackendRegistry();
-    let reads = 0;
     let stoppedAfter = false;
     registry.register(
-      backend('a', {
-        get name() {
-          reads += 1;
-          if (reads > 1) throw new Error('name getter gone bad');
-          return 'a';
-        },
-        stop: async () => {
-          throw new Error('could not stop');
-        },
-      }),
+      backend(
+        'a',
+        nameReadOnce('a', {
+          stop: async () => {
+            throw new Error('could not stop');
+          },
+        }),
+      ),
     );
     registry.register(backend('b', { stop: async () => void (stoppedAfter = true) }));
     const error = await libraryFailure(() => registry.stopAll());
@@ -56,18 +66,15 @@ describe('a registered backend whose getters turn hostile', () => {
 
   it('startAll names a failing backend by its registered name, never reading name again', async () => {
     const registry = createBackendRegistry();
-    let reads = 0;
     registry.register(
-      backend('a', {
-        get name() {
-          reads += 1;
-          if (reads > 1) throw new Error('name getter gone bad');
-          return 'a';
-        },
-        start: async () => {
-          throw new Error('no start');
-        },
-      }),
+      backend(
+        'a',
+        nameReadOnce('a', {
+          start: async () => {
+            throw new Error('no start');
+          },
+        }),
+      ),
     );
     const error = await libraryFailure(() => registry.startAll());
     expect(error.code).toBe('EXECUTION');

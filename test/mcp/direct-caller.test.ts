@@ -4,15 +4,12 @@
 // progress listener changes nothing, a stream carries the caller's key and deadline, and close()
 // or an abort at any phase settles everything with a library error and leaves nothing behind.
 import { getEventListeners } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpExecutor, type McpExecutorOptions, type SdkMcpExecutor } from '../../src/mcp/index.js';
 import { ToolexecError } from '../../src/model/index.js';
 import type { StreamEvent } from '../../src/run/index.js';
 import { rejection } from '../exec/helpers.js';
-import { activeResources, expectNoLeakedResources, isProcessAlive, jsonText, textOf, waitUntil } from './helpers.js';
-
-const HOSTILE_SERVER = fileURLToPath(new URL('./hostile-server.mjs', import.meta.url));
+import { activeResources, expectNoLeakedResources, hostileFixture, isProcessAlive, jsonText, textOf, waitUntil } from './helpers.js';
 
 interface Stats {
   pid: number;
@@ -34,7 +31,7 @@ afterEach(async () => {
 });
 
 function executor(env: Record<string, string> = {}, options: Partial<McpExecutorOptions> = {}): SdkMcpExecutor {
-  const ex = createMcpExecutor({ servers: { h: { command: process.execPath, args: [HOSTILE_SERVER], env } }, ...options });
+  const ex = createMcpExecutor({ servers: { h: hostileFixture(env) }, ...options });
   closers.push(ex);
   return ex;
 }

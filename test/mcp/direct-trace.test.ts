@@ -3,14 +3,13 @@
 // a failed request's span records a library error whose message is scrubbed of the call's secrets
 // (the default credential paths, the paths the tool declares) and of the server config's
 // credentials, never a raw error.
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { createMcpExecutor, type McpExecutorOptions, type SdkMcpExecutor } from '../../src/mcp/index.js';
 import { rejection } from '../exec/helpers.js';
 import { spanNamed, spanText, useTracing } from '../run/otel-helpers.js';
+import { hostileFixture } from './helpers.js';
 
-const HOSTILE_SERVER = fileURLToPath(new URL('./hostile-server.mjs', import.meta.url));
 const TOKEN = 'sk-live-4242-direct';
 const CARD = '4111111111111111';
 const ENV_KEY = 'env-key-7777-direct';
@@ -22,7 +21,7 @@ afterEach(async () => {
 });
 
 function executor(env: Record<string, string> = {}, options: Partial<McpExecutorOptions> = {}): SdkMcpExecutor {
-  const ex = createMcpExecutor({ servers: { h: { command: process.execPath, args: [HOSTILE_SERVER], env } }, ...options });
+  const ex = createMcpExecutor({ servers: { h: hostileFixture(env) }, ...options });
   closers.push(ex);
   return ex;
 }

@@ -16,6 +16,14 @@ export function misbehavingFixture(mode: 'hang' | 'garbage'): McpStdioServerConf
   return { command: process.execPath, args: [MISBEHAVING_SERVER, mode] };
 }
 
+/** The stdio script of a real SDK server that answers malformed JSON-RPC on request (see its header). */
+export const HOSTILE_SERVER = fileURLToPath(new URL('../fixtures/mcp/hostile-server.mjs', import.meta.url));
+
+/** A stdio config that runs the hostile server with this Node and `env`. */
+export function hostileFixture(env: Record<string, string> = {}): McpStdioServerConfig {
+  return { command: process.execPath, args: [HOSTILE_SERVER], env };
+}
+
 /** A stdio config that runs the fixture server with this Node. */
 export function stdioFixture(env?: Record<string, string>): McpStdioServerConfig {
   return { command: process.execPath, args: [STDIO_SERVER], ...(env === undefined ? {} : { env }) };
