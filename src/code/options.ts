@@ -17,7 +17,7 @@ import {
 const codeErrors = layerErrors('executeCode');
 import type { DocStore, ToolIndex } from '../discovery/index.js';
 import type { Runner } from '../run/index.js';
-import { isSecurityProfile } from '../runtime/internal.js';
+import { SNIPPET_LANGUAGES, isSecurityProfile, isSnippetLanguage } from '../runtime/internal.js';
 import type { Runtime, SecurityProfile } from '../runtime/index.js';
 import type { CodeEngine, CodeExecutorOptions, CodeParams } from './types.js';
 
@@ -103,9 +103,15 @@ function resolveOptions(options: CodeExecutorOptions): ResolvedCodeExecutorOptio
   if (!isObject(o.docs)) missing.push('docs');
   if (!isObject(o.runner)) missing.push('runner');
   const invalid: string[] = [];
+  const why: string[] = [];
   if (o.runtime !== undefined && typeof (o.runtime as { execute?: unknown } | null)?.execute !== 'function') invalid.push('runtime');
   if (o.engine !== undefined && typeof (o.engine as { execute?: unknown } | null)?.execute !== 'function') invalid.push('engine');
   if (o.defaultLanguage !== undefined && typeof o.defaultLanguage !== 'string') invalid.push('defaultLanguage');
+  // the executor's own runtime runs the library's languages only (a runtime or engine of the caller's may run more)
+  else if (o.runtime === undefined && o.engine === undefined && o.defaultLanguage && !isSnippetLanguage(o.defaultLanguage)) {
+    invalid.push('defaultLanguage');
+    why.push(`no runtime runs defaultLanguage "${textOf(o.defaultLanguage)}" (available: ${SNIPPET_LANGUAGES.join(', ')})`);
+  }
   if (o.defaultTimeoutMs !== undefined && !isTimeout(o.defaultTimeoutMs)) invalid.push('defaultTimeoutMs');
   if (o.queueTimeoutMs !== undefined && !isTimeout(o.queueTimeoutMs)) invalid.push('queueTimeoutMs');
   if (o.memoryBytes !== undefined && !isPositiveCount(o.memoryBytes)) invalid.push('memoryBytes');
@@ -116,6 +122,7 @@ function resolveOptions(options: CodeExecutorOptions): ResolvedCodeExecutorOptio
     const parts = [
       ...(missing.length > 0 ? [`missing required fields: ${missing.join(', ')}`] : []),
       ...(invalid.length > 0 ? [`invalid fields: ${invalid.join(', ')}`] : []),
+      ...why,
     ];
     throw new ToolexecError('CONFIGURATION', `configuration error: ${parts.join('; ')}`, { details: { missing, invalid } });
   }

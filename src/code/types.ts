@@ -247,7 +247,11 @@ export interface CodeExecutorOptions {
   runtime?: Runtime;
   /** @defaultValue the runtime engine over `runtime` */
   engine?: CodeEngine;
-  /** @defaultValue 'javascript' */
+  /**
+   * Language of snippets that name none. Without a `runtime` or `engine` of your own it must be one
+   * the library runs (`javascript`, `typescript`, `python`, aliases `js`, `ts`, `py`), else
+   * `CONFIGURATION`. @defaultValue 'javascript'
+   */
   defaultLanguage?: string;
   /** Budget of a call that names none, in milliseconds (positive, finite), counted from the snippet's start. @defaultValue 30000 */
   defaultTimeoutMs?: number;

@@ -4,7 +4,7 @@
 import { DEFAULT_TIMEOUT_MS, guardCall, layerErrors } from '../model/internal.js';
 import type { LocalHandler } from '../run/index.js';
 import { DEFAULT_SECURITY_PROFILE, type SecurityProfile } from '../runtime/index.js';
-import { isSecurityProfile } from '../runtime/internal.js';
+import { SNIPPET_LANGUAGES, isSecurityProfile, isSnippetLanguage } from '../runtime/internal.js';
 import { DEFAULT_RECONNECT, type ReconnectPolicy } from './backoff.js';
 import type { ExecOptions, LocalToolDefinition } from './types.js';
 
@@ -178,6 +178,10 @@ function resolve(options: ExecOptions): ResolvedExecOptions {
   check('maxToolCalls', isCount(o.maxToolCalls));
   check('maxChainSteps', isCount(o.maxChainSteps));
   check('defaultLanguage', typeof o.defaultLanguage === 'string' && o.defaultLanguage !== '');
+  // the facade's own runtime runs the library's languages only (a runtime of the caller's may run more)
+  if (o.runtime === undefined && typeof o.defaultLanguage === 'string' && o.defaultLanguage !== '') {
+    check('defaultLanguage', isSnippetLanguage(o.defaultLanguage), `no runtime runs it; available: ${SNIPPET_LANGUAGES.join(', ')}`);
+  }
   check('warmLanguages', Array.isArray(o.warmLanguages) && o.warmLanguages.every((l: unknown) => typeof l === 'string' && l.trim() !== ''));
   check('memoryBytes', isCount(o.memoryBytes) && o.memoryBytes > 0);
   check('queueTimeoutMs', typeof o.queueTimeoutMs === 'number' && o.queueTimeoutMs > 0 && Number.isFinite(o.queueTimeoutMs));

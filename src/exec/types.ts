@@ -160,7 +160,11 @@ export interface ExecOptions {
   maxToolCalls?: number;
   /** Most steps of one chain inside a snippet (0: unlimited). @defaultValue 0 */
   maxChainSteps?: number;
-  /** Language of snippets that name none (`javascript`, `typescript`, `python`). @defaultValue 'javascript' */
+  /**
+   * Language of snippets that name none (`javascript`, `typescript`, `python`, or the aliases `js`,
+   * `ts`, `py`). With the facade's own runtime any other is `CONFIGURATION` at `createExec`; a
+   * `runtime` of your own may run more. @defaultValue 'javascript'
+   */
   defaultLanguage?: string;
   /**
    * Snippet languages whose sandboxes `connect()` starts before the first snippet needs them

@@ -37,3 +37,40 @@ describe('code mode: JavaScript runs as written, TypeScript is stripped', () => 
     }
   });
 });
+
+/** A default language no runtime of the library runs is a configuration error at once, not a failure of every call. */
+describe('code mode: the default language is checked when the executor is made', () => {
+  it('createExec refuses a defaultLanguage its runtime does not run, naming the available ones', () => {
+    expect(() => createExec({ defaultLanguage: 'ruby' })).toThrow(
+      expect.objectContaining({
+        code: 'CONFIGURATION',
+        message: expect.stringContaining('available: javascript, typescript, python') as string,
+        details: { invalid: ['defaultLanguage'] },
+      }) as Error,
+    );
+  });
+
+  it('createCodeExecutor refuses it too when it makes its own runtime', () => {
+    const f = fixture();
+    expect(() => createCodeExecutor({ index: f.index, docs: f.docs, runner: f.runner, defaultLanguage: 'ruby' })).toThrow(
+      expect.objectContaining({ code: 'CONFIGURATION', message: expect.stringContaining('"ruby"') as string }) as Error,
+    );
+  });
+
+  it('accepts aliases in any case, and any language for a runtime of the caller (which may run more)', async () => {
+    const runtime = createRuntime({ wasm: { poolSize: 1 } });
+    const aliased = createExec({ defaultLanguage: 'JS', poolSize: 1 });
+    const own = createExec({ defaultLanguage: 'ruby', runtime });
+    try {
+      expect((await aliased.executeCode({ code: 'return 6 * 7;' })).value).toBe(42);
+      // the caller's runtime decides: the library's runtime does not run ruby, so the call says so
+      const refused = await rejection(own.executeCode({ code: 'puts 1' }));
+      expect(refused.code).toBe('INVALID_ARGUMENT');
+      expect(refused.details).toMatchObject({ field: 'language', value: 'ruby' });
+    } finally {
+      await aliased.close();
+      await own.close();
+      await runtime.close();
+    }
+  });
+});
