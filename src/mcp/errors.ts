@@ -4,7 +4,7 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ToolexecError, errorMessage } from '../model/index.js';
 import { InvalidServerResponse } from './invalid-response.js';
-import { abortError as stoppedError, describeValue, layerErrors, textOf } from '../model/internal.js';
+import { abortError as stoppedError, capText, describeValue, layerErrors, textOf } from '../model/internal.js';
 
 /** The MCP layer's error factory: every message reads `mcp: <what went wrong>`. @internal */
 export const errors = layerErrors('mcp');
@@ -147,8 +147,8 @@ export function mapOperationError(error: unknown, context: OperationContext, ses
         message += failure.signal != null ? ` (killed by ${failure.signal})` : ` (exit code ${String(failure.exitCode)})`;
       }
       if (failure.stderr !== undefined) message += `; stderr: ${lastLines(failure.stderr)}`;
-      else if (failure.transportError !== undefined && failure.transportError !== errorMessage(error)) {
-        message += `; last transport error: ${failure.transportError}`;
+      else if (failure.transportError !== undefined && capText(failure.transportError) !== errorMessage(error)) {
+        message += `; last transport error: ${capText(failure.transportError)}`;
       }
     }
     // `connectionLost` tells a retry policy that the request may be tried again on a new connection
@@ -174,13 +174,13 @@ export function mapOperationError(error: unknown, context: OperationContext, ses
     );
   }
   if (error instanceof McpError) {
-    return errors('EXECUTION', `${where} failed: ${error.message}`, {
+    return errors('EXECUTION', `${where} failed: ${errorMessage(error)}`, {
       cause: error,
       details: { ...baseDetails(context), mcpCode: error.code, ...(error.data === undefined ? {} : { mcpData: error.data }) },
     });
   }
   if (error instanceof Error && error.name === 'ZodError') {
-    return errors('PROTOCOL', `MCP server "${context.serverName}" sent an invalid result for ${describe(context)}: ${error.message}`, {
+    return errors('PROTOCOL', `MCP server "${context.serverName}" sent an invalid result for ${describe(context)}: ${errorMessage(error)}`, {
       cause: error,
       details: baseDetails(context),
     });
@@ -261,8 +261,8 @@ export function connectError(error: unknown, context: ConnectContext, failure: F
   let message = `could not connect to ${over}: ${reason}`;
   if (failure.exitCode !== undefined) message += ` (exit code ${String(failure.exitCode)})`;
   if (failure.stderr !== undefined) message += `; stderr: ${lastLines(failure.stderr)}`;
-  else if (failure.transportError !== undefined && failure.transportError !== errorMessage(error)) {
-    message += `; last transport error: ${failure.transportError}`;
+  else if (failure.transportError !== undefined && capText(failure.transportError) !== errorMessage(error)) {
+    message += `; last transport error: ${capText(failure.transportError)}`;
   }
   return errors('EXECUTION', message, { cause: error, details });
 }

@@ -66,7 +66,7 @@ export function traceMcpRequest<R extends McpRequest, T>(
 
 /**
  * The error a failed request's span records: a library error with a scrubbed message (bounded by
- * `endSpanError`, which cuts every recorded message at `MAX_SPAN_MESSAGE_CHARS`).
+ * `endSpanError`, which cuts every recorded message at 5 KiB with `capText`).
  */
 function recordedError(err: unknown, failure: SpanFailure): ToolexecError {
   let mapped: ToolexecError;

@@ -353,8 +353,36 @@ export function errorStatus(err: unknown): number {
   return ToolexecError.isInstance(err) ? (ERROR_STATUS[err.code] ?? 500) : 500;
 }
 
-/** A one-line description of any thrown value, for messages that wrap it. */
+/**
+ * The longest text of another party (a tool's, a server's, a backend's error) a library message
+ * quotes, in UTF-16 code units (4 KiB): such a text can be megabytes, and a message is logged,
+ * traced and shown to models. The whole text stays where it came from (the error's `cause`, an
+ * MCP result in `details`).
+ */
+export const MAX_QUOTED_CHARS = 4096;
+
+/**
+ * `text` as a message quotes it: whole when it fits `maxChars` ({@link MAX_QUOTED_CHARS}), else its
+ * start (never half a surrogate pair) followed by `… (<length> characters)`.
+ *
+ * @internal
+ */
+export function capText(text: string, maxChars: number = MAX_QUOTED_CHARS): string {
+  if (text.length <= maxChars) return text;
+  const high = text.charCodeAt(maxChars - 1);
+  const end = high >= 0xd800 && high <= 0xdbff ? maxChars - 1 : maxChars;
+  return `${text.slice(0, end)}… (${text.length} characters)`;
+}
+
+/**
+ * A description of any thrown value, for messages that wrap it: an Error's message, a string as
+ * it is, anything else as JSON; cut at {@link MAX_QUOTED_CHARS} (see {@link capText}).
+ */
 export function errorMessage(err: unknown): string {
+  return capText(rawErrorMessage(err));
+}
+
+function rawErrorMessage(err: unknown): string {
   if (typeof err === 'string') return err;
   try {
     if (err instanceof Error) return String(err.message);

@@ -6,6 +6,7 @@
  * @module
  */
 export { layerErrors, modelErrors, type LayerErrors } from './error-factory.js';
+export { MAX_QUOTED_CHARS, capText } from './errors.js';
 export {
   ABORTED,
   DEFAULT_TIMEOUT_MS,

@@ -1,5 +1,5 @@
 import { ToolexecError, errorMessage, type ErrorCode, type ToolBackend } from '../model/index.js';
-import { abortOutcome, describeValue, layerErrors, type Deadline } from '../model/internal.js';
+import { abortOutcome, capText, describeValue, layerErrors, type Deadline } from '../model/internal.js';
 import { ToolError, type ToolErrorInit, type ToolErrorOp } from './errors.js';
 import { mcpResultTexts } from './normalize.js';
 import type { CallToolResult } from './types.js';
@@ -257,10 +257,10 @@ export function asyncValidatorError(
   return new ToolError(init);
 }
 
-/** EXECUTION for an MCP result with `isError: true`, quoting its texts. */
+/** EXECUTION for an MCP result with `isError: true`, quoting its texts (cut at 4 KiB; the whole result is `details.mcpResult`). */
 export function mcpToolError(toolId: string, backend: ToolBackend, result: CallToolResult): ToolError {
   const texts = mcpResultTexts(result);
-  const text = texts.length > 0 ? texts.join('\n') : 'the MCP tool reported an error without text';
+  const text = texts.length > 0 ? capText(texts.join('\n')) : 'the MCP tool reported an error without text';
   return new ToolError({
     code: 'EXECUTION',
     op: 'execute',

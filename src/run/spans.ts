@@ -12,7 +12,7 @@
  */
 import type { Attributes, Context, Counter, Histogram, Meter, MeterProvider, Span, Tracer, TracerProvider } from '@opentelemetry/api';
 import { ToolexecError } from '../model/index.js';
-import { scrubText } from '../model/internal.js';
+import { MAX_QUOTED_CHARS, capText, scrubText } from '../model/internal.js';
 import { metricsRegistered, otel, tracingRegistered } from './otel.js';
 
 /** The instrumentation scope name of every span and instrument. */
@@ -177,28 +177,18 @@ export function endSpanOk(active: ActiveSpan, attributes?: Attributes): void {
 }
 
 /**
- * The longest `exception.message` a span records, in UTF-16 code units (4 KiB): a tool's error
- * can quote a server's text of megabytes.
+ * The longest `exception.message` a span records: a quoted text cut at `MAX_QUOTED_CHARS` (4 KiB)
+ * plus room for the library's words around it, so that a library error's message is recorded
+ * whole, its quoted text's length included; an error of anyone else's is cut there.
  */
-export const MAX_SPAN_MESSAGE_CHARS = 4096;
-
-/**
- * `message` as a span records it: whole when it fits {@link MAX_SPAN_MESSAGE_CHARS}, else its
- * start (never half a surrogate pair) followed by `… (<length> characters)`.
- */
-export function capSpanMessage(message: string): string {
-  if (message.length <= MAX_SPAN_MESSAGE_CHARS) return message;
-  const high = message.charCodeAt(MAX_SPAN_MESSAGE_CHARS - 1);
-  const end = high >= 0xd800 && high <= 0xdbff ? MAX_SPAN_MESSAGE_CHARS - 1 : MAX_SPAN_MESSAGE_CHARS;
-  return `${message.slice(0, end)}… (${message.length} characters)`;
-}
+const MAX_SPAN_MESSAGE_CHARS = MAX_QUOTED_CHARS + 1024;
 
 /**
  * Ends a span that failed: status ERROR with the `ToolexecError` code as its description,
  * `error.type` and `toolexec.error.code` set to the code, and an `exception` event with the
  * message (a call's own error is redacted already; the error of a span started inside a call, an
  * MCP request's, has that call's redacted values scrubbed here — see {@link withSpanSecrets}),
- * cut at 4 KiB once scrubbed ({@link capSpanMessage}). A span that throws while ending is dropped;
+ * cut at {@link MAX_SPAN_MESSAGE_CHARS} once scrubbed (`capText`). A span that throws while ending is dropped;
  * the caller never sees it.
  */
 export function endSpanError(active: ActiveSpan, err: unknown, attributes?: Attributes): void {
@@ -209,7 +199,7 @@ export function endSpanError(active: ActiveSpan, err: unknown, attributes?: Attr
     span.setAttributes({ 'error.type': code, 'toolexec.error.code': code });
     span.addEvent('exception', {
       'exception.type': err instanceof Error ? err.name : typeof err,
-      'exception.message': capSpanMessage(scrubbedFor(active, err instanceof Error ? err.message : String(err))),
+      'exception.message': capText(scrubbedFor(active, err instanceof Error ? err.message : String(err)), MAX_SPAN_MESSAGE_CHARS),
     });
     span.setStatus({ code: 2, message: code });
     span.end();

@@ -210,6 +210,16 @@ describe('toErrorShape / errorMessage / isErrorCode', () => {
     expect(errorMessage(undefined)).toBe('undefined');
   });
 
+  it("quotes at most 4 KiB of another party's text, never half a surrogate pair", () => {
+    const huge = 'x'.repeat(1_000_000);
+    const quoted = errorMessage(new Error(huge));
+    expect(quoted).toBe(`${'x'.repeat(4096)}… (1000000 characters)`);
+    expect(errorMessage('y'.repeat(4096))).toBe('y'.repeat(4096));
+    // a pair straddling the cut is left out whole
+    const paired = errorMessage(`${'z'.repeat(4095)}😀${'z'.repeat(10)}`);
+    expect(paired).toBe(`${'z'.repeat(4095)}… (4107 characters)`);
+  });
+
   it('knows its codes', () => {
     expect(ERROR_CODES).toContain('VALIDATION');
     expect(new Set(ERROR_CODES).size).toBe(ERROR_CODES.length);

@@ -174,3 +174,39 @@ describe('executeFailure: what an MCP executor says about the call it served', (
     expect(errorStatus(await failure(createRunner({ index, mcp: failingExecutor(cases[0]![0]) }).run('srv:echo', {})))).toBe(502);
   });
 });
+
+/** A tool's or server's error text of megabytes is quoted cut in the caller's message; the whole stays where it came from. */
+describe('foreign error text in messages', () => {
+  const huge = 'E'.repeat(1_000_000);
+
+  it("a handler's huge error message is cut at 4 KiB; the error itself is the cause", async () => {
+    const thrown = new Error(huge);
+    const index = createToolIndex();
+    index.registerTool(tool('boom', { namespace: 't' }), { kind: 'local', local: { name: 'boom' } });
+    const runner = createRunner({
+      index,
+      local: {
+        boom: () => {
+          throw thrown;
+        },
+      },
+    });
+    const err = await failure(runner.run('t:boom', {}));
+    expect(err.code).toBe('EXECUTION');
+    expect(err.message.length).toBeLessThan(4096 + 200);
+    expect(err.message).toContain('… (1000000 characters)');
+    expect(err.cause).toBe(thrown);
+  });
+
+  it("an MCP tool's huge error text is cut at 4 KiB; the whole result is details.mcpResult", async () => {
+    const result = { content: [{ type: 'text' as const, text: huge }], isError: true };
+    const mcp: McpExecutor = { callTool: () => Promise.resolve(result) };
+    const index = createToolIndex();
+    index.registerTool(tool('fails', { namespace: 's' }), mcpBackend('s'));
+    const err = await failure(createRunner({ index, mcp }).run('s:fails', {}));
+    expect(err.code).toBe('EXECUTION');
+    expect(err.message.length).toBeLessThan(4096 + 200);
+    expect(err.message).toContain('… (1000000 characters)');
+    expect(err.details).toMatchObject({ isError: true, mcpResult: result });
+  });
+});
