@@ -5,6 +5,7 @@
 import { Deadline, layerErrors } from '../model/internal.js';
 import { ChainError, type RunOptions, type Runner, type StepResult, type ToolError } from '../run/index.js';
 import { readSteps, runChainStep, stepIdempotencyKey, walkChain } from '../run/internal.js';
+import { elapsedMs, nowMs } from './call-time.js';
 import type { ExecChainResult, ExecStepResult, Result, Step } from './types.js';
 
 const errors = layerErrors('exec');
@@ -56,22 +57,6 @@ function copyStep(step: unknown): Step {
     if (value !== undefined) copy[field] = value;
   }
   return copy as unknown as Step;
-}
-
-/** The monotonic clock, held once: reading the `performance` global on every call costs ~4 ns. */
-const clock = performance;
-
-/** Milliseconds on the monotonic clock (`performance.now()`); the start for {@link elapsedMs}. */
-export function nowMs(): number {
-  return clock.now();
-}
-
-/**
- * Wall-clock milliseconds since `start` (from {@link nowMs}), rounded to the nanosecond: a warm call to a synchronous local tool takes well under a microsecond, and
- * its duration must still be measured (> 0), not rounded away.
- */
-export function elapsedMs(start: number): number {
-  return Math.round((clock.now() - start) * 1e6) / 1e6;
 }
 
 /**

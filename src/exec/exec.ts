@@ -1,10 +1,9 @@
 /**
  * The facade: one object over the index, the doc store, the runner, MCP servers and code mode.
  */
-import { ToolexecError, localBackend, toolId as toolIdOf } from '../model/index.js';
+import { localBackend, toolId as toolIdOf } from '../model/index.js';
 import {
   asLibraryError,
-  callListener,
   layerErrors,
   readField,
   readLimit,
@@ -12,7 +11,6 @@ import {
   readSignal,
   readTimeoutMs,
   textOf,
-  warnListenerFailure,
 } from '../model/internal.js';
 import { defaultExecCall, readExecCall, type ExecCall } from './call-options.js';
 import {
@@ -24,64 +22,25 @@ import {
   type ToolIndex,
   type ToolSummary,
 } from '../discovery/index.js';
-import {
-  createLocalRegistry,
-  ToolError,
-  createRunner,
-  type McpExecutor,
-  type RunOptions,
-  type RunResult,
-  type Runner,
-  type StreamEvent,
-} from '../run/index.js';
+import { createLocalRegistry, createRunner, type RunOptions, type RunResult, type Runner, type StreamEvent } from '../run/index.js';
 import { telemetryOf, withProgressEvents, withTelemetryConfig, type Telemetry } from '../run/internal.js';
-import { DEFAULT_MCP_CONNECT_TIMEOUT_MS, createMcpExecutor, type Root, type SdkMcpExecutor } from '../mcp/index.js';
+import type { Root, SdkMcpExecutor } from '../mcp/index.js';
 import { createRuntime, type Runtime } from '../runtime/index.js';
 import type { LocalBackend } from '../backend/index.js';
 import { createCodeExecutor, type CodeParams, type CodeResult, type DefaultCodeExecutor } from '../code/index.js';
-import { elapsedMs, nowMs, readChainSteps, runExecChain } from './chain.js';
+import { readChainSteps, runExecChain } from './chain.js';
+import { elapsedMs, nowMs, withDuration } from './call-time.js';
 import { readSnippetCall, snippetWaitFailure } from './code-call.js';
-import { McpRouter } from './mcp-router.js';
 import { DEFAULT_SEARCH_LIMIT, resolveExecOptions, type ResolvedExecOptions } from './options.js';
 import { execTelemetryConfig, observedChain, serverStatusEvent } from './observe.js';
-import { closedError, unexpectedFailure } from './server-failures.js';
-import { ServerPool, type WaitBounds } from './servers.js';
+import { closedError, unexpectedFailure, unwrapUnavailable } from './server-failures.js';
+import type { ServerPool, WaitBounds } from './servers.js';
+import { setUpServers } from './server-setup.js';
 import { warmSandboxes } from './warm.js';
 import type { Exec, ExecChainResult, ExecEvent, ExecOptions, Result, ServerStatus, Step } from './types.js';
 
 const RESOLVED = Promise.resolve();
 const errors = layerErrors('exec');
-
-/** How much longer than the connect timeout a search waits for a server's first import: its tool listing. */
-const LISTING_GRACE_MS = 1_000;
-
-/**
- * The facade's own SERVER_UNAVAILABLE, when the runner wrapped it (a tool of a failed server is
- * found missing at the runner's resolve step): the caller gets the error that names the server.
- */
-function unwrapUnavailable(err: unknown): unknown {
-  if (err instanceof ToolError && err.op === 'resolve' && err.code === 'SERVER_UNAVAILABLE' && ToolexecError.isInstance(err.cause)) {
-    return err.cause;
-  }
-  return err;
-}
-
-/**
- * Attaches the call's duration to a failed call's error as a non-enumerable `durationMs` (read it
- * with {@link durationOf}); the error is otherwise the run layer's, unchanged.
- */
-function withDuration(err: unknown, durationMs: number): unknown {
-  if (err !== null && typeof err === 'object' && Object.isExtensible(err)) {
-    Object.defineProperty(err, 'durationMs', { value: durationMs, configurable: true, writable: true, enumerable: false });
-  }
-  return err;
-}
-
-/** How long a failed `runTool` call took (the `durationMs` the facade attaches to its rejection), if known. */
-export function durationOf(err: unknown): number | undefined {
-  const value = (err as { durationMs?: unknown } | null)?.durationMs;
-  return typeof value === 'number' ? value : undefined;
-}
 
 /**
  * The standard {@link Exec}: the single entry point of the library.
@@ -152,47 +111,10 @@ export class DefaultExec implements Exec {
     this.#local = createLocalRegistry(o.localHandlers);
     this.#registerLocalTools();
 
-    const serverNames = Object.keys(o.mcpServers);
-    let mcp: McpExecutor | undefined = o.mcp;
-    let pool: ServerPool | undefined;
-    if (serverNames.length > 0) {
-      const { onToolsListChanged, onConnectionLost } = o.mcpOptions;
-      const client = createMcpExecutor({
-        ...o.mcpOptions,
-        ...o.mcpClientFeatures,
-        servers: o.mcpServers,
-        onToolsListChanged: (serverName) => {
-          pool?.markStale(serverName);
-          onToolsListChanged?.(serverName);
-        },
-        onConnectionLost: (serverName, error) => {
-          pool?.connectionLost(serverName, error);
-          onConnectionLost?.(serverName, error);
-        },
-      });
-      this.#mcpClient = client;
-      pool = new ServerPool({
-        client,
-        index: this.#index,
-        servers: new Map(serverNames.map((name) => [name, o.mcpServers[name]?.required === true])),
-        reconnect: o.mcpReconnect,
-        discoveryWaitMs: (o.mcpOptions.connectTimeoutMs ?? DEFAULT_MCP_CONNECT_TIMEOUT_MS) + LISTING_GRACE_MS,
-        onStatus: (name, status) => {
-          serverStatusEvent(this.#telemetry, name, status);
-          const listener = o.onServerStatus;
-          // the caller's failing listener (a throw, an async rejection) is a process warning: it
-          // neither stops the facade nor ends the process
-          if (listener === undefined) return;
-          callListener(
-            (value: ServerStatus) => listener(name, value),
-            status,
-            (error) => warnListenerFailure(`an onServerStatus listener threw on server "${name}" becoming ${status.state}`, error),
-          );
-        },
-      });
-      mcp = o.mcp === undefined ? client : new McpRouter(serverNames, client, o.mcp);
-    }
-    this.#pool = pool;
+    const servers = setUpServers(o, this.#index, (name, status) => serverStatusEvent(this.#telemetry, name, status));
+    this.#mcpClient = servers?.client;
+    const pool = (this.#pool = servers?.pool);
+    const mcp = servers?.mcp ?? o.mcp;
 
     this.#runner = createRunner(
       withTelemetryConfig(

@@ -10,7 +10,8 @@
  *
  * @module toolexec/exec
  */
-export { DefaultExec, createExec, durationOf } from './exec.js';
+export { DefaultExec, createExec } from './exec.js';
+export { durationOf } from './call-time.js';
 export { ExecChainError } from './chain.js';
 export { defineLocalTool } from './define-local-tool.js';
 export type { ArgsOf, TypedLocalToolDefinition, TypedTool } from './define-local-tool.js';

@@ -7,6 +7,7 @@
  */
 import { ToolexecError, errorMessage } from '../model/index.js';
 import { describeValue, layerErrors } from '../model/internal.js';
+import { ToolError } from '../run/index.js';
 import { unexpectedFailure as runUnexpectedFailure } from '../run/internal.js';
 import type { RejectedTool, ServerStatus } from './types.js';
 
@@ -80,4 +81,15 @@ export function closedError(): ToolexecError {
  */
 export function unexpectedFailure(what: string, error: unknown): ToolexecError {
   return runUnexpectedFailure(what, error, errors);
+}
+
+/**
+ * The facade's own SERVER_UNAVAILABLE, when the runner wrapped it (a tool of a failed server is
+ * found missing at the runner's resolve step): the caller gets the error that names the server.
+ */
+export function unwrapUnavailable(err: unknown): unknown {
+  if (err instanceof ToolError && err.op === 'resolve' && err.code === 'SERVER_UNAVAILABLE' && ToolexecError.isInstance(err.cause)) {
+    return err.cause;
+  }
+  return err;
 }
