@@ -5,6 +5,7 @@
 import type { Tool } from '../model/index.js';
 import { layerErrors } from '../model/internal.js';
 import { fromAnthropic, toAnthropic } from './adapters/anthropic.js';
+import { checkProviderTool } from './adapters/from-provider.js';
 import { fromGemini, toGemini } from './adapters/gemini.js';
 import { fromMcp, toMcp } from './adapters/mcp.js';
 import { compileToolSchemas } from './adapters/schema-compile.js';
@@ -116,10 +117,14 @@ export function toProviderTool(tool: Tool, format: ProviderFormat, options?: ToP
  * cannot use is refused here rather than on its first call.
  *
  * @throws `INVALID_ARGUMENT` for an unknown format or bad options, an object that is no function
- * tool of that format (naming its `type`), or one whose name or schema makes no valid `Tool`;
- * `INVALID_SCHEMA` for a schema that does not compile (`properties: { a: { description: null } }`,
- * `type: 'strng'`, a `$ref` to nothing), naming its pointer in `providerTool` and the validator's
- * reason (which names the pointer inside the schema).
+ * tool of that format (naming its `type`), a schema field that holds no JSON object, or a tool
+ * the model refuses once its schemas compile (a name with a space; a valid schema that describes
+ * no object, `type: 'string'`); `INVALID_SCHEMA` for a schema that does not compile, wherever it
+ * is broken — at its root (`type: 'strng'`) or further down (`properties: { a: { description:
+ * null } }`, a `$ref` to nothing, a Gemini `maxLength: 'five'`) — naming its pointer in
+ * `providerTool` (`details.pointer`: `/input_schema`) and the reason, which names the pointer
+ * inside the schema (`details.reason`: `schema is invalid: /type must be equal to one of the
+ * allowed values, …`).
  *
  * @example
  * ```ts
@@ -133,7 +138,9 @@ export function fromProviderTool(
   options?: FromProviderToolOptions,
 ): ProviderToolConversion<Tool> {
   const converted = FROM[checkFormat(format)](providerTool, checkFromOptions(options));
-  // refused now rather than on the tool's first call
+  // refused now rather than on the tool's first call; before the model's checks, so that a schema
+  // broken at its root (`type: 'strng'`) is INVALID_SCHEMA like one broken further down
   compileToolSchemas(format, providerTool, converted.tool);
+  checkProviderTool(converted.tool);
   return converted;
 }

@@ -1,7 +1,8 @@
 /**
  * `fromProviderTool` compiles the schemas it reads with the facade's validator: a schema that does
  * not compile is refused at once (`INVALID_SCHEMA`, the code the facade gives it on a call), naming
- * where it sits in the provider's object, instead of a tool whose every call fails.
+ * where it sits in the provider's object, instead of a tool whose every call fails — wherever the
+ * schema is broken, its root included; `INVALID_ARGUMENT` is left for the provider's object itself.
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { Type, type FunctionDeclaration } from '@google/genai';
@@ -12,7 +13,7 @@ import type { FunctionDefinition } from 'openai/resources/shared';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fromProviderTool, type ProviderFormat } from '../../src/agent/index.js';
 import { createExec, type DefaultExec } from '../../src/exec/index.js';
-import { ToolexecError } from '../../src/model/index.js';
+import { ToolexecError, createSchemaValidator } from '../../src/model/index.js';
 
 const NULL_DESCRIPTION = { type: 'object' as const, properties: { a: { description: null } } };
 const MISSPELLED_TYPE = { type: 'object', properties: { unit: { type: 'strng' } } };
@@ -152,5 +153,159 @@ describe('fromProviderTool refuses a schema that does not compile', () => {
       'openai-responses',
     );
     expect(strict.tool.inputSchema.properties).toEqual({ unit: { type: ['string', 'null'] } });
+  });
+});
+
+/** A schema broken at its root, and the same mistake one level down. */
+const ROOT_BROKEN = { type: 'strng' };
+const NESTED_BROKEN = { type: 'object' as const, properties: { unit: { type: 'strng' } } };
+
+/** Each format's function tool with `schema` as its argument schema, and where that sits. */
+const ARGUMENT_SLOTS: { label: string; format: ProviderFormat; pointer: string; tool: (schema: Record<string, unknown>) => unknown }[] = [
+  {
+    label: 'openai-chat tool',
+    format: 'openai-chat',
+    pointer: '/function/parameters',
+    tool: (parameters) => ({ type: 'function', function: { name: 'get_weather', parameters } }) satisfies ChatCompletionTool,
+  },
+  {
+    label: 'openai-chat function definition',
+    format: 'openai-chat',
+    pointer: '/parameters',
+    tool: (parameters) => ({ name: 'get_weather', parameters }) satisfies FunctionDefinition,
+  },
+  {
+    label: 'openai-responses',
+    format: 'openai-responses',
+    pointer: '/parameters',
+    tool: (parameters) => ({ type: 'function', name: 'get_weather', parameters, strict: false }) satisfies FunctionTool,
+  },
+  {
+    label: 'anthropic',
+    format: 'anthropic',
+    pointer: '/input_schema',
+    tool: (schema) => ({ name: 'get_weather', input_schema: schema as Anthropic.Tool.InputSchema }) satisfies Anthropic.Tool,
+  },
+  {
+    label: 'gemini JSON Schema',
+    format: 'gemini',
+    pointer: '/parametersJsonSchema',
+    tool: (parametersJsonSchema) => ({ name: 'get_weather', parametersJsonSchema }) satisfies FunctionDeclaration,
+  },
+  {
+    label: 'gemini OpenAPI',
+    format: 'gemini',
+    pointer: '/parameters',
+    tool: (parameters) => ({ name: 'get_weather', parameters }) satisfies FunctionDeclaration,
+  },
+  {
+    label: 'mcp',
+    format: 'mcp',
+    pointer: '/inputSchema',
+    tool: (inputSchema) => ({ name: 'get_weather', inputSchema: inputSchema as McpSdkTool['inputSchema'] }) satisfies McpSdkTool,
+  },
+];
+
+/** What `fromProviderTool` threw (undefined when it converted). */
+function refusal(tool: unknown, format: ProviderFormat): ToolexecError | undefined {
+  try {
+    fromProviderTool(tool, format);
+  } catch (err) {
+    expect(ToolexecError.isInstance(err), 'a library error').toBe(true);
+    return err as ToolexecError;
+  }
+  return undefined;
+}
+
+describe('fromProviderTool: one code for a broken schema, at its root or further down', () => {
+  it.each(ARGUMENT_SLOTS.map((s) => [s.label, s] as const))('%s', (_label, { format, pointer, tool }) => {
+    const root = refusal(tool(ROOT_BROKEN), format);
+    const nested = refusal(tool(NESTED_BROKEN), format);
+    // before: the root case was INVALID_ARGUMENT ("does not make a valid tool: ... got type \"strng\"")
+    expect(root?.code).toBe('INVALID_SCHEMA');
+    expect(nested?.code).toBe('INVALID_SCHEMA');
+    for (const [err, inner] of [
+      [root, '/type'],
+      [nested, '/properties/unit/type'],
+    ] as const) {
+      expect(err?.message).toContain(`providerTool's schema at ${pointer} does not compile: schema is invalid: ${inner} must be`);
+      expect(err?.details).toMatchObject({ format, pointer, reason: expect.stringContaining(`${inner} must be`) });
+    }
+  });
+
+  it("the validator's code for both, which the facade gives a nested one on a call", async () => {
+    const validator = createSchemaValidator();
+    for (const schema of [ROOT_BROKEN, NESTED_BROKEN]) {
+      const compiled = (() => {
+        try {
+          return validator.compile(schema);
+        } catch (err) {
+          return err;
+        }
+      })();
+      expect((compiled as ToolexecError).code).toBe(refusal({ name: 'get_weather', input_schema: schema }, 'anthropic')?.code);
+    }
+    const exec = createExec({ tools: [{ tool: { name: 'get_weather', inputSchema: NESTED_BROKEN }, handler: () => 'sunny' }] });
+    open.push(exec);
+    await expect(exec.runTool('get_weather', {})).rejects.toMatchObject({ code: 'INVALID_SCHEMA' });
+  });
+
+  it('a Gemini OpenAPI bound that is no number is INVALID_SCHEMA, as the same bound in JSON Schema', () => {
+    const openApi = refusal(
+      {
+        name: 'get_weather',
+        parameters: { type: Type.OBJECT, properties: { city: { type: Type.STRING, maxLength: 'five' } } },
+      } satisfies FunctionDeclaration,
+      'gemini',
+    );
+    const jsonSchema = refusal(
+      { name: 'get_weather', parametersJsonSchema: { type: 'object', properties: { city: { type: 'string', maxLength: 'five' } } } },
+      'gemini',
+    );
+    // before: INVALID_ARGUMENT with details.pointer /parameters/properties/city/maxLength
+    expect(openApi).toMatchObject({ code: 'INVALID_SCHEMA', details: { format: 'gemini', pointer: '/parameters' } });
+    expect(openApi?.message).toContain(
+      `providerTool's schema at /parameters does not compile: maxLength "five" at /properties/city/maxLength is not a non-negative integer`,
+    );
+    expect(jsonSchema).toMatchObject({ code: openApi?.code, details: { pointer: '/parametersJsonSchema' } });
+  });
+
+  it.each(ARGUMENT_SLOTS.map((s) => [s.label, s] as const))(
+    '%s: a valid schema that describes no object stays INVALID_ARGUMENT (the model refuses the tool)',
+    (_label, { format, tool }) => {
+      const err = refusal(tool({ type: 'string' }), format);
+      expect(err?.code).toBe('INVALID_ARGUMENT');
+      expect(err?.message).toContain('does not make a valid tool: invalid tool: inputSchema of tool "get_weather" must describe an object');
+      expect((err?.cause as ToolexecError | undefined)?.code).toBe('INVALID_TOOL');
+    },
+  );
+
+  it('a result schema that is no JSON object is refused like such an argument schema, not dropped unsaid', () => {
+    const cases: [ProviderFormat, unknown][] = [
+      [
+        'openai-responses',
+        {
+          type: 'function',
+          name: 'get_weather',
+          parameters: { type: 'object' },
+          strict: false,
+          output_schema: 42 as unknown as FunctionTool['output_schema'],
+        } satisfies FunctionTool,
+      ],
+      ['gemini', { name: 'get_weather', responseJsonSchema: 'temperature' } satisfies FunctionDeclaration],
+      [
+        'mcp',
+        {
+          name: 'get_weather',
+          inputSchema: { type: 'object' },
+          outputSchema: [] as unknown as McpSdkTool['outputSchema'],
+        } satisfies McpSdkTool,
+      ],
+    ];
+    for (const [format, tool] of cases) {
+      // before: converted, the result schema silently gone
+      expect(refusal(tool, format)).toMatchObject({ code: 'INVALID_ARGUMENT' });
+      expect(refusal(tool, format)?.message).toContain(`has a result schema that is not a JSON object (${format} tool "get_weather")`);
+    }
   });
 });

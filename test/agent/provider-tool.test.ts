@@ -729,8 +729,11 @@ describe('fromProviderTool', () => {
         error = err;
       }
       expect(ToolexecError.isInstance(error)).toBe(true);
-      expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', details: { pointer: `/parameters/properties/p/${bound}` } });
-      expect((error as Error).message).toContain(`${bound} ${JSON.stringify(value)} at /parameters/properties/p/${bound}`);
+      // a schema that cannot compile, as the same bound in parametersJsonSchema cannot
+      expect(error).toMatchObject({ code: 'INVALID_SCHEMA', details: { format: 'gemini', pointer: '/parameters' } });
+      expect((error as Error).message).toContain(
+        `providerTool's schema at /parameters does not compile: ${bound} ${JSON.stringify(value)} at /properties/p/${bound}`,
+      );
     }
   });
 

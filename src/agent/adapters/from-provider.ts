@@ -91,7 +91,11 @@ function identity(name: string, options: FromProviderToolOptions): Pick<Tool, 'n
 /**
  * Builds the `Tool` and its warnings from a provider's object: its `name` and `description`, the
  * `schemas` read from it, and a warning for each of its fields not in `read` (the fields read, or
- * that carry no meaning for a `Tool`, like `type`).
+ * that carry no meaning for a `Tool`, like `type`). The tool is not checked yet: its schemas are
+ * compiled first (`compileToolSchemas`, `INVALID_SCHEMA` wherever a schema is broken, its root
+ * included), then {@link checkProviderTool}.
+ *
+ * @throws `INVALID_ARGUMENT` for no name, or a schema field that holds no JSON object.
  */
 export function toolFromParts(
   format: ProviderFormat,
@@ -107,6 +111,8 @@ export function toolFromParts(
   const inputSchema = schemas.input === undefined || schemas.input === null ? { type: 'object' } : schemas.input;
   if (!isSchema(inputSchema))
     throw errors.invalidArgument('providerTool', `has a schema that is not a JSON object (${format} tool "${name}")`);
+  if (schemas.output !== undefined && schemas.output !== null && !isSchema(schemas.output))
+    throw errors.invalidArgument('providerTool', `has a result schema that is not a JSON object (${format} tool "${name}")`);
   const { $schema: _dialect, ...schema } = inputSchema;
   // Anthropic's SDK types the root `properties` and `required` as nullable: null is "none", and
   // left in, it would make a schema every call fails to compile
@@ -128,10 +134,21 @@ export function toolFromParts(
     if (read.includes(key) || value === undefined || value === null) continue;
     lost(ctx, key, `/${pointerToken(key)}`, 'a toolexec Tool has no place for it');
   }
+  return { tool, warnings: ctx.warnings };
+}
+
+/**
+ * Checks the `Tool` read from a provider against the model's rules (`validateTool`), once its
+ * schemas have compiled: what is left to refuse is a tool no valid schema can fix — a name the
+ * model refuses (`get weather`), or a valid schema that describes no object (`type: 'string'`).
+ *
+ * @throws `INVALID_ARGUMENT` (`providerTool does not make a valid tool: …`), the model's
+ * `INVALID_TOOL` as `cause`.
+ */
+export function checkProviderTool(tool: Tool): void {
   try {
     validateTool(tool);
   } catch (err) {
     throw errors.invalidArgument('providerTool', `does not make a valid tool: ${(err as Error).message}`, { cause: err });
   }
-  return { tool, warnings: ctx.warnings };
 }

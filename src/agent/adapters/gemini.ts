@@ -23,6 +23,7 @@ import type { Tool } from '../../model/index.js';
 import { layerErrors } from '../../model/internal.js';
 import { providerObject, toolFromParts } from './from-provider.js';
 import { renamePropertyKeys } from './property-keys.js';
+import { schemaDoesNotCompile } from './schema-compile.js';
 import { constAsEnum, isSchema, lost, mapChildren, oneOfAsAnyOf, type Schema, type WalkContext } from './schema-walk.js';
 import { convertSchema, toolFacts, toolFieldsLost } from './tool-fields.js';
 import type { FromProviderToolOptions, GeminiFunctionDeclaration, ProviderToolConversion, ToProviderToolOptions } from './types.js';
@@ -177,50 +178,51 @@ const INT64_BOUNDS = ['minLength', 'maxLength', 'minItems', 'maxItems', 'minProp
 /** The SDK `Schema`'s numeric bounds (numbers in its types; a JSON text may still hold a string). */
 const NUMBER_BOUNDS = ['minimum', 'maximum'] as const;
 
-/** The `INVALID_ARGUMENT` of a bound that is not a number JSON Schema can take. */
-function badBound(key: string, value: unknown, at: string, what: string): never {
-  throw errors.invalidArgument(
-    'providerTool',
-    `has ${key} ${JSON.stringify(value)} at ${at}/${key}, which is not ${what}, so it makes no valid tool schema`,
-    { details: { format: 'gemini', pointer: `${at}/${key}`, value } },
-  );
+/**
+ * The `INVALID_SCHEMA` of a bound that is not a number JSON Schema can take: the schema at `root`
+ * (`/parameters`) cannot compile, as a JSON Schema with `maxLength: 'five'` does not.
+ */
+function badBound(key: string, value: unknown, root: string, at: string, what: string): never {
+  throw schemaDoesNotCompile('gemini', root, `${key} ${JSON.stringify(value)} at ${at}/${key} is not ${what}`);
 }
 
 /**
  * A node's bounds as JSON Schema numbers: the int64 fields' decimal strings (`'5'`) as numbers
  * (`5`), a numeric string `minimum` / `maximum` too.
  *
- * @throws `INVALID_ARGUMENT` for a bound that is no number (`'five'`, a negative length).
+ * @throws `INVALID_SCHEMA` for a bound that is no number (`'five'`, a negative length).
  */
-function numericBounds(node: Schema, at: string): Schema {
+function numericBounds(node: Schema, root: string, at: string): Schema {
   let out = node;
   for (const key of INT64_BOUNDS) {
     const value = node[key];
     if (value === undefined || value === null) continue;
     const number = typeof value === 'string' && /^\s*\d+\s*$/u.test(value) ? Number(value) : value;
-    if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 0) badBound(key, value, at, 'a non-negative integer');
+    if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 0) badBound(key, value, root, at, 'a non-negative integer');
     if (number !== value) out = { ...out, [key]: number };
   }
   for (const key of NUMBER_BOUNDS) {
     const value = node[key];
     if (value === undefined || value === null) continue;
     const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-    if (typeof number !== 'number' || !Number.isFinite(number)) badBound(key, value, at, 'a number');
+    if (typeof number !== 'number' || !Number.isFinite(number)) badBound(key, value, root, at, 'a number');
     if (number !== value) out = { ...out, [key]: number };
   }
   return out;
 }
 
 /**
- * The OpenAPI `Schema` of `parameters` / `response` as JSON Schema: lower-case types, `nullable`
- * as a `null` type, `example` as `examples`, the int64 bounds the SDK types as strings as numbers.
+ * The OpenAPI `Schema` of `parameters` / `response` (at `root` in the declaration; `at` is the
+ * node's pointer inside it) as JSON Schema: lower-case types, `nullable` as a `null` type,
+ * `example` as `examples`, the int64 bounds the SDK types as strings as numbers.
  *
- * @throws `INVALID_ARGUMENT` for a bound that is no number.
+ * @throws `INVALID_SCHEMA` for a bound that is no number.
  */
-function fromOpenApi(value: unknown, at: string): unknown {
+function fromOpenApi(value: unknown, root: string, at = ''): unknown {
   if (!isSchema(value)) return value;
   const node = numericBounds(
-    mapChildren(value, at, (child, childAt) => fromOpenApi(child, childAt)),
+    mapChildren(value, at, (child, childAt) => fromOpenApi(child, root, childAt)),
+    root,
     at,
   );
   const { nullable, type, example, ...rest } = node;
@@ -251,8 +253,9 @@ const GEMINI_TOOL_FIELDS = [
  * A Gemini function declaration as a `Tool`.
  *
  * @throws `INVALID_ARGUMENT` for a Gemini `Tool` (`{ functionDeclarations }`, `{ googleSearch }`...)
- * instead of one of its declarations, or for OpenAPI `parameters` / `response` with a bound that
- * is no number (the SDK types `maxLength`, `minItems`... as int64 strings: `'5'` becomes `5`).
+ * instead of one of its declarations; `INVALID_SCHEMA` for OpenAPI `parameters` / `response` with
+ * a bound that is no number (the SDK types `maxLength`, `minItems`... as int64 strings: `'5'`
+ * becomes `5`, `'five'` makes a schema that cannot compile).
  */
 export function fromGemini(value: unknown, options: FromProviderToolOptions): ProviderToolConversion<Tool> {
   const source = providerObject(value, 'gemini');

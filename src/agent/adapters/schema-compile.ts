@@ -33,6 +33,18 @@ function schemaPointers(format: ProviderFormat, source: Schema): { input: string
 }
 
 /**
+ * The refusal of a provider tool's schema that does not compile: `INVALID_SCHEMA` naming where the
+ * schema sits in the provider's object (`pointer`, `/input_schema`) and why (`reason`, which names
+ * the pointer inside the schema). The one form of every such refusal, wherever the schema is broken.
+ */
+export function schemaDoesNotCompile(format: ProviderFormat, pointer: string, reason: string, cause?: unknown): ToolexecError {
+  return errors('INVALID_SCHEMA', `providerTool's schema at ${pointer} does not compile: ${reason}`, {
+    ...(cause === undefined ? {} : { cause }),
+    details: { format, pointer, reason },
+  });
+}
+
+/**
  * Compiles the input and output schemas of `tool`, read from the provider's object `source`.
  *
  * @throws `INVALID_SCHEMA` (the facade's code for a schema that does not compile) naming the
@@ -50,10 +62,7 @@ export function compileToolSchemas(format: ProviderFormat, source: unknown, tool
     } catch (err) {
       const details = ToolexecError.isInstance(err) ? err.details : undefined;
       const reason = typeof details?.reason === 'string' ? details.reason : err instanceof Error ? err.message : String(err);
-      throw errors('INVALID_SCHEMA', `providerTool's schema at ${pointer} does not compile: ${reason}`, {
-        cause: err,
-        details: { format, pointer, reason },
-      });
+      throw schemaDoesNotCompile(format, pointer, reason, err);
     }
   }
 }
