@@ -16,14 +16,23 @@ export type IncomingItem =
   | {
       /** Input that could not be decoded. */
       kind: 'malformed';
-      /** A `PROTOCOL` error saying what was wrong (bad JSON, no `type`, too large, ...). */
+      /**
+       * A `PROTOCOL` error saying what was wrong (bad JSON, no `type`, too large, ...); for a
+       * `truncated` line, a `CONNECTION_CLOSED` error (`details.bytes`; `cause`: the input's own
+       * error, when it failed).
+       */
       error: ToolexecError;
-      /** The offending input (at most the first 4 KiB of a line, 64 KiB of a run of raw text). */
+      /** The offending input (at most the first 4 KiB of a line, 64 KiB of a run of raw text or of a `truncated` line). */
       text: string;
       /** Its full size in bytes. */
       bytes: number;
       /** The request id, when one could be recovered from the input. */
       id?: string;
+      /**
+       * True when the input ended (or failed) in the middle of this line: the peer went away while
+       * writing it. A complete line that is not a message never has it.
+       */
+      truncated?: true;
     };
 
 /**

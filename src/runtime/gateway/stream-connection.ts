@@ -27,6 +27,8 @@ const ENVELOPE_START = '{"type":"';
 const ENVELOPE_BYTES = Buffer.from(ENVELOPE_START);
 const OPEN_BRACE = 0x7b;
 const NEWLINE = Buffer.from('\n');
+/** The problem of a line that is not JSON at all. */
+const NOT_JSON = 'not a JSON message';
 
 /** How many bytes at the end of `data` (from `from` on) are a proper prefix of a message envelope. */
 function envelopePrefixAtEnd(data: Buffer, from: number): number {
@@ -72,8 +74,14 @@ class StreamConnection implements GatewayConnection {
   #rawBytes = 0;
   #closed = false;
   #writeError: unknown;
+  /** Why the input failed (a reset socket, ...), kept as the cause of a line it cut short. */
+  #readError: unknown;
   readonly #onData = (chunk: Buffer | string) => this.#receive(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   readonly #onEnd = () => this.#finish();
+  readonly #onInputError = (err: unknown) => {
+    this.#readError ??= err;
+    this.#finish();
+  };
   readonly #onOutputError = (err: unknown) => {
     this.#writeError ??= err;
   };
@@ -89,7 +97,7 @@ class StreamConnection implements GatewayConnection {
     input.on('data', this.#onData);
     input.on('end', this.#onEnd);
     input.on('close', this.#onEnd);
-    input.on('error', this.#onEnd);
+    input.on('error', this.#onInputError);
     output.on('error', this.#onOutputError);
   }
 
@@ -157,7 +165,7 @@ class StreamConnection implements GatewayConnection {
     this.#input.off('end', this.#onEnd);
     this.#input.off('close', this.#onEnd);
     // keep an error listener so a late stream error never becomes an uncaught exception
-    this.#input.off('error', this.#onEnd);
+    this.#input.off('error', this.#onInputError);
     this.#input.on('error', () => undefined);
     // let whatever is still in flight drain to nowhere, so the stream (and a child's `close`) can end
     this.#input.resume();
@@ -263,7 +271,7 @@ class StreamConnection implements GatewayConnection {
     this.#rawSample = [];
     this.#rawSampleBytes = 0;
     this.#rawBytes = 0;
-    this.#queue.push({ kind: 'malformed', error: protocolError('not a JSON message', { bytes }), text, bytes });
+    this.#queue.push({ kind: 'malformed', error: protocolError(NOT_JSON, { bytes }), text, bytes });
   }
 
   #resetPartial(): void {
@@ -289,7 +297,11 @@ class StreamConnection implements GatewayConnection {
     this.#discardBytes = 0;
   }
 
-  /** Decodes a message line; one that is not a message and names no request id is raw text. */
+  /**
+   * Decodes a message line; one that is not a message and names no request id is raw text. The
+   * last line of the input, `terminated: false` (no newline came), is a message when it parses as
+   * one; when it is not even JSON, the input ended in the middle of it: a `truncated` item.
+   */
   #decode(line: Buffer, terminated: boolean): void {
     let end = line.length;
     if (end > 0 && line[end - 1] === 13) end -= 1;
@@ -313,6 +325,10 @@ class StreamConnection implements GatewayConnection {
     }
     const sample = text.length > TEXT_SAMPLE_BYTES ? text.slice(0, TEXT_SAMPLE_BYTES) : text;
     const id = recoverId(sample);
+    if (!terminated && parsed === NOT_JSON) {
+      this.#emitTruncated(text, id);
+      return;
+    }
     if (id === undefined) {
       this.#addRaw(line);
       if (terminated) this.#addRaw(NEWLINE);
@@ -323,12 +339,27 @@ class StreamConnection implements GatewayConnection {
     this.#queue.push({ kind: 'malformed', error: protocolError(parsed, { bytes }), text: sample, bytes, id });
   }
 
+  /** Hands over a last line the input cut short (see {@link IncomingItem}'s `truncated`). */
+  #emitTruncated(text: string, id: string | undefined): void {
+    this.#flushRaw();
+    const bytes = Buffer.byteLength(text);
+    const message = `gateway connection ended in the middle of a message (${bytes} bytes without a newline)`;
+    this.#queue.push({
+      kind: 'malformed',
+      error: connectionClosedError(message, this.#readError, { bytes }),
+      text: text.length > RAW_SAMPLE_BYTES ? text.slice(0, RAW_SAMPLE_BYTES) : text,
+      bytes,
+      truncated: true,
+      ...(id === undefined ? {} : { id }),
+    });
+  }
+
   #parse(text: string): WireMessage | string {
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch {
-      return 'not a JSON message';
+      return NOT_JSON;
     }
     return asMessage(value);
   }
@@ -360,8 +391,10 @@ class StreamConnection implements GatewayConnection {
  * becomes ONE `malformed` item (a `PROTOCOL` error, up to 64 KiB of the text, and all its
  * `bytes`), however many lines it has. A line that names a request id but is not a message, or is
  * longer than `maxMessageBytes`, becomes its own `malformed` item with that `id`, so the request
- * can be answered. `close()` ends `output` and stops reading
- * `input` (the stream is drained, not destroyed).
+ * can be answered. A last line without its newline is a message when it parses as one; when it is
+ * not JSON, the input ended in the middle of it (the peer went away): a `malformed` item marked
+ * `truncated`, whose error is `CONNECTION_CLOSED`, not `PROTOCOL`. `close()` ends `output` and
+ * stops reading `input` (the stream is drained, not destroyed).
  */
 export function createStreamConnection(input: Readable, output: Writable, options: StreamConnectionOptions = {}): GatewayConnection {
   return new StreamConnection(input, output, options);

@@ -141,6 +141,13 @@ export function protocolError(message: string, details?: Record<string, unknown>
 }
 
 /** A `CONNECTION_CLOSED` error: `runtime: <message>`. */
-export function connectionClosedError(message = 'gateway connection closed', cause?: unknown): ToolexecError {
-  return errors('CONNECTION_CLOSED', message, cause === undefined ? {} : { cause });
+export function connectionClosedError(
+  message = 'gateway connection closed',
+  cause?: unknown,
+  details?: Record<string, unknown>,
+): ToolexecError {
+  return errors('CONNECTION_CLOSED', message, {
+    ...(details === undefined ? {} : { details }),
+    ...(cause === undefined ? {} : { cause }),
+  });
 }

@@ -89,6 +89,29 @@ function refusalError(status: number, body: unknown, endpoint: string): Toolexec
 }
 
 /**
+ * Why an exchange ended without the server's terminal message: its channel's authentication
+ * failure (`PROTOCOL`), else a lost connection — a message cut short (the channel's
+ * `CONNECTION_CLOSED`) or a response that failed (`readError`), kept as the cause —, else a server
+ * that ended the exchange without a result.
+ */
+function endedError(endpoint: string, failure: ToolexecError | undefined, readError: unknown): ToolexecError {
+  const cut = ToolexecError.isInstance(failure, 'CONNECTION_CLOSED');
+  if (failure !== undefined && !cut) return failure;
+  if (cut || readError !== undefined) {
+    const how = cut ? 'in the middle of a message' : `mid-run: ${readError instanceof Error ? readError.message : String(readError)}`;
+    const code = (readError as NodeJS.ErrnoException | undefined)?.code;
+    return runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: the remote runtime at ${endpoint} closed the connection ${how}`, {
+      cause: cut ? failure : readError,
+      // as a connection that fails outright: the socket's code when it has one
+      details: { endpoint, reason: !cut && typeof code === 'string' ? code : 'connection_lost' },
+    });
+  }
+  return runtimeError('RUNTIME_UNAVAILABLE', `runtime unavailable: the remote runtime at ${endpoint} ended the exchange without a result`, {
+    details: { endpoint, reason: 'no_result' },
+  });
+}
+
+/**
  * Runs snippets on a remote runtime service.
  *
  * @remarks
@@ -108,7 +131,8 @@ function refusalError(status: number, body: unknown, endpoint: string): Toolexec
  * result; a refusal (an unsigned HTTP answer) gets the code of its status, never one its body names (`401` → `BACKEND_DENIED`: bad signature, stale
  * timestamp, replay; `413` → `RESOURCE_LIMIT` `details.limit: 'body'`; `503` →
  * `RUNTIME_UNAVAILABLE`); connection refused, DNS failure, no answer within `connectTimeoutMs` or
- * a connection lost mid-run → `RUNTIME_UNAVAILABLE` with the reason; a bad MAC → `PROTOCOL`; the
+ * a connection lost mid-run, even in the middle of a message → `RUNTIME_UNAVAILABLE` with the reason
+ * (`cause`: what broke it); a bad MAC → `PROTOCOL`; the
  * client's deadline (the run's timeout + `timeoutOverheadMs`) → `TIMEOUT`; `request.signal` →
  * `ABORTED`. Aborts and timeouts destroy the HTTP exchange, which makes the server abort the run.
  *
@@ -231,6 +255,8 @@ export class RemoteBackend implements RuntimeBackend {
       let refused = false;
       let server: GatewayServer | undefined;
       let channel: SignedConnection | undefined;
+      /** Why the response failed (a reset connection), if it did. */
+      let readError: unknown;
       const signal = request.signal;
 
       let stopWatching = (): void => undefined;
@@ -312,6 +338,9 @@ export class RemoteBackend implements RuntimeBackend {
           fail(protocolError(`${options.endpoint} does not speak ${REMOTE_PROTOCOL}`, { endpoint: options.endpoint }));
           return;
         }
+        res.on('error', (err) => {
+          readError ??= err;
+        });
         const inner = createStreamConnection(res, client, { maxMessageBytes: options.maxMessageBytes * 2 + 1024 });
         channel = createSignedConnection(inner, {
           key: sessionKey,
@@ -330,19 +359,7 @@ export class RemoteBackend implements RuntimeBackend {
           },
         });
         server = served;
-        void served.done.then(() => {
-          const failure = channel?.failure;
-          fail(
-            failure ??
-              runtimeError(
-                'RUNTIME_UNAVAILABLE',
-                `runtime unavailable: the remote runtime at ${options.endpoint} ended the exchange without a result`,
-                {
-                  details: { endpoint: options.endpoint, reason: 'no_result' },
-                },
-              ),
-          );
-        });
+        void served.done.then(() => fail(endedError(options.endpoint, channel?.failure, readError)));
       });
 
       this.#live.add(destroy);

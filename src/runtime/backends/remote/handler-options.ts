@@ -23,6 +23,9 @@ export const DEFAULT_MAX_PENDING_AUTH = 32;
 /** Default time the signed execute message may take to arrive: 5 s. */
 export const DEFAULT_FIRST_MESSAGE_TIMEOUT_MS = 5_000;
 
+/** Default time a response's output may wait on a client that takes none of it: 30 s. */
+export const DEFAULT_WRITE_STALL_TIMEOUT_MS = 30_000;
+
 /** Options of {@link createRemoteRuntimeHandler}. */
 export interface RemoteRuntimeHandlerOptions {
   /** Runs the snippets (routing by profile). Give this or `backend`. */
@@ -55,6 +58,16 @@ export interface RemoteRuntimeHandlerOptions {
   /** Per gateway call deadline on the server side; 0 = none. @defaultValue 0 */
   gatewayRequestTimeoutMs?: number;
   /**
+   * How long, in milliseconds, an exchange's output may wait on a client that takes none of it (a
+   * client that stopped reading its response) before the exchange is dropped: its connection is
+   * closed, its run aborted and its run slot freed, rather than held until node's `requestTimeout`.
+   * Every write the client takes restarts the clock; a client that reads never meets it. Progress
+   * is seen as the socket completes writes, so allow for the largest message (`maxMessageBytes`)
+   * at the slowest client served.
+   * @defaultValue 30000 (30 s)
+   */
+  writeStallTimeoutMs?: number;
+  /**
    * Pass a client's `metadata.unsafeOptIn` through to the runtime. Off by default: whether host
    * execution is allowed is the server operator's decision (configure the backend with `optIn`).
    * @defaultValue false
@@ -76,6 +89,7 @@ export interface Resolved {
   maxPendingAuth: number;
   firstMessageTimeoutMs: number;
   gatewayRequestTimeoutMs: number;
+  writeStallTimeoutMs: number;
   allowUnsafeOptIn: boolean;
   now: () => number;
   replay: ReplayCache;
@@ -112,6 +126,7 @@ export function resolveOptions(options: RemoteRuntimeHandlerOptions): Resolved {
     maxPendingAuth: read.positiveInteger('maxPendingAuth', DEFAULT_MAX_PENDING_AUTH),
     firstMessageTimeoutMs: read.positiveInteger('firstMessageTimeoutMs', DEFAULT_FIRST_MESSAGE_TIMEOUT_MS),
     gatewayRequestTimeoutMs: read.nonNegativeInteger('gatewayRequestTimeoutMs', 0),
+    writeStallTimeoutMs: read.positiveInteger('writeStallTimeoutMs', DEFAULT_WRITE_STALL_TIMEOUT_MS),
     allowUnsafeOptIn: options.allowUnsafeOptIn === true,
     now: options._internal?.now ?? Date.now,
     replay: new ReplayCache(replayWindowMs, read.positiveInteger('maxReplayEntries', 100_000)),

@@ -18,6 +18,7 @@ import { parseExecuteMessage, resultPayload, type RemoteExecutePayload } from '.
 import { createSignedConnection, type SignedConnection } from './signed-connection.js';
 import { REMOTE_HEADERS, REMOTE_PROTOCOL, deriveSessionKey, verifyRemoteSignature } from './signing.js';
 import { resolveOptions, type RemoteRuntimeHandlerOptions } from './handler-options.js';
+import { watchWriteStall } from './write-stall.js';
 
 /** Counters of a {@link RemoteRuntimeHandler}. */
 export interface RemoteRuntimeHandlerStats {
@@ -176,9 +177,10 @@ const TIMESTAMP = /^\d{1,16}$/;
  * takes one of `maxConcurrentRuns` run slots (`503`, `busy`, when none is free).
  *
  * Bounds: `maxPendingAuth`, `maxConcurrentRuns` (`503`), `firstMessageTimeoutMs` (`408`),
- * `maxMessageBytes` per later message, a bounded replay cache. Set the server's `headersTimeout`
- * short (a few seconds) so that connections trickling their headers, which never reach this
- * handler, are dropped early too. The server's `requestTimeout` (node's default 300 s)
+ * `maxMessageBytes` per later message, a bounded replay cache, `writeStallTimeoutMs` for a client
+ * that stops reading its response (its exchange is dropped, its run slot freed). Set the server's
+ * `headersTimeout` short (a few seconds) so that connections trickling their headers, which never
+ * reach this handler, are dropped early too. The server's `requestTimeout` (node's default 300 s)
  * must exceed the longest run, as the request body stays open for the whole exchange. Use HTTPS
  * (or a private network) for confidentiality: the protocol authenticates, it does not encrypt.
  *
@@ -301,6 +303,8 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
     res.once('close', onClose);
     running.add(controller);
     streaming.add(res);
+    // a client that stops taking its output is dropped (closing the response aborts the run)
+    const stopWatching = watchWriteStall(res, resolved.writeStallTimeoutMs, () => res.destroy());
     try {
       const result = await resolved.target.execute({
         ...requestOf(payload, resolved.allowUnsafeOptIn),
@@ -320,6 +324,7 @@ export function createRemoteRuntimeHandler(options: RemoteRuntimeHandlerOptions)
         ...(partial === undefined ? {} : { result: resultPayload(partial) }),
       });
     } finally {
+      stopWatching();
       res.off('close', onClose);
       running.delete(controller);
       streaming.delete(res);

@@ -19,13 +19,19 @@ export interface SignedConnectionOptions {
   receiveLabel: string;
   /** Largest message body (its JSON text) sent or accepted. */
   maxMessageBytes: number;
-  /** Called once when an incoming message fails authentication (the channel then ends). */
+  /**
+   * Called once when the channel ends on a bad incoming message: one that fails authentication, or
+   * one the connection cut short (see {@link SignedConnection.failure}).
+   */
   onFailure?: (error: ToolexecError) => void;
 }
 
 /** A {@link GatewayConnection} whose messages are authenticated. */
 export interface SignedConnection extends GatewayConnection {
-  /** The authentication failure that ended the channel, if any. */
+  /**
+   * What ended the channel early, if anything: an authentication failure (`PROTOCOL`), or the
+   * connection lost in the middle of a message (the transport's `CONNECTION_CLOSED`, its cause kept).
+   */
   readonly failure: ToolexecError | undefined;
 }
 
@@ -90,8 +96,8 @@ class Signed implements SignedConnection {
     if (this.#failure !== undefined) await this.#inner.close();
   }
 
-  #fail(reason: string, details?: Record<string, unknown>): undefined {
-    this.#failure = protocolError(`unauthenticated message: ${reason}`, details);
+  #fail(reason: string | ToolexecError, details?: Record<string, unknown>): undefined {
+    this.#failure = typeof reason === 'string' ? protocolError(`unauthenticated message: ${reason}`, details) : reason;
     try {
       this.#options.onFailure?.(this.#failure);
     } catch {
@@ -101,7 +107,10 @@ class Signed implements SignedConnection {
   }
 
   #verify(item: IncomingItem): WireMessage | undefined {
-    if (item.kind === 'malformed') return this.#fail(item.error.message, { bytes: item.bytes });
+    if (item.kind === 'malformed') {
+      // a line the connection cut short is a lost connection, not a forgery
+      return item.truncated === true ? this.#fail(item.error) : this.#fail(item.error.message, { bytes: item.bytes });
+    }
     const envelope = item.message;
     if (envelope.type !== 'sig' || typeof envelope.body !== 'string' || typeof envelope.seq !== 'number') {
       return this.#fail(`expected a signed envelope, got type "${envelope.type}"`);
@@ -136,8 +145,9 @@ class Signed implements SignedConnection {
  * Wraps `inner` so that every message is authenticated with the exchange's session key. An
  * incoming message that is malformed, unsigned, out of sequence or carries a bad MAC ends the
  * channel: `incoming` ends, the inner connection closes and {@link SignedConnection.failure}
- * holds a `PROTOCOL` error. The envelope is JSON, so give `inner` a `maxMessageBytes` about twice
- * this connection's (escaping).
+ * holds a `PROTOCOL` error; a message cut short by the connection's end (`truncated`) ends it the
+ * same way, with the inner connection's `CONNECTION_CLOSED` error as the failure. The envelope is
+ * JSON, so give `inner` a `maxMessageBytes` about twice this connection's (escaping).
  */
 export function createSignedConnection(inner: GatewayConnection, options: SignedConnectionOptions): SignedConnection {
   return new Signed(inner, options);
