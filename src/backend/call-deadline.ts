@@ -161,6 +161,60 @@ export async function raceUnder(
   return value;
 }
 
+/** One piece of work of {@link settleEachUnder}: the work, how it is named when it is still running, and how its failure reads. */
+export interface ConcurrentStep {
+  /** What the work is, for the stopped error's message (`stop <backend>`). */
+  what: string;
+  /** The name of what it works on, listed in the stopped error's `details.running`. */
+  label: string;
+  /** The details of the stopped error when this is the first step still running. */
+  details: Record<string, unknown>;
+  /** Starts the work: called once, synchronously, by {@link settleEachUnder}. */
+  work: () => unknown;
+  /** The error `work` failed with (a synchronous throw or a rejection) as a library error. */
+  failure: (err: unknown) => ToolexecError;
+}
+
+/**
+ * Starts every step at once, in order, none waiting for the one before (a step that never settles
+ * keeps none of the others from starting), then waits for all of them under `stop`.
+ *
+ * @remarks
+ * Every step is started even when `stop` has already fired: it is the work's signal that tells
+ * it to be quick then. Resolves, once every step has settled, with each step's failure in step
+ * order (`undefined` for a step that succeeded). As soon as `stop` fires (or when it had already),
+ * rejects with the ABORTED / TIMEOUT error of {@link stoppedFailure} naming the first step still
+ * running (its `what` and `details`, with `running`: the `label` of every step still running); the
+ * steps are not waited for then. When every step has settled by then, nothing was cut short: it
+ * resolves as above. `stop` is left for the caller to dispose.
+ */
+export async function settleEachUnder(stop: Deadline, steps: readonly ConcurrentStep[]): Promise<Array<ToolexecError | undefined>> {
+  if (steps.length === 0) return [];
+  const running = new Set<ConcurrentStep>(steps);
+  const outcomes = steps.map((step): Promise<ToolexecError | undefined> => {
+    const settled = (failure: ToolexecError | undefined): ToolexecError | undefined => {
+      running.delete(step);
+      return failure;
+    };
+    try {
+      // a `then` that cannot be read rejects here, as any other failure of the work
+      return Promise.resolve(step.work()).then(
+        () => settled(undefined),
+        (err: unknown) => settled(step.failure(err)),
+      );
+    } catch (err) {
+      return Promise.resolve(settled(step.failure(err)));
+    }
+  });
+  const all = Promise.all(outcomes);
+  if ((await stop.race(all)) !== ABORTED) return all;
+  const first = steps.find((step) => running.has(step));
+  // every step had settled by the time the race was lost: nothing was cut short
+  if (first === undefined) return all;
+  const names = steps.filter((step) => running.has(step)).map((step) => step.label);
+  throw stoppedFailure(stop, first.what, { ...first.details, running: names });
+}
+
 /** True for a promise or any object with a `then` method (reading `then` may throw: the caller catches). */
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (

@@ -1,9 +1,9 @@
-import type { ToolexecError } from '../model/index.js';
 import { describeValue, guardCall, textOf } from '../model/internal.js';
 import { callDeadline, handedOptions, raceUnder, readCallOptions, settleUnder } from './call-deadline.js';
 import { backendDisabled, backendFailure, backendNotFound, errors } from './failures.js';
 import { parseBackendToolId } from './tool-id.js';
 import { BRIDGED_STREAM } from './bridged-stream.js';
+import { readStopOptions, stopEach } from './stopping.js';
 import type { Backend, BackendCallOptions, BridgedHandler, HandlerLookup } from './types.js';
 
 /**
@@ -53,19 +53,28 @@ export class BackendRegistry {
   }
 
   /**
-   * Removes a backend and stops it (a failing `stop` is ignored). The backend is gone
-   * from the registry at once; the promise settles when `stop` has. True when it existed.
+   * Removes a backend and stops it (a failing `stop` is ignored). The backend is gone from the
+   * registry at once; the promise settles when `stop` has, or when the wait for it is given up.
+   * True when it existed.
+   *
+   * @remarks
+   * `options.signal` and `options.deadline` bound the wait for `stop`, whether the backend listens
+   * or not; without a deadline it is 10 s from the call (`DEFAULT_STOP_TIMEOUT_MS`). `stop` is
+   * always called (with a signal already aborted when the caller's is), and is handed the signal
+   * (one that also aborts at the deadline), the deadline and the key. When the signal aborts or the
+   * deadline passes first, the promise rejects at once, the backend removed all the same.
+   *
+   * @throws `INVALID_ARGUMENT` for options that cannot be read (nothing is removed then), `ABORTED`
+   * (`cause` = the signal's reason) or `TIMEOUT` when `stop` had not settled in time.
    */
-  async unregister(name: string): Promise<boolean> {
+  async unregister(name: string, options?: BackendCallOptions): Promise<boolean> {
+    const read = readStopOptions(options);
     const backend = this.#backends.get(name);
     if (backend === undefined) return false;
     this.#backends.delete(name);
     this.#sorted = undefined;
-    try {
-      await backend.stop?.();
-    } catch {
-      // The backend is gone either way; its failure to stop has nowhere to go.
-    }
+    // the backend is gone either way: its failure to stop has nowhere to go
+    await stopEach([[name, backend]], read);
     return true;
   }
 
@@ -140,18 +149,28 @@ export class BackendRegistry {
   }
 
   /**
-   * Stops every backend (enabled or not) in name order. A failure does not leave the
-   * rest running: all are stopped, then the first failure is the rejection.
+   * Stops every backend, enabled or not. A failure does not leave the rest running, nor does a
+   * `stop` that never settles: every `stop` is called, then the first failure (in name order) is
+   * the rejection.
+   *
+   * @remarks
+   * The `stop` calls are made in name order, each without waiting for the one before, so stopping
+   * takes as long as the slowest backend and a hung one delays no other. `options.signal` and
+   * `options.deadline` bound the wait for all of them, whether the backends listen or not; without
+   * a deadline it is 10 s from the call (`DEFAULT_STOP_TIMEOUT_MS`; pass a later `deadline` to wait
+   * longer). Every `stop` is called even when the signal has already aborted, and is handed the
+   * signal (one that also aborts at the deadline: a backend cuts its own work short then), the
+   * deadline and the key. When the signal aborts or the deadline passes before every `stop` has
+   * settled, the call rejects at once; the `stop` calls still running are not waited for.
+   *
+   * @throws `INVALID_ARGUMENT` for options that cannot be read (nothing is stopped then), `ABORTED`
+   * (`cause` = the signal's reason) or `TIMEOUT` naming the first backend still stopping
+   * (`details.backend`, with `details.running` listing every one), or the first backend's failure
+   * (a library error as is, anything else as `EXECUTION` naming the backend, with it as `cause`).
    */
-  async stopAll(): Promise<void> {
-    let first: ToolexecError | undefined;
-    for (const [name, backend] of this.#all()) {
-      try {
-        await backend.stop?.();
-      } catch (err) {
-        first ??= backendFailure(err, `stop ${name} failed`, { backend: name, op: 'stop' });
-      }
-    }
+  async stopAll(options?: BackendCallOptions): Promise<void> {
+    const read = readStopOptions(options);
+    const first = (await stopEach(this.#all(), read)).find((failure) => failure !== undefined);
     if (first !== undefined) throw first;
   }
 

@@ -31,7 +31,8 @@ export type BackendProgressListener = (progress: { progress: number; total?: num
  * - `name` is unique within a {@link BackendRegistry}, non-empty and without `:` (it prefixes
  *   tool IDs as `name:tool`).
  * - `listTools` returns the tools the backend serves; `execute` runs one by its name.
- * - `start`/`stop` are optional lifecycle hooks (connect, disconnect).
+ * - `start`/`stop` are optional lifecycle hooks (connect, disconnect); when handed a signal, they
+ *   should give up once it aborts (the registry does not wait for them then).
  */
 export interface Backend {
   /** What kind of backend this is (`'local'`, `'mcp'`, `'http'`, ...). */
@@ -48,8 +49,17 @@ export interface Backend {
   executeStream?(toolName: string, args: Record<string, unknown>, options?: BackendCallOptions): AsyncIterable<unknown>;
   /** Prepares the backend (connects, spawns, ...). */
   start?(options?: BackendCallOptions): Promise<void>;
-  /** Releases what `start` acquired. */
-  stop?(): Promise<void>;
+  /**
+   * Releases what `start` acquired.
+   *
+   * @param options - what {@link BackendRegistry.stopAll} and {@link BackendRegistry.unregister}
+   *   hand on: `signal` aborts when their caller gives up or their deadline passes (the caller's
+   *   `deadline`, else 10 s from the call), and may have aborted already: stop at once then (close
+   *   rather than drain), since the registry no longer waits; `deadline` is that moment in epoch
+   *   milliseconds. Optional: a backend may be stopped directly without it, and an implementation
+   *   may ignore it.
+   */
+  stop?(options?: BackendCallOptions): Promise<void>;
 }
 
 /**
