@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { errorMessage } from '../model/index.js';
+import { ToolexecError, errorMessage, parseToolId } from '../model/index.js';
 import { cliErrors } from './errors.js';
 import { readStdin, type CliIO } from './io.js';
 
@@ -25,6 +25,26 @@ export function parseTimeoutMs(value: string): number {
   if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n))
     throw new InvalidArgumentError('must be whole milliseconds (0: no deadline)');
   return n === 0 ? Infinity : n;
+}
+
+/**
+ * A tool ID argument (`describe <id>`, `run <id>`), checked as the model reads IDs
+ * (`namespace:name[:version]`) before anything loads or connects: an empty or malformed ID (more
+ * than two `:`, an empty part) is `INVALID_TOOL_ID`, a usage error (exit 2) in every command that
+ * takes one. No tool can have such an ID (the model refuses `:` in names and namespaces).
+ */
+export function parseToolIdArgument(value: string): string {
+  try {
+    parseToolId(value);
+  } catch (error) {
+    const reason =
+      ToolexecError.isInstance(error) && typeof error.details?.reason === 'string' ? error.details.reason : errorMessage(error);
+    throw cliErrors('INVALID_TOOL_ID', `<id>: ${reason} (a tool ID is namespace:name[:version]; \`toolexec tools\` lists them)`, {
+      cause: error,
+      details: { id: value, reason },
+    });
+  }
+  return value;
 }
 
 /** Appends each occurrence of a repeatable option (`--tools a --tools b`). */

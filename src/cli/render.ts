@@ -10,6 +10,20 @@ export function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
+/**
+ * The facade's backoff hint in a `SERVER_UNAVAILABLE` message (`... is unavailable (next attempt in
+ * 912 ms); last error: ...`): meaningful to a program that retries, not to a command that exits.
+ */
+const RETRY_HINT = / \(next attempt in \d+ ms\)/g;
+
+/**
+ * An error message as the command prints it: on one line ({@link oneLine}), without the facade's
+ * backoff hint. The error itself (and `--json`'s error shape) keeps its message as it is.
+ */
+export function failureText(message: string): string {
+  return oneLine(message.replace(RETRY_HINT, ''));
+}
+
 /** Rows in aligned columns (two spaces apart; the last column is not padded), one line each. */
 export function table(rows: readonly (readonly string[])[]): string[] {
   const widths: number[] = [];

@@ -9,7 +9,10 @@ import { ToolexecError, errorMessage, toErrorShape } from '../model/index.js';
 import { cliErrors } from './errors.js';
 import { EXIT_CODES, exitCodeOf } from './exit-codes.js';
 import { writeJson, writeLine, type CliIO } from './io.js';
-import { oneLine } from './render.js';
+import { failureText, oneLine } from './render.js';
+
+/** The message of the usage error of `toolexec` alone (commander prints the help on stderr). */
+const NO_COMMAND = 'no command given (toolexec --help lists the commands)';
 
 /** Reports `error` and returns the exit code. Commander has already printed its own usage errors. */
 export function reportFailure(error: unknown, io: CliIO, options: { json: boolean; verbose: boolean }): number {
@@ -17,7 +20,9 @@ export function reportFailure(error: unknown, io: CliIO, options: { json: boolea
     // exit code 0: help or the version was asked for; anything else is a usage error commander printed
     if (error.exitCode === 0) return EXIT_CODES.OK;
     if (options.json) {
-      const usage = cliErrors('INVALID_ARGUMENT', oneLine(error.message.replace(/^error: /, '')), { details: { reason: error.code } });
+      // no command given: commander printed the help, its message says nothing ("(outputHelp)")
+      const message = error.code === 'commander.help' ? NO_COMMAND : oneLine(error.message.replace(/^error: /, ''));
+      const usage = cliErrors('INVALID_ARGUMENT', message, { details: { reason: error.code } });
       writeJson(io.stdout, toErrorShape(usage));
     }
     return EXIT_CODES.USAGE;
@@ -27,9 +32,9 @@ export function reportFailure(error: unknown, io: CliIO, options: { json: boolea
   if (options.verbose) {
     writeLine(io.stderr, `toolexec: ${inspect(error, { depth: 8 })}`);
   } else if (ToolexecError.isInstance(error)) {
-    writeLine(io.stderr, `toolexec: ${error.code}: ${oneLine(error.message)}`);
+    writeLine(io.stderr, `toolexec: ${error.code}: ${failureText(error.message)}`);
   } else {
-    writeLine(io.stderr, `toolexec: unexpected failure: ${oneLine(errorMessage(error))} (--verbose shows the stack)`);
+    writeLine(io.stderr, `toolexec: unexpected failure: ${failureText(errorMessage(error))} (--verbose shows the stack)`);
   }
   return exitCode;
 }

@@ -107,7 +107,11 @@ export async function withSession<T>(io: CliIO, options: GlobalOptions, command:
       if (!quiet) {
         for (const [name, status] of Object.entries(statuses)) {
           if (status.state === 'failed') session.warn(`MCP server "${name}" failed: ${oneLine(status.error?.message ?? 'unknown error')}`);
-          if (status.state === 'connecting') session.warn(`MCP server "${name}" did not connect within ${options.timeout} ms`);
+          if (status.state === 'connecting') {
+            // without --timeout there is no deadline of the command's to name
+            const late = options.timeout === undefined ? 'is still connecting' : `did not connect within ${options.timeout} ms`;
+            session.warn(`MCP server "${name}" ${late}`);
+          }
         }
       }
       return statuses;

@@ -6,10 +6,10 @@
  * TypeScript files are loaded by Node itself where it strips types (Node ≥ 22.18), else through
  * the optional `tsx` package.
  */
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import type { tsImport as TsImport } from 'tsx/esm/api';
-import { errorMessage } from '../model/index.js';
+import { errorMessage, toolId } from '../model/index.js';
 import type { LocalToolDefinition } from '../exec/index.js';
 import { cliErrors } from './errors.js';
 
@@ -115,9 +115,46 @@ async function loadToolModule(ref: ToolModuleRef): Promise<LocalToolDefinition[]
   return definitions;
 }
 
-/** Loads every module in order; the definitions of all of them, concatenated. */
+/** A definition's tool ID; undefined for a tool the facade will refuse anyway (with its own message). */
+function idOf(definition: LocalToolDefinition): string | undefined {
+  try {
+    return toolId(definition.tool);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A module as its errors name it: where it was named, and its path. */
+function named(ref: ToolModuleRef): string {
+  return `${ref.from} ${ref.shown}`.trim();
+}
+
+/**
+ * Loads every module in order; the definitions of all of them, concatenated. A module named more
+ * than once (the config's `tools` and `--tools`, or a path written two ways: the same real path)
+ * is loaded once. A tool ID that two definitions share is `CONFIGURATION` naming both modules.
+ */
 export async function loadToolModules(modules: readonly ToolModuleRef[]): Promise<LocalToolDefinition[]> {
   const definitions: LocalToolDefinition[] = [];
-  for (const ref of modules) definitions.push(...(await loadToolModule(ref)));
+  const loaded = new Set<string>();
+  const definedIn = new Map<string, ToolModuleRef>();
+  for (const ref of modules) {
+    // a missing file keeps its resolved path: loadToolModule reports it
+    const key = await realpath(ref.path).catch(() => ref.path);
+    if (loaded.has(key)) continue;
+    loaded.add(key);
+    for (const definition of await loadToolModule(ref)) {
+      const id = idOf(definition);
+      const first = id === undefined ? undefined : definedIn.get(id);
+      if (id !== undefined && first !== undefined) {
+        const where = first === ref ? `twice in ${named(ref)}` : `in both ${named(first)} and ${named(ref)}`;
+        throw cliErrors('CONFIGURATION', `local tool "${id}" is defined ${where} (a tool ID must be unique)`, {
+          details: { toolId: id, paths: first === ref ? [ref.path] : [first.path, ref.path] },
+        });
+      }
+      if (id !== undefined) definedIn.set(id, ref);
+      definitions.push(definition);
+    }
+  }
   return definitions;
 }

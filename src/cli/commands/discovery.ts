@@ -5,7 +5,7 @@
 import { Option, type Command } from 'commander';
 import type { DetailLevel, ToolDoc, ToolSummary } from '../../discovery/index.js';
 import { DEFAULT_SEARCH_LIMIT } from '../../exec/index.js';
-import { parsePositiveInt } from '../arguments.js';
+import { parsePositiveInt, parseToolIdArgument } from '../arguments.js';
 import { cliErrors } from '../errors.js';
 import { writeJson, writeLine, type CliOutput } from '../io.js';
 import { pretty, table } from '../render.js';
@@ -101,7 +101,7 @@ export function registerDiscovery(program: Command, context: CommandContext): vo
   program
     .command('describe')
     .description("a tool's documentation: summary, or its schemas (schema), or everything (full)")
-    .argument('<id>', 'the tool ID (namespace:name[:version])')
+    .argument('<id>', 'the tool ID (namespace:name[:version])', parseToolIdArgument)
     .addOption(new Option('--level <level>', 'how much to show').choices(['summary', 'schema', 'full']).default('summary'))
     .action((id: string, commandOptions: { level: DetailLevel }, command: Command) =>
       withConnected(io, command, async (session, options) => {

@@ -8,7 +8,7 @@ import type { CodeParams, CodeResult, ToolCallRecord } from '../../exec/index.js
 import type { SecurityProfile } from '../../runtime/index.js';
 import { STDIN, readSnippet } from '../arguments.js';
 import { writeJson, writeLine, type CliOutput } from '../io.js';
-import { formatMs, oneLine, pretty, table } from '../render.js';
+import { failureText, formatMs, oneLine, pretty, table } from '../render.js';
 import { withSession } from '../session.js';
 import { globalsOf, type CommandContext } from './context.js';
 
@@ -19,19 +19,26 @@ function writeTrace(stream: CliOutput, calls: readonly ToolCallRecord[]): void {
     `${i + 1}.`,
     call.toolId,
     formatMs(call.durationMs),
-    call.error === undefined ? 'ok' : `${call.errorCode ?? 'error'}: ${oneLine(call.error)}`,
+    call.error === undefined ? 'ok' : `${call.errorCode ?? 'error'}: ${failureText(call.error)}`,
   ]);
   for (const line of table(rows)) writeLine(stream, `  ${line}`);
 }
 
-/** What the snippet printed, then (on stderr) the trace and a summary; the value on stdout. */
-function writeResult(stdout: CliOutput, stderr: CliOutput, result: Partial<CodeResult>): void {
+/**
+ * What the snippet printed, then (on stderr) the trace and a summary; the value on stdout. For a
+ * snippet that failed (`failed`), the trace and summary only when it made tool calls: the error
+ * line follows, and an empty trace would say nothing (a snippet that never started, such as one
+ * of an unsupported `--language`, shows the error line alone).
+ */
+function writeResult(stdout: CliOutput, stderr: CliOutput, result: Partial<CodeResult>, failed = false): void {
   if (result.stdout) stdout.write(result.stdout.endsWith('\n') ? result.stdout : `${result.stdout}\n`);
   if (result.stderr) stderr.write(result.stderr.endsWith('\n') ? result.stderr : `${result.stderr}\n`);
-  writeTrace(stderr, result.toolCalls ?? []);
+  const calls = result.toolCalls ?? [];
+  const traced = !failed || calls.length > 0;
+  if (traced) writeTrace(stderr, calls);
   for (const warning of result.warnings ?? []) writeLine(stderr, `warning: ${oneLine(warning.message)}`);
   const where = result.backend === undefined ? '' : `${result.backend.kind} sandbox, `;
-  if (result.durationMs !== undefined) writeLine(stderr, `${where}${formatMs(result.durationMs)}`);
+  if (traced && result.durationMs !== undefined) writeLine(stderr, `${where}${formatMs(result.durationMs)}`);
 }
 
 /** The partial result a failed snippet carries (`details.result`), if any. */
@@ -71,7 +78,7 @@ export function registerExec(program: Command, context: CommandContext): void {
         } catch (error) {
           // --json: the error shape carries the partial result in details.result
           const partial = options.json ? undefined : partialResult(error);
-          if (partial !== undefined) writeResult(io.stdout, io.stderr, partial);
+          if (partial !== undefined) writeResult(io.stdout, io.stderr, partial, true);
           throw error;
         }
         if (options.json) writeJson(io.stdout, result);

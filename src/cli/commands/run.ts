@@ -6,7 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Command } from 'commander';
 import type { ContentBlock, Result } from '../../exec/index.js';
 import type { RunOptions } from '../../run/index.js';
-import { FROM_FILE, STDIN, readToolArgs } from '../arguments.js';
+import { FROM_FILE, STDIN, parseToolIdArgument, readToolArgs } from '../arguments.js';
 import { cliErrors } from '../errors.js';
 import { writeJson, writeLine, type CliOutput } from '../io.js';
 import { progressDisplay } from '../progress.js';
@@ -63,7 +63,7 @@ export function registerRun(program: Command, context: CommandContext): void {
   program
     .command('run')
     .description('run one tool and print its result (JSON; --json: the whole result with content and duration)')
-    .argument('<id>', 'the tool ID (namespace:name[:version])')
+    .argument('<id>', 'the tool ID (namespace:name[:version])', parseToolIdArgument)
     .option('-a, --args <json>', `the arguments as a JSON object, ${FROM_FILE}file to read them from a file, or ${STDIN} from stdin`)
     .option('--pretty', 'readable output: text content as text, other content summarised, then the value (not with --json)')
     .option('--no-progress', 'no progress bar on stderr')
