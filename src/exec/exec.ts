@@ -1,7 +1,7 @@
 /**
  * The facade: one object over the index, the doc store, the runner, MCP servers and code mode.
  */
-import { localBackend, toolId as toolIdOf } from '../model/index.js';
+import { hasErrorCode, localBackend, toolId as toolIdOf } from '../model/index.js';
 import {
   asLibraryError,
   layerErrors,
@@ -26,6 +26,7 @@ import { createLocalRegistry, createRunner, type RunOptions, type RunResult, typ
 import { telemetryOf, withProgressEvents, withTelemetryConfig, type Telemetry } from '../run/internal.js';
 import type { Root, SdkMcpExecutor } from '../mcp/index.js';
 import { createRuntime, type Runtime } from '../runtime/index.js';
+import { isSnippetLanguage } from '../runtime/internal.js';
 import type { LocalBackend } from '../backend/index.js';
 import { createCodeExecutor, type CodeParams, type CodeResult, type DefaultCodeExecutor } from '../code/index.js';
 import { readChainSteps, runExecChain } from './chain.js';
@@ -194,7 +195,12 @@ export class DefaultExec implements Exec {
 
   async getToolDoc(id: string, level: DetailLevel = 'summary'): Promise<ToolDoc> {
     await this.#prepare();
-    return this.#docs.describeTool(id, level);
+    try {
+      return this.#docs.describeTool(id, level);
+    } catch (err) {
+      // a tool of a server that failed is not "not found": its server is down, as a call of it says
+      throw (hasErrorCode(err, 'TOOL_NOT_FOUND') && typeof id === 'string' ? this.#pool?.unavailableFor(id) : undefined) ?? err;
+    }
   }
 
   runTool(id: string, args?: Record<string, unknown>, options?: RunOptions): Promise<Result> {
@@ -244,8 +250,9 @@ export class DefaultExec implements Exec {
     const pool = this.#pool;
     // The snippet's own bounds end the wait for the servers' first imports (a server hung at
     // initialize must not hold an aborted or past-deadline snippet for the connect timeout); bounds
-    // the executor refuses are refused at once, without a wait.
-    if (call.wait !== undefined && pool !== undefined && !pool.settled) {
+    // the executor refuses, and a language the facade's own runtime does not run, are refused at
+    // once, without a wait.
+    if (call.wait !== undefined && pool !== undefined && !pool.settled && !this.#refusesLanguage(call.params.language)) {
       try {
         await this.#prepare(call.wait);
       } catch (err) {
@@ -338,6 +345,11 @@ export class DefaultExec implements Exec {
     } catch (err) {
       throw unexpectedFailure('runToolStream', unwrapUnavailable(err));
     }
+  }
+
+  /** True when the facade's own runtime runs no snippet in `language` (a runtime of the caller's decides for itself). */
+  #refusesLanguage(language: unknown): boolean {
+    return this.#ownedRuntime !== undefined && typeof language === 'string' && language.trim() !== '' && !isSnippetLanguage(language);
   }
 
   /**

@@ -204,6 +204,16 @@ export class ServerPool {
     return this.#waitFor(entry, id).then(() => this.#lookup(id));
   }
 
+  /**
+   * `SERVER_UNAVAILABLE` for a tool ID whose namespace is a server that failed (its tools are absent
+   * from the index), naming it with its last connect error as `cause`; `undefined` otherwise. What a
+   * doc lookup of such a tool answers instead of `TOOL_NOT_FOUND`, as a call of it does.
+   */
+  unavailableFor(id: string): ToolexecError | undefined {
+    const entry = this.#entryOf(id);
+    return entry !== undefined && entry.status.state === 'failed' ? unavailableError(entry, id) : undefined;
+  }
+
   /** True while a server's first import (what discovery waits for) is in flight. */
   #discovering(): boolean {
     for (const entry of this.#entries.values()) if (entry.attempt !== undefined && entry.blocking) return true;

@@ -274,7 +274,11 @@ export interface Exec {
   searchTools(query: string, limit?: number): Promise<ToolSummary[]>;
   /** The namespaces of the registered tools, sorted. */
   listNamespaces(): Promise<string[]>;
-  /** A tool's documentation. `TOOL_NOT_FOUND`, `INVALID_DETAIL`. @defaultValue level 'summary' */
+  /**
+   * A tool's documentation. `TOOL_NOT_FOUND`, `INVALID_DETAIL`; `SERVER_UNAVAILABLE` (as `runTool`)
+   * for an ID in the namespace of an MCP server that failed, naming it (`details.server`) with its
+   * last connect error as `cause`. @defaultValue level 'summary'
+   */
   getToolDoc(id: string, level?: DetailLevel): Promise<ToolDoc>;
   /**
    * Runs one tool: `{ value, toolId, durationMs }`. Rejects with the run layer's error (code, op,

@@ -100,6 +100,14 @@ describe('every MCP server fails alone', () => {
       expect(error.cause).toBe(status[name]?.error);
       expect(error.message).toContain(`last error: ${status[name]?.error?.message}`);
     }
+    // Its doc is not "not found" either: the server is down, as a call of the tool says.
+    const doc = await rejection(e.getToolDoc('broken:echo'));
+    expect(doc.code).toBe('SERVER_UNAVAILABLE');
+    expect(doc.details).toMatchObject({ server: 'broken', toolId: 'broken:echo' });
+    expect(doc.cause).toBe(status.broken?.error);
+    // a working server's unknown tool, and an ID in no server's namespace, stay TOOL_NOT_FOUND
+    expect((await rejection(e.getToolDoc('good:nope'))).code).toBe('TOOL_NOT_FOUND');
+    expect((await rejection(e.getToolDoc('nowhere:echo'))).code).toBe('TOOL_NOT_FOUND');
     // No new attempt was made for those calls (the backoff is a minute).
     expect(events).toHaveLength(6);
 
@@ -213,6 +221,11 @@ describe('every MCP server fails alone', () => {
     expect((await e.executeCode({ code, timeoutMs: 1000 })).value).toBe(3);
     expect(since(started)).toBeLessThan(2500);
     expect(e.serverStatus().silent?.state).toBe('connecting');
+
+    // a language no runtime of the library runs is refused at once, not after the wait
+    started = performance.now();
+    expect((await rejection(e.executeCode({ code, language: 'cobol' }))).code).toBe('INVALID_ARGUMENT');
+    expect(since(started)).toBeLessThan(500);
   });
 
   it('an onServerStatus listener that throws or rejects is a process warning: the facade and the process go on', async () => {
