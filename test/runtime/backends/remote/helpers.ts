@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import {
   createRemoteRuntimeHandler,
+  remoteRequestHeaders,
   type RemoteRuntimeHandler,
   type RemoteRuntimeHandlerOptions,
 } from '../../../../src/runtime/backends/remote/index.js';
@@ -55,4 +57,26 @@ export async function readBody(res: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of res) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A signed execute request as a client sends it: its first line and the headers signing it. */
+export interface SignedExecute {
+  line: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * The execute message of `code` and its signed headers (POST `/`, signed with {@link SECRET}),
+ * stamped now with a random nonce unless `timestampMs` / `nonce` say otherwise.
+ */
+export function signedExecute(code: string, stamp: { timestampMs?: number; nonce?: string } = {}): SignedExecute {
+  const line = JSON.stringify({ type: 'execute', request: { code } });
+  const headers = remoteRequestHeaders(SECRET, {
+    method: 'POST',
+    path: '/',
+    timestampMs: stamp.timestampMs ?? Date.now(),
+    nonce: stamp.nonce ?? randomBytes(12).toString('hex'),
+    body: line,
+  });
+  return { line, headers };
 }

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { REMOTE_HEADERS, REMOTE_PROTOCOL, remoteRequestHeaders } from '../../../../src/runtime/backends/remote/index.js';
+import { REMOTE_HEADERS, REMOTE_PROTOCOL } from '../../../../src/runtime/backends/remote/index.js';
 import { createRemoteBackend, type ExecuteResult, type RuntimeBackend } from '../../../../src/runtime/index.js';
 import { expectCode, failure, request } from '../sandbox-client/helpers.js';
-import { SECRET, listen, runtimeServer, type TestServer } from './helpers.js';
+import { SECRET, listen, runtimeServer, signedExecute, type TestServer } from './helpers.js';
 
 const open: TestServer[] = [];
 const sockets: Socket[] = [];
@@ -66,14 +66,7 @@ describe('remote runtime handler under attack', () => {
     let now = 1_700_000_000_000;
     const windowMs = 1000;
     const server = await track(runtimeServer({ backend: answering(1), replayWindowMs: windowMs, _internal: { now: () => now } }));
-    const line = JSON.stringify({ type: 'execute', request: { code: 'return 1' } });
-    const headers = remoteRequestHeaders(SECRET, {
-      method: 'POST',
-      path: '/',
-      timestampMs: now + windowMs,
-      nonce: 'edge-nonce-0001',
-      body: line,
-    });
+    const { line, headers } = signedExecute('return 1', { timestampMs: now + windowMs, nonce: 'edge-nonce-0001' });
     const send = () =>
       new Promise<number>((resolve, reject) => {
         const req = httpRequest(server.url, { method: 'POST', headers }, (res) => {
@@ -116,14 +109,7 @@ describe('remote runtime handler under attack', () => {
 
   it('close() does not wait forever on a signed client that stopped reading its response', async () => {
     const server = await track(runtimeServer({ backend: answering('x'.repeat(6 * 1024 * 1024)) }));
-    const line = JSON.stringify({ type: 'execute', request: { code: 'return 1' } });
-    const headers = remoteRequestHeaders(SECRET, {
-      method: 'POST',
-      path: '/',
-      timestampMs: Date.now(),
-      nonce: randomBytes(12).toString('hex'),
-      body: line,
-    });
+    const { line, headers } = signedExecute('return 1');
     const socket = rawPost(server.port, headers, `${line}\n`);
     socket.pause();
     while (server.handler?.stats.runs === 0) await new Promise((resolve) => setTimeout(resolve, 10));

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -7,13 +6,12 @@ import {
   REMOTE_HEADERS,
   REMOTE_PROTOCOL,
   createRemoteRuntimeHandler,
-  remoteRequestHeaders,
   type RemoteRuntimeHandlerOptions,
 } from '../../../../src/runtime/backends/remote/index.js';
 import { createRemoteBackend, type ExecuteResult, type RuntimeBackend } from '../../../../src/runtime/index.js';
 import { activeResources, expectNoLeakedResources, waitUntil } from '../../../mcp/helpers.js';
 import { expectCode, failure, gateway, request } from '../sandbox-client/helpers.js';
-import { SECRET, listen, readBody, type TestServer } from './helpers.js';
+import { SECRET, listen, readBody, signedExecute, type TestServer } from './helpers.js';
 
 const open: (() => Promise<void>)[] = [];
 const sockets: Socket[] = [];
@@ -122,14 +120,7 @@ describe('remote runtime handler: a signed client that stops reading its respons
     open.push(async () => (await handler.close(), await listening.close()));
     const baseline = activeResources();
 
-    const line = JSON.stringify({ type: 'execute', request: { code: 'return 1' } });
-    const headers = remoteRequestHeaders(SECRET, {
-      method: 'POST',
-      path: '/',
-      timestampMs: Date.now(),
-      nonce: randomBytes(12).toString('hex'),
-      body: line,
-    });
+    const { line, headers } = signedExecute('return 1');
     const socket = connect(listening.port, '127.0.0.1');
     sockets.push(socket);
     socket.on('error', () => undefined);
@@ -172,14 +163,7 @@ describe('remote runtime handler: a signed client that stops reading its respons
     });
     const listening = await listen(handler);
     open.push(async () => (await handler.close(), await listening.close()));
-    const line = JSON.stringify({ type: 'execute', request: { code: 'return 1' } });
-    const headers = remoteRequestHeaders(SECRET, {
-      method: 'POST',
-      path: '/',
-      timestampMs: Date.now(),
-      nonce: randomBytes(12).toString('hex'),
-      body: line,
-    });
+    const { line, headers } = signedExecute('return 1');
     const body = await new Promise<string>((resolve, reject) => {
       const req = httpRequest(listening.url, { method: 'POST', headers: { ...headers, connection: 'close' } }, (res) => {
         res.pause();

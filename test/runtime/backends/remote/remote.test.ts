@@ -2,12 +2,7 @@ import { request as httpRequest, type IncomingMessage, type ServerResponse } fro
 import { createServer as createTcpServer, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ToolexecError } from '../../../../src/model/index.js';
-import {
-  REMOTE_HEADERS,
-  REMOTE_PROTOCOL,
-  createRemoteRuntimeHandler,
-  remoteRequestHeaders,
-} from '../../../../src/runtime/backends/remote/index.js';
+import { REMOTE_HEADERS, REMOTE_PROTOCOL, createRemoteRuntimeHandler } from '../../../../src/runtime/backends/remote/index.js';
 import {
   createRemoteBackend,
   createRuntime,
@@ -18,7 +13,7 @@ import {
   type RuntimeBackend,
 } from '../../../../src/runtime/index.js';
 import { expectCode, failure, gateway, request } from '../sandbox-client/helpers.js';
-import { SECRET, listen, readBody, runtimeServer, type TestServer } from './helpers.js';
+import { SECRET, listen, readBody, runtimeServer, signedExecute, type TestServer } from './helpers.js';
 
 const open: TestServer[] = [];
 async function serve(options: Parameters<typeof runtimeServer>[0]): Promise<TestServer> {
@@ -157,14 +152,7 @@ describe('remote backend over 127.0.0.1', () => {
 
   it('refuses an exact replay of a signed request (BACKEND_DENIED, replayed)', async () => {
     const server = await serve({ backend: host });
-    const line = JSON.stringify({ type: 'execute', request: { code: 'return 6 * 7' } });
-    const headers = remoteRequestHeaders(SECRET, {
-      method: 'POST',
-      path: '/',
-      timestampMs: Date.now(),
-      nonce: 'nonce-replay-0001',
-      body: line,
-    });
+    const { line, headers } = signedExecute('return 6 * 7', { nonce: 'nonce-replay-0001' });
     const first = await rawExchange(server.url, line, headers);
     expect(first.res.statusCode).toBe(200);
     expect(first.res.headers[REMOTE_HEADERS.protocol]).toBe(REMOTE_PROTOCOL);
