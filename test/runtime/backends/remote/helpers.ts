@@ -6,6 +6,7 @@ import {
   type RemoteRuntimeHandler,
   type RemoteRuntimeHandlerOptions,
 } from '../../../../src/runtime/backends/remote/index.js';
+import type { ExecuteResult, RuntimeBackend } from '../../../../src/runtime/index.js';
 
 /** The secret shared by the tests' clients and servers. */
 export const SECRET = 'remote-test-secret-0123456789abcdef';
@@ -79,4 +80,22 @@ export function signedExecute(code: string, stamp: { timestampMs?: number; nonce
     body: line,
   });
   return { line, headers };
+}
+
+/** A server-side backend (what an operator injects) that answers at once with `value` (`later` after the first run, when given). */
+export function answering(value: unknown, later: unknown = value): RuntimeBackend {
+  let runs = 0;
+  return {
+    kind: 'wasm',
+    readiness: 'prod',
+    execute: async (): Promise<ExecuteResult> => ({
+      value: (runs += 1) === 1 ? value : later,
+      stdout: '',
+      stderr: '',
+      toolCalls: [],
+      durationMs: 1,
+      backend: { kind: 'wasm', readiness: 'prod' },
+      limitsEnforced: { timeout: true, toolCalls: false, chainSteps: false, memory: false, cpu: false, pids: false, disk: false },
+    }),
+  };
 }

@@ -3,9 +3,9 @@ import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REMOTE_HEADERS, REMOTE_PROTOCOL } from '../../../../src/runtime/backends/remote/index.js';
-import { createRemoteBackend, type ExecuteResult, type RuntimeBackend } from '../../../../src/runtime/index.js';
+import { createRemoteBackend, type ExecuteResult } from '../../../../src/runtime/index.js';
 import { expectCode, failure, request } from '../sandbox-client/helpers.js';
-import { SECRET, listen, runtimeServer, signedExecute, type TestServer } from './helpers.js';
+import { answering, SECRET, listen, runtimeServer, signedExecute, type TestServer } from './helpers.js';
 
 const open: TestServer[] = [];
 const sockets: Socket[] = [];
@@ -18,23 +18,6 @@ async function track(server: Promise<TestServer>): Promise<TestServer> {
   const started = await server;
   open.push(started);
   return started;
-}
-
-/** A server-side backend (what an operator injects) that answers at once with `value`. */
-function answering(value: unknown): RuntimeBackend {
-  return {
-    kind: 'wasm',
-    readiness: 'prod',
-    execute: async (): Promise<ExecuteResult> => ({
-      value,
-      stdout: '',
-      stderr: '',
-      toolCalls: [],
-      durationMs: 1,
-      backend: { kind: 'wasm', readiness: 'prod' },
-      limitsEnforced: { timeout: true, toolCalls: false, chainSteps: false, memory: false, cpu: false, pids: false, disk: false },
-    }),
-  };
 }
 
 /** Opens a raw connection and writes a chunked POST with `headers` and, when given, `body` as a first chunk. */

@@ -8,10 +8,10 @@ import {
   createRemoteRuntimeHandler,
   type RemoteRuntimeHandlerOptions,
 } from '../../../../src/runtime/backends/remote/index.js';
-import { createRemoteBackend, type ExecuteResult, type RuntimeBackend } from '../../../../src/runtime/index.js';
+import { createRemoteBackend } from '../../../../src/runtime/index.js';
 import { activeResources, expectNoLeakedResources, waitUntil } from '../../../mcp/helpers.js';
 import { expectCode, failure, gateway, request } from '../sandbox-client/helpers.js';
-import { SECRET, listen, readBody, signedExecute, type TestServer } from './helpers.js';
+import { answering, SECRET, listen, readBody, signedExecute, type TestServer } from './helpers.js';
 
 const open: (() => Promise<void>)[] = [];
 const sockets: Socket[] = [];
@@ -19,24 +19,6 @@ afterEach(async () => {
   for (const socket of sockets.splice(0)) socket.destroy();
   await Promise.all(open.splice(0).map((close) => close()));
 });
-
-/** A server-side backend (what an operator injects) that answers at once with `value` (`later` after the first run, when given). */
-function answering(value: unknown, later: unknown = value): RuntimeBackend {
-  let runs = 0;
-  return {
-    kind: 'wasm',
-    readiness: 'prod',
-    execute: async (): Promise<ExecuteResult> => ({
-      value: (runs += 1) === 1 ? value : later,
-      stdout: '',
-      stderr: '',
-      toolCalls: [],
-      durationMs: 1,
-      backend: { kind: 'wasm', readiness: 'prod' },
-      limitsEnforced: { timeout: true, toolCalls: false, chainSteps: false, memory: false, cpu: false, pids: false, disk: false },
-    }),
-  };
-}
 
 /**
  * A real runtime server whose responses go through `tamper` first (it sees every write the
