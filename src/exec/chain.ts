@@ -74,7 +74,8 @@ function copyStep(step: unknown): Step {
  *   `signal` in one deadline; running out (or an abort) stops the chain whatever
  *   `stopOnError` says: `TIMEOUT` / `ABORTED`.
  * - `result` describes the last step: its value, its tool ID, the chain's duration, and its error
- *   when it failed without stopping. An empty chain gives `{ toolId: '', durationMs }` and no steps.
+ *   when it failed without stopping. An empty chain gives `{ toolId: '', durationMs }` and no steps
+ *   (an `onProgress` that is not a function is still `INVALID_ARGUMENT`).
  * - `onProgress`: `{0, N, 'started'}`, then `{i+1, N, 'step_completed' | 'step_error'}` per step.
  *
  * @internal
@@ -89,12 +90,13 @@ export async function runExecChain(
   // No steps (`undefined`, `null`) is an empty chain, as for `runner.runChain`.
   if (steps === undefined || steps === null) steps = [];
   if (!Array.isArray(steps)) throw errors.invalidArgument('runChain steps', 'must be an array');
-  const total = steps.length;
-  if (total === 0) return { result: { toolId: '', durationMs: elapsedMs(started) }, steps: [] };
+  // The options are checked first: an empty chain refuses unusable ones as any chain does.
   const onProgress = options?.onProgress ?? undefined;
   if (onProgress !== undefined && typeof onProgress !== 'function') {
     throw errors.invalidArgument('option onProgress', 'must be a function');
   }
+  const total = steps.length;
+  if (total === 0) return { result: { toolId: '', durationMs: elapsedMs(started) }, steps: [] };
   const deadline = new Deadline(options?.signal ?? undefined, timeoutMs);
   // Every step runs under the chain's deadline (its signal, and the time left for MCP servers),
   // with the chain's retry policy and its own idempotency key (`<key>:<index>`).

@@ -92,7 +92,8 @@ function stepToolId(step: ChainStep | undefined): string {
  * The chain rejects with a {@link ChainError} holding the step results so far, the failed one
  * included; an abort or deadline noticed between steps adds no step result. `signal` and
  * `timeoutMs` cover the whole chain, every step sharing its one deadline. An empty chain resolves
- * at once with `{ result: undefined, steps: [] }` and no progress: `result` is `undefined` only then.
+ * at once with `{ result: undefined, steps: [] }` and no progress: `result` is `undefined` only then
+ * (its options are still checked: unusable ones are `INVALID_ARGUMENT`, as for any chain).
  *
  * @internal
  */
@@ -141,8 +142,9 @@ export function readSteps<T = ChainStep>(
 }
 
 async function chainOf(pipeline: Pipeline, steps: readonly ChainStep[], options: RunOptions | undefined): Promise<ChainResult> {
-  if (steps.length === 0) return { result: undefined, steps: [] };
+  // The options are checked first: unusable ones are refused whatever the steps, an empty chain's too.
   const call = readRunOptions(options);
+  if (steps.length === 0) return { result: undefined, steps: [] };
   const deadline = callDeadline(call);
   const chain = new RunnerChain(pipeline, steps, deadline, call);
   try {

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { ToolexecError, errorMessage, type Tool, type ToolBackend } from '../model/index.js';
 import { ABORTED, Deadline } from '../model/internal.js';
 import { closeIterator, isAsyncIterable, isPromiseLike } from './async-values.js';
@@ -27,7 +28,8 @@ import type { LocalHandler, ProgressEvent, RunOptions, StreamEvent } from './typ
  * ignores: the telemetry records the call as failed with it.) A source that fails mid-stream makes the iterator throw an
  * `EXECUTION` ToolError (op `stream`) whose cause is the source's error. Leaving the loop early
  * (`break`, `return`, a throw in the loop body) aborts the signal the handler or executor got and
- * calls the source iterator's `return()`.
+ * calls the source iterator's `return()` (a local handler's iterable that arrives after the stream
+ * ended is closed too).
  *
  * Local handlers stream too: a handler returning an AsyncIterable gives one `chunk` event per
  * value then `done` with the last value; a handler returning anything else gives a single `done`
@@ -211,6 +213,20 @@ function iteratorOf(toolId: string, backend: ToolBackend, open: () => AsyncItera
   }
 }
 
+/**
+ * Closes a source nobody will read, as leaving a `for await` over it would: its iterator's
+ * `return()`, and a Node stream (whose iterator closes nothing before its first read) is destroyed.
+ * A failure to close is ignored.
+ */
+function closeIterable(iterable: AsyncIterable<unknown>): void {
+  try {
+    closeIterator(iterable[Symbol.asyncIterator]());
+    if (iterable instanceof Readable) iterable.destroy();
+  } catch {
+    // The source is being abandoned; its cleanup failure has nowhere to go.
+  }
+}
+
 function notSupported(toolId: string, backend: ToolBackend): ToolError {
   return new ToolError({ code: 'STREAM_NOT_SUPPORTED', op: 'stream', toolId, backend, reason: 'streaming not supported' });
 }
@@ -289,7 +305,12 @@ class LocalEventSource implements AsyncIterator<StreamEvent> {
     try {
       let out = handler(args, ctx);
       if (isPromiseLike(out)) out = await out;
-      if (this.#closed) return;
+      if (this.#closed) {
+        // The stream ended while the handler was still opening its source (a file, a cursor):
+        // nobody will read it, so it is closed now rather than left open.
+        if (isAsyncIterable(out)) closeIterable(out);
+        return;
+      }
       if (!isAsyncIterable(out)) {
         this.#deliver({ kind: 'done', toolId: this.#toolId, data: out }, undefined);
         this.#end();

@@ -134,3 +134,15 @@ describe("the facade's last resort for a failure that is nobody's input", () => 
     expect(unexpectedFailure('runTool', known)).toBe(known);
   });
 });
+
+describe("a chain's options are checked whatever the steps", () => {
+  it('an empty chain refuses an onProgress that is not a function, as a chain with steps does', async () => {
+    const { e, calls } = exec();
+    const options = { onProgress: 5 } as never;
+    const withSteps = await rejection(e.runChain([{ toolId: 'math:add', args: { a: 1, b: 2 } }], options));
+    const empty = await rejection(e.runChain([], options));
+    expect(withSteps.code).toBe('INVALID_ARGUMENT');
+    expect(empty).toMatchObject({ code: 'INVALID_ARGUMENT', message: withSteps.message });
+    expect(calls).toEqual({});
+  });
+});

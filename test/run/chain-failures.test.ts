@@ -71,3 +71,19 @@ describe('steps runner.runChain cannot read', () => {
     expect(calls).toEqual([]);
   });
 });
+
+describe("runChain's options are checked whatever the steps", () => {
+  it('an empty chain refuses unusable options as a one-step chain does (INVALID_ARGUMENT), and nothing runs', async () => {
+    const calls: string[] = [];
+    for (const options of [{ timeoutMs: -1 }, 'fast', { onProgress: 5 }]) {
+      const oneStep = await rejectionOf(runner(calls).runChain([{ toolId: 'add', args: { a: 1, b: 2 } }], options as never));
+      const empty = await rejectionOf(runner(calls).runChain([], options as never));
+      expect(empty).toBeInstanceOf(ToolexecError);
+      expect(empty.code).toBe('INVALID_ARGUMENT');
+      expect(empty.message).toBe(oneStep.message);
+    }
+    expect(calls).toEqual([]);
+    // Usable options still give the empty result.
+    expect(await runner(calls).runChain([], { timeoutMs: 50 })).toEqual({ result: undefined, steps: [] });
+  });
+});
