@@ -291,7 +291,9 @@ export interface Exec {
    * reports and chunks, then `completed` and `done` — the reports `onProgress` of `runTool` gets,
    * for every backend (docs/architecture.md, "Progress"). A failure (before dispatch too: an
    * unknown tool, invalid arguments, a backend that cannot stream) throws after an `error`
-   * progress report; the default deadline applies as for `runTool`.
+   * progress report; the default deadline applies as for `runTool`. Options that cannot be used
+   * (`timeoutMs: 0`, a `signal` that is not one) are the caller's mistake, not the call's: the first
+   * iteration throws `INVALID_ARGUMENT` before any event, as `runTool` rejects them.
    */
   runToolStream(id: string, args?: Record<string, unknown>, options?: RunOptions): AsyncIterable<StreamEvent>;
   /**
