@@ -29,8 +29,10 @@ export interface RecordedCall {
 }
 
 /**
- * A scripted MCP tool: returns a full `CallToolResult`, or any other value, which becomes
- * `{ content: [{ type: 'text', text: JSON }], structuredContent }` (objects) or a text result.
+ * A scripted MCP tool: returns a full `CallToolResult`, or any other JSON value, which becomes
+ * `{ content: [{ type: 'text', text: JSON }], structuredContent }` (objects) or a text result
+ * (`undefined`: no content). A value that is not JSON (a function, a bigint, a cycle) fails the
+ * call with CONFIGURATION, recorded as an `error`.
  */
 export type FakeMcpTool = (args: Record<string, unknown>, ctx: FakeToolContext) => unknown;
 
@@ -75,8 +77,7 @@ export function createFakeMcpExecutor(servers: Record<string, Record<string, Fak
     }
     const tool = Object.hasOwn(tools, name) ? tools[name] : undefined;
     if (tool === undefined) return { content: [{ type: 'text', text: `unknown tool: ${name}` }], isError: true };
-    const value = await runScripted(calls, serverName, name, args, options, tool);
-    return toCallToolResult(value);
+    return runScripted(calls, serverName, name, args, options, tool, (value) => toCallToolResult(`${serverName}/${name}`, value));
   };
   return {
     calls,
@@ -127,14 +128,15 @@ export function createFakeProviderExecutor(providers: Record<string, Record<stri
   };
 }
 
-async function runScripted(
+async function runScripted<T = unknown>(
   calls: RecordedCall[],
   target: string,
   tool: string,
   args: Record<string, unknown> | undefined,
   options: RunOptions | undefined,
   script: (args: Record<string, unknown>, ctx: FakeToolContext) => unknown,
-): Promise<unknown> {
+  convert: (value: unknown) => T = (value) => value as T,
+): Promise<T> {
   const record: RecordedCall = { target, tool, args, outcome: 'pending' };
   calls.push(record);
   const signal = options?.signal ?? new AbortController().signal;
@@ -153,8 +155,9 @@ async function runScripted(
   try {
     const value = await deadline.race(Promise.resolve().then(() => script(args ?? {}, ctx)));
     if (value === ABORTED) throw abortedError(signal);
+    const converted = convert(value);
     record.outcome = 'ok';
-    return value;
+    return converted;
   } catch (err) {
     if (signal.aborted) {
       record.outcome = 'aborted';
@@ -177,12 +180,21 @@ function isCallToolResult(value: unknown): value is CallToolResult {
   return value !== null && typeof value === 'object' && Array.isArray((value as { content?: unknown }).content);
 }
 
-function toCallToolResult(value: unknown): CallToolResult {
+/** The value of scripted tool `tool` as an MCP result; a value that is not JSON fails the call (CONFIGURATION). */
+function toCallToolResult(tool: string, value: unknown): CallToolResult {
   if (isCallToolResult(value)) return value;
-  if (value !== null && typeof value === 'object') {
-    return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
+  if (value === undefined) return { content: [] };
+  const notJson = (why: string, cause?: unknown) =>
+    testingErrors('CONFIGURATION', `the scripted MCP tool "${tool}" returned a value that is not JSON: ${why}`, { cause });
+  let text: string | undefined;
+  try {
+    text = typeof value === 'string' ? value : JSON.stringify(value);
+  } catch (err) {
+    throw notJson(errorMessage(err), err);
   }
-  return { content: value === undefined ? [] : [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value) }] };
+  if (text === undefined) throw notJson(`a ${typeof value}`);
+  const structured = value !== null && typeof value === 'object' ? { structuredContent: value as Record<string, unknown> } : {};
+  return { content: [{ type: 'text', text }], ...structured };
 }
 
 /** Progress events while the call runs, then the final event `finish` makes of its value. */

@@ -4,10 +4,11 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDocStore, createToolIndex, type DocStore, type ToolIndex } from '../discovery/index.js';
-import { hasErrorCode, localBackend, type ErrorCode } from '../model/index.js';
+import { localBackend, type ErrorCode } from '../model/index.js';
 import { Deadline, noop } from '../model/internal.js';
 import { createRunner, type LocalHandler, type Runner } from '../run/index.js';
 import type { ToolGateway } from '../runtime/index.js';
+import { callLabel, expectArray, expectCode, rejected, resolved, settle, show, type Failure } from './contract-checks.js';
 
 /** The tools, docs and runner a contract suite runs against. */
 export interface ContractFixture {
@@ -104,16 +105,29 @@ export function createContractFixture(): ContractFixture {
   return { index, docs, runner };
 }
 
-async function expectCode(promise: Promise<unknown>, code: ErrorCode): Promise<unknown> {
-  let error: unknown;
-  try {
-    await promise;
-  } catch (err) {
-    error = err;
+type Method = 'searchTools' | 'listNamespaces' | 'describeTool' | 'listToolExamples' | 'runTool' | 'runChain';
+const METHODS: readonly Method[] = ['searchTools', 'listNamespaces', 'describeTool', 'listToolExamples', 'runTool', 'runChain'];
+type Call = (...args: unknown[]) => Promise<unknown>;
+
+/** The gateway as the tests call it: each method checked to return a promise that settles, failures named. */
+const rawOf = new WeakMap<ClosableGateway, ClosableGateway>();
+
+function checked(raw: ClosableGateway): ClosableGateway {
+  const wrapped: Record<string, unknown> = {};
+  for (const method of METHODS) {
+    wrapped[method] = (...args: unknown[]) => resolved(callLabel('gateway', method, args), () => (raw[method] as Call).call(raw, ...args));
   }
-  expect(error, `expected a rejection with ${code}`).toBeDefined();
-  expect((error as { code?: unknown }).code, `expected ${code}, got: ${String((error as Error)?.message)}`).toBe(code);
-  expect(hasErrorCode(error, code)).toBe(true);
+  const gateway = wrapped as unknown as ClosableGateway;
+  rawOf.set(gateway, raw);
+  return gateway;
+}
+
+/** Calls `gateway.method(...args)`, expecting a rejection with `code`; returns the error. */
+async function expectRejection(gateway: ClosableGateway, method: Method, args: unknown[], code: ErrorCode): Promise<Failure> {
+  const raw = rawOf.get(gateway) ?? gateway;
+  const label = callLabel('gateway', method, args);
+  const error = await rejected(label, () => (raw[method] as Call).call(raw, ...args));
+  expectCode(error, code, label);
   return error;
 }
 
@@ -129,6 +143,9 @@ function abortedSignal(): AbortSignal {
  * chains (empty, `usePrevious`, a failing step with its step results), and aborts.
  *
  * @param factory Builds the gateway under test over the suite's {@link ContractFixture}.
+ * @remarks Every method must return a promise (a synchronous throw fails the test as such) that
+ * settles within 3 s, or within 2 s of its signal aborting; a failure names the call, what was
+ * expected and what it resolved or rejected with.
  */
 export function gatewayContract(name: string, factory: (fixture: ContractFixture) => ClosableGateway | Promise<ClosableGateway>): void {
   describe(`gateway contract: ${name}`, () => {
@@ -136,7 +153,7 @@ export function gatewayContract(name: string, factory: (fixture: ContractFixture
     const make = async (): Promise<ClosableGateway> => {
       const gateway = await factory(createContractFixture());
       open.push(gateway);
-      return gateway;
+      return checked(gateway);
     };
     afterEach(async () => {
       for (const gateway of open.splice(0)) await gateway.close?.();
@@ -145,16 +162,19 @@ export function gatewayContract(name: string, factory: (fixture: ContractFixture
     it('searchTools returns at most `limit` summaries', async () => {
       const gateway = await make();
       const five = await gateway.searchTools('', 5);
+      expectArray(five, "gateway.searchTools('', 5)");
       expect(five.length).toBeGreaterThan(0);
       expect(five.length).toBeLessThanOrEqual(5);
       const two = await gateway.searchTools('', 2);
       expect(two).toHaveLength(2);
-      await expect(gateway.searchTools('', 10)).resolves.toBeInstanceOf(Array);
+      expectArray(await gateway.searchTools('', 10), "gateway.searchTools('', 10)");
     });
 
     it('searchTools returns full summaries, exact name first', async () => {
       const gateway = await make();
-      const [first] = await gateway.searchTools('add', 5);
+      const found = await gateway.searchTools('add', 5);
+      expectArray(found, "gateway.searchTools('add', 5)");
+      const [first] = found;
       expect(first).toMatchObject({ id: 'test:add', name: 'add', namespace: 'test', tags: ['math'] });
       expect(typeof first?.shortDescription).toBe('string');
       expect(first).not.toHaveProperty('inputSchema');
@@ -162,7 +182,7 @@ export function gatewayContract(name: string, factory: (fixture: ContractFixture
 
     it('listNamespaces lists the namespaces', async () => {
       const gateway = await make();
-      await expect(gateway.listNamespaces()).resolves.toEqual(['test']);
+      expect(await gateway.listNamespaces()).toEqual(['test']);
     });
 
     it('describeTool gives each detail level', async () => {
@@ -181,60 +201,61 @@ export function gatewayContract(name: string, factory: (fixture: ContractFixture
 
     it('describeTool of an unknown tool rejects with TOOL_NOT_FOUND', async () => {
       const gateway = await make();
-      await expectCode(gateway.describeTool('nonexistent:tool', 'summary'), 'TOOL_NOT_FOUND');
+      await expectRejection(gateway, 'describeTool', ['nonexistent:tool', 'summary'], 'TOOL_NOT_FOUND');
     });
 
     it('describeTool with a bad level rejects with INVALID_DETAIL', async () => {
       const gateway = await make();
-      await expectCode(gateway.describeTool('test:add', 'everything' as 'full'), 'INVALID_DETAIL');
+      await expectRejection(gateway, 'describeTool', ['test:add', 'everything'], 'INVALID_DETAIL');
     });
 
     it('listToolExamples honours max', async () => {
       const gateway = await make();
       const one = await gateway.listToolExamples('test:add', 1);
       expect(one).toEqual([{ title: 'small', description: 'one plus two', args: { a: 1, b: 2 }, resultHint: '3' }]);
-      await expect(gateway.listToolExamples('test:add', 10)).resolves.toHaveLength(2);
-      await expectCode(gateway.listToolExamples('nonexistent:tool', 1), 'TOOL_NOT_FOUND');
+      expect(await gateway.listToolExamples('test:add', 10)).toHaveLength(2);
+      await expectRejection(gateway, 'listToolExamples', ['nonexistent:tool', 1], 'TOOL_NOT_FOUND');
     });
 
     it('runTool returns the full result', async () => {
       const gateway = await make();
       const result = await gateway.runTool('test:add', { a: 2, b: 3 });
-      expect(result.structured).toBe(5);
+      expect(result?.structured, `gateway.runTool('test:add', {"a":2,"b":3}) must resolve with a RunResult, got ${show(result)}`).toBe(5);
       expect(result.tool).toMatchObject({ name: 'add', namespace: 'test' });
       expect(result.backend).toEqual({ kind: 'local', local: { name: 'add' } });
     });
 
     it('runTool failures keep their codes', async () => {
       const gateway = await make();
-      const invalid = (await expectCode(gateway.runTool('test:add', { a: 'x' }), 'VALIDATION')) as Error;
+      const invalid = await expectRejection(gateway, 'runTool', ['test:add', { a: 'x' }], 'VALIDATION');
       expect(invalid.message).toContain('/a');
-      const failed = (await expectCode(gateway.runTool('test:fail', {}), 'EXECUTION')) as Error & { toolId?: string };
+      const failed = (await expectRejection(gateway, 'runTool', ['test:fail', {}], 'EXECUTION')) as Failure & { toolId?: string };
       expect(failed.message).toContain('tool failed on purpose');
       expect(failed.toolId).toBe('test:fail');
-      await expectCode(gateway.runTool('test:missing', {}), 'TOOL_NOT_FOUND');
+      await expectRejection(gateway, 'runTool', ['test:missing', {}], 'TOOL_NOT_FOUND');
     });
 
     it('runTool with an aborted signal rejects with ABORTED', async () => {
       const gateway = await make();
-      await expectCode(gateway.runTool('test:add', { a: 1, b: 2 }, { signal: abortedSignal() }), 'ABORTED');
-      await expectCode(gateway.searchTools('', 5, { signal: abortedSignal() }), 'ABORTED');
+      await expectRejection(gateway, 'runTool', ['test:add', { a: 1, b: 2 }, { signal: abortedSignal() }], 'ABORTED');
+      await expectRejection(gateway, 'searchTools', ['', 5, { signal: abortedSignal() }], 'ABORTED');
     });
 
     it('runTool aborted while running rejects with ABORTED', async () => {
       const gateway = await make();
+      const raw = rawOf.get(gateway) ?? gateway;
       const controller = new AbortController();
-      const pending = gateway.runTool('test:slow', { ms: 5_000 }, { signal: controller.signal });
+      const label = "gateway.runTool('test:slow', { ms: 5000 }, { signal }) aborted 30ms after the call";
       setTimeout(() => controller.abort(new Error('stop')), 30);
-      const started = performance.now();
-      await expectCode(pending, 'ABORTED');
-      expect(performance.now() - started).toBeLessThan(2_000);
+      const outcome = await settle(label, () => raw.runTool('test:slow', { ms: 5_000 }, { signal: controller.signal }), 2_000);
+      if (outcome.ok) throw new Error(`expected ${label} to reject, but it resolved with ${show(outcome.value)}`);
+      expectCode(outcome.error, 'ABORTED', label);
     });
 
     it('runChain of no steps resolves with no step results', async () => {
       const gateway = await make();
       const chain = await gateway.runChain([]);
-      expect(chain.steps).toEqual([]);
+      expect(chain?.steps, `gateway.runChain([]) must resolve with { steps: [] }, got ${show(chain)}`).toEqual([]);
     });
 
     it('runChain passes the previous result with usePrevious', async () => {
@@ -243,7 +264,8 @@ export function gatewayContract(name: string, factory: (fixture: ContractFixture
         { toolId: 'test:add', args: { a: 1, b: 2 } },
         { toolId: 'test:double', usePrevious: true },
       ]);
-      expect(chain.result?.structured).toBe(6);
+      expect(chain.result?.structured, `the chain's result.structured (chain: ${show(chain)})`).toBe(6);
+      expectArray(chain.steps, 'gateway.runChain(…).steps');
       expect(chain.steps).toHaveLength(2);
       expect(chain.steps.map((step) => step.toolId)).toEqual(['test:add', 'test:double']);
       expect(chain.steps[0]?.result?.structured).toBe(3);
@@ -252,14 +274,11 @@ export function gatewayContract(name: string, factory: (fixture: ContractFixture
 
     it('a failing chain step rejects with its code and the step results so far', async () => {
       const gateway = await make();
-      const error = (await expectCode(
-        gateway.runChain([
-          { toolId: 'test:add', args: { a: 1, b: 2 } },
-          { toolId: 'test:fail' },
-          { toolId: 'test:add', args: { a: 1, b: 2 } },
-        ]),
-        'EXECUTION',
-      )) as Error & { steps?: { toolId: string; error?: { code?: string; message?: string } }[] };
+      const steps = [{ toolId: 'test:add', args: { a: 1, b: 2 } }, { toolId: 'test:fail' }, { toolId: 'test:add', args: { a: 1, b: 2 } }];
+      const error = (await expectRejection(gateway, 'runChain', [steps], 'EXECUTION')) as Failure & {
+        steps?: { toolId: string; error?: { code?: string; message?: string } }[];
+      };
+      expectArray(error.steps, 'the error of a failed gateway.runChain: its `steps`');
       expect(error.steps).toHaveLength(2);
       expect(error.steps?.[1]?.toolId).toBe('test:fail');
       expect(error.steps?.[1]?.error?.code).toBe('EXECUTION');
@@ -269,7 +288,10 @@ export function gatewayContract(name: string, factory: (fixture: ContractFixture
     it('concurrent calls all complete', async () => {
       const gateway = await make();
       const results = await Promise.all(Array.from({ length: 10 }, (_, i) => gateway.runTool('test:add', { a: i, b: 1 })));
-      expect(results.map((result) => result.structured)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+      expect(
+        results.map((result) => result?.structured),
+        'the `structured` of each RunResult',
+      ).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
     });
   });
 }

@@ -4,7 +4,6 @@
  * results, limits, timeouts and aborts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasErrorCode, type ErrorCode } from '../model/index.js';
 import {
   createDirectGateway,
   type BackendReadiness,
@@ -14,6 +13,8 @@ import {
   type RuntimeBackendKind,
   type ToolGateway,
 } from '../runtime/index.js';
+import { settle, show, type Failure } from './contract-checks.js';
+import { detailOf, executeLabel, expectCode, expectResultShape, labels, partial } from './runtime-checks.js';
 import { createContractFixture } from './gateway-contract.js';
 
 /** What a backend declares about itself to the contract suite. */
@@ -40,30 +41,14 @@ export interface RuntimeBackendContractOptions {
   stopWithinMs?: number;
 }
 
-async function rejection(promise: Promise<unknown>): Promise<Error & { code?: string; details?: Record<string, unknown> }> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as Error & { code?: string; details?: Record<string, unknown> };
-  }
-  throw new Error('expected the run to fail, but it succeeded');
-}
-
-function expectCode(error: { code?: string; message?: string }, code: ErrorCode): void {
-  expect(error.code, `expected ${code}, got ${String(error.code)}: ${String(error.message)}`).toBe(code);
-  expect(hasErrorCode(error, code)).toBe(true);
-}
-
-function partial(error: { details?: Record<string, unknown> }): ExecuteResult {
-  const result = error.details?.result as ExecuteResult | undefined;
-  expect(result, 'a failed run carries its partial result in details.result').toBeDefined();
-  return result as ExecuteResult;
-}
-
 /**
  * Registers the runtime backend contract for `name`.
  *
  * @param factory Creates the backend (once for the suite; `close()` is called at the end).
+ * @remarks `execute` must return a promise (a synchronous throw fails the test as such) and every
+ * result it resolves with is checked for the fields of an {@link ExecuteResult}. The timeout and
+ * abort tests wait `timeoutMs` + `stopWithinMs` at most, under a vitest timeout 5 s past that;
+ * the other tests leave a run unbounded (the vitest timeout applies). Failures name the request.
  */
 export function runtimeBackendContract(
   name: string,
@@ -89,7 +74,27 @@ export function runtimeBackendContract(
       ...extra,
       metadata: { ...options.metadata, ...extra.metadata },
     });
-    const run = (code: string, extra: Partial<ExecuteRequest> = {}) => backend.execute(request(code, extra));
+    /** Runs `req`, bounded by `withinMs`: a successful run's result, checked, or a failure naming the call. */
+    const attempt = async (req: ExecuteRequest, withinMs = Infinity) => {
+      const label = executeLabel(req);
+      const outcome = await settle(label, () => backend.execute(req), withinMs);
+      if (outcome.ok) expectResultShape(outcome.value, label);
+      else if (outcome.error !== null && typeof outcome.error === 'object') labels.set(outcome.error, label);
+      return { ...outcome, label };
+    };
+    const run = async (code: string, extra: Partial<ExecuteRequest> = {}): Promise<ExecuteResult> => {
+      const outcome = await attempt(request(code, extra));
+      if (!outcome.ok) throw new Error(`${outcome.label} rejected: ${show(outcome.error)}`, { cause: outcome.error });
+      return outcome.value;
+    };
+    const failWith = async (req: ExecuteRequest, withinMs?: number): Promise<Failure> => {
+      const outcome = await attempt(req, withinMs);
+      if (outcome.ok) throw new Error(`expected ${outcome.label} to reject, but it resolved with ${show(outcome.value)}`);
+      return outcome.error;
+    };
+    const fail = (code: string, extra: Partial<ExecuteRequest> = {}, withinMs?: number) => failWith(request(code, extra), withinMs);
+    // the tests that time a stop get a vitest timeout past their own bound, so their message shows
+    const stopTestTimeout = timeoutMs + stopWithinMs + 5_000;
 
     it('reports its kind and readiness', () => {
       expect(typeof backend.kind).toBe('string');
@@ -100,16 +105,16 @@ export function runtimeBackendContract(
     });
 
     it('rejects a request without a gateway (MISSING_GATEWAY)', async () => {
-      const error = await rejection(backend.execute({ ...request('return 1'), gateway: undefined as unknown as ToolGateway }));
+      const error = await failWith({ ...request('return 1'), gateway: undefined as unknown as ToolGateway });
       expectCode(error, 'MISSING_GATEWAY');
     });
 
     it('rejects a request without code (MISSING_CODE)', async () => {
-      expectCode(await rejection(run('')), 'MISSING_CODE');
+      expectCode(await fail(''), 'MISSING_CODE');
     });
 
     it('rejects negative limits (INVALID_LIMITS)', async () => {
-      const error = await rejection(run('return 1', { limits: { maxToolCalls: -1 } }));
+      const error = await fail('return 1', { limits: { maxToolCalls: -1 } });
       expectCode(error, 'INVALID_LIMITS');
       expect(error.message).toContain('maxToolCalls');
     });
@@ -117,8 +122,8 @@ export function runtimeBackendContract(
     if (options.requiresOptIn === true) {
       it('requires the boolean opt-in (BACKEND_DENIED)', async () => {
         const plain = { code: 'return 1', gateway: gateway() };
-        expectCode(await rejection(backend.execute(plain)), 'BACKEND_DENIED');
-        expectCode(await rejection(backend.execute({ ...plain, metadata: { unsafeOptIn: 'true' } })), 'BACKEND_DENIED');
+        expectCode(await failWith(plain), 'BACKEND_DENIED');
+        expectCode(await failWith({ ...plain, metadata: { unsafeOptIn: 'true' } }), 'BACKEND_DENIED');
         await expect(backend.execute({ ...plain, metadata: { unsafeOptIn: true } })).resolves.toMatchObject({ value: 1 });
       });
     }
@@ -234,7 +239,7 @@ export function runtimeBackendContract(
     });
 
     it('fails the run with the code of an uncaught tool error', async () => {
-      const error = await rejection(run("console.log('before');\nawait tools.runTool('test:fail', {});"));
+      const error = await fail("console.log('before');\nawait tools.runTool('test:fail', {});");
       expectCode(error, 'EXECUTION');
       expect(error.message).toContain('tool failed on purpose');
       const result = partial(error);
@@ -244,7 +249,7 @@ export function runtimeBackendContract(
 
     it('enforces maxToolCalls (LIMIT_EXCEEDED)', async () => {
       const code = "for (let i = 0; i < 3; i++) await tools.runTool('test:add', { a: i, b: 1 });\nreturn 'done';";
-      const error = await rejection(run(code, { limits: { maxToolCalls: 2 } }));
+      const error = await fail(code, { limits: { maxToolCalls: 2 } });
       expectCode(error, 'LIMIT_EXCEEDED');
       expect(partial(error).toolCalls).toHaveLength(2);
     });
@@ -252,23 +257,23 @@ export function runtimeBackendContract(
     it('enforces maxChainSteps (LIMIT_EXCEEDED)', async () => {
       const code =
         "return await tools.runChain([{ toolId: 'test:add', args: { a: 1, b: 2 } }, { toolId: 'test:double', usePrevious: true }]);";
-      expectCode(await rejection(run(code, { limits: { maxChainSteps: 1 } })), 'LIMIT_EXCEEDED');
+      expectCode(await fail(code, { limits: { maxChainSteps: 1 } }), 'LIMIT_EXCEEDED');
     });
 
     it('fails the run with a budget error the snippet caught (LIMIT_EXCEEDED)', async () => {
       const code =
         "const seen = [];\nfor (let i = 0; i < 3; i++) {\n  try { await tools.runTool('test:add', { a: i, b: 1 }); } catch (err) { seen.push(err.code); }\n}\nconsole.log('caught', seen.join());\nreturn 'swallowed';";
-      const error = await rejection(run(code, { limits: { maxToolCalls: 2 } }));
+      const error = await fail(code, { limits: { maxToolCalls: 2 } });
       expectCode(error, 'LIMIT_EXCEEDED');
-      expect(error.details?.limit).toBe('maxToolCalls');
+      expect(error.details?.limit, detailOf(error, 'limit')).toBe('maxToolCalls');
       const result = partial(error);
       expect(result.toolCalls).toHaveLength(2);
       expect(result.stdout).toBe('caught LIMIT_EXCEEDED\n');
       const chain =
         "try {\n  await tools.runChain([{ toolId: 'test:add', args: { a: 1, b: 2 } }, { toolId: 'test:double', usePrevious: true }]);\n} catch {}\nreturn 'swallowed';";
-      const chainError = await rejection(run(chain, { limits: { maxChainSteps: 1 } }));
+      const chainError = await fail(chain, { limits: { maxChainSteps: 1 } });
       expectCode(chainError, 'LIMIT_EXCEEDED');
-      expect(chainError.details?.limit).toBe('maxChainSteps');
+      expect(chainError.details?.limit, detailOf(chainError, 'limit')).toBe('maxChainSteps');
     });
 
     it('warns about a tool call still pending when the snippet returned (a missing await)', async () => {
@@ -290,12 +295,15 @@ export function runtimeBackendContract(
 
     it('fails a strict run with a tool call still pending (CODE_EXECUTION naming the call)', async () => {
       const code = "console.log('before');\ntools.runTool('test:slow', { ms: 100 });\ntools.searchTools('add');\nreturn 1;";
-      const error = await rejection(run(code, { strict: true }));
+      const error = await fail(code, { strict: true });
       expectCode(error, 'CODE_EXECUTION');
       expect(error.message).toBe(
         "code execution error: tools.runTool('test:slow') was still pending when the snippet returned: a missing await? (and 1 more pending call)",
       );
-      expect(error.details?.pendingCalls).toEqual([{ method: 'runTool', toolId: 'test:slow' }, { method: 'searchTools' }]);
+      expect(error.details?.pendingCalls, detailOf(error, 'pendingCalls')).toEqual([
+        { method: 'runTool', toolId: 'test:slow' },
+        { method: 'searchTools' },
+      ]);
       const result = partial(error);
       expect(result.value).toBe(1);
       expect(result.stdout).toBe('before\n');
@@ -304,22 +312,22 @@ export function runtimeBackendContract(
     });
 
     it('reports a thrown error as CODE_EXECUTION with its line', async () => {
-      const error = await rejection(run("const a = 1;\nconst b = 2;\nthrow new Error('boom on three');"));
+      const error = await fail("const a = 1;\nconst b = 2;\nthrow new Error('boom on three');");
       expectCode(error, 'CODE_EXECUTION');
       expect(error.message).toContain('boom on three');
-      expect(error.details?.line).toBe(3);
-      expect(partial(error).backend.kind).toBe(backend.kind);
+      expect(error.details?.line, detailOf(error, 'line')).toBe(3);
+      expect(partial(error).backend.kind, "the partial result's backend.kind (the kind the backend reports)").toBe(backend.kind);
     });
 
     it('tells a snippet that reads a name tools does not have how to call a tool', async () => {
-      const error = await rejection(run('const r = await tools.math.add({ a: 1, b: 2 });\nreturn r;'));
+      const error = await fail('const r = await tools.math.add({ a: 1, b: 2 });\nreturn r;');
       expectCode(error, 'CODE_EXECUTION');
       expect(error.message).toContain('tools has no "math": call a tool by its ID, e.g. await tools.runTool("math:<tool>", args)');
-      expect(error.details?.line).toBe(1);
+      expect(error.details?.line, detailOf(error, 'line')).toBe(1);
       // a method misnamed gets the methods it starts
-      const misnamed = await rejection(run("return await tools.run_tool('math:add', { a: 1, b: 2 });"));
+      const misnamed = await fail("return await tools.run_tool('math:add', { a: 1, b: 2 });");
       expect(misnamed.message).toContain('tools has no "run_tool": did you mean tools.runTool?');
-      const run2 = await rejection(run("return await tools.run('math:add', { a: 1, b: 2 });"));
+      const run2 = await fail("return await tools.run('math:add', { a: 1, b: 2 });");
       expect(run2.message).toContain('did you mean tools.runTool or tools.runChain?');
       // what probes an object reads as usual
       const probed = await run(
@@ -329,67 +337,63 @@ export function runtimeBackendContract(
     });
 
     it('reports a syntax error as CODE_EXECUTION with its line', async () => {
-      const error = await rejection(run('const a = 1;\nconst = ;\n'));
+      const error = await fail('const a = 1;\nconst = ;\n');
       expectCode(error, 'CODE_EXECUTION');
-      expect(error.details?.line).toBe(2);
+      expect(error.details?.line, detailOf(error, 'line')).toBe(2);
     });
 
     it('runs TypeScript, keeping line numbers', async () => {
       const result = await run('const n: number = 40;\ninterface X { a: number }\nreturn n + 2;', { language: 'typescript' });
       expect(result.value).toBe(42);
-      const error = await rejection(run("type T = string;\nconst s: T = 'x';\nthrow new Error(s);", { language: 'ts' }));
+      const error = await fail("type T = string;\nconst s: T = 'x';\nthrow new Error(s);", { language: 'ts' });
       expectCode(error, 'CODE_EXECUTION');
-      expect(error.details?.line).toBe(3);
+      expect(error.details?.line, detailOf(error, 'line')).toBe(3);
     });
 
     it('runs TypeScript without the language named, keeping line numbers', async () => {
       const code =
         "interface Sum { total: number }\nconst r = (await tools.runTool('test:add', { a: 1, b: 2 })) as { structured: number };\nconst s: Sum = { total: r.structured };\nreturn s.total;";
       expect((await run(code)).value).toBe(3);
-      const error = await rejection(run("type T = string;\nconst s: T = 'x';\nthrow new Error(s as T);"));
+      const error = await fail("type T = string;\nconst s: T = 'x';\nthrow new Error(s as T);");
       expectCode(error, 'CODE_EXECUTION');
-      expect(error.details?.line).toBe(3);
-      const syntax = await rejection(run('const a: number = 1;\nconst = ;\n'));
+      expect(error.details?.line, detailOf(error, 'line')).toBe(3);
+      const syntax = await fail('const a: number = 1;\nconst = ;\n');
       expectCode(syntax, 'CODE_EXECUTION');
-      expect(syntax.details?.line).toBe(2);
+      expect(syntax.details?.line, detailOf(syntax, 'line')).toBe(2);
     });
 
     it('rejects other languages (RUNTIME_UNAVAILABLE)', async () => {
       // a language no backend runs (python is one some backends declare in `languages`)
-      const error = await rejection(run('puts 1', { language: 'ruby' }));
+      const error = await fail('puts 1', { language: 'ruby' });
       expectCode(error, 'RUNTIME_UNAVAILABLE');
       expect(error.message).toContain('ruby');
     });
 
-    it('stops an endless loop at timeoutMs (TIMEOUT)', async () => {
+    it('stops an endless loop at timeoutMs (TIMEOUT)', { timeout: stopTestTimeout }, async () => {
       const started = performance.now();
-      const error = await rejection(run('while (true) {}', { timeoutMs }));
+      const error = await fail('while (true) {}', { timeoutMs }, timeoutMs + stopWithinMs);
       expectCode(error, 'TIMEOUT');
       expect(performance.now() - started).toBeLessThan(timeoutMs + stopWithinMs);
-      expect(partial(error).limitsEnforced.timeout).toBe(true);
+      expect(partial(error).limitsEnforced.timeout, 'limitsEnforced.timeout of the partial result').toBe(true);
     });
 
-    it('stops when the signal aborts (ABORTED)', async () => {
+    it('stops when the signal aborts (ABORTED)', { timeout: stopTestTimeout }, async () => {
       const controller = new AbortController();
       const started = performance.now();
-      const pending = run("console.log('started');\nawait new Promise((resolve) => setTimeout(resolve, 20000));", {
-        signal: controller.signal,
-      });
       setTimeout(() => controller.abort(new Error('stop')), 150);
-      const error = await rejection(pending);
+      const code = "console.log('started');\nawait new Promise((resolve) => setTimeout(resolve, 20000));";
+      const error = await fail(code, { signal: controller.signal }, 150 + stopWithinMs);
       expectCode(error, 'ABORTED');
       expect(performance.now() - started).toBeLessThan(150 + stopWithinMs);
       const before = new AbortController();
       before.abort();
-      expectCode(await rejection(run('return 1', { signal: before.signal })), 'ABORTED');
+      expectCode(await fail('return 1', { signal: before.signal }, stopWithinMs), 'ABORTED');
     });
 
     it('caps output (RESOURCE_LIMIT)', async () => {
-      const error = await rejection(
-        run("for (let i = 0; i < 1000; i++) console.log('x'.repeat(100));", { limits: { maxOutputBytes: 2000 } }),
-      );
+      const error = await fail("for (let i = 0; i < 1000; i++) console.log('x'.repeat(100));", { limits: { maxOutputBytes: 2000 } });
       expectCode(error, 'RESOURCE_LIMIT');
-      expect(error.details?.limit).toBe('output');
+      expect(error.details?.limit, detailOf(error, 'limit')).toBe('output');
       expect(partial(error).stdout.length).toBeLessThanOrEqual(2000);
     });
 
@@ -398,8 +402,8 @@ export function runtimeBackendContract(
       const result = await run('return 1', {
         limits: { maxToolCalls: 5, ...(memory === false ? {} : { memoryBytes: 256 * 1024 * 1024 }) },
       });
-      expect(result.backend.kind).toBe(backend.kind);
-      expect(result.backend.readiness).toBe(backend.readiness);
+      expect(result.backend.kind, 'result.backend.kind (the kind the backend reports)').toBe(backend.kind);
+      expect(result.backend.readiness, 'result.backend.readiness (the readiness the backend reports)').toBe(backend.readiness);
       expect(result.durationMs).toBeGreaterThan(0);
       const keys = ['timeout', 'toolCalls', 'chainSteps', 'memory', 'cpu', 'pids', 'disk'];
       expect(Object.keys(result.limitsEnforced).sort()).toEqual([...keys].sort());

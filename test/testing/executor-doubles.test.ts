@@ -60,6 +60,24 @@ describe('createFakeMcpExecutor', () => {
     await expect(mcp.callTool('elsewhere', { name: 'x' })).rejects.toSatisfy((err) => hasErrorCode(err, 'CONFIGURATION'));
   });
 
+  it('fails a scripted value that is not JSON with CONFIGURATION, recorded as an error', async () => {
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    const mcp = createFakeMcpExecutor({ s: { big: () => ({ n: 10n }), cycle: () => cycle, fn: () => () => 1 } });
+    for (const name of ['big', 'cycle', 'fn']) {
+      const error: unknown = await mcp.callTool('s', { name }).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(hasErrorCode(error, 'CONFIGURATION'), String(error)).toBe(true);
+      expect((error as Error).message).toContain(`testing: the scripted MCP tool "s/${name}" returned a value that is not JSON`);
+    }
+    expect(mcp.calls.map((call) => call.outcome)).toEqual(['error', 'error', 'error']);
+    // undefined stays an empty result
+    const empty = createFakeMcpExecutor({ s: { none: () => undefined } });
+    await expect(empty.callTool('s', { name: 'none' })).resolves.toEqual({ content: [] });
+  });
+
   it('honours abort and timeout', async () => {
     const { mcp, runner } = setup();
     await expect(runner.run('files:hang', {}, { timeoutMs: 30 })).rejects.toSatisfy((err) => hasErrorCode(err, 'TIMEOUT'));

@@ -1,0 +1,103 @@
+/**
+ * What the contract suites use to call the implementation under test: every call is checked to
+ * return a promise (a synchronous throw or a plain value fails with the method's name), bounded
+ * in time (a call that never settles fails with its name instead of the test timing out), and
+ * reported with what it resolved or rejected with.
+ */
+import { expect } from 'vitest';
+import { hasErrorCode, type ErrorCode } from '../model/index.js';
+
+/** An error as the suites read it. */
+export type Failure = Error & { code?: string; details?: Record<string, unknown> };
+
+/** How a checked call ended. */
+export type Settled<T> = { ok: true; value: T } | { ok: false; error: Failure };
+
+/** How long a call may take to settle by default before the suite fails it. */
+export const SETTLE_WITHIN_MS = 3_000;
+
+/** A short, printable form of a value for a failure message. */
+export function show(value: unknown): string {
+  if (value instanceof Error) {
+    const code = (value as { code?: unknown }).code;
+    return `${value.name}${typeof code === 'string' ? ` ${code}` : ''}: ${value.message}`;
+  }
+  if (typeof value === 'function') return `a function (${value.name || 'anonymous'})`;
+  if (typeof value === 'bigint') return `${value}n`;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value, (_key, item: unknown) =>
+      item instanceof AbortSignal ? `[AbortSignal${item.aborted ? ', aborted' : ''}]` : item,
+    );
+  } catch {
+    text = undefined;
+  }
+  text ??= String(value);
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
+/**
+ * Calls `call` as `label` and waits for it: fails (naming `label`) when it throws synchronously,
+ * returns something other than a promise, or does not settle within `withinMs` (`Infinity`: no bound).
+ */
+export async function settle<T>(label: string, call: () => Promise<T>, withinMs = SETTLE_WITHIN_MS): Promise<Settled<T>> {
+  let returned: unknown;
+  try {
+    returned = call();
+  } catch (err) {
+    throw new Error(`${label} threw synchronously (${show(err)}): it must return a promise and reject it instead`, { cause: err });
+  }
+  if (returned === null || typeof (returned as { then?: unknown }).then !== 'function') {
+    throw new Error(`${label} returned ${show(returned)} instead of a promise`);
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // an unbounded call (withinMs = Infinity) races a promise that never settles
+  const late = new Promise<'late'>((resolve) => {
+    if (Number.isFinite(withinMs)) timer = setTimeout(() => resolve('late'), withinMs);
+  });
+  try {
+    const outcome = await Promise.race([
+      (returned as Promise<T>).then(
+        (value): Settled<T> => ({ ok: true, value }),
+        (error: unknown): Settled<T> => ({ ok: false, error: error as Failure }),
+      ),
+      late,
+    ]);
+    if (outcome === 'late') throw new Error(`${label} did not settle within ${withinMs}ms`);
+    return outcome;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** `owner.method(args…)` for a failure message, trailing `undefined` arguments left out. */
+export function callLabel(owner: string, method: string, args: readonly unknown[]): string {
+  const given = [...args];
+  while (given.length > 0 && given[given.length - 1] === undefined) given.pop();
+  return `${owner}.${method}(${given.map(show).join(', ')})`;
+}
+
+/** Checks that `value`, what `label` resolved with, is an array. */
+export function expectArray(value: unknown, label: string): asserts value is unknown[] {
+  expect(Array.isArray(value), `${label} must resolve with an array, got ${show(value)}`).toBe(true);
+}
+
+/** Waits for `call` as {@link settle} does and returns its value; fails naming `label` when it rejects. */
+export async function resolved<T>(label: string, call: () => Promise<T>, withinMs?: number): Promise<T> {
+  const outcome = await settle(label, call, withinMs);
+  if (!outcome.ok) throw new Error(`${label} rejected: ${show(outcome.error)}`, { cause: outcome.error });
+  return outcome.value;
+}
+
+/** Waits for `call` as {@link settle} does and returns its error; fails naming `label` when it resolves. */
+export async function rejected(label: string, call: () => Promise<unknown>, withinMs?: number): Promise<Failure> {
+  const outcome = await settle(label, call, withinMs);
+  if (outcome.ok) throw new Error(`expected ${label} to reject, but it resolved with ${show(outcome.value)}`);
+  return outcome.error;
+}
+
+/** Checks that `error`, what `label` rejected with, carries `code`. */
+export function expectCode(error: Failure, code: ErrorCode, label: string): void {
+  expect(error?.code, `expected ${label} to reject with ${code}, got ${String(error?.code)}: ${show(error)}`).toBe(code);
+  expect(hasErrorCode(error, code), `${label} rejected with a ${code} error hasErrorCode() does not recognise`).toBe(true);
+}
