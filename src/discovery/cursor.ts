@@ -4,6 +4,7 @@
  * state of that index and the fingerprint to one listing (a search query or the namespace list),
  * so a cursor is rejected by any other index, after any change, and for any other listing.
  */
+import { createHash } from 'node:crypto';
 import { discoveryErrors as errors } from './errors.js';
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
@@ -23,18 +24,13 @@ export function newIndexId(): string {
 
 const { invalidCursor } = errors;
 
-/** A short, stable fingerprint of a listing key (53-bit cyrb53 hash, base-36). */
+/**
+ * A short, stable fingerprint of a listing key: 96 bits of its SHA-256 (of its UTF-16 code units,
+ * so lone surrogates stay distinct), base64url. Native hashing keeps a long query cheap to page
+ * (about 1 ms per MB of query).
+ */
 export function fingerprint(key: string): string {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (let i = 0; i < key.length; i++) {
-    const code = key.charCodeAt(i);
-    h1 = Math.imul(h1 ^ code, 2654435761);
-    h2 = Math.imul(h2 ^ code, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
+  return createHash('sha256').update(key, 'utf16le').digest('base64url').slice(0, 16);
 }
 
 /** Encodes the cursor of the page starting at `offset` of `listing`, issued by index `indexId` at `version`. */

@@ -59,20 +59,22 @@ function orEmpty<T>(value: T | undefined | null, empty: T): T {
 }
 
 /**
- * True when the MCP fields of two tools are equivalent: name, title and description exactly;
- * input and output schemas structurally (JSON text parsed first); annotations (absent boolean
- * hints read as `false`); icons in order; `_meta` structurally. Namespace, version and tags are
- * not compared.
+ * The MCP fields in which two tools differ (in this order: `name`, `title`, `description`,
+ * `inputSchema`, `outputSchema`, `annotations`, `icons`, `_meta`); empty when they are
+ * equivalent: name, title and description exactly; input and output schemas structurally (JSON
+ * text parsed first); annotations (absent boolean hints read as `false`); icons in order; `_meta`
+ * structurally. Namespace, version and tags are not compared.
  */
-export function sameMcpFields(a: Tool, b: Tool): boolean {
-  return (
-    a.name === b.name &&
-    a.title === b.title &&
-    a.description === b.description &&
-    jsonEqual(schemaValue(a.inputSchema), schemaValue(b.inputSchema)) &&
-    jsonEqual(schemaValue(a.outputSchema), schemaValue(b.outputSchema)) &&
-    jsonEqual(normalizedAnnotations(a), normalizedAnnotations(b)) &&
-    jsonEqual(orEmpty(a.icons, []), orEmpty(b.icons, [])) &&
-    jsonEqual(orEmpty(a._meta, {}), orEmpty(b._meta, {}))
-  );
+export function differingMcpFields(a: Tool, b: Tool): string[] {
+  const checks: [string, () => boolean][] = [
+    ['name', () => a.name === b.name],
+    ['title', () => a.title === b.title],
+    ['description', () => a.description === b.description],
+    ['inputSchema', () => jsonEqual(schemaValue(a.inputSchema), schemaValue(b.inputSchema))],
+    ['outputSchema', () => jsonEqual(schemaValue(a.outputSchema), schemaValue(b.outputSchema))],
+    ['annotations', () => jsonEqual(normalizedAnnotations(a), normalizedAnnotations(b))],
+    ['icons', () => jsonEqual(orEmpty(a.icons, []), orEmpty(b.icons, []))],
+    ['_meta', () => jsonEqual(orEmpty(a._meta, {}), orEmpty(b._meta, {}))],
+  ];
+  return checks.filter(([, same]) => !same()).map(([field]) => field);
 }

@@ -16,6 +16,7 @@ import {
 import { asLibraryError } from '../model/internal.js';
 import type { ToolexecError } from '../model/index.js';
 import { frozenCopy } from './freeze.js';
+import { differingMcpFields } from './mcp-equality.js';
 import { discoveryErrors as errors, guardErrors } from './errors.js';
 
 /** A checked registration: the frozen tool and backend, the tool's ID, the backend's identity. */
@@ -71,10 +72,22 @@ export function prepareRegistration(tool: Tool, backend: ToolBackend): PreparedR
   };
 }
 
-/** `INVALID_TOOL` for a tool registered again with other MCP fields. */
-export function mcpFieldsDiffer(id: string): ToolexecError {
-  return errors.invalidTool(`tool "${id}" MCP fields differ from existing registration`, {
-    details: { toolId: id, reason: 'MCP fields differ from existing registration' },
+/**
+ * Checks that a tool registered again under `id` has the MCP fields of the one registered before.
+ *
+ * @throws `INVALID_TOOL` when they differ, `details.fields` naming them (`['inputSchema']`); to
+ * replace a tool, unregister its backends first.
+ */
+export function checkSameMcpFields(id: string, before: Tool, after: Tool): void {
+  const fields = differingMcpFields(before, after);
+  if (fields.length === 0) return;
+  throw errors.invalidTool(`tool "${id}" MCP fields differ from existing registration`, {
+    details: {
+      toolId: id,
+      reason: 'MCP fields differ from existing registration',
+      fields,
+      hint: 'unregister every backend of the tool (unregisterBackend) before registering the changed tool',
+    },
   });
 }
 

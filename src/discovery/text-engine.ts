@@ -24,6 +24,11 @@ const NAME_FIELDS = ['name'];
 export const MIN_PREFIX_LENGTH = 2;
 /** Query words of at least this many characters that match nothing may match with one typo (two from 8 characters). */
 export const MIN_FUZZY_LENGTH = 4;
+/**
+ * The weight of a match through two swapped neighbouring letters (`emial` → `email`), as of a
+ * one-letter typo of a 4-letter word in MiniSearch (`0.45 × 4/5`): below an exact match.
+ */
+export const TRANSPOSITION_WEIGHT = 0.36;
 /** A query with more words than this is long: only its rarest words are scored, whole. */
 export const LONG_QUERY_WORDS = 6;
 /** Most words of a long query that are scored. */
@@ -97,8 +102,9 @@ export class TextEngine {
    * stem in every field but the ID, and also as prefixes when they have {@link MIN_PREFIX_LENGTH}+
    * characters (the word as typed, so `file` finds `filesystem` but not `filter`); ID-like terms
    * (`ns:name`) only in the ID field, exactly or as a prefix. A word that matches nothing that
-   * way, of {@link MIN_FUZZY_LENGTH}+ characters, then matches with a typo (`reed` → `read`), at a
-   * lower weight, even when the other words matched. A long query (more than
+   * way, of {@link MIN_FUZZY_LENGTH}+ characters, then matches with a typo (`reed` → `read`) or two
+   * swapped letters (`emial` → `email`, {@link TRANSPOSITION_WEIGHT}), at a lower weight, even
+   * when the other words matched. A long query (more than
    * {@link LONG_QUERY_WORDS} words) is scored by its {@link MAX_SCORED_WORDS} rarest indexed
    * words, whole, leaving out those most tools hold ({@link COMMON_WORD_SHARE}), which bounds
    * its cost. Namespaces holding a word after their start add a tiny
@@ -133,11 +139,38 @@ export class TextEngine {
     const typos =
       unmatched.length === 0
         ? []
-        : this.#mini.search({ queries: [unmatched.join(' ')], fields: WORD_FIELDS, prefix: false, fuzzy: fuzzyFor }, SEARCH_BASE);
+        : this.#mini.search(
+            { queries: [unmatched.map((word) => word.stem).join(' ')], fields: WORD_FIELDS, prefix: false, fuzzy: fuzzyFor },
+            SEARCH_BASE,
+          );
+    const swapped = this.#transposed(unmatched);
+    const swaps =
+      swapped.length === 0
+        ? []
+        : scaled(
+            this.#mini.search({ queries: [swapped.join(' ')], fields: WORD_FIELDS, prefix: false, fuzzy: false }, SEARCH_BASE),
+            TRANSPOSITION_WEIGHT,
+          );
     const inNamespaces = this.#namespaces.hits(terms.words);
     // MiniSearch results carry `id` and `score` already, sorted by score (highest first).
-    if (typos.length === 0 && inNamespaces.length === 0) return exact;
-    return merged([exact, typos, inNamespaces]);
+    if (typos.length === 0 && swaps.length === 0 && inNamespaces.length === 0) return exact;
+    return merged([exact, typos, swaps, inNamespaces]);
+  }
+
+  /**
+   * The indexed words (stems) that a typo-candidate word becomes with two neighbouring letters
+   * swapped (`emial` → `email`, `sned` → `send`): two edits to Levenshtein, so the fuzzy search misses them.
+   */
+  #transposed(words: readonly Word[]): string[] {
+    const found = new Set<string>();
+    for (const { typed } of words) {
+      for (let i = 0; i + 1 < typed.length; i++) {
+        if (typed[i] === typed[i + 1]) continue;
+        const variant = stem(`${typed.slice(0, i)}${typed[i + 1] as string}${typed[i] as string}${typed.slice(i + 2)}`);
+        if (this.#terms.documentCount(variant) > 0) found.add(variant);
+      }
+    }
+    return [...found];
   }
 
   /** The words to score: all of a short query, the rarest indexed ones of a long query. */
@@ -169,8 +202,8 @@ export class TextEngine {
     return word.typed.length === MIN_PREFIX_LENGTH && this.#terms.documentCount(word.stem) === 0;
   }
 
-  /** The stems of the words long enough for typos that matched nothing, whole or as a prefix. */
-  #unmatched(words: readonly Word[], results: readonly SearchResult[]): string[] {
+  /** The words long enough for typos that matched nothing, whole or as a prefix. */
+  #unmatched(words: readonly Word[], results: readonly SearchResult[]): Word[] {
     const candidates = words.filter((word) => word.typed.length >= MIN_FUZZY_LENGTH && this.#terms.documentCount(word.stem) === 0);
     if (candidates.length === 0) return [];
     const missing = new Set(candidates.map((word) => word.stem));
@@ -178,13 +211,18 @@ export class TextEngine {
       for (const term of result.queryTerms) missing.delete(term);
       if (missing.size === 0) return [];
     }
-    return candidates.filter((word) => missing.has(word.stem)).map((word) => word.stem);
+    return candidates.filter((word) => missing.has(word.stem));
   }
 }
 
 /** True when `word` is an inflected form of `stemmed` (`files`, `created`): not itself, nor itself less a final `e` (`file`). */
 function inflected(word: string, stemmed: string): boolean {
   return word !== stemmed && word !== `${stemmed}e`;
+}
+
+/** `hits` with their scores multiplied by `weight`. */
+function scaled(hits: readonly EngineHit[], weight: number): EngineHit[] {
+  return hits.map(({ id, score }) => ({ id, score: score * weight }));
 }
 
 /** The hits of several lists, each tool's scores added, highest first. */

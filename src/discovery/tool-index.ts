@@ -5,8 +5,7 @@
 import { validateTool, type ToolexecError, type BackendKind, type McpTool, type Tool, type ToolBackend } from '../model/index.js';
 import { compareCodePoints } from './compare.js';
 import { decodeCursor, encodeCursor, fingerprint, isAbsentCursor, itemCount, newIndexId, pageSize } from './cursor.js';
-import { sameMcpFields } from './mcp-equality.js';
-import { batchEntryError, identityOf, mcpFieldsDiffer, prepareRegistration, type PreparedRegistration } from './registration.js';
+import { batchEntryError, checkSameMcpFields, identityOf, prepareRegistration, type PreparedRegistration } from './registration.js';
 import { lookupsByIndex } from './index-lookups.js';
 import { runSearcher } from './custom-searcher.js';
 import { selectBackend } from './backend-selector.js';
@@ -93,7 +92,7 @@ export class InMemoryToolIndex implements ToolIndex {
   #sortedIds: string[] | undefined;
   #namespaceList: string[] | undefined;
   #searchDocs: readonly SearchDoc[] | undefined;
-  #pageCache: { version: number; query: string; items: readonly Readonly<ToolSummary>[] } | undefined;
+  #pageCache: { version: number; query: string; listing: string; items: readonly Readonly<ToolSummary>[] } | undefined;
 
   constructor(options?: ToolIndexOptions) {
     this.#options = resolveToolIndexOptions(options);
@@ -141,7 +140,7 @@ export class InMemoryToolIndex implements ToolIndex {
       return;
     }
 
-    if (!sameMcpFields(existing.tool, stored)) throw mcpFieldsDiffer(id);
+    checkSameMcpFields(id, existing.tool, stored);
     existing.tool = stored;
     existing.tags = tags;
     existing.summary = buildSummary(stored, id, tags);
@@ -171,7 +170,7 @@ export class InMemoryToolIndex implements ToolIndex {
         if (reg === null || typeof reg !== 'object') throw invalidArgument('each registration must be { tool, backend }');
         const entry = prepareRegistration(reg.tool, reg.backend);
         const before = batchTools.get(entry.id) ?? this.#records.get(entry.id)?.tool;
-        if (before !== undefined && !sameMcpFields(before, entry.tool)) throw mcpFieldsDiffer(entry.id);
+        if (before !== undefined) checkSameMcpFields(entry.id, before, entry.tool);
         batchTools.set(entry.id, entry.tool);
         prepared.push(entry);
       } catch (error) {
@@ -258,11 +257,13 @@ export class InMemoryToolIndex implements ToolIndex {
         `searchPage needs a deterministic searcher; the configured searcher declares deterministic: ${String(searcher.deterministic)} (declare deterministic: true)`,
       );
     }
-    const listing = fingerprint(`search\u0000${query}`);
+    // The listing's fingerprint is kept with the ranked list, so that a long query is hashed once.
+    const previous = this.#pageCache?.query === query ? this.#pageCache : undefined;
+    const listing = previous?.listing ?? fingerprint(`search\u0000${query}`);
     const offset = isAbsentCursor(cursor) ? 0 : decodeCursor(cursor, this.#version, listing, this.#indexId);
-    let cached = this.#pageCache;
-    if (cached === undefined || cached.version !== this.#version || cached.query !== query) {
-      cached = { version: this.#version, query, items: this.#rank(query, Infinity) };
+    let cached = previous;
+    if (cached === undefined || cached.version !== this.#version) {
+      cached = { version: this.#version, query, listing, items: this.#rank(query, Infinity) };
       this.#pageCache = cached;
     }
     return this.#page(cached.items, offset, size, listing, copySummary);

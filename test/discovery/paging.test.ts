@@ -242,3 +242,33 @@ describe('listNamespacesPage (foundation §8 108)', () => {
     expect(createToolIndex().listNamespacesPage(5)).toEqual({ items: [] });
   });
 });
+
+describe('searchPage with a very long query', () => {
+  it('pages an 8 MB query at about the cost of one search (the query is hashed once, natively)', () => {
+    const index = createToolIndex();
+    for (let i = 0; i < 50; i++)
+      index.registerTool(tool(`send_email_${i}`, { namespace: 'mail', description: 'Sends an email' }), local(`m${i}`));
+    const query = 'email '.repeat((8 * 1024 * 1024) / 6);
+    index.searchPage('warm up', 5);
+    const started = performance.now();
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 5; page++) {
+      const result = index.searchPage(query, 5, cursor);
+      seen.push(...ids(result.items));
+      cursor = result.nextCursor;
+    }
+    const elapsed = performance.now() - started;
+    expect(new Set(seen).size).toBe(25);
+    // Hashing the whole query for every page (a JavaScript loop over 8 M characters each time) took about 1.8 s here; now about 50 ms.
+    expect(elapsed).toBeLessThan(300);
+  });
+
+  it('keeps two queries that differ only in a lone surrogate apart', () => {
+    const index = threeTools();
+    const first = index.searchPage('alpha beta gamma \uD800', 1);
+    expect(first.nextCursor).toBeDefined();
+    expect(ids(index.searchPage('alpha beta gamma \uD800', 1, first.nextCursor).items)).toHaveLength(1);
+    expectCode(() => index.searchPage('alpha beta gamma \uDC00', 1, first.nextCursor), 'INVALID_CURSOR');
+  });
+});

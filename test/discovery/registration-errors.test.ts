@@ -3,7 +3,7 @@
  * selector's failures are library errors.
  */
 import { describe, expect, it } from 'vitest';
-import { createToolIndex, type ChangeEvent, type ToolRegistration } from '../../src/discovery/index.js';
+import { createDocStore, createToolIndex, type ChangeEvent, type ToolRegistration } from '../../src/discovery/index.js';
 import { ToolexecError } from '../../src/model/index.js';
 import { expectCode, local, mcp, tool } from './support.js';
 
@@ -107,5 +107,39 @@ describe('getTool with a custom backend selector', () => {
     });
     failing.registerTool(tool('a'), local('a'));
     expect(expectCode(() => failing.getTool('a'), 'NO_BACKENDS').message).toBe('none');
+  });
+});
+
+describe('registering a changed tool again', () => {
+  const first = tool('send_email', {
+    namespace: 'gmail',
+    description: 'Sends an email',
+    inputSchema: { type: 'object', properties: { to: { type: 'string' } } },
+  });
+  const changed = tool('send_email', {
+    namespace: 'gmail',
+    description: 'Dispatches a message',
+    inputSchema: { type: 'object', properties: { recipient: { type: 'string' } } },
+  });
+
+  it('names the MCP fields that differ and how to replace the tool (registerTool and registerTools)', () => {
+    const index = createToolIndex();
+    index.registerTool(first, mcp('gmail'));
+    const single = expectCode(() => index.registerTool(changed, mcp('gmail')), 'INVALID_TOOL');
+    expect(single.details).toMatchObject({ toolId: 'gmail:send_email', fields: ['description', 'inputSchema'] });
+    expect(single.details?.hint).toContain('unregisterBackend');
+    const batch = expectCode(() => index.registerTools([{ tool: { ...first, title: 'Send' }, backend: mcp('gmail') }]), 'INVALID_TOOL');
+    expect(batch.details).toMatchObject({ toolId: 'gmail:send_email', fields: ['title'], index: 0 });
+  });
+
+  it('after unregistering, the changed tool is what search and docs show', () => {
+    const index = createToolIndex();
+    index.registerTool(first, mcp('gmail'));
+    index.unregisterBackend('gmail:send_email', 'mcp', 'gmail');
+    index.registerTool(changed, mcp('gmail'));
+    expect(index.search('dispatches', 1).map((summary) => summary.id)).toEqual(['gmail:send_email']);
+    const doc = createDocStore({ index }).describeTool('gmail:send_email', 'schema');
+    expect(doc.summary).toBe('Dispatches a message');
+    expect(doc.schemaInfo?.types).toEqual({ recipient: ['string'] });
   });
 });

@@ -172,3 +172,33 @@ describe('long queries', () => {
     expect(median(query)).toBeLessThan(oneCommonWord);
   });
 });
+
+describe('typos with two letters swapped', () => {
+  function mail(): InMemoryToolIndex {
+    const index = createToolIndex();
+    const add = (namespace: string, name: string, description: string) =>
+      index.registerTool(tool(name, { namespace, description }), mcp(namespace));
+    add('gmail', 'archive_email', 'Archives an email in the Gmail mailbox.');
+    add('gmail', 'forward_email', 'Forwards an email to another recipient.');
+    add('gmail', 'send_email', 'Sends an email to one or more recipients.');
+    add('twilio', 'send_sms', 'Sends an SMS to a phone number.');
+    return index;
+  }
+
+  it('a swapped pair of letters alone finds the word: "emial" finds the email tools', () => {
+    expect(ids(mail().search('emial', 5)).sort()).toEqual(['gmail:archive_email', 'gmail:forward_email', 'gmail:send_email']);
+  });
+
+  it('"sned email" and "send emial" rank send_email first', () => {
+    const index = mail();
+    expect(ids(index.search('sned email', 3))[0]).toBe('gmail:send_email');
+    expect(ids(index.search('send emial', 3))[0]).toBe('gmail:send_email');
+  });
+
+  it('a swap match ranks below an exact match of the same word', () => {
+    const index = createToolIndex();
+    index.registerTool(tool('send_notes', { description: 'notes' }), local('a'));
+    index.registerTool(tool('sned_notes', { description: 'notes' }), local('b'));
+    expect(ids(index.search('sned notes', 2))).toEqual(['sned_notes', 'send_notes']);
+  });
+});
