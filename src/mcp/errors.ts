@@ -180,10 +180,14 @@ export function mapOperationError(error: unknown, context: OperationContext, ses
     });
   }
   if (error instanceof Error && error.name === 'ZodError') {
-    return errors('PROTOCOL', `MCP server "${context.serverName}" sent an invalid result for ${describe(context)}: ${errorMessage(error)}`, {
-      cause: error,
-      details: baseDetails(context),
-    });
+    return errors(
+      'PROTOCOL',
+      `MCP server "${context.serverName}" sent an invalid result for ${describe(context)}: ${errorMessage(error)}`,
+      {
+        cause: error,
+        details: baseDetails(context),
+      },
+    );
   }
   return errors('EXECUTION', `${where} failed: ${errorMessage(error)}`, { cause: error, details: baseDetails(context) });
 }
