@@ -376,8 +376,9 @@ export function capText(text: string, maxChars: number = MAX_QUOTED_CHARS): stri
 
 /**
  * A description of any thrown value, for messages that wrap it: an Error's message, a string as
- * it is, anything else as JSON; cut at 4 KiB with its length (`<first 4096 characters>… (<length> characters)`), since
- * such a text can be megabytes and a message is logged, traced and shown to models.
+ * it is, anything else as JSON; cut at 4 KiB with its length
+ * (`<first 4096 characters>… (<length> characters)`), since such a text can be megabytes and a
+ * message is logged, traced and shown to models.
  */
 export function errorMessage(err: unknown): string {
   return capText(rawErrorMessage(err));
