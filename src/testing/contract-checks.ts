@@ -6,6 +6,7 @@
  */
 import { expect } from 'vitest';
 import { hasErrorCode, type ErrorCode } from '../model/index.js';
+import { ABORTED, Deadline } from '../model/internal.js';
 
 /** An error as the suites read it. */
 export type Failure = Error & { code?: string; details?: Record<string, unknown> };
@@ -50,23 +51,18 @@ export async function settle<T>(label: string, call: () => Promise<T>, withinMs 
   if (returned === null || typeof (returned as { then?: unknown }).then !== 'function') {
     throw new Error(`${label} returned ${show(returned)} instead of a promise`);
   }
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  // an unbounded call (withinMs = Infinity) races a promise that never settles
-  const late = new Promise<'late'>((resolve) => {
-    if (Number.isFinite(withinMs)) timer = setTimeout(() => resolve('late'), withinMs);
-  });
+  // the model's deadline bounds the wait (none for `Infinity`); the call itself is not stopped
+  const deadline = Number.isFinite(withinMs) ? new Deadline(undefined, withinMs, true) : undefined;
   try {
-    const outcome = await Promise.race([
-      (returned as Promise<T>).then(
-        (value): Settled<T> => ({ ok: true, value }),
-        (error: unknown): Settled<T> => ({ ok: false, error: error as Failure }),
-      ),
-      late,
-    ]);
-    if (outcome === 'late') throw new Error(`${label} did not settle within ${withinMs}ms`);
+    const settled = (returned as Promise<T>).then(
+      (value): Settled<T> => ({ ok: true, value }),
+      (error: unknown): Settled<T> => ({ ok: false, error: error as Failure }),
+    );
+    const outcome = deadline === undefined ? await settled : await deadline.race(settled);
+    if (outcome === ABORTED) throw new Error(`${label} did not settle within ${withinMs}ms`);
     return outcome;
   } finally {
-    clearTimeout(timer);
+    deadline?.dispose();
   }
 }
 
