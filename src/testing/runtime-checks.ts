@@ -37,6 +37,7 @@ export function expectResultShape(result: ExecuteResult, label: string): void {
   expect(['function', 'symbol', 'bigint'], wrong('value', 'a JSON value')).not.toContain(typeof fields?.value);
 }
 
+/** The partial result a failed run carries in `details.result`; fails naming the run when it has none. */
 export function partial(error: Failure): ExecuteResult {
   const result = error.details?.result as ExecuteResult | undefined;
   expect(result, `a failed run carries its partial result in details.result: ${labelOf(error)} rejected with ${show(error)}`).toBeDefined();
