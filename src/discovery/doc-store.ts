@@ -9,7 +9,8 @@ import { suggestToolIds } from './suggest.js';
 import { modes, securitySummary } from './tool-facts.js';
 import type { DetailLevel, DocEntry, DocStore, DocStoreOptions, ToolDoc, ToolExample, ToolIndex } from './types.js';
 import { discoveryErrors as errors, guardErrors } from './errors.js';
-import { guardCall, textOf } from '../model/internal.js';
+import { checkToolId } from './arguments.js';
+import { describeValue, guardCall, textOf } from '../model/internal.js';
 
 /** The caps applied when docs are registered, in UTF-8 bytes (text is cut, never split mid-character). */
 export const DOC_LIMITS = Object.freeze({
@@ -78,12 +79,6 @@ function notFound(id: string, index: Pick<ToolIndex, 'getTool'> | undefined): To
   return errors.toolNotFound(`${textOf(id)}; did you mean ${hint}?`, { details: { toolId: textOf(id), suggestions } });
 }
 
-function checkId(id: unknown): asserts id is string {
-  if (typeof id !== 'string') {
-    throw errors.invalidArgument('tool ID must be a string', { toolId: typeof id });
-  }
-}
-
 function text(value: unknown, maxBytes: number): string {
   return typeof value === 'string' ? truncateUtf8(value, maxBytes) : '';
 }
@@ -98,9 +93,18 @@ function prepareExample(example: ToolExample, index: number): ToolExample {
     throw errors.invalidArgument(`example ${index} must be an object`, { index });
   }
   const title = typeof example.title === 'string' ? example.title : '';
+  const given: unknown = example.args;
+  // As Go's `map[string]any`: a JSON object, or none; never a string, a number or an array.
+  if (given !== undefined && given !== null && (typeof given !== 'object' || Array.isArray(given))) {
+    throw errors.invalidArgument(`example ${index} (${textOf(title)}) args must be a JSON object or null, got ${describeValue(given)}`, {
+      index,
+      title: textOf(title),
+      field: 'args',
+    });
+  }
   let args: Record<string, unknown> | null;
   try {
-    args = example.args === undefined || example.args === null ? null : structuredClone(example.args);
+    args = given === undefined || given === null ? null : (structuredClone(given) as Record<string, unknown>);
   } catch (error) {
     throw errors.invalidArgument(`example ${index} (${title}) args must be plain data: ${errorMessage(error)}`, { index, title }, error);
   }
@@ -163,7 +167,7 @@ export class InMemoryDocStore implements DocStore {
   }
 
   #registerDoc(id: string, entry: DocEntry): void {
-    checkId(id);
+    checkToolId(id);
     if (entry === null || typeof entry !== 'object') throw errors.invalidArgument('doc entry must be an object');
     const examples = prepareExamples(this.#capped(entry.examples));
     const refs: unknown = entry.externalRefs;
@@ -186,7 +190,7 @@ export class InMemoryDocStore implements DocStore {
   }
 
   #registerExamples(id: string, examples: readonly ToolExample[]): void {
-    checkId(id);
+    checkToolId(id);
     const prepared = prepareExamples(this.#capped(examples));
     const current = this.#docs.get(id);
     this.#docs.set(
@@ -199,7 +203,7 @@ export class InMemoryDocStore implements DocStore {
     if (!DETAIL_LEVELS.includes(level)) {
       throw errors.invalidDetail(level);
     }
-    checkId(id);
+    checkToolId(id);
     const doc = this.#docs.get(id);
     const { tool, fromIndex, error } = this.#resolve(id);
     if (level !== 'summary' && tool === undefined) {
@@ -239,7 +243,7 @@ export class InMemoryDocStore implements DocStore {
   }
 
   listExamples(id: string, max: number): ToolExample[] {
-    checkId(id);
+    checkToolId(id);
     const doc = this.#docs.get(id);
     let exists = false;
     if (this.#options.index !== undefined) exists = this.#fromIndex(id) !== undefined;

@@ -1,10 +1,12 @@
 /**
  * The built-in full-text engine: a MiniSearch (BM25+) index kept in step with the tool index, one
  * document per tool, with field boosts that favour names, then IDs, titles, namespaces and tags.
- * Words are indexed and searched by their stem ({@link stem}: `users` finds `user`).
+ * Words are indexed and searched by their stem ({@link stem}: `users` finds `user`); the whole of
+ * a compound word (`getWeather`, `get_weather`) is indexed apart from its words and matched whole
+ * only, so that a name scores the same in every spelling.
  */
 import MiniSearch, { type Query, type SearchResult } from 'minisearch';
-import { STOP_WORDS, idLikeWords, normalizeTerm, tokenize } from './tokenize.js';
+import { COMPOUND_MARK, STOP_WORDS, idLikeWords, normalizeTerm, tokenize } from './tokenize.js';
 import { stem } from './stem.js';
 import { TermStats } from './term-stats.js';
 import { NamespaceMembers } from './namespace-substrings.js';
@@ -44,7 +46,12 @@ export const MAX_COMMON_WORDS = 2;
 
 const splitTerms = (text: string): string[] => text.split(' ');
 const identity = (term: string): string => term;
-const fuzzyFor = (term: string): number | false => (term.length >= 8 ? 2 : term.length >= MIN_FUZZY_LENGTH ? 1 : false);
+const fuzzyFor = (term: string): number | false => {
+  const length = term.startsWith(COMPOUND_MARK) ? term.length - COMPOUND_MARK.length : term.length;
+  return length >= 8 ? 2 : length >= MIN_FUZZY_LENGTH ? 1 : false;
+};
+/** Each term, and the same as a compound's whole (see {@link COMPOUND_MARK}): a query word matches either. */
+const withWholes = (terms: Iterable<string>): string => [...terms].flatMap((term) => [term, COMPOUND_MARK + term]).join(' ');
 const SEARCH_BASE = { tokenize: splitTerms, processTerm: identity, boost: FIELD_BOOSTS, combineWith: 'OR' as const };
 
 /** A query word: as typed (normalized) and its stem. */
@@ -61,16 +68,19 @@ export class TextEngine {
     idField: 'id',
     storeFields: [],
     autoVacuum: false,
-    tokenize: (text, field) => (field === 'id' ? [text] : tokenize(text)),
+    tokenize: (text, field) => (field === 'id' ? [text] : tokenize(text, true)),
     processTerm: (term, field) => {
-      const normal = normalizeTerm(term);
-      if (field === 'id') return normal;
+      if (field === 'id') return normalizeTerm(term);
+      // A compound's whole (`getWeather`, `get_weather`) is kept apart from words (marked), so that a
+      // query word matches it whole, never as a prefix (`get` would count twice in `getWeather`).
+      const mark = term.startsWith(COMPOUND_MARK) ? COMPOUND_MARK : '';
+      const normal = normalizeTerm(mark === '' ? term : term.slice(mark.length));
       if (field !== undefined && PROSE_FIELDS.has(field) && STOP_WORDS.has(normal)) return null;
       const stemmed = stem(normal);
       this.#terms.see(stemmed);
-      if (field !== 'name' || !inflected(normal, stemmed)) return stemmed;
+      if (field !== 'name' || !inflected(normal, stemmed)) return mark + stemmed;
       // A name's inflected words as written are indexed too, so that a query that has one exactly ranks it higher.
-      return [stemmed, normal];
+      return [mark + stemmed, mark + normal];
     },
   });
   readonly #docs = new Map<string, EngineDoc>();
@@ -128,10 +138,11 @@ export class TextEngine {
       else if (word.stem === word.typed && !long && this.#prefixes(word)) prefixed.add(word.typed);
     }
     const queries: Query[] = [];
+    // Compound wholes are matched exactly: `prefixed` holds words as typed, never marked.
     if (stems.size > 0) {
-      queries.push({ queries: [[...stems].join(' ')], fields: WORD_FIELDS, prefix: (term) => prefixed.has(term), fuzzy: false });
+      queries.push({ queries: [withWholes(stems)], fields: WORD_FIELDS, prefix: (term) => prefixed.has(term), fuzzy: false });
     }
-    if (asWritten.length > 0) queries.push({ queries: [asWritten.join(' ')], fields: NAME_FIELDS, prefix: false, fuzzy: false });
+    if (asWritten.length > 0) queries.push({ queries: [withWholes(asWritten)], fields: NAME_FIELDS, prefix: false, fuzzy: false });
     if (ids.length > 0) queries.push({ queries: [ids.join(' ')], fields: ID_FIELDS, prefix: true, fuzzy: false });
     const exact = this.#mini.search({ queries, combineWith: 'OR' }, SEARCH_BASE);
 
@@ -140,7 +151,7 @@ export class TextEngine {
       unmatched.length === 0
         ? []
         : this.#mini.search(
-            { queries: [unmatched.map((word) => word.stem).join(' ')], fields: WORD_FIELDS, prefix: false, fuzzy: fuzzyFor },
+            { queries: [withWholes(unmatched.map((word) => word.stem))], fields: WORD_FIELDS, prefix: false, fuzzy: fuzzyFor },
             SEARCH_BASE,
           );
     const swapped = this.#transposed(unmatched);
@@ -148,7 +159,7 @@ export class TextEngine {
       swapped.length === 0
         ? []
         : scaled(
-            this.#mini.search({ queries: [swapped.join(' ')], fields: WORD_FIELDS, prefix: false, fuzzy: false }, SEARCH_BASE),
+            this.#mini.search({ queries: [withWholes(swapped)], fields: WORD_FIELDS, prefix: false, fuzzy: false }, SEARCH_BASE),
             TRANSPOSITION_WEIGHT,
           );
     const inNamespaces = this.#namespaces.hits(terms.words);

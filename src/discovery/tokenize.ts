@@ -1,16 +1,21 @@
 /**
- * The tokenizer shared by indexing and queries: words joined by connectors (`git-commit`,
- * `snake_case`, `a.b`, `ns:tool`) become their parts (`git`, `commit`), and camelCase words are
- * kept whole and also split (`readFile` → `readFile`, `read`, `File`), so `git-commit`,
- * `git commit` and `commit` all find a tool named `git-commit`.
+ * The tokenizer shared by indexing and queries. A compound word gives the same tokens however it
+ * is joined, camelCase, snake_case, kebab-case or dotted: its whole (its words run together), then
+ * each word (`getWeather`, `get_weather`, `get-weather`, `get.weather` → `getWeather` /
+ * `getweather`, `get`, `weather`), so that the same words score the same in any spelling and
+ * `get weather`, `getweather` and `weather` find all four. A colon separates words (`ns:tool` →
+ * `ns`, `tool`). The engine indexes wholes apart from words ({@link COMPOUND_MARK}).
  */
 
 // Everything but letters, marks, digits and the connectors `_ . - :` separates words.
 const SEPARATORS = /[^\p{L}\p{M}\p{N}_.\-:]+/u;
-const CONNECTORS = /[_.\-:]+/;
-const HAS_CONNECTOR = /[_.\-:]/;
-const CAMEL = /(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u;
+/** The connectors that join the words of one compound (`snake_case`, `kebab-case`, `a.b`). */
+const JOINERS = /[_.-]+/;
+const HAS_JOINER = /[_.-]/;
+/** A camelCase boundary: `aB`, `2B` (`s3Bucket`), and `ABc` (`HTTPServer` → `HTTP`, `Server`). */
+const CAMEL = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u;
 const INNER_UPPER = /.\p{Lu}/u;
+const LETTER = /\p{L}/u;
 
 /** English words too common to carry meaning in a description (dropped from prose fields). */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -44,10 +49,24 @@ function hasInnerUpper(word: string): boolean {
   return false;
 }
 
-function pushCamelParts(word: string, out: string[]): void {
-  if (!hasInnerUpper(word)) return;
-  const pieces = word.split(CAMEL);
-  if (pieces.length > 1) for (const piece of pieces) if (piece !== '') out.push(piece);
+/** The camelCase words of `word` (`readFile` → `read`, `File`); `[word]` when it has one. */
+function camelParts(word: string): string[] {
+  if (!hasInnerUpper(word)) return [word];
+  const pieces = word.split(CAMEL).filter((piece) => piece !== '');
+  return pieces.length > 1 ? pieces : [word];
+}
+
+/**
+ * Marks the whole of a compound word in the tokens {@link tokenize} gives for indexing
+ * (`getWeather` → `\u0001getWeather`): it cannot occur in a token otherwise (it separates words).
+ */
+export const COMPOUND_MARK = '\u0001';
+
+/** Pushes a word that has no connector: itself, or its whole (marked) and camelCase words. */
+function pushCamel(word: string, mark: string, out: string[]): void {
+  const parts = camelParts(word);
+  if (parts.length === 1) out.push(word);
+  else out.push(mark + word, ...parts);
 }
 
 // Scripts written without spaces between words: a run of them is split by Intl.Segmenter.
@@ -77,39 +96,54 @@ function hasUnspacedScript(word: string): boolean {
   return false;
 }
 
-/** Pushes `word` (split into its words when its script has no spaces) and its camelCase pieces. */
-function pushWord(word: string, out: string[]): void {
+/** Pushes `word` (split into its words when its script has no spaces) as {@link pushCamel} does. */
+function pushWord(word: string, mark: string, out: string[]): void {
   const words = hasUnspacedScript(word) ? segmenter() : null;
   if (words === null) {
-    out.push(word);
-    pushCamelParts(word, out);
+    pushCamel(word, mark, out);
     return;
   }
   for (const { segment, isWordLike } of words.segment(word)) {
-    if (isWordLike !== true) continue;
-    out.push(segment);
-    pushCamelParts(segment, out);
+    if (isWordLike === true) pushCamel(segment, mark, out);
   }
 }
 
 /**
- * Splits text into raw (not yet lowercased) tokens: each word, or the parts of a word joined by
- * connectors, plus the pieces of camelCase words. Text in a script written without spaces
- * (Chinese, Japanese, Thai, ...) is split into its words by `Intl.Segmenter`
- * (`東京の天気を検索する` → `東京`, `の`, `天気`, `を`, `検索`, `する`).
+ * Pushes a word of joined parts (`get_weather`, `get_userName`) as a camelCase word is pushed: its
+ * parts run together (`getweather`, `getuserName`; only when they have a letter, so `1.0.0` gives
+ * no `100`), then each part's words (`get`, `user`, `Name`).
  */
-export function tokenize(text: string): string[] {
+function pushJoined(parts: readonly string[], mark: string, out: string[]): void {
+  const whole = parts.join('');
+  if (LETTER.test(whole)) out.push(mark + whole);
+  for (const part of parts) {
+    if (hasUnspacedScript(part)) pushWord(part, mark, out);
+    else out.push(...camelParts(part));
+  }
+}
+
+/**
+ * Splits text into raw (not yet lowercased) tokens. A compound word, camelCase or joined by `_`,
+ * `-` or `.`, gives its whole (its words run together) and each of its words, the same in every
+ * spelling (`readFile` and `read_file` → `readFile` / `readfile`, `read`, `File` / `file`); `:`
+ * separates words. Text in a script written without spaces (Chinese, Japanese, Thai, ...) is split
+ * into its words by `Intl.Segmenter` (`東京の天気を検索する` → `東京`, `の`, `天気`, `を`, `検索`, `する`).
+ *
+ * @param markCompounds - prefix each compound's whole with {@link COMPOUND_MARK} (for indexing:
+ * the engine keeps wholes apart from words, so that a word never matches as a prefix of a whole
+ * it starts, `get` of `getWeather`).
+ */
+export function tokenize(text: string, markCompounds = false): string[] {
+  const mark = markCompounds ? COMPOUND_MARK : '';
   const out: string[] = [];
   for (const chunk of text.split(SEPARATORS)) {
     if (chunk === '') continue;
-    const word = trimConnectors(chunk);
-    if (word === '') continue;
-    if (!HAS_CONNECTOR.test(word)) {
-      pushWord(word, out);
-      continue;
-    }
-    for (const part of word.split(CONNECTORS)) {
-      if (part !== '') pushWord(part, out);
+    for (const piece of chunk.includes(':') ? chunk.split(':') : [chunk]) {
+      const word = trimConnectors(piece);
+      if (word === '') continue;
+      const parts = HAS_JOINER.test(word) ? word.split(JOINERS).filter((part) => part !== '') : [word];
+      if (parts.length === 1) pushWord(parts[0] as string, mark, out);
+      else pushJoined(parts, mark, out);
     }
   }
   return out;

@@ -3,17 +3,15 @@
  * (the Go `index` package's behaviour; see docs/go-parity.md).
  */
 import { validateTool, type ToolexecError, type BackendKind, type McpTool, type Tool, type ToolBackend } from '../model/index.js';
-import { compareCodePoints } from './compare.js';
 import { decodeCursor, encodeCursor, fingerprint, isAbsentCursor, itemCount, newIndexId, pageSize } from './cursor.js';
 import { batchEntryError, checkSameMcpFields, identityOf, prepareRegistration, type PreparedRegistration } from './registration.js';
-import { lookupsByIndex } from './index-lookups.js';
+import { ToolLookups, lookupsByIndex } from './index-lookups.js';
 import { runSearcher } from './custom-searcher.js';
 import { selectBackend } from './backend-selector.js';
 import { engineDoc } from './search-fields.js';
 import { buildDocText, buildSummary, copySummary } from './summary.js';
 import { resolveToolIndexOptions, type ResolvedToolIndexOptions } from './index-options.js';
 import { ChangeListeners } from './change-listeners.js';
-import { addToMultiMap, multiMapValues, removeFromMultiMap, type MultiMap } from './multi-map.js';
 import { selectTop } from './ranking.js';
 import { TextEngine, queryTerms } from './text-engine.js';
 import type {
@@ -28,6 +26,7 @@ import type {
   ToolSummary,
 } from './types.js';
 import { discoveryErrors as errors, guardErrors } from './errors.js';
+import { checkQuery, checkToolId } from './arguments.js';
 import { guardCall, textOf } from '../model/internal.js';
 
 interface ToolRecord {
@@ -45,15 +44,11 @@ interface ToolRecord {
 
 const NAMESPACE_LISTING = fingerprint('namespaces');
 
-function notFound(id: unknown): ToolexecError {
+function notFound(id: string): ToolexecError {
   return errors.toolNotFound(textOf(id), { details: { toolId: textOf(id) } });
 }
 
 const { invalidArgument } = errors;
-
-function checkQuery(query: unknown): asserts query is string {
-  if (typeof query !== 'string') throw invalidArgument('query must be a string', { query: typeof query });
-}
 
 /**
  * The in-memory {@link ToolIndex}.
@@ -80,17 +75,13 @@ function checkQuery(query: unknown): asserts query is string {
 export class InMemoryToolIndex implements ToolIndex {
   readonly #options: ResolvedToolIndexOptions;
   readonly #records = new Map<string, ToolRecord>();
-  readonly #namespaces = new Map<string, number>();
-  readonly #byLowerId: MultiMap = new Map();
-  readonly #byLowerName: MultiMap = new Map();
+  readonly #lookups = new ToolLookups(this.#records);
   readonly #engine: TextEngine | undefined;
   /** Random, written into this index's cursors so that no other index accepts them. */
   readonly #indexId = newIndexId();
   #version = 0;
   readonly #listeners: ChangeListeners;
   // Caches, dropped on every change.
-  #sortedIds: string[] | undefined;
-  #namespaceList: string[] | undefined;
   #searchDocs: readonly SearchDoc[] | undefined;
   #pageCache: { version: number; query: string; listing: string; items: readonly Readonly<ToolSummary>[] } | undefined;
 
@@ -98,11 +89,7 @@ export class InMemoryToolIndex implements ToolIndex {
     this.#options = resolveToolIndexOptions(options);
     this.#listeners = new ChangeListeners(this.#options.onListenerError);
     this.#engine = this.#options.searcher === undefined ? new TextEngine() : undefined;
-    lookupsByIndex.set(this, {
-      ids: () => this.#sortedIdList(),
-      idsInNamespace: (namespace, max) => this.#idsInNamespace(namespace, max),
-      idsNamed: (lowerName) => multiMapValues(this.#byLowerName, lowerName) ?? [],
-    });
+    lookupsByIndex.set(this, this.#lookups);
   }
 
   /** The current index version: 0 when new, increased by every change. */
@@ -134,7 +121,7 @@ export class InMemoryToolIndex implements ToolIndex {
         docText: undefined,
       };
       this.#records.set(id, record);
-      this.#addLookups(record);
+      this.#lookups.add(id, stored);
       this.#engine?.upsert(engineDoc(id, stored, tags));
       this.#changed('registered', id, frozenBackend);
       return;
@@ -204,8 +191,7 @@ export class InMemoryToolIndex implements ToolIndex {
 
   unregisterBackend(id: string, kind: BackendKind, backendId: string): void {
     const identity = identityOf(kind, backendId);
-    const record = typeof id === 'string' ? this.#records.get(id) : undefined;
-    if (record === undefined) throw notFound(id);
+    const record = this.#record(id);
     const position = identity === undefined ? -1 : record.identities.indexOf(identity);
     if (position < 0) {
       throw errors.toolNotFound(`backend not found (${textOf(kind)} "${textOf(backendId)}" of ${textOf(id)})`, {
@@ -219,7 +205,7 @@ export class InMemoryToolIndex implements ToolIndex {
       return;
     }
     this.#records.delete(id);
-    this.#removeLookups(record);
+    this.#lookups.remove(id, record.tool);
     this.#engine?.remove(id);
     this.#changed('tool_removed', id, removed);
   }
@@ -230,15 +216,20 @@ export class InMemoryToolIndex implements ToolIndex {
     /** The backend the configured selector picked among the tool's backends. */
     backend: ToolBackend;
   } {
-    const record = typeof id === 'string' ? this.#records.get(id) : undefined;
-    if (record === undefined) throw notFound(id);
+    const record = this.#record(id);
     return { tool: record.tool, backend: selectBackend(this.#options.backendSelector, record.backends, record.id) };
   }
 
   getAllBackends(id: string): ToolBackend[] {
-    const record = typeof id === 'string' ? this.#records.get(id) : undefined;
+    return this.#record(id).backends.slice();
+  }
+
+  /** The record of a registered tool: `INVALID_ARGUMENT` for an ID that is not a string, `TOOL_NOT_FOUND` for an unknown one. */
+  #record(id: string): ToolRecord {
+    checkToolId(id);
+    const record = this.#records.get(id);
     if (record === undefined) throw notFound(id);
-    return record.backends.slice();
+    return record;
   }
 
   search(query: string, limit: number): ToolSummary[] {
@@ -270,13 +261,13 @@ export class InMemoryToolIndex implements ToolIndex {
   }
 
   listNamespaces(): string[] {
-    return this.#sortedNamespaces().slice();
+    return this.#lookups.namespaces().slice();
   }
 
   listNamespacesPage(limit: number, cursor?: string): Page<string> {
     const size = pageSize(limit);
     const offset = isAbsentCursor(cursor) ? 0 : decodeCursor(cursor, this.#version, NAMESPACE_LISTING, this.#indexId);
-    return this.#page(this.#sortedNamespaces(), offset, size, NAMESPACE_LISTING, (namespace) => namespace);
+    return this.#page(this.#lookups.namespaces(), offset, size, NAMESPACE_LISTING, (namespace) => namespace);
   }
 
   onChange(listener: (event: ChangeEvent) => void): () => void {
@@ -286,28 +277,6 @@ export class InMemoryToolIndex implements ToolIndex {
   refresh(): number {
     this.#changed('refreshed', '', undefined);
     return this.#version;
-  }
-
-  #addLookups(record: ToolRecord): void {
-    const namespace = record.tool.namespace ?? '';
-    const count = this.#namespaces.get(namespace) ?? 0;
-    this.#namespaces.set(namespace, count + 1);
-    if (count === 0) this.#namespaceList = undefined;
-    addToMultiMap(this.#byLowerId, record.id.toLowerCase(), record.id);
-    addToMultiMap(this.#byLowerName, record.tool.name.toLowerCase(), record.id);
-    this.#sortedIds = undefined;
-  }
-
-  #removeLookups(record: ToolRecord): void {
-    const namespace = record.tool.namespace ?? '';
-    const count = this.#namespaces.get(namespace) ?? 0;
-    if (count <= 1) {
-      this.#namespaces.delete(namespace);
-      this.#namespaceList = undefined;
-    } else this.#namespaces.set(namespace, count - 1);
-    removeFromMultiMap(this.#byLowerId, record.id.toLowerCase(), record.id);
-    removeFromMultiMap(this.#byLowerName, record.tool.name.toLowerCase(), record.id);
-    this.#sortedIds = undefined;
   }
 
   /** Applies the bookkeeping of a successful change, then tells the listeners (see {@link ChangeListeners}). */
@@ -321,50 +290,20 @@ export class InMemoryToolIndex implements ToolIndex {
     this.#listeners.deliver(Object.freeze(event));
   }
 
-  #sortedIdList(): string[] {
-    this.#sortedIds ??= [...this.#records.keys()].sort(compareCodePoints);
-    return this.#sortedIds;
-  }
-
-  /** The IDs starting with `namespace:` form one run of the sorted list: found by binary search. */
-  #idsInNamespace(namespace: string, max: number): string[] {
-    if (!this.#namespaces.has(namespace)) return [];
-    const sorted = this.#sortedIdList();
-    const prefix = `${namespace}:`;
-    let low = 0;
-    let high = sorted.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (compareCodePoints(sorted[middle] as string, prefix) < 0) low = middle + 1;
-      else high = middle;
-    }
-    const out: string[] = [];
-    for (let i = low; i < sorted.length && out.length < max; i++) {
-      const id = sorted[i] as string;
-      if (!id.startsWith(prefix)) break;
-      if ((this.#records.get(id) as ToolRecord).tool.namespace === namespace) out.push(id);
-    }
-    return out;
-  }
-
-  #sortedNamespaces(): string[] {
-    this.#namespaceList ??= [...this.#namespaces.keys()].sort(compareCodePoints);
-    return this.#namespaceList;
-  }
-
   /** The best `limit` summaries for a query (stored objects; callers copy them). */
   #rank(query: string, limit: number): readonly Readonly<ToolSummary>[] {
     if (this.#options.searcher !== undefined) return this.#searchWith(this.#options.searcher, query, limit);
     const trimmed = query.trim();
     const records = this.#records;
     if (trimmed === '') {
-      return this.#sortedIdList()
+      return this.#lookups
+        .ids()
         .slice(0, limit)
         .map((id) => (records.get(id) as ToolRecord).summary);
     }
     const hits = (this.#engine as TextEngine).search(queryTerms(trimmed));
     const lower = trimmed.toLowerCase();
-    const ranked = selectTop(hits, limit, multiMapValues(this.#byLowerId, lower), multiMapValues(this.#byLowerName, lower));
+    const ranked = selectTop(hits, limit, this.#lookups.idsWithLowerId(lower), this.#lookups.idsWithLowerName(lower));
     return ranked.map((entry) => (records.get(entry.id) as ToolRecord).summary);
   }
 
@@ -375,7 +314,7 @@ export class InMemoryToolIndex implements ToolIndex {
   /** The frozen, ID-sorted search docs, built on first use after a change. */
   #snapshot(): readonly SearchDoc[] {
     if (this.#searchDocs !== undefined) return this.#searchDocs;
-    const docs = this.#sortedIdList().map((id) => {
+    const docs = this.#lookups.ids().map((id) => {
       const record = this.#records.get(id) as ToolRecord;
       record.docText ??= buildDocText(record.tool, record.tags);
       return Object.freeze({ id, docText: record.docText, summary: record.summary });

@@ -139,14 +139,15 @@ export interface ToolIndex {
    * Removes one backend of a tool (`backendId` is the server name, the local name, or
    * `providerId:toolId`); the tool goes when its last backend does.
    *
-   * @throws `TOOL_NOT_FOUND`, `INVALID_BACKEND`
+   * @throws `TOOL_NOT_FOUND`, `INVALID_BACKEND`; `INVALID_ARGUMENT` when `toolId` is not a string
    */
   unregisterBackend(toolId: string, kind: BackendKind, backendId: string): void;
   /**
    * The tool with exactly this ID and the backend the selector picks.
    *
-   * @throws `TOOL_NOT_FOUND`; `EXECUTION` when a custom selector throws (its error as `cause`),
-   * `CONFIGURATION` when it returns something that is not a backend
+   * @throws `TOOL_NOT_FOUND`; `INVALID_ARGUMENT` when `id` is not a string (as the doc store);
+   * `EXECUTION` when a custom selector throws (its error as `cause`), `CONFIGURATION` when it
+   * returns something that is not a backend
    */
   getTool(id: string): {
     /** The registered tool (frozen; read, do not modify). */
@@ -154,7 +155,11 @@ export interface ToolIndex {
     /** The backend the index's {@link BackendSelector} picked among the tool's backends. */
     backend: ToolBackend;
   };
-  /** A copy of the tool's backends in registration order. @throws `TOOL_NOT_FOUND` */
+  /**
+   * A copy of the tool's backends in registration order.
+   *
+   * @throws `TOOL_NOT_FOUND`; `INVALID_ARGUMENT` when `id` is not a string
+   */
   getAllBackends(id: string): ToolBackend[];
   /**
    * The best `limit` tools for a free-text query: an exact ID match first, then exact name
@@ -198,7 +203,10 @@ export interface ToolExample {
   title: string;
   /** What the example does; cut to 300 bytes when registered. */
   description: string;
-  /** At most depth 5 and 50 keys/items in all (ARGS_TOO_LARGE otherwise). */
+  /**
+   * The call's arguments: a JSON object (not an array, a string or another scalar: `INVALID_ARGUMENT`)
+   * or `null`, of at most depth 5 and 50 keys/items in all (`ARGS_TOO_LARGE` otherwise).
+   */
   args: Record<string, unknown> | null;
   /** What the call returns, in words; cut to 200 bytes when registered. */
   resultHint?: string;
@@ -269,9 +277,12 @@ export interface DocStoreOptions {
 
 /** Tool documentation: summaries, schema facts, notes and examples. */
 export interface DocStore {
-  /** @throws `ARGS_TOO_LARGE` (nothing stored) */
+  /**
+   * @throws `ARGS_TOO_LARGE` (nothing stored); `INVALID_ARGUMENT` when `id` is not a string or an
+   * example (or its `args`) has the wrong kind, naming the example's index
+   */
   registerDoc(id: string, entry: DocEntry): void;
-  /** @throws `ARGS_TOO_LARGE` */
+  /** @throws `ARGS_TOO_LARGE`; `INVALID_ARGUMENT` as {@link DocStore.registerDoc} */
   registerExamples(id: string, examples: readonly ToolExample[]): void;
   /** @throws `INVALID_DETAIL`, `TOOL_NOT_FOUND` */
   describeTool(id: string, level: DetailLevel): ToolDoc;

@@ -386,6 +386,31 @@ describe('registration caps and copies (foundation §8 131–134)', () => {
     expect(store.listExamples('t', 0).map((e) => e.args)).toEqual([null, null]);
   });
 
+  it('args that are not a JSON object (a string, a number, a boolean, an array) are INVALID_ARGUMENT naming the example and the field', () => {
+    for (const args of ['{"q":"x"}', '', 42, true, ['q'], []]) {
+      const store = createDocStore();
+      store.registerExamples('t', [example('kept')]);
+      const error = expectCode(
+        () => store.registerExamples('t', [example('fine', { q: 1 }), example('bad', args as unknown as Record<string, unknown>)]),
+        'INVALID_ARGUMENT',
+      );
+      expect(error.message).toMatch(/^example 1 \(bad\) args must be a JSON object or null, got /u);
+      expect(error.details).toEqual({ index: 1, title: 'bad', field: 'args' });
+      // Nothing was stored: the examples registered before are still there.
+      expect(store.listExamples('t', 0).map((e) => e.title)).toEqual(['kept']);
+      expectCode(
+        () => store.registerDoc('t', { examples: [example('bad', args as unknown as Record<string, unknown>)] }),
+        'INVALID_ARGUMENT',
+      );
+    }
+    const store = createDocStore();
+    expect(expectCode(() => store.registerExamples('t', [example('s', 'abc' as never)]), 'INVALID_ARGUMENT').message).toBe(
+      'example 0 (s) args must be a JSON object or null, got "abc"',
+    );
+    store.registerExamples('t', [example('object', { a: [1, 'x'] }), example('none', null)]);
+    expect(store.listExamples('t', 0).map((e) => e.args)).toEqual([{ a: [1, 'x'] }, null]);
+  });
+
   it('registerExamples replaces only the examples; registerDoc replaces everything', () => {
     const store = createDocStore({ index: indexWith(tool('t')) });
     store.registerDoc('t', { summary: 's', notes: 'n', examples: [example('1')], externalRefs: ['r'] });

@@ -3,7 +3,9 @@
  * facts, short tags against prefixes, namespace pieces, and the cost of long queries.
  */
 import { describe, expect, it } from 'vitest';
-import { createToolIndex, type InMemoryToolIndex, type ToolSummary } from '../../src/discovery/index.js';
+import { compareCodePoints, createToolIndex, type InMemoryToolIndex, type ToolSummary } from '../../src/discovery/index.js';
+import { TextEngine, queryTerms } from '../../src/discovery/text-engine.js';
+import { engineDoc } from '../../src/discovery/search-fields.js';
 import { local, mcp, tool } from './support.js';
 
 const ids = (results: ToolSummary[]) => results.map((result) => result.id);
@@ -200,5 +202,62 @@ describe('typos with two letters swapped', () => {
     index.registerTool(tool('send_notes', { description: 'notes' }), local('a'));
     index.registerTool(tool('sned_notes', { description: 'notes' }), local('b'));
     expect(ids(index.search('sned notes', 2))).toEqual(['sned_notes', 'send_notes']);
+  });
+});
+
+describe('compound names in any spelling', () => {
+  const SPELLINGS = ['get-weather', 'get.weather', 'getWeather', 'get_weather', 'GET_WEATHER'];
+  const DESCRIPTION = 'Returns the forecast for a city';
+
+  /** One tool per spelling, in one namespace, with one description: only the name's spelling differs. */
+  function weather(): InMemoryToolIndex {
+    const index = createToolIndex();
+    for (const name of SPELLINGS) index.registerTool(tool(name, { namespace: 'w', description: DESCRIPTION }), local(name));
+    return index;
+  }
+
+  it('the same words score the same in camelCase, snake_case, kebab-case and dotted names', () => {
+    const engine = new TextEngine();
+    for (const name of SPELLINGS) engine.upsert(engineDoc(`w:${name}`, tool(name, { namespace: 'w', description: DESCRIPTION }), []));
+    for (const query of ['get weather', 'get', 'weather', 'weather forecast', 'getweather', 'get-weath', 'get wether', 'getwehter']) {
+      const hits = engine.search(queryTerms(query));
+      expect(hits.map((hit) => hit.id).sort(), query).toEqual(SPELLINGS.map((name) => `w:${name}`).sort());
+      const scores = new Set(hits.map((hit) => hit.score.toFixed(9)));
+      expect(scores.size, `${query}: ${JSON.stringify(hits)}`).toBe(1);
+    }
+  });
+
+  it('equal scores are ranked by ID in code-point order, whatever the spelling', () => {
+    const byId = SPELLINGS.map((name) => `w:${name}`).sort(compareCodePoints);
+    expect(byId).toEqual(['w:GET_WEATHER', 'w:get-weather', 'w:get.weather', 'w:getWeather', 'w:get_weather']);
+    const index = weather();
+    for (const query of ['get weather', 'weather', 'get', 'forecast city']) {
+      expect(ids(index.search(query, 10)), query).toEqual(byId);
+      expect(ids(index.searchPage(query, 10).items), query).toEqual(byId);
+    }
+  });
+
+  it('a word does not count twice as the start of a compound: "list users" ranks get_user first, the list tools tied by ID', () => {
+    const index = createToolIndex();
+    index.registerTool(tool('get_user', { namespace: 'crm', description: 'Get a user by id' }), mcp('crm'));
+    index.registerTool(tool('listGroups', { namespace: 'crm', description: 'List groups' }), mcp('crm'));
+    index.registerTool(tool('listCommits', { namespace: 'git', description: 'List commits' }), mcp('git'));
+    index.registerTool(tool('list_accounts', { namespace: 'crm', description: 'List accounts' }), mcp('crm'));
+    expect(ids(index.search('list users', 4))).toEqual(['crm:get_user', 'crm:listGroups', 'crm:list_accounts', 'git:listCommits']);
+  });
+
+  it('a word joined into a compound still finds it whole, in any spelling of the query', () => {
+    const index = weather();
+    for (const query of ['getweather', 'GetWeather', 'get_weather', 'get.weather']) {
+      expect(ids(index.search(query, 10)).sort(), query).toEqual(SPELLINGS.map((name) => `w:${name}`).sort());
+    }
+  });
+
+  it('"add two numbers" finds a tool described "Adds two numbers" (adds → add), above one that only shares "two numbers"', () => {
+    const index = createToolIndex();
+    index.registerTool(tool('multiply', { namespace: 'math', description: 'Multiplies two numbers' }), local('m'));
+    index.registerTool(tool('get-sum', { namespace: 'math', description: 'Adds two numbers' }), local('s'));
+    index.registerTool(tool('concat', { namespace: 'text', description: 'Joins two strings' }), local('c'));
+    expect(ids(index.search('add two numbers', 3)).slice(0, 2)).toEqual(['math:get-sum', 'math:multiply']);
   });
 });

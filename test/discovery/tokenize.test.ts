@@ -1,18 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { compareCodePoints } from '../../src/discovery/index.js';
-import { idLikeWords, normalizeTerm, tokenize } from '../../src/discovery/tokenize.js';
+import { COMPOUND_MARK, idLikeWords, normalizeTerm, tokenize } from '../../src/discovery/tokenize.js';
 import { queryTerms } from '../../src/discovery/text-engine.js';
 
 describe('tokenize', () => {
   it.each<[string, string[]]>([
-    ['git-commit', ['git', 'commit']],
-    ['snake_case', ['snake', 'case']],
-    ['a.b', ['a', 'b']],
-    ['fs:read_file', ['fs', 'read', 'file']],
+    ['git-commit', ['gitcommit', 'git', 'commit']],
+    ['snake_case', ['snakecase', 'snake', 'case']],
+    ['a.b', ['ab', 'a', 'b']],
+    ['fs:read_file', ['fs', 'readfile', 'read', 'file']],
     ['Reads a file.', ['Reads', 'a', 'file']],
     ['readFile', ['readFile', 'read', 'File']],
     ['HTTPServer', ['HTTPServer', 'HTTP', 'Server']],
-    ['get_userName', ['get', 'userName', 'user', 'Name']],
+    ['get_userName', ['getuserName', 'get', 'user', 'Name']],
+    ['s3Bucket s3_bucket', ['s3Bucket', 's3', 'Bucket', 's3bucket', 's3', 'bucket']],
+    ['ns:t:1.0.0 v1.0', ['ns', 't', '1', '0', '0', 'v10', 'v1', '0']],
     ['ÉtatCivil', ['ÉtatCivil', 'État', 'Civil']],
     ['--edge--', ['edge']],
     ['version 1.0.0', ['version', '1', '0', '0']],
@@ -22,6 +24,38 @@ describe('tokenize', () => {
     ['@#$%', []],
   ])('%j', (text, tokens) => {
     expect(tokenize(text)).toEqual(tokens);
+  });
+
+  it('gives a compound word the same tokens in every spelling: camelCase, snake_case, kebab-case, dotted', () => {
+    const spellings = [
+      'getWeather',
+      'GetWeather',
+      'get_weather',
+      'GET_WEATHER',
+      'get-weather',
+      'get.weather',
+      'get__weather',
+      'get_Weather',
+    ];
+    for (const spelling of spellings) {
+      expect(tokenize(spelling).map(normalizeTerm), spelling).toEqual(['getweather', 'get', 'weather']);
+    }
+  });
+
+  it('marks compound wholes for indexing, and only them', () => {
+    expect(tokenize('getWeather get_weather fs:read plain 1.0', true)).toEqual([
+      `${COMPOUND_MARK}getWeather`,
+      'get',
+      'Weather',
+      `${COMPOUND_MARK}getweather`,
+      'get',
+      'weather',
+      'fs',
+      'read',
+      'plain',
+      '1',
+      '0',
+    ]);
   });
 
   it('splits scripts written without spaces into words (Intl.Segmenter)', () => {

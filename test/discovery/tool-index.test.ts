@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   InMemoryToolIndex,
+  createDocStore,
   createToolIndex,
   defaultBackendSelector,
   type ChangeEvent,
@@ -159,6 +160,32 @@ describe('registration and lookup (foundation §8 67–81)', () => {
       expectCode(() => index.getAllBackends(id), 'TOOL_NOT_FOUND');
       expectCode(() => index.unregisterBackend(id, 'mcp', 's'), 'TOOL_NOT_FOUND');
     }
+  });
+
+  it('an ID that is not a string is INVALID_ARGUMENT for getTool, getAllBackends and unregisterBackend, as in the doc store', () => {
+    const index = createToolIndex();
+    index.registerTool(tool('t', { namespace: 'ns' }), mcp('s'));
+    const docs = createDocStore({ index });
+    for (const id of [42, undefined, null, {}, ['ns:t'], Symbol('ns:t')] as unknown as string[]) {
+      const calls = [
+        () => index.getTool(id),
+        () => index.getAllBackends(id),
+        () => index.unregisterBackend(id, 'mcp', 's'),
+        () => docs.describeTool(id, 'summary'),
+        () => docs.listExamples(id, 0),
+      ];
+      const errors = calls.map((call) => expectCode(call, 'INVALID_ARGUMENT'));
+      for (const error of errors) {
+        expect(error.message).toBe('tool ID must be a string');
+        expect(error.details).toEqual({ toolId: typeof id });
+      }
+    }
+    // Nothing was removed; a string ID still answers as before, '' included (not found).
+    expect(index.getAllBackends('ns:t')).toEqual([mcp('s')]);
+    expectCode(() => index.getTool(''), 'TOOL_NOT_FOUND');
+    expectCode(() => index.getAllBackends(''), 'TOOL_NOT_FOUND');
+    expectCode(() => index.unregisterBackend('', 'mcp', 's'), 'TOOL_NOT_FOUND');
+    expectCode(() => docs.describeTool('', 'summary'), 'TOOL_NOT_FOUND');
   });
 
   it('79: registers a batch in order; an empty batch is fine; a failing item refuses the whole batch (Go kept the entries before it)', () => {
