@@ -23,6 +23,7 @@ import type { SelectedTool } from './selected-tool.js';
 import { toolsByName } from './tool-names.js';
 import { errorResult } from './error-results.js';
 import { errorText, successResult, type ProviderToolResults } from './tool-results.js';
+import { readMaxResultChars, type ResultLimitOptions } from './result-limit.js';
 
 const errors = layerErrors('agent');
 
@@ -54,8 +55,11 @@ export interface ProviderToolDefinitions {
   mcp: McpTool;
 }
 
-/** Options of {@link agentTools}: which tools ({@link SelectToolsOptions}), in which format. */
-export interface AgentToolsOptions<F extends ProviderFormat = ProviderFormat> extends SelectToolsOptions {
+/**
+ * Options of {@link agentTools}: which tools ({@link SelectToolsOptions}), in which format, and how
+ * much of a result `call` answers with ({@link ResultLimitOptions}).
+ */
+export interface AgentToolsOptions<F extends ProviderFormat = ProviderFormat> extends SelectToolsOptions, ResultLimitOptions {
   /** The provider format of `tools` and of `call`'s results. */
   format: F;
   /** OpenAI / Anthropic strict mode for every tool whose schema allows it (see `toProviderTool`). @defaultValue false */
@@ -103,7 +107,8 @@ export interface AgentTools<F extends ProviderFormat = ProviderFormat> {
    * ({@link ProviderToolResults}): content blocks, images included. A failed call — unknown name,
    * arguments that are not JSON or do not fit the schema, a tool error, a timeout — resolves to the
    * provider's error form with a message the model can act on; it never rejects for the tool's
-   * failure. It rejects only when the caller's own `signal` aborted the call (`ABORTED`).
+   * failure. It rejects only when the caller's own `signal` aborted the call (`ABORTED`). Its text
+   * is cut at `maxResultChars`, ending with a note saying how much was cut.
    */
   call(name: string, args: unknown, options?: AgentCallOptions): Promise<ProviderToolResults[F]>;
   /** Every feature the conversion lost, per tool. */
@@ -180,10 +185,12 @@ function toolSearchTool(format: ProviderFormat): OpenAIToolSearchTool | Anthropi
  * beside the provider's tool search. `call` parses the arguments, puts back the property keys the
  * conversion renamed for the provider (`restorePropertyKeys`), removes the `null`s strict mode put
  * in for absent optional properties (`dropStrictNulls`), runs the tool through the facade
- * (validation, deadline, `signal`) and answers in the provider's result form.
+ * (validation, deadline, `signal`) and answers in the provider's result form, its text cut at
+ * `maxResultChars` (100,000 characters by default) with a note telling the model what was cut.
  *
- * @throws `INVALID_ARGUMENT` for bad options or two tools with one name; `TOOL_NOT_FOUND` for an
- * unknown ID in `ids`; `INVALID_SCHEMA` for a recursive schema a format must inline.
+ * @throws `INVALID_ARGUMENT` for bad options or two tools with one name; `CONFIGURATION` for a bad
+ * `maxResultChars`; `TOOL_NOT_FOUND` for an unknown ID in `ids`; `INVALID_SCHEMA` for a recursive
+ * schema a format must inline.
  *
  * @example
  * ```ts
@@ -196,6 +203,7 @@ function toolSearchTool(format: ProviderFormat): OpenAIToolSearchTool | Anthropi
  */
 export async function agentTools<F extends ProviderFormat>(exec: Exec, options: AgentToolsOptions<F>): Promise<AgentTools<F>> {
   const o = checkOptions(options);
+  const maxChars = readMaxResultChars(o.maxResultChars);
   const format = o.format as F;
   const selected = await selectTools(exec, o);
   const deferLoading = o.deferLoading === true && o.meta !== true;
@@ -240,7 +248,7 @@ export async function agentTools<F extends ProviderFormat>(exec: Exec, options: 
       parsed = restorePropertyKeys(schema, parseArgs(args), format);
       if (entry.strict) parsed = dropStrictNulls(schema, parsed);
       const result = await entry.selected.run(parsed, callOptions === undefined ? undefined : runOptions);
-      return successResult(format, result, entry.name, callId) as ProviderToolResults[F];
+      return successResult(format, result, entry.name, callId, { maxChars }) as ProviderToolResults[F];
     } catch (err) {
       if (runOptions.signal?.aborted === true && ToolexecError.isInstance(err) && err.code === 'ABORTED') throw err;
       // a validation message names the keys the model was given, not those the conversion renamed
@@ -248,7 +256,7 @@ export async function agentTools<F extends ProviderFormat>(exec: Exec, options: 
         entry !== undefined && ToolexecError.isInstance(err) && err.code === 'VALIDATION'
           ? providerKeysInText(errorText(err), entry.selected.tool.inputSchema, format, parsed)
           : undefined;
-      return errorResult(format, err, typeof name === 'string' ? name : String(name), callId, text) as ProviderToolResults[F];
+      return errorResult(format, err, typeof name === 'string' ? name : String(name), callId, text, maxChars) as ProviderToolResults[F];
     }
   };
 

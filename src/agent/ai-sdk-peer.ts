@@ -8,6 +8,7 @@
 import type * as AiSdkModule from 'ai';
 import type { Tool as AiTool } from 'ai';
 import { layerErrors, missingPeerMessage, optionalPeer } from '../model/internal.js';
+import { limitText } from './result-limit.js';
 
 const errors = layerErrors('agent');
 
@@ -27,13 +28,20 @@ export const loadAiSdk: () => Promise<AiSdk> = optionalPeer(
 /** A JSON value of a tool result's `json` output. */
 export type JsonValue = Extract<ToolResultOutput, { type: 'json' }>['value'];
 
-/** A value as JSON (`undefined` and functions become null; a value JSON cannot carry at all, a note saying so). */
-export function jsonValue(value: unknown): JsonValue {
+/**
+ * A value as the `json` output the model reads (`undefined` and functions become null; a value
+ * JSON cannot carry at all, a note saying so); a value whose JSON text is longer than `maxChars`
+ * as that text, cut with the note of result-limit.ts (a `text` output).
+ */
+export function jsonOutput(value: unknown, maxChars: number): ToolResultOutput {
+  let text: string;
   try {
-    return JSON.parse(JSON.stringify(value) ?? 'null') as JsonValue;
+    text = JSON.stringify(value) ?? 'null';
   } catch (err) {
-    return `(the result cannot be sent as JSON: ${err instanceof Error ? err.message : 'unknown reason'})`;
+    return { type: 'json', value: `(the result cannot be sent as JSON: ${err instanceof Error ? err.message : 'unknown reason'})` };
   }
+  if (text.length > maxChars) return { type: 'text', value: limitText(text, maxChars) };
+  return { type: 'json', value: JSON.parse(text) as JsonValue };
 }
 
 /**

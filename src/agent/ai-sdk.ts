@@ -5,7 +5,7 @@
 import type { Tool as AiTool, ToolSet } from 'ai';
 import { ToolexecError, type Tool } from '../model/index.js';
 import { callListener, layerErrors } from '../model/internal.js';
-import { jsonValue, loadAiSdk, type AiSdk, type AiSdkTool, type ToolResultOutput } from './ai-sdk-peer.js';
+import { jsonOutput, loadAiSdk, type AiSdk, type AiSdkTool, type ToolResultOutput } from './ai-sdk-peer.js';
 import { codeTool, type CodeToolOptions } from './code-tool.js';
 import type { Exec, Result } from '../exec/index.js';
 import type { CodeModeApiOptions } from './code-mode-api.js';
@@ -19,11 +19,16 @@ import { providerKeysInText, restorePropertyKeys } from './adapters/property-key
 import { dropStrictNulls } from './adapters/strict-nulls.js';
 import { PROVIDER_FORMATS, type ProviderFormat } from './adapters/types.js';
 import { joinedText, partsFor, partsOf, type ResultPart } from './result-parts.js';
+import { limitParts, readMaxResultChars, type ResultLimitOptions } from './result-limit.js';
 
 const errors = layerErrors('agent');
 
-/** Options of {@link aiSdkTools}. */
-export interface AiSdkToolsOptions extends SelectToolsOptions {
+/**
+ * Options of {@link aiSdkTools}: which tools ({@link SelectToolsOptions}), and how much of a result
+ * the model reads ({@link ResultLimitOptions}: `toModelOutput`; the tool's `output` stays whole;
+ * `execute_code` gets the same limit unless `code` sets its own).
+ */
+export interface AiSdkToolsOptions extends SelectToolsOptions, ResultLimitOptions {
   /**
    * Add the `execute_code` tool of {@link codeTool} (replacing the meta-tool of that name), its
    * description carrying the code-mode API of the same selection, or of `code`'s own `ids` /
@@ -52,12 +57,15 @@ export interface AiSdkToolsOptions extends SelectToolsOptions {
   onWarning?: (warning: AgentToolWarning) => void;
 }
 
-/** How {@link aiTool} presents a tool's schema: as is, or converted for one provider. */
+/** How {@link aiTool} presents a tool's schema (as is, or converted for one provider) and its result. */
 interface SchemaConversion {
   format: ProviderFormat;
   strict: boolean;
   onWarning: ((warning: AgentToolWarning) => void) | undefined;
 }
+
+/** The resolved `maxResultChars` (result-limit.ts). */
+type MaxChars = number;
 
 /**
  * What an AI SDK tool of toolexec returns (the `output` of its tool result): the facade's
@@ -71,17 +79,16 @@ export type AiSdkToolOutput = Result;
  * The tool result output the model reads, for a facade result: the value as JSON (a string as
  * text), or an MCP tool's content blocks when they hold more than text. With a `provider`, the
  * parts are those `agentTools` sends that format ({@link partsFor}): a medium it cannot take as a
- * text note, for Anthropic no empty or blank text.
+ * text note, for Anthropic no empty or blank text. Text beyond `maxChars` is cut, with the note
+ * of result-limit.ts (a JSON value too long becomes its cut text).
  */
-function modelOutput(result: Result, provider: ProviderFormat | undefined): ToolResultOutput {
+function modelOutput(result: Result, provider: ProviderFormat | undefined, maxChars: MaxChars): ToolResultOutput {
   const blocks = result.content;
-  if (blocks !== undefined && blocks.some((block) => block.type !== 'text')) {
-    const parts = partsOf(blocks);
-    return outputOf(provider === undefined ? parts : partsFor(provider, parts));
-  }
-  const { value } = result;
-  if (typeof value !== 'string') return { type: 'json', value: jsonValue(value) };
-  return provider === undefined ? { type: 'text', value } : outputOf(partsFor(provider, [{ kind: 'text', text: value }]));
+  let parts: ResultPart[];
+  if (blocks !== undefined && blocks.some((block) => block.type !== 'text')) parts = partsOf(blocks);
+  else if (typeof result.value !== 'string') return jsonOutput(result.value, maxChars);
+  else parts = [{ kind: 'text', text: result.value }];
+  return outputOf(limitParts(provider === undefined ? parts : partsFor(provider, parts), maxChars));
 }
 
 /** Parts as the AI SDK's output: one text when all are text, else `content` with media as files. */
@@ -136,6 +143,7 @@ function aiTool(
   entry: SelectedTool,
   name: string,
   conversion: SchemaConversion | undefined,
+  maxChars: MaxChars,
 ): AiTool<Record<string, unknown>, AiSdkToolOutput> {
   const converted = conversion === undefined ? undefined : providerSchema(entry, name, conversion);
   const original = entry.tool.inputSchema;
@@ -160,10 +168,11 @@ function aiTool(
       } catch (err) {
         // a validation message names the keys the model was given, not those the conversion renamed
         const renamed = conversion !== undefined && ToolexecError.isInstance(err) && err.code === 'VALIDATION';
-        throw aiSdkToolError(err, renamed ? providerKeysInText(errorText(err), original, conversion.format, args) : undefined);
+        throw aiSdkToolError(err, maxChars, renamed ? providerKeysInText(errorText(err), original, conversion.format, args) : undefined);
       }
     },
-    toModelOutput: ({ output }) => modelOutput(output, conversion?.format),
+    // what the model reads is cut at maxResultChars; `output`, the app's, stays whole
+    toModelOutput: ({ output }) => modelOutput(output, conversion?.format, maxChars),
   });
 }
 
@@ -191,7 +200,9 @@ export type AiSdkToolSet = Record<string, AiSdkTool>;
  *   be serialised as JSON (`EXECUTION`: a cycle, a BigInt, a throwing `toJSON`).
  * - The output is the facade's {@link Result}; `toModelOutput` gives the model the value as JSON,
  *   or an MCP tool's content blocks with images and audio as files; with `provider`, only the
- *   parts that format takes, as `agentTools` sends them (the others as text notes).
+ *   parts that format takes, as `agentTools` sends them (the others as text notes). What the model
+ *   reads (a failure's text too) is cut at `maxResultChars` (100,000 characters by default), ending
+ *   with a note saying how much was cut; the `output` itself stays whole.
  * - `code: true` adds `execute_code` ({@link codeTool}).
  *
  * @example
@@ -200,14 +211,16 @@ export type AiSdkToolSet = Record<string, AiSdkTool>;
  * const { text } = await agent.generate({ prompt: 'Summarize README.md' });
  * ```
  *
- * @throws `INVALID_ARGUMENT` for bad options, two selected tools with one name (a hash collision
- * of two long IDs, as `agentTools` refuses it), or `code` beside a selected tool already named
- * `execute_code`; `TOOL_NOT_FOUND` for an unknown ID in `ids`; `RUNTIME_UNAVAILABLE` when the
- * optional peer dependency `ai` is not installed.
+ * @throws `CONFIGURATION` for a bad `maxResultChars`; `INVALID_ARGUMENT` for other bad options,
+ * two selected tools with one name (a hash collision of two long IDs, as `agentTools` refuses
+ * it), or `code` beside a selected tool already named `execute_code`; `TOOL_NOT_FOUND` for an
+ * unknown ID in `ids`; `RUNTIME_UNAVAILABLE` when the optional peer dependency `ai` is not
+ * installed.
  */
 export async function aiSdkTools(exec: Exec, options: AiSdkToolsOptions = {}): Promise<AiSdkToolSet> {
   if (options === null || typeof options !== 'object') throw errors.invalidArgument('options', 'must be an object');
-  const { code, provider, strict, onWarning, ...selection } = options;
+  const { code, provider, strict, onWarning, maxResultChars, ...selection } = options;
+  const maxChars = readMaxResultChars(maxResultChars);
   if (code !== undefined && typeof code !== 'boolean' && (code === null || typeof code !== 'object')) {
     throw errors.invalidArgument('option code', 'must be a boolean or the options of codeTool');
   }
@@ -220,7 +233,7 @@ export async function aiSdkTools(exec: Exec, options: AiSdkToolsOptions = {}): P
   const ai = await loadAiSdk();
   const tools: ToolSet = {};
   // two tools with one name (a hash collision of two long IDs) are refused, as agentTools does
-  for (const [name, entry] of toolsByName(await selectTools(exec, selection))) tools[name] = aiTool(ai, entry, name, conversion);
+  for (const [name, entry] of toolsByName(await selectTools(exec, selection))) tools[name] = aiTool(ai, entry, name, conversion, maxChars);
   if (code !== undefined && code !== false) {
     // the meta-tool of that name is replaced (documented); a tool of the catalogue is not dropped unsaid
     if (tools.execute_code !== undefined && selection.meta !== true) {
@@ -231,7 +244,7 @@ export async function aiSdkTools(exec: Exec, options: AiSdkToolsOptions = {}): P
     const own = code === true ? {} : code;
     // the same tools as the set; with meta-tools, none declared (a snippet searches the catalogue)
     const scope = own.ids !== undefined || own.query !== undefined ? {} : selection.meta === true ? { ids: [] } : pick(selection);
-    tools.execute_code = await codeTool(exec, { ...scope, ...own });
+    tools.execute_code = await codeTool(exec, { ...scope, maxResultChars: maxChars, ...own });
   }
   return tools;
 }

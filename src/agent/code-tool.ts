@@ -6,16 +6,21 @@ import { layerErrors } from '../model/internal.js';
 import type { Exec } from '../exec/index.js';
 import { codeModeApi, type CodeModeApiOptions } from './code-mode-api.js';
 import { checkSnippet } from './code-mode-check.js';
-import { jsonValue, loadAiSdk, type AiSdkTool } from './ai-sdk-peer.js';
+import { jsonOutput, loadAiSdk, type AiSdkTool } from './ai-sdk-peer.js';
 import { codeFailureForTheModel, codeRunOutput, type CodeToolOutput } from './code-run-output.js';
 import { aiSdkToolError } from './tool-results.js';
+import { readMaxResultChars, type ResultLimitOptions } from './result-limit.js';
 
 export type { CodeToolOutput } from './code-run-output.js';
 
 const errors = layerErrors('agent');
 
-/** Options of {@link codeTool}. */
-export interface CodeToolOptions extends Omit<CodeModeApiOptions, 'language'> {
+/**
+ * Options of {@link codeTool}: the tools declared (as {@link CodeModeApiOptions}), how snippets run,
+ * and how much of a run the model reads ({@link ResultLimitOptions}: `toModelOutput` and a
+ * failure's text; the tool's `output` stays whole).
+ */
+export interface CodeToolOptions extends Omit<CodeModeApiOptions, 'language'>, ResultLimitOptions {
   /**
    * The language the model writes snippets in: `'typescript'` (JavaScript too) or `'python'`. It
    * picks the API in the tool's description (TypeScript declarations, or the Python stub of the
@@ -70,14 +75,17 @@ function codeInputSchema(python: boolean): JSONSchema7 {
  * line, `LIMIT_EXCEEDED`...), told more fully (the tool calls that had already succeeded, the end
  * of what it printed) and in the words `agentTools`' meta-tool `execute_code` uses
  * (`Error (CODE_EXECUTION): ...`), which the AI SDK hands back to the model. The output is
- * `{ value, toolCalls: [{ id, count, failed? }], stdout?, stderr?, warnings? }`, the meta-tool's too.
+ * `{ value, toolCalls: [{ id, count, failed? }], stdout?, stderr?, warnings? }`, the meta-tool's too;
+ * the model reads it as JSON, cut at `maxResultChars` (100,000 characters by default) with a note
+ * saying how much was cut.
  *
- * @throws `INVALID_ARGUMENT` for bad options; `RUNTIME_UNAVAILABLE` when `ai` or
- * json-schema-to-typescript is not installed.
+ * @throws `INVALID_ARGUMENT` for bad options; `CONFIGURATION` for a bad `maxResultChars`;
+ * `RUNTIME_UNAVAILABLE` when `ai` or json-schema-to-typescript is not installed.
  */
 export async function codeTool(exec: Exec, options: CodeToolOptions = {}): Promise<AiSdkTool> {
   if (options === null || typeof options !== 'object') throw errors.invalidArgument('options', 'must be an object');
-  const { typecheck = false, timeoutMs, maxToolCalls, language = 'typescript', ...selection } = options;
+  const { typecheck = false, timeoutMs, maxToolCalls, language = 'typescript', maxResultChars, ...selection } = options;
+  const maxChars = readMaxResultChars(maxResultChars);
   if (typeof typecheck !== 'boolean') throw errors.invalidArgument('option typecheck', 'must be a boolean');
   if (language !== 'typescript' && language !== 'javascript' && language !== 'python') {
     throw errors.invalidArgument('option language', `must be 'typescript', 'javascript' or 'python', got ${JSON.stringify(language)}`);
@@ -122,9 +130,10 @@ export async function codeTool(exec: Exec, options: CodeToolOptions = {}): Promi
       try {
         return await runSnippet(typeof input?.code === 'string' ? input.code : '', abortSignal);
       } catch (err) {
-        throw aiSdkToolError(codeFailureForTheModel(err));
+        throw aiSdkToolError(codeFailureForTheModel(err), maxChars);
       }
     },
-    toModelOutput: ({ output }) => ({ type: 'json', value: jsonValue(output) }),
+    // the run as JSON, cut at maxResultChars as text when longer; `output`, the app's, stays whole
+    toModelOutput: ({ output }) => jsonOutput(output, maxChars),
   });
 }

@@ -7,6 +7,7 @@
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { ToolexecError } from '../model/index.js';
 import type { ProviderFormat } from './adapters/types.js';
+import { DEFAULT_MAX_RESULT_CHARS, limitText } from './result-limit.js';
 import {
   errorText,
   successResult,
@@ -32,7 +33,8 @@ function failureBlocks(err: unknown): ContentBlock[] {
 
 /**
  * A failed call in the format's error form, saying `text` ({@link errorText} of `err` unless
- * given), with the images, resources and links an MCP tool sent beside its error text.
+ * given), with the images, resources and links an MCP tool sent beside its error text; the text
+ * cut at `maxChars`, as every result a model reads (result-limit.ts).
  */
 export function errorResult(
   format: ProviderFormat,
@@ -40,9 +42,12 @@ export function errorResult(
   name: string,
   callId: string | undefined,
   text: string = errorText(err),
+  maxChars: number = DEFAULT_MAX_RESULT_CHARS,
 ): ProviderToolResults[ProviderFormat] {
   const blocks = failureBlocks(err);
-  if (blocks.length > 0) return failedWithBlocks(format, text, blocks, name, callId);
+  // successResult cuts the text with the blocks
+  if (blocks.length > 0) return failedWithBlocks(format, text, blocks, name, callId, maxChars);
+  text = limitText(text, maxChars);
   switch (format) {
     case 'openai-chat':
       return { role: 'tool', tool_call_id: callId ?? '', content: text };
@@ -64,12 +69,14 @@ function failedWithBlocks(
   blocks: readonly ContentBlock[],
   name: string,
   callId: string | undefined,
+  maxChars: number,
 ): ProviderToolResults[ProviderFormat] {
   const shown = successResult(
     format,
     { value: text, content: [{ type: 'text', text }, ...blocks], toolId: name, durationMs: 0 },
     name,
     callId,
+    { maxChars },
   );
   switch (format) {
     case 'anthropic':

@@ -32,6 +32,8 @@ export type {
   ProviderToolDefinitions,
 } from './agent-tools.js';
 export { errorText } from './tool-results.js';
+export { DEFAULT_MAX_RESULT_CHARS } from './result-limit.js';
+export type { ResultLimitOptions } from './result-limit.js';
 export type {
   AnthropicBase64Source,
   AnthropicToolResult,

@@ -21,6 +21,7 @@ import { selectTools, type SelectToolsOptions, type SelectedTool } from './selec
 import { toolsByName } from './tool-names.js';
 import { errorResult } from './error-results.js';
 import { successResult } from './tool-results.js';
+import { readMaxResultChars, type ResultLimitOptions } from './result-limit.js';
 
 const errors = layerErrors('agent');
 
@@ -30,8 +31,11 @@ export const DEFAULT_MCP_SERVER_NAME = 'toolexec';
 /** The server version sent in `initialize` unless one is given. */
 export const DEFAULT_MCP_SERVER_VERSION = '0.1.0';
 
-/** Options of {@link createMcpServer}. */
-export interface CreateMcpServerOptions {
+/**
+ * Options of {@link createMcpServer}: what it lists, and how much of a result a call answers with
+ * ({@link ResultLimitOptions}).
+ */
+export interface CreateMcpServerOptions extends ResultLimitOptions {
   /**
    * What the server lists: `'tools'`, the facade's tools themselves (all of them, or those `ids`,
    * `query` and `limit` select); `'meta'`, the six meta-tools (`search_tools`, `list_namespaces`,
@@ -102,6 +106,8 @@ interface Listing {
   version: number | undefined;
   tools: McpTool[];
   byName: Map<string, SelectedTool>;
+  /** The names of the tools listed with an output schema: their results must carry `structuredContent`. */
+  structured: Set<string>;
 }
 
 /**
@@ -121,7 +127,10 @@ interface Listing {
  *   deadline applies (`timeoutMs`, else the facade's), the run's progress reaches the client as
  *   `notifications/progress` when it sent a `progressToken`, and the client's cancellation
  *   (`notifications/cancelled`) aborts the run. Any failure of the tool is an `isError` result; an
- *   unknown tool name is a JSON-RPC error (`InvalidParams`), as MCP says.
+ *   unknown tool name is a JSON-RPC error (`InvalidParams`), as MCP says. A result's text is cut
+ *   at `maxResultChars` (100,000 characters by default), ending with a note saying how much was
+ *   cut; an object value over it is then sent as `structuredContent` only when the tool lists an
+ *   output schema (MCP clients require it then).
  * - When the facade's index changes (a tool registered or removed, an MCP server imported or
  *   failed), connected clients get `notifications/tools/list_changed` (once per burst of changes);
  *   the server declares `tools.listChanged` for that. With `expose: 'meta'` it does not: the
@@ -130,7 +139,7 @@ interface Listing {
  *   server. Closing the server (`server.close()`) stops listening to the index; the facade stays
  *   open (it is yours to close).
  *
- * @throws `INVALID_ARGUMENT` for bad options.
+ * @throws `INVALID_ARGUMENT` for bad options; `CONFIGURATION` for a bad `maxResultChars`.
  *
  * @example
  * ```ts
@@ -140,6 +149,7 @@ interface Listing {
  */
 export function createMcpServer(exec: Exec, options?: CreateMcpServerOptions): McpServer {
   const o = checkOptions(options);
+  const maxChars = readMaxResultChars(o.maxResultChars);
   const meta = o.expose === 'meta';
   // The tools capability is declared on the low-level server, not through McpServer's options:
   // McpServer answers those with its own tool handlers, which declare listChanged: true whatever
@@ -178,16 +188,19 @@ export function createMcpServer(exec: Exec, options?: CreateMcpServerOptions): M
 
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
-    const entry = (await currentListing()).byName.get(name);
+    const current = await currentListing();
+    const entry = current.byName.get(name);
     if (entry === undefined) throw invalidParams(`Tool ${name} not found`);
     const runOptions: RunOptions = { signal: extra.signal };
     if (o.timeoutMs !== undefined) runOptions.timeoutMs = o.timeoutMs;
     const progressToken = request.params._meta?.progressToken;
     if (progressToken !== undefined) runOptions.onProgress = progressForwarder(progressToken, extra.sendNotification);
     try {
-      return successResult('mcp', await entry.run(args ?? {}, runOptions), name, undefined) as CallToolResult;
+      // the text is cut at maxResultChars; structuredContent stays whole where the listed output schema requires it
+      const shaping = { maxChars, keepStructured: current.structured.has(name) };
+      return successResult('mcp', await entry.run(args ?? {}, runOptions), name, undefined, shaping) as CallToolResult;
     } catch (error) {
-      return errorResult('mcp', error, name, undefined) as CallToolResult;
+      return errorResult('mcp', error, name, undefined, undefined, maxChars) as CallToolResult;
     }
   });
 
@@ -257,7 +270,8 @@ async function list(exec: Exec, selection: SelectToolsOptions, version: number |
   const byName = toolsByName(await selectTools(exec, selection));
   // The MCP adapter: the tool as it is (schemas, title, annotations, icons), named by the name encoding.
   const tools = [...byName].map(([name, entry]) => toProviderTool(entry.tool, 'mcp', { name }).tool as McpTool);
-  return { version, tools, byName };
+  const structured = new Set(tools.filter((tool) => tool.outputSchema !== undefined).map((tool) => tool.name));
+  return { version, tools, byName, structured };
 }
 
 /**

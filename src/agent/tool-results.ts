@@ -3,12 +3,13 @@
  * else its value as JSON text) or a failure (a message the model can act on, in the provider's
  * error form). The app adds nothing but the call's ID (`callId`).
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { ToolexecError } from '../model/index.js';
 import { describeValue, layerErrors } from '../model/internal.js';
 import type { Result } from '../exec/index.js';
 import type { ProviderFormat } from './adapters/types.js';
 import { joinedText, partsFor, resultParts, type MediaPart } from './result-parts.js';
+import { DEFAULT_MAX_RESULT_CHARS, limitParts, limitText, limitTexts } from './result-limit.js';
 
 /** OpenAI Chat Completions: a `ChatCompletionToolMessageParam` (text only). */
 export interface OpenAIChatToolMessage {
@@ -217,19 +218,51 @@ export function errorText(err: unknown): string {
 /**
  * A failure as the AI SDK's tools throw it, so that the model reads what `agentTools` sends for the
  * same failure: the AI SDK hands the model `String(error)` of a failed `execute` (its
- * `error-text`), which is made {@link errorText}. The error itself is kept (its class, code,
- * details and cause, for the app's `tool-error` parts); only its `toString` changes. A value that
- * is no extensible `Error` is wrapped in one, as its `cause`. `text` replaces the model's text
- * (a validation message naming renamed property keys as the model was given them).
+ * `error-text`), which is made {@link errorText}, cut at `maxChars` as every result a model reads.
+ * The error itself is kept (its class, code, details and cause, for the app's `tool-error` parts);
+ * only its `toString` changes. A value that is no extensible `Error` is wrapped in one, as its
+ * `cause`. `text` replaces the model's text (a validation message naming renamed property keys as
+ * the model was given them).
  */
-export function aiSdkToolError(err: unknown, text: string = errorText(err)): Error {
-  const error = err instanceof Error && Object.isExtensible(err) ? err : new Error(text, { cause: err });
-  Object.defineProperty(error, 'toString', { value: () => text, configurable: true, writable: true, enumerable: false });
+export function aiSdkToolError(err: unknown, maxChars: number, text: string = errorText(err)): Error {
+  const shown = limitText(text, maxChars);
+  const error = err instanceof Error && Object.isExtensible(err) ? err : new Error(shown, { cause: err });
+  Object.defineProperty(error, 'toString', { value: () => shown, configurable: true, writable: true, enumerable: false });
   return error;
 }
 
+/** How {@link successResult} shapes what a model reads. */
+export interface ResultShaping {
+  /** The resolved `maxResultChars` (see result-limit.ts). @defaultValue {@link DEFAULT_MAX_RESULT_CHARS} */
+  maxChars?: number;
+  /**
+   * MCP only: keep `structuredContent` even when the text is cut, because the client requires it
+   * (the tool lists an output schema, which MCP clients check the result against). Otherwise an
+   * object value over the limit is not sent as `structuredContent`. @defaultValue false
+   */
+  keepStructured?: boolean;
+}
+
+/** The text an MCP content block gives a model: a text block's, an embedded text resource's. */
+function blockText(block: ContentBlock): string | undefined {
+  if (block.type === 'text') return block.text;
+  if (block.type === 'resource') {
+    const text = (block.resource as { text?: unknown }).text;
+    return typeof text === 'string' ? text : undefined;
+  }
+  return undefined;
+}
+
+/** `block` (a text block or an embedded text resource, as {@link blockText} reads them) saying `text`. */
+function withBlockText(block: ContentBlock, text: string): ContentBlock {
+  if (block.type === 'text') return { ...block, text };
+  if (block.type === 'resource') return { ...block, resource: { ...block.resource, text } };
+  return block;
+}
+
 /**
- * A successful call in the format's tool-result form.
+ * A successful call in the format's tool-result form, its text cut at `shaping.maxChars` (the
+ * one cut of result-limit.ts: what a model reads, never the app's own `Result`).
  *
  * @throws `EXECUTION` when the result's value has no JSON form ({@link valueText}): the callers
  * answer it with {@link errorResult}, as any failed call.
@@ -239,14 +272,20 @@ export function successResult(
   result: Result,
   name: string,
   callId: string | undefined,
+  shaping: ResultShaping = {},
 ): ProviderToolResults[ProviderFormat] {
+  const maxChars = shaping.maxChars ?? DEFAULT_MAX_RESULT_CHARS;
   // the one check of the value: every branch below sends it (or this text) on as it is
   const text = valueText(result.value, result.toolId);
   switch (format) {
     case 'openai-chat':
-      return { role: 'tool', tool_call_id: callId ?? '', content: joinedText(partsFor(format, resultParts(result, text))) };
+      return {
+        role: 'tool',
+        tool_call_id: callId ?? '',
+        content: joinedText(limitParts(partsFor(format, resultParts(result, text)), maxChars)),
+      };
     case 'openai-responses': {
-      const output = partsFor(format, resultParts(result, text)).map((part): OpenAIResponsesOutputPart => {
+      const output = limitParts(partsFor(format, resultParts(result, text)), maxChars).map((part): OpenAIResponsesOutputPart => {
         if (part.kind === 'text') return { type: 'input_text', text: part.text };
         const url = `data:${part.mimeType};base64,${part.data}`;
         // partsFor left a PDF or an image OpenAI takes
@@ -261,7 +300,7 @@ export function successResult(
       };
     }
     case 'anthropic': {
-      const content = partsFor(format, resultParts(result, text)).map((part): AnthropicToolResultBlock => {
+      const content = limitParts(partsFor(format, resultParts(result, text)), maxChars).map((part): AnthropicToolResultBlock => {
         if (part.kind === 'text') return { type: 'text', text: part.text };
         // partsFor left a PDF or an image Anthropic takes
         if (part.mimeType === 'application/pdf')
@@ -271,20 +310,27 @@ export function successResult(
       return { type: 'tool_result', tool_use_id: callId ?? '', content };
     }
     case 'gemini': {
-      const parts = resultParts(result, text);
+      const parts = limitParts(resultParts(result, text), maxChars);
       const media = parts.filter((part): part is MediaPart => part.kind === 'media');
       const texts = parts.filter((part) => part.kind === 'text').map((part) => (part as { text: string }).text);
-      // the value (a structured object stays one) when it holds all the text, else every text part, as the other formats send
-      const output = result.value !== undefined && valueHasAllText(result) ? result.value : texts.join('\n');
+      // the value (a structured object stays one) when it holds all the text and is within the
+      // limit, else every text part (cut), as the other formats send
+      const whole = result.value !== undefined && valueHasAllText(result) && text.length <= maxChars;
+      const output = whole ? result.value : texts.join('\n');
       const response: GeminiFunctionResponsePart['functionResponse'] = { name, response: { output } };
       if (callId !== undefined) response.id = callId;
       if (media.length > 0) response.parts = media.map((part) => ({ inlineData: { mimeType: part.mimeType, data: part.data } }));
       return { functionResponse: response };
     }
     case 'mcp': {
-      const out: CallToolResult = { content: result.content ?? [{ type: 'text', text }] };
+      const content = limitTexts(result.content ?? [{ type: 'text', text }], maxChars, blockText, withBlockText);
+      const out: CallToolResult = { content: [...content] };
       const value = result.value;
-      if (value !== null && typeof value === 'object' && !Array.isArray(value)) out.structuredContent = value as Record<string, unknown>;
+      // an object over the limit is no more sent whole beside the cut text, unless the client requires it
+      const structured = shaping.keepStructured === true || text.length <= maxChars;
+      if (structured && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+        out.structuredContent = value as Record<string, unknown>;
+      }
       return out;
     }
   }

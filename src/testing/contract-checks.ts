@@ -97,3 +97,27 @@ export function expectCode(error: Failure, code: ErrorCode, label: string): void
   expect(error?.code, `expected ${label} to reject with ${code}, got ${String(error?.code)}: ${show(error)}`).toBe(code);
   expect(hasErrorCode(error, code), `${label} rejected with a ${code} error hasErrorCode() does not recognise`).toBe(true);
 }
+
+/**
+ * Calls `call` as `label` and returns what it returned; fails naming `label` when it throws (for
+ * the synchronous interfaces: the tool index, the schema validator).
+ */
+export function returned<T>(label: string, call: () => T): T {
+  try {
+    return call();
+  } catch (err) {
+    throw new Error(`${label} threw: ${show(err)}`, { cause: err });
+  }
+}
+
+/** Calls `call` as `label` expecting it to throw `code`; returns the error, or fails naming `label` and what it returned. */
+export function expectThrows(label: string, call: () => unknown, code: ErrorCode): Failure {
+  let value: unknown;
+  try {
+    value = call();
+  } catch (err) {
+    expectCode(err as Failure, code, label);
+    return err as Failure;
+  }
+  throw new Error(`expected ${label} to throw ${code}, but it returned ${show(value)}`);
+}

@@ -26,6 +26,12 @@ export interface RecordedCall {
   args: Record<string, unknown> | undefined;
   /** How the call ended; `pending` while it runs. */
   outcome: 'pending' | 'ok' | 'error' | 'aborted';
+  /**
+   * What went wrong, when the call ended in `error` or `aborted`: the error's message, or for a
+   * tool the MCP server does not have, the text of the `isError` result it answered
+   * (`unknown tool: <name>`). Absent otherwise.
+   */
+  error?: string;
 }
 
 /**
@@ -41,7 +47,11 @@ export type FakeProviderTool = (args: Record<string, unknown>, ctx: FakeToolCont
 
 /** An {@link McpExecutor} double with its call log. */
 export interface FakeMcpExecutor extends Required<McpExecutor> {
-  /** Every call, in order. */
+  /**
+   * Every call to a known server, in order: to a scripted tool, or to a tool the server does not
+   * have (recorded as an `error`, with the answer it got as `error`), so a test can assert that
+   * the model tried a tool that does not exist.
+   */
   readonly calls: RecordedCall[];
 }
 
@@ -54,8 +64,9 @@ export interface FakeProviderExecutor extends Required<ProviderExecutor> {
 /**
  * An MCP executor double over scripted tools, by server then tool name.
  *
- * @remarks Unknown servers reject with CONFIGURATION, unknown tools resolve with an `isError`
- * result (what a real server answers); a thrown error rejects the call with EXECUTION.
+ * @remarks Unknown servers reject with CONFIGURATION (a mistake of the test, not recorded); unknown
+ * tools resolve with an `isError` result (what a real server answers), recorded in `calls` with
+ * outcome `error`; a thrown error rejects the call with EXECUTION.
  *
  * @example
  * ```ts
@@ -76,7 +87,12 @@ export function createFakeMcpExecutor(servers: Record<string, Record<string, Fak
       throw testingErrors('CONFIGURATION', `no MCP server named "${serverName}" (known: ${Object.keys(servers).join(', ') || 'none'})`);
     }
     const tool = Object.hasOwn(tools, name) ? tools[name] : undefined;
-    if (tool === undefined) return { content: [{ type: 'text', text: `unknown tool: ${name}` }], isError: true };
+    if (tool === undefined) {
+      // recorded like any call, so a test sees the model tried a tool that does not exist
+      const text = `unknown tool: ${name}`;
+      calls.push({ target: serverName, tool: name, args, outcome: 'error', error: text });
+      return { content: [{ type: 'text', text }], isError: true };
+    }
     return runScripted(calls, serverName, name, args, options, tool, (value) => toCallToolResult(`${serverName}/${name}`, value));
   };
   return {
@@ -140,10 +156,7 @@ async function runScripted<T = unknown>(
   const record: RecordedCall = { target, tool, args, outcome: 'pending' };
   calls.push(record);
   const signal = options?.signal ?? new AbortController().signal;
-  if (signal.aborted) {
-    record.outcome = 'aborted';
-    throw abortedError(signal);
-  }
+  if (signal.aborted) throw ended(record, 'aborted', abortedError(signal));
   const onProgress = options?.onProgress;
   const ctx: FakeToolContext = {
     signal,
@@ -159,16 +172,18 @@ async function runScripted<T = unknown>(
     record.outcome = 'ok';
     return converted;
   } catch (err) {
-    if (signal.aborted) {
-      record.outcome = 'aborted';
-      throw abortedError(signal);
-    }
-    record.outcome = 'error';
-    if (ToolexecError.isInstance(err)) throw err;
-    throw new ToolexecError('EXECUTION', errorMessage(err), { cause: err });
+    if (signal.aborted) throw ended(record, 'aborted', abortedError(signal));
+    throw ended(record, 'error', ToolexecError.isInstance(err) ? err : new ToolexecError('EXECUTION', errorMessage(err), { cause: err }));
   } finally {
     deadline.dispose();
   }
+}
+
+/** Records how `record`'s call ended, with the error's message; returns the error to throw. */
+function ended(record: RecordedCall, outcome: 'error' | 'aborted', error: ToolexecError): ToolexecError {
+  record.outcome = outcome;
+  record.error = error.message;
+  return error;
 }
 
 /** `testing: the call timed out: …` (TIMEOUT) or `testing: the call aborted: …` (ABORTED), `cause` = the reason. */

@@ -4,8 +4,29 @@
  */
 import { expect } from 'vitest';
 import type { ErrorCode } from '../model/index.js';
-import type { ExecuteRequest, ExecuteResult } from '../runtime/index.js';
+import type { ExecuteRequest, ExecuteResult, RuntimeBackend } from '../runtime/index.js';
 import { expectCode as expectCodeOf, show, type Failure } from './contract-checks.js';
+
+/**
+ * What the runtime backend contract's groups of tests share (runtime-contract.ts makes it): the
+ * backend under test, the calls that run a snippet on it (checked and named), and its bounds.
+ */
+export interface RuntimeHarness {
+  /** The backend under test; made before the first test, so read it inside a test. */
+  readonly backend: RuntimeBackend;
+  /** Runs `code` and returns its result, checked; fails naming the request when it rejects. */
+  readonly run: (code: string, extra?: Partial<ExecuteRequest>) => Promise<ExecuteResult>;
+  /** Runs `code` expecting it to reject within `withinMs` (unbounded by default); returns the error. */
+  readonly fail: (code: string, extra?: Partial<ExecuteRequest>, withinMs?: number) => Promise<Failure>;
+  /** `timeoutMs` of the timeout test. */
+  readonly timeoutMs: number;
+  /** Upper bound for a run to stop after its timeout or abort. */
+  readonly stopWithinMs: number;
+  /** The vitest timeout of the tests that time a stop: past their own bound, so their message shows. */
+  readonly stopTestTimeout: number;
+  /** How the backend caps memory (`RuntimeBackendContractOptions.enforcesMemory`). */
+  readonly enforcesMemory: boolean | 'always';
+}
 
 /** What each failure came from, for the failure messages. */
 export const labels = new WeakMap<object, string>();

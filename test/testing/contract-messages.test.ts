@@ -97,4 +97,44 @@ describe('contract suites against broken implementations', () => {
       failure('runtime backend contract: backend without toolCalls runs chains and records every step with its effective arguments'),
     ).not.toContain('TypeError');
   });
+
+  it('names an index method that returns instead of throwing, with what it returned', () => {
+    expect(failure('tool index contract: broken index getTool and getAllBackends of an unknown ID throw TOOL_NOT_FOUND')).toContain(
+      'expected index.getTool("math:nope") to throw TOOL_NOT_FOUND, but it returned undefined',
+    );
+  });
+
+  it('names an index page that ignores its limit, and change events whose versions do not increase', () => {
+    const name = 'tool index contract: broken index';
+    expect(failure(`${name} searchPage: pages of at most limit that add up to the whole search, the last without nextCursor`)).toContain(
+      'index.searchPage("", 1) page 1 holds at most 1 items',
+    );
+    expect(failure(`${name} onChange: one event per change, with its tool, backend and version; refresh() too`)).toContain(
+      'index.onChange: event versions must strictly increase, got [0,0,0,0,0]',
+    );
+    // what the defects do not touch passes
+    expect(
+      results.get(
+        `${name} search: an empty query lists every tool in ID order; limit caps it, <= 0 gives []; a wrong type is INVALID_ARGUMENT`,
+      )?.status,
+    ).toBe('passed');
+  });
+
+  it('names a validator whose VALIDATION lists no violations, and one that does not check outputs', () => {
+    const name = 'schema validator contract: broken validator';
+    expect(failure(`${name} validateInput refuses arguments that do not fit: VALIDATION naming each wrong field, every time`)).toContain(
+      'details.violations must list the violations, got undefined',
+    );
+    expect(
+      failure(
+        `${name} validateOutput: nothing to check without an output schema; OUTPUT_VALIDATION for a value that does not fit; undefined as null`,
+      ),
+    ).toMatch(
+      /expected validator\.validateOutput\(\{"name":"check".*\}, \{"sum":"three"\}\) to throw OUTPUT_VALIDATION, but it returned undefined/,
+    );
+    expect(
+      results.get(`${name} validate: a schema object, a boolean, JSON text or UTF-8 bytes, against any instance (undefined as null)`)
+        ?.status,
+    ).toBe('passed');
+  });
 });

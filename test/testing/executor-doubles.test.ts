@@ -60,6 +60,23 @@ describe('createFakeMcpExecutor', () => {
     await expect(mcp.callTool('elsewhere', { name: 'x' })).rejects.toSatisfy((err) => hasErrorCode(err, 'CONFIGURATION'));
   });
 
+  it('records a call to a tool the server does not have, with the answer it got, as it records the others', async () => {
+    const { mcp, runner } = setup();
+    await expect(runner.run('files:missing', { path: '/x' })).rejects.toThrow(/unknown tool: missing/);
+    await expect(mcp.callTool('files', { name: 'made_up', arguments: { q: 1 } })).resolves.toEqual({
+      content: [{ type: 'text', text: 'unknown tool: made_up' }],
+      isError: true,
+    });
+    await expect(runner.run('files:broken')).rejects.toThrow(/disk on fire/);
+    expect(mcp.calls).toEqual([
+      { target: 'files', tool: 'missing', args: { path: '/x' }, outcome: 'error', error: 'unknown tool: missing' },
+      { target: 'files', tool: 'made_up', args: { q: 1 }, outcome: 'error', error: 'unknown tool: made_up' },
+      { target: 'files', tool: 'broken', args: {}, outcome: 'error', error: 'disk on fire' },
+    ]);
+    // a test can tell that the model tried a tool that does not exist
+    expect(mcp.calls.filter((call) => call.error?.startsWith('unknown tool:')).map((call) => call.tool)).toEqual(['missing', 'made_up']);
+  });
+
   it('fails a scripted value that is not JSON with CONFIGURATION, recorded as an error', async () => {
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;
