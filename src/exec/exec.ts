@@ -1,7 +1,6 @@
 /**
  * The facade: one object over the index, the doc store, the runner, MCP servers and code mode.
  */
-import { hasErrorCode, localBackend, toolId as toolIdOf } from '../model/index.js';
 import {
   asLibraryError,
   layerErrors,
@@ -23,7 +22,7 @@ import {
   type ToolSummary,
 } from '../discovery/index.js';
 import { createLocalRegistry, createRunner, type RunOptions, type RunResult, type Runner, type StreamEvent } from '../run/index.js';
-import { telemetryOf, withProgressEvents, withTelemetryConfig, type Telemetry } from '../run/internal.js';
+import { telemetryOf, withTelemetryConfig, type Telemetry } from '../run/internal.js';
 import type { Root, SdkMcpExecutor } from '../mcp/index.js';
 import { createRuntime, type Runtime } from '../runtime/index.js';
 import { isSnippetLanguage } from '../runtime/internal.js';
@@ -31,11 +30,14 @@ import type { LocalBackend } from '../backend/index.js';
 import { createCodeExecutor, type CodeParams, type CodeResult, type DefaultCodeExecutor } from '../code/index.js';
 import { readChainSteps, runExecChain } from './chain.js';
 import { elapsedMs, nowMs, withDuration } from './call-time.js';
+import { registerLocalTools } from './local-tools.js';
 import { readSnippetCall, snippetWaitFailure } from './code-call.js';
 import { DEFAULT_SEARCH_LIMIT, resolveExecOptions, type ResolvedExecOptions } from './options.js';
 import { execTelemetryConfig, observedChain, serverStatusEvent } from './observe.js';
 import { closedError, unexpectedFailure, unwrapUnavailable } from './server-failures.js';
+import { openToolStream } from './tool-stream.js';
 import type { ServerPool, WaitBounds } from './servers.js';
+import { serverAwareDocs } from './server-docs.js';
 import { setUpServers } from './server-setup.js';
 import { warmSandboxes } from './warm.js';
 import type { Exec, ExecChainResult, ExecEvent, ExecOptions, Result, ServerStatus, Step } from './types.js';
@@ -73,8 +75,10 @@ const errors = layerErrors('exec');
  *   failure rejects with an `ExecChainError` (a run-layer `ChainError`) carrying every step.
  * - **Streams.** `runToolStream` is the runner's stream under the same deadline rule, with the
  *   progress lifecycle of `onProgress` (`started`, the backend's reports, `completed` / `error`) as
- *   `progress` events, for every backend (see docs/architecture.md, "Progress").
- * - **Code.** `executeCode` runs on a code executor over this index, doc store and runner;
+ *   `progress` events, for every backend (see docs/architecture.md, "Progress"); its `return()`
+ *   never waits for a `next()` in flight (`src/exec/tool-stream.ts`).
+ * - **Code.** `executeCode` runs on a code executor over this index, doc store (a failed server's
+ *   tool is `SERVER_UNAVAILABLE` there, as in `getToolDoc`) and runner;
  *   `connect()` also starts the sandboxes of `warmLanguages` (by default Python when it is the
  *   `defaultLanguage`, else none) through the runtime's `warm`.
  * - `close()` closes the MCP connections and the runtime the facade created (not the ones it was
@@ -87,6 +91,8 @@ export class DefaultExec implements Exec {
   readonly #options: ResolvedExecOptions;
   readonly #index: ToolIndex;
   readonly #docs: DocStore;
+  /** The doc store as `getToolDoc` and snippets read it: a failed server's tool is SERVER_UNAVAILABLE. */
+  readonly #toolDocs: DocStore;
   readonly #runner: Runner;
   readonly #local: LocalBackend;
   readonly #code: DefaultCodeExecutor;
@@ -110,12 +116,13 @@ export class DefaultExec implements Exec {
     this.#index = o.index ?? createToolIndex();
     this.#docs = o.docs ?? createDocStore({ index: this.#index });
     this.#local = createLocalRegistry(o.localHandlers);
-    this.#registerLocalTools();
+    registerLocalTools(o.tools, this.#index, this.#local, this.#docs);
 
     const servers = setUpServers(o, this.#index, (name, status) => serverStatusEvent(this.#telemetry, name, status));
     this.#mcpClient = servers?.client;
     const pool = (this.#pool = servers?.pool);
     const mcp = servers?.mcp ?? o.mcp;
+    this.#toolDocs = serverAwareDocs(this.#docs, pool);
 
     this.#runner = createRunner(
       withTelemetryConfig(
@@ -143,7 +150,7 @@ export class DefaultExec implements Exec {
     this.#runtime = runtime;
     this.#code = createCodeExecutor({
       index: this.#index,
-      docs: this.#docs,
+      docs: this.#toolDocs,
       runner: this.#runner,
       runtime,
       defaultLanguage: o.defaultLanguage,
@@ -195,12 +202,7 @@ export class DefaultExec implements Exec {
 
   async getToolDoc(id: string, level: DetailLevel = 'summary'): Promise<ToolDoc> {
     await this.#prepare();
-    try {
-      return this.#docs.describeTool(id, level);
-    } catch (err) {
-      // a tool of a server that failed is not "not found": its server is down, as a call of it says
-      throw (hasErrorCode(err, 'TOOL_NOT_FOUND') && typeof id === 'string' ? this.#pool?.unavailableFor(id) : undefined) ?? err;
-    }
+    return this.#toolDocs.describeTool(id, level);
   }
 
   runTool(id: string, args?: Record<string, unknown>, options?: RunOptions): Promise<Result> {
@@ -217,7 +219,10 @@ export class DefaultExec implements Exec {
   }
 
   runToolStream(id: string, args?: Record<string, unknown>, options?: RunOptions): AsyncIterable<StreamEvent> {
-    return this.#stream(id, args, options);
+    return openToolStream(this.#runner, id, args, {
+      readCall: () => readExecCall(options, this.#defaultCall, this.#timeoutMs),
+      beforeCall: (call, signal) => this.#beforeCall(call, signal),
+    });
   }
 
   async runChain(steps: Step[], options?: RunOptions): Promise<ExecChainResult> {
@@ -333,20 +338,6 @@ export class DefaultExec implements Exec {
     return out;
   }
 
-  async *#stream(
-    id: string,
-    args: Record<string, unknown> | undefined,
-    options: RunOptions | undefined,
-  ): AsyncGenerator<StreamEvent, void, undefined> {
-    const call = readExecCall(options, this.#defaultCall, this.#timeoutMs);
-    await this.#beforeCall(call);
-    try {
-      yield* withProgressEvents(id, this.#runner.runStream(id, args, call.options), call.options?.signal);
-    } catch (err) {
-      throw unexpectedFailure('runToolStream', unwrapUnavailable(err));
-    }
-  }
-
   /** True when the facade's own runtime runs no snippet in `language` (a runtime of the caller's decides for itself). */
   #refusesLanguage(language: unknown): boolean {
     return this.#ownedRuntime !== undefined && typeof language === 'string' && language.trim() !== '' && !isSnippetLanguage(language);
@@ -354,13 +345,14 @@ export class DefaultExec implements Exec {
 
   /**
    * Before a run: nothing when every server is connected (the fast path); otherwise starts the
-   * attempts that are due and waits for the required servers, bounded by the call's deadline.
+   * attempts that are due and waits for the required servers, bounded by the call's deadline and
+   * `signal` (the caller's; a stream's work signal, which closing the stream aborts).
    */
-  #beforeCall(call: ExecCall): Promise<void> | undefined {
+  #beforeCall(call: ExecCall, signal = call.signal): Promise<void> | undefined {
     if (this.#closing !== undefined) return Promise.reject(closedError());
     const pool = this.#pool;
     if (pool === undefined || pool.settled) return undefined;
-    return pool.beforeCall({ signal: call.signal, timeoutMs: call.budgetMs });
+    return pool.beforeCall({ signal, timeoutMs: call.budgetMs });
   }
 
   /** Before a search, doc lookup or snippet: the servers' first imports (see `ServerPool.beforeDiscovery`); rejects after close(). */
@@ -369,21 +361,6 @@ export class DefaultExec implements Exec {
     const pool = this.#pool;
     if (pool === undefined || pool.settled) return RESOLVED;
     return pool.beforeDiscovery(bounds);
-  }
-
-  #registerLocalTools(): void {
-    const seen = new Set<string>();
-    for (const definition of this.#options.tools) {
-      const id = toolIdOf(definition.tool);
-      if (seen.has(id) || this.#local.has(id)) {
-        throw errors.configuration('tools', `local tool "${id}" is defined twice`, { details: { toolId: id } });
-      }
-      seen.add(id);
-      this.#index.registerTool(definition.tool, localBackend(id));
-      this.#local.registerHandler(id, definition.handler);
-      if (definition.doc !== undefined) this.#docs.registerDoc(id, definition.doc);
-      if (definition.examples !== undefined) this.#docs.registerExamples(id, definition.examples);
-    }
   }
 }
 

@@ -8,6 +8,7 @@ import type { ToolIndex } from '../discovery/index.js';
 import type { McpExecutorClient } from '../mcp/index.js';
 import { backoffDelayMs, type ReconnectPolicy } from './backoff.js';
 import { boundedWait, closedError, nextTurn, rejectedTool, toToolexecError, unavailableError } from './server-failures.js';
+import { newServerEntry, nextStatus, statusRecord, type ServerEntry } from './server-entry.js';
 import { registerServerTools, unregisterServerTools } from './server-tools.js';
 import type { RejectedTool, ServerStatus } from './types.js';
 
@@ -17,30 +18,6 @@ const errors = layerErrors('exec');
 export interface WaitBounds {
   signal?: AbortSignal | undefined;
   timeoutMs?: number | undefined;
-}
-
-/** One configured server and what the facade knows of it. */
-interface Entry {
-  readonly name: string;
-  readonly required: boolean;
-  status: ServerStatus;
-  /** The import in flight (connect + tools/list + register); it never rejects. */
-  attempt: Promise<void> | undefined;
-  /** Whether discovery calls wait for the attempt in flight (a first import, a refresh after tools/list_changed). */
-  blocking: boolean;
-  /** Set once the first attempt has settled. */
-  tried: boolean;
-  /** The server announced tools/list_changed: its tools are re-imported. */
-  stale: boolean;
-  /** Consecutive failures, for the backoff. */
-  failures: number;
-  /** When the next attempt may start (`Date.now()` clock); 0 when it may start now. */
-  retryAtMs: number;
-  retryTimer: NodeJS.Timeout | undefined;
-  /** The tool IDs the last import registered. */
-  toolIds: string[];
-  /** When the attempt in flight started (`performance.now()`), for the discovery wait. */
-  attemptStartedMs: number;
 }
 
 /** What the pool needs of the facade. */
@@ -74,29 +51,14 @@ export interface ServerPoolOptions {
  */
 export class ServerPool {
   readonly #options: ServerPoolOptions;
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries = new Map<string, ServerEntry>();
   #settled = false;
   #closed = false;
 
   constructor(options: ServerPoolOptions) {
     this.#options = options;
     const since = Date.now();
-    for (const [name, required] of options.servers) {
-      this.#entries.set(name, {
-        name,
-        required,
-        status: { state: 'connecting', toolCount: 0, since },
-        attempt: undefined,
-        blocking: false,
-        tried: false,
-        stale: false,
-        failures: 0,
-        retryAtMs: 0,
-        retryTimer: undefined,
-        toolIds: [],
-        attemptStartedMs: 0,
-      });
-    }
+    for (const [name, required] of options.servers) this.#entries.set(name, newServerEntry(name, required, since));
   }
 
   /** True while every server is connected with its tools imported: calls need no check at all. */
@@ -106,12 +68,7 @@ export class ServerPool {
 
   /** Every server's status, by name (a copy). */
   status(): Record<string, ServerStatus> {
-    const record: Record<string, ServerStatus> = {};
-    // defined, not assigned: a server named `__proto__` (an own key of a JSON config) is listed too
-    for (const entry of this.#entries.values()) {
-      Object.defineProperty(record, entry.name, { value: { ...entry.status }, enumerable: true, writable: true, configurable: true });
-    }
-    return record;
+    return statusRecord(this.#entries.values());
   }
 
   /**
@@ -278,23 +235,23 @@ export class ServerPool {
   }
 
   /** The attempts in flight of the servers `filter` picks. */
-  #attempts(filter: (entry: Entry) => boolean): Promise<void>[] {
+  #attempts(filter: (entry: ServerEntry) => boolean): Promise<void>[] {
     const attempts: Promise<void>[] = [];
     for (const entry of this.#entries.values()) if (entry.attempt !== undefined && filter(entry)) attempts.push(entry.attempt);
     return attempts;
   }
 
   /** The server whose name is the ID's namespace: the longest that prefixes it (a server's name may hold a colon). */
-  #entryOf(id: string): Entry | undefined {
-    let found: Entry | undefined;
+  #entryOf(id: string): ServerEntry | undefined {
+    let found: ServerEntry | undefined;
     for (const entry of this.#entries.values()) {
       if (id.startsWith(`${entry.name}:`) && (found === undefined || entry.name.length > found.name.length)) found = entry;
     }
     return found;
   }
 
-  #requiredPending(): Entry[] {
-    const pending: Entry[] = [];
+  #requiredPending(): ServerEntry[] {
+    const pending: ServerEntry[] = [];
     for (const entry of this.#entries.values()) {
       if (entry.required && (entry.status.state !== 'connected' || entry.attempt !== undefined)) pending.push(entry);
     }
@@ -310,7 +267,7 @@ export class ServerPool {
     }
   }
 
-  async #waitAll(entries: Entry[], bounds: WaitBounds): Promise<void> {
+  async #waitAll(entries: ServerEntry[], bounds: WaitBounds): Promise<void> {
     const deadline = new Deadline(bounds.signal, bounds.timeoutMs);
     try {
       for (const entry of entries) {
@@ -327,7 +284,7 @@ export class ServerPool {
   }
 
   /** Resolves once `entry` is connected; rejects with SERVER_UNAVAILABLE when it failed and its backoff has not passed. */
-  async #waitFor(entry: Entry, toolId?: string): Promise<void> {
+  async #waitFor(entry: ServerEntry, toolId?: string): Promise<void> {
     for (;;) {
       if (this.#closed) throw closedError();
       if (entry.attempt === undefined) {
@@ -341,7 +298,7 @@ export class ServerPool {
   }
 
   /** Starts an import of `entry` unless one is in flight. */
-  #start(entry: Entry): void {
+  #start(entry: ServerEntry): void {
     if (entry.attempt !== undefined || this.#closed) return;
     clearTimeout(entry.retryTimer);
     entry.retryTimer = undefined;
@@ -362,7 +319,7 @@ export class ServerPool {
   }
 
   /** Connects (through the executor) and imports the server's tools; never rejects. */
-  async #import(entry: Entry): Promise<void> {
+  async #import(entry: ServerEntry): Promise<void> {
     // This listing sees every change announced so far; one announced from now on lists again.
     entry.stale = false;
     let tools: McpTool[];
@@ -394,7 +351,7 @@ export class ServerPool {
     }
   }
 
-  #fail(entry: Entry, error: ToolexecError): void {
+  #fail(entry: ServerEntry, error: ToolexecError): void {
     this.#unregister(entry);
     entry.failures++;
     const delayMs = backoffDelayMs(entry.failures, this.#options.reconnect);
@@ -410,21 +367,13 @@ export class ServerPool {
     this.#set(entry, { state: 'failed', toolCount: 0, error });
   }
 
-  #unregister(entry: Entry): void {
+  #unregister(entry: ServerEntry): void {
     unregisterServerTools(this.#options.index, entry.name, entry.toolIds);
     entry.toolIds = [];
   }
 
-  #set(entry: Entry, next: Omit<ServerStatus, 'since'>): void {
-    const changed =
-      entry.status.state !== next.state ||
-      entry.status.toolCount !== next.toolCount ||
-      entry.status.error !== next.error ||
-      entry.status.rejectedTools?.length !== next.rejectedTools?.length;
-    const status: ServerStatus = { state: next.state, toolCount: next.toolCount, since: Date.now() };
-    if (next.error !== undefined) status.error = next.error;
-    if (next.rejectedTools !== undefined) status.rejectedTools = next.rejectedTools;
-    if (entry.status.state === next.state) status.since = entry.status.since;
+  #set(entry: ServerEntry, next: Omit<ServerStatus, 'since'>): void {
+    const { status, changed } = nextStatus(entry.status, next);
     entry.status = status;
     this.#settled = !this.#closed && [...this.#entries.values()].every((e) => e.status.state === 'connected' && !e.stale);
     const listener = this.#options.onStatus;

@@ -277,7 +277,8 @@ export interface Exec {
   /**
    * A tool's documentation. `TOOL_NOT_FOUND`, `INVALID_DETAIL`; `SERVER_UNAVAILABLE` (as `runTool`)
    * for an ID in the namespace of an MCP server that failed, naming it (`details.server`) with its
-   * last connect error as `cause`. @defaultValue level 'summary'
+   * last connect error as `cause`; a snippet's `tools.describeTool` and `tools.listToolExamples`
+   * answer the same. @defaultValue level 'summary'
    */
   getToolDoc(id: string, level?: DetailLevel): Promise<ToolDoc>;
   /**
@@ -289,11 +290,15 @@ export interface Exec {
   /**
    * Runs one tool as a stream of events: the `started` progress report, the backend's progress
    * reports and chunks, then `completed` and `done` — the reports `onProgress` of `runTool` gets,
-   * for every backend (docs/architecture.md, "Progress"). A failure (before dispatch too: an
+   * for every backend (docs/architecture.md, "Progress"), except that of a local handler's reports
+   * waiting unread at most 1,024 are kept, the newest (a consumer that reads slowly still sees the
+   * last one; chunks and the result are never dropped). A failure (before dispatch too: an
    * unknown tool, invalid arguments, a backend that cannot stream) throws after an `error`
    * progress report; the default deadline applies as for `runTool`. Options that cannot be used
    * (`timeoutMs: 0`, a `signal` that is not one) are the caller's mistake, not the call's: the first
-   * iteration throws `INVALID_ARGUMENT` before any event, as `runTool` rejects them.
+   * iteration throws `INVALID_ARGUMENT` before any event, as `runTool` rejects them. The iterator's
+   * `return()` never waits for a `next()` in flight: it settles at once, that `next()` settles with
+   * `done: true`, and the work is stopped (its signal aborted, its source closed).
    */
   runToolStream(id: string, args?: Record<string, unknown>, options?: RunOptions): AsyncIterable<StreamEvent>;
   /**

@@ -1,17 +1,16 @@
-import { Readable } from 'node:stream';
 import { ToolexecError, errorMessage, type Tool, type ToolBackend } from '../model/index.js';
 import { ABORTED, Deadline } from '../model/internal.js';
-import { closeIterator, isAsyncIterable, isPromiseLike } from './async-values.js';
+import { closeIterator, isAsyncIterable } from './async-values.js';
 import { bridgedStreamOf } from '../backend/internal.js';
 import { executorOptions } from './dispatch.js';
 import { ToolError } from './errors.js';
 import { abortToolError, dispatchFailure } from './failures.js';
 import { progressReport } from './progress.js';
-import { HandlerContext } from './handler-context.js';
+import { LocalEventSource } from './stream-local-source.js';
 import type { Pipeline } from './pipeline.js';
 import type { PhaseMarks } from './call-scope.js';
 import { callDeadline, readRunOptions } from './run-options.js';
-import type { LocalHandler, ProgressEvent, RunOptions, StreamEvent } from './types.js';
+import type { LocalHandler, RunOptions, StreamEvent } from './types.js';
 
 /**
  * The events of one streamed call, as an async generator.
@@ -33,8 +32,11 @@ import type { LocalHandler, ProgressEvent, RunOptions, StreamEvent } from './typ
  *
  * Local handlers stream too: a handler returning an AsyncIterable gives one `chunk` event per
  * value then `done` with the last value; a handler returning anything else gives a single `done`
- * event with that value; `ctx.onProgress` reports become `progress` events. No output validation
- * or normalization runs on streams.
+ * event with that value; `ctx.onProgress` reports become `progress` events. Of the reports waiting
+ * unread, at most `MAX_QUEUED_PROGRESS` (1,024) are kept: past it the oldest waiting report is
+ * dropped for each new one, so a consumer that reads slowly still gets the newest reports, the last
+ * one included (chunks and the result are never dropped). No output validation or normalization
+ * runs on streams.
  *
  * `marks`, when the call is observed, is told of the resolved tool and of the backend dispatched
  * to (the call's span, `call.finished` and metrics name it).
@@ -213,20 +215,6 @@ function iteratorOf(toolId: string, backend: ToolBackend, open: () => AsyncItera
   }
 }
 
-/**
- * Closes a source nobody will read, as leaving a `for await` over it would: its iterator's
- * `return()`, and a Node stream (whose iterator closes nothing before its first read) is destroyed.
- * A failure to close is ignored.
- */
-function closeIterable(iterable: AsyncIterable<unknown>): void {
-  try {
-    closeIterator(iterable[Symbol.asyncIterator]());
-    if (iterable instanceof Readable) iterable.destroy();
-  } catch {
-    // The source is being abandoned; its cleanup failure has nowhere to go.
-  }
-}
-
 function notSupported(toolId: string, backend: ToolBackend): ToolError {
   return new ToolError({ code: 'STREAM_NOT_SUPPORTED', op: 'stream', toolId, backend, reason: 'streaming not supported' });
 }
@@ -237,135 +225,4 @@ function streamConfigError(toolId: string, backend: ToolBackend, message: string
 
 function streamFailure(toolId: string, backend: ToolBackend, err: unknown): ToolError {
   return dispatchFailure('stream', toolId, backend, err);
-}
-
-interface QueuedEvent {
-  event: StreamEvent;
-  /** Resolves the producer's wait for this event to be taken (chunks only: backpressure). */
-  taken: (() => void) | undefined;
-}
-
-/**
- * The event source of a local handler under `runStream`: runs the handler at once, turns its
- * progress reports into `progress` events and its result into `chunk`/`done` events. Chunks are
- * pulled from the handler's iterator one at a time, only after the previous one was taken.
- */
-class LocalEventSource implements AsyncIterator<StreamEvent> {
-  readonly #toolId: string;
-  readonly #queue: QueuedEvent[] = [];
-  #waiter: { resolve: (step: IteratorResult<StreamEvent>) => void; reject: (err: unknown) => void } | undefined;
-  #ended = false;
-  #failed = false;
-  #failure: unknown;
-  #closed = false;
-  #iterator: AsyncIterator<unknown> | undefined;
-
-  constructor(handler: LocalHandler, args: Record<string, unknown>, toolId: string, scope: Deadline, idempotencyKey: string | undefined) {
-    this.#toolId = toolId;
-    const onProgress = (progress: ProgressEvent): void => {
-      if (this.#closed || this.#ended) return;
-      const report = progressReport(progress);
-      if (report !== undefined) this.#deliver({ kind: 'progress', toolId, data: report }, undefined);
-    };
-    const ctx = new HandlerContext(toolId, scope, onProgress, idempotencyKey);
-    void this.#pump(handler, args, ctx);
-  }
-
-  next(): Promise<IteratorResult<StreamEvent>> {
-    const queued = this.#queue.shift();
-    if (queued !== undefined) {
-      queued.taken?.();
-      return Promise.resolve({ value: queued.event, done: false });
-    }
-    if (this.#failed) {
-      this.#failed = false;
-      this.#ended = true;
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the handler's own failure, passed on unchanged
-      return Promise.reject(this.#failure);
-    }
-    if (this.#ended || this.#closed) return Promise.resolve({ value: undefined, done: true });
-    return new Promise((resolve, reject) => {
-      this.#waiter = { resolve, reject };
-    });
-  }
-
-  return(): Promise<IteratorResult<StreamEvent>> {
-    if (!this.#closed) {
-      this.#closed = true;
-      for (const queued of this.#queue.splice(0)) queued.taken?.();
-      const waiter = this.#waiter;
-      this.#waiter = undefined;
-      waiter?.resolve({ value: undefined, done: true });
-      closeIterator(this.#iterator);
-    }
-    return Promise.resolve({ value: undefined, done: true });
-  }
-
-  async #pump(handler: LocalHandler, args: Record<string, unknown>, ctx: HandlerContext): Promise<void> {
-    try {
-      let out = handler(args, ctx);
-      if (isPromiseLike(out)) out = await out;
-      if (this.#closed) {
-        // The stream ended while the handler was still opening its source (a file, a cursor):
-        // nobody will read it, so it is closed now rather than left open.
-        if (isAsyncIterable(out)) closeIterable(out);
-        return;
-      }
-      if (!isAsyncIterable(out)) {
-        this.#deliver({ kind: 'done', toolId: this.#toolId, data: out }, undefined);
-        this.#end();
-        return;
-      }
-      const iterator = out[Symbol.asyncIterator]();
-      this.#iterator = iterator;
-      let last: unknown;
-      for (;;) {
-        const step = await iterator.next();
-        if (this.#closed) return;
-        if (step.done === true) break;
-        last = step.value;
-        await new Promise<void>((taken) => this.#deliver({ kind: 'chunk', toolId: this.#toolId, data: step.value }, taken));
-        if (this.#closed) return;
-      }
-      this.#deliver({ kind: 'done', toolId: this.#toolId, data: last }, undefined);
-      this.#end();
-    } catch (err) {
-      this.#fail(err);
-    }
-  }
-
-  #deliver(event: StreamEvent, taken: (() => void) | undefined): void {
-    if (this.#closed) {
-      taken?.();
-      return;
-    }
-    const waiter = this.#waiter;
-    if (waiter !== undefined) {
-      this.#waiter = undefined;
-      taken?.();
-      waiter.resolve({ value: event, done: false });
-      return;
-    }
-    this.#queue.push({ event, taken });
-  }
-
-  #end(): void {
-    this.#ended = true;
-    const waiter = this.#waiter;
-    this.#waiter = undefined;
-    waiter?.resolve({ value: undefined, done: true });
-  }
-
-  #fail(err: unknown): void {
-    if (this.#closed) return;
-    const waiter = this.#waiter;
-    if (waiter !== undefined) {
-      this.#waiter = undefined;
-      this.#ended = true;
-      waiter.reject(err);
-      return;
-    }
-    this.#failed = true;
-    this.#failure = err;
-  }
 }

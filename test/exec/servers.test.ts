@@ -133,6 +133,40 @@ describe('every MCP server fails alone', () => {
     expect(chainError.details).toMatchObject({ server: 'broken', toolId: 'broken:echo' });
   });
 
+  it("a snippet's describeTool and listToolExamples of a failed server's tool: SERVER_UNAVAILABLE naming the server, as getToolDoc", async () => {
+    const e = exec({
+      mcpServers: { broken: { command: process.execPath, args: ['-e', 'process.exit(1)'] } },
+      mcpReconnect: { initialDelayMs: 60_000 },
+    });
+    const run = await e.executeCode({
+      code: `
+        const failure = async (lookup) => {
+          try { await lookup(); return 'found'; } catch (error) { return { code: error.code, message: error.message, details: error.details }; }
+        };
+        return [
+          await failure(() => tools.describeTool('broken:echo')),
+          await failure(() => tools.listToolExamples('broken:echo')),
+          await failure(() => tools.describeTool('nowhere:echo')),
+        ];`,
+    });
+    const status = e.serverStatus().broken;
+    expect(status?.state).toBe('failed');
+    const doc = await rejection(e.getToolDoc('broken:echo'));
+    expect(doc.code).toBe('SERVER_UNAVAILABLE');
+    const [described, examples, elsewhere] = run.value as Array<{ code: string; message: string; details: Record<string, unknown> }>;
+    for (const seen of [described, examples]) {
+      expect(seen).toEqual({
+        code: 'SERVER_UNAVAILABLE',
+        message: expect.stringContaining(`MCP server "broken" is unavailable`),
+        details: expect.objectContaining({ server: 'broken', toolId: 'broken:echo' }),
+      });
+      // the connect error, which getToolDoc carries as its cause, is quoted
+      expect(seen?.message).toContain(`last error: ${status?.error?.message}`);
+    }
+    // an ID in no server's namespace stays "not found"
+    expect(elsewhere?.code).toBe('TOOL_NOT_FOUND');
+  });
+
   it('a server that crashes mid-call fails that call, is failed until it reconnects in the background, and works again', async () => {
     const e = exec({ mcpServers: { crashy: stdioFixture() }, mcpReconnect: { initialDelayMs: 1000, maxDelayMs: 1000 } });
     const first = (await e.runTool('crashy:stats')).value as { pid: number };

@@ -1,0 +1,171 @@
+/**
+ * The facade's stream (`exec.runToolStream`) against consumers that do not keep up: one that
+ * reads slowly while a handler floods it with progress, and one that stops waiting for a `next()`
+ * and closes the stream.
+ */
+import { getEventListeners } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import type { LocalHandler, LocalHandlerContext, StreamEvent } from '../../src/run/index.js';
+import { MAX_QUEUED_PROGRESS } from '../../src/run/stream-local-source.js';
+import { trackedExecs } from './helpers.js';
+
+const exec = trackedExecs();
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function activeTimers(): number {
+  return process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+}
+
+/** How `promise` settles within `ms`: its value, or `'still waiting'` (the timer is cleared either way). */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'still waiting'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'still waiting'>((resolve) => {
+    timer = setTimeout(() => resolve('still waiting'), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A facade with one local tool `t:stream` served by `handler`. */
+function execWith(handler: LocalHandler) {
+  return exec({ tools: [{ tool: { name: 'stream', namespace: 't', inputSchema: { type: 'object' } }, handler }] });
+}
+
+const STARTED = { progress: 0, total: 1, message: 'started' };
+const COMPLETED = { progress: 1, total: 1, message: 'completed' };
+
+describe('runToolStream: a handler that reports faster than the consumer reads', () => {
+  it('keeps at most the bound of unread reports, the newest; the last report, completed and done arrive', async () => {
+    const reports = 200_000;
+    const e = execWith(async (_args, ctx) => {
+      await sleep(1);
+      for (let i = 0; i < reports; i++) ctx.onProgress?.({ progress: i, total: reports });
+      return 'finished';
+    });
+    const iterator = e.runToolStream('t:stream')[Symbol.asyncIterator]();
+    expect((await iterator.next()).value).toEqual({ kind: 'progress', toolId: 't:stream', data: STARTED });
+    // the handler's first report reaches the waiting consumer, which then stops reading a while
+    expect((await iterator.next()).value).toEqual({ kind: 'progress', toolId: 't:stream', data: { progress: 0, total: reports } });
+    await sleep(20);
+    const rest: StreamEvent[] = [];
+    for (let step = await iterator.next(); step.done !== true; step = await iterator.next()) rest.push(step.value);
+    const progress = rest.filter((event) => event.kind === 'progress').map((event) => event.data);
+    expect(progress.length).toBeLessThanOrEqual(MAX_QUEUED_PROGRESS + 1);
+    expect(progress.at(-2)).toEqual({ progress: reports - 1, total: reports });
+    expect(progress.at(-1)).toEqual(COMPLETED);
+    expect(rest.at(-1)).toEqual({ kind: 'done', toolId: 't:stream', data: 'finished' });
+  });
+});
+
+describe('runToolStream: return() while a next() waits', () => {
+  /**
+   * Reads `started`, then waits for the next event at most 50 ms (the handler sends none) and
+   * closes the stream, as a consumer with a timeout does; checks that return() and the waiting
+   * next() settle at once, and that nothing is left behind.
+   */
+  async function closeWhileWaiting(handler: LocalHandler, after: () => void): Promise<void> {
+    await sleep(30); // let the timers of earlier tests run out
+    const timersBefore = activeTimers();
+    const e = execWith(handler);
+    const controller = new AbortController();
+    const iterator = e.runToolStream('t:stream', {}, { signal: controller.signal })[Symbol.asyncIterator]();
+    expect((await iterator.next()).value).toEqual({ kind: 'progress', toolId: 't:stream', data: STARTED });
+    const waiting = iterator.next();
+    expect(await within(waiting, 50)).toBe('still waiting');
+
+    const started = performance.now();
+    expect(await within(iterator.return!(), 500)).toEqual({ value: undefined, done: true });
+    expect(await within(waiting, 500)).toEqual({ value: undefined, done: true });
+    expect(performance.now() - started).toBeLessThan(500);
+    // closed: later calls are done at once
+    expect(await iterator.next()).toEqual({ value: undefined, done: true });
+
+    await sleep(10); // the work winds down in the background
+    after();
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    expect(controller.signal.aborted).toBe(false);
+    expect(activeTimers()).toBeLessThanOrEqual(timersBefore);
+  }
+
+  it('a handler whose iterable yields nothing for a long time: its signal aborts and its source is closed', async () => {
+    let signal: AbortSignal | undefined;
+    let closed = 0;
+    await closeWhileWaiting(
+      (_args, ctx: LocalHandlerContext) => {
+        signal = ctx.signal;
+        return {
+          [Symbol.asyncIterator]: () => ({
+            // the first value would come in 10 s; the handler stops waiting when told to
+            next: () =>
+              new Promise<IteratorResult<number>>((resolve) => {
+                const timer = setTimeout(() => resolve({ value: 1, done: false }), 10_000);
+                ctx.signal.addEventListener('abort', () => {
+                  clearTimeout(timer);
+                  resolve({ value: undefined, done: true });
+                });
+              }),
+            return: async () => {
+              closed++;
+              return { value: undefined, done: true };
+            },
+          }),
+        };
+      },
+      () => {
+        expect(signal?.aborted).toBe(true);
+        expect(closed).toBe(1);
+      },
+    );
+  });
+
+  it('a handler that ignores its signal and never answers: the stream ends all the same, and its source is closed', async () => {
+    let signal: AbortSignal | undefined;
+    let closed = 0;
+    await closeWhileWaiting(
+      (_args, ctx: LocalHandlerContext) => {
+        signal = ctx.signal;
+        return {
+          [Symbol.asyncIterator]: () => ({
+            next: () => new Promise<IteratorResult<number>>(() => {}),
+            return: async () => {
+              closed++;
+              return { value: undefined, done: true };
+            },
+          }),
+        };
+      },
+      () => {
+        expect(signal?.aborted).toBe(true);
+        expect(closed).toBe(1);
+      },
+    );
+  });
+
+  it('return() without a next() waiting still closes the stream as leaving the loop does', async () => {
+    let signal: AbortSignal | undefined;
+    let finalized = false;
+    const e = execWith(async function* (_args, ctx) {
+      signal = ctx.signal;
+      try {
+        for (let i = 0; ; i++) yield i;
+      } finally {
+        finalized = true;
+      }
+    });
+    const kinds: string[] = [];
+    for await (const event of e.runToolStream('t:stream')) {
+      kinds.push(event.kind);
+      if (event.kind === 'chunk' && event.data === 2) break;
+    }
+    expect(kinds).toEqual(['progress', 'chunk', 'chunk', 'chunk']);
+    await sleep(1);
+    expect(signal?.aborted).toBe(true);
+    expect(finalized).toBe(true);
+  });
+});
