@@ -5,6 +5,7 @@
  * @internal
  * @module
  */
+export { ClosableStream } from './closable-stream.js';
 export { readSteps, walkChain, type ChainVisitor, type ChainWalk } from './chain.js';
 export { stepArgs } from './chain-args.js';
 export { unexpectedFailure } from './failures.js';

@@ -1,5 +1,6 @@
 import { type Deadline } from '../model/internal.js';
 import { runChain } from './chain.js';
+import { ClosableStream } from './closable-stream.js';
 import { asRunFailure } from './failures.js';
 import { resolveRunnerOptions } from './options.js';
 import { Pipeline, type ProgressSink } from './pipeline.js';
@@ -138,13 +139,17 @@ export class DefaultRunner implements Runner {
    * source ends. A `signal` already aborted makes the first iteration throw `ABORTED`; one that
    * aborts while the stream is open ends it quietly; `timeoutMs` passing throws TIMEOUT. Leaving
    * the loop early aborts the work's signal and calls the source's `return()`. `onProgress` is
-   * not used (progress arrives as events), nor is `retry` (a stream is never retried).
+   * not used (progress arrives as events), nor is `retry` (a stream is never retried). `return()`
+   * never waits for a `next()` in flight: it settles at once, that `next()` settles with
+   * `done: true`, and the work is stopped as by an abort (the call is recorded as `ABORTED`).
    */
   runStream(toolId: string, args?: Record<string, unknown>, options?: RunOptions): AsyncIterable<StreamEvent> {
     const input = args ?? {};
-    return this.#pipeline.telemetry.stream(toolId, input, (marks) =>
-      streamEvents(this.#pipeline, toolId, input, options ?? undefined, marks),
+    let close: (() => void) | undefined;
+    const events = this.#pipeline.telemetry.stream(toolId, input, (marks) =>
+      streamEvents(this.#pipeline, toolId, input, options ?? undefined, marks, (stop) => (close = stop)),
     );
+    return new ClosableStream(events, () => close?.());
   }
 
   /**

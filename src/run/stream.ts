@@ -39,7 +39,9 @@ import type { LocalHandler, RunOptions, StreamEvent } from './types.js';
  * runs on streams.
  *
  * `marks`, when the call is observed, is told of the resolved tool and of the backend dispatched
- * to (the call's span, `call.finished` and metrics name it).
+ * to (the call's span, `call.finished` and metrics name it). `onOpen`, on the first `next()`, is
+ * handed a function that stops the work as closing the stream does (a `ClosableStream`
+ * calls it when closed while a `next()` waits).
  *
  * @internal
  */
@@ -49,9 +51,11 @@ export async function* streamEvents(
   args: Record<string, unknown>,
   options: RunOptions | undefined,
   marks?: PhaseMarks,
+  onOpen?: (close: () => void) => void,
 ): AsyncGenerator<StreamEvent, ToolError | undefined, undefined> {
   const call = readRunOptions(options);
   const scope = callDeadline(call) ?? new Deadline(undefined, undefined);
+  onOpen?.(() => closeScope(scope));
   let source: AsyncIterator<StreamEvent> | undefined;
   let finished = false;
   try {
@@ -89,11 +93,16 @@ export async function* streamEvents(
     }
   } finally {
     if (!finished) {
-      if (!scope.aborted) scope.abort(new DOMException('the stream was closed before it ended', 'AbortError'));
+      closeScope(scope);
       closeIterator(source);
     }
     scope.dispose();
   }
+}
+
+/** Stops a stream's work (aborts its scope) as closing the stream before its end does. */
+function closeScope(scope: Deadline): void {
+  if (!scope.aborted) scope.abort(new DOMException('the stream was closed before it ended', 'AbortError'));
 }
 
 /**

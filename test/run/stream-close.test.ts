@@ -1,0 +1,93 @@
+/**
+ * `runner.runStream` closed while a `next()` waits, as a consumer that races `next()` against a
+ * timer does: `return()` does not wait for the work, the waiting `next()` ends, and the work is
+ * stopped: its signal aborted and its source closed.
+ */
+import { getEventListeners } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { createRunner, type LocalHandler, type LocalHandlerContext } from '../../src/run/index.js';
+import { indexWith, localBackend, sleep, tool } from './helpers.js';
+
+/** How `promise` settles within `ms`: its value, or `'still waiting'` (the timer is cleared either way). */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'still waiting'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'still waiting'>((resolve) => {
+    timer = setTimeout(() => resolve('still waiting'), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A source whose first value never comes (`honoursSignal`: it ends when the handler's signal aborts). */
+function stalled(honoursSignal: boolean, seen: { signal?: AbortSignal; closed: number }): LocalHandler {
+  return (_args, ctx: LocalHandlerContext) => {
+    seen.signal = ctx.signal;
+    return {
+      [Symbol.asyncIterator]: () => ({
+        next: () =>
+          new Promise<IteratorResult<number>>((resolve) => {
+            if (honoursSignal) ctx.signal.addEventListener('abort', () => resolve({ value: undefined, done: true }));
+          }),
+        return: async () => {
+          seen.closed++;
+          return { value: undefined, done: true as const };
+        },
+      }),
+    };
+  };
+}
+
+describe('runner.runStream: return() while a next() waits', () => {
+  for (const honoursSignal of [true, false]) {
+    it(`settles at once, ends the waiting next() and stops the work (a source that ${honoursSignal ? 'honours' : 'ignores'} its signal)`, async () => {
+      const seen: { signal?: AbortSignal; closed: number } = { closed: 0 };
+      const runner = createRunner({
+        index: indexWith([tool('t'), localBackend('h')]),
+        local: { h: stalled(honoursSignal, seen) },
+      });
+      const controller = new AbortController();
+      const iterator = runner.runStream('t', {}, { signal: controller.signal })[Symbol.asyncIterator]();
+      const waiting = iterator.next();
+      expect(await within(waiting, 50)).toBe('still waiting');
+
+      const started = performance.now();
+      expect(await within(iterator.return!(), 500)).toEqual({ value: undefined, done: true });
+      expect(await within(waiting, 500)).toEqual({ value: undefined, done: true });
+      expect(performance.now() - started).toBeLessThan(500);
+      expect(await iterator.next()).toEqual({ value: undefined, done: true });
+
+      await sleep(10);
+      expect(seen.signal?.aborted).toBe(true);
+      expect(seen.closed).toBe(1);
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+      expect(controller.signal.aborted).toBe(false);
+    });
+  }
+
+  it('return() with no next() waiting closes the stream as leaving a for-await loop does', async () => {
+    let finalized = false;
+    const runner = createRunner({
+      index: indexWith([tool('t'), localBackend('h')]),
+      local: {
+        h: async function* () {
+          try {
+            for (let i = 0; ; i++) yield i;
+          } finally {
+            finalized = true;
+          }
+        },
+      },
+    });
+    const chunks: unknown[] = [];
+    for await (const event of runner.runStream('t')) {
+      if (event.kind === 'chunk') chunks.push(event.data);
+      if (chunks.length === 3) break;
+    }
+    expect(chunks).toEqual([0, 1, 2]);
+    await sleep(1);
+    expect(finalized).toBe(true);
+  });
+});
