@@ -17,7 +17,8 @@ import type {
   OpenAIResponsesTool,
   ProviderFormat,
 } from './adapters/types.js';
-import { checkFormat, toProviderTool } from './provider-tool.js';
+import { formatProblem, isProviderFormat, toProviderTool } from './provider-tool.js';
+import { optionError, optionsError } from './option-errors.js';
 import { selectTools, type SelectToolsOptions } from './selection.js';
 import type { SelectedTool } from './selected-tool.js';
 import { toolsByName } from './tool-names.js';
@@ -154,15 +155,16 @@ function unknownName(name: string, names: readonly string[]): ToolexecError {
   });
 }
 
+/** The options checked when the tools are made: `CONFIGURATION` for a bad one (option-errors.ts). */
 function checkOptions(options: unknown): AgentToolsOptions {
-  if (options === null || typeof options !== 'object') throw errors.invalidArgument('options', 'must be an object with a format');
+  if (options === null || typeof options !== 'object') throw optionsError('must be an object with a format');
   const o = options as AgentToolsOptions;
-  checkFormat(o.format);
+  if (!isProviderFormat(o.format)) throw optionError('format', formatProblem(o.format));
   for (const key of ['strict', 'deferLoading'] as const) {
-    if (o[key] !== undefined && typeof o[key] !== 'boolean') throw errors.invalidArgument(`option ${key}`, 'must be a boolean');
+    if (o[key] !== undefined && typeof o[key] !== 'boolean') throw optionError(key, 'must be a boolean');
   }
   if (o.geminiSchema !== undefined && o.geminiSchema !== 'json-schema' && o.geminiSchema !== 'openapi') {
-    throw errors.invalidArgument('option geminiSchema', `must be 'json-schema' or 'openapi', got ${JSON.stringify(o.geminiSchema)}`);
+    throw optionError('geminiSchema', `must be 'json-schema' or 'openapi', got ${JSON.stringify(o.geminiSchema)}`);
   }
   return o;
 }
@@ -188,9 +190,9 @@ function toolSearchTool(format: ProviderFormat): OpenAIToolSearchTool | Anthropi
  * (validation, deadline, `signal`) and answers in the provider's result form, its text cut at
  * `maxResultChars` (100,000 characters by default) with a note telling the model what was cut.
  *
- * @throws `INVALID_ARGUMENT` for bad options or two tools with one name; `CONFIGURATION` for a bad
- * `maxResultChars`; `TOOL_NOT_FOUND` for an unknown ID in `ids`; `INVALID_SCHEMA` for a recursive
- * schema a format must inline.
+ * @throws `CONFIGURATION` for bad options (`maxResultChars` included); `INVALID_ARGUMENT` for two
+ * tools with one name; `TOOL_NOT_FOUND` for an unknown ID in `ids`; `INVALID_SCHEMA` for a
+ * recursive schema a format must inline.
  *
  * @example
  * ```ts

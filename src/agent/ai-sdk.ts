@@ -4,7 +4,7 @@
  */
 import type { Tool as AiTool, ToolSet } from 'ai';
 import { ToolexecError, type Tool } from '../model/index.js';
-import { callListener, layerErrors } from '../model/internal.js';
+import { callListener } from '../model/internal.js';
 import { jsonOutput, loadAiSdk, type AiSdk, type AiSdkTool, type ToolResultOutput } from './ai-sdk-peer.js';
 import { codeTool, type CodeToolOptions } from './code-tool.js';
 import type { Exec, Result } from '../exec/index.js';
@@ -20,8 +20,7 @@ import { dropStrictNulls } from './adapters/strict-nulls.js';
 import { PROVIDER_FORMATS, type ProviderFormat } from './adapters/types.js';
 import { joinedText, partsFor, partsOf, type ResultPart } from './result-parts.js';
 import { limitParts, readMaxResultChars, type ResultLimitOptions } from './result-limit.js';
-
-const errors = layerErrors('agent');
+import { optionError, optionsError } from './option-errors.js';
 
 /**
  * Options of {@link aiSdkTools}: which tools ({@link SelectToolsOptions}), and how much of a result
@@ -211,24 +210,24 @@ export type AiSdkToolSet = Record<string, AiSdkTool>;
  * const { text } = await agent.generate({ prompt: 'Summarize README.md' });
  * ```
  *
- * @throws `CONFIGURATION` for a bad `maxResultChars`; `INVALID_ARGUMENT` for other bad options,
- * two selected tools with one name (a hash collision of two long IDs, as `agentTools` refuses
- * it), or `code` beside a selected tool already named `execute_code`; `TOOL_NOT_FOUND` for an
- * unknown ID in `ids`; `RUNTIME_UNAVAILABLE` when the optional peer dependency `ai` is not
+ * @throws `CONFIGURATION` for bad options (`maxResultChars` and `code`'s own included), or `code`
+ * beside a selected tool already named `execute_code`; `INVALID_ARGUMENT` for two selected tools
+ * with one name (a hash collision of two long IDs, as `agentTools` refuses it); `TOOL_NOT_FOUND`
+ * for an unknown ID in `ids`; `RUNTIME_UNAVAILABLE` when the optional peer dependency `ai` is not
  * installed.
  */
 export async function aiSdkTools(exec: Exec, options: AiSdkToolsOptions = {}): Promise<AiSdkToolSet> {
-  if (options === null || typeof options !== 'object') throw errors.invalidArgument('options', 'must be an object');
+  if (options === null || typeof options !== 'object') throw optionsError();
   const { code, provider, strict, onWarning, maxResultChars, ...selection } = options;
   const maxChars = readMaxResultChars(maxResultChars);
   if (code !== undefined && typeof code !== 'boolean' && (code === null || typeof code !== 'object')) {
-    throw errors.invalidArgument('option code', 'must be a boolean or the options of codeTool');
+    throw optionError('code', 'must be a boolean or the options of codeTool');
   }
   if (provider !== undefined && !PROVIDER_FORMATS.includes(provider)) {
-    throw errors.invalidArgument('option provider', `must be one of ${PROVIDER_FORMATS.join(', ')}, got ${JSON.stringify(provider)}`);
+    throw optionError('provider', `must be one of ${PROVIDER_FORMATS.join(', ')}, got ${JSON.stringify(provider)}`);
   }
-  if (strict !== undefined && typeof strict !== 'boolean') throw errors.invalidArgument('option strict', 'must be a boolean');
-  if (onWarning !== undefined && typeof onWarning !== 'function') throw errors.invalidArgument('option onWarning', 'must be a function');
+  if (strict !== undefined && typeof strict !== 'boolean') throw optionError('strict', 'must be a boolean');
+  if (onWarning !== undefined && typeof onWarning !== 'function') throw optionError('onWarning', 'must be a function');
   const conversion = provider === undefined ? undefined : { format: provider, strict: strict === true, onWarning };
   const ai = await loadAiSdk();
   const tools: ToolSet = {};
@@ -237,7 +236,7 @@ export async function aiSdkTools(exec: Exec, options: AiSdkToolsOptions = {}): P
   if (code !== undefined && code !== false) {
     // the meta-tool of that name is replaced (documented); a tool of the catalogue is not dropped unsaid
     if (tools.execute_code !== undefined && selection.meta !== true) {
-      throw errors.invalidArgument('option code', 'adds a tool named "execute_code", and a selected tool already has that name', {
+      throw optionError('code', 'adds a tool named "execute_code", and a selected tool already has that name', {
         details: { name: 'execute_code' },
       });
     }

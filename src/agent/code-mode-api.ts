@@ -8,6 +8,7 @@ import { layerErrors, missingPeerMessage, optionalPeer } from '../model/internal
 import type { Exec } from '../exec/index.js';
 import { ENVIRONMENT_DECLARATIONS, RESERVED_NAMES } from './code-mode-types.js';
 import { PYTHON_CODE_MODE_PROMPT, declarePythonTools } from './code-mode-python.js';
+import { optionError, optionsError } from './option-errors.js';
 import { selectTools } from './selection.js';
 
 const errors = layerErrors('agent');
@@ -200,15 +201,15 @@ export const CODE_MODE_PROMPT = `Write a TypeScript (or JavaScript) snippet; it 
  * expression is the value, calls are synchronous, a failure raises `ToolError` with `.code`); no
  * optional dependency is needed.
  *
- * @throws `INVALID_ARGUMENT` for bad options; `TOOL_NOT_FOUND` for an unknown ID in `ids`;
+ * @throws `CONFIGURATION` for bad options; `TOOL_NOT_FOUND` for an unknown ID in `ids`;
  * `RUNTIME_UNAVAILABLE` when the optional peer dependency json-schema-to-typescript is not
  * installed (TypeScript declarations only).
  */
 export async function codeModeApi(exec: Exec, options: CodeModeApiOptions = {}): Promise<CodeModeApi> {
-  if (options === null || typeof options !== 'object') throw errors.invalidArgument('options', 'must be an object');
+  if (options === null || typeof options !== 'object') throw optionsError();
   const { language = 'typescript', ids, query, limit } = options;
   if (language !== 'typescript' && language !== 'javascript' && language !== 'python')
-    throw errors.invalidArgument('option language', `must be 'typescript', 'javascript' or 'python', got ${JSON.stringify(language)}`, {
+    throw optionError('language', `must be 'typescript', 'javascript' or 'python', got ${JSON.stringify(language)}`, {
       details: { language },
     });
   const selected = await selectTools(exec, {

@@ -10,6 +10,7 @@ import { jsonOutput, loadAiSdk, type AiSdkTool } from './ai-sdk-peer.js';
 import { codeFailureForTheModel, codeRunOutput, type CodeToolOutput } from './code-run-output.js';
 import { aiSdkToolError } from './tool-results.js';
 import { readMaxResultChars, type ResultLimitOptions } from './result-limit.js';
+import { optionError, optionsError } from './option-errors.js';
 
 export type { CodeToolOutput } from './code-run-output.js';
 
@@ -31,7 +32,7 @@ export interface CodeToolOptions extends Omit<CodeModeApiOptions, 'language'>, R
   /**
    * Type-check each snippet against the declarations before it runs (needs the optional peer
    * dependency `typescript`): a snippet that does not compile is not run, and the compiler's
-   * messages go back to the model as the tool's error. TypeScript only (`INVALID_ARGUMENT` with
+   * messages go back to the model as the tool's error. TypeScript only (`CONFIGURATION` with
    * `language: 'python'`). @defaultValue false
    */
   typecheck?: boolean;
@@ -79,25 +80,26 @@ function codeInputSchema(python: boolean): JSONSchema7 {
  * the model reads it as JSON, cut at `maxResultChars` (100,000 characters by default) with a note
  * saying how much was cut.
  *
- * @throws `INVALID_ARGUMENT` for bad options; `CONFIGURATION` for a bad `maxResultChars`;
- * `RUNTIME_UNAVAILABLE` when `ai` or json-schema-to-typescript is not installed.
+ * @throws `CONFIGURATION` for bad options (`maxResultChars` and the selection's included, and
+ * `typecheck` beside `language: 'python'`); `TOOL_NOT_FOUND` for an unknown ID in `ids`;
+ * `RUNTIME_UNAVAILABLE` when `ai` or json-schema-to-typescript is not installed. A model's empty
+ * snippet is the call's `INVALID_ARGUMENT`, which the model reads as the tool's error.
  */
 export async function codeTool(exec: Exec, options: CodeToolOptions = {}): Promise<AiSdkTool> {
-  if (options === null || typeof options !== 'object') throw errors.invalidArgument('options', 'must be an object');
+  if (options === null || typeof options !== 'object') throw optionsError();
   const { typecheck = false, timeoutMs, maxToolCalls, language = 'typescript', maxResultChars, ...selection } = options;
   const maxChars = readMaxResultChars(maxResultChars);
-  if (typeof typecheck !== 'boolean') throw errors.invalidArgument('option typecheck', 'must be a boolean');
+  if (typeof typecheck !== 'boolean') throw optionError('typecheck', 'must be a boolean');
   if (language !== 'typescript' && language !== 'javascript' && language !== 'python') {
-    throw errors.invalidArgument('option language', `must be 'typescript', 'javascript' or 'python', got ${JSON.stringify(language)}`);
+    throw optionError('language', `must be 'typescript', 'javascript' or 'python', got ${JSON.stringify(language)}`);
   }
   const python = language === 'python';
-  if (python && typecheck)
-    throw errors.invalidArgument('option typecheck', "type-checks TypeScript snippets only: not with language 'python'");
+  if (python && typecheck) throw optionError('typecheck', "type-checks TypeScript snippets only: not with language 'python'");
   if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs > 0)) {
-    throw errors.invalidArgument('option timeoutMs', 'must be a positive number of milliseconds');
+    throw optionError('timeoutMs', 'must be a positive number of milliseconds');
   }
   if (maxToolCalls !== undefined && !(Number.isInteger(maxToolCalls) && maxToolCalls >= 0)) {
-    throw errors.invalidArgument('option maxToolCalls', 'must be an integer ≥ 0');
+    throw optionError('maxToolCalls', 'must be an integer ≥ 0');
   }
   const ai = await loadAiSdk();
   const api = await codeModeApi(exec, { ...selection, language: python ? 'python' : 'typescript' });

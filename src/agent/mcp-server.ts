@@ -11,19 +11,17 @@ import {
   ListToolsRequestSchema,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { layerErrors } from '../model/internal.js';
 import type { ChangeEvent } from '../discovery/index.js';
 import type { RunOptions } from '../run/index.js';
 import type { Exec } from '../exec/index.js';
 import { progressForwarder } from './mcp-server-progress.js';
 import { toProviderTool } from './provider-tool.js';
-import { selectTools, type SelectToolsOptions, type SelectedTool } from './selection.js';
+import { checkSelectOptions, selectTools, type SelectToolsOptions, type SelectedTool } from './selection.js';
 import { toolsByName } from './tool-names.js';
 import { errorResult } from './error-results.js';
 import { successResult } from './tool-results.js';
 import { readMaxResultChars, type ResultLimitOptions } from './result-limit.js';
-
-const errors = layerErrors('agent');
+import { optionError, optionsError } from './option-errors.js';
 
 /** The server name sent in `initialize` unless one is given. */
 export const DEFAULT_MCP_SERVER_NAME = 'toolexec';
@@ -80,25 +78,39 @@ function changeSourceOf(exec: Exec): ChangeSource | undefined {
     : undefined;
 }
 
+/**
+ * The options checked when the server is made: `CONFIGURATION` for a bad one (option-errors.ts),
+ * the selection's (`ids`, `query`, `limit`) too, rather than on the first `tools/list`.
+ */
 function checkOptions(options: unknown): CreateMcpServerOptions {
   if (options === undefined) return {};
-  if (options === null || typeof options !== 'object') throw errors.invalidArgument('options', 'must be an object');
+  if (options === null || typeof options !== 'object') throw optionsError();
   const o = options as CreateMcpServerOptions;
   if (o.expose !== undefined && o.expose !== 'tools' && o.expose !== 'meta') {
-    throw errors.invalidArgument('option expose', `must be 'tools' or 'meta' (got ${JSON.stringify(o.expose)})`);
+    throw optionError('expose', `must be 'tools' or 'meta' (got ${JSON.stringify(o.expose)})`);
   }
   for (const field of ['name', 'version'] as const) {
     if (o[field] !== undefined && (typeof o[field] !== 'string' || o[field] === '')) {
-      throw errors.invalidArgument(`option ${field}`, 'must be a non-empty string');
+      throw optionError(field, 'must be a non-empty string');
     }
   }
   if (o.timeoutMs !== undefined && (typeof o.timeoutMs !== 'number' || !(o.timeoutMs > 0))) {
-    throw errors.invalidArgument('option timeoutMs', 'must be a positive number of milliseconds');
+    throw optionError('timeoutMs', 'must be a positive number of milliseconds');
   }
   if (o.pageSize !== undefined && !(o.pageSize === Infinity || (Number.isSafeInteger(o.pageSize) && o.pageSize > 0))) {
-    throw errors.invalidArgument('option pageSize', `must be a positive integer or Infinity (got ${String(o.pageSize)})`);
+    throw optionError('pageSize', `must be a positive integer or Infinity (got ${String(o.pageSize)})`);
   }
+  checkSelectOptions(selectionOf(o));
   return o;
+}
+
+/** What `expose: 'tools'` lists (see `selectTools`). */
+function selectionOf(o: CreateMcpServerOptions): SelectToolsOptions {
+  return {
+    ...(o.ids === undefined ? {} : { ids: o.ids }),
+    ...(o.query === undefined ? {} : { query: o.query }),
+    ...(o.limit === undefined ? {} : { limit: o.limit }),
+  };
 }
 
 /** The tools one server lists, by MCP name, for one version of the facade's index. */
@@ -139,7 +151,7 @@ interface Listing {
  *   server. Closing the server (`server.close()`) stops listening to the index; the facade stays
  *   open (it is yours to close).
  *
- * @throws `INVALID_ARGUMENT` for bad options; `CONFIGURATION` for a bad `maxResultChars`.
+ * @throws `CONFIGURATION` for bad options (`maxResultChars`, `ids`, `query` and `limit` included).
  *
  * @example
  * ```ts
@@ -157,13 +169,7 @@ export function createMcpServer(exec: Exec, options?: CreateMcpServerOptions): M
   const server = new McpServer({ name: o.name ?? DEFAULT_MCP_SERVER_NAME, version: o.version ?? DEFAULT_MCP_SERVER_VERSION });
   server.server.registerCapabilities({ tools: meta ? {} : { listChanged: true } });
   const pageSize = o.pageSize ?? DEFAULT_PAGE_SIZE;
-  const selection: SelectToolsOptions = meta
-    ? { meta: true }
-    : {
-        ...(o.ids === undefined ? {} : { ids: o.ids }),
-        ...(o.query === undefined ? {} : { query: o.query }),
-        ...(o.limit === undefined ? {} : { limit: o.limit }),
-      };
+  const selection: SelectToolsOptions = meta ? { meta: true } : selectionOf(o);
   const source = changeSourceOf(exec);
   let listing: Promise<Listing> | undefined;
 

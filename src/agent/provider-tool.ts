@@ -36,12 +36,20 @@ const FROM: Record<ProviderFormat, (value: unknown, options: FromProviderToolOpt
   mcp: fromMcp,
 };
 
-/** `INVALID_ARGUMENT` unless `format` is one of {@link PROVIDER_FORMATS}. */
-export function checkFormat(format: unknown): ProviderFormat {
-  if (typeof format !== 'string' || !(PROVIDER_FORMATS as readonly string[]).includes(format)) {
-    throw errors.invalidArgument('format', `must be one of ${PROVIDER_FORMATS.join(', ')} (got ${JSON.stringify(format)})`);
-  }
-  return format as ProviderFormat;
+/** Whether `format` is one of {@link PROVIDER_FORMATS}. */
+export function isProviderFormat(format: unknown): format is ProviderFormat {
+  return typeof format === 'string' && (PROVIDER_FORMATS as readonly string[]).includes(format);
+}
+
+/** What is wrong with a `format` that is none of {@link PROVIDER_FORMATS}. */
+export function formatProblem(format: unknown): string {
+  return `must be one of ${PROVIDER_FORMATS.join(', ')} (got ${JSON.stringify(format)})`;
+}
+
+/** `INVALID_ARGUMENT` (the argument of a call) unless `format` is one of {@link PROVIDER_FORMATS}. */
+function checkFormat(format: unknown): ProviderFormat {
+  if (!isProviderFormat(format)) throw errors.invalidArgument('format', formatProblem(format));
+  return format;
 }
 
 function checkOptions(options: unknown): ToProviderToolOptions {

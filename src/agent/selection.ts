@@ -7,6 +7,7 @@ import { toolId as toolIdOf, type Tool } from '../model/index.js';
 import { layerErrors } from '../model/internal.js';
 import type { Exec } from '../exec/index.js';
 import { metaTools } from './meta-tools.js';
+import { optionError, optionsError } from './option-errors.js';
 import type { SelectedTool } from './selected-tool.js';
 
 export type { SelectedTool };
@@ -35,18 +36,22 @@ export interface SelectToolsOptions {
 /** Default `limit` of a query. */
 export const DEFAULT_QUERY_LIMIT = 10;
 
-function checkOptions(options: unknown): SelectToolsOptions {
+/**
+ * The options checked: `CONFIGURATION` for a bad one (they make the tools handed over), which every
+ * adapter built on {@link selectTools} gives too.
+ */
+export function checkSelectOptions(options: unknown): SelectToolsOptions {
   if (options === undefined) return {};
-  if (options === null || typeof options !== 'object') throw errors.invalidArgument('options', 'must be an object');
+  if (options === null || typeof options !== 'object') throw optionsError();
   const o = options as SelectToolsOptions;
   if (o.ids !== undefined && (!Array.isArray(o.ids) || o.ids.some((id) => typeof id !== 'string' || id === ''))) {
-    throw errors.invalidArgument('option ids', 'must be an array of tool IDs');
+    throw optionError('ids', 'must be an array of tool IDs');
   }
-  if (o.query !== undefined && typeof o.query !== 'string') throw errors.invalidArgument('option query', 'must be a string');
+  if (o.query !== undefined && typeof o.query !== 'string') throw optionError('query', 'must be a string');
   if (o.limit !== undefined && (typeof o.limit !== 'number' || !(o.limit >= 1))) {
-    throw errors.invalidArgument('option limit', 'must be a number ≥ 1');
+    throw optionError('limit', 'must be a number ≥ 1');
   }
-  if (o.meta !== undefined && typeof o.meta !== 'boolean') throw errors.invalidArgument('option meta', 'must be a boolean');
+  if (o.meta !== undefined && typeof o.meta !== 'boolean') throw optionError('meta', 'must be a boolean');
   return o;
 }
 
@@ -69,7 +74,7 @@ async function toolOf(exec: Exec, id: string): Promise<Tool> {
  * of the index in ID order (up to `limit`). With `meta: true`, the six meta-tools of
  * {@link metaTools} instead, whatever the other options say.
  *
- * @throws `INVALID_ARGUMENT` for bad options; `TOOL_NOT_FOUND` for an unknown ID in `ids`.
+ * @throws `CONFIGURATION` for bad options; `TOOL_NOT_FOUND` for an unknown ID in `ids`.
  *
  * @example
  * ```ts
@@ -78,7 +83,7 @@ async function toolOf(exec: Exec, id: string): Promise<Tool> {
  * ```
  */
 export async function selectTools(exec: Exec, options?: SelectToolsOptions): Promise<SelectedTool[]> {
-  const o = checkOptions(options);
+  const o = checkSelectOptions(options);
   if (o.meta === true) return metaTools(exec);
   const selected: SelectedTool[] = [];
   const seen = new Set<string>();

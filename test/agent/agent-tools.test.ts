@@ -77,10 +77,25 @@ describe('agentTools: call never rejects for a tool failure', () => {
     }
   });
 
-  it('checks its options', async () => {
-    await expect(agentTools(exec, { format: 'llama' as 'mcp' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
-    await expect(agentTools(exec, undefined as unknown as { format: 'mcp' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
-    await expect(agentTools(exec, { format: 'mcp', strict: 1 as unknown as boolean })).rejects.toThrow(/option strict must be a boolean/u);
+  it('checks its options: a bad one is CONFIGURATION, naming it', async () => {
+    await expect(agentTools(exec, { format: 'llama' as 'mcp' })).rejects.toMatchObject({
+      code: 'CONFIGURATION',
+      message: expect.stringMatching(/^agent: option format must be one of openai-chat/u),
+      details: { field: 'format' },
+    });
+    await expect(agentTools(exec, undefined as unknown as { format: 'mcp' })).rejects.toMatchObject({
+      code: 'CONFIGURATION',
+      message: 'agent: options must be an object with a format',
+    });
+    await expect(agentTools(exec, { format: 'mcp', strict: 1 as unknown as boolean })).rejects.toMatchObject({
+      code: 'CONFIGURATION',
+      message: 'agent: option strict must be a boolean',
+      details: { field: 'strict' },
+    });
+    await expect(agentTools(exec, { format: 'mcp', limit: 0 })).rejects.toMatchObject({
+      code: 'CONFIGURATION',
+      details: { field: 'limit' },
+    });
     await expect(agentTools(exec, { format: 'mcp', ids: ['no:such'] })).rejects.toMatchObject({ code: 'TOOL_NOT_FOUND' });
   });
 });
@@ -277,7 +292,7 @@ describe('agentTools: Gemini schema forms', () => {
       const json = await agentTools(exec, { format: 'gemini' });
       expect(Object.keys(json.tools[0]!).sort()).toEqual(['description', 'name', 'parametersJsonSchema', 'responseJsonSchema']);
       await expect(agentTools(exec, { format: 'gemini', geminiSchema: 'yaml' as never })).rejects.toMatchObject({
-        code: 'INVALID_ARGUMENT',
+        code: 'CONFIGURATION',
       });
     } finally {
       await exec.close();

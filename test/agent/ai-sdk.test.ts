@@ -234,13 +234,14 @@ describe('aiSdkTools', () => {
     expectOpenAIPlainSchema(plainSent?.inputSchema);
   });
 
-  it('refuses bad options with INVALID_ARGUMENT', async () => {
+  it('refuses bad options with CONFIGURATION', async () => {
     const exec = execWith({ tools: SMALL_TOOLS });
-    expect(hasErrorCode(await aiSdkTools(exec, { code: 'yes' as never }).catch((e: unknown) => e), 'INVALID_ARGUMENT')).toBe(true);
-    expect(hasErrorCode(await aiSdkTools(exec, { ids: [42 as never] }).catch((e: unknown) => e), 'INVALID_ARGUMENT')).toBe(true);
-    expect(hasErrorCode(await codeTool(exec, { timeoutMs: -1 }).catch((e: unknown) => e), 'INVALID_ARGUMENT')).toBe(true);
-    for (const bad of [{ provider: 'claude' }, { provider: 'anthropic', strict: 'yes' }, { provider: 'gemini', onWarning: 1 }]) {
-      expect(hasErrorCode(await aiSdkTools(exec, bad as never).catch((e: unknown) => e), 'INVALID_ARGUMENT')).toBe(true);
+    expect(hasErrorCode(await aiSdkTools(exec, { code: 'yes' as never }).catch((e: unknown) => e), 'CONFIGURATION')).toBe(true);
+    expect(hasErrorCode(await aiSdkTools(exec, { ids: [42 as never] }).catch((e: unknown) => e), 'CONFIGURATION')).toBe(true);
+    expect(hasErrorCode(await aiSdkTools(exec, { code: { timeoutMs: 0 } }).catch((e: unknown) => e), 'CONFIGURATION')).toBe(true);
+    expect(hasErrorCode(await codeTool(exec, { timeoutMs: -1 }).catch((e: unknown) => e), 'CONFIGURATION')).toBe(true);
+    for (const bad of [{ provider: 'claude' }, { provider: 'anthropic', strict: 'yes' }, { provider: 'gemini', onWarning: 1 }, 'tools']) {
+      expect(hasErrorCode(await aiSdkTools(exec, bad as never).catch((e: unknown) => e), 'CONFIGURATION')).toBe(true);
     }
   });
 });

@@ -105,8 +105,10 @@ describe('codeModeApi: declarations', () => {
     expect(api.prompt).toContain('.structured');
   });
 
-  it('refuses an unknown language and bad options with INVALID_ARGUMENT (Python: see code-mode-python.test.ts)', async () => {
-    expect(hasErrorCode(await codeModeApi(exec, { language: 'ruby' as never }).catch((e: unknown) => e), 'INVALID_ARGUMENT')).toBe(true);
+  it('refuses an unknown language and bad options with CONFIGURATION (Python: see code-mode-python.test.ts)', async () => {
+    expect(hasErrorCode(await codeModeApi(exec, { language: 'ruby' as never }).catch((e: unknown) => e), 'CONFIGURATION')).toBe(true);
+    expect(hasErrorCode(await codeModeApi(exec, { limit: 0 }).catch((e: unknown) => e), 'CONFIGURATION')).toBe(true);
+    expect(hasErrorCode(await codeModeApi(exec, 42 as never).catch((e: unknown) => e), 'CONFIGURATION')).toBe(true);
     expect(hasErrorCode(await codeModeApi(exec, { ids: ['no:such'] }).catch((e: unknown) => e), 'TOOL_NOT_FOUND')).toBe(true);
     expect(api.language).toBe('typescript');
     expect((await codeModeApi(exec, { language: 'javascript', ids: ['math:add:1.0.0'] })).language).toBe('typescript');

@@ -347,9 +347,10 @@ describe('the Python language in the agent integrations', () => {
 
   it('codeTool refuses typecheck with Python, and an unknown language', async () => {
     const both = await codeTool(exec, { language: 'python', typecheck: true }).catch((e: unknown) => e);
-    expect(hasErrorCode(both, 'INVALID_ARGUMENT')).toBe(true);
+    // two options of one tool that do not go together: CONFIGURATION, as any bad option
+    expect(hasErrorCode(both, 'CONFIGURATION')).toBe(true);
     expect((both as Error).message).toContain("not with language 'python'");
-    expect(hasErrorCode(await codeTool(exec, { language: 'ruby' as never }).catch((e: unknown) => e), 'INVALID_ARGUMENT')).toBe(true);
+    expect(hasErrorCode(await codeTool(exec, { language: 'ruby' as never }).catch((e: unknown) => e), 'CONFIGURATION')).toBe(true);
   });
 
   it("the execute_code meta-tool takes language 'python' and says how a Python snippet calls tools", () => {

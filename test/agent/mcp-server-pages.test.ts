@@ -139,11 +139,11 @@ describe('createMcpServer: tools/list in pages', () => {
     expect(all.names).toContain('n--late');
   });
 
-  it('refuses a bad pageSize with INVALID_ARGUMENT', () => {
+  it('refuses a bad pageSize with CONFIGURATION', () => {
     const e = exec();
     for (const pageSize of [0, -1, 1.5, Number.NaN, '10' as unknown as number]) {
       expect(() => createMcpServer(e, { pageSize }), String(pageSize)).toThrow(
-        expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('pageSize') }),
+        expect.objectContaining({ code: 'CONFIGURATION', message: expect.stringContaining('pageSize') }),
       );
     }
   });

@@ -212,11 +212,18 @@ describe('createMcpServer: the facade as an MCP server (in memory)', () => {
     expect(listChanged()).toBe(0);
   });
 
-  it('refuses bad options with INVALID_ARGUMENT', () => {
+  it('refuses bad options with CONFIGURATION when it is made, the selection included', () => {
     const e = exec();
-    expect(() => createMcpServer(e, { expose: 'all' as never })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
-    expect(() => createMcpServer(e, { timeoutMs: -1 })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
-    expect(() => createMcpServer(e, { name: '' })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(() => createMcpServer(e, { expose: 'all' as never })).toThrow(expect.objectContaining({ code: 'CONFIGURATION' }));
+    expect(() => createMcpServer(e, { timeoutMs: -1 })).toThrow(expect.objectContaining({ code: 'CONFIGURATION' }));
+    expect(() => createMcpServer(e, { name: '' })).toThrow(expect.objectContaining({ code: 'CONFIGURATION' }));
+    expect(() => createMcpServer(e, 'tools' as never)).toThrow(
+      expect.objectContaining({ code: 'CONFIGURATION', message: 'agent: options must be an object' }),
+    );
+    expect(() => createMcpServer(e, { limit: 0 })).toThrow(
+      expect.objectContaining({ code: 'CONFIGURATION', message: 'agent: option limit must be a number ≥ 1', details: { field: 'limit' } }),
+    );
+    expect(() => createMcpServer(e, { ids: 'math:add' as never })).toThrow(expect.objectContaining({ code: 'CONFIGURATION' }));
   });
 });
 

@@ -138,9 +138,13 @@ describe('selectTools', () => {
 
   it('refuses unknown IDs and bad options with ToolexecErrors', async () => {
     await expect(selectTools(exec, { ids: ['nope:nothing'] })).rejects.toMatchObject({ code: 'TOOL_NOT_FOUND' });
-    await expect(selectTools(exec, { limit: 0 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(selectTools(exec, { limit: 0 })).rejects.toMatchObject({
+      code: 'CONFIGURATION',
+      message: 'agent: option limit must be a number ≥ 1',
+    });
     await expect(selectTools(exec, { ids: 'fs:read_text_file' as unknown as string[] })).rejects.toMatchObject({
-      code: 'INVALID_ARGUMENT',
+      code: 'CONFIGURATION',
+      details: { field: 'ids' },
     });
   });
 });

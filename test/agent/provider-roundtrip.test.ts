@@ -195,9 +195,12 @@ describe('fromProviderTool: the tool it makes runs', () => {
 });
 
 describe('aiSdkTools: code: true beside a tool named execute_code', () => {
-  it('refuses with INVALID_ARGUMENT rather than drop the tool unsaid', async () => {
+  it('refuses with CONFIGURATION (the option code against the selection) rather than drop the tool unsaid', async () => {
     const exec = execWith([{ tool: { name: 'execute_code', inputSchema: { type: 'object' } }, handler: () => 'mine' }]);
-    await expect(aiSdkTools(exec, { code: true })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(aiSdkTools(exec, { code: true })).rejects.toMatchObject({
+      code: 'CONFIGURATION',
+      details: { field: 'code', name: 'execute_code' },
+    });
     expect(Object.keys(await aiSdkTools(exec))).toEqual(['execute_code']);
     expect(Object.keys(await aiSdkTools(exec, { meta: true, code: true }))).toContain('execute_code');
   });

@@ -1,0 +1,101 @@
+/**
+ * The layer's error rule (docs/architecture.md, "errors"): a bad option given when an adapter, a
+ * tool or a server is made is `CONFIGURATION`, naming the option (`details.field`); a bad argument
+ * of a call made later — the model's arguments, a per-call option, a snippet, a conversion's
+ * input — stays `INVALID_ARGUMENT`.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  agentTools,
+  aiSdkTools,
+  checkSnippet,
+  codeModeApi,
+  codeTool,
+  createMcpServer,
+  decodeToolName,
+  fromProviderTool,
+  selectTools,
+  toProviderTool,
+} from '../../src/agent/index.js';
+import { createExec, type DefaultExec } from '../../src/exec/index.js';
+import { ToolexecError, hasErrorCode } from '../../src/model/index.js';
+
+const open: DefaultExec[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((e) => e.close()));
+});
+
+function exec(): DefaultExec {
+  const e = createExec({
+    tools: [{ tool: { name: 'add', namespace: 'math', inputSchema: { type: 'object' } }, handler: () => 'sum' }],
+  });
+  open.push(e);
+  return e;
+}
+
+async function failure(make: () => unknown): Promise<unknown> {
+  return Promise.resolve()
+    .then(make)
+    .then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+}
+
+describe('a bad option when something is made: CONFIGURATION', () => {
+  it('on every factory, naming the option', async () => {
+    const e = exec();
+    const cases: [string, () => unknown, string][] = [
+      ['agentTools options', () => agentTools(e, 7 as never), 'options'],
+      ['agentTools format', () => agentTools(e, { format: 'llama' as never }), 'format'],
+      ['agentTools deferLoading', () => agentTools(e, { format: 'anthropic', deferLoading: 'yes' as never }), 'deferLoading'],
+      ['agentTools query', () => agentTools(e, { format: 'mcp', query: 1 as never }), 'query'],
+      ['aiSdkTools options', () => aiSdkTools(e, null as never), 'options'],
+      ['aiSdkTools provider', () => aiSdkTools(e, { provider: 'claude' as never }), 'provider'],
+      ['aiSdkTools meta', () => aiSdkTools(e, { meta: 'yes' as never }), 'meta'],
+      ['codeTool language', () => codeTool(e, { language: 'ruby' as never }), 'language'],
+      ['codeTool maxToolCalls', () => codeTool(e, { maxToolCalls: 1.5 }), 'maxToolCalls'],
+      ['codeTool typecheck', () => codeTool(e, { typecheck: 'yes' as never }), 'typecheck'],
+      ['codeModeApi ids', () => codeModeApi(e, { ids: [''] }), 'ids'],
+      ['createMcpServer expose', () => createMcpServer(e, { expose: 'all' as never }), 'expose'],
+      ['createMcpServer version', () => createMcpServer(e, { version: '' }), 'version'],
+      ['createMcpServer query', () => createMcpServer(e, { query: 3 as never }), 'query'],
+      ['selectTools limit', () => selectTools(e, { limit: 0 }), 'limit'],
+    ];
+    for (const [what, make, field] of cases) {
+      const err = await failure(make);
+      expect(ToolexecError.isInstance(err) && err.code, `${what}: ${String(err)}`).toBe('CONFIGURATION');
+      expect((err as ToolexecError).details?.field, what).toBe(field);
+      const prefix = field === 'options' ? 'agent: options must be an object' : `agent: option ${field} `;
+      expect((err as Error).message.startsWith(prefix), `${what}: ${(err as Error).message}`).toBe(true);
+    }
+  });
+});
+
+describe('a bad argument of a call made later: INVALID_ARGUMENT', () => {
+  it("the model's arguments and the call's own options", async () => {
+    const agent = await agentTools(exec(), { format: 'anthropic' });
+    const badJson = await agent.call('math--add', '{', { callId: 't1' });
+    expect((badJson.content[0] as { text: string }).text).toMatch(/^Error \(INVALID_ARGUMENT\): agent: arguments are not valid JSON/u);
+    const badOption = await agent.call('math--add', {}, { callId: 't2', timeoutMs: -1 });
+    expect((badOption.content[0] as { text: string }).text).toMatch(/^Error \(INVALID_ARGUMENT\): .*timeoutMs/u);
+  });
+
+  it("the model's empty snippet to execute_code", async () => {
+    const tool = (await codeTool(exec(), { ids: [] })) as { execute: (input: { code: string }, options: object) => Promise<unknown> };
+    const err = await tool.execute({ code: '  ' }, { toolCallId: 'x', messages: [] }).catch((e: unknown) => e);
+    expect(hasErrorCode(err, 'INVALID_ARGUMENT'), String(err)).toBe(true);
+  });
+
+  it('the inputs of checkSnippet, toProviderTool, fromProviderTool and decodeToolName', async () => {
+    const tool = { name: 'add', namespace: 'math', inputSchema: { type: 'object' as const } };
+    expect(hasErrorCode(await failure(() => checkSnippet({ declarations: '' }, 42 as never)), 'INVALID_ARGUMENT')).toBe(true);
+    expect(() => toProviderTool(tool, 'cohere' as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(() => toProviderTool(tool, 'mcp', { strict: 1 as never })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(() => fromProviderTool(42, 'mcp')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(() => fromProviderTool({ name: 'a', inputSchema: { type: 'object' } }, 'mcp', { decodeName: 1 as never })).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+    );
+    expect(() => decodeToolName('a-q')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+  });
+});
