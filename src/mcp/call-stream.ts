@@ -1,5 +1,6 @@
 import { type ToolexecError } from '../model/index.js';
 import { linkedSignal } from '../model/internal.js';
+import { MAX_QUEUED_PROGRESS } from '../run/internal.js';
 import { normalizeMcpResult, type CallToolResult, type McpExecutor, type RunOptions, type StreamEvent } from '../run/index.js';
 import type { McpCallParams } from './types.js';
 import { readMcpCallOptions } from './call-budget.js';
@@ -7,7 +8,8 @@ import { errors } from './errors.js';
 
 /**
  * The stream of one `tools/call`: `progress` events, then `done` (the normalized result) or an
- * `error` event for an `isError` result. Transport failures, timeouts and aborts reject the
+ * `error` event for an `isError` result. Of the reports waiting unread, at most
+ * `MAX_QUEUED_PROGRESS` (1,024), the newest, are kept. Transport failures, timeouts and aborts reject the
  * iteration. Ending the iteration early aborts the request (the server gets `notifications/cancelled`).
  */
 export function streamToolCall(
@@ -40,6 +42,8 @@ async function* run(
     onProgress: (progress) => {
       onProgress?.(progress);
       queue.push({ kind: 'progress', data: progress });
+      // Only reports wait here: past the bound the oldest goes, as on a local handler's stream.
+      if (queue.length > MAX_QUEUED_PROGRESS) queue.shift();
       wake?.();
     },
   };

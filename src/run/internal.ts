@@ -32,5 +32,5 @@ export {
   type ActiveSpan,
   type TraceCarrier,
 } from './spans.js';
-export { withProgressEvents } from './progress.js';
+export { MAX_QUEUED_PROGRESS, withProgressEvents } from './progress.js';
 export { callToolResultSchema, checkCallToolResult, isPlainCallToolResult } from './call-result.js';

@@ -2,6 +2,18 @@ import type { ProgressEvent, StreamEvent } from './types.js';
 import { callListener } from '../model/internal.js';
 
 /**
+ * Most `progress` events of one stream waiting unread: a local handler's reports
+ * (`LocalEventSource`) and an MCP server's progress notifications (the MCP executor's stream). A
+ * producer that reports faster than its consumer reads would otherwise fill memory (200,000
+ * reports held ~78 MB): past this bound the oldest waiting report is dropped for each new one, so
+ * the consumer still reads the newest reports, the last one included. Chunks and the result are
+ * never dropped. See docs/limits.md.
+ *
+ * @internal
+ */
+export const MAX_QUEUED_PROGRESS = 1024;
+
+/**
  * Calls a progress listener; a listener that throws cannot fail the call it is told about.
  *
  * @internal

@@ -9,19 +9,8 @@ import { Readable } from 'node:stream';
 import type { Deadline } from '../model/internal.js';
 import { closeIterator, isAsyncIterable, isPromiseLike } from './async-values.js';
 import { HandlerContext } from './handler-context.js';
-import { progressReport } from './progress.js';
+import { MAX_QUEUED_PROGRESS, progressReport } from './progress.js';
 import type { LocalHandler, ProgressEvent, StreamEvent } from './types.js';
-
-/**
- * Most `progress` events of one local stream waiting unread. A handler that reports faster than
- * its consumer reads would otherwise fill memory (200,000 reports held ~78 MB): past this bound
- * the oldest waiting report is dropped for each new one, so the consumer still reads the newest
- * reports, the last one included. Chunks and the result are never dropped (chunks are pulled one
- * at a time, only once the previous one was read). See docs/limits.md.
- *
- * @internal
- */
-export const MAX_QUEUED_PROGRESS = 1024;
 
 interface QueuedEvent {
   event: StreamEvent;

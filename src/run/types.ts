@@ -24,7 +24,11 @@ export type StreamEventKind = 'progress' | 'chunk' | 'done' | 'error';
  */
 export type StreamEvent = ProgressStreamEvent | ChunkStreamEvent | DoneStreamEvent | ErrorStreamEvent;
 
-/** A progress report of a streamed run: the same {@link ProgressEvent}s `onProgress` receives. */
+/**
+ * A progress report of a streamed run: the same {@link ProgressEvent}s `onProgress` receives, except
+ * that of the backend's reports waiting unread, at most 1,024 (the newest) are kept for a consumer
+ * that reads slowly (docs/limits.md, "Streams").
+ */
 export interface ProgressStreamEvent {
   /** Always `progress`. */
   kind: 'progress';

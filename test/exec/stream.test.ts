@@ -6,7 +6,7 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import type { LocalHandler, LocalHandlerContext, StreamEvent } from '../../src/run/index.js';
-import { MAX_QUEUED_PROGRESS } from '../../src/run/stream-local-source.js';
+import { MAX_QUEUED_PROGRESS } from '../../src/run/progress.js';
 import { trackedExecs } from './helpers.js';
 
 const exec = trackedExecs();

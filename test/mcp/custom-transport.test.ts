@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ToolexecError } from '../../src/model/index.js';
 import { type McpExecutorOptions, type SdkMcpExecutor, createMcpExecutor } from '../../src/mcp/index.js';
 import type { StreamEvent } from '../../src/run/index.js';
+import { MAX_QUEUED_PROGRESS } from '../../src/run/progress.js';
 import { createFixtureServer } from '../fixtures/mcp/fixture-server.mjs';
 import { listenerWarningsDuring } from '../listener-warnings.js';
 import { activeResources, expectNoLeakedResources, inMemoryFixture, textOf, waitUntil } from './helpers.js';
@@ -275,6 +276,29 @@ describe('callToolStream', () => {
     ]);
     const structured = await collect(ex.callToolStream('mem', { name: 'structured', arguments: { a: 1, b: 2 } }));
     expect(structured).toEqual([{ kind: 'done', data: { sum: 3 } }]);
+  });
+
+  it('keeps at most MAX_QUEUED_PROGRESS unread reports, the newest, for a consumer that reads slowly; done still arrives', async () => {
+    const ex = executor({ servers: { mem: inMemoryFixture().config } });
+    const steps = 3000;
+    let arrived = 0;
+    const stream = ex.callToolStream(
+      'mem',
+      { name: 'progress', arguments: { steps, delayMs: 0 } },
+      { onProgress: () => void arrived++, timeoutMs: 20_000 },
+    );
+    const iterator = stream[Symbol.asyncIterator]();
+    const first = await iterator.next();
+    expect(first.value).toEqual({ kind: 'progress', data: { progress: 1, total: steps, message: 'step 1' } });
+    // The consumer reads nothing more until every notification has arrived.
+    expect(await waitUntil(() => arrived === steps, 15_000)).toBe(true);
+    const rest: StreamEvent[] = [];
+    for (let step = await iterator.next(); step.done !== true; step = await iterator.next()) rest.push(step.value);
+    const progress = rest.filter((event) => event.kind === 'progress').map((event) => (event.data as { progress: number }).progress);
+    expect(progress.length).toBeLessThanOrEqual(MAX_QUEUED_PROGRESS);
+    expect(progress.at(-1)).toBe(steps);
+    expect(progress).toEqual(Array.from({ length: progress.length }, (_, i) => steps - progress.length + 1 + i));
+    expect(rest.at(-1)).toEqual({ kind: 'done', data: `done ${steps}` });
   });
 
   it('yields an EXECUTION error event for isError results', async () => {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createRunner, type LocalHandler, type StreamEvent } from '../../src/run/index.js';
-import { MAX_QUEUED_PROGRESS } from '../../src/run/stream-local-source.js';
+import { MAX_QUEUED_PROGRESS } from '../../src/run/progress.js';
 import { indexWith, localBackend, sleep, tool } from './helpers.js';
 
 const REPORTS = 200_000;
