@@ -27,9 +27,10 @@ export interface RecordedCall {
   /** How the call ended; `pending` while it runs. */
   outcome: 'pending' | 'ok' | 'error' | 'aborted';
   /**
-   * What went wrong, when the call ended in `error` or `aborted`: the error's message, or for a
-   * tool the MCP server does not have, the text of the `isError` result it answered
-   * (`unknown tool: <name>`). Absent otherwise.
+   * What went wrong, when the call ended in `error` or `aborted`: the error's message (for an MCP
+   * server or a provider tool the double does not have, the message of the CONFIGURATION error it
+   * rejected with), or for a tool the MCP server does not have, the text of the `isError` result it
+   * answered (`unknown tool: <name>`). Absent otherwise.
    */
   error?: string;
 }
@@ -48,25 +49,28 @@ export type FakeProviderTool = (args: Record<string, unknown>, ctx: FakeToolCont
 /** An {@link McpExecutor} double with its call log. */
 export interface FakeMcpExecutor extends Required<McpExecutor> {
   /**
-   * Every call to a known server, in order: to a scripted tool, or to a tool the server does not
-   * have (recorded as an `error`, with the answer it got as `error`), so a test can assert that
-   * the model tried a tool that does not exist.
+   * Every call, in order: to a scripted tool, to a tool the server does not have, or to a server
+   * the double does not have (both recorded as an `error`, with the answer or the rejection's
+   * message as `error`), so a test can assert that the model tried a tool that does not exist.
    */
   readonly calls: RecordedCall[];
 }
 
 /** A {@link ProviderExecutor} double with its call log. */
 export interface FakeProviderExecutor extends Required<ProviderExecutor> {
-  /** Every call, in order. */
+  /**
+   * Every call, in order: to a scripted tool, or to a provider or tool the double does not have
+   * (recorded as an `error`, with the rejection's message as `error`).
+   */
   readonly calls: RecordedCall[];
 }
 
 /**
  * An MCP executor double over scripted tools, by server then tool name.
  *
- * @remarks Unknown servers reject with CONFIGURATION (a mistake of the test, not recorded); unknown
- * tools resolve with an `isError` result (what a real server answers), recorded in `calls` with
- * outcome `error`; a thrown error rejects the call with EXECUTION.
+ * @remarks Unknown servers reject with CONFIGURATION (as the real executor does); unknown tools
+ * resolve with an `isError` result (what a real server answers); both are recorded in `calls` with
+ * outcome `error`. A thrown error rejects the call with EXECUTION.
  *
  * @example
  * ```ts
@@ -84,7 +88,9 @@ export function createFakeMcpExecutor(servers: Record<string, Record<string, Fak
   ): Promise<CallToolResult> => {
     const tools = Object.hasOwn(servers, serverName) ? servers[serverName] : undefined;
     if (tools === undefined) {
-      throw testingErrors('CONFIGURATION', `no MCP server named "${serverName}" (known: ${Object.keys(servers).join(', ') || 'none'})`);
+      // recorded too: the model (or a misconfigured binding) asked for a server that is not there
+      const known = Object.keys(servers).join(', ') || 'none';
+      throw refused(calls, serverName, name, args, `no MCP server named "${serverName}" (known: ${known})`);
     }
     const tool = Object.hasOwn(tools, name) ? tools[name] : undefined;
     if (tool === undefined) {
@@ -119,15 +125,28 @@ export function createFakeMcpExecutor(servers: Record<string, Record<string, Fak
 /**
  * A provider executor double over scripted tools, by provider ID then tool ID.
  *
- * @remarks Unknown providers or tools reject with CONFIGURATION; a thrown error rejects with EXECUTION.
+ * @remarks Unknown providers or tools reject with CONFIGURATION, recorded in `calls` with outcome
+ * `error`; a thrown error rejects with EXECUTION. A runner turns any rejection of a provider
+ * executor into EXECUTION (the rejection as `cause`), these included.
+ *
+ * @example
+ * ```ts
+ * const provider = createFakeProviderExecutor({ weather: { 'forecast.v1': ({ city }) => ({ city, tempC: 21 }) } });
+ * const runner = createRunner({ index, provider });
+ * ```
  */
 export function createFakeProviderExecutor(providers: Record<string, Record<string, FakeProviderTool>>): FakeProviderExecutor {
   const calls: RecordedCall[] = [];
   const invoke = (providerId: string, toolId: string, args: Record<string, unknown>, options?: RunOptions): Promise<unknown> => {
     const tools = Object.hasOwn(providers, providerId) ? providers[providerId] : undefined;
-    const tool = tools !== undefined && Object.hasOwn(tools, toolId) ? tools[toolId] : undefined;
+    if (tools === undefined) {
+      const known = Object.keys(providers).join(', ') || 'none';
+      return Promise.reject(refused(calls, providerId, toolId, args, `no provider named "${providerId}" (known: ${known})`));
+    }
+    const tool = Object.hasOwn(tools, toolId) ? tools[toolId] : undefined;
     if (tool === undefined) {
-      return Promise.reject(testingErrors('CONFIGURATION', `no provider tool "${providerId}/${toolId}"`));
+      const known = Object.keys(tools).join(', ') || 'none';
+      return Promise.reject(refused(calls, providerId, toolId, args, `provider "${providerId}" has no tool "${toolId}" (known: ${known})`));
     }
     return runScripted(calls, providerId, toolId, args, options, tool);
   };
@@ -177,6 +196,19 @@ async function runScripted<T = unknown>(
   } finally {
     deadline.dispose();
   }
+}
+
+/** Records a call the double cannot serve (an unknown server, provider or tool); returns the CONFIGURATION error to throw. */
+function refused(
+  calls: RecordedCall[],
+  target: string,
+  tool: string,
+  args: Record<string, unknown> | undefined,
+  message: string,
+): ToolexecError {
+  const error = testingErrors('CONFIGURATION', message);
+  calls.push({ target, tool, args, outcome: 'error', error: error.message });
+  return error;
 }
 
 /** Records how `record`'s call ended, with the error's message; returns the error to throw. */

@@ -77,6 +77,54 @@ describe('createFakeMcpExecutor', () => {
     expect(mcp.calls.filter((call) => call.error?.startsWith('unknown tool:')).map((call) => call.tool)).toEqual(['missing', 'made_up']);
   });
 
+  it('records a call to a server it does not have, with the rejection, which stays CONFIGURATION', async () => {
+    const { mcp } = setup();
+    const error: unknown = await mcp.callTool('elsewhere', { name: 'x', arguments: { a: 1 } }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(hasErrorCode(error, 'CONFIGURATION'), String(error)).toBe(true);
+    const message = 'testing: no MCP server named "elsewhere" (known: files)';
+    expect((error as Error).message).toBe(message);
+    // a stream to it is recorded the same way
+    const events: StreamEvent[] = [];
+    const streamed = (async () => {
+      for await (const event of mcp.callToolStream('nowhere', { name: 'y' })) events.push(event);
+    })();
+    await expect(streamed).rejects.toSatisfy((err) => hasErrorCode(err, 'CONFIGURATION'));
+    expect(events).toEqual([]);
+    expect(mcp.calls).toEqual([
+      { target: 'elsewhere', tool: 'x', args: { a: 1 }, outcome: 'error', error: message },
+      { target: 'nowhere', tool: 'y', args: undefined, outcome: 'error', error: 'testing: no MCP server named "nowhere" (known: files)' },
+    ]);
+  });
+
+  it('records a runner call bound to a server it does not have among the others', async () => {
+    const mcp = createFakeMcpExecutor({ files: { read: () => 'text' } });
+    const index = createToolIndex();
+    index.registerToolsFromMcp('files', [{ name: 'read', inputSchema: objectSchema }]);
+    index.registerToolsFromMcp('ghost', [{ name: 'haunt', inputSchema: objectSchema }]);
+    const runner = createRunner({ index, mcp });
+    await runner.run('files:read');
+    // the runner reports any rejection of the executor as EXECUTION, the double's CONFIGURATION as its cause
+    const error: unknown = await runner.run('ghost:haunt', { loud: true }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect((error as { code?: unknown }).code).toBe('EXECUTION');
+    expect(hasErrorCode(error, 'CONFIGURATION')).toBe(true);
+    expect(mcp.calls).toEqual([
+      { target: 'files', tool: 'read', args: {}, outcome: 'ok' },
+      {
+        target: 'ghost',
+        tool: 'haunt',
+        args: { loud: true },
+        outcome: 'error',
+        error: 'testing: no MCP server named "ghost" (known: files)',
+      },
+    ]);
+  });
+
   it('fails a scripted value that is not JSON with CONFIGURATION, recorded as an error', async () => {
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;
@@ -128,5 +176,62 @@ describe('createFakeProviderExecutor', () => {
     const events: StreamEvent[] = [];
     for await (const event of runner.runStream('weather:forecast', { city: 'Rome' })) events.push(event);
     expect(events).toEqual([{ kind: 'done', data: { city: 'Rome', tempC: 21 }, toolId: 'weather:forecast' }]);
+  });
+
+  it('records a call to a tool or a provider it does not have, rejecting with CONFIGURATION', async () => {
+    const provider = createFakeProviderExecutor({ weather: { 'forecast.v1': () => ({ tempC: 21 }) }, maps: {} });
+    const errors: unknown[] = [];
+    for (const [providerId, toolId] of [
+      ['weather', 'nope'],
+      ['maps', 'route'],
+      ['stocks', 'quote'],
+    ] as const) {
+      errors.push(
+        await provider.callTool(providerId, toolId, { q: toolId }).then(
+          () => undefined,
+          (err: unknown) => err,
+        ),
+      );
+    }
+    expect(errors.every((err) => hasErrorCode(err, 'CONFIGURATION'))).toBe(true);
+    const messages = [
+      'testing: provider "weather" has no tool "nope" (known: forecast.v1)',
+      'testing: provider "maps" has no tool "route" (known: none)',
+      'testing: no provider named "stocks" (known: weather, maps)',
+    ];
+    expect(errors.map((err) => (err as Error).message)).toEqual(messages);
+    expect(provider.calls).toEqual([
+      { target: 'weather', tool: 'nope', args: { q: 'nope' }, outcome: 'error', error: messages[0] },
+      { target: 'maps', tool: 'route', args: { q: 'route' }, outcome: 'error', error: messages[1] },
+      { target: 'stocks', tool: 'quote', args: { q: 'quote' }, outcome: 'error', error: messages[2] },
+    ]);
+  });
+
+  it('records a runner call, or a stream, bound to a tool it does not have among the others', async () => {
+    const provider = createFakeProviderExecutor({ weather: { 'forecast.v1': ({ city }) => ({ city, tempC: 21 }) } });
+    const index = createToolIndex();
+    index.registerTool({ name: 'forecast', namespace: 'weather', inputSchema: objectSchema }, providerBackend('weather', 'forecast.v1'));
+    index.registerTool({ name: 'outlook', namespace: 'weather', inputSchema: objectSchema }, providerBackend('weather', 'outlook.v2'));
+    const runner = createRunner({ index, provider });
+    await runner.run('weather:forecast', { city: 'Oslo' });
+    // as for any rejection of a provider executor, the runner fails the call with EXECUTION, the double's CONFIGURATION as cause
+    const error: unknown = await runner.run('weather:outlook', { city: 'Rome' }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect((error as { code?: unknown }).code).toBe('EXECUTION');
+    expect(hasErrorCode(error, 'CONFIGURATION')).toBe(true);
+    const streamed = (async () => {
+      for await (const event of runner.runStream('weather:outlook', { city: 'Lima' })) void event;
+    })();
+    await expect(streamed).rejects.toSatisfy((err) => hasErrorCode(err, 'CONFIGURATION'));
+    const missing = 'testing: provider "weather" has no tool "outlook.v2" (known: forecast.v1)';
+    expect(provider.calls).toEqual([
+      { target: 'weather', tool: 'forecast.v1', args: { city: 'Oslo' }, outcome: 'ok' },
+      { target: 'weather', tool: 'outlook.v2', args: { city: 'Rome' }, outcome: 'error', error: missing },
+      { target: 'weather', tool: 'outlook.v2', args: { city: 'Lima' }, outcome: 'error', error: missing },
+    ]);
+    // a test can tell which calls missed
+    expect(provider.calls.filter((call) => call.outcome === 'error').map((call) => call.tool)).toEqual(['outlook.v2', 'outlook.v2']);
   });
 });

@@ -1,7 +1,8 @@
 /**
- * The runtime backend contract, in Python: the cases of src/testing/runtime-contract.ts that apply to
- * a Python guest, each written as the Python a model would write (tool calls are synchronous, the
- * last expression is the value, `print` is the console), against the real Pyodide backend.
+ * The runtime backend contract, in Python: the cases of src/testing/runtime-surface-contract.ts and
+ * src/testing/runtime-failure-contract.ts that apply to a Python guest, each written as the Python
+ * a model would write (tool calls are synchronous, the last expression is the value, `print` is
+ * the console), against the real Pyodide backend.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasErrorCode, type ErrorCode } from '../../../../src/model/index.js';
