@@ -7,10 +7,12 @@
 import { ToolexecError } from '../model/index.js';
 import { codeResultOf, type CodeResult, type ToolCallRecord } from '../code/index.js';
 
-/** The `execute_code` tool's output: the snippet's value, the tools it called, what it printed. */
+/**
+ * The `execute_code` tool's output: the tools the snippet called, what it did that is probably a
+ * mistake, its value, what it printed. Its keys come in the order a model reads them (see
+ * {@link codeRunOutput}).
+ */
 export interface CodeToolOutput {
-  /** What the snippet returned (or assigned to `__out`); `null` when nothing. */
-  value: unknown;
   /**
    * Each tool the snippet called, once, in the order of its first call: its ID, how many calls it
    * made to it, and how many of those failed (absent when none did; the snippet caught them).
@@ -23,12 +25,14 @@ export interface CodeToolOutput {
     /** How many of them failed, when any did. */
     failed?: number;
   }[];
+  /** What it did that is probably a mistake (a tool call left pending, ...). */
+  warnings?: string[];
+  /** What the snippet returned (or assigned to `__out`); `null` when nothing. */
+  value: unknown;
   /** What it printed to stdout, when anything. */
   stdout?: string;
   /** What it printed to stderr, when anything. */
   stderr?: string;
-  /** What it did that is probably a mistake (a tool call left pending, ...). */
-  warnings?: string[];
 }
 
 /** Most characters of a failed snippet's output that go back to the model with its error. */
@@ -46,12 +50,37 @@ export function toolCallCounts(calls: readonly ToolCallRecord[]): CodeToolOutput
   return [...counts.values()];
 }
 
-/** A finished run as the model reads it. */
+/** The length of a value's JSON text; a value with none last (its failure is told downstream). */
+function jsonChars(value: unknown): number {
+  try {
+    return JSON.stringify(value)?.length ?? Number.MAX_SAFE_INTEGER;
+  } catch {
+    return Number.MAX_SAFE_INTEGER;
+  }
+}
+
+/**
+ * A finished run as the model reads it, its keys in reading order: `toolCalls` and `warnings`
+ * (short: what the snippet did) first, then `value`, `stdout` and `stderr` from the shortest JSON
+ * text to the longest. A model reads the run as its JSON text cut at `maxResultChars` (the one cut
+ * of result-limit.ts, which keeps the start), so only the longest of them is cut (and any after it
+ * that no longer fits): never the tool calls or the warnings, nor a short print beside a huge value.
+ */
 export function codeRunOutput(run: CodeResult): CodeToolOutput {
-  const output: CodeToolOutput = { value: run.value ?? null, toolCalls: toolCallCounts(run.toolCalls) };
-  if (run.stdout !== '') output.stdout = run.stdout;
-  if (run.stderr !== '') output.stderr = run.stderr;
+  // built key by key, in reading order (`value` is set below)
+  const output = { toolCalls: toolCallCounts(run.toolCalls) } as CodeToolOutput;
   if (run.warnings !== undefined && run.warnings.length > 0) output.warnings = run.warnings.map((warning) => warning.message);
+  const rest: { key: 'value' | 'stdout' | 'stderr'; field: unknown; chars: number }[] = [
+    { key: 'value', field: run.value ?? null, chars: 0 },
+  ];
+  if (run.stdout !== '') rest.push({ key: 'stdout', field: run.stdout, chars: 0 });
+  if (run.stderr !== '') rest.push({ key: 'stderr', field: run.stderr, chars: 0 });
+  if (rest.length > 1) {
+    for (const entry of rest) entry.chars = jsonChars(entry.field);
+    // stable: equal lengths keep the order value, stdout, stderr
+    rest.sort((a, b) => a.chars - b.chars);
+  }
+  for (const { key, field } of rest) Object.assign(output, { [key]: field });
   return output;
 }
 

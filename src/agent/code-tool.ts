@@ -76,9 +76,11 @@ function codeInputSchema(python: boolean): JSONSchema7 {
  * line, `LIMIT_EXCEEDED`...), told more fully (the tool calls that had already succeeded, the end
  * of what it printed) and in the words `agentTools`' meta-tool `execute_code` uses
  * (`Error (CODE_EXECUTION): ...`), which the AI SDK hands back to the model. The output is
- * `{ value, toolCalls: [{ id, count, failed? }], stdout?, stderr?, warnings? }`, the meta-tool's too;
- * the model reads it as JSON, cut at `maxResultChars` (100,000 characters by default) with a note
- * saying how much was cut.
+ * `{ toolCalls: [{ id, count, failed? }], warnings?, value, stdout?, stderr? }` (`value`, `stdout`
+ * and `stderr` shortest first), the meta-tool's too; the model reads it as JSON, cut at
+ * `maxResultChars` (100,000 characters by default) with a note saying how much was cut: what the
+ * snippet called and the warnings come first and are kept whole, and only the longest of the rest
+ * is cut.
  *
  * @throws `CONFIGURATION` for bad options (`maxResultChars` and the selection's included, and
  * `typecheck` beside `language: 'python'`); `TOOL_NOT_FOUND` for an unknown ID in `ids`;

@@ -328,9 +328,10 @@ export function metaTool(exec: Exec, name: MetaToolName): SelectedTool {
  * - `describe_tool` `{ id, detail? }` → `exec.getToolDoc` (default detail `schema`) → `{ id, summary, description?, inputSchema, outputSchema?, annotations?, notes?, examples? }`;
  * - `run_tool` `{ id, args? }` (args: JSON text) → `exec.runTool` → the tool's value and content blocks;
  * - `run_chain` `{ steps: [{ id, args?, usePrevious?, stopOnError? }] }` → `exec.runChain` → `{ result, steps: [{ id, value | error | skipped }] }`;
- * - `execute_code` `{ code, language? }` (`javascript`, `typescript` or `python`) → `exec.executeCode` → `{ value, toolCalls: [{ id, count, failed? }], stdout?, stderr?, warnings? }`
- *   (the output of `codeTool`); a failed snippet's error names the tool calls that had already
- *   succeeded and ends with what it printed.
+ * - `execute_code` `{ code, language? }` (`javascript`, `typescript` or `python`) → `exec.executeCode` → `{ toolCalls: [{ id, count, failed? }], warnings?, value, stdout?, stderr? }`
+ *   (the output of `codeTool`: `value`, `stdout` and `stderr` shortest first, so that a cut
+ *   result keeps the tool calls, the warnings and the short fields whole); a failed snippet's
+ *   error names the tool calls that had already succeeded and ends with what it printed.
  *
  * Each `run` resolves to a `Result` whose `toolId` is the meta-tool's name, and rejects with a
  * `ToolexecError`: `VALIDATION` (with violations) for arguments that do not fit the meta-tool's

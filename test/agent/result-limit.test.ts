@@ -22,6 +22,7 @@ import {
   aiSdkTools,
   codeTool,
   createMcpServer,
+  metaTool,
   type ProviderFormat,
 } from '../../src/agent/index.js';
 import { limitText, limitTexts, truncationNote } from '../../src/agent/result-limit.js';
@@ -184,10 +185,107 @@ describe('maxResultChars: what a model reads of a 5 MB result', () => {
   it('codeTool: the run the model reads is cut; the output stays whole', async () => {
     const tools = { execute_code: await codeTool(execWithResults(), { ids: [], maxResultChars: 1_000 }) };
     const { sent, output } = await aiSdkCall(tools, 'execute_code', { code: "return 'z'.repeat(200000);" });
-    const json = JSON.stringify({ value: 'z'.repeat(200_000), toolCalls: [] });
+    const json = JSON.stringify({ toolCalls: [], value: 'z'.repeat(200_000) });
     expectSame(sent, { type: 'text', value: cut(json, 1_000) });
     expect((output as { value: string }).value.length).toBe(200_000);
   });
+});
+
+describe('code mode: the cut keeps what the snippet did', () => {
+  /** A snippet that calls three tools (one failing, caught), prints a line and returns 5 MB. */
+  const BUSY_SNIPPET = [
+    "await tools.runTool('big:small', {});",
+    "await tools.runTool('big:small', {});",
+    "await tools.runTool('big:small_rows', {});",
+    "try { await tools.runTool('big:fail', {}); } catch {}",
+    "console.log('called three tools');",
+    `return 'v'.repeat(${FIVE_MB});`,
+  ].join('\n');
+  const TOOL_CALLS = [
+    { id: 'big:small', count: 2 },
+    { id: 'big:small_rows', count: 1 },
+    { id: 'big:fail', count: 1, failed: 1 },
+  ];
+  /** What the model must read of it, before the cut: the tool calls, the short print, then the value. */
+  const BUSY_JSON = JSON.stringify({ toolCalls: TOOL_CALLS, stdout: 'called three tools\n', value: 'v'.repeat(FIVE_MB) });
+
+  it('codeTool: a 5 MB value is cut after every tool call record and the print; the output stays whole', async () => {
+    const tools = await aiSdkTools(execWithResults(), { ids: [], code: true });
+    const { sent, output } = await aiSdkCall(tools, 'execute_code', { code: BUSY_SNIPPET });
+    expectSame(sent, { type: 'text', value: cut(BUSY_JSON) });
+    // what the snippet did, read before the value (booleans: a failure must not print megabytes)
+    const text = (sent as { value: string }).value;
+    for (const call of TOOL_CALLS) expect(text.indexOf(JSON.stringify(call)), JSON.stringify(call)).toBeGreaterThan(0);
+    expect(text.includes('"stdout":"called three tools\\n"')).toBe(true);
+    expect(text.indexOf('"value":"vvv')).toBeGreaterThan(text.indexOf('"stdout"'));
+    expect(text.endsWith(truncationNote(DEFAULT_MAX_RESULT_CHARS, BUSY_JSON.length))).toBe(true);
+    // the app's output: whole, in its documented shape
+    const { value, ...rest } = output as { value: string };
+    expect(value).toBe('v'.repeat(FIVE_MB));
+    expect(rest).toEqual({ toolCalls: TOOL_CALLS, stdout: 'called three tools\n' });
+  }, 60_000);
+
+  it.each(PROVIDER_FORMATS)(
+    'the meta-tool execute_code, agentTools %s: the same text',
+    async (format) => {
+      const agent = await agentTools(execWithResults(), { format, meta: true });
+      const result = await agent.call('execute_code', { code: BUSY_SNIPPET }, { callId: 'c1' });
+      expectSame(providerText(format, result), cut(BUSY_JSON));
+    },
+    60_000,
+  );
+
+  it('the meta-tool as a SelectedTool: the run stays whole', async () => {
+    const { value } = await metaTool(execWithResults(), 'execute_code').run({ code: BUSY_SNIPPET });
+    const { value: returned, ...rest } = value as { value: string };
+    expect(returned.length).toBe(FIVE_MB);
+    expect(rest).toEqual({ toolCalls: TOOL_CALLS, stdout: 'called three tools\n' });
+  }, 60_000);
+
+  it('a warning (a call left pending) is kept whole before a 5 MB value', async () => {
+    const code = `tools.runTool('big:small', {});\nreturn 'v'.repeat(${FIVE_MB});`;
+    const warning = "tools.runTool('big:small') was still pending when the snippet returned: a missing await?";
+    const agent = await agentTools(execWithResults(), { format: 'openai-chat', meta: true });
+    const text = (await agent.call('execute_code', { code })).content;
+    expect(text.startsWith('{"toolCalls":[')).toBe(true);
+    expect(text.includes(`"warnings":[${JSON.stringify(warning)}],"value":"vvv`)).toBe(true);
+    expect(text.length).toBeLessThan(DEFAULT_MAX_RESULT_CHARS + 500);
+    expect(text.slice(-300)).toMatch(
+      /\n\n\[Result truncated: showing the first 100,000 of 5,24\d,\d{3} characters; [\d,]+ were cut\. [^[\]]+\]$/u,
+    );
+  }, 60_000);
+
+  it('a long print (the sandbox keeps up to 1 MB) is cut after the tool calls, the value and a short stderr', async () => {
+    const code = [
+      "await tools.runTool('big:small_rows', {});",
+      "console.error('careful');",
+      "console.log('w'.repeat(500000));",
+      'return { rows: 2 };',
+    ].join('\n');
+    const json = JSON.stringify({
+      toolCalls: [{ id: 'big:small_rows', count: 1 }],
+      value: { rows: 2 },
+      stderr: 'careful\n',
+      stdout: `${'w'.repeat(500_000)}\n`,
+    });
+    const agent = await agentTools(execWithResults(), { format: 'openai-chat', meta: true });
+    expectSame((await agent.call('execute_code', { code })).content, cut(json));
+    const tools = { execute_code: await codeTool(execWithResults(), { ids: [], maxResultChars: 1_000 }) };
+    const { sent, output } = await aiSdkCall(tools, 'execute_code', { code });
+    expectSame(sent, { type: 'text', value: cut(json, 1_000) });
+    expect((output as { stdout: string }).stdout.length).toBe(500_001);
+  }, 60_000);
+
+  it('a run within the limit is JSON as before, the tool calls first', async () => {
+    const code = "await tools.runTool('big:small', {});\nconsole.log('hi');\nreturn { rows: [1, 2, 3] };";
+    const tools = await aiSdkTools(execWithResults(), { ids: [], code: true });
+    const { sent } = await aiSdkCall(tools, 'execute_code', { code });
+    expect(sent).toEqual({
+      type: 'json',
+      value: { toolCalls: [{ id: 'big:small', count: 1 }], stdout: 'hi\n', value: { rows: [1, 2, 3] } },
+    });
+    expect(Object.keys((sent as { value: object }).value)).toEqual(['toolCalls', 'stdout', 'value']);
+  }, 60_000);
 });
 
 describe('maxResultChars: small results, other limits, bad values', () => {
