@@ -5,9 +5,10 @@
  */
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import type { LocalHandler, LocalHandlerContext, StreamEvent } from '../../src/run/index.js';
+import type { LocalHandler, StreamEvent } from '../../src/run/index.js';
 import { MAX_QUEUED_PROGRESS } from '../../src/run/progress.js';
 import { trackedExecs } from './helpers.js';
+import { stalledSource, within, type StalledSeen } from '../streams.js';
 
 const exec = trackedExecs();
 
@@ -17,19 +18,6 @@ function sleep(ms: number): Promise<void> {
 
 function activeTimers(): number {
   return process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
-}
-
-/** How `promise` settles within `ms`: its value, or `'still waiting'` (the timer is cleared either way). */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'still waiting'> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'still waiting'>((resolve) => {
-    timer = setTimeout(() => resolve('still waiting'), ms);
-  });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** A facade with one local tool `t:stream` served by `handler`. */
@@ -93,59 +81,15 @@ describe('runToolStream: return() while a next() waits', () => {
     expect(activeTimers()).toBeLessThanOrEqual(timersBefore);
   }
 
-  it('a handler whose iterable yields nothing for a long time: its signal aborts and its source is closed', async () => {
-    let signal: AbortSignal | undefined;
-    let closed = 0;
-    await closeWhileWaiting(
-      (_args, ctx: LocalHandlerContext) => {
-        signal = ctx.signal;
-        return {
-          [Symbol.asyncIterator]: () => ({
-            // the first value would come in 10 s; the handler stops waiting when told to
-            next: () =>
-              new Promise<IteratorResult<number>>((resolve) => {
-                const timer = setTimeout(() => resolve({ value: 1, done: false }), 10_000);
-                ctx.signal.addEventListener('abort', () => {
-                  clearTimeout(timer);
-                  resolve({ value: undefined, done: true });
-                });
-              }),
-            return: async () => {
-              closed++;
-              return { value: undefined, done: true };
-            },
-          }),
-        };
-      },
-      () => {
-        expect(signal?.aborted).toBe(true);
-        expect(closed).toBe(1);
-      },
-    );
-  });
-
-  it('a handler that ignores its signal and never answers: the stream ends all the same, and its source is closed', async () => {
-    let signal: AbortSignal | undefined;
-    let closed = 0;
-    await closeWhileWaiting(
-      (_args, ctx: LocalHandlerContext) => {
-        signal = ctx.signal;
-        return {
-          [Symbol.asyncIterator]: () => ({
-            next: () => new Promise<IteratorResult<number>>(() => {}),
-            return: async () => {
-              closed++;
-              return { value: undefined, done: true };
-            },
-          }),
-        };
-      },
-      () => {
-        expect(signal?.aborted).toBe(true);
-        expect(closed).toBe(1);
-      },
-    );
-  });
+  for (const honoursSignal of [true, false]) {
+    it(`a handler whose iterable never yields (and ${honoursSignal ? 'honours' : 'ignores'} its signal): its signal aborts and its source is closed`, async () => {
+      const seen: StalledSeen = { closed: 0 };
+      await closeWhileWaiting(stalledSource(honoursSignal, seen), () => {
+        expect(seen.signal?.aborted).toBe(true);
+        expect(seen.closed).toBe(1);
+      });
+    });
+  }
 
   it('return() without a next() waiting still closes the stream as leaving the loop does', async () => {
     let signal: AbortSignal | undefined;

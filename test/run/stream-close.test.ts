@@ -5,48 +5,17 @@
  */
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { createRunner, type LocalHandler, type LocalHandlerContext } from '../../src/run/index.js';
+import { createRunner } from '../../src/run/index.js';
+import { stalledSource, within, type StalledSeen } from '../streams.js';
 import { indexWith, localBackend, sleep, tool } from './helpers.js';
-
-/** How `promise` settles within `ms`: its value, or `'still waiting'` (the timer is cleared either way). */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'still waiting'> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'still waiting'>((resolve) => {
-    timer = setTimeout(() => resolve('still waiting'), ms);
-  });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** A source whose first value never comes (`honoursSignal`: it ends when the handler's signal aborts). */
-function stalled(honoursSignal: boolean, seen: { signal?: AbortSignal; closed: number }): LocalHandler {
-  return (_args, ctx: LocalHandlerContext) => {
-    seen.signal = ctx.signal;
-    return {
-      [Symbol.asyncIterator]: () => ({
-        next: () =>
-          new Promise<IteratorResult<number>>((resolve) => {
-            if (honoursSignal) ctx.signal.addEventListener('abort', () => resolve({ value: undefined, done: true }));
-          }),
-        return: async () => {
-          seen.closed++;
-          return { value: undefined, done: true as const };
-        },
-      }),
-    };
-  };
-}
 
 describe('runner.runStream: return() while a next() waits', () => {
   for (const honoursSignal of [true, false]) {
     it(`settles at once, ends the waiting next() and stops the work (a source that ${honoursSignal ? 'honours' : 'ignores'} its signal)`, async () => {
-      const seen: { signal?: AbortSignal; closed: number } = { closed: 0 };
+      const seen: StalledSeen = { closed: 0 };
       const runner = createRunner({
         index: indexWith([tool('t'), localBackend('h')]),
-        local: { h: stalled(honoursSignal, seen) },
+        local: { h: stalledSource(honoursSignal, seen) },
       });
       const controller = new AbortController();
       const iterator = runner.runStream('t', {}, { signal: controller.signal })[Symbol.asyncIterator]();
