@@ -57,3 +57,4 @@ export {
   rejectOnThrow,
   textOf,
 } from './options-reader.js';
+export { VIOLATION_CODES } from './contract-violation.js';

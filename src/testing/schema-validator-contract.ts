@@ -5,20 +5,11 @@
  * (`INVALID_SCHEMA`), violations a model can act on, and the optional `forTool` checks.
  */
 import { describe, expect, it } from 'vitest';
-import type { ContractViolation, ErrorCode, SchemaValidator, Tool, ToolSchemaChecks, ViolationCode } from '../model/index.js';
+import type { ContractViolation, ErrorCode, SchemaValidator, Tool, ToolSchemaChecks } from '../model/index.js';
+import { VIOLATION_CODES } from '../model/internal.js';
 import { callLabel, expectThrows, returned, show, type Failure } from './contract-checks.js';
 
 type Method = 'validateInput' | 'validateOutput' | 'validate';
-
-/** The codes of the violation taxonomy (`ContractViolation.code`). */
-const VIOLATION_CODES: readonly ViolationCode[] = [
-  'RequiredMissing',
-  'InvalidType',
-  'InvalidFormat',
-  'InvalidEnumValue',
-  'DiscriminatorMismatch',
-  'ConstraintViolation',
-];
 
 /** `validator.method(a, b)`, which must accept (return nothing); fails naming the call and what it threw. */
 function accepts(validator: SchemaValidator | ToolSchemaChecks, owner: string, method: Method, ...args: unknown[]): void {

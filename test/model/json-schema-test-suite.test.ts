@@ -23,17 +23,10 @@ import {
 import { SchemaCompiler, type CompiledSchema } from '../../src/model/schema-compiler.js';
 import { canonicalizeSchema, copySchemaDocument } from '../../src/model/schema-source.js';
 import { OPTIONAL_DEVIATIONS, REFUSED } from './json-schema-test-suite.known-failures.js';
+import { VIOLATION_CODES } from '../../src/model/internal.js';
 
 const SUITE = fileURLToPath(new URL('../fixtures/jsonschema-test-suite/', import.meta.url));
 const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
-const VIOLATION_CODES = [
-  'RequiredMissing',
-  'InvalidType',
-  'InvalidFormat',
-  'InvalidEnumValue',
-  'DiscriminatorMismatch',
-  'ConstraintViolation',
-];
 
 interface SuiteCase {
   readonly id: string;

@@ -13,15 +13,7 @@ import { KnownDocuments, routeSchema } from '../../src/model/schema-router.js';
 import { SchemaProblem, type SchemaDocument } from '../../src/model/schema-source.js';
 import { SpecCompiled } from '../../src/model/schema-spec-engine.js';
 import { toViolations } from '../../src/model/violations.js';
-
-const VIOLATION_CODES = [
-  'RequiredMissing',
-  'InvalidType',
-  'InvalidFormat',
-  'InvalidEnumValue',
-  'DiscriminatorMismatch',
-  'ConstraintViolation',
-];
+import { VIOLATION_CODES } from '../../src/model/internal.js';
 
 function thrown(fn: () => void): ToolexecError {
   try {
