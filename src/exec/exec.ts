@@ -1,6 +1,7 @@
 /**
  * The facade: one object over the index, the doc store, the runner, MCP servers and code mode.
  */
+import { createSchemaValidator } from '../model/index.js';
 import {
   asLibraryError,
   layerErrors,
@@ -55,7 +56,8 @@ const errors = layerErrors('exec');
  * `dev` profile is asked for by name, in which case the facade passes the host backend's opt-in.
  *
  * - **Tools.** `tools` are registered in the index (backend `local`, name = tool ID) with their
- *   docs; `localHandlers` serve local backends by name. `mcpServers` connect on first use, each on
+ *   docs, their schemas compiled at once (`INVALID_SCHEMA` here rather than at the first call);
+ *   `localHandlers` serve local backends by name. `mcpServers` connect on first use, each on
  *   its own (`ServerPool`, `src/exec/servers.ts`), and import their tools (namespace = server
  *   name). A server that fails is `failed` in {@link DefaultExec.serverStatus}, its tools are
  *   absent, and everything else works at once: a local call never waits for a server, a search
@@ -116,7 +118,14 @@ export class DefaultExec implements Exec {
     this.#index = o.index ?? createToolIndex();
     this.#docs = o.docs ?? createDocStore({ index: this.#index });
     this.#local = createLocalRegistry(o.localHandlers);
-    registerLocalTools(o.tools, this.#index, this.#local, this.#docs);
+    // One validator for the runner and the facade's own tools, compiled now (a broken schema is
+    // INVALID_SCHEMA here, not at the first call) and found in its cache by the first call.
+    const validator = createSchemaValidator();
+    registerLocalTools(o.tools, this.#index, this.#local, this.#docs, {
+      validator,
+      input: o.validateInput,
+      output: o.validateOutput === true,
+    });
 
     const servers = setUpServers(o, this.#index, (name, status) => serverStatusEvent(this.#telemetry, name, status));
     this.#mcpClient = servers?.client;
@@ -129,6 +138,7 @@ export class DefaultExec implements Exec {
         {
           index: this.#index,
           local: this.#local,
+          validator,
           validateInput: o.validateInput,
           validateOutput: o.validateOutput,
           ...(o.retry === undefined ? {} : { retry: o.retry }),
@@ -367,7 +377,9 @@ export class DefaultExec implements Exec {
 /**
  * Creates the facade.
  *
- * @throws `CONFIGURATION` naming every invalid option; `INVALID_TOOL` for a bad tool definition.
+ * @throws `CONFIGURATION` naming every invalid option; `INVALID_TOOL` for a bad tool definition;
+ * `INVALID_SCHEMA` for a tool of `tools` whose input or output schema does not compile (see
+ * {@link ExecOptions.tools}), as its first call would have failed.
  *
  * @example
  * ```ts

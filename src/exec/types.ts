@@ -78,7 +78,16 @@ export interface ExecOptions {
    * @defaultValue a new `createDocStore({ index })`
    */
   docs?: DocStore;
-  /** Local tools, registered in the index with backend name = tool ID. */
+  /**
+   * Local tools, registered in the index with backend name = tool ID.
+   *
+   * Their schemas are compiled by `createExec` (unlike tools registered later, compiled at their
+   * first call): the input schema when `validateInput` is on, the output schema when
+   * `validateOutput` is `true`. One that does not compile (`properties: { a: { type: 'strng' } }`,
+   * a `$ref` to a URL) makes `createExec` throw `INVALID_SCHEMA` with the message and `details`
+   * (`tool`, `schema`, `reason`) the tool's first call would have failed with; a valid one is
+   * cached, so that call compiles nothing.
+   */
   tools?: LocalToolDefinition[];
   /** Local handlers by backend name, for tools registered in the index by other means. */
   localHandlers?: Record<string, LocalHandler>;

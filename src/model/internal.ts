@@ -25,6 +25,7 @@ export {
 } from './deadline.js';
 export { editDistance, typoBudget } from './edit-distance.js';
 export { LruCache } from './lru-cache.js';
+export { compileToolSchema } from './schema-validator.js';
 export { defaultExport, importPeer, missingPeerMessage, optionalPeer } from './optional-peer.js';
 export { CIRCULAR, TRUNCATED, toJsonSafe, type JsonSafeOptions } from './json-safe.js';
 export { reachableObjects } from './reachable.js';

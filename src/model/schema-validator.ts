@@ -162,6 +162,34 @@ function noTool(tool: unknown): ToolexecError {
   return new ToolexecError('INVALID_SCHEMA', `invalid JSON Schema: tool is ${what}`, { details: { reason: `tool is ${what}` } });
 }
 
+function noInputSchema(tool: Tool): ToolexecError {
+  const name = toolIdOf(tool);
+  return new ToolexecError('INVALID_SCHEMA', `invalid JSON Schema: tool "${name}" has no inputSchema`, {
+    details: { reason: 'inputSchema is missing', tool: name, schema: 'inputSchema' },
+  });
+}
+
+/** Set by {@link JsonSchemaValidator}'s static block: see {@link compileToolSchema}. */
+let compileSlot: (validator: JsonSchemaValidator, tool: Tool, slot: 'inputSchema' | 'outputSchema') => void;
+
+/**
+ * Compiles one of `tool`'s schemas now with `validator` (or finds it in its cache), exactly as the
+ * validator's first {@link JsonSchemaValidator.validateInput} / {@link JsonSchemaValidator.validateOutput}
+ * (or {@link JsonSchemaValidator.forTool}) on `tool` would: the compiled form is kept for that
+ * schema object, so the first check of it compiles nothing. A missing `outputSchema` is nothing to compile.
+ *
+ * @throws `INVALID_SCHEMA` with the message and `details` (`reason`, `tool`, `schema`: the slot)
+ * that check would throw.
+ * @internal
+ */
+export function compileToolSchema(validator: JsonSchemaValidator, tool: Tool, slot: 'inputSchema' | 'outputSchema'): void {
+  try {
+    compileSlot(validator, tool, slot);
+  } catch (err) {
+    throw asLibraryError(guardErrors, 'tool', err);
+  }
+}
+
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -203,6 +231,10 @@ export class JsonSchemaValidator implements SchemaValidator {
   readonly #customDialects: ReadonlyMap<string, CustomDialect>;
   #compilations = 0;
 
+  static {
+    compileSlot = (validator, tool, slot) => validator.#compileSlot(tool, slot);
+  }
+
   constructor(options?: SchemaValidatorOptions) {
     const resolved = resolveOptions(options);
     this.#compiler = new SchemaCompiler({
@@ -230,12 +262,7 @@ export class JsonSchemaValidator implements SchemaValidator {
   #validateInput(tool: Tool, args: unknown): void {
     if (tool === null || typeof tool !== 'object') throw noTool(tool);
     const schema: unknown = tool.inputSchema;
-    if (schema === undefined || schema === null) {
-      const name = toolIdOf(tool);
-      throw new ToolexecError('INVALID_SCHEMA', `invalid JSON Schema: tool "${name}" has no inputSchema`, {
-        details: { reason: 'inputSchema is missing', tool: name, schema: 'inputSchema' },
-      });
-    }
+    if (schema === undefined || schema === null) throw noInputSchema(tool);
     const compiled =
       (typeof schema === 'object' ? this.#byIdentity.get(schema) : undefined) ??
       this.#resolve(schema, { tool: toolIdOf(tool), slot: 'inputSchema' });
@@ -324,6 +351,18 @@ export class JsonSchemaValidator implements SchemaValidator {
       }
       if (!valid) throw this.#failure(compiled, data, 'OUTPUT_VALIDATION', context);
     };
+  }
+
+  /** As the checks of `slot` compile it: see {@link compileToolSchema}. */
+  #compileSlot(tool: Tool, slot: 'inputSchema' | 'outputSchema'): void {
+    if (tool === null || typeof tool !== 'object') throw noTool(tool);
+    const schema: unknown = tool[slot];
+    if (schema === undefined || schema === null) {
+      if (slot === 'inputSchema') throw noInputSchema(tool);
+      return;
+    }
+    if (typeof schema === 'object' && this.#byIdentity.has(schema)) return;
+    this.#resolve(schema, { tool: toolIdOf(tool), slot });
   }
 
   /** The compiled form of one of the tool's schemas; `undefined` when there is none or it fails. */
