@@ -12,7 +12,8 @@ import { createMessagePortConnection, type MessagePortLike } from '../../gateway
 import type { WireMessage } from '../../gateway/wire.js';
 import type { ToolGateway } from '../../core/types.js';
 import { failureFromReport, memoryFailure, outputFailure, timeoutFailure, type RunFailure } from '../../core/failure.js';
-import type { PoolWorker, WorkerDeath, WorkerPool } from './pool.js';
+import type { WorkerPool } from './pool.js';
+import type { PoolWorker, WorkerDeath } from './pool-worker.js';
 import { OutputCapture } from '../../core/output-capture.js';
 import { FirstSettlement } from '../../core/first-settlement.js';
 

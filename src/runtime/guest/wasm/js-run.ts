@@ -3,19 +3,20 @@
  * async function, the VM driven until its promise settles, and exactly one outcome posted on the
  * run's port. The VM reaches the host only through the three host functions below.
  */
-import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
 import { JSException, type JSValueHandle, type QuickJS } from 'quickjs-wasi';
-import type { GuestFailureReport, GuestOutcomeMessage, GuestPendingCall, GuestResultMessage, WireMessage } from '../../gateway/codec.js';
-import { MAX_TIMER_MS } from '../../../model/internal.js';
-import { protocolError, serializeError } from '../../gateway/wire.js';
+import type { GuestFailureReport, GuestOutcomeMessage, GuestPendingCall, GuestResultMessage } from '../../gateway/codec.js';
+import { callBridge, pendingCalls } from './js-bridge.js';
 import { describeError, engineFailure, stoppedFailure, type StopReason } from './js-failure.js';
+import { UnhandledRejections } from './js-rejections.js';
+import { MAX_TIMERS, RunTimers } from './js-timers.js';
+import { ToolCalls } from './js-tool-calls.js';
 import type { JsRunMessage } from './messages.js';
 import { Output, byteLength, post } from './output.js';
 import type { ReplyWait } from './reply-wait.js';
 import { disposeSandbox, type Sandbox, type SandboxMaker, type SandboxRun } from './sandbox.js';
 
 const SNIPPET_FILE = 'toolexec-snippet.js';
-const MAX_TIMERS = 10_000;
 const ENGINE_FAILED = 'the JavaScript engine failed';
 
 /** What a run needs from its worker. */
@@ -26,12 +27,6 @@ export interface JsRunContext {
   cancelCell: Int32Array;
   /** Called once the run is over and cleaned up. */
   onIdle: (seq: number) => void;
-}
-
-/** The `id` of a reply's JSON text (the host writes `{"type":...,"id":"N",...}`), without parsing it all. */
-function replyId(json: string): string | undefined {
-  const match = /"id":"(\d+)"/.exec(json.slice(0, 64));
-  return match === null ? undefined : match[1];
 }
 
 /** A thrown string: no host stack enters the VM. */
@@ -46,13 +41,12 @@ export class JsRun implements SandboxRun {
   readonly #context: JsRunContext;
   readonly #message: JsRunMessage;
   readonly #port: MessagePort;
-  readonly #replyCell: Int32Array | undefined;
   readonly #codeLines: number;
   readonly #deadline: number;
   readonly #output: Output;
-  readonly #inFlight = new Set<string | undefined>();
-  readonly #timers = new Map<number, NodeJS.Timeout>();
-  readonly #rejections = new Map<number, JSValueHandle>();
+  readonly #calls: ToolCalls;
+  readonly #timers = new RunTimers();
+  readonly #rejections = new UnhandledRejections();
   #stop: StopReason | undefined;
   #cancelledIdle = false;
   #done = false;
@@ -67,10 +61,10 @@ export class JsRun implements SandboxRun {
     this.#context = context;
     this.#message = message;
     this.#port = message.port;
-    this.#replyCell = message.replyCell instanceof Int32Array ? message.replyCell : undefined;
     this.#codeLines = message.code.split('\n').length;
     this.#deadline = Date.now() + message.timeoutMs;
     this.#output = new Output(this.#port, message.maxOutputBytes);
+    this.#calls = new ToolCalls(message, this.#output, context.replyWait);
     this.#port.on('message', (reply: unknown) => this.#onReply(reply));
     this.#port.on('close', () => this.cancel(this.seq));
   }
@@ -138,20 +132,8 @@ export class JsRun implements SandboxRun {
   send(idHandle: JSValueHandle | undefined, jsonHandle: JSValueHandle | undefined): undefined {
     if (this.#done || this.#stop !== undefined) refuse('the run is over');
     if (!idHandle?.isString || !jsonHandle?.isString) refuse('bad gateway request');
-    const id = idHandle.toString();
-    const json = jsonHandle.toString();
-    const bytes = byteLength(json);
-    const max = this.#message.maxMessageBytes;
-    if (bytes > max) {
-      const payload = serializeError(
-        protocolError(`message of ${bytes} bytes exceeds the ${max}-byte limit`, { bytes, maxMessageBytes: max }),
-      );
-      queueMicrotask(() => this.#onReply(JSON.stringify({ type: 'error', id, payload } satisfies WireMessage)));
-      return undefined;
-    }
-    this.#output.flush();
-    this.#inFlight.add(id);
-    post(this.#port, json);
+    const refused = this.#calls.send(idHandle.toString(), jsonHandle.toString());
+    if (refused !== undefined) queueMicrotask(() => this.#onReply(refused));
     return undefined;
   }
 
@@ -171,32 +153,15 @@ export class JsRun implements SandboxRun {
     if (this.#done || this.#stop !== undefined) return undefined;
     if (!opHandle?.isNumber || !idHandle?.isNumber || !msHandle?.isNumber) refuse('bad timer request');
     const id = idHandle.toNumber();
-    const existing = this.#timers.get(id);
-    if (existing !== undefined) clearTimeout(existing);
-    this.#timers.delete(id);
+    this.#timers.clear(id);
     if (opHandle.toNumber() === 0) return undefined;
-    if (this.#timers.size >= MAX_TIMERS) refuse(`too many timers (at most ${MAX_TIMERS})`);
-    // clamped to the longest delay setTimeout honours (a longer one would fire at once)
-    const ms = Math.min(Math.max(1, msHandle.toNumber()), MAX_TIMER_MS);
-    this.#timers.set(
-      id,
-      setTimeout(() => {
-        this.#timers.delete(id);
-        this.#fire(id);
-      }, ms),
-    );
+    if (!this.#timers.arm(id, msHandle.toNumber(), (fired) => this.#fire(fired))) refuse(`too many timers (at most ${MAX_TIMERS})`);
     return undefined;
   }
 
   unhandled(promise: JSValueHandle, reason: JSValueHandle, handled: boolean): void {
     if (this.#done) return;
-    const key = promise.identity;
-    if (handled) {
-      this.#rejections.get(key)?.dispose();
-      this.#rejections.delete(key);
-    } else if (!this.#rejections.has(key)) {
-      this.#rejections.set(key, reason.dup());
-    }
+    this.#rejections.track(promise, reason, handled);
   }
 
   // -- host events --
@@ -214,39 +179,19 @@ export class JsRun implements SandboxRun {
    * uncaught exception would (never a call left pending until the deadline).
    */
   #deliver(reply: string): void {
-    this.#inFlight.delete(replyId(reply));
+    this.#calls.answered(reply);
     if (this.#stop !== undefined || this.#sandbox === undefined) return;
-    const outcome = this.#callBridge(this.#sandbox.bridge.deliver, (vm) => vm.newString(reply));
+    const outcome = callBridge(this.#vm, this.#sandbox.bridge.deliver, (vm) => vm.newString(reply));
     if ('error' in outcome) this.#failWithException(outcome.error);
     else if (outcome.refused) this.#stop ??= 'memory';
   }
 
   #fire(id: number): void {
     if (this.#done || this.#stop !== undefined || this.#sandbox === undefined) return;
-    const outcome = this.#callBridge(this.#sandbox.bridge.fire, (vm) => vm.newNumber(id));
+    const outcome = callBridge(this.#vm, this.#sandbox.bridge.fire, (vm) => vm.newNumber(id));
     // an uncaught exception in a timer callback fails the run (as in node)
     if ('error' in outcome) this.#failWithException(outcome.error);
     else this.#pump();
-  }
-
-  /**
-   * Calls a bridge function of the prelude with one argument (made, then disposed, here): what it
-   * threw, else whether it returned `false` (refused).
-   */
-  #callBridge(fn: JSValueHandle, argument: (vm: QuickJS) => JSValueHandle): { error: unknown } | { refused: boolean } {
-    const vm = this.#vm;
-    let handle: JSValueHandle | undefined;
-    try {
-      handle = argument(vm);
-      const result = vm.callFunction(fn, vm.undefined, handle);
-      const refused = result.isBool && !result.toBoolean();
-      result.dispose();
-      return { refused };
-    } catch (error) {
-      return { error: error ?? new Error('the sandbox threw undefined') };
-    } finally {
-      handle?.dispose();
-    }
   }
 
   /** Stops run `seq` if it is this one (a busy VM notices through the interrupt handler instead). */
@@ -280,17 +225,16 @@ export class JsRun implements SandboxRun {
     if (main.promiseState !== 0) {
       this.#settling = true;
       // read now: a reply that arrives while the outcome is resolved must not hide a missing await
-      this.#pendingAtReturn = this.#pendingCalls();
+      this.#pendingAtReturn = pendingCalls(this.#vm, (this.#sandbox as Sandbox).bridge);
       void this.#vm.resolvePromise(main).then(
         (outcome) => this.#complete(outcome),
         (error: unknown) => this.#fail(this.#engineFailure(error)),
       );
       return;
     }
-    const mainKey = main.identity;
-    for (const [key, reason] of this.#rejections) {
-      if (key === mainKey) continue;
-      this.#failWith(reason);
+    const rejected = this.#rejections.first(main.identity);
+    if (rejected !== undefined) {
+      this.#failWith(rejected);
       return;
     }
     this.#output.flush();
@@ -304,24 +248,11 @@ export class JsRun implements SandboxRun {
   #pump(): void {
     for (;;) {
       this.#step();
-      if (this.#done || this.#settling || this.#inFlight.size === 0) return;
-      const received = this.#takeReply();
+      if (this.#done || this.#settling || this.#calls.size === 0) return;
+      const received = this.#calls.take(this.#timers.size > 0);
       if (received === undefined) return;
       if (typeof received.message === 'string') this.#deliver(received.message);
     }
-  }
-
-  /**
-   * A reply already on the port, or one the host posts within the reply wait: the worker spins
-   * briefly, then sleeps, on the host's reply counter (far cheaper than a message through the event
-   * loop) and then takes the reply off the port. A slower tool call returns to the event loop.
-   */
-  #takeReply(): { message: unknown } | undefined {
-    const cell = this.#replyCell;
-    const seen = cell === undefined ? 0 : Atomics.load(cell, 0);
-    const received = receiveMessageOnPort(this.#port);
-    if (received !== undefined || cell === undefined || this.#timers.size > 0) return received;
-    return this.#context.replyWait.wait(cell, seen) ? receiveMessageOnPort(this.#port) : undefined;
   }
 
   #complete(outcome: { value: JSValueHandle } | { error: JSValueHandle }): void {
@@ -377,20 +308,6 @@ export class JsRun implements SandboxRun {
     this.#end(result);
   }
 
-  /** The tool calls the snippet left unanswered, from the prelude's bridge (the host checks their shape). */
-  #pendingCalls(): GuestPendingCall[] | undefined {
-    const vm = this.#vm;
-    try {
-      const json = vm.callFunction((this.#sandbox as Sandbox).bridge.pending, vm.undefined);
-      const text = json.isString ? json.toString() : undefined;
-      json.dispose();
-      return text === undefined ? undefined : (JSON.parse(text) as GuestPendingCall[]);
-    } catch (error) {
-      if (error instanceof JSException) error.dispose();
-      return undefined;
-    }
-  }
-
   #failWithException(error: unknown, phase?: 'compile'): void {
     if (this.#stop !== undefined) {
       this.#endStopped();
@@ -429,7 +346,7 @@ export class JsRun implements SandboxRun {
   }
 
   #endStopped(): void {
-    const waiting = this.#cancelledIdle ? { toolCalls: this.#inFlight.size, timers: this.#timers.size } : undefined;
+    const waiting = this.#cancelledIdle ? { toolCalls: this.#calls.size, timers: this.#timers.size } : undefined;
     this.#fail(stoppedFailure(this.#stop ?? 'cancelled', this.#output.maxBytes, waiting));
   }
 
@@ -442,17 +359,15 @@ export class JsRun implements SandboxRun {
     this.#done = true;
     this.#output.flush();
     post(this.#port, message);
-    for (const timer of this.#timers.values()) clearTimeout(timer);
-    this.#timers.clear();
-    this.#inFlight.clear();
+    this.#timers.clearAll();
+    this.#calls.clear();
     this.#port.removeAllListeners('message');
     const sandbox = this.#sandbox;
     if (sandbox !== undefined) sandbox.run = undefined;
     // ready before the VM is freed: a next run message is only handled after this turn anyway
     this.#context.onIdle(this.seq);
     if (sandbox !== undefined) {
-      for (const reason of this.#rejections.values()) reason.dispose();
-      this.#rejections.clear();
+      this.#rejections.dispose();
       disposeSandbox(sandbox);
     }
     void this.#context.sandboxes.prepare(this.#message.memoryBytes, this.#message.maxStackBytes);

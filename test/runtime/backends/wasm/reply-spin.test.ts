@@ -2,7 +2,7 @@ import { rmSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PoolWorker } from '../../../../src/runtime/backends/wasm/pool.js';
+import { PoolWorker } from '../../../../src/runtime/backends/wasm/pool-worker.js';
 import { defaultSpinSlots, ReplySpinSlots } from '../../../../src/runtime/backends/wasm/reply-spin.js';
 
 async function until(check: () => boolean, ms = 5000): Promise<boolean> {
