@@ -10,7 +10,7 @@ import { codeResultOf, type CodeResult, type ToolCallRecord } from '../code/inde
 /**
  * The `execute_code` tool's output: the tools the snippet called, what it did that is probably a
  * mistake, its value, what it printed. Its keys come in the order a model reads them (see
- * {@link codeRunOutput}).
+ * `codeRunOutput`).
  */
 export interface CodeToolOutput {
   /**

@@ -1,18 +1,19 @@
 // The shape of one schema violation, on its own so that the error details (error-details.ts) can
 // name it without importing the validator's interfaces (which would close an import cycle).
 
+/** The seed-004 taxonomy of schema violations. */
+export type ViolationCode =
+  'RequiredMissing' | 'InvalidType' | 'InvalidFormat' | 'InvalidEnumValue' | 'DiscriminatorMismatch' | 'ConstraintViolation';
+
 /** Every {@link ViolationCode}, in the taxonomy's order. @internal */
-export const VIOLATION_CODES = [
+export const VIOLATION_CODES: readonly ViolationCode[] = [
   'RequiredMissing',
   'InvalidType',
   'InvalidFormat',
   'InvalidEnumValue',
   'DiscriminatorMismatch',
   'ConstraintViolation',
-] as const;
-
-/** The seed-004 taxonomy of schema violations. */
-export type ViolationCode = (typeof VIOLATION_CODES)[number];
+];
 
 /**
  * One way a value breaks its schema, in a form a model can act on.

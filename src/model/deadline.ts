@@ -9,7 +9,7 @@
  * 1. `const deadline = new Deadline(options.signal, options.timeoutMs)` (either may be absent);
  * 2. hand `deadline.signal` to the work, or `await deadline.race(promise)` and treat
  *    {@link ABORTED} as "stop" — `deadline.reason` says why;
- * 3. turn the stop into an error with {@link abortError} (`TIMEOUT` when the deadline or a
+ * 3. turn the stop into an error with `abortError` (`abort-outcome.ts`) (`TIMEOUT` when the deadline or a
  *    `TimeoutError` reason fired it, else `ABORTED`, `cause` = the reason);
  * 4. `deadline.dispose()` in `finally`: nothing stays attached to the caller's signal, no timer is
  *    left. A signal shared by thousands of operations carries one listener ({@link onAbort}).
@@ -20,8 +20,8 @@
  * @internal
  * @module
  */
-import { ToolexecError, errorMessage, type ToolexecErrorOptions } from './errors.js';
-import type { LayerErrors } from './error-factory.js';
+import { onAbort } from './abort-fanout.js';
+import { clock, deadlineTimer, type DueEntry } from './deadline-timer.js';
 
 /** Deadline of a call that names none, where a layer applies one (the exec facade, runtime requests): 30 s. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -45,106 +45,6 @@ export function timerDelayMs(timeoutMs: number | undefined): number | undefined 
   return timeoutMs > 0 ? timeoutMs : 0;
 }
 
-// ---- one listener per caller signal ----
-
-const fanouts = new WeakMap<AbortSignal, AbortFanout>();
-
-/**
- * Node warns once an AbortSignal has more than 10 listeners, and a caller may share one signal
- * across thousands of concurrent operations: each registers here, and the signal carries one
- * listener while any does, none once the last has unsubscribed.
- */
-class AbortFanout {
-  readonly listeners = new Set<() => void>();
-  readonly #signal: AbortSignal;
-  readonly #onAbort = (): void => {
-    fanouts.delete(this.#signal);
-    const listeners = [...this.listeners];
-    this.listeners.clear();
-    for (const listener of listeners) {
-      try {
-        listener();
-      } catch (error) {
-        // As an EventTarget does: one listener's failure does not stop the others, and surfaces.
-        queueMicrotask(() => {
-          throw error;
-        });
-      }
-    }
-  };
-
-  constructor(signal: AbortSignal) {
-    this.#signal = signal;
-    signal.addEventListener('abort', this.#onAbort, { once: true });
-  }
-
-  remove(listener: () => void): void {
-    if (!this.listeners.delete(listener) || this.listeners.size > 0) return;
-    this.#signal.removeEventListener('abort', this.#onAbort);
-    fanouts.delete(this.#signal);
-  }
-}
-
-/**
- * Calls `listener` once when `signal` aborts; the returned function unsubscribes it (idempotent).
- * The signal must not be aborted yet (check `signal.aborted` first).
- */
-export function onAbort(signal: AbortSignal, listener: () => void): () => void {
-  let fanout = fanouts.get(signal);
-  if (fanout === undefined) {
-    fanout = new AbortFanout(signal);
-    fanouts.set(signal, fanout);
-  }
-  const entry = (): void => listener();
-  fanout.listeners.add(entry);
-  const owner = fanout;
-  return () => owner.remove(entry);
-}
-
-// ---- abort → error ----
-
-/** True when an abort reason means a deadline passed (a `TimeoutError`, or a TIMEOUT error). */
-export function isTimeoutReason(reason: unknown): boolean {
-  if (typeof reason !== 'object' || reason === null) return false;
-  try {
-    if ((reason as { name?: unknown }).name === 'TimeoutError') return true;
-    return ToolexecError.isInstance(reason) && reason.code === 'TIMEOUT';
-  } catch {
-    // a reason that cannot be read (a revoked proxy, a throwing getter) is no timeout: an abort
-    return false;
-  }
-}
-
-/** How an abort reads: its code and `timed out: <reason>` / `aborted: <reason>`. */
-export interface AbortOutcome {
-  code: 'TIMEOUT' | 'ABORTED';
-  /** `timed out: <reason's message>` or `aborted: <reason's message>`. */
-  text: string;
-}
-
-/** The one decision abort → error: TIMEOUT for a deadline (see {@link isTimeoutReason}), else ABORTED. */
-export function abortOutcome(reason: unknown): AbortOutcome {
-  return isTimeoutReason(reason)
-    ? { code: 'TIMEOUT', text: `timed out: ${errorMessage(reason)}` }
-    : { code: 'ABORTED', text: `aborted: ${errorMessage(reason)}` };
-}
-
-/**
- * The error of an operation stopped by `reason`, made by the layer's factory: `<layer>: <what>
- * timed out: …` (TIMEOUT) or `<layer>: <what> aborted: …` (ABORTED); `cause` is the reason. Pass a
- * function as `what` to word the message per outcome.
- */
-export function abortError(
-  errors: LayerErrors,
-  reason: unknown,
-  what: string | ((outcome: AbortOutcome) => string),
-  options?: Omit<ToolexecErrorOptions, 'cause'>,
-): ToolexecError {
-  const outcome = abortOutcome(reason);
-  const message = typeof what === 'function' ? what(outcome) : `${what} ${outcome.text}`;
-  return errors(outcome.code, message, { ...options, cause: reason });
-}
-
 // ---- the deadline ----
 
 /** What {@link Deadline.race} resolves with when the operation is stopped first. */
@@ -152,83 +52,6 @@ export const ABORTED: unique symbol = Symbol('aborted');
 
 /** Does nothing; used to observe promises whose outcome no longer matters. */
 export function noop(): void {}
-
-/** One armed deadline in the {@link DeadlineTimer}: when it is due and what to do then. */
-interface DueEntry {
-  /** On the `performance.now()` clock. */
-  readonly dueMs: number;
-  readonly expire: () => void;
-}
-
-const clock = performance;
-
-/**
- * One timer for every armed deadline: arming is a clock read and a set insertion instead of a
- * `setTimeout` per call (which costs several times more than a whole call), and the timer is set
- * for the earliest due deadline only. It holds the process open while any deadline is armed, as a
- * timer per deadline would. When the last armed deadline is removed, the timer is not cleared but
- * only unreferenced: sequential calls with the same budget then re-reference one timer instead of
- * setting and clearing one each (what made an awaiting call ~1 µs dearer); when it fires with
- * nothing due, it is dropped.
- */
-class DeadlineTimer {
-  readonly #entries = new Set<DueEntry>();
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #timerDueMs = Infinity;
-  /** Whether the timer holds the process open (it does while any deadline is armed). */
-  #holding = false;
-  #expiring = false;
-
-  add(entry: DueEntry): void {
-    this.#entries.add(entry);
-    if (this.#expiring) return;
-    if (entry.dueMs < this.#timerDueMs) this.#schedule(entry.dueMs);
-    else if (!this.#holding) {
-      this.#holding = true;
-      this.#timer?.ref();
-    }
-  }
-
-  delete(entry: DueEntry): void {
-    if (!this.#entries.delete(entry) || this.#entries.size > 0 || !this.#holding) return;
-    this.#holding = false;
-    this.#timer?.unref();
-  }
-
-  #schedule(dueMs: number): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timerDueMs = dueMs;
-    this.#holding = true;
-    // A timer may fire a little early by this clock: what is not due yet is rescheduled.
-    this.#timer = setTimeout(this.#onTimer, Math.max(1, Math.ceil(dueMs - clock.now())));
-  }
-
-  readonly #onTimer = (): void => {
-    this.#timer = undefined;
-    this.#timerDueMs = Infinity;
-    this.#holding = false;
-    this.#expiring = true;
-    const nowMs = clock.now();
-    for (const entry of this.#entries) {
-      if (entry.dueMs > nowMs) continue;
-      this.#entries.delete(entry);
-      try {
-        entry.expire();
-      } catch (error) {
-        // One deadline's failure does not keep the others from expiring; it surfaces.
-        queueMicrotask(() => {
-          throw error;
-        });
-      }
-    }
-    this.#expiring = false;
-    let nextMs = Infinity;
-    for (const entry of this.#entries) if (entry.dueMs < nextMs) nextMs = entry.dueMs;
-    if (nextMs !== Infinity) this.#schedule(nextMs);
-  };
-}
-
-const deadlineTimer = new DeadlineTimer();
 
 function timeoutReason(timeoutMs: number): DOMException {
   return new DOMException(

@@ -48,11 +48,7 @@ export { BACKEND_KINDS, backendIdentity, describeBackend, localBackend, mcpBacke
 export type { BackendKind, ToolBackend } from './backend.js';
 export { DIALECT_2020_12, DIALECT_DRAFT_07 } from './schema.js';
 export type { ContractViolation, SchemaValidator, SchemaValidatorOptions, ToolSchemaChecks, ViolationCode } from './schema.js';
-export {
-  DEFAULT_MAX_CACHED_SCHEMAS,
-  DEFAULT_MAX_VIOLATIONS,
-  JsonSchemaValidator,
-  SchemaValidationError,
-  createSchemaValidator,
-} from './schema-validator.js';
-export type { SchemaValidationCode, SchemaValidationErrorOptions } from './schema-validator.js';
+export { JsonSchemaValidator, createSchemaValidator } from './schema-validator.js';
+export { DEFAULT_MAX_CACHED_SCHEMAS, DEFAULT_MAX_VIOLATIONS } from './schema-validator-options.js';
+export { SchemaValidationError } from './schema-validation-error.js';
+export type { SchemaValidationCode, SchemaValidationErrorOptions } from './schema-validation-error.js';

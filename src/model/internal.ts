@@ -12,17 +12,14 @@ export {
   DEFAULT_TIMEOUT_MS,
   Deadline,
   MAX_TIMER_MS,
-  abortError,
-  abortOutcome,
   budgetMs,
   deadlineAfter,
-  isTimeoutReason,
   linkedSignal,
   noop,
-  onAbort,
   timerDelayMs,
-  type AbortOutcome,
 } from './deadline.js';
+export { abortError, abortOutcome, isTimeoutReason, type AbortOutcome } from './abort-outcome.js';
+export { onAbort } from './abort-fanout.js';
 export { editDistance, typoBudget } from './edit-distance.js';
 export { LruCache } from './lru-cache.js';
 export { compileToolSchema } from './schema-validator.js';

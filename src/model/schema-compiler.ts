@@ -5,14 +5,15 @@
  * keep each branch's own errors apart). A busy instance is retired after a number of
  * compilations, since Ajv never frees what it compiled.
  */
-import { Ajv, _, Name, type AnySchema, type CodeKeywordDefinition, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
+import { compileIsolated, forget, problemFrom, type AjvInstance } from './schema-ajv-compile.js';
+import { compositeKeyword } from './schema-composite-keyword.js';
 import { KnownDocuments, routeSchema, type EngineName } from './schema-router.js';
 import { SchemaProblem, type Dialect, type SchemaDocument } from './schema-source.js';
 import { SpecCompiled } from './schema-spec-engine.js';
 
-type AjvInstance = Ajv | Ajv2020;
 /** The optional second argument of Ajv's validate functions. */
 type DataValidationCxt = NonNullable<Parameters<ValidateFunction>[1]>;
 type FormatsPlugin = (ajv: AjvInstance, options: { keywords: boolean }) => unknown;
@@ -86,133 +87,6 @@ function usesDynamicAnchors(document: SchemaDocument): boolean {
   } catch {
     return true;
   }
-}
-
-const ERRORS = new Name('errors');
-const V_ERRORS = new Name('vErrors');
-
-/**
- * `oneOf` / `anyOf` that run every branch, then put each failing branch's errors into the
- * keyword's own error (`params.branches`) instead of leaving them mixed into the error list.
- * Same verdict and the same evaluated-property bookkeeping as Ajv's own keywords.
- */
-function compositeKeyword(keyword: 'oneOf' | 'anyOf'): CodeKeywordDefinition {
-  return {
-    keyword,
-    schemaType: 'array',
-    trackErrors: true,
-    error: {
-      message: keyword === 'oneOf' ? 'must match exactly one schema in oneOf' : 'must match a schema in anyOf',
-      params: ({ params }) => _`{passing: ${params.passing}, branches: ${params.branches}}`,
-    },
-    code(cxt) {
-      const { gen } = cxt;
-      const schema = cxt.schema as AnySchema[];
-      const passing = gen.let('passing', _`[]`);
-      const branches = gen.let('branches', _`[]`);
-      const branchValid = gen.name('_valid');
-      cxt.setParams({ passing, branches });
-      gen.block(() => {
-        schema.forEach((_branch, i) => {
-          const start = gen.const('_start', ERRORS);
-          const branchCxt = cxt.subschema({ keyword, schemaProp: i, compositeRule: true }, branchValid);
-          gen.if(
-            branchValid,
-            () => {
-              gen.code(_`${passing}.push(${i})`);
-              gen.code(_`${branches}.push(null)`);
-              cxt.mergeEvaluated(branchCxt, Name);
-            },
-            () => {
-              gen.code(_`${branches}.push(${V_ERRORS} === null ? [] : ${V_ERRORS}.slice(${start}, ${ERRORS}))`);
-            },
-          );
-          // Drop the branch's errors from the main list; they live on in `branches`.
-          gen.assign(ERRORS, start);
-          gen.if(_`${V_ERRORS} !== null`, () =>
-            gen.if(
-              start,
-              () => gen.assign(_`${V_ERRORS}.length`, start),
-              () => gen.assign(V_ERRORS, null),
-            ),
-          );
-        });
-      });
-      const valid = keyword === 'oneOf' ? _`${passing}.length === 1` : _`${passing}.length > 0`;
-      cxt.result(
-        valid,
-        () => cxt.reset(),
-        () => cxt.error(true),
-      );
-    },
-  };
-}
-
-interface MissingRef {
-  missingRef: string;
-  missingSchema: string;
-}
-
-function isMissingRef(err: unknown): err is Error & MissingRef {
-  return (
-    err instanceof Error &&
-    typeof (err as Partial<MissingRef>).missingRef === 'string' &&
-    typeof (err as Partial<MissingRef>).missingSchema === 'string'
-  );
-}
-
-/** Removes a compiled document from Ajv's private identity cache (Ajv never drops it by itself). */
-function forget(ajv: AjvInstance, document: SchemaDocument): void {
-  const cache = (ajv as unknown as { _cache?: unknown })._cache;
-  if (cache instanceof Map) cache.delete(document);
-}
-
-/**
- * Compiles with Ajv without leaving global traces: the `$id`s a schema declares are registered
- * in Ajv's registry while it compiles and removed afterwards, so two tools may use the same `$id`
- * with different content, and one schema can never resolve a `$ref` through another. A root `$id`
- * equal to a known document's URI stands for the schema itself while it compiles.
- */
-function compileIsolated(ajv: AjvInstance, document: SchemaDocument): ValidateFunction {
-  const registries = [ajv.refs, ajv.schemas] as Record<string, unknown>[];
-  const snapshots = registries.map((registry) => new Map(Object.entries(registry)));
-  if (typeof document === 'object' && typeof document.$id === 'string') {
-    const id = normalizeId(document.$id);
-    for (const registry of registries) delete registry[id];
-  }
-  try {
-    return ajv.compile(document);
-  } catch (err) {
-    forget(ajv, document);
-    throw err;
-  } finally {
-    registries.forEach((registry, i) => {
-      const before = snapshots[i] as Map<string, unknown>;
-      for (const key of Object.keys(registry)) if (!before.has(key)) delete registry[key];
-      for (const [key, value] of before) registry[key] = value;
-    });
-  }
-}
-
-function normalizeId(id: string): string {
-  return id.replace(/#\/?$/, '');
-}
-
-function problemFrom(err: unknown, document: SchemaDocument): SchemaProblem {
-  if (err instanceof SchemaProblem) return err;
-  if (isMissingRef(err)) {
-    const rootId = typeof document === 'object' && typeof document.$id === 'string' ? normalizeId(document.$id) : '';
-    if (err.missingSchema !== '' && err.missingSchema !== rootId) {
-      return new SchemaProblem(`external $ref resolution is disabled: ${err.missingRef}`, err);
-    }
-    return new SchemaProblem(`cannot resolve $ref ${err.missingRef}`, err);
-  }
-  if (err instanceof RangeError) {
-    return new SchemaProblem(`schema could not be compiled (too deeply nested, or a $ref cycle Ajv cannot follow): ${err.message}`, err);
-  }
-  const message = err instanceof Error ? err.message : String(err);
-  // Ajv names the schema being checked `data`: say where in the schema instead.
-  return new SchemaProblem(message.replace(/\bdata\//g, '/').replace(/\bdata(?=\s)/g, '(root)'), err);
 }
 
 const META_INVALID = /^schema is invalid:/;
@@ -324,7 +198,7 @@ export class SchemaCompiler {
 
   /**
    * The errors explaining why `data` fails `compiled`: all of them, verbose, with composite
-   * errors carrying their branches (`CompositeParams` of violations.ts). Falls back to the fast check's
+   * errors carrying their branches (`CompositeParams` of composite-violations.ts). Falls back to the fast check's
    * first error when the explaining validator cannot be built or disagrees.
    */
   explain(compiled: CompiledSchema, data: unknown): ErrorObject[] {

@@ -5,7 +5,7 @@
  * and `oneOf`/`anyOf` errors that carry each branch's own errors, as the explaining Ajv gives them.
  */
 import type { ErrorObject } from 'ajv';
-import type { CompositeParams } from './violations.js';
+import type { CompositeParams } from './composite-violations.js';
 import { baseUriOf, resolveRef } from './schema-refs.js';
 import { escapePointer, isPlainObject, type SchemaDocument } from './schema-source.js';
 

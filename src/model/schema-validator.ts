@@ -4,77 +4,28 @@
  * seed-004 violations a model can act on.
  */
 import { layerErrors } from './error-factory.js';
-import { ToolexecError, type ToolexecErrorOptions } from './errors.js';
 import { asLibraryError, guardCall } from './options-reader.js';
 
 /** Errors for a caller's value that cannot be read at all (a throwing getter, a revoked proxy). */
 const guardErrors = layerErrors('model');
+import { errorText, invalidSchema, noInputSchema, noTool, toolIdOf, type SchemaContext } from './invalid-schema.js';
 import { LruCache } from './lru-cache.js';
 import { SchemaCompiler, type CompiledSchema } from './schema-compiler.js';
 import {
   SchemaProblem,
-  copySchemaDocument,
   describeType,
   isPlainObject,
   parseSchemaText,
-  safeJson,
   schemaDocument,
   schemaKey,
   type CustomDialect,
-  type SchemaDocument,
 } from './schema-source.js';
+import { SchemaValidationError } from './schema-validation-error.js';
+import { resolveOptions } from './schema-validator-options.js';
 import type { ContractViolation, SchemaValidator, SchemaValidatorOptions, ToolSchemaChecks } from './schema.js';
 import type { Tool } from './tool.js';
-import { summarizeViolations, toViolations } from './violations.js';
+import { toViolations } from './violations.js';
 import { customDialects, inDialect } from './schema-vocabulary.js';
-
-/** Default of {@link SchemaValidatorOptions.maxCachedSchemas}. */
-export const DEFAULT_MAX_CACHED_SCHEMAS = 1000;
-/** Default of {@link SchemaValidatorOptions.maxViolations}. */
-export const DEFAULT_MAX_VIOLATIONS = 50;
-
-/** The codes a {@link SchemaValidationError} carries. */
-export type SchemaValidationCode = 'VALIDATION' | 'OUTPUT_VALIDATION';
-
-/** Options of {@link SchemaValidationError}. */
-export interface SchemaValidationErrorOptions extends ToolexecErrorOptions {
-  /** Violations found beyond those listed (the list is capped); counted in the message. */
-  omitted?: number;
-}
-
-const MESSAGE_PREFIX: Record<SchemaValidationCode, string> = {
-  VALIDATION: 'validation error: ',
-  OUTPUT_VALIDATION: 'output validation error: ',
-};
-
-/**
- * A value that does not match its schema.
- *
- * @remarks
- * Code `VALIDATION` (input, or {@link SchemaValidator.validate}) or `OUTPUT_VALIDATION` (a tool's
- * result). The message is `validation error: ` / `output validation error: ` plus the first few
- * violation messages; every violation is in {@link SchemaValidationError.violations} and in
- * `details.violations`.
- */
-export class SchemaValidationError extends ToolexecError {
-  /** Each way the value breaks its schema, in schema order; capped (see `maxViolations`). */
-  readonly violations: ContractViolation[];
-
-  constructor(code: SchemaValidationCode, violations: ContractViolation[], options: SchemaValidationErrorOptions = {}) {
-    const { omitted = 0, details, cause } = options;
-    super(code, `${MESSAGE_PREFIX[code]}${summarizeViolations(violations, omitted)}`, {
-      cause,
-      details: { ...details, violations, ...(omitted > 0 ? { omittedViolations: omitted } : {}) },
-    });
-    this.violations = violations;
-  }
-}
-
-/** Where a schema came from, for messages and details. */
-interface SchemaContext {
-  readonly tool?: string;
-  readonly slot: 'inputSchema' | 'outputSchema' | 'schema';
-}
 
 const SCHEMA_CONTEXT: SchemaContext = { slot: 'schema' };
 const EMPTY_ARGS: Readonly<Record<string, never>> = Object.freeze({});
@@ -84,89 +35,6 @@ function noCheck(): void {}
 /** True for a tool (an object) without an output schema: its output check passes everything. */
 function hasNoOutputSchema(tool: Tool): boolean {
   return tool !== null && typeof tool === 'object' && (tool.outputSchema === undefined || tool.outputSchema === null);
-}
-
-interface ResolvedOptions {
-  formats: 'annotate' | 'assert';
-  maxCachedSchemas: number;
-  maxViolations: number;
-  schemas: Map<string, SchemaDocument>;
-}
-
-function invalidArgument(message: string): ToolexecError {
-  return new ToolexecError('INVALID_ARGUMENT', message);
-}
-
-function positiveInteger(name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw invalidArgument(`${name} must be a positive integer, got ${safeJson(value)}`);
-  }
-  return value;
-}
-
-function resolveOptions(options: SchemaValidatorOptions | undefined): ResolvedOptions {
-  if (options !== undefined && (options === null || typeof options !== 'object')) {
-    throw invalidArgument(`schema validator options must be an object, got ${describeType(options)}`);
-  }
-  const { formats = 'annotate', maxCachedSchemas, maxViolations, schemas } = options ?? {};
-  if (formats !== 'annotate' && formats !== 'assert') {
-    throw invalidArgument(`formats must be 'annotate' or 'assert', got ${safeJson(formats)}`);
-  }
-  const known = new Map<string, SchemaDocument>();
-  if (schemas !== undefined) {
-    if (!isPlainObject(schemas)) throw invalidArgument(`schemas must be an object of URI → schema, got ${describeType(schemas)}`);
-    for (const [uri, document] of Object.entries(schemas)) {
-      try {
-        known.set(uri, copySchemaDocument(document));
-      } catch (err) {
-        const reason = err instanceof SchemaProblem ? err.reason : String(err);
-        throw new ToolexecError('INVALID_SCHEMA', `invalid JSON Schema: known schema ${uri}: ${reason}`, {
-          cause: err instanceof SchemaProblem ? err.cause : err,
-          details: { reason, uri },
-        });
-      }
-    }
-  }
-  return {
-    formats,
-    maxCachedSchemas: positiveInteger('maxCachedSchemas', maxCachedSchemas, DEFAULT_MAX_CACHED_SCHEMAS),
-    maxViolations: positiveInteger('maxViolations', maxViolations, DEFAULT_MAX_VIOLATIONS),
-    schemas: known,
-  };
-}
-
-function invalidSchema(problem: SchemaProblem, context: SchemaContext): ToolexecError {
-  const where = context.tool === undefined ? '' : `${context.slot} of tool "${context.tool}": `;
-  const details: Record<string, unknown> = { reason: problem.reason };
-  if (context.tool !== undefined) {
-    details.tool = context.tool;
-    details.schema = context.slot;
-  }
-  return new ToolexecError('INVALID_SCHEMA', `invalid JSON Schema: ${where}${problem.reason}`, { cause: problem.cause, details });
-}
-
-/**
- * The tool as messages and `details.tool` name it: its ID (`namespace:name[:version]`, or the bare
- * name), so that `files:write` and `db:write` are told apart. Never throws on a malformed tool.
- */
-function toolIdOf(tool: Tool): string {
-  const { name, namespace, version } = tool as { name?: unknown; namespace?: unknown; version?: unknown };
-  const bare = typeof name === 'string' ? name : describeType(name);
-  if (typeof namespace !== 'string' || namespace === '') return bare;
-  return typeof version === 'string' && version !== '' ? `${namespace}:${bare}:${version}` : `${namespace}:${bare}`;
-}
-
-function noTool(tool: unknown): ToolexecError {
-  const what = tool === null ? 'null' : tool === undefined ? 'undefined' : `not an object (got ${describeType(tool)})`;
-  return new ToolexecError('INVALID_SCHEMA', `invalid JSON Schema: tool is ${what}`, { details: { reason: `tool is ${what}` } });
-}
-
-function noInputSchema(tool: Tool): ToolexecError {
-  const name = toolIdOf(tool);
-  return new ToolexecError('INVALID_SCHEMA', `invalid JSON Schema: tool "${name}" has no inputSchema`, {
-    details: { reason: 'inputSchema is missing', tool: name, schema: 'inputSchema' },
-  });
 }
 
 /** Set by {@link JsonSchemaValidator}'s static block: see {@link compileToolSchema}. */
@@ -188,10 +56,6 @@ export function compileToolSchema(validator: JsonSchemaValidator, tool: Tool, sl
   } catch (err) {
     throw asLibraryError(guardErrors, 'tool', err);
   }
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /**
