@@ -4,19 +4,18 @@
  * tools with one name, as `agentTools` does (and `createMcpServer` does not list them).
  */
 import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
-import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult, LanguageModelV4ToolResultOutput } from '@ai-sdk/provider';
+import type { LanguageModelV4ToolResultOutput } from '@ai-sdk/provider';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { generateText, stepCountIs } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
 import type { ChatCompletionToolMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { afterEach, describe, expect, it } from 'vitest';
 import { agentTools, aiSdkTools, createMcpServer, encodeToolName, type ProviderFormat } from '../../src/agent/index.js';
 import { createExec, type DefaultExec, type ExecOptions } from '../../src/exec/index.js';
 import { hasErrorCode } from '../../src/model/index.js';
+import { scriptedToolStep } from './scripted-step.js';
 
 const PNG = 'iVBORw0KGgo=';
 
@@ -69,29 +68,11 @@ async function execWithResults(): Promise<DefaultExec> {
   return exec;
 }
 
-const USAGE = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 1, text: 1, reasoning: undefined },
-};
-
 /** The output the model is sent for one call of `name` (a scripted model: the call, then an answer). */
 async function modelSees(tools: Awaited<ReturnType<typeof aiSdkTools>>, name: string): Promise<LanguageModelV4ToolResultOutput> {
-  const turns: LanguageModelV4GenerateResult[] = [
-    {
-      content: [{ type: 'tool-call', toolCallId: 'c1', toolName: name, input: '{}' }],
-      finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
-      usage: USAGE,
-      warnings: [],
-    },
-    { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: 'stop' }, usage: USAGE, warnings: [] },
-  ];
-  let turn = 0;
-  const model = new MockLanguageModelV4({ doGenerate: async () => turns[turn++] as LanguageModelV4GenerateResult });
-  await generateText({ model, tools, prompt: 'go', stopWhen: stepCountIs(3) });
-  const sent = model.doGenerateCalls[1] as LanguageModelV4CallOptions;
-  const [part] = sent.prompt.flatMap((m) => (m.role === 'tool' ? m.content.filter((p) => p.type === 'tool-result') : []));
+  const { sent } = await scriptedToolStep(tools, name);
   // the AI SDK adds `filename: undefined` and the like: compared as JSON
-  return JSON.parse(JSON.stringify(part?.output)) as LanguageModelV4ToolResultOutput;
+  return JSON.parse(JSON.stringify(sent)) as LanguageModelV4ToolResultOutput;
 }
 
 type Expected = LanguageModelV4ToolResultOutput;

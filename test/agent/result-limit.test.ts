@@ -6,12 +6,9 @@
  */
 import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { Part } from '@google/genai';
-import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { generateText, stepCountIs, type ToolSet } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
 import type { ChatCompletionToolMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -28,6 +25,7 @@ import {
 import { limitText, limitTexts, truncationNote } from '../../src/agent/result-limit.js';
 import { createExec, type DefaultExec, type LocalToolDefinition } from '../../src/exec/index.js';
 import { hasErrorCode } from '../../src/model/index.js';
+import { scriptedToolStep } from './scripted-step.js';
 
 const FIVE_MB = 5 * 1024 * 1024;
 const BIG_TEXT = 'x'.repeat(FIVE_MB);
@@ -102,46 +100,22 @@ function providerText(format: ProviderFormat, result: unknown): string {
   }
 }
 
-const USAGE = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 1, text: 1, reasoning: undefined },
-};
-
-/** Runs one model step that calls `name`; returns what the model was sent and what the app got. */
-async function aiSdkCall(tools: ToolSet, name: string, input: unknown = {}): Promise<{ sent: unknown; output: unknown }> {
-  const turns: LanguageModelV4GenerateResult[] = [
-    {
-      content: [{ type: 'tool-call', toolCallId: 'c1', toolName: name, input: JSON.stringify(input) }],
-      finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
-      usage: USAGE,
-      warnings: [],
-    },
-    { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: 'stop' }, usage: USAGE, warnings: [] },
-  ];
-  let turn = 0;
-  const model = new MockLanguageModelV4({ doGenerate: async () => turns[turn++] as LanguageModelV4GenerateResult });
-  const result = await generateText({ model, tools, prompt: 'go', stopWhen: stepCountIs(3) });
-  const request = model.doGenerateCalls[1] as LanguageModelV4CallOptions;
-  const [part] = request.prompt.flatMap((m) => (m.role === 'tool' ? m.content.filter((p) => p.type === 'tool-result') : []));
-  return { sent: part?.output, output: result.steps[0]?.toolResults[0]?.output };
-}
-
 describe('maxResultChars: what a model reads of a 5 MB result', () => {
   it('the AI SDK tools send the model 100,000 characters and the note; the output the app gets stays whole', async () => {
     const tools = await aiSdkTools(execWithResults());
-    const text = await aiSdkCall(tools, 'big--text');
+    const text = await scriptedToolStep(tools, 'big--text');
     expectSame(text.sent, { type: 'text', value: cut(BIG_TEXT) });
     expect((text.sent as { value: string }).value.slice(100_000 - 1)).toMatch(
       /^x\n\n\[Result truncated: showing the first 100,000 of 5,242,880 characters; 5,142,880 were cut\. To see the rest, ask for less at a time/u,
     );
     expect((text.output as { value: string }).value.length).toBe(FIVE_MB);
     // a JSON value over the limit is sent as its JSON text, cut
-    const rows = await aiSdkCall(tools, 'big--rows');
+    const rows = await scriptedToolStep(tools, 'big--rows');
     expectSame(rows.sent, { type: 'text', value: cut(BIG_ROWS_JSON) });
     expect((rows.output as { value: unknown }).value).toBe(BIG_ROWS);
     // with a provider too
     const anthropic = await aiSdkTools(execWithResults(), { provider: 'anthropic' });
-    expectSame((await aiSdkCall(anthropic, 'big--text')).sent, { type: 'text', value: cut(BIG_TEXT) });
+    expectSame((await scriptedToolStep(anthropic, 'big--text')).sent, { type: 'text', value: cut(BIG_TEXT) });
   });
 
   it.each(PROVIDER_FORMATS)('agentTools %s: the result arrives cut with the note, in the SDK type', async (format) => {
@@ -184,7 +158,7 @@ describe('maxResultChars: what a model reads of a 5 MB result', () => {
 
   it('codeTool: the run the model reads is cut; the output stays whole', async () => {
     const tools = { execute_code: await codeTool(execWithResults(), { ids: [], maxResultChars: 1_000 }) };
-    const { sent, output } = await aiSdkCall(tools, 'execute_code', { code: "return 'z'.repeat(200000);" });
+    const { sent, output } = await scriptedToolStep(tools, 'execute_code', { code: "return 'z'.repeat(200000);" });
     const json = JSON.stringify({ toolCalls: [], value: 'z'.repeat(200_000) });
     expectSame(sent, { type: 'text', value: cut(json, 1_000) });
     expect((output as { value: string }).value.length).toBe(200_000);
@@ -211,7 +185,7 @@ describe('code mode: the cut keeps what the snippet did', () => {
 
   it('codeTool: a 5 MB value is cut after every tool call record and the print; the output stays whole', async () => {
     const tools = await aiSdkTools(execWithResults(), { ids: [], code: true });
-    const { sent, output } = await aiSdkCall(tools, 'execute_code', { code: BUSY_SNIPPET });
+    const { sent, output } = await scriptedToolStep(tools, 'execute_code', { code: BUSY_SNIPPET });
     expectSame(sent, { type: 'text', value: cut(BUSY_JSON) });
     // what the snippet did, read before the value (booleans: a failure must not print megabytes)
     const text = (sent as { value: string }).value;
@@ -271,7 +245,7 @@ describe('code mode: the cut keeps what the snippet did', () => {
     const agent = await agentTools(execWithResults(), { format: 'openai-chat', meta: true });
     expectSame((await agent.call('execute_code', { code })).content, cut(json));
     const tools = { execute_code: await codeTool(execWithResults(), { ids: [], maxResultChars: 1_000 }) };
-    const { sent, output } = await aiSdkCall(tools, 'execute_code', { code });
+    const { sent, output } = await scriptedToolStep(tools, 'execute_code', { code });
     expectSame(sent, { type: 'text', value: cut(json, 1_000) });
     expect((output as { stdout: string }).stdout.length).toBe(500_001);
   }, 60_000);
@@ -279,7 +253,7 @@ describe('code mode: the cut keeps what the snippet did', () => {
   it('a run within the limit is JSON as before, the tool calls first', async () => {
     const code = "await tools.runTool('big:small', {});\nconsole.log('hi');\nreturn { rows: [1, 2, 3] };";
     const tools = await aiSdkTools(execWithResults(), { ids: [], code: true });
-    const { sent } = await aiSdkCall(tools, 'execute_code', { code });
+    const { sent } = await scriptedToolStep(tools, 'execute_code', { code });
     expect(sent).toEqual({
       type: 'json',
       value: { toolCalls: [{ id: 'big:small', count: 1 }], stdout: 'hi\n', value: { rows: [1, 2, 3] } },
@@ -303,7 +277,7 @@ describe('maxResultChars: small results, other limits, bad values', () => {
       structuredContent: { rows: [1, 2] },
     });
     const tools = await aiSdkTools(exec);
-    expect((await aiSdkCall(tools, 'big--small_rows')).sent).toEqual({ type: 'json', value: { rows: [1, 2] } });
+    expect((await scriptedToolStep(tools, 'big--small_rows')).sent).toEqual({ type: 'json', value: { rows: [1, 2] } });
     // exactly at the limit: whole; one character over: cut
     const twelve = await agentTools(exec, { format: 'openai-chat', maxResultChars: 12 });
     expect((await twelve.call('big--small', {})).content).toBe('small result');
@@ -321,7 +295,7 @@ describe('maxResultChars: small results, other limits, bad values', () => {
       const agent = await agentTools(exec, { format: 'openai-chat', maxResultChars });
       expectSame((await agent.call('big--text', {})).content, BIG_TEXT);
       const tools = await aiSdkTools(exec, { maxResultChars });
-      expectSame((await aiSdkCall(tools, 'big--rows')).sent, { type: 'json', value: BIG_ROWS });
+      expectSame((await scriptedToolStep(tools, 'big--rows')).sent, { type: 'json', value: BIG_ROWS });
     }
   });
 
@@ -332,7 +306,7 @@ describe('maxResultChars: small results, other limits, bad values', () => {
     const gemini = await agentTools(exec, { format: 'gemini', maxResultChars: 20 });
     expect(((await gemini.call('big--fail', {})) as Part).functionResponse?.response).toEqual({ error: cut(whole, 20) });
     const tools = await aiSdkTools(exec, { maxResultChars: 20 });
-    expect((await aiSdkCall(tools, 'big--fail')).sent).toEqual({ type: 'error-text', value: cut(whole, 20) });
+    expect((await scriptedToolStep(tools, 'big--fail')).sent).toEqual({ type: 'error-text', value: cut(whole, 20) });
   });
 
   it('a bad value is CONFIGURATION when the adapter is made, on every adapter', async () => {
