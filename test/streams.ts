@@ -1,6 +1,7 @@
 /**
  * Helpers of the tests that close streams while a `next()` waits (the runner's and the facade's).
  */
+import { expect } from 'vitest';
 import type { LocalHandler, LocalHandlerContext } from '../src/run/index.js';
 
 /** How `promise` settles within `ms`: its value, or `'still waiting'` (the timer is cleared either way). */
@@ -42,4 +43,19 @@ export function stalledSource(honoursSignal: boolean, seen: StalledSeen): LocalH
       }),
     };
   };
+}
+
+/**
+ * Closes `iterator` as a consumer with a timeout does: a `next()` that waits 50 ms in vain, then
+ * `return()`. Checks that `return()` and the waiting `next()` settle with `done` within 500 ms, and
+ * that later calls are done at once.
+ */
+export async function closeWhileWaiting(iterator: AsyncIterator<unknown>): Promise<void> {
+  const waiting = iterator.next();
+  expect(await within(waiting, 50)).toBe('still waiting');
+  const started = performance.now();
+  expect(await within(iterator.return!(), 500)).toEqual({ value: undefined, done: true });
+  expect(await within(waiting, 500)).toEqual({ value: undefined, done: true });
+  expect(performance.now() - started).toBeLessThan(500);
+  expect(await iterator.next()).toEqual({ value: undefined, done: true });
 }

@@ -18,7 +18,7 @@ import type {
   ProviderFormat,
 } from './adapters/types.js';
 import { formatProblem, isProviderFormat, toProviderTool } from './provider-tool.js';
-import { optionError, optionsError } from './option-errors.js';
+import { optionsError } from './option-errors.js';
 import { selectTools, type SelectToolsOptions } from './selection.js';
 import type { SelectedTool } from './selected-tool.js';
 import { toolsByName } from './tool-names.js';
@@ -159,12 +159,12 @@ function unknownName(name: string, names: readonly string[]): ToolexecError {
 function checkOptions(options: unknown): AgentToolsOptions {
   if (options === null || typeof options !== 'object') throw optionsError('must be an object with a format');
   const o = options as AgentToolsOptions;
-  if (!isProviderFormat(o.format)) throw optionError('format', formatProblem(o.format));
+  if (!isProviderFormat(o.format)) throw errors.configuration('format', formatProblem(o.format));
   for (const key of ['strict', 'deferLoading'] as const) {
-    if (o[key] !== undefined && typeof o[key] !== 'boolean') throw optionError(key, 'must be a boolean');
+    if (o[key] !== undefined && typeof o[key] !== 'boolean') throw errors.configuration(key, 'must be a boolean');
   }
   if (o.geminiSchema !== undefined && o.geminiSchema !== 'json-schema' && o.geminiSchema !== 'openapi') {
-    throw optionError('geminiSchema', `must be 'json-schema' or 'openapi', got ${JSON.stringify(o.geminiSchema)}`);
+    throw errors.configuration('geminiSchema', `must be 'json-schema' or 'openapi', got ${JSON.stringify(o.geminiSchema)}`);
   }
   return o;
 }

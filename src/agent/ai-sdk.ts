@@ -4,7 +4,7 @@
  */
 import type { Tool as AiTool, ToolSet } from 'ai';
 import { ToolexecError, type Tool } from '../model/index.js';
-import { callListener } from '../model/internal.js';
+import { callListener, layerErrors } from '../model/internal.js';
 import { jsonOutput, loadAiSdk, type AiSdk, type AiSdkTool, type ToolResultOutput } from './ai-sdk-peer.js';
 import { codeTool, type CodeToolOptions } from './code-tool.js';
 import type { Exec, Result } from '../exec/index.js';
@@ -20,7 +20,9 @@ import { dropStrictNulls } from './adapters/strict-nulls.js';
 import { PROVIDER_FORMATS, type ProviderFormat } from './adapters/types.js';
 import { joinedText, partsFor, partsOf, type ResultPart } from './result-parts.js';
 import { limitParts, readMaxResultChars, type ResultLimitOptions } from './result-limit.js';
-import { optionError, optionsError } from './option-errors.js';
+import { optionsError } from './option-errors.js';
+
+const errors = layerErrors('agent');
 
 /**
  * Options of {@link aiSdkTools}: which tools ({@link SelectToolsOptions}), and how much of a result
@@ -221,13 +223,13 @@ export async function aiSdkTools(exec: Exec, options: AiSdkToolsOptions = {}): P
   const { code, provider, strict, onWarning, maxResultChars, ...selection } = options;
   const maxChars = readMaxResultChars(maxResultChars);
   if (code !== undefined && typeof code !== 'boolean' && (code === null || typeof code !== 'object')) {
-    throw optionError('code', 'must be a boolean or the options of codeTool');
+    throw errors.configuration('code', 'must be a boolean or the options of codeTool');
   }
   if (provider !== undefined && !PROVIDER_FORMATS.includes(provider)) {
-    throw optionError('provider', `must be one of ${PROVIDER_FORMATS.join(', ')}, got ${JSON.stringify(provider)}`);
+    throw errors.configuration('provider', `must be one of ${PROVIDER_FORMATS.join(', ')}, got ${JSON.stringify(provider)}`);
   }
-  if (strict !== undefined && typeof strict !== 'boolean') throw optionError('strict', 'must be a boolean');
-  if (onWarning !== undefined && typeof onWarning !== 'function') throw optionError('onWarning', 'must be a function');
+  if (strict !== undefined && typeof strict !== 'boolean') throw errors.configuration('strict', 'must be a boolean');
+  if (onWarning !== undefined && typeof onWarning !== 'function') throw errors.configuration('onWarning', 'must be a function');
   const conversion = provider === undefined ? undefined : { format: provider, strict: strict === true, onWarning };
   const ai = await loadAiSdk();
   const tools: ToolSet = {};
@@ -236,7 +238,7 @@ export async function aiSdkTools(exec: Exec, options: AiSdkToolsOptions = {}): P
   if (code !== undefined && code !== false) {
     // the meta-tool of that name is replaced (documented); a tool of the catalogue is not dropped unsaid
     if (tools.execute_code !== undefined && selection.meta !== true) {
-      throw optionError('code', 'adds a tool named "execute_code", and a selected tool already has that name', {
+      throw errors.configuration('code', 'adds a tool named "execute_code", and a selected tool already has that name', {
         details: { name: 'execute_code' },
       });
     }

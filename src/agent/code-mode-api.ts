@@ -8,7 +8,7 @@ import { layerErrors, missingPeerMessage, optionalPeer } from '../model/internal
 import type { Exec } from '../exec/index.js';
 import { ENVIRONMENT_DECLARATIONS, RESERVED_NAMES } from './code-mode-types.js';
 import { PYTHON_CODE_MODE_PROMPT, declarePythonTools } from './code-mode-python.js';
-import { optionError, optionsError } from './option-errors.js';
+import { optionsError } from './option-errors.js';
 import { selectTools } from './selection.js';
 
 const errors = layerErrors('agent');
@@ -209,7 +209,7 @@ export async function codeModeApi(exec: Exec, options: CodeModeApiOptions = {}):
   if (options === null || typeof options !== 'object') throw optionsError();
   const { language = 'typescript', ids, query, limit } = options;
   if (language !== 'typescript' && language !== 'javascript' && language !== 'python')
-    throw optionError('language', `must be 'typescript', 'javascript' or 'python', got ${JSON.stringify(language)}`, {
+    throw errors.configuration('language', `must be 'typescript', 'javascript' or 'python', got ${JSON.stringify(language)}`, {
       details: { language },
     });
   const selected = await selectTools(exec, {

@@ -10,7 +10,7 @@ import { jsonOutput, loadAiSdk, type AiSdkTool } from './ai-sdk-peer.js';
 import { codeFailureForTheModel, codeRunOutput, type CodeToolOutput } from './code-run-output.js';
 import { aiSdkToolError } from './tool-results.js';
 import { readMaxResultChars, type ResultLimitOptions } from './result-limit.js';
-import { optionError, optionsError } from './option-errors.js';
+import { optionsError } from './option-errors.js';
 
 export type { CodeToolOutput } from './code-run-output.js';
 
@@ -91,17 +91,17 @@ export async function codeTool(exec: Exec, options: CodeToolOptions = {}): Promi
   if (options === null || typeof options !== 'object') throw optionsError();
   const { typecheck = false, timeoutMs, maxToolCalls, language = 'typescript', maxResultChars, ...selection } = options;
   const maxChars = readMaxResultChars(maxResultChars);
-  if (typeof typecheck !== 'boolean') throw optionError('typecheck', 'must be a boolean');
+  if (typeof typecheck !== 'boolean') throw errors.configuration('typecheck', 'must be a boolean');
   if (language !== 'typescript' && language !== 'javascript' && language !== 'python') {
-    throw optionError('language', `must be 'typescript', 'javascript' or 'python', got ${JSON.stringify(language)}`);
+    throw errors.configuration('language', `must be 'typescript', 'javascript' or 'python', got ${JSON.stringify(language)}`);
   }
   const python = language === 'python';
-  if (python && typecheck) throw optionError('typecheck', "type-checks TypeScript snippets only: not with language 'python'");
+  if (python && typecheck) throw errors.configuration('typecheck', "type-checks TypeScript snippets only: not with language 'python'");
   if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs > 0)) {
-    throw optionError('timeoutMs', 'must be a positive number of milliseconds');
+    throw errors.configuration('timeoutMs', 'must be a positive number of milliseconds');
   }
   if (maxToolCalls !== undefined && !(Number.isInteger(maxToolCalls) && maxToolCalls >= 0)) {
-    throw optionError('maxToolCalls', 'must be an integer ≥ 0');
+    throw errors.configuration('maxToolCalls', 'must be an integer ≥ 0');
   }
   const ai = await loadAiSdk();
   const api = await codeModeApi(exec, { ...selection, language: python ? 'python' : 'typescript' });

@@ -3,6 +3,7 @@
  * over any transport, each call run through the facade — validation, deadlines, progress and
  * cancellation included.
  */
+import { layerErrors } from '../model/internal.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   type CallToolResult,
@@ -21,7 +22,9 @@ import { toolsByName } from './tool-names.js';
 import { errorResult } from './error-results.js';
 import { successResult } from './tool-results.js';
 import { readMaxResultChars, type ResultLimitOptions } from './result-limit.js';
-import { optionError, optionsError } from './option-errors.js';
+import { optionsError } from './option-errors.js';
+
+const errors = layerErrors('agent');
 
 /** The server name sent in `initialize` unless one is given. */
 export const DEFAULT_MCP_SERVER_NAME = 'toolexec';
@@ -79,7 +82,7 @@ function changeSourceOf(exec: Exec): ChangeSource | undefined {
 }
 
 /**
- * The options checked when the server is made: `CONFIGURATION` for a bad one (option-errors.ts),
+ * The options checked when the server is made: `CONFIGURATION` for a bad one,
  * the selection's (`ids`, `query`, `limit`) too, rather than on the first `tools/list`.
  */
 function checkOptions(options: unknown): CreateMcpServerOptions {
@@ -87,18 +90,18 @@ function checkOptions(options: unknown): CreateMcpServerOptions {
   if (options === null || typeof options !== 'object') throw optionsError();
   const o = options as CreateMcpServerOptions;
   if (o.expose !== undefined && o.expose !== 'tools' && o.expose !== 'meta') {
-    throw optionError('expose', `must be 'tools' or 'meta' (got ${JSON.stringify(o.expose)})`);
+    throw errors.configuration('expose', `must be 'tools' or 'meta' (got ${JSON.stringify(o.expose)})`);
   }
   for (const field of ['name', 'version'] as const) {
     if (o[field] !== undefined && (typeof o[field] !== 'string' || o[field] === '')) {
-      throw optionError(field, 'must be a non-empty string');
+      throw errors.configuration(field, 'must be a non-empty string');
     }
   }
   if (o.timeoutMs !== undefined && (typeof o.timeoutMs !== 'number' || !(o.timeoutMs > 0))) {
-    throw optionError('timeoutMs', 'must be a positive number of milliseconds');
+    throw errors.configuration('timeoutMs', 'must be a positive number of milliseconds');
   }
   if (o.pageSize !== undefined && !(o.pageSize === Infinity || (Number.isSafeInteger(o.pageSize) && o.pageSize > 0))) {
-    throw optionError('pageSize', `must be a positive integer or Infinity (got ${String(o.pageSize)})`);
+    throw errors.configuration('pageSize', `must be a positive integer or Infinity (got ${String(o.pageSize)})`);
   }
   checkSelectOptions(selectionOf(o));
   return o;

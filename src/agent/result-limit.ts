@@ -33,9 +33,7 @@ export interface ResultLimitOptions {
 export function readMaxResultChars(value: unknown): number {
   if (value === undefined) return DEFAULT_MAX_RESULT_CHARS;
   if (typeof value !== 'number' || !(value > 0) || !(Number.isSafeInteger(value) || value === Infinity)) {
-    throw errors.configuration('maxResultChars', `must be a positive integer or Infinity, got ${describeValue(value)}`, {
-      details: { field: 'maxResultChars' },
-    });
+    throw errors.configuration('maxResultChars', `must be a positive integer or Infinity, got ${describeValue(value)}`);
   }
   return value;
 }

@@ -7,7 +7,7 @@ import { toolId as toolIdOf, type Tool } from '../model/index.js';
 import { layerErrors } from '../model/internal.js';
 import type { Exec } from '../exec/index.js';
 import { metaTools } from './meta-tools.js';
-import { optionError, optionsError } from './option-errors.js';
+import { optionsError } from './option-errors.js';
 import type { SelectedTool } from './selected-tool.js';
 
 export type { SelectedTool };
@@ -45,13 +45,13 @@ export function checkSelectOptions(options: unknown): SelectToolsOptions {
   if (options === null || typeof options !== 'object') throw optionsError();
   const o = options as SelectToolsOptions;
   if (o.ids !== undefined && (!Array.isArray(o.ids) || o.ids.some((id) => typeof id !== 'string' || id === ''))) {
-    throw optionError('ids', 'must be an array of tool IDs');
+    throw errors.configuration('ids', 'must be an array of tool IDs');
   }
-  if (o.query !== undefined && typeof o.query !== 'string') throw optionError('query', 'must be a string');
+  if (o.query !== undefined && typeof o.query !== 'string') throw errors.configuration('query', 'must be a string');
   if (o.limit !== undefined && (typeof o.limit !== 'number' || !(o.limit >= 1))) {
-    throw optionError('limit', 'must be a number ≥ 1');
+    throw errors.configuration('limit', 'must be a number ≥ 1');
   }
-  if (o.meta !== undefined && typeof o.meta !== 'boolean') throw optionError('meta', 'must be a boolean');
+  if (o.meta !== undefined && typeof o.meta !== 'boolean') throw errors.configuration('meta', 'must be a boolean');
   return o;
 }
 

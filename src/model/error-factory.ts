@@ -16,7 +16,10 @@ export interface LayerErrors {
    * `details.field`: the argument's name (`option timeoutMs` → `timeoutMs`) unless the details say.
    */
   invalidArgument(name: string, problem: string, options?: ToolexecErrorOptions): ToolexecError;
-  /** `<layer>: option <name> <problem>`, code `CONFIGURATION` (a bad option when creating something). */
+  /**
+   * `<layer>: option <name> <problem>`, code `CONFIGURATION` (a bad option when creating something),
+   * with `details.field`: the option's name unless the details say.
+   */
   configuration(name: string, problem: string, options?: ToolexecErrorOptions): ToolexecError;
 }
 
@@ -33,7 +36,7 @@ export function layerErrors(layer: string): LayerErrors {
     invalidArgument: (name: string, problem: string, options?: ToolexecErrorOptions) =>
       make('INVALID_ARGUMENT', `${name} ${problem}`, { ...options, details: { field: fieldOf(name), ...options?.details } }),
     configuration: (name: string, problem: string, options?: ToolexecErrorOptions) =>
-      make('CONFIGURATION', `option ${name} ${problem}`, options),
+      make('CONFIGURATION', `option ${name} ${problem}`, { ...options, details: { field: name, ...options?.details } }),
   });
 }
 

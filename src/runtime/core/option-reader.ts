@@ -1,13 +1,14 @@
 /**
  * The one reader of backend options: each method checks one option and resolves its default, and
- * every bad option fails the same way (`CONFIGURATION`, `details: { option, value }`).
+ * every bad option fails the same way (`CONFIGURATION`, `details: { field, option, value }`, `field` and
+ * `option` both the option's name).
  */
 import type { ToolexecError } from '../../model/index.js';
 import { runtimeErrors } from './errors.js';
 
 /** A `CONFIGURATION` error naming a backend option: `runtime: option <backend> <option> <problem>`. */
 export function optionError(backend: string, option: string, problem: string, value: unknown): ToolexecError {
-  return runtimeErrors.configuration(`${backend} ${option}`, problem, { details: { option, value } });
+  return runtimeErrors.configuration(`${backend} ${option}`, problem, { details: { field: option, option, value } });
 }
 
 /**

@@ -637,7 +637,7 @@ describe('wasm backend', () => {
       expect(() => createWasmBackend({ maxStackBytes: 10 * 1024 * 1024 })).toThrow(expect.objectContaining({ code: 'CONFIGURATION' }));
       for (const replySpinMs of [-1, 11, Number.NaN, Infinity, '1' as unknown as number]) {
         expect(() => createWasmBackend({ replySpinMs }), String(replySpinMs)).toThrow(
-          expect.objectContaining({ code: 'CONFIGURATION', details: { option: 'replySpinMs', value: replySpinMs } }),
+          expect.objectContaining({ code: 'CONFIGURATION', details: { field: 'replySpinMs', option: 'replySpinMs', value: replySpinMs } }),
         );
       }
     });
