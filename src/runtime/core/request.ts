@@ -2,10 +2,12 @@
  * Request checks shared by the runtime and every backend, and the defaults they resolve.
  */
 import { type ToolexecError } from '../../model/index.js';
-import { DEFAULT_TIMEOUT_MS } from '../../model/internal.js';
+import { DEFAULT_TIMEOUT_MS, layerErrors, readSignal } from '../../model/internal.js';
 import { runtimeError } from './errors.js';
 import { throwIfAborted } from './stopping.js';
 import { SECURITY_PROFILES, type ExecuteRequest, type Limits, type SecurityProfile } from './types.js';
+
+const errors = layerErrors('runtime');
 
 /** Default wall-clock limit of one snippet: the deadline module's default, 30 s. */
 export { DEFAULT_TIMEOUT_MS };
@@ -62,7 +64,8 @@ export function validateRequest(request: ExecuteRequest): void {
   if (request === null || typeof request !== 'object') {
     throw runtimeError('MISSING_GATEWAY', 'gateway is required');
   }
-  throwIfAborted(request.signal, 'execution');
+  // a `signal` that is no AbortSignal is the caller's mistake, said before it is used
+  throwIfAborted(readSignal(errors, request.signal), 'execution');
   if (request.gateway === undefined || request.gateway === null || typeof request.gateway !== 'object') {
     throw runtimeError('MISSING_GATEWAY', 'gateway is required');
   }

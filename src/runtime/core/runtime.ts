@@ -60,7 +60,8 @@ function closedDuringRun(cause: unknown): ToolexecError {
  * The default {@link Runtime}.
  *
  * @remarks
- * `execute` checks, in order: an aborted `signal` (`ABORTED`), the gateway (`MISSING_GATEWAY`),
+ * `execute` checks, in order: the `signal` (`INVALID_ARGUMENT` for one that is no AbortSignal,
+ * `ABORTED` for an aborted one), the gateway (`MISSING_GATEWAY`),
  * the code (`MISSING_CODE`), `timeoutMs` and limits (`INVALID_LIMITS` naming the field), the
  * source's size (`LIMIT_EXCEEDED`, `details.limit: 'sourceBytes'`, past `maxSourceBytes`); then
  * resolves the profile (`request.profile`, or `defaultProfile` when absent or `''`; an unknown one is

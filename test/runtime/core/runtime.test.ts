@@ -187,6 +187,12 @@ describe('runtime', () => {
     expect(abortError.code).toBe('ABORTED');
     expect((abortError.cause as Error).message).toBe('gone');
     expect((await failure(runtime.execute({ code: 'x' } as ExecuteRequest))).code).toBe('MISSING_GATEWAY');
+    // a signal that is no AbortSignal (the fuzzer's `signal: ""`) is the caller's mistake, never a TypeError
+    for (const signal of ['', {}, null, 0]) {
+      const bad = await failure(runtime.execute({ code: 'x', gateway: gateway(), signal: signal as unknown as AbortSignal }));
+      expect(bad, JSON.stringify(signal)).toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: 'signal' } });
+      expect(bad.message).toMatch(/^runtime: option signal must be an AbortSignal, got /);
+    }
     expect((await failure(runtime.execute({ code: '', gateway: gateway() }))).code).toBe('MISSING_CODE');
     const limits = await failure(runtime.execute({ code: 'x', gateway: gateway(), limits: { maxChainSteps: -1 } }));
     expect(limits).toMatchObject({ code: 'INVALID_LIMITS', message: 'invalid limits: maxChainSteps cannot be negative' });
