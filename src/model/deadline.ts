@@ -173,7 +173,11 @@ export class Deadline {
   get aborted(): boolean {
     if (this.#fired || (this.#parent !== undefined && this.#parent.aborted)) return true;
     const due = this.#due;
-    if (due === undefined || clock.now() < due.dueMs) return false;
+    return due !== undefined && clock.now() >= due.dueMs && this.#expireLate(due);
+  }
+
+  /** Fires a deadline whose time is up before its timer ran; true. */
+  #expireLate(due: DueEntry): true {
     deadlineTimer.delete(due);
     this.#due = undefined;
     this.#fire(timeoutReason(this.#delayMs as number), true);

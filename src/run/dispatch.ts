@@ -53,7 +53,12 @@ export class Dispatcher {
     this.#checks = checks;
   }
 
-  /** Runs the call on `backend`; the result when it was synchronous throughout. */
+  /**
+   * Runs the call on `backend`; the result when it was synchronous throughout.
+   *
+   * A synchronous local handler's path stays small (its rare branches are methods of their own)
+   * so that V8 can inline it into the runner's call.
+   */
   dispatch(
     toolId: string,
     resolved: Resolved,
@@ -63,10 +68,7 @@ export class Dispatcher {
     progress: ProgressSink | undefined,
     idempotencyKey?: string,
   ): RunResult | Promise<RunResult> {
-    const kind = backend.kind;
-    if (kind === 'mcp' || kind === 'provider')
-      return this.#runRemote({ toolId, resolved, backend, deadline }, args, progress, idempotencyKey);
-    if (kind !== 'local') throw configError('execute', toolId, backend, `unknown backend kind: ${String(kind)}`);
+    if (backend.kind !== 'local') return this.#dispatchRemote(toolId, resolved, backend, args, deadline, progress, idempotencyKey);
     const handler = this.#handler(toolId, resolved, backend);
     let out: unknown;
     try {
@@ -74,27 +76,59 @@ export class Dispatcher {
     } catch (err) {
       throw executeFailure(toolId, backend, err, deadline);
     }
-    if (isPromiseLike(out)) return this.#awaitLocal(out, { toolId, resolved, backend, deadline });
-    if (isAsyncIterable(out)) return this.#drainLocal(out, { toolId, resolved, backend, deadline });
+    if (isPromiseLike(out) || isAsyncIterable(out)) return this.#settleLocal(out, { toolId, resolved, backend, deadline });
     return this.#finish(toolId, resolved, backend, out);
   }
 
+  /** An `mcp` or `provider` backend's call; any other kind is a configuration error. */
+  #dispatchRemote(
+    toolId: string,
+    resolved: Resolved,
+    backend: ToolBackend,
+    args: Record<string, unknown>,
+    deadline: Deadline | undefined,
+    progress: ProgressSink | undefined,
+    idempotencyKey: string | undefined,
+  ): Promise<RunResult> {
+    const kind = backend.kind;
+    if (kind !== 'mcp' && kind !== 'provider') throw configError('execute', toolId, backend, `unknown backend kind: ${String(kind)}`);
+    return this.#runRemote({ toolId, resolved, backend, deadline }, args, progress, idempotencyKey);
+  }
+
+  /** A local handler's value that is a promise or an AsyncIterable: awaited, or drained. */
+  #settleLocal(out: unknown, call: PendingCall): Promise<RunResult> {
+    return isPromiseLike(out) ? this.#awaitLocal(out, call) : this.#drainLocal(out as AsyncIterable<unknown>, call);
+  }
+
   /**
-   * {@link Dispatcher.localHandler} for dispatch, with the common case (a registered string name)
-   * kept small. The handler of a resolution's selected backend is remembered with it while the
-   * registry's `version` stays the same (see {@link LocalRegistry.version}).
+   * {@link Dispatcher.localHandler} for dispatch: the handler of a resolution's selected backend
+   * is remembered with it while the registry's `version` stays the same (see
+   * {@link LocalRegistry.version}).
    */
   #handler(toolId: string, resolved: Resolved, backend: ToolBackend): LocalHandler {
+    const remembered = resolved.handler;
+    if (remembered !== undefined && backend === resolved.selected && resolved.handlerVersion === this.#registryVersion()) return remembered;
+    return this.#findHandler(toolId, resolved, backend);
+  }
+
+  /** The local registry's `version`, when it has a numeric one (a getter that throws: none). */
+  #registryVersion(): number | undefined {
     const registry = this.#local;
-    if (registry === undefined) return this.localHandler('execute', toolId, backend);
+    if (registry === undefined) return undefined;
     let version: unknown;
     try {
       version = registry.version;
     } catch {
-      version = undefined;
+      return undefined;
     }
-    const remembered = backend === resolved.selected && typeof version === 'number';
-    if (remembered && resolved.handlerVersion === version && resolved.handler !== undefined) return resolved.handler;
+    return typeof version === 'number' ? version : undefined;
+  }
+
+  /** The handler `backend` names, looked up in the registry (and remembered, see {@link Dispatcher.#handler}). */
+  #findHandler(toolId: string, resolved: Resolved, backend: ToolBackend): LocalHandler {
+    const registry = this.#local;
+    if (registry === undefined) return this.localHandler('execute', toolId, backend);
+    const version = this.#registryVersion();
     const name = (backend as { local?: { name?: unknown } }).local?.name;
     if (typeof name !== 'string') return this.localHandler('execute', toolId, backend);
     let handler: LocalHandler | undefined;
@@ -104,9 +138,9 @@ export class Dispatcher {
       throw registryFailure('execute', toolId, backend, name, err);
     }
     if (typeof handler !== 'function') return this.localHandler('execute', toolId, backend);
-    if (remembered) {
+    if (backend === resolved.selected && version !== undefined) {
       resolved.handler = handler;
-      resolved.handlerVersion = version as number;
+      resolved.handlerVersion = version;
     }
     return handler;
   }

@@ -55,7 +55,13 @@ export class Pipeline {
     this.#onAttempt = options.onAttempt;
   }
 
-  /** One call, start to end; the value when everything on the way was synchronous. */
+  /**
+   * One call, start to end; the value when everything on the way was synchronous.
+   *
+   * The steps a call to a tool resolved before takes ({@link Pipeline.run}, `#execute`, the
+   * dispatcher's `dispatch`) keep their rare branches in methods of their own, so that V8 can
+   * inline the whole of that path into the caller.
+   */
   run(
     toolId: string,
     args: Record<string, unknown>,
@@ -64,13 +70,9 @@ export class Pipeline {
     call?: CallOptions,
     marks?: PhaseMarks,
   ): RunResult | Promise<RunResult> {
-    // The hot path: a live call to a tool resolved before.
     const hit = deadline === undefined || !deadline.aborted ? this.#resolver.cached(toolId) : undefined;
     if (hit !== undefined) return this.#execute(toolId, args, hit, deadline, progress, call, marks);
-    checkStart(toolId, deadline);
-    const resolved = this.#resolver.resolve(toolId);
-    if (resolved instanceof Promise) return this.#runAfterResolve(resolved, toolId, args, deadline, progress, call, marks);
-    return this.#execute(toolId, args, resolved, deadline, progress, call, marks);
+    return this.#resolveAndExecute(toolId, args, deadline, progress, call, marks);
   }
 
   /** The steps up to input validation, for streaming. */
@@ -81,6 +83,21 @@ export class Pipeline {
     const backend = this.#resolver.select(toolId, resolved);
     if (this.#checks.input) this.#checks.checkInput(toolId, resolved, backend, args);
     return { tool: resolved.tool, backend };
+  }
+
+  /** A call whose tool is not in the resolution cache (or whose deadline has passed). */
+  #resolveAndExecute(
+    toolId: string,
+    args: Record<string, unknown>,
+    deadline: Deadline | undefined,
+    progress: ProgressSink | undefined,
+    call: CallOptions | undefined,
+    marks: PhaseMarks | undefined,
+  ): RunResult | Promise<RunResult> {
+    checkStart(toolId, deadline);
+    const resolved = this.#resolver.resolve(toolId);
+    if (resolved instanceof Promise) return this.#runAfterResolve(resolved, toolId, args, deadline, progress, call, marks);
+    return this.#execute(toolId, args, resolved, deadline, progress, call, marks);
   }
 
   async #runAfterResolve(
@@ -114,6 +131,20 @@ export class Pipeline {
     const idempotencyKey = call?.idempotencyKey;
     const policy = retryPolicyFor(resolved.tool, call?.retry, this.#retry);
     if (policy === undefined) return this.dispatcher.dispatch(toolId, resolved, backend, args, deadline, progress, idempotencyKey);
+    return this.#dispatchWithRetries(policy, toolId, resolved, backend, args, deadline, progress, idempotencyKey);
+  }
+
+  /** Dispatch, attempted again on a transient failure as `policy` says ({@link withRetries}). */
+  #dispatchWithRetries(
+    policy: ResolvedRetryPolicy,
+    toolId: string,
+    resolved: Resolved,
+    backend: ToolBackend,
+    args: Record<string, unknown>,
+    deadline: Deadline | undefined,
+    progress: ProgressSink | undefined,
+    idempotencyKey: string | undefined,
+  ): RunResult | Promise<RunResult> {
     return withRetries(() => this.dispatcher.dispatch(toolId, resolved, backend, args, deadline, progress, idempotencyKey), {
       toolId,
       policy,

@@ -60,8 +60,11 @@ export interface CallOptions {
 export function readRunOptions(options: unknown): CallOptions | undefined {
   const given = readOptionsObject(errors, 'options', options);
   if (given === undefined) return undefined;
-  const cached = frozenReads.get(given);
-  if (cached !== undefined) return cached;
+  return frozenReads.get(given) ?? readCallOptions(given);
+}
+
+/** {@link readRunOptions} of an options object not read before. */
+function readCallOptions(given: object): CallOptions {
   const fields = readFields(given);
   const timeoutMs = readTimeoutMs(errors, fields.timeoutMs);
   const deadline = readDeadline(errors, fields.deadline);

@@ -9,7 +9,7 @@ import { ProgressReporter } from './progress.js';
 import { callDeadline, readRunOptions, type CallOptions } from './run-options.js';
 import { streamEvents } from './stream.js';
 import type { CallMode } from './events.js';
-import type { ChainResult, ChainStep, RunOptions, RunResult, Runner, RunnerOptions, StreamEvent } from './types.js';
+import type { ChainResult, ChainStep, ProgressEvent, RunOptions, RunResult, Runner, RunnerOptions, StreamEvent } from './types.js';
 
 /** What the layers above use of a standard runner beside its public methods. */
 interface RunnerInternals {
@@ -102,6 +102,11 @@ export class DefaultRunner implements Runner {
   #start(toolId: string, args: Record<string, unknown> | undefined, options: RunOptions | undefined, mode: CallMode): Promise<RunResult> {
     const input = args ?? {};
     if (options === undefined || options === null) return this.#run(toolId, input, undefined, undefined, undefined, mode);
+    return this.#startWith(toolId, input, options, mode);
+  }
+
+  /** `run` with per-call options, read once. */
+  #startWith(toolId: string, input: Record<string, unknown>, options: RunOptions, mode: CallMode): Promise<RunResult> {
     let call: CallOptions | undefined;
     try {
       call = readRunOptions(options);
@@ -109,7 +114,18 @@ export class DefaultRunner implements Runner {
       return Promise.reject(asRunFailure(err, toolId));
     }
     if (call === undefined || call.onProgress === undefined) return this.#run(toolId, input, call, undefined, undefined, mode);
-    const reporter = new ProgressReporter(call.onProgress);
+    return this.#runWithProgress(toolId, input, call, call.onProgress, mode);
+  }
+
+  /** `run` with `onProgress`: the call's progress reports framed by its start and end. */
+  #runWithProgress(
+    toolId: string,
+    input: Record<string, unknown>,
+    call: CallOptions,
+    onProgress: (progress: ProgressEvent) => void,
+    mode: CallMode,
+  ): Promise<RunResult> {
+    const reporter = new ProgressReporter(onProgress);
     return this.#run(toolId, input, call, reporter.forward, undefined, mode).then(
       (result) => {
         reporter.end(true);
@@ -163,7 +179,13 @@ export class DefaultRunner implements Runner {
     return this.#pipeline.telemetry.chain(steps, () => runChain(this.#pipeline, steps, options ?? undefined));
   }
 
-  /** One call under its deadline (none without a signal, a timeout or a deadline), observed when anyone listens: the one path of `run`. */
+  /**
+   * One call under its deadline (none without a signal, a timeout or a deadline), observed when
+   * anyone listens: the one path of `run`.
+   *
+   * The rare branches (observed calls, failures before the first await) are methods of their own:
+   * V8 inlines a call's whole path into its caller only while the functions on it stay small.
+   */
   #run(
     toolId: string,
     args: Record<string, unknown>,
@@ -174,22 +196,35 @@ export class DefaultRunner implements Runner {
   ): Promise<RunResult> {
     // Spans, metrics and events only when someone listens: one check on the hot path. An observed
     // call comes back here with its phase marks (`false`: observed, no span to mark).
-    const telemetry = this.#telemetry;
-    if (marks === undefined && telemetry.active) {
-      return telemetry.call(toolId, args, mode, (traced) => this.#run(toolId, args, call, progress, traced ?? false, mode));
-    }
+    if (marks === undefined && this.#telemetry.active) return this.#observed(toolId, args, call, progress, mode);
     const deadline = callDeadline(call);
     let out: RunResult | Promise<RunResult>;
     try {
       out = this.#pipeline.run(toolId, args, deadline, progress, call, marks === false ? undefined : marks);
     } catch (err) {
-      deadline?.dispose();
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the library error, redacted
-      return Promise.reject(telemetry.redactFailure(asRunFailure(err, toolId), toolId, args));
+      return this.#failed(err, deadline, toolId, args);
     }
-    if (out instanceof Promise) return settleCall(out, deadline, telemetry, toolId, args);
-    deadline?.dispose();
+    if (out instanceof Promise) return settleCall(out, deadline, this.#telemetry, toolId, args);
+    if (deadline !== undefined) deadline.dispose();
     return Promise.resolve(out);
+  }
+
+  /** {@link DefaultRunner.#run} inside the call's span, metrics and events. */
+  #observed(
+    toolId: string,
+    args: Record<string, unknown>,
+    call: CallOptions | undefined,
+    progress: ProgressSink | undefined,
+    mode: CallMode,
+  ): Promise<RunResult> {
+    return this.#telemetry.call(toolId, args, mode, (traced) => this.#run(toolId, args, call, progress, traced ?? false, mode));
+  }
+
+  /** A call that failed before its first await: its deadline cleared, the failure redacted. */
+  #failed(err: unknown, deadline: Deadline | undefined, toolId: string, args: Record<string, unknown>): Promise<RunResult> {
+    deadline?.dispose();
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the library error, redacted
+    return Promise.reject(this.#telemetry.redactFailure(asRunFailure(err, toolId), toolId, args));
   }
 }
 
