@@ -2,8 +2,9 @@
  * The built-in full-text engine: a MiniSearch (BM25+) index kept in step with the tool index, one
  * document per tool, with field boosts that favour names, then IDs, titles, namespaces and tags.
  * Words are indexed and searched by their stem ({@link stem}: `users` finds `user`); the whole of
- * a compound word (`getWeather`, `get_weather`) is indexed apart from its words and matched whole
- * only, so that a name scores the same in every spelling.
+ * a compound word (`getWeather`, `get_weather`), and each pair of neighbouring words of a compound
+ * of three or more (`getUserName` → `getuser`, `username`), is indexed apart from its words and
+ * matched whole only, so that a name scores the same in every spelling.
  */
 import MiniSearch, { type Query, type SearchResult } from 'minisearch';
 import { COMPOUND_MARK, STOP_WORDS, idLikeWords, normalizeTerm, tokenize } from './tokenize.js';
@@ -71,8 +72,8 @@ export class TextEngine {
     tokenize: (text, field) => (field === 'id' ? [text] : tokenize(text, true)),
     processTerm: (term, field) => {
       if (field === 'id') return normalizeTerm(term);
-      // A compound's whole (`getWeather`, `get_weather`) is kept apart from words (marked), so that a
-      // query word matches it whole, never as a prefix (`get` would count twice in `getWeather`).
+      // A compound's whole (`getWeather`, `get_weather`) and pairs (`getUser`, `UserName`) are kept apart from
+      // words (marked), so that a query word matches them whole, never as a prefix (`get` would count twice in `getWeather`).
       const mark = term.startsWith(COMPOUND_MARK) ? COMPOUND_MARK : '';
       const normal = normalizeTerm(mark === '' ? term : term.slice(mark.length));
       if (field !== undefined && PROSE_FIELDS.has(field) && STOP_WORDS.has(normal)) return null;

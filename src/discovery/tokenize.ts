@@ -3,8 +3,10 @@
  * is joined, camelCase, snake_case, kebab-case or dotted: its whole (its words run together), then
  * each word (`getWeather`, `get_weather`, `get-weather`, `get.weather` → `getWeather` /
  * `getweather`, `get`, `weather`), so that the same words score the same in any spelling and
- * `get weather`, `getweather` and `weather` find all four. A colon separates words (`ns:tool` →
- * `ns`, `tool`). The engine indexes wholes apart from words ({@link COMPOUND_MARK}).
+ * `get weather`, `getweather` and `weather` find all four. Indexed, a compound of three or more
+ * words also gives each pair of neighbouring words run together (`getUserName` → `getUser`,
+ * `UserName`), so that `username` finds it. A colon separates words (`ns:tool` → `ns`, `tool`).
+ * The engine indexes wholes and pairs apart from words ({@link COMPOUND_MARK}).
  */
 
 // Everything but letters, marks, digits and the connectors `_ . - :` separates words.
@@ -62,11 +64,29 @@ function camelParts(word: string): string[] {
  */
 export const COMPOUND_MARK = '\u0001';
 
-/** Pushes a word that has no connector: itself, or its whole (marked) and camelCase words. */
+/**
+ * Pushes, when indexing (`mark` set), each pair of neighbouring words of a compound of three or more
+ * words run together, marked as a whole (`get`, `User`, `Name` → `getUser`, `UserName`): a query
+ * word (`username`) then finds the compound whole, never as a prefix. A pair with no letter is not
+ * pushed (as a whole is not); pairs with a stop word are (`log_in_user` → `login`, `inuser`).
+ */
+function pushPairs(words: readonly string[], mark: string, out: string[]): void {
+  if (mark === '' || words.length < 3) return;
+  for (let i = 1; i < words.length; i++) {
+    const pair = (words[i - 1] as string) + (words[i] as string);
+    if (LETTER.test(pair)) out.push(mark + pair);
+  }
+}
+
+/** Pushes a word that has no connector: itself, or its whole (marked), camelCase words and pairs of them. */
 function pushCamel(word: string, mark: string, out: string[]): void {
   const parts = camelParts(word);
-  if (parts.length === 1) out.push(word);
-  else out.push(mark + word, ...parts);
+  if (parts.length === 1) {
+    out.push(word);
+    return;
+  }
+  out.push(mark + word, ...parts);
+  pushPairs(parts, mark, out);
 }
 
 // Scripts written without spaces between words: a run of them is split by Intl.Segmenter.
@@ -111,15 +131,26 @@ function pushWord(word: string, mark: string, out: string[]): void {
 /**
  * Pushes a word of joined parts (`get_weather`, `get_userName`) as a camelCase word is pushed: its
  * parts run together (`getweather`, `getuserName`; only when they have a letter, so `1.0.0` gives
- * no `100`), then each part's words (`get`, `user`, `Name`).
+ * no `100`), then each part's words (`get`, `user`, `Name`), then (indexing) the pairs of those
+ * words ({@link pushPairs}: `getuser`, `userName`). A part in a script written without spaces is
+ * split by {@link pushWord}, and its compound gets no pairs.
  */
 function pushJoined(parts: readonly string[], mark: string, out: string[]): void {
   const whole = parts.join('');
   if (LETTER.test(whole)) out.push(mark + whole);
+  const words: string[] = [];
+  let unspaced = false;
   for (const part of parts) {
-    if (hasUnspacedScript(part)) pushWord(part, mark, out);
-    else out.push(...camelParts(part));
+    if (hasUnspacedScript(part)) {
+      unspaced = true;
+      pushWord(part, mark, out);
+    } else {
+      const partWords = camelParts(part);
+      out.push(...partWords);
+      words.push(...partWords);
+    }
   }
+  if (!unspaced) pushPairs(words, mark, out);
 }
 
 /**
@@ -129,9 +160,11 @@ function pushJoined(parts: readonly string[], mark: string, out: string[]): void
  * separates words. Text in a script written without spaces (Chinese, Japanese, Thai, ...) is split
  * into its words by `Intl.Segmenter` (`東京の天気を検索する` → `東京`, `の`, `天気`, `を`, `検索`, `する`).
  *
- * @param markCompounds - prefix each compound's whole with {@link COMPOUND_MARK} (for indexing:
- * the engine keeps wholes apart from words, so that a word never matches as a prefix of a whole
- * it starts, `get` of `getWeather`).
+ * @param markCompounds - prefix each compound's whole with {@link COMPOUND_MARK}, and give each
+ * compound of three or more words its pairs of neighbouring words run together, marked too
+ * (`getUserName` → `getUser`, `UserName`) (for indexing: the engine keeps wholes apart from words,
+ * so that a word never matches as a prefix of a whole it starts, `get` of `getWeather`; a query
+ * word matches a whole or pair whole). Queries are tokenized without, so that they keep their terms.
  */
 export function tokenize(text: string, markCompounds = false): string[] {
   const mark = markCompounds ? COMPOUND_MARK : '';

@@ -253,6 +253,35 @@ describe('compound names in any spelling', () => {
     }
   });
 
+  const THREE_WORDS = ['GET_USER_NAME', 'get-user-name', 'get.user.name', 'getUserName', 'get_userName', 'get_user_name'];
+
+  it('three words score the same in every spelling, their neighbouring pairs (`username`, `getuser`) included', () => {
+    const engine = new TextEngine();
+    for (const name of THREE_WORDS) engine.upsert(engineDoc(`u:${name}`, tool(name, { namespace: 'u', description: 'x' }), []));
+    const queries = ['username', 'getuser', 'user_name', 'user name', 'get user name', 'getusername', 'get_userName', 'user', 'usernmae'];
+    for (const query of queries) {
+      const hits = engine.search(queryTerms(query));
+      expect(hits.map((hit) => hit.id).sort(), query).toEqual(THREE_WORDS.map((name) => `u:${name}`).sort());
+      const scores = new Set(hits.map((hit) => hit.score.toFixed(9)));
+      expect(scores.size, `${query}: ${JSON.stringify(hits)}`).toBe(1);
+    }
+  });
+
+  it('"username" finds a three-word user name in any spelling; "user name" still ranks them above fetchUsername', () => {
+    const index = createToolIndex();
+    for (const name of ['fetchUsername', 'getUserName', 'get_userName', 'get_user_name']) {
+      index.registerTool(tool(name, { namespace: 'ns', description: 'x' }), local(name));
+    }
+    const spellings = ['ns:getUserName', 'ns:get_userName', 'ns:get_user_name'];
+    expect(ids(index.search('username', 5)).sort()).toEqual(['ns:fetchUsername', ...spellings].sort());
+    for (const query of ['user name', 'get user name', 'getusername']) {
+      expect(ids(index.search(query, 5)).slice(0, 3), query).toEqual(spellings);
+    }
+    expect(ids(index.search('get_userName', 5))[0]).toBe('ns:get_userName');
+    // A pair is matched whole, never as a prefix of a query word: `usern` is a prefix of fetchUsername's word only.
+    expect(ids(index.search('usern', 5))).toEqual(['ns:fetchUsername']);
+  });
+
   it('"add two numbers" finds a tool described "Adds two numbers" (adds → add), above one that only shares "two numbers"', () => {
     const index = createToolIndex();
     index.registerTool(tool('multiply', { namespace: 'math', description: 'Multiplies two numbers' }), local('m'));

@@ -58,6 +58,44 @@ describe('tokenize', () => {
     ]);
   });
 
+  it('indexes a compound of three or more words with its pairs of neighbouring words, marked, the same in every spelling', () => {
+    const spellings = [
+      'getUserName',
+      'GetUserName',
+      'get_userName',
+      'get_user_name',
+      'GET_USER_NAME',
+      'get-user-name',
+      'get.user.name',
+      'getUser_name',
+    ];
+    for (const spelling of spellings) {
+      expect(tokenize(spelling, true).map(normalizeTerm), spelling).toEqual([
+        `${COMPOUND_MARK}getusername`,
+        'get',
+        'user',
+        'name',
+        `${COMPOUND_MARK}getuser`,
+        `${COMPOUND_MARK}username`,
+      ]);
+      // Queries keep their terms: no pairs.
+      expect(tokenize(spelling).map(normalizeTerm), spelling).toEqual(['getusername', 'get', 'user', 'name']);
+    }
+  });
+
+  it('pairs: none for two words, none without a letter, kept with stop words, none beside a script without spaces', () => {
+    const pairs = (text: string) =>
+      tokenize(text, true)
+        .filter((token) => token.startsWith(COMPOUND_MARK))
+        .slice(1);
+    expect(pairs('get_weather')).toEqual([]);
+    expect(pairs('list_user_repos_by_org')).toEqual(['listuser', 'userrepos', 'reposby', 'byorg'].map((pair) => COMPOUND_MARK + pair));
+    expect(pairs('log_in_user')).toEqual([`${COMPOUND_MARK}login`, `${COMPOUND_MARK}inuser`]);
+    expect(pairs('v1_2_3')).toEqual([`${COMPOUND_MARK}v12`]);
+    expect(tokenize('1_2_3', true)).toEqual(['1', '2', '3']);
+    expect(tokenize('天気_get_user_name', true)).toEqual([`${COMPOUND_MARK}天気getusername`, '天気', 'get', 'user', 'name']);
+  });
+
   it('splits scripts written without spaces into words (Intl.Segmenter)', () => {
     expect(tokenize('東京の天気を検索する')).toEqual(['東京', 'の', '天気', 'を', '検索', 'する']);
     expect(tokenize('把中文翻译成英文')).toEqual(['把', '中文', '翻译', '成', '英文']);
