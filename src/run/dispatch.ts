@@ -68,7 +68,7 @@ export class Dispatcher {
     progress: ProgressSink | undefined,
     idempotencyKey?: string,
   ): RunResult | Promise<RunResult> {
-    if (backend.kind !== 'local') return this.#dispatchRemote(toolId, resolved, backend, args, deadline, progress, idempotencyKey);
+    if (backend.kind !== 'local') return this.#runRemote({ toolId, resolved, backend, deadline }, args, progress, idempotencyKey);
     const handler = this.#handler(toolId, resolved, backend);
     let out: unknown;
     try {
@@ -78,21 +78,6 @@ export class Dispatcher {
     }
     if (isPromiseLike(out) || isAsyncIterable(out)) return this.#settleLocal(out, { toolId, resolved, backend, deadline });
     return this.#finish(toolId, resolved, backend, out);
-  }
-
-  /** An `mcp` or `provider` backend's call; any other kind is a configuration error. */
-  #dispatchRemote(
-    toolId: string,
-    resolved: Resolved,
-    backend: ToolBackend,
-    args: Record<string, unknown>,
-    deadline: Deadline | undefined,
-    progress: ProgressSink | undefined,
-    idempotencyKey: string | undefined,
-  ): Promise<RunResult> {
-    const kind = backend.kind;
-    if (kind !== 'mcp' && kind !== 'provider') throw configError('execute', toolId, backend, `unknown backend kind: ${String(kind)}`);
-    return this.#runRemote({ toolId, resolved, backend, deadline }, args, progress, idempotencyKey);
   }
 
   /** A local handler's value that is a promise or an AsyncIterable: awaited, or drained. */
@@ -201,7 +186,10 @@ export class Dispatcher {
     return this.#finish(toolId, call.resolved, backend, last);
   }
 
-  /** An `mcp` or `provider` call: the executor's promise, awaited under the call's deadline. */
+  /**
+   * An `mcp` or `provider` call: the executor's promise, awaited under the call's deadline. Any
+   * other kind of backend is a configuration error.
+   */
   #runRemote(
     call: PendingCall,
     args: Record<string, unknown>,
@@ -209,6 +197,8 @@ export class Dispatcher {
     idempotencyKey: string | undefined,
   ): Promise<RunResult> {
     const { toolId, resolved, backend, deadline } = call;
+    const kind = backend.kind;
+    if (kind !== 'mcp' && kind !== 'provider') throw configError('execute', toolId, backend, `unknown backend kind: ${String(kind)}`);
     const registered = this.#registered(backend, resolved.tool.name);
     if (registered !== undefined) {
       // A backend of the registry serves this server or provider: it runs the tool by its name there.

@@ -96,21 +96,9 @@ export class Pipeline {
   ): RunResult | Promise<RunResult> {
     checkStart(toolId, deadline);
     const resolved = this.#resolver.resolve(toolId);
-    if (resolved instanceof Promise) return this.#runAfterResolve(resolved, toolId, args, deadline, progress, call, marks);
-    return this.#execute(toolId, args, resolved, deadline, progress, call, marks);
-  }
-
-  async #runAfterResolve(
-    pending: Promise<Resolved>,
-    toolId: string,
-    args: Record<string, unknown>,
-    deadline: Deadline | undefined,
-    progress: ProgressSink | undefined,
-    call: CallOptions | undefined,
-    marks: PhaseMarks | undefined,
-  ): Promise<RunResult> {
-    const resolved = deadline === undefined ? await pending : await awaitResolve(pending, toolId, deadline);
-    return this.#execute(toolId, args, resolved, deadline, progress, call, marks);
+    if (!(resolved instanceof Promise)) return this.#execute(toolId, args, resolved, deadline, progress, call, marks);
+    const settled = deadline === undefined ? resolved : awaitResolve(resolved, toolId, deadline);
+    return settled.then((found) => this.#execute(toolId, args, found, deadline, progress, call, marks));
   }
 
   #execute(
