@@ -26,12 +26,18 @@ export interface LocalSchemaChecks {
 
 /**
  * Registers each definition: the tool in `index` (backend `local`, name = tool ID), its schemas
- * compiled (see {@link LocalSchemaChecks}), its handler in `local` under the tool ID, its doc and
- * examples in `docs`.
+ * compiled (see {@link LocalSchemaChecks}), its handler in `local` under the tool ID, then the docs
+ * and examples of all of them in `docs`.
+ *
+ * All or nothing in `index`: when one definition is refused, the local backends registered before
+ * it are removed again, so a caller's own index is left with none of `tools` (a tool it held
+ * already keeps its other backends). Docs registered before a refused doc stay in a caller's doc
+ * store, which has no way to remove them; the index no longer knows their tools.
  *
  * @throws `CONFIGURATION` for a tool ID defined twice (in `tools`, or already in `local`);
  * `INVALID_TOOL` for a tool the index refuses; `INVALID_SCHEMA` for a schema that does not
- * compile, as the tool's first call would have failed (message and `details`: `tool`, `schema`, `reason`).
+ * compile, as the tool's first call would have failed (message and `details`: `tool`, `schema`,
+ * `reason`); the doc store's error for a doc or examples it refuses.
  */
 export function registerLocalTools(
   tools: readonly LocalToolDefinition[],
@@ -40,18 +46,44 @@ export function registerLocalTools(
   docs: DocStore,
   checks: LocalSchemaChecks,
 ): void {
-  const seen = new Set<string>();
-  for (const definition of tools) {
-    const id = toolIdOf(definition.tool);
-    if (seen.has(id) || local.has(id)) {
-      throw errors.configuration('tools', `local tool "${id}" is defined twice`, { details: { toolId: id } });
+  const registered: string[] = [];
+  try {
+    const seen = new Set<string>();
+    for (const definition of tools) {
+      const id = toolIdOf(definition.tool);
+      if (seen.has(id) || local.has(id)) {
+        throw errors.configuration('tools', `local tool "${id}" is defined twice`, { details: { toolId: id } });
+      }
+      seen.add(id);
+      const had = hasOwnBackend(index, id);
+      index.registerTool(definition.tool, localBackend(id));
+      if (!had) registered.push(id);
+      compileSchemas(checks, storedTool(index, id, definition.tool));
+      local.registerHandler(id, definition.handler);
     }
-    seen.add(id);
-    index.registerTool(definition.tool, localBackend(id));
-    compileSchemas(checks, registered(index, id, definition.tool));
-    local.registerHandler(id, definition.handler);
-    if (definition.doc !== undefined) docs.registerDoc(id, definition.doc);
-    if (definition.examples !== undefined) docs.registerExamples(id, definition.examples);
+    for (const definition of tools) {
+      const id = toolIdOf(definition.tool);
+      if (definition.doc !== undefined) docs.registerDoc(id, definition.doc);
+      if (definition.examples !== undefined) docs.registerExamples(id, definition.examples);
+    }
+  } catch (err) {
+    for (const id of registered) {
+      try {
+        index.unregisterBackend(id, 'local', id);
+      } catch {
+        // A caller's index that refuses the removal keeps the entry: the refusal above is what the caller hears of.
+      }
+    }
+    throw err;
+  }
+}
+
+/** True when `index` holds the tool `id` with the local backend `tools` gives it already (a caller's index). */
+function hasOwnBackend(index: ToolIndex, id: string): boolean {
+  try {
+    return index.getAllBackends(id).some((backend) => backend.kind === 'local' && backend.local.name === id);
+  } catch {
+    return false;
   }
 }
 
@@ -60,7 +92,7 @@ export function registerLocalTools(
  * compiling those lets its first call find them by identity. `given` when the index cannot say
  * (a caller's index whose selector throws): the validator then finds it by content.
  */
-function registered(index: ToolIndex, id: string, given: Tool): Tool {
+function storedTool(index: ToolIndex, id: string, given: Tool): Tool {
   try {
     return index.getTool(id).tool;
   } catch {

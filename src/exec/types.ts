@@ -87,6 +87,10 @@ export interface ExecOptions {
    * a `$ref` to a URL) makes `createExec` throw `INVALID_SCHEMA` with the message and `details`
    * (`tool`, `schema`, `reason`) the tool's first call would have failed with; a valid one is
    * cached, so that call compiles nothing.
+   *
+   * All or nothing in `index`: when `createExec` throws for one of them (a tool defined twice, a
+   * tool the index refuses, a schema, a doc or examples refused), none of `tools` stays in an
+   * `index` you passed (a tool it held before keeps the backends it had).
    */
   tools?: LocalToolDefinition[];
   /** Local handlers by backend name, for tools registered in the index by other means. */

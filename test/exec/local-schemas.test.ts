@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createToolIndex, type ToolIndex } from '../../src/discovery/index.js';
 import { createExec, type DefaultExec, type ExecOptions } from '../../src/exec/index.js';
 import { ToolError } from '../../src/run/index.js';
-import { ToolexecError, localBackend, type Tool } from '../../src/model/index.js';
+import { ToolexecError, localBackend, mcpBackend, type Tool } from '../../src/model/index.js';
 
 const open: DefaultExec[] = [];
 afterEach(async () => {
@@ -136,6 +136,77 @@ describe('createExec compiles the schemas of its tools', () => {
     exec.index.registerTool(NESTED_INPUT, localBackend('t:bad'));
     exec.localHandlers.registerHandler('t:bad', () => 1);
     await expect(exec.runTool('t:bad', {})).rejects.toMatchObject({ code: 'INVALID_SCHEMA', op: 'validate_input' });
+  });
+});
+
+describe("a refused tools option leaves the caller's index as it was", () => {
+  const good: Tool = { name: 'good', namespace: 't', inputSchema: { type: 'object' } };
+  const toolNotFound = (index: ToolIndex, id: string): string | undefined => {
+    try {
+      index.getTool(id);
+      return undefined;
+    } catch (err) {
+      return (err as ToolexecError).code;
+    }
+  };
+
+  it('a schema refused after good tools: none of them stays in the index', () => {
+    const index = createToolIndex();
+    const err = refusal({
+      index,
+      tools: [
+        { tool: good, handler: () => 1 },
+        { tool: { ...good, name: 'also' }, handler: () => 1 },
+        { tool: NESTED_INPUT, handler: () => 1 },
+      ],
+    });
+    expect(err.code).toBe('INVALID_SCHEMA');
+    expect(toolNotFound(index, 't:good')).toBe('TOOL_NOT_FOUND');
+    expect(toolNotFound(index, 't:also')).toBe('TOOL_NOT_FOUND');
+    expect(toolNotFound(index, 't:bad')).toBe('TOOL_NOT_FOUND');
+    expect(index.search('good', 5)).toEqual([]);
+  });
+
+  it('a duplicate, an invalid tool or a refused doc after good tools: none stays', () => {
+    const cases: ExecOptions['tools'][] = [
+      [
+        { tool: good, handler: () => 1 },
+        { tool: good, handler: () => 1 },
+      ],
+      [
+        { tool: good, handler: () => 1 },
+        { tool: { name: 'bad name!', inputSchema: { type: 'object' } }, handler: () => 1 },
+      ],
+      [
+        { tool: good, handler: () => 1 },
+        { tool: { ...good, name: 'documented' }, handler: () => 1, examples: [{ args: 'not an object' } as never] },
+      ],
+    ];
+    const codes = cases.map((tools) => {
+      const index = createToolIndex();
+      const code = refusal({ index, tools }).code;
+      expect(toolNotFound(index, 't:good'), code).toBe('TOOL_NOT_FOUND');
+      expect(toolNotFound(index, 't:documented'), code).toBe('TOOL_NOT_FOUND');
+      return code;
+    });
+    expect(codes).toEqual(['CONFIGURATION', 'INVALID_TOOL', 'INVALID_ARGUMENT']);
+  });
+
+  it('a tool the index held before keeps what it had: its other backends, and a local backend it already had', () => {
+    const index = createToolIndex();
+    index.registerTool(good, mcpBackend('files'));
+    const held: Tool = { ...good, name: 'held' };
+    index.registerTool(held, localBackend('t:held'));
+    refusal({
+      index,
+      tools: [
+        { tool: good, handler: () => 1 },
+        { tool: held, handler: () => 1 },
+        { tool: NESTED_INPUT, handler: () => 1 },
+      ],
+    });
+    expect(index.getAllBackends('t:good')).toEqual([mcpBackend('files')]);
+    expect(index.getAllBackends('t:held')).toEqual([localBackend('t:held')]);
   });
 });
 
