@@ -1,10 +1,11 @@
 /**
  * Test doubles for the executors a user injects into the runner (`mcp`, `provider`): in-memory,
  * scripted by plain functions, recording every call, and honest about cancellation — an aborted
- * signal rejects with ABORTED, exactly as the real executors do.
+ * signal rejects with ABORTED, and `timeoutMs` or `deadline` passing with TIMEOUT, exactly as the
+ * real executors do.
  */
 import { ToolexecError, errorMessage } from '../model/index.js';
-import { ABORTED, Deadline, abortError, linkedSignal } from '../model/internal.js';
+import { ABORTED, Deadline, abortError, budgetMs, linkedSignal, readDeadline, readSignal, readTimeoutMs } from '../model/internal.js';
 import { testingErrors } from './errors.js';
 import type { CallToolResult, McpExecutor, ProgressEvent, ProviderExecutor, RunOptions, StreamEvent } from '../run/index.js';
 
@@ -174,28 +175,49 @@ async function runScripted<T = unknown>(
 ): Promise<T> {
   const record: RecordedCall = { target, tool, args, outcome: 'pending' };
   calls.push(record);
-  const signal = options?.signal ?? new AbortController().signal;
-  if (signal.aborted) throw ended(record, 'aborted', abortedError(signal));
+  let deadline: Deadline;
+  try {
+    deadline = callDeadline(options);
+  } catch (err) {
+    throw ended(record, 'error', err as ToolexecError);
+  }
+  if (deadline.aborted) {
+    deadline.dispose();
+    throw ended(record, 'aborted', abortedError(deadline));
+  }
   const onProgress = options?.onProgress;
+  const signal = deadline.signal;
   const ctx: FakeToolContext = {
     signal,
     progress: (event) => {
       if (!signal.aborted) onProgress?.(event);
     },
   };
-  const deadline = new Deadline(signal, undefined);
   try {
     const value = await deadline.race(Promise.resolve().then(() => script(args ?? {}, ctx)));
-    if (value === ABORTED) throw abortedError(signal);
+    if (value === ABORTED) throw abortedError(deadline);
     const converted = convert(value);
     record.outcome = 'ok';
     return converted;
   } catch (err) {
-    if (signal.aborted) throw ended(record, 'aborted', abortedError(signal));
+    if (deadline.aborted) throw ended(record, 'aborted', abortedError(deadline));
     throw ended(record, 'error', ToolexecError.isInstance(err) ? err : new ToolexecError('EXECUTION', errorMessage(err), { cause: err }));
   } finally {
     deadline.dispose();
   }
+}
+
+/**
+ * A call's deadline as the real executors read their options: the caller's `signal`, and the
+ * earlier of `timeoutMs` and `deadline` (epoch milliseconds or a `Date`, what the runner hands an
+ * executor). @throws `INVALID_ARGUMENT` for an option of the wrong kind.
+ */
+function callDeadline(options: RunOptions | undefined): Deadline {
+  if (options === undefined || options === null) return new Deadline(undefined, undefined);
+  const signal = readSignal(testingErrors, options.signal);
+  const timeoutMs = readTimeoutMs(testingErrors, options.timeoutMs);
+  const deadlineMs = readDeadline(testingErrors, options.deadline);
+  return new Deadline(signal, budgetMs(timeoutMs, deadlineMs), deadlineMs !== undefined);
 }
 
 /** Records a call the double cannot serve (an unknown server, provider or tool); returns the CONFIGURATION error to throw. */
@@ -219,8 +241,8 @@ function ended(record: RecordedCall, outcome: 'error' | 'aborted', error: Toolex
 }
 
 /** `testing: the call timed out: …` (TIMEOUT) or `testing: the call aborted: …` (ABORTED), `cause` = the reason. */
-function abortedError(signal: AbortSignal): ToolexecError {
-  return abortError(testingErrors, signal.reason, 'the call');
+function abortedError(deadline: Deadline): ToolexecError {
+  return abortError(testingErrors, deadline.reason, 'the call');
 }
 
 function isCallToolResult(value: unknown): value is CallToolResult {
@@ -256,6 +278,8 @@ async function* streamOf<T>(
   const link = linkedSignal(options?.signal);
   let settled: { ok: true; value: T } | { ok: false; error: unknown } | undefined;
   const pending = call({
+    ...(options?.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options?.deadline === undefined ? {} : { deadline: options.deadline }),
     signal: link.signal,
     onProgress: (progress) => {
       queue.push({ kind: 'progress', data: progress });

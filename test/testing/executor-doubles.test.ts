@@ -154,6 +154,50 @@ describe('createFakeMcpExecutor', () => {
     expect(mcp.calls.map((call) => call.outcome)).toEqual(['aborted', 'aborted']);
   });
 
+  it('honours timeoutMs and deadline given to it directly, as the real executors do, and refuses bad ones', async () => {
+    const { mcp } = setup();
+    const startedMs = Date.now();
+    await expect(mcp.callTool('files', { name: 'hang' }, { timeoutMs: 30 })).rejects.toSatisfy((err) => hasErrorCode(err, 'TIMEOUT'));
+    await expect(mcp.callTool('files', { name: 'hang' }, { deadline: Date.now() + 30 })).rejects.toSatisfy((err) =>
+      hasErrorCode(err, 'TIMEOUT'),
+    );
+    expect(Date.now() - startedMs).toBeLessThan(2_000);
+    // a deadline already past: TIMEOUT before the script runs
+    let ran = false;
+    const once = createFakeMcpExecutor({ s: { t: () => (ran = true) } });
+    await expect(once.callTool('s', { name: 't' }, { deadline: new Date(Date.now() - 1) })).rejects.toSatisfy((err) =>
+      hasErrorCode(err, 'TIMEOUT'),
+    );
+    expect(ran).toBe(false);
+    // the script's ctx.signal aborts when the time is up
+    let seen: unknown;
+    const watched = createFakeMcpExecutor({
+      s: {
+        t: (_args, ctx) =>
+          new Promise((resolve) => {
+            ctx.signal.addEventListener('abort', () => resolve((seen = (ctx.signal.reason as Error).name)));
+          }),
+      },
+    });
+    await expect(watched.callTool('s', { name: 't' }, { timeoutMs: 20 })).rejects.toSatisfy((err) => hasErrorCode(err, 'TIMEOUT'));
+    expect(seen).toBe('TimeoutError');
+    for (const bad of [{ timeoutMs: -1 }, { timeoutMs: 'soon' }, { deadline: 'tomorrow' }, { signal: 'stop' }]) {
+      await expect(mcp.callTool('files', { name: 'read' }, bad as never), JSON.stringify(bad)).rejects.toSatisfy((err) =>
+        hasErrorCode(err, 'INVALID_ARGUMENT'),
+      );
+    }
+    expect(mcp.calls.slice(0, 2).map((call) => call.outcome)).toEqual(['aborted', 'aborted']);
+    expect(mcp.calls.slice(2).map((call) => call.outcome)).toEqual(['error', 'error', 'error', 'error']);
+    // a stream keeps them too
+    const provider = createFakeProviderExecutor({ p: { slow: () => new Promise(() => undefined) } });
+    const stream = provider.callToolStream('p', 'slow', {}, { timeoutMs: 20 });
+    await expect(
+      (async () => {
+        for await (const event of stream) void event;
+      })(),
+    ).rejects.toSatisfy((err) => hasErrorCode(err, 'TIMEOUT'));
+  });
+
   it('streams progress then done', async () => {
     const { runner } = setup();
     const events: StreamEvent[] = [];
