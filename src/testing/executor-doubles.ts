@@ -89,9 +89,11 @@ export function createFakeMcpExecutor(servers: Record<string, Record<string, Fak
   ): Promise<CallToolResult> => {
     const tools = Object.hasOwn(servers, serverName) ? servers[serverName] : undefined;
     if (tools === undefined) {
-      // recorded too: the model (or a misconfigured binding) asked for a server that is not there
-      const known = Object.keys(servers).join(', ') || 'none';
-      throw refused(calls, serverName, name, args, `no MCP server named "${serverName}" (known: ${known})`);
+      // recorded too: the model (or a misconfigured binding) asked for a server that is not there;
+      // the message is the real executor's (after the layer's prefix)
+      const known = Object.keys(servers);
+      const configured = known.length === 0 ? '(none)' : known.map((n) => `"${n}"`).join(', ');
+      throw refused(calls, serverName, name, args, `Unknown MCP server "${serverName}"; configured: ${configured}`);
     }
     const tool = Object.hasOwn(tools, name) ? tools[name] : undefined;
     if (tool === undefined) {

@@ -84,7 +84,7 @@ describe('createFakeMcpExecutor', () => {
       (err: unknown) => err,
     );
     expect(hasErrorCode(error, 'CONFIGURATION'), String(error)).toBe(true);
-    const message = 'testing: no MCP server named "elsewhere" (known: files)';
+    const message = 'testing: Unknown MCP server "elsewhere"; configured: "files"';
     expect((error as Error).message).toBe(message);
     // a stream to it is recorded the same way
     const events: StreamEvent[] = [];
@@ -95,7 +95,13 @@ describe('createFakeMcpExecutor', () => {
     expect(events).toEqual([]);
     expect(mcp.calls).toEqual([
       { target: 'elsewhere', tool: 'x', args: { a: 1 }, outcome: 'error', error: message },
-      { target: 'nowhere', tool: 'y', args: undefined, outcome: 'error', error: 'testing: no MCP server named "nowhere" (known: files)' },
+      {
+        target: 'nowhere',
+        tool: 'y',
+        args: undefined,
+        outcome: 'error',
+        error: 'testing: Unknown MCP server "nowhere"; configured: "files"',
+      },
     ]);
   });
 
@@ -120,7 +126,7 @@ describe('createFakeMcpExecutor', () => {
         tool: 'haunt',
         args: { loud: true },
         outcome: 'error',
-        error: 'testing: no MCP server named "ghost" (known: files)',
+        error: 'testing: Unknown MCP server "ghost"; configured: "files"',
       },
     ]);
   });
