@@ -57,7 +57,7 @@ export class Dispatcher {
    * Runs the call on `backend`; the result when it was synchronous throughout.
    *
    * A synchronous local handler's path stays small (its rare branches are methods of their own)
-   * so that V8 can inline it into the runner's call.
+   * so that V8 can inline more of it into the runner's call.
    */
   dispatch(
     toolId: string,

@@ -60,7 +60,7 @@ export class Pipeline {
    *
    * The steps a call to a tool resolved before takes ({@link Pipeline.run}, `#execute`, the
    * dispatcher's `dispatch`) keep their rare branches in methods of their own, so that V8 can
-   * inline the whole of that path into the caller.
+   * inline more of that path into the caller.
    */
   run(
     toolId: string,

@@ -184,7 +184,7 @@ export class DefaultRunner implements Runner {
    * anyone listens: the one path of `run`.
    *
    * The rare branches (observed calls, failures before the first await) are methods of their own:
-   * V8 inlines a call's whole path into its caller only while the functions on it stay small.
+   * V8 inlines a call's path into its caller only while the functions on it stay small.
    */
   #run(
     toolId: string,
@@ -205,7 +205,7 @@ export class DefaultRunner implements Runner {
       return this.#failed(err, deadline, toolId, args);
     }
     if (out instanceof Promise) return settleCall(out, deadline, this.#telemetry, toolId, args);
-    if (deadline !== undefined) deadline.dispose();
+    deadline?.dispose();
     return Promise.resolve(out);
   }
 
