@@ -49,8 +49,9 @@ export function registerLocalTools(
   const registered: string[] = [];
   try {
     const seen = new Set<string>();
-    for (const definition of tools) {
-      const id = toolIdOf(definition.tool);
+    const ids = tools.map((definition) => toolIdOf(definition.tool));
+    for (const [i, definition] of tools.entries()) {
+      const id = ids[i] as string;
       if (seen.has(id) || local.has(id)) {
         throw errors.configuration('tools', `local tool "${id}" is defined twice`, { details: { toolId: id } });
       }
@@ -61,8 +62,8 @@ export function registerLocalTools(
       compileSchemas(checks, storedTool(index, id, definition.tool));
       local.registerHandler(id, definition.handler);
     }
-    for (const definition of tools) {
-      const id = toolIdOf(definition.tool);
+    for (const [i, definition] of tools.entries()) {
+      const id = ids[i] as string;
       if (definition.doc !== undefined) docs.registerDoc(id, definition.doc);
       if (definition.examples !== undefined) docs.registerExamples(id, definition.examples);
     }

@@ -9,7 +9,7 @@ export { ClosableStream } from './closable-stream.js';
 export { readSteps, walkChain, type ChainVisitor, type ChainWalk } from './chain.js';
 export { stepArgs } from './chain-args.js';
 export { unexpectedFailure } from './failures.js';
-export { stepIdempotencyKey } from './run-options.js';
+export { callDeadline, readRunOptions, stepIdempotencyKey } from './run-options.js';
 export { runChainStep, telemetryOf } from './runner.js';
 export { EventSink, Telemetry } from './telemetry.js';
 export { eventError, type PhaseMarks } from './call-scope.js';

@@ -5,7 +5,8 @@
  * real executors do.
  */
 import { ToolexecError, errorMessage } from '../model/index.js';
-import { ABORTED, Deadline, abortError, budgetMs, linkedSignal, readDeadline, readSignal, readTimeoutMs } from '../model/internal.js';
+import { ABORTED, Deadline, abortError, linkedSignal } from '../model/internal.js';
+import { callDeadline, readRunOptions } from '../run/internal.js';
 import { testingErrors } from './errors.js';
 import type { CallToolResult, McpExecutor, ProgressEvent, ProviderExecutor, RunOptions, StreamEvent } from '../run/index.js';
 
@@ -177,9 +178,10 @@ async function runScripted<T = unknown>(
 ): Promise<T> {
   const record: RecordedCall = { target, tool, args, outcome: 'pending' };
   calls.push(record);
+  // the options read as the runner reads them: the caller's signal, the earlier of timeoutMs and deadline
   let deadline: Deadline;
   try {
-    deadline = callDeadline(options);
+    deadline = callDeadline(readRunOptions(options)) ?? new Deadline(undefined, undefined);
   } catch (err) {
     throw ended(record, 'error', err as ToolexecError);
   }
@@ -207,19 +209,6 @@ async function runScripted<T = unknown>(
   } finally {
     deadline.dispose();
   }
-}
-
-/**
- * A call's deadline as the real executors read their options: the caller's `signal`, and the
- * earlier of `timeoutMs` and `deadline` (epoch milliseconds or a `Date`, what the runner hands an
- * executor). @throws `INVALID_ARGUMENT` for an option of the wrong kind.
- */
-function callDeadline(options: RunOptions | undefined): Deadline {
-  if (options === undefined || options === null) return new Deadline(undefined, undefined);
-  const signal = readSignal(testingErrors, options.signal);
-  const timeoutMs = readTimeoutMs(testingErrors, options.timeoutMs);
-  const deadlineMs = readDeadline(testingErrors, options.deadline);
-  return new Deadline(signal, budgetMs(timeoutMs, deadlineMs), deadlineMs !== undefined);
 }
 
 /** Records a call the double cannot serve (an unknown server, provider or tool); returns the CONFIGURATION error to throw. */
