@@ -54,13 +54,13 @@ export function partsOf(content: readonly ContentBlock[]): ResultPart[] {
         break;
       case 'image':
       case 'audio':
-        parts.push({ kind: 'media', mimeType: block.mimeType, data: block.data, what: block.type });
+        parts.push({ kind: 'media', mimeType: essence(block.mimeType), data: block.data, what: block.type });
         break;
       case 'resource': {
         const resource = block.resource as { uri: string; mimeType?: string; text?: string; blob?: string };
         if (typeof resource.text === 'string') parts.push({ kind: 'text', text: resource.text });
         else if (typeof resource.blob === 'string') {
-          const mimeType = resource.mimeType ?? 'application/octet-stream';
+          const mimeType = resource.mimeType === undefined ? 'application/octet-stream' : essence(resource.mimeType);
           parts.push({ kind: 'media', mimeType, data: resource.blob, what: `resource ${resource.uri}` });
         }
         break;
@@ -77,6 +77,15 @@ export function partsOf(content: readonly ContentBlock[]): ResultPart[] {
     }
   }
   return parts;
+}
+
+/**
+ * A media type as providers compare it: `type/subtype` in lower case, parameters left out (media
+ * types are case-insensitive and may carry parameters, RFC 6838 and RFC 2045: `IMAGE/PNG` and
+ * `image/png; charset=binary` are `image/png`).
+ */
+function essence(mimeType: string): string {
+  return (String(mimeType).split(';', 1)[0] ?? '').trim().toLowerCase();
 }
 
 /** The parts of a result: its content blocks when it has any, else `text` (its value's text). */

@@ -126,7 +126,8 @@ const INVALID_RESULT = Symbol('invalid');
 
 /** Decodes a name escape by escape; a shortened or malformed name gives a marker instead. */
 function scan(name: string): string | typeof SHORTENED_RESULT | typeof INVALID_RESULT {
-  if (!PROVIDER_TOOL_NAME.test(name)) return INVALID_RESULT;
+  // `test` would read `null` as the text "null": anything but a string is not a name.
+  if (typeof name !== 'string' || !PROVIDER_TOOL_NAME.test(name)) return INVALID_RESULT;
   let i = 0;
   let out = '';
   if (name.startsWith('_')) i = 1;

@@ -97,5 +97,9 @@ describe('a bad argument of a call made later: INVALID_ARGUMENT', () => {
       expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
     );
     expect(() => decodeToolName('a-q')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    // `null` and `undefined` would read as the names "null" and "undefined" to a regular expression
+    for (const name of [null, undefined, ['abc'], 5, {}]) {
+      expect(() => decodeToolName(name as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    }
   });
 });

@@ -252,4 +252,25 @@ describe('Anthropic: no empty text blocks (the API refuses them)', () => {
     expect(chat.content.split('\n')).toHaveLength(6);
     expect(chat.content).toContain('[image (image/png, 3 bytes) not shown: a tool message carries text only]');
   });
+
+  it('media types are read case-insensitively and without parameters (RFC 6838, RFC 2045)', () => {
+    const content: ContentBlock[] = [
+      { type: 'image', data: 'AAAA', mimeType: 'IMAGE/PNG' },
+      { type: 'image', data: 'AAAA', mimeType: ' image/jpeg; charset=binary' },
+      { type: 'resource', resource: { uri: 'file:///r.pdf', mimeType: 'Application/PDF; name=r', blob: 'AAAA' } },
+    ];
+    const anthropic = successResult('anthropic', { toolId: 'up:chart', durationMs: 1, content }, 'up--chart', 'u1') as AnthropicToolResult;
+    expect(anthropic.content).toEqual([
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+      { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: 'AAAA' } },
+      expect.objectContaining({ type: 'document', source: expect.objectContaining({ media_type: 'application/pdf' }) }),
+    ]);
+    const responses = successResult(
+      'openai-responses',
+      { toolId: 'up:chart', durationMs: 1, content },
+      'up--chart',
+      'c1',
+    ) as OpenAIResponsesToolOutput;
+    expect((responses.output as { type: string }[]).map((part) => part.type)).toEqual(['input_image', 'input_image', 'input_file']);
+  });
 });
