@@ -1,6 +1,9 @@
 /**
- * Helpers of the tests that close streams while a `next()` waits (the runner's and the facade's).
+ * Helpers of the stream tests (the runner's and the facade's): closing a stream while a `next()`
+ * waits, and the memory an open stream holds.
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { expect } from 'vitest';
 import type { LocalHandler, LocalHandlerContext } from '../src/run/index.js';
 
@@ -58,4 +61,42 @@ export async function closeWhileWaiting(iterator: AsyncIterator<unknown>): Promi
   expect(await within(waiting, 500)).toEqual({ value: undefined, done: true });
   expect(performance.now() - started).toBeLessThan(500);
   expect(await iterator.next()).toEqual({ value: undefined, done: true });
+}
+
+/** Events one open stream is read for in the memory tests. */
+export const MEMORY_EVENTS = 100_000;
+/** Most the heap may grow over {@link MEMORY_EVENTS} events (before the fix: ~40 MB, ~75 MB for the facade). */
+export const MAX_STREAM_GROWTH_BYTES = 8 * 1024 * 1024;
+
+let collectGarbage: (() => void) | undefined;
+
+/** Heap used after a full collection, in bytes. */
+export function heapUsedAfterGc(): number {
+  if (collectGarbage === undefined) {
+    setFlagsFromString('--expose-gc');
+    collectGarbage = runInNewContext('gc') as () => void;
+  }
+  collectGarbage();
+  return process.memoryUsage().heapUsed;
+}
+
+/** Reads `count` events of `iterator`, keeping none. */
+export async function readEvents(iterator: AsyncIterator<unknown>, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const step = await iterator.next();
+    if (step.done === true) throw new Error(`the stream ended after ${i} events`);
+  }
+}
+
+/** A local handler whose stream never ends. */
+export async function* endlessTicks(): AsyncGenerator<number> {
+  for (let i = 0; ; i++) yield i;
+}
+
+/** How much the heap grows while `iterator` is read for {@link MEMORY_EVENTS} events (after 10,000 to warm up). */
+export async function growthOverEvents(iterator: AsyncIterator<unknown>): Promise<number> {
+  await readEvents(iterator, 10_000);
+  const before = heapUsedAfterGc();
+  await readEvents(iterator, MEMORY_EVENTS);
+  return heapUsedAfterGc() - before;
 }

@@ -23,12 +23,14 @@ const DONE: IteratorResult<never, void> = Object.freeze({ value: undefined, done
 export class ClosableStream<T> implements AsyncIterableIterator<T, void> {
   readonly #events: AsyncGenerator<T, unknown, undefined>;
   readonly #stop: () => void;
-  /** `next()` calls of the events not settled yet. */
-  #inFlight = 0;
   #closed = false;
-  /** Settles the `next()` calls waiting when the stream is closed. */
-  #whenClosed: Promise<IteratorResult<T, void>> | undefined;
-  #settleWaiting: (() => void) | undefined;
+  /**
+   * The resolvers of the `next()` calls of the events not settled yet, settled with `done: true` when the stream is closed.
+   * Each call's own entry, removed when it settles: a stream that stays open for millions of events
+   * holds nothing for the events already read (a race against one shared "closed" promise would
+   * leave a reaction on it per call).
+   */
+  readonly #waiting = new Set<(result: IteratorResult<T, void>) => void>();
 
   /** `stop` ends the work behind `events` (it is called only when a `next()` is in flight at `return()`). */
   constructor(events: AsyncGenerator<T, unknown, undefined>, stop: () => void) {
@@ -44,32 +46,32 @@ export class ClosableStream<T> implements AsyncIterableIterator<T, void> {
   /** The next event; `done: true` once the stream has ended or was closed (a waiting call too). */
   next(): Promise<IteratorResult<T, void>> {
     if (this.#closed) return Promise.resolve(DONE);
-    this.#inFlight++;
-    const step = this.#events.next().then(
-      (result) => {
-        this.#inFlight--;
-        return result.done === true ? DONE : result;
-      },
-      (err: unknown) => {
-        this.#inFlight--;
-        throw err;
-      },
-    );
-    this.#whenClosed ??= new Promise((resolve) => {
-      this.#settleWaiting = () => resolve(DONE);
+    return new Promise((resolve, reject) => {
+      this.#waiting.add(resolve);
+      this.#events.next().then(
+        (result) => {
+          this.#waiting.delete(resolve);
+          resolve(result.done === true ? DONE : result);
+        },
+        (err: unknown) => {
+          this.#waiting.delete(resolve);
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the events' own failure, unchanged
+          reject(err);
+        },
+      );
     });
-    return Promise.race([step, this.#whenClosed]);
   }
 
   /** Closes the stream (idempotent): at once while a `next()` waits, else once the events are closed. */
   return(): Promise<IteratorResult<T, void>> {
     if (this.#closed) return Promise.resolve(DONE);
     this.#closed = true;
-    if (this.#inFlight === 0) return this.#events.return(undefined).then(() => DONE);
+    if (this.#waiting.size === 0) return this.#events.return(undefined).then(() => DONE);
     // The events are busy in a next(): their return() would wait for it. Stop the work, which
     // makes that next() end soon, and close the events behind it.
     this.#stop();
-    this.#settleWaiting?.();
+    for (const resolve of this.#waiting) resolve(DONE);
+    this.#waiting.clear();
     this.#events.return(undefined).then(noop, noop);
     return Promise.resolve(DONE);
   }
