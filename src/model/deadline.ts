@@ -53,6 +53,18 @@ export const ABORTED: unique symbol = Symbol('aborted');
 /** Does nothing; used to observe promises whose outcome no longer matters. */
 export function noop(): void {}
 
+/**
+ * Why `signal` aborted; what reading it threw when it cannot be read (a signal-like object with a
+ * throwing `reason` getter), so that the operation still stops as aborted, with that as the cause.
+ */
+function reasonOf(signal: AbortSignal): unknown {
+  try {
+    return signal.reason;
+  } catch (err) {
+    return err;
+  }
+}
+
 function timeoutReason(timeoutMs: number): DOMException {
   return new DOMException(
     timeoutMs > 0 ? `the deadline of ${timeoutMs} ms passed` : 'the deadline had passed before the call started',
@@ -187,7 +199,7 @@ export class Deadline {
   /** Why the operation was stopped (the caller's reason, or a `TimeoutError`); `undefined` while it runs. */
   get reason(): unknown {
     if (this.#fired) return this.#reason;
-    return this.#parent !== undefined && this.#parent.aborted ? this.#parent.reason : undefined;
+    return this.#parent !== undefined && this.#parent.aborted ? reasonOf(this.#parent) : undefined;
   }
 
   /** True when the deadline itself (not the caller) stopped the operation. */
@@ -246,10 +258,10 @@ export class Deadline {
     const parent = this.#parent;
     if (parent !== undefined) {
       if (parent.aborted) {
-        this.#fire(parent.reason, false);
+        this.#fire(reasonOf(parent), false);
         return;
       }
-      this.#stopListening = onAbort(parent, () => this.#fire(parent.reason, false));
+      this.#stopListening = onAbort(parent, () => this.#fire(reasonOf(parent), false));
     }
     const delayMs = this.#delayMs;
     if (delayMs !== undefined) {

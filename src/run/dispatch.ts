@@ -71,12 +71,15 @@ export class Dispatcher {
     if (backend.kind !== 'local') return this.#runRemote({ toolId, resolved, backend, deadline }, args, progress, idempotencyKey);
     const handler = this.#handler(toolId, resolved, backend);
     let out: unknown;
+    let pending: boolean;
     try {
       out = handler(args, new HandlerContext(toolId, deadline, progress, idempotencyKey));
+      // reads the value's `then` and `Symbol.asyncIterator`, which may throw (a hostile value)
+      pending = isPromiseLike(out) || isAsyncIterable(out);
     } catch (err) {
       throw executeFailure(toolId, backend, err, deadline);
     }
-    if (isPromiseLike(out) || isAsyncIterable(out)) return this.#settleLocal(out, { toolId, resolved, backend, deadline });
+    if (pending) return this.#settleLocal(out, { toolId, resolved, backend, deadline });
     return this.#finish(toolId, resolved, backend, out);
   }
 
@@ -150,9 +153,17 @@ export class Dispatcher {
   }
 
   #awaitLocal(pending: PromiseLike<unknown>, call: PendingCall): Promise<RunResult> {
-    return settle(pending, call.toolId, call.backend, call.deadline, (value) =>
-      isAsyncIterable(value) ? this.#drainLocal(value, call) : this.#finish(call.toolId, call.resolved, call.backend, value),
-    );
+    return settle(pending, call.toolId, call.backend, call.deadline, (value) => {
+      let iterable: boolean;
+      try {
+        iterable = isAsyncIterable(value);
+      } catch (err) {
+        throw executeFailure(call.toolId, call.backend, err, call.deadline);
+      }
+      return iterable
+        ? this.#drainLocal(value as AsyncIterable<unknown>, call)
+        : this.#finish(call.toolId, call.resolved, call.backend, value);
+    });
   }
 
   /** A handler that returned an AsyncIterable: its last chunk is the result. */
@@ -180,8 +191,15 @@ export class Dispatcher {
       if (step === null || typeof step !== 'object') {
         throw configError('execute', toolId, backend, 'the handler iterator returned a non-object step');
       }
-      if (step.done === true) break;
-      last = step.value;
+      let done: unknown, value: unknown;
+      try {
+        ({ done, value } = step);
+      } catch (err) {
+        closeIterator(iterator);
+        throw executeFailure(toolId, backend, err, deadline);
+      }
+      if (done === true) break;
+      last = value;
     }
     return this.#finish(toolId, call.resolved, backend, last);
   }

@@ -228,7 +228,7 @@ export class DefaultRunner implements Runner {
   }
 }
 
-/** Waits for the call, then clears its deadline's timer and listener (if any); a failure is redacted. */
+/** Waits for the call, then clears its deadline's timer and listener (if any); a failure is a library error, redacted. */
 async function settleCall(
   pending: Promise<RunResult>,
   deadline: Deadline | undefined,
@@ -239,7 +239,7 @@ async function settleCall(
   try {
     return await pending;
   } catch (err) {
-    throw telemetry.redactFailure(err, toolId, args);
+    throw telemetry.redactFailure(asRunFailure(err, toolId), toolId, args);
   } finally {
     deadline?.dispose();
   }

@@ -81,11 +81,17 @@ export async function* streamEvents(
       }
       if (step === null || typeof step !== 'object')
         throw streamFailure(toolId, backend, new TypeError('the stream source returned a non-object step'));
-      if (step.done === true) {
+      let done: unknown, value: unknown;
+      try {
+        ({ done, value } = step);
+      } catch (err) {
+        throw streamFailure(toolId, backend, err);
+      }
+      if (done === true) {
         finished = true;
         return undefined;
       }
-      const event = checkedEvent(step.value, toolId, backend);
+      const event = checkedEvent(value, toolId, backend);
       if (event === undefined) continue;
       // A `done` does not end the stream: what the source sends after it is forwarded too (the Go
       // original's case 91); the stream ends with the source.
