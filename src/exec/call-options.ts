@@ -8,6 +8,7 @@
  * @module
  */
 import { budgetMs, layerErrors, readDeadline, readField, readOptionsObject, readSignal, readTimeoutMs } from '../model/internal.js';
+import { readIdempotencyKey } from '../backend/internal.js';
 import type { RunOptions } from '../run/index.js';
 
 const errors = layerErrors('exec');
@@ -39,7 +40,8 @@ export function defaultExecCall(defaultTimeoutMs: number | undefined): ExecCall 
  * replaces it.
  *
  * @throws `INVALID_ARGUMENT` for options that are not an object, a field that cannot be read, a
- * `timeoutMs` that is not a positive number, a `deadline` that is not a date, a bad signal.
+ * `timeoutMs` that is not a positive number, a `deadline` that is not a date, a bad signal, an
+ * `idempotencyKey` that is not a string of 1 to 256 characters.
  */
 export function readExecCall(options: unknown, fallback: ExecCall, defaultTimeoutMs: number | undefined): ExecCall {
   const given = readOptionsObject(errors, 'options', options);
@@ -57,5 +59,7 @@ export function readExecCall(options: unknown, fallback: ExecCall, defaultTimeou
   } else if (timeoutMs === undefined && deadline === undefined && defaultTimeoutMs !== undefined) {
     picked.timeoutMs = timeoutMs = defaultTimeoutMs;
   }
+  // read here too, not only by the runner: a chain derives each step's key from it first
+  readIdempotencyKey(errors, picked.idempotencyKey);
   return { options: picked, signal: readSignal(errors, picked.signal), budgetMs: budgetMs(timeoutMs, deadline) };
 }

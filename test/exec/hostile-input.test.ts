@@ -169,6 +169,20 @@ describe('hostile input to the facade', () => {
     }
   });
 
+  it('an idempotencyKey that is not a string of 1 to 256 characters is INVALID_ARGUMENT on every method, chains too', async () => {
+    for (const idempotencyKey of [5, '', 'k'.repeat(300)]) {
+      for (const call of [
+        () => exec.runTool('t:echo', {}, { idempotencyKey: idempotencyKey as string }),
+        () => exec.runChain([{ toolId: 't:echo' }], { idempotencyKey: idempotencyKey as string }),
+        () => exec.runner.runChain([{ toolId: 't:echo' }], { idempotencyKey: idempotencyKey as string }),
+      ]) {
+        const { error } = await outcome(call);
+        expect(error?.code, `idempotencyKey ${String(idempotencyKey).slice(0, 10)}`).toBe('INVALID_ARGUMENT');
+        expect(error?.message).toContain('idempotencyKey');
+      }
+    }
+  });
+
   it('searchTools refuses a limit of 0, -1, NaN or a fraction with INVALID_ARGUMENT; Infinity means all', async () => {
     for (const limit of [0, -1, Number.NaN, 1.5, '3']) {
       expect((await outcome(() => exec.searchTools('echo', limit as number))).error?.code).toBe('INVALID_ARGUMENT');

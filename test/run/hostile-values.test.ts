@@ -5,7 +5,7 @@
  * belongs to, never with the raw error.
  */
 import { describe, expect, it } from 'vitest';
-import { createRunner, type ProviderExecutor, type RunOptions } from '../../src/run/index.js';
+import { createRunner, type ProviderExecutor, type RunOptions, type StreamEvent } from '../../src/run/index.js';
 import { ToolexecError } from '../../src/model/index.js';
 import { collect, indexWith, localBackend, providerBackend, rejectionOf, tool } from './helpers.js';
 
@@ -57,11 +57,12 @@ describe('a handler value that throws when read', () => {
   it("a provider stream's step whose `done` getter throws: the stream fails with EXECUTION at stream", async () => {
     const provider: ProviderExecutor = {
       callTool: () => Promise.resolve(null),
-      callToolStream: () => ({
-        [Symbol.asyncIterator]: () => ({
-          next: () => Promise.resolve(Object.defineProperty({ value: 1 }, 'done', { get: boom('done') })),
-        }),
-      }),
+      callToolStream: () =>
+        ({
+          [Symbol.asyncIterator]: () => ({
+            next: () => Promise.resolve(Object.defineProperty({ value: 1 }, 'done', { get: boom('done') })),
+          }),
+        }) as unknown as AsyncIterable<StreamEvent>,
     };
     const runner = createRunner({ index: indexWith([tool('p'), providerBackend('acme', 'p')]), provider });
     const { error } = await collect(runner.runStream('p'));
