@@ -10,6 +10,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import { compileIsolated, forget, problemFrom, type AjvInstance } from './schema-ajv-compile.js';
 import { compositeKeyword } from './schema-composite-keyword.js';
+import { exactMultipleOf, linearUniqueItems } from './schema-exact-keywords.js';
 import { KnownDocuments, routeSchema, type EngineName } from './schema-router.js';
 import { SchemaProblem, type Dialect, type SchemaDocument } from './schema-source.js';
 import { SpecCompiled } from './schema-spec-engine.js';
@@ -263,6 +264,11 @@ export class SchemaCompiler {
     };
     const ajv: AjvInstance = dialect === '2020-12' ? new Ajv2020(options) : new Ajv(options);
     if (assert) addFormats(ajv, { keywords: false });
+    // exact `multipleOf` and linear-time `uniqueItems` (schema-exact-keywords.ts)
+    for (const definition of [exactMultipleOf, linearUniqueItems]) {
+      ajv.removeKeyword(definition.keyword as string);
+      ajv.addKeyword(definition);
+    }
     if (explaining) {
       for (const keyword of ['oneOf', 'anyOf'] as const) {
         ajv.removeKeyword(keyword);

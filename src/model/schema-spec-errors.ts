@@ -5,6 +5,7 @@
  * and `oneOf`/`anyOf` errors that carry each branch's own errors, as the explaining Ajv gives them.
  */
 import type { ErrorObject } from 'ajv';
+import { duplicateItems } from './schema-exact-keywords.js';
 import type { CompositeParams } from './composite-violations.js';
 import { baseUriOf, resolveRef } from './schema-refs.js';
 import { escapePointer, isPlainObject, type SchemaDocument } from './schema-source.js';
@@ -275,27 +276,10 @@ function valueAtPointer(data: unknown, pointer: string): unknown {
   return node;
 }
 
+/** The indices of two equal items, as Ajv's own `uniqueItems` names them (`i` the later, `j` the earlier). */
 function duplicatePair(value: unknown): { i?: number; j?: number } {
-  if (!Array.isArray(value)) return {};
-  const seen = new Map<string, number>();
-  for (let j = 0; j < value.length; j++) {
-    const key = canonical(value[j]);
-    const i = seen.get(key);
-    if (i !== undefined) return { i, j };
-    seen.set(key, j);
-  }
-  return {};
-}
-
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (isPlainObject(value)) {
-    return `{${Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'undefined';
+  const pair = Array.isArray(value) ? duplicateItems(value) : undefined;
+  return pair === undefined ? {} : { i: pair[1], j: pair[0] };
 }
 
 /**

@@ -54,7 +54,6 @@ const REASONS = {
     'Not supported: the format-assertion vocabulary. A meta-schema that requires it ($vocabulary true) is refused (INVALID_SCHEMA, unsupported $vocabulary); with false, format stays an annotation.',
   CROSS_DRAFT:
     "Policy: one dialect per schema; a $ref into a document written in another draft is evaluated in the referring schema's dialect.",
-  FLOAT_OVERFLOW: 'Ajv limitation: multipleOf on a number that overflows the float range is not special-cased.',
   CONTENT: 'Policy: contentMediaType/contentEncoding are annotations; the content of strings is not decoded or checked.',
   FORMAT_UNKNOWN:
     'Policy (formats: "assert"): ajv-formats has no idn-email, idn-hostname, iri or iri-reference; a format the validator does not know stays an annotation, so invalid values pass.',
@@ -75,13 +74,6 @@ export const OPTIONAL_DEVIATIONS: readonly KnownFailure[] = [
     cases: [
       'draft2020-12/optional/cross-draft.json | refs to historic drafts are processed as historic drafts | first item not a string is valid',
       'draft7/optional/cross-draft.json | refs to future drafts are processed as future drafts | missing bar is invalid',
-    ],
-  },
-  {
-    reason: REASONS.FLOAT_OVERFLOW,
-    cases: [
-      'draft2020-12/optional/float-overflow.json | all integers are multiples of 0.5, if overflow is handled | valid if optional overflow handling is implemented',
-      'draft7/optional/float-overflow.json | all integers are multiples of 0.5, if overflow is handled | valid if optional overflow handling is implemented',
     ],
   },
   {
