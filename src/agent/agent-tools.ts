@@ -23,6 +23,7 @@ import { selectTools, type SelectToolsOptions } from './selection.js';
 import type { SelectedTool } from './selected-tool.js';
 import { toolsByName } from './tool-names.js';
 import { errorResult } from './error-results.js';
+import { readAgentCallOptions } from './call-options.js';
 import { errorText, successResult, type ProviderToolResults } from './tool-results.js';
 import { readMaxResultChars, type ResultLimitOptions } from './result-limit.js';
 
@@ -85,7 +86,7 @@ export interface AgentCallOptions extends RunOptions {
   /**
    * The ID of the model's tool call (OpenAI `tool_call.id` / `call_id`, Anthropic `tool_use.id`,
    * Gemini `functionCall.id`), written into the result so it can go straight back into the
-   * conversation. @defaultValue `''` (Gemini: none)
+   * conversation; anything but a string rejects the call (`INVALID_ARGUMENT`). @defaultValue `''` (Gemini: none)
    */
   callId?: string;
 }
@@ -108,8 +109,10 @@ export interface AgentTools<F extends ProviderFormat = ProviderFormat> {
    * ({@link ProviderToolResults}): content blocks, images included. A failed call — unknown name,
    * arguments that are not JSON or do not fit the schema, a tool error, a timeout — resolves to the
    * provider's error form with a message the model can act on; it never rejects for the tool's
-   * failure. It rejects only when the caller's own `signal` aborted the call (`ABORTED`). Its text
-   * is cut at `maxResultChars`, ending with a note saying how much was cut.
+   * failure. It rejects only for what the app itself did: bad `options` (`INVALID_ARGUMENT` naming
+   * the option: a `callId` that is not a string, `timeoutMs: -1`, a `signal` that is no
+   * `AbortSignal`...), which the model could not fix, and the caller's own `signal` aborting the
+   * call (`ABORTED`). Its text is cut at `maxResultChars`, ending with a note saying how much was cut.
    */
   call(name: string, args: unknown, options?: AgentCallOptions): Promise<ProviderToolResults[F]>;
   /** Every feature the conversion lost, per tool. */
@@ -241,7 +244,8 @@ export async function agentTools<F extends ProviderFormat>(exec: Exec, options: 
   const names = [...byName.keys()];
 
   const call = async (name: string, args: unknown, callOptions?: AgentCallOptions): Promise<ProviderToolResults[F]> => {
-    const { callId, ...runOptions } = callOptions ?? {};
+    // the app's own options: a bad one rejects (the model cannot fix it)
+    const { callId, runOptions } = readAgentCallOptions(callOptions);
     const entry = typeof name === 'string' ? byName.get(name) : undefined;
     let parsed: Record<string, unknown> | undefined;
     try {
@@ -249,10 +253,10 @@ export async function agentTools<F extends ProviderFormat>(exec: Exec, options: 
       const schema = entry.selected.tool.inputSchema;
       parsed = restorePropertyKeys(schema, parseArgs(args), format);
       if (entry.strict) parsed = dropStrictNulls(schema, parsed);
-      const result = await entry.selected.run(parsed, callOptions === undefined ? undefined : runOptions);
+      const result = await entry.selected.run(parsed, runOptions);
       return successResult(format, result, entry.name, callId, { maxChars }) as ProviderToolResults[F];
     } catch (err) {
-      if (runOptions.signal?.aborted === true && ToolexecError.isInstance(err) && err.code === 'ABORTED') throw err;
+      if (runOptions?.signal?.aborted === true && ToolexecError.isInstance(err) && err.code === 'ABORTED') throw err;
       // a validation message names the keys the model was given, not those the conversion renamed
       const text =
         entry !== undefined && ToolexecError.isInstance(err) && err.code === 'VALIDATION'

@@ -73,12 +73,43 @@ describe('a bad option when something is made: CONFIGURATION', () => {
 });
 
 describe('a bad argument of a call made later: INVALID_ARGUMENT', () => {
-  it("the model's arguments and the call's own options", async () => {
+  it("the model's arguments: an error result the model reads", async () => {
     const agent = await agentTools(exec(), { format: 'anthropic' });
     const badJson = await agent.call('math--add', '{', { callId: 't1' });
+    expect(badJson).toMatchObject({ tool_use_id: 't1', is_error: true });
     expect((badJson.content[0] as { text: string }).text).toMatch(/^Error \(INVALID_ARGUMENT\): agent: arguments are not valid JSON/u);
-    const badOption = await agent.call('math--add', {}, { callId: 't2', timeoutMs: -1 });
-    expect((badOption.content[0] as { text: string }).text).toMatch(/^Error \(INVALID_ARGUMENT\): .*timeoutMs/u);
+  });
+
+  it("the app's own call options: agent.call rejects, naming the option (the model could not fix them)", async () => {
+    const ran: unknown[] = [];
+    const e = createExec({
+      tools: [{ tool: { name: 'echo', namespace: 't', inputSchema: { type: 'object' } }, handler: (args) => ran.push(args) }],
+    });
+    open.push(e);
+    for (const format of ['openai-chat', 'anthropic', 'gemini', 'mcp'] as const) {
+      const agent = await agentTools(e, { format });
+      const cases: [string, unknown, string][] = [
+        ['timeoutMs -1', { callId: 'c1', timeoutMs: -1 }, 'timeoutMs'],
+        ['a signal that is no AbortSignal', { callId: 'c2', signal: 'x' }, 'signal'],
+        ['a callId that is no string', { callId: 123 }, 'callId'],
+        ['a bad retry policy', { retry: 'always' }, 'retry'],
+        ['options that are no object', 'fast', 'options'],
+      ];
+      for (const [what, options, field] of cases) {
+        const err = await failure(() => agent.call('t--echo', '{}', options as never));
+        expect(ToolexecError.isInstance(err) && err.code, `${format} ${what}: ${String(err)}`).toBe('INVALID_ARGUMENT');
+        expect((err as ToolexecError).details?.field, `${format} ${what}`).toBe(field);
+        expect((err as Error).message, `${format} ${what}`).toContain(field);
+      }
+    }
+    expect(ran).toEqual([]);
+    // good options still run, and the model's own failures still resolve
+    const agent = await agentTools(e, { format: 'openai-chat' });
+    expect(await agent.call('t--echo', '{}', { callId: 'ok', timeoutMs: 1000 })).toMatchObject({ role: 'tool', tool_call_id: 'ok' });
+    expect(await agent.call('t--echo', '{}')).toMatchObject({ role: 'tool', tool_call_id: '' });
+    expect(ran).toHaveLength(2);
+    const unknown = await agent.call('t--nope', '{}', { callId: 'c3' });
+    expect(unknown).toMatchObject({ tool_call_id: 'c3', content: expect.stringMatching(/^Error \(TOOL_NOT_FOUND\)/u) as unknown });
   });
 
   it("the model's empty snippet to execute_code", async () => {

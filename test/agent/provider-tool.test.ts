@@ -272,6 +272,66 @@ describe('toProviderTool', () => {
     expect((error as Error).message).toMatch(/schema of tool "tree" is recursive/u);
   });
 
+  it("Gemini (OpenAPI): boolean subschemas, which the SDK's Schema has none of, as {} or left out, each with a warning; JSON Schema keeps them", () => {
+    const tool: Tool = {
+      name: 't',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          anything: true,
+          never: false,
+          s: { type: 'string' },
+          list: { type: 'array', items: true },
+          empty: { type: 'array', items: false },
+          either: { anyOf: [true, false, { type: 'string' }] },
+          ref: { $ref: '#/$defs/any' },
+        },
+        required: ['never', 's'],
+        $defs: { any: true },
+      } as unknown as Tool['inputSchema'],
+    };
+    const { tool: converted, warnings } = toProviderTool(tool, 'gemini', { geminiSchema: 'openapi' });
+    // what the SDK's Schema types (properties: Record<string, Schema>): no boolean anywhere
+    const declaration = converted as FunctionDeclaration;
+    expect(declaration.parameters).toEqual({
+      type: 'OBJECT',
+      properties: {
+        anything: {},
+        s: { type: 'STRING' },
+        list: { type: 'ARRAY', items: {} },
+        empty: { type: 'ARRAY', maxItems: 0 },
+        either: { anyOf: [{}, { type: 'STRING' }] },
+        ref: {},
+      },
+      required: ['s'],
+      propertyOrdering: ['anything', 's', 'list', 'empty', 'either', 'ref'],
+    });
+    expect(JSON.stringify(declaration.parameters)).not.toMatch(/:(true|false)[,}\]]/u);
+    expect(features(warnings)).toEqual([
+      'boolean schema /inputSchema/properties/anything',
+      'boolean schema /inputSchema/properties/never',
+      'boolean schema /inputSchema/properties/ref',
+      'boolean schema /inputSchema/properties/list/items',
+      'boolean schema /inputSchema/properties/empty/items',
+      'boolean schema /inputSchema/properties/either/anyOf/0',
+      'boolean schema /inputSchema/properties/either/anyOf/1',
+    ]);
+    expect(warnings.map((warning) => warning.message).slice(0, 2)).toEqual([
+      'feature "boolean schema" changed converting to gemini at /inputSchema/properties/anything: the OpenAPI schema has no boolean subschemas; true sent as {} (any value)',
+      'feature "boolean schema" lost converting to gemini at /inputSchema/properties/never: the OpenAPI schema has no boolean subschemas; the property is never allowed (false), so it is left out',
+    ]);
+    // read back, it is a schema the validator compiles, taking what the tool took
+    const back = fromProviderTool(declaration, 'gemini').tool;
+    expect(back.inputSchema).toMatchObject({ properties: { anything: {}, list: { items: {} } }, required: ['s'] });
+    // JSON Schema has boolean subschemas: parametersJsonSchema keeps them, with no warning
+    const json = toProviderTool(tool, 'gemini');
+    const parameters = (json.tool as { parametersJsonSchema: { properties: Record<string, unknown>; $defs: unknown } })
+      .parametersJsonSchema;
+    expect(parameters.properties).toMatchObject({ anything: true, never: false, list: { items: true }, empty: { items: false } });
+    expect(parameters.$defs).toEqual({ any: true });
+    expect(json.warnings).toEqual([]);
+  });
+
   it('inlines references on request, and marks deferred tools where the provider has them', () => {
     const chat = toProviderTool(RICH, 'openai-chat', { inlineRefs: true }).tool as { function: { parameters: Record<string, unknown> } };
     expect(JSON.stringify(chat.function.parameters)).not.toMatch(/\$ref|\$defs/u);

@@ -347,3 +347,125 @@ describe('agentTools in strict mode: unions end to end', () => {
     }
   });
 });
+
+/** Every `$ref` of a schema, with where it is. */
+function refsOf(schema: unknown, at = ''): [string, string][] {
+  if (schema === null || typeof schema !== 'object') return [];
+  const node = schema as Record<string, unknown>;
+  const own: [string, string][] = typeof node.$ref === 'string' ? [[at, node.$ref]] : [];
+  return [...own, ...Object.entries(node).flatMap(([key, child]) => refsOf(child, `${at}/${key}`))];
+}
+
+/** What a provider resolves a `$ref` to: a JSON pointer into the schema it was sent; undefined for anything else. */
+function resolvePointer(root: unknown, ref: string): unknown {
+  if (ref === '#') return root;
+  if (!ref.startsWith('#/')) return undefined;
+  let target: unknown = root;
+  for (const token of ref.slice(2).split('/')) {
+    const key = token.replace(/~1/gu, '/').replace(/~0/gu, '~');
+    target = target !== null && typeof target === 'object' ? (target as Record<string, unknown>)[key] : undefined;
+  }
+  return target;
+}
+
+describe('strict mode: references that resolve to nothing', () => {
+  const schemas: Record<string, Record<string, unknown>> = {
+    // strict mode drops $anchor / $id: the references relying on them would point nowhere
+    anchor: { type: 'object', properties: { s: { $ref: '#foo' } }, required: ['s'], $defs: { F: { $anchor: 'foo', type: 'string' } } },
+    id: { type: 'object', properties: { s: { $ref: 'urn:x' } }, required: ['s'], $defs: { F: { $id: 'urn:x', type: 'string' } } },
+    missing: { type: 'object', properties: { s: { $ref: '#/$defs/Nope' } }, required: ['s'] },
+    external: { type: 'object', properties: { s: { $ref: 'https://example.com/s.json' } }, required: ['s'] },
+    // `#/$defs/G` inside F is F's own G (F has an $id): resolved from the root it would be the integer
+    scoped: {
+      type: 'object',
+      properties: { s: { $ref: '#/$defs/F' } },
+      required: ['s'],
+      $defs: {
+        G: { type: 'integer' },
+        F: {
+          $id: 'https://example.com/f.json',
+          type: 'object',
+          properties: { g: { $ref: '#/$defs/G' } },
+          required: ['g'],
+          $defs: { G: { type: 'string' } },
+        },
+      },
+    },
+  };
+  const expected: Record<string, string> = {
+    anchor: 'strict /inputSchema/properties/s/$ref',
+    id: 'strict /inputSchema/properties/s/$ref',
+    missing: 'strict /inputSchema/properties/s/$ref',
+    external: 'strict /inputSchema/properties/s/$ref',
+    scoped: 'strict /inputSchema/$defs/F/$id',
+  };
+
+  it('OpenAI and Anthropic: sent without strict mode, with a strict warning naming the reference', () => {
+    for (const [label, inputSchema] of Object.entries(schemas)) {
+      for (const format of ['openai-chat', 'openai-responses', 'anthropic'] as const) {
+        const { tool, warnings } = toProviderTool({ name: 't', inputSchema: inputSchema as Tool['inputSchema'] }, format, { strict: true });
+        expect(JSON.stringify(tool), `${label} ${format}`).not.toMatch(/"strict":true/u);
+        const strictWarnings = warnings.filter((warning) => warning.feature === 'strict');
+        expect(
+          strictWarnings.map((warning) => `${warning.feature} ${warning.pointer}`),
+          `${label} ${format}`,
+        ).toEqual([expected[label]]);
+        expect(strictWarnings[0]?.message, `${label} ${format}`).toMatch(/the tool is sent without strict mode$/u);
+      }
+    }
+    const { warnings } = toProviderTool({ name: 't', inputSchema: schemas.anchor as Tool['inputSchema'] }, 'openai-chat', { strict: true });
+    expect(warnings[0]?.message).toBe(
+      'feature "strict" lost converting to openai-chat at /inputSchema/properties/s/$ref: the reference "#foo" resolves to no subschema of the schema sent (strict mode resolves JSON pointers inside it only, not an $anchor, an $id or another document); the tool is sent without strict mode',
+    );
+  });
+
+  it('the plain form keeps $anchor and $id, so the references the tool relies on still resolve', () => {
+    const validator = createSchemaValidator();
+    for (const label of ['anchor', 'id'] as const) {
+      for (const format of ['openai-chat', 'anthropic'] as const) {
+        const { tool } = toProviderTool({ name: 't', inputSchema: schemas[label] as Tool['inputSchema'] }, format, { strict: true });
+        const sent =
+          (tool as { function?: { parameters: Tool['inputSchema'] }; input_schema?: Tool['inputSchema'] }).function?.parameters ??
+          (tool as { input_schema: Tool['inputSchema'] }).input_schema;
+        const checked: Tool = { name: 't', inputSchema: sent };
+        expect(() => validator.validateInput(checked, { s: 'x' }), `${label} ${format}`).not.toThrow();
+        expect(() => validator.validateInput(checked, { s: 1 }), `${label} ${format}`).toThrow();
+      }
+    }
+  });
+
+  it('a strict tool has every reference resolve to a subschema of what is sent (recursion, definitions, the root)', () => {
+    const inputSchema = {
+      type: 'object',
+      properties: {
+        user: { $ref: '#/$defs/user' },
+        legacy: { $ref: '#/definitions/legacy' },
+        tree: { $ref: '#/$defs/node' },
+        odd: { $ref: '#/$defs/a~1b' },
+      },
+      required: ['user', 'legacy', 'tree', 'odd'],
+      $defs: {
+        user: { type: 'object', properties: { login: { type: 'string' } }, required: ['login'] },
+        node: { type: 'object', properties: { children: { type: 'array', items: { $ref: '#/$defs/node' } } }, required: ['children'] },
+        'a/b': { type: 'string' },
+      },
+      definitions: { legacy: { type: 'integer' } },
+    };
+    const { tool, warnings } = toProviderTool({ name: 't', inputSchema: inputSchema as Tool['inputSchema'] }, 'openai-responses', {
+      strict: true,
+    });
+    expect(warnings).toEqual([]);
+    expect((tool as { strict: boolean }).strict).toBe(true);
+    const sent = (tool as { parameters: unknown }).parameters;
+    expectStrictSchema(sent, 'openai');
+    const refs = refsOf(sent);
+    expect(refs.map(([, ref]) => ref).sort()).toEqual([
+      '#/$defs/a~1b',
+      '#/$defs/node',
+      '#/$defs/node',
+      '#/$defs/user',
+      '#/definitions/legacy',
+    ]);
+    for (const [at, ref] of refs) expect(resolvePointer(sent, ref), `${at}: ${ref}`).toEqual(expect.any(Object));
+  });
+});

@@ -15,7 +15,10 @@
  *   `minProperties`, `maxProperties`, `default`, `nullable`, `example`; `oneOf` is read as `anyOf`;
  *   `const` is sent as a one-value `enum`;
  * - the OpenAPI `Schema` has no references (they are inlined; cycles refused), types in capitals
- *   (`STRING`...), `nullable` instead of a `null` type, string `enum` values only;
+ *   (`STRING`...), `nullable` instead of a `null` type, string `enum` values only, and no boolean
+ *   subschemas (`properties` is `Record<string, Schema>`): `true` is sent as `{}`, a `false`
+ *   property or alternative left out, `items: false` sent as `maxItems: 0` (see
+ *   {@link openApiBooleans}); `parametersJsonSchema` is JSON Schema, where they are valid: kept;
  * - results: `responseJsonSchema` / `response`; no strict flag per tool (strictness is the
  *   request's `functionCallingConfig.mode: 'VALIDATED'`), no deferred tools, no annotations.
  */
@@ -24,7 +27,17 @@ import { layerErrors } from '../../model/internal.js';
 import { providerObject, toolFromParts } from './from-provider.js';
 import { renamePropertyKeys } from './property-keys.js';
 import { schemaDoesNotCompile } from './schema-compile.js';
-import { constAsEnum, isSchema, lost, mapChildren, oneOfAsAnyOf, type Schema, type WalkContext } from './schema-walk.js';
+import {
+  changed,
+  constAsEnum,
+  isSchema,
+  lost,
+  mapChildren,
+  oneOfAsAnyOf,
+  pointerToken,
+  type Schema,
+  type WalkContext,
+} from './schema-walk.js';
 import { convertSchema, toolFacts, toolFieldsLost } from './tool-fields.js';
 import type { FromProviderToolOptions, GeminiFunctionDeclaration, ProviderToolConversion, ToProviderToolOptions } from './types.js';
 
@@ -102,9 +115,62 @@ function jsonSchemaAdjust(node: Schema, pointer: string, ctx: WalkContext): Sche
   return constAsEnum(oneOfAsAnyOf(node, pointer, ctx));
 }
 
-/** One node in the OpenAPI spelling: capital types, `nullable`, `example`, string enums. */
+/** Why a boolean subschema cannot go into the OpenAPI form. */
+const NO_BOOLEAN_SCHEMAS = 'the OpenAPI schema has no boolean subschemas';
+
+/**
+ * A node's boolean subschemas in the OpenAPI form, whose `Schema` has none (JSON Schema's `true`
+ * accepts any value, `false` none), each with a warning: `true` as `{}` (any value, what it means);
+ * a property whose schema is `false` (it can never be sent) left out of `properties` and
+ * `required`; a `false` alternative of `anyOf` (it never matches) left out; `items: false` (no
+ * item allowed) as `maxItems: 0`, or left out beside `prefixItems` (dropped too: the form has no tuples).
+ */
+function openApiBooleans(node: Schema, pointer: string, ctx: WalkContext): Schema {
+  let out = node;
+  const anyValue = (at: string): Schema => {
+    changed(ctx, 'boolean schema', at, `${NO_BOOLEAN_SCHEMAS}; true sent as {} (any value)`);
+    return {};
+  };
+  if (isSchema(out.properties) && Object.values(out.properties).some((child) => typeof child === 'boolean')) {
+    const properties: Schema = {};
+    const never = new Set<string>();
+    for (const [name, child] of Object.entries(out.properties)) {
+      const at = `${pointer}/properties/${pointerToken(name)}`;
+      if (child === false) {
+        never.add(name);
+        lost(ctx, 'boolean schema', at, `${NO_BOOLEAN_SCHEMAS}; the property is never allowed (false), so it is left out`);
+      } else properties[name] = child === true ? anyValue(at) : child;
+    }
+    out = { ...out, properties };
+    if (Array.isArray(out.required)) out.required = out.required.filter((name) => !never.has(name as string));
+  }
+  if (Array.isArray(out.anyOf) && out.anyOf.some((child) => typeof child === 'boolean')) {
+    const alternatives: unknown[] = [];
+    out.anyOf.forEach((child, i) => {
+      const at = `${pointer}/anyOf/${i}`;
+      if (child === false) lost(ctx, 'boolean schema', at, `${NO_BOOLEAN_SCHEMAS}; the alternative false never matches, so it is left out`);
+      else alternatives.push(child === true ? anyValue(at) : child);
+    });
+    const { anyOf: _anyOf, ...rest } = out;
+    out = alternatives.length > 0 ? { ...rest, anyOf: alternatives } : rest;
+  }
+  if (out.items === true) out = { ...out, items: anyValue(`${pointer}/items`) };
+  else if (out.items === false) {
+    const { items: _items, ...rest } = out;
+    if (out.prefixItems === undefined) {
+      changed(ctx, 'boolean schema', `${pointer}/items`, `${NO_BOOLEAN_SCHEMAS}; items false (no item allowed) sent as maxItems: 0`);
+      out = { ...rest, maxItems: 0 };
+    } else {
+      lost(ctx, 'boolean schema', `${pointer}/items`, `${NO_BOOLEAN_SCHEMAS}; items false (no item after prefixItems) is left out`);
+      out = rest;
+    }
+  }
+  return out;
+}
+
+/** One node in the OpenAPI spelling: capital types, `nullable`, `example`, string enums, no boolean subschemas. */
 function openApiAdjust(node: Schema, pointer: string, ctx: WalkContext): Schema {
-  let out = constAsEnum(oneOfAsAnyOf(node, pointer, ctx));
+  let out = openApiBooleans(constAsEnum(oneOfAsAnyOf(node, pointer, ctx)), pointer, ctx);
   if (Array.isArray(out.examples) && out.example === undefined) {
     const { examples, ...rest } = out;
     out = { ...rest, example: examples[0] };

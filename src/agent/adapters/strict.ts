@@ -4,7 +4,17 @@
  * object is closed and lists every property as required. Optional properties become nullable (the
  * model sends `null` for "absent"; `dropStrictNulls` removes those again before the tool runs).
  */
-import { isArrayNode, isRecursive, isSchema, lost, mapChildren, pointerToken, type Schema, type WalkContext } from './schema-walk.js';
+import {
+  isArrayNode,
+  isRecursive,
+  isSchema,
+  lost,
+  mapChildren,
+  pointerToken,
+  resolveLocalRef,
+  type Schema,
+  type WalkContext,
+} from './schema-walk.js';
 
 /**
  * The keywords both providers' strict modes accept (OpenAI structured outputs, Anthropic strict tool
@@ -80,8 +90,9 @@ export interface StrictRules {
  * made nullable). Returns the problems that keep it from being strict: an object open to other
  * properties (`additionalProperties` true or a schema, `patternProperties`), a free-form object
  * without `properties`, a subschema with no type (`{ description }` only, or the `{}` an
- * unsupported `allOf` leaves), with `requireItems` an array without `items`, and with
- * `refuseRecursion` a recursive schema.
+ * unsupported `allOf` leaves), with `requireItems` an array without `items`, with
+ * `refuseRecursion` a recursive schema, and a `$ref` that resolves to no subschema of the schema
+ * sent (see {@link checkRefs}).
  */
 export function makeStrict(
   root: Schema,
@@ -107,7 +118,58 @@ export function makeStrict(
     }
     return node;
   };
-  return { schema: walk(root, pointer, true) as Schema, problems };
+  const schema = walk(root, pointer, true) as Schema;
+  checkRefs(schema, original, pointer, problems);
+  return { schema, problems };
+}
+
+/**
+ * Finds the references strict mode would send unresolved. The provider resolves a `$ref` as a JSON
+ * pointer into the schema it is given, and the strict keyword subset has no `$anchor` or `$id`: a
+ * reference in the schema about to be sent must point to one of its subschemas (`#`, `#/$defs/X`).
+ * So these are problems: a reference by anchor (`#foo`) or by `$id` (`urn:x`), one to a definition
+ * that is not there (`#/$defs/Nope`) or that the filter dropped, one to another document
+ * (`https://…`); and, in the tool's schema, a subschema with its own `$id` that holds references
+ * (their base is that subschema, not the root the provider resolves them against).
+ */
+function checkRefs(sent: Schema, original: Schema, pointer: string, problems: StrictProblem[]): void {
+  const visitSent = (value: unknown, at: string): unknown => {
+    if (!isSchema(value)) return value;
+    const ref = value.$ref;
+    if (typeof ref === 'string') {
+      const target = resolveLocalRef(sent, ref);
+      if (!isSchema(target) && typeof target !== 'boolean') {
+        problems.push({
+          pointer: `${at}/$ref`,
+          reason: `the reference ${JSON.stringify(ref)} resolves to no subschema of the schema sent (strict mode resolves JSON pointers inside it only, not an $anchor, an $id or another document)`,
+        });
+      }
+    }
+    return mapChildren(value, at, visitSent);
+  };
+  visitSent(sent, pointer);
+  const hasRef = (value: unknown): boolean => {
+    if (!isSchema(value)) return false;
+    if (typeof value.$ref === 'string') return true;
+    let found = false;
+    mapChildren(value, '', (child) => {
+      found ||= hasRef(child);
+      return child;
+    });
+    return found;
+  };
+  const visitOriginal = (value: unknown, at: string, isRoot: boolean): unknown => {
+    if (!isSchema(value)) return value;
+    if (!isRoot && typeof value.$id === 'string' && hasRef(value)) {
+      problems.push({
+        pointer: `${at}/$id`,
+        reason: 'a subschema with its own $id, the base of the references inside it, which strict mode drops',
+      });
+      return value;
+    }
+    return mapChildren(value, at, (child, childAt) => visitOriginal(child, childAt, false));
+  };
+  visitOriginal(original, pointer, true);
 }
 
 /** Finds the objects of the caller's schema that strict mode would have to close against their meaning. */
