@@ -13,6 +13,11 @@
  * The values sent to a tool are never touched: redaction works on copies, made only along the
  * paths that lost something.
  *
+ * It fails closed. A value nested deeper than {@link MAX_DEPTH} is not inspected: it is replaced
+ * whole, listed, and every string in it counts as a secret, so a message quoting a value from down
+ * there is scrubbed too. And a secret is scrubbed out of free text in every form a message quotes
+ * values in (see {@link scrubText}): as it is, JSON-escaped, and cut short with `…`.
+ *
  * @internal
  * @module
  */
@@ -57,11 +62,21 @@ export const DEFAULT_REDACT_PATHS: readonly string[] = Object.freeze([
  */
 export const TOOL_REDACT_META_KEY = 'toolexec/redact';
 
-/** Shortest string value that is also scrubbed out of free text (messages, stack traces). */
+/**
+ * Shortest string value that is also scrubbed out of free text (messages, stack traces), and
+ * shortest start of one that is scrubbed where a text cuts it (`abcd…`): shorter ones would scrub
+ * ordinary words. A secret is thus never shown in full, but its first 3 characters may be.
+ */
 const MIN_SECRET_LENGTH = 4;
 
-/** Deepest level a walk descends to (deeper values are left as they are). */
+/**
+ * Deepest level a walk descends to. A container nested deeper is not inspected but replaced whole
+ * by {@link REDACTED} (and listed), its strings counted as secrets.
+ */
 const MAX_DEPTH = 64;
+
+/** What the helpers that shorten a quoted value end the cut with (`show`, `scalar`, `capText`). */
+const ELLIPSIS = '…';
 
 /** One compiled path. */
 interface Rule {
@@ -103,19 +118,27 @@ function isContainer(value: unknown): value is Record<string, unknown> | unknown
   return value !== null && typeof value === 'object';
 }
 
-/** The string leaves of a removed value (what may be quoted elsewhere). */
-function collectSecrets(value: unknown, out: string[], depth = 0): void {
-  if (typeof value === 'string') {
-    if (value.length >= MIN_SECRET_LENGTH && value !== REDACTED) out.push(value);
-    return;
+/**
+ * The string leaves of a removed value (what may be quoted elsewhere), however deep: walked with a
+ * stack of its own, not recursion, so no depth limit lets one through.
+ */
+function collectSecrets(value: unknown, out: string[]): void {
+  const seen = new Set<unknown>();
+  const pending = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === 'string') {
+      if (item.length >= MIN_SECRET_LENGTH && item !== REDACTED) out.push(item);
+    } else if (typeof item === 'number' || typeof item === 'bigint') {
+      const text = String(item);
+      if (text.length >= MIN_SECRET_LENGTH) out.push(text);
+    } else if (isContainer(item) && !seen.has(item)) {
+      seen.add(item);
+      // in order, without copying or reordering the caller's array, however long
+      const children: readonly unknown[] = Array.isArray(item) ? item : Object.values(item);
+      for (let i = children.length - 1; i >= 0; i--) pending.push(children[i]);
+    }
   }
-  if (typeof value === 'number' || typeof value === 'bigint') {
-    const text = String(value);
-    if (text.length >= MIN_SECRET_LENGTH) out.push(text);
-    return;
-  }
-  if (!isContainer(value) || depth >= MAX_DEPTH) return;
-  for (const item of Array.isArray(value) ? value : Object.values(value)) collectSecrets(item, out, depth + 1);
 }
 
 /**
@@ -186,6 +209,7 @@ export class Redactor {
   /**
    * Walks `value`; `named` and `full` are the key path so far (array indices skipped / kept), used
    * as stacks (pushed and popped in place). Copies a container only when something in it changed.
+   * A container at {@link MAX_DEPTH} is redacted whole, as if its key matched.
    */
   #walk(
     value: Record<string, unknown> | unknown[],
@@ -195,7 +219,6 @@ export class Redactor {
     out: { redactions: string[]; secrets: string[]; seen: Set<unknown> },
     depth: number,
   ): unknown {
-    if (depth >= MAX_DEPTH) return value;
     // A reference back to an ancestor: the copy must not lead back into the original (and its secrets).
     if (out.seen.has(value)) return CIRCULAR;
     out.seen.add(value);
@@ -210,7 +233,8 @@ export class Redactor {
       if (!element) named.push(lower);
       full.push(lower);
       let next = item;
-      if (item !== undefined && this.#matches(lower, named, full, element)) {
+      const tooDeep = isContainer(item) && depth + 1 >= MAX_DEPTH;
+      if (item !== undefined && (tooDeep || this.#matches(lower, named, full, element))) {
         out.redactions.push(`${pointer}/${escapePointer(key)}`);
         collectSecrets(item, out.secrets);
         next = REDACTED;
@@ -238,21 +262,78 @@ export function toolRedactPaths(tool: Tool): string[] {
   return declared.filter((path): path is string => typeof path === 'string' && path !== '');
 }
 
-/** `text` with every secret replaced by {@link REDACTED} (longest first, so one secret inside another goes whole). */
+/**
+ * `text` with every secret replaced by {@link REDACTED} (longest first, so one secret inside another
+ * goes whole), in each of its {@link quotedForms}: whole, then cut — a start of at least
+ * {@link MIN_SECRET_LENGTH} characters followed by `…`, which goes with its ellipsis (see {@link scrubCut}).
+ */
 export function scrubText(text: string, secrets: readonly string[]): string {
   if (secrets.length === 0 || text === '') return text;
+  const forms = [...secrets].sort((a, b) => b.length - a.length).flatMap(quotedForms);
   let out = text;
-  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
-    if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-  }
+  for (const form of forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
+  if (!out.includes(ELLIPSIS)) return out;
+  for (const form of forms) out = scrubCut(out, form);
   return out;
 }
 
-/** A copy of `value` with every secret scrubbed out of its strings (keys too); `value` itself when none occurs. */
+/**
+ * The forms a message may quote `secret` in: as it is, and JSON-escaped (how `JSON.stringify`
+ * writes it inside a string, which messages showing values as JSON do) when that differs.
+ */
+function quotedForms(secret: string): string[] {
+  if (secret === '') return [];
+  const escaped = JSON.stringify(secret).slice(1, -1);
+  return escaped === secret ? [secret] : [secret, escaped];
+}
+
+/**
+ * `text` with every cut quote of `form` — a start of it, at least {@link MIN_SECRET_LENGTH} long,
+ * followed by {@link ELLIPSIS} — replaced by {@link REDACTED}, ellipsis included. One pass of
+ * Knuth–Morris–Pratt: at each ellipsis, the longest start of `form` that ends there.
+ */
+function scrubCut(text: string, form: string): string {
+  if (form.length <= MIN_SECRET_LENGTH) return text;
+  const border = borders(form);
+  let out = '';
+  let from = 0;
+  let matched = 0;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (char === ELLIPSIS && matched >= MIN_SECRET_LENGTH) {
+      out += `${text.slice(from, i - matched)}${REDACTED}`;
+      from = i + 1;
+      matched = 0;
+      continue;
+    }
+    if (matched === form.length) matched = border[matched]!;
+    while (matched > 0 && char !== form[matched]) matched = border[matched]!;
+    if (char === form[matched]) matched++;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
+/** `border[k]`: the length of the longest proper start of `form.slice(0, k)` that also ends it. */
+function borders(form: string): number[] {
+  const border = new Array<number>(form.length + 1).fill(0);
+  for (let i = 1, k = 0; i < form.length; i++) {
+    while (k > 0 && form[i] !== form[k]) k = border[k]!;
+    if (form[i] === form[k]) k++;
+    border[i + 1] = k;
+  }
+  return border;
+}
+
+/**
+ * A copy of `value` with every secret scrubbed out of its strings (keys too); `value` itself when
+ * none occurs. An array or plain object nested deeper than {@link MAX_DEPTH} is replaced whole by
+ * {@link REDACTED} (it cannot be scrubbed, so it is not let through).
+ */
 export function scrubValue<T>(value: T, secrets: readonly string[], depth = 0, seen: Set<unknown> = new Set()): T {
   if (secrets.length === 0) return value;
   if (typeof value === 'string') return scrubText(value, secrets) as T;
-  if (!isContainer(value) || depth >= MAX_DEPTH || seen.has(value)) return value;
+  if (!isContainer(value) || seen.has(value)) return value;
+  if (depth >= MAX_DEPTH) return (isWalked(value) ? REDACTED : value) as T;
   seen.add(value);
   let copy: Record<string, unknown> | unknown[] | undefined;
   if (Array.isArray(value)) {
@@ -261,7 +342,7 @@ export function scrubValue<T>(value: T, secrets: readonly string[], depth = 0, s
       const next = scrubValue(item, secrets, depth + 1, seen);
       if (next !== item) ((copy as unknown[] | undefined) ?? (copy = items.slice()))[i] = next;
     });
-  } else if (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null) {
+  } else if (isWalked(value)) {
     for (const [key, item] of Object.entries(value)) {
       const next = scrubValue(item, secrets, depth + 1, seen);
       const nextKey = scrubText(key, secrets);
@@ -274,6 +355,12 @@ export function scrubValue<T>(value: T, secrets: readonly string[], depth = 0, s
   }
   seen.delete(value);
   return (copy ?? value) as T;
+}
+
+/** Whether {@link scrubValue} walks a container: arrays and plain objects. */
+function isWalked(value: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(value);
+  return Array.isArray(value) || proto === Object.prototype || proto === null;
 }
 
 /**
