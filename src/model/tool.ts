@@ -124,7 +124,7 @@ function check(tool: Tool): void {
       throw invalidTool(`version "${version}" is not a semantic version (expected 1.2.3 or v1.2.3)`);
     }
   }
-  if (tags !== undefined && (!Array.isArray(tags) || tags.some((tag) => typeof tag !== 'string'))) {
+  if (tags !== undefined && (!Array.isArray(tags) || !allStrings(tags))) {
     throw invalidTool('tags must be an array of strings');
   }
   checkInputSchema(tool.inputSchema, idOf(tool));
@@ -269,4 +269,10 @@ export function toMcpTool(tool: Tool): McpTool {
     const { namespace: _namespace, version: _version, tags: _tags, ...mcp } = tool;
     return mcp;
   });
+}
+
+/** Whether every index of `items` holds a string: a hole is not one (`some` would skip it), so a sparse array stops at its first hole. */
+function allStrings(items: readonly unknown[]): boolean {
+  for (let i = 0; i < items.length; i++) if (typeof items[i] !== 'string') return false;
+  return true;
 }

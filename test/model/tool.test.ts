@@ -127,6 +127,15 @@ describe('validateTool (foundation §8, cases 12–19)', () => {
     expect(caught(() => validateTool({ name: 'a', inputSchema: S, tags: ['x', 1] } as unknown as Tool)).message).toBe(
       'invalid tool: tags must be an array of strings',
     );
+    // a hole is not a string: a sparse array of a hundred million empty slots is refused at its first
+    const sparse: string[] = [];
+    sparse.length = 1e8;
+    expect(caught(() => validateTool({ name: 'a', inputSchema: S, tags: sparse })).message).toBe(
+      'invalid tool: tags must be an array of strings',
+    );
+    expect(caught(() => validateTool({ name: 'a', inputSchema: S, tags: Object.assign(['x', 'y'], { length: 3 }).reverse() })).code).toBe(
+      'INVALID_TOOL',
+    );
     expect(caught(() => validateTool({ name: 'a', inputSchema: S, version: 'latest' })).code).toBe('INVALID_TOOL');
     expect(() => validateTool({ name: 'a', inputSchema: S, version: 'v1.2.3' })).not.toThrow();
   });
