@@ -11,6 +11,7 @@ import ajvFormats from 'ajv-formats';
 import { compileIsolated, forget, problemFrom, type AjvInstance } from './schema-ajv-compile.js';
 import { compositeKeyword } from './schema-composite-keyword.js';
 import { exactMultipleOf, linearUniqueItems } from './schema-exact-keywords.js';
+import { checkNoSameValueLoop } from './schema-loops.js';
 import { KnownDocuments, routeSchema, type EngineName } from './schema-router.js';
 import { SchemaProblem, type Dialect, type SchemaDocument } from './schema-source.js';
 import { SpecCompiled } from './schema-spec-engine.js';
@@ -145,9 +146,10 @@ export class SchemaCompiler {
    * Compiles `document` in `dialect`. A document that named no dialect and is not valid 2020-12
    * but is valid draft-07 (tuple `items: [...]` from older generators) is compiled as draft-07.
    *
-   * @throws {@link SchemaProblem}.
+   * @throws {@link SchemaProblem}, also for a schema that would validate forever (schema-loops.ts).
    */
   compile(document: SchemaDocument, dialect: Dialect, implicitDialect: boolean): CompiledSchema {
+    checkNoSameValueLoop(document);
     const route = routeSchema(document, dialect, this.#known);
     if (route.engine === 'spec') return this.#compileSpec(document, dialect, implicitDialect, route.formats);
     const ownProperties = mentionsInheritedName(document);
