@@ -26,7 +26,7 @@ const SAME_VALUE_MAPS = ['dependentSchemas', 'dependencies'] as const;
 const DATA_KEYWORDS: ReadonlySet<string> = new Set(['enum', 'const', 'default', 'examples']);
 
 /** The subschemas `node` applies to the value it is applied to, with their JSON pointers. */
-function sameValueChildren(root: Record<string, unknown>, node: Record<string, unknown>, pointer: string): [unknown, string][] {
+function sameValueChildren(root: SchemaDocument, node: Record<string, unknown>, pointer: string): [unknown, string][] {
   const out: [unknown, string][] = [];
   for (const keyword of ['$ref', '$dynamicRef'] as const) {
     const ref = node[keyword];
