@@ -31,6 +31,8 @@ export interface OperationContext {
   /** The tool of a `tools/call` (messages then say `tools/call "echo"`). */
   tool?: string;
   timeoutMs: number;
+  /** The call's total bound (`maxTotalTimeoutMs`, or the time left before its deadline), when it has one. */
+  totalMs?: number | undefined;
   /** False for a `tools/call` that did not ask for progress (so progress could not keep it alive). */
   progressRequested?: boolean;
   /** The arguments of a `tools/call`, to tell arguments that cannot be sent from a transport failure. */
@@ -39,8 +41,11 @@ export interface OperationContext {
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', 'UND_ERR_SOCKET']);
 
-/** The error for an aborted call: ABORTED (or TIMEOUT for a timeout signal), `cause` = the reason. */
-export function abortError(signal: AbortSignal, context: OperationContext): ToolexecError {
+/**
+ * The error for an aborted call: ABORTED (or TIMEOUT for a timeout signal), `cause` = the reason.
+ * `signal` is the caller's, or a `Deadline` made from it.
+ */
+export function abortError(signal: { readonly reason: unknown }, context: OperationContext): ToolexecError {
   return stoppedError(
     errors,
     signal.reason,
@@ -48,6 +53,17 @@ export function abortError(signal: AbortSignal, context: OperationContext): Tool
       `${describe(context)} on MCP server "${context.serverName}" was ${outcome.code === 'TIMEOUT' ? 'cancelled by a timeout' : 'aborted'}`,
     { details: baseDetails(context) },
   );
+}
+
+/**
+ * TIMEOUT for an operation whose budget (`context.timeoutMs`, from the call's start) ran out
+ * while it waited for its server's connection, or before its next request could be sent.
+ */
+export function budgetSpentError(context: OperationContext, connecting: boolean): ToolexecError {
+  const message = connecting
+    ? `Connecting to MCP server "${context.serverName}" took longer than ${context.timeoutMs} ms`
+    : `${describe(context)} on MCP server "${context.serverName}" timed out: its ${context.timeoutMs} ms ran out`;
+  return errors('TIMEOUT', message, { details: baseDetails(context) });
 }
 
 /** True when the server answered 404 to a request carrying a session ID it no longer knows. */
@@ -126,7 +142,7 @@ export function mapOperationError(error: unknown, context: OperationContext, ses
     const total = (error.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout;
     const why =
       typeof total === 'number'
-        ? `ran past the total limit of ${total} ms`
+        ? `ran past the total limit of ${context.totalMs ?? total} ms`
         : context.progressRequested === false
           ? `no answer for ${context.timeoutMs} ms (the call did not ask for progress: give it an onProgress listener, or set alwaysRequestProgress, to let a server's progress reports keep it alive)`
           : `no answer or progress for ${context.timeoutMs} ms`;
@@ -243,12 +259,7 @@ export function connectError(error: unknown, context: ConnectContext, failure: F
   if (ToolexecError.isInstance(error)) return error;
   const details: Record<string, unknown> = { serverName: context.serverName, transport: context.mode, ...failure };
   const over = `MCP server "${context.serverName}" over ${TRANSPORT_NAMES[context.mode]}`;
-  if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) {
-    let message = `${over} did not answer initialize within ${context.timeoutMs} ms`;
-    if (failure.transportError !== undefined) message += `; last transport error: ${failure.transportError}`;
-    details.reason = `no answer to initialize within ${context.timeoutMs} ms`;
-    return errors('TIMEOUT', message, { cause: error, details });
-  }
+  if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) return connectTimeoutError(context, failure, error);
   const status = httpStatusOf(error);
   let reason = stripTransportPrefix(errorMessage(error));
   if (status !== undefined) {
@@ -269,6 +280,18 @@ export function connectError(error: unknown, context: ConnectContext, failure: F
     message += `; last transport error: ${capText(failure.transportError)}`;
   }
   return errors('EXECUTION', message, { cause: error, details });
+}
+
+/**
+ * TIMEOUT for a server that did not start and answer `initialize` within the connect timeout (a
+ * process that never answers, an HTTP+SSE stream that never sends its `endpoint` event).
+ */
+export function connectTimeoutError(context: ConnectContext, failure: FailureDetails = {}, cause?: unknown): ToolexecError {
+  const details: Record<string, unknown> = { serverName: context.serverName, transport: context.mode, ...failure };
+  let message = `MCP server "${context.serverName}" over ${TRANSPORT_NAMES[context.mode]} did not answer initialize within ${context.timeoutMs} ms`;
+  if (failure.transportError !== undefined) message += `; last transport error: ${failure.transportError}`;
+  details.reason = `no answer to initialize within ${context.timeoutMs} ms`;
+  return errors('TIMEOUT', message, cause === undefined ? { details } : { cause, details });
 }
 
 /** The error when Streamable HTTP was refused and the HTTP+SSE fallback failed too: both reasons, once each. */

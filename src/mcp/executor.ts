@@ -3,22 +3,31 @@ import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.j
 import { ErrorCode, McpError, type Progress, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ToolexecError, type McpTool } from '../model/index.js';
 import {
+  ABORTED,
+  Deadline,
   asLibraryError,
   describeValue,
   linkedSignal,
-  onAbort,
   readField,
   readFunction,
   readOptionsObject,
   readSignal,
   textOf,
-  type Deadline,
 } from '../model/internal.js';
 import { readCallBudget, readCallParams, readMcpCallOptions, withIdempotencyKey } from './call-budget.js';
 import type { CallToolResult, ProgressEvent, RunOptions, StreamEvent } from '../run/index.js';
 import { callToolResultSchema } from '../run/internal.js';
 import { streamToolCall } from './call-stream.js';
-import { type OperationContext, abortError, isConnectionLost, isExpiredSession, isNotSent, mapOperationError, errors } from './errors.js';
+import {
+  type OperationContext,
+  abortError,
+  budgetSpentError,
+  isConnectionLost,
+  isExpiredSession,
+  isNotSent,
+  mapOperationError,
+  errors,
+} from './errors.js';
 import { type ResolvedMcpExecutorOptions, resolveMcpExecutorOptions, resolveTimeoutMs } from './options.js';
 import { ServerSlot, closedError } from './server-slot.js';
 import type { McpSession } from './session.js';
@@ -95,7 +104,15 @@ export class SdkMcpExecutor implements McpExecutorClient {
       const onProgress = read.onProgress;
       // The SDK sends a progress token (and resets the timeout on progress) only with a handler.
       const progressRequested = onProgress !== undefined || resolved.alwaysRequestProgress;
-      const context: OperationContext = { serverName, operation: 'tools/call', tool: name, timeoutMs, progressRequested, arguments: args };
+      const context: OperationContext = {
+        serverName,
+        operation: 'tools/call',
+        tool: name,
+        timeoutMs,
+        totalMs: call.totalMs,
+        progressRequested,
+        arguments: args,
+      };
       const requestOptions =
         !progressRequested && timeoutMs === resolved.requestTimeoutMs && call.totalMs === resolved.maxTotalTimeoutMs
           ? this.#plainRequestOptions
@@ -164,45 +181,75 @@ export class SdkMcpExecutor implements McpExecutorClient {
     }
     const context: OperationContext = { serverName, operation: 'tools/list', timeoutMs };
     const rejected: RejectedListedTool[] = [];
-    const tools = await this.#withSession(slot, context, signal, { timeout: timeoutMs }, async (session, sdkOptions) => {
-      const listed: McpTool[] = [];
-      rejected.length = 0;
-      const seen = new Set<string>();
-      let cursor: string | undefined;
-      for (let page = 0; page < MAX_LIST_PAGES; page++) {
-        const first = page === 0;
-        // Not the SDK's ListToolsResultSchema, which refuses the whole page for one malformed tool:
-        // checkToolsPage checks the page strictly and each tool on its own.
-        const result = await traceMcpRequest(
-          serverName,
-          { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
-          (sent) =>
-            session.client.request(sent, ResultSchema, sdkOptions).catch((error: unknown) => {
-              // A server that offers no tools (only resources or prompts) has no tools/list: an
-              // empty listing, not a failed request.
-              if (first && error instanceof McpError && error.code === (ErrorCode.MethodNotFound as number)) return NO_TOOLS_LISTING;
-              throw error;
-            }),
-          { map: (error) => mapOperationError(error, context, session), secrets: () => this.#spanRedaction.secrets(serverName) },
-        );
-        if (result === NO_TOOLS_LISTING) return listed;
-        const checked = checkToolsPage(serverName, result);
-        listed.push(...checked.tools);
-        rejected.push(...checked.rejected);
-        cursor = checked.nextCursor;
-        if (cursor === undefined) return listed;
-        if (seen.has(cursor)) break;
-        seen.add(cursor);
-      }
-      throw errors('PROTOCOL', `MCP server "${serverName}" repeated a tools/list cursor; stopped after ${listed.length} tools`, {
-        details: { serverName },
-      });
-    });
+    // One budget for the whole listing: connecting and every page.
+    const budget = new Deadline(signal, timeoutMs, true);
+    let tools: McpTool[];
+    try {
+      tools = await this.#listPages(slot, context, signal, budget, rejected);
+    } finally {
+      budget.dispose();
+    }
     this.#spanRedaction.remember(serverName, tools);
     // Told once the listing is complete (a listing that fails halfway reports nothing), outside the
     // session's error mapping: a listener's throw is the caller's own.
     if (onRejectedTool !== undefined) for (const { tool, error } of rejected) onRejectedTool(tool, error);
     return tools;
+  }
+
+  /** Every page of `tools/list`, each request given what is left of `budget`. */
+  #listPages(
+    slot: ServerSlot,
+    context: OperationContext,
+    signal: AbortSignal | undefined,
+    budget: Deadline,
+    rejected: RejectedListedTool[],
+  ): Promise<McpTool[]> {
+    const { serverName } = context;
+    const baseOptions = { timeout: context.timeoutMs };
+    return this.#withSession(
+      slot,
+      context,
+      signal,
+      baseOptions,
+      async (session, sdkOptions) => {
+        const listed: McpTool[] = [];
+        rejected.length = 0;
+        const seen = new Set<string>();
+        let cursor: string | undefined;
+        for (let page = 0; page < MAX_LIST_PAGES; page++) {
+          const first = page === 0;
+          const leftMs = budget.remainingMs() ?? context.timeoutMs;
+          if (leftMs <= 0) throw stoppedError(budget, context, false);
+          const pageOptions: RequestOptions = { ...sdkOptions, timeout: leftMs };
+          // Not the SDK's ListToolsResultSchema, which refuses the whole page for one malformed tool:
+          // checkToolsPage checks the page strictly and each tool on its own.
+          const result = await traceMcpRequest(
+            serverName,
+            { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+            (sent) =>
+              session.client.request(sent, ResultSchema, pageOptions).catch((error: unknown) => {
+                // A server that offers no tools (only resources or prompts) has no tools/list: an
+                // empty listing, not a failed request.
+                if (first && error instanceof McpError && error.code === (ErrorCode.MethodNotFound as number)) return NO_TOOLS_LISTING;
+                throw error;
+              }),
+            { map: (error) => mapOperationError(error, context, session), secrets: () => this.#spanRedaction.secrets(serverName) },
+          );
+          if (result === NO_TOOLS_LISTING) return listed;
+          const checked = checkToolsPage(serverName, result);
+          listed.push(...checked.tools);
+          rejected.push(...checked.rejected);
+          cursor = checked.nextCursor;
+          if (cursor === undefined) return listed;
+          if (seen.has(cursor)) break;
+          seen.add(cursor);
+        }
+        throw errors('PROTOCOL', `MCP server "${serverName}" repeated a tools/list cursor; stopped after ${listed.length} tools`, {
+          details: { serverName },
+        });
+      },
+      budget,
+    );
   }
 
   /** Lists and registers the tools of `serverNames` (default: all); namespace = server name. */
@@ -284,9 +331,11 @@ export class SdkMcpExecutor implements McpExecutorClient {
   }
 
   /**
-   * Runs `operation` on the server's session: connects if needed (bounded by the timeout and the
-   * signal), links the caller's signal, maps failures, drops a dead connection, and re-initializes
-   * a forgotten HTTP session once (replaying the request).
+   * Runs `operation` on the server's session: connects if needed, links the caller's signal, maps
+   * failures, drops a dead connection, and re-initializes a forgotten HTTP session once (replaying
+   * the request). Connecting spends the operation's budget: `budget` when the operation keeps one
+   * of its own (a listing of many pages), else its first wait (the request's timeout, or its total
+   * bound when shorter), counted from the call's start; the request then gets what is left.
    */
   async #withSession<T>(
     slot: ServerSlot,
@@ -294,8 +343,11 @@ export class SdkMcpExecutor implements McpExecutorClient {
     signal: AbortSignal | undefined,
     baseOptions: RequestOptions,
     operation: (session: McpSession, options: RequestOptions) => Promise<T>,
+    budget?: Deadline,
   ): Promise<T> {
     let link: Deadline | undefined;
+    // Made only when there is no open session: the common path allocates nothing.
+    let connectBudget = budget;
     try {
       if (signal?.aborted === true) throw abortError(signal, context);
       // The SDK never removes its abort listener: give it a per-call signal, not the caller's.
@@ -305,10 +357,18 @@ export class SdkMcpExecutor implements McpExecutorClient {
       const sdkOptions = link === undefined ? baseOptions : { ...baseOptions, signal: link.signal };
       const asksProgress = baseOptions.onprogress !== undefined;
       for (let attempt = 0; ; attempt++) {
-        const session = slot.current ?? (await this.#connect(slot, context, signal));
+        let session = slot.current;
+        let requestOptions = sdkOptions;
+        if (session === undefined) {
+          const firstWaitMs = firstWaitOf(baseOptions, context.timeoutMs);
+          connectBudget ??= new Deadline(signal, firstWaitMs, true);
+          session = await this.#connect(slot, context, connectBudget);
+          if (budget === undefined)
+            requestOptions = afterConnecting(sdkOptions, firstWaitMs - (connectBudget.remainingMs() ?? firstWaitMs));
+        }
         if (asksProgress) session.progressCalls++;
         try {
-          return await operation(session, sdkOptions);
+          return await operation(session, requestOptions);
         } catch (error) {
           if (this.#closing !== undefined && !ToolexecError.isInstance(error)) throw closedError(slot.serverName);
           if (signal !== undefined && isAborted(signal)) throw abortError(signal, context);
@@ -334,31 +394,18 @@ export class SdkMcpExecutor implements McpExecutorClient {
       }
     } finally {
       link?.dispose();
+      if (connectBudget !== budget) connectBudget?.dispose();
     }
   }
 
-  async #connect(slot: ServerSlot, context: OperationContext, signal: AbortSignal | undefined): Promise<McpSession> {
-    const attempt = slot.acquire();
-    let timer: NodeJS.Timeout | undefined;
-    let stopListening: (() => void) | undefined;
-    const stop = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => {
-        reject(
-          errors('TIMEOUT', `Connecting to MCP server "${context.serverName}" took longer than ${context.timeoutMs} ms`, {
-            details: { serverName: context.serverName },
-          }),
-        );
-      }, context.timeoutMs);
-      if (signal !== undefined) stopListening = onAbort(signal, () => reject(abortError(signal, context)));
-    });
-    try {
-      // The attempt is shared: one caller giving up does not cancel it for the others.
-      return await Promise.race([attempt, stop]);
-    } finally {
-      clearTimeout(timer);
-      stopListening?.();
-      attempt.catch(() => undefined);
-    }
+  /**
+   * The server's session once connected, within `budget` (the caller's signal and the time left).
+   * The attempt is shared: one caller giving up does not cancel it for the others.
+   */
+  async #connect(slot: ServerSlot, context: OperationContext, budget: Deadline): Promise<McpSession> {
+    const session = await budget.race(slot.acquire());
+    if (session !== ABORTED && budget.remainingMs() !== 0) return session;
+    throw stoppedError(budget, context, true);
   }
 }
 
@@ -381,6 +428,28 @@ function isAborted(signal: AbortSignal): boolean {
 
 function isTotalTimeout(error: unknown): boolean {
   return error instanceof McpError && typeof (error.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout === 'number';
+}
+
+/** Why `budget` left no time: the caller's abort (ABORTED, or TIMEOUT for a timeout reason), else its time ran out (TIMEOUT). */
+function stoppedError(budget: Deadline, context: OperationContext, connecting: boolean): ToolexecError {
+  // `aborted` first: a deadline whose time is up but whose timer has not run yet fires now.
+  return budget.aborted && !budget.timedOut ? abortError(budget, context) : budgetSpentError(context, connecting);
+}
+
+/** How long an operation may wait for its first answer: its timeout, or its total bound when that is shorter. */
+function firstWaitOf(options: RequestOptions, timeoutMs: number): number {
+  const waitMs = options.timeout ?? timeoutMs;
+  const totalMs = options.maxTotalTimeout;
+  return totalMs !== undefined && totalMs < waitMs ? totalMs : waitMs;
+}
+
+/** `options` with `spentMs` (the time connecting took) taken off the request's timeout and total bound. */
+function afterConnecting(options: RequestOptions, spentMs: number): RequestOptions {
+  if (spentMs <= 0) return options;
+  const left: RequestOptions = { ...options };
+  if (options.timeout !== undefined) left.timeout = Math.max(1, Math.ceil(options.timeout - spentMs));
+  if (options.maxTotalTimeout !== undefined) left.maxTotalTimeout = Math.max(1, Math.ceil(options.maxTotalTimeout - spentMs));
+  return left;
 }
 
 /** SDK request options: `timeoutMs` restarted by progress, the total bound, the progress handler (which makes the SDK send a token). */

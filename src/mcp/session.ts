@@ -5,10 +5,11 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type JSONRPCMessage, type MessageExtraInfo, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ToolexecError } from '../model/index.js';
+import { ABORTED, Deadline, MAX_TIMER_MS } from '../model/internal.js';
 import { StdioProcessTransport } from './stdio-transport.js';
 import { standInResponse } from './invalid-response.js';
 import type { ResolvedMcpExecutorOptions, ResolvedServerConfig } from './options.js';
-import { connectError, fallbackError, type FailureDetails, type SessionMode } from './errors.js';
+import { connectError, connectTimeoutError, fallbackError, type FailureDetails, type SessionMode } from './errors.js';
 
 export type { SessionMode };
 
@@ -106,13 +107,36 @@ export class McpSession {
   }
 }
 
-/** Opens and initializes a session; on failure nothing is left running. */
+/**
+ * Opens and initializes a session; on failure nothing is left running. The whole attempt (the
+ * HTTP+SSE fallback included) gets `connectTimeoutMs`, from starting the transport (spawning the
+ * process, opening the event stream) to the answer to `initialize`.
+ */
 export async function openSession(
   serverName: string,
   config: ResolvedServerConfig,
   options: ResolvedMcpExecutorOptions,
   preferSse: boolean,
   attempt: ConnectAttempt,
+): Promise<McpSession> {
+  // Stopped by the executor's close (the slot's signal) or by the connect timeout. The SDK's own
+  // connect() bounds only `initialize`, not the transport's start, and never removes the listener
+  // it adds to a signal it is given: it gets neither.
+  const deadline = new Deadline(attempt.signal, options.connectTimeoutMs, true);
+  try {
+    return await openWithin(serverName, config, options, preferSse, attempt, deadline);
+  } finally {
+    deadline.dispose();
+  }
+}
+
+async function openWithin(
+  serverName: string,
+  config: ResolvedServerConfig,
+  options: ResolvedMcpExecutorOptions,
+  preferSse: boolean,
+  attempt: ConnectAttempt,
+  deadline: Deadline,
 ): Promise<McpSession> {
   switch (config.kind) {
     case 'stdio': {
@@ -125,7 +149,7 @@ export async function openSession(
         killGraceMs: options.killGraceMs,
         ...(options.onStderr === undefined ? {} : { onStderr: (text: string) => options.onStderr?.(serverName, text) }),
       });
-      return initialize(serverName, transport, 'stdio', options, attempt);
+      return initialize(serverName, transport, 'stdio', options, attempt, deadline);
     }
     case 'http':
     case 'sse': {
@@ -134,15 +158,23 @@ export async function openSession(
         ...(config.authProvider === undefined ? {} : { authProvider: config.authProvider }),
       };
       const sse = (): Promise<McpSession> =>
-        initialize(serverName, new SSEClientTransport(config.url, transportOptions), 'sse', options, attempt);
+        initialize(serverName, new SSEClientTransport(config.url, transportOptions), 'sse', options, attempt, deadline);
       if (config.kind === 'sse' || preferSse) return sse();
       try {
-        return await initialize(serverName, new StreamableHTTPClientTransport(config.url, transportOptions), 'http', options, attempt);
+        return await initialize(
+          serverName,
+          new StreamableHTTPClientTransport(config.url, transportOptions),
+          'http',
+          options,
+          attempt,
+          deadline,
+        );
       } catch (error) {
         if (!isLegacyServerRejection(error)) throw error;
         try {
           return await sse();
         } catch (sseError) {
+          if (attempt.signal.aborted) throw sseError;
           throw fallbackError(serverName, error as ToolexecError, sseError);
         }
       }
@@ -154,7 +186,7 @@ export async function openSession(
       } catch (error) {
         throw connectError(error, { serverName, mode: 'custom', timeoutMs: options.connectTimeoutMs });
       }
-      return initialize(serverName, transport, 'custom', options, attempt);
+      return initialize(serverName, transport, 'custom', options, attempt, deadline);
     }
   }
 }
@@ -187,29 +219,39 @@ async function initialize(
   mode: SessionMode,
   options: ResolvedMcpExecutorOptions,
   attempt: ConnectAttempt,
+  deadline: Deadline,
 ): Promise<McpSession> {
-  const { signal } = attempt;
   const client = new Client(options.clientInfo, { capabilities: options.features.capabilities });
   options.features.install(client, serverName);
   const session = new McpSession(serverName, client, transport, mode);
+  let failure: unknown;
   try {
-    await client.connect(transport, { timeout: options.connectTimeoutMs, signal });
-  } catch (error) {
-    const failure = session.failureDetails();
-    await session.close();
-    if (signal.aborted) throw signal.reason;
-    // The server wants an interactive OAuth authorization: the transport that started it finishes it.
-    if (error instanceof UnauthorizedError && hasFinishAuth(transport)) {
-      attempt.onAuthorizationPending((code) => transport.finishAuth(code));
+    // No signal for the SDK: it would keep its listener, and send notifications/cancelled for
+    // `initialize` when it fires, which MCP forbids. The race stops the wait; closing the session
+    // stops the rest. The SDK's own timeout (of `initialize` alone) ends no earlier than the race.
+    const connected = await deadline.race(client.connect(transport, { timeout: Math.max(1, deadline.remainingMs() ?? MAX_TIMER_MS) }));
+    if (connected !== ABORTED) {
+      deliverNotificationsBeforeResponses(transport, session);
+      const onListChanged = options.onToolsListChanged;
+      if (onListChanged !== undefined && client.getServerCapabilities()?.tools?.listChanged === true) {
+        client.setNotificationHandler(ToolListChangedNotificationSchema, () => onListChanged(serverName));
+      }
+      return session;
     }
-    throw connectError(error, { serverName, mode, timeoutMs: options.connectTimeoutMs }, failure);
+  } catch (error) {
+    failure = error;
   }
-  deliverNotificationsBeforeResponses(transport, session);
-  const onListChanged = options.onToolsListChanged;
-  if (onListChanged !== undefined && client.getServerCapabilities()?.tools?.listChanged === true) {
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => onListChanged(serverName));
+  const details = session.failureDetails();
+  await session.close();
+  const { signal } = attempt;
+  if (signal.aborted) throw signal.reason;
+  const context = { serverName, mode, timeoutMs: options.connectTimeoutMs };
+  if (failure === undefined) throw connectTimeoutError(context, details);
+  // The server wants an interactive OAuth authorization: the transport that started it finishes it.
+  if (failure instanceof UnauthorizedError && hasFinishAuth(transport)) {
+    attempt.onAuthorizationPending((code) => transport.finishAuth(code));
   }
-  return session;
+  throw connectError(failure, context, details);
 }
 
 /**

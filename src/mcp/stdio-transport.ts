@@ -16,6 +16,10 @@ export const DEFAULT_KILL_GRACE_MS = 2000;
 // After the leader exits, how long to wait for its stdout/stderr to drain before reporting close.
 const DRAIN_AFTER_EXIT_MS = 200;
 
+// After the server's stdout ends or its stdin breaks, how long to wait for it to exit (its exit
+// status explains the loss best) before the connection is reported lost with the process alive.
+const EXIT_AFTER_PIPE_LOSS_MS = 200;
+
 /** Options of {@link StdioProcessTransport}. */
 export interface StdioProcessTransportOptions {
   /** The executable to spawn (looked up on `PATH`; no shell). */
@@ -71,6 +75,8 @@ export class StdioProcessTransport implements Transport {
   #closeReported = false;
   #drain: Promise<void> | undefined;
   #closedBy: Error | undefined;
+  /** Set when a pipe of a server still running broke: the connection is reported lost after a grace. */
+  #pipeLossTimer: NodeJS.Timeout | undefined;
 
   constructor(options: StdioProcessTransportOptions) {
     this.#options = options;
@@ -140,8 +146,14 @@ export class StdioProcessTransport implements Transport {
 
   #watch(child: ChildProcess, pid: number): Promise<void> {
     child.on('error', (error) => this.onerror?.(error));
-    child.stdin?.on('error', (error) => this.onerror?.(error));
+    // A server that closed its stdin (EPIPE on the next write) or its stdout (EOF) while it keeps
+    // running can no longer be spoken to: the connection is lost as if it had exited.
+    child.stdin?.on('error', (error) => {
+      this.onerror?.(error);
+      this.#pipeLost(undefined);
+    });
     child.stdout?.on('error', (error) => this.onerror?.(error));
+    child.stdout?.once('end', () => this.#pipeLost(new Error('the server closed its stdout while still running')));
     child.stderr?.on('error', () => undefined);
     child.stdout?.on('data', (chunk: Buffer) => this.#onStdout(chunk));
     child.stderr?.on('data', (chunk: Buffer) => {
@@ -183,7 +195,24 @@ export class StdioProcessTransport implements Transport {
     }
   }
 
+  /**
+   * The server's stdin or stdout broke: unless it exits meanwhile (or is being closed), the
+   * connection is reported closed, with `why` as the last transport error (none: already reported).
+   */
+  #pipeLost(why: Error | undefined): void {
+    if (this.#closing !== undefined || this.#exit !== undefined || this.#closeReported || this.#pipeLossTimer !== undefined) return;
+    this.#pipeLossTimer = setTimeout(() => {
+      this.#pipeLossTimer = undefined;
+      if (this.#closing !== undefined || this.#exit !== undefined || this.#closeReported) return;
+      if (why !== undefined) this.onerror?.(why);
+      this.#reportClose();
+    }, EXIT_AFTER_PIPE_LOSS_MS);
+    this.#pipeLossTimer.unref();
+  }
+
   #reportClose(): void {
+    clearTimeout(this.#pipeLossTimer);
+    this.#pipeLossTimer = undefined;
     if (this.#closeReported) return;
     this.#closeReported = true;
     this.#reader.clear();
@@ -192,7 +221,7 @@ export class StdioProcessTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.#child?.stdin;
-    if (stdin == null || this.#exit !== undefined || this.#closing !== undefined || !stdin.writable) {
+    if (stdin == null || this.#exit !== undefined || this.#closing !== undefined || this.#closeReported || !stdin.writable) {
       throw new Error('Not connected');
     }
     if (this.#drain !== undefined) await this.#drain;
