@@ -21,11 +21,15 @@ export interface ArgsMeasure {
 
 /**
  * Measures example args: an object or array sits at depth d (the top level at 1) and its values
- * or items at d+1; every key and item counts once; a scalar adds no depth.
+ * or items at d+1; every key and item counts once; a scalar adds no depth. A shared reference
+ * counts once per place it appears, as it would in the args' JSON.
  *
- * @remarks The walk stops descending one level past {@link MAX_ARGS_DEPTH}, so for deeper (or
- * cyclic) args `depth` reads `MAX_ARGS_DEPTH + 1` and `keys` counts the part visited; `ok` is
- * exact either way.
+ * @remarks The walk stops as soon as the args are known to be past a cap: it does not descend
+ * past {@link MAX_ARGS_DEPTH} + 1, and it stops once more than {@link MAX_ARGS_KEYS} keys and
+ * items are counted (an array counts its `length`, holes included, before any item is visited).
+ * So for args past a cap `depth` and `keys` count the part visited (`depth` reads at least
+ * `MAX_ARGS_DEPTH + 1`, or `keys` at least `MAX_ARGS_KEYS + 1`); `ok` is exact either way, and the
+ * cost never exceeds what args within the caps could cost.
  *
  * @example
  * ```ts
@@ -48,10 +52,11 @@ function measure(args: unknown): ArgsMeasure {
       continue;
     }
     depth = Math.max(depth, level);
-    if (level > MAX_ARGS_DEPTH) continue;
-    const children: unknown[] = Array.isArray(value) ? value : Object.values(value);
-    keys += children.length;
-    for (const child of children) stack.push([child, level + 1]);
+    if (level > MAX_ARGS_DEPTH) break;
+    const children: readonly unknown[] | undefined = Array.isArray(value) ? undefined : Object.values(value);
+    keys += children === undefined ? (value as unknown[]).length : children.length;
+    if (keys > MAX_ARGS_KEYS) break;
+    for (const child of children ?? (value as unknown[])) stack.push([child, level + 1]);
   }
   return { depth, keys, ok: depth <= MAX_ARGS_DEPTH && keys <= MAX_ARGS_KEYS };
 }

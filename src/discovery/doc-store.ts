@@ -152,7 +152,9 @@ function annotationsOf(tool: Tool): Record<string, unknown> | undefined {
  * Text is capped at registration ({@link DOC_LIMITS}); example args must stay within depth
  * {@link MAX_ARGS_DEPTH} and {@link MAX_ARGS_KEYS} keys and items (`ARGS_TOO_LARGE`, nothing
  * stored). Args are deep-copied on the way in and on the way out. Tools come from the index
- * first, then from the resolver; docs may exist for IDs neither knows.
+ * first, then from the resolver; docs may exist for IDs neither knows. A resolver's tool that
+ * cannot be read (a throwing getter, a revoked proxy) is `INVALID_ARGUMENT`
+ * (`discovery: tool could not be read`, or `discovery: schema could not be read` for its schema).
  */
 export class InMemoryDocStore implements DocStore {
   readonly #options: ResolvedDocStoreOptions;
@@ -200,6 +202,10 @@ export class InMemoryDocStore implements DocStore {
   }
 
   describeTool(id: string, level: DetailLevel): ToolDoc {
+    return guardCall(guardErrors, 'tool', () => this.#describeTool(id, level));
+  }
+
+  #describeTool(id: string, level: DetailLevel): ToolDoc {
     if (!DETAIL_LEVELS.includes(level)) {
       throw errors.invalidDetail(level);
     }
@@ -243,6 +249,10 @@ export class InMemoryDocStore implements DocStore {
   }
 
   listExamples(id: string, max: number): ToolExample[] {
+    return guardCall(guardErrors, 'tool', () => this.#listExamples(id, max));
+  }
+
+  #listExamples(id: string, max: number): ToolExample[] {
     checkToolId(id);
     const doc = this.#docs.get(id);
     let exists = false;

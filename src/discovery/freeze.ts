@@ -22,16 +22,29 @@ function ownValues(object: object): unknown[] {
 
 /** Deepest nesting {@link frozenCopy} accepts (deeper data, or a cycle, is rejected). */
 export const MAX_COPY_DEPTH = 256;
-/** Most objects and arrays {@link frozenCopy} copies for one value. */
+/**
+ * Most objects, arrays and array items {@link frozenCopy} copies for one value. An array counts
+ * its `length`, not the items it holds, so a sparse array costs what its copy would.
+ */
 export const MAX_COPY_NODES = 100_000;
+
+/**
+ * What {@link frozenCopy} throws for data past its limits: a cycle, nesting deeper than
+ * {@link MAX_COPY_DEPTH}, or more than {@link MAX_COPY_NODES} objects, arrays and array items.
+ * Thrown before the copy does the work, so the data's size never costs more than the limits.
+ */
+export class CopyLimitError extends RangeError {
+  override name = 'CopyLimitError';
+}
 
 /**
  * A deep-frozen copy of JSON-like data: plain objects and arrays are copied directly, anything
  * else goes through `structuredClone`. A shared reference is copied once per place it appears.
  *
- * @throws `DataCloneError` (a DOMException) for functions and symbols, like `structuredClone`,
- * and a `RangeError` for cycles, nesting deeper than {@link MAX_COPY_DEPTH} or more than
- * {@link MAX_COPY_NODES} objects.
+ * @throws {@link CopyLimitError} for cycles, nesting deeper than {@link MAX_COPY_DEPTH} or more
+ * than {@link MAX_COPY_NODES} objects, arrays and array items; a `TypeError` for an array with a
+ * hole (JSON has none); `DataCloneError` (a DOMException) for functions and symbols, like
+ * `structuredClone`.
  */
 export function frozenCopy<T>(value: T): T {
   const budget = { nodes: 0 };
@@ -43,11 +56,18 @@ function copyValue(value: unknown, depth: number, budget: { nodes: number }): un
     throw new DOMException(`${String(value)} could not be cloned.`, 'DataCloneError');
   }
   if (value === null || typeof value !== 'object') return value;
-  if (depth >= MAX_COPY_DEPTH) throw new RangeError(`nested deeper than ${MAX_COPY_DEPTH} levels (or cyclic)`);
-  if (++budget.nodes > MAX_COPY_NODES) throw new RangeError(`more than ${MAX_COPY_NODES} objects`);
-  if (Array.isArray(value)) {
-    const copy: unknown[] = new Array<unknown>(value.length);
-    for (let i = 0; i < value.length; i++) copy[i] = copyValue(value[i], depth + 1, budget);
+  if (depth >= MAX_COPY_DEPTH) throw new CopyLimitError(`nested deeper than ${MAX_COPY_DEPTH} levels (or cyclic)`);
+  const isArray = Array.isArray(value);
+  const length = isArray ? (value as unknown[]).length : 0;
+  budget.nodes += 1 + length;
+  if (budget.nodes > MAX_COPY_NODES) throw new CopyLimitError(`more than ${MAX_COPY_NODES} objects, arrays and array items`);
+  if (isArray) {
+    const array = value as unknown[];
+    const copy: unknown[] = [];
+    for (let i = 0; i < length; i++) {
+      if (!(i in array)) throw new TypeError(`array with a hole at index ${i}`);
+      copy.push(copyValue(array[i], depth + 1, budget));
+    }
     return Object.freeze(copy);
   }
   const proto: unknown = Object.getPrototypeOf(value);

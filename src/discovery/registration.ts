@@ -15,7 +15,7 @@ import {
 } from '../model/index.js';
 import { asLibraryError } from '../model/internal.js';
 import type { ToolexecError } from '../model/index.js';
-import { frozenCopy } from './freeze.js';
+import { CopyLimitError, frozenCopy } from './freeze.js';
 import { differingMcpFields } from './mcp-equality.js';
 import { discoveryErrors as errors, guardErrors } from './errors.js';
 
@@ -45,12 +45,28 @@ function storedBackend(backend: ToolBackend): ToolBackend {
   }
 }
 
-function storedTool(tool: Tool): Tool {
+/**
+ * The tool's deep-frozen copy, made before the tool is validated so that data past the copy's
+ * limits (a sparse array of length 2^32-1 in `_meta` or `tags`) is refused before anything walks
+ * it. When the copy fails otherwise, the tool's own validation error comes first, as it would
+ * have without the copy.
+ *
+ * @throws `INVALID_TOOL`: `tool is too large to copy (...)` past the copy's limits, `tool is not
+ * plain data (...)` for anything else the copy refuses; the errors of {@link validateTool}.
+ */
+function checkedTool(tool: Tool): Tool {
+  let stored: Tool;
   try {
-    return frozenCopy(tool);
+    stored = frozenCopy(tool);
   } catch (error) {
+    if (error instanceof CopyLimitError) {
+      throw errors.invalidTool(`tool is too large to copy (${error.message})`, { cause: error });
+    }
+    validateTool(tool);
     throw errors.invalidTool(`tool is not plain data (${errorMessage(error)})`, { cause: error });
   }
+  validateTool(tool);
+  return stored;
 }
 
 /**
@@ -59,9 +75,8 @@ function storedTool(tool: Tool): Tool {
  * @throws `INVALID_TOOL`, `INVALID_BACKEND`
  */
 export function prepareRegistration(tool: Tool, backend: ToolBackend): PreparedRegistration {
-  validateTool(tool);
+  const stored = checkedTool(tool);
   validateBackend(backend);
-  const stored = storedTool(tool);
   const frozenBackend = storedBackend(backend);
   return {
     id: toolId(tool),

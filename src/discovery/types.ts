@@ -284,8 +284,15 @@ export interface DocStore {
   registerDoc(id: string, entry: DocEntry): void;
   /** @throws `ARGS_TOO_LARGE`; `INVALID_ARGUMENT` as {@link DocStore.registerDoc} */
   registerExamples(id: string, examples: readonly ToolExample[]): void;
-  /** @throws `INVALID_DETAIL`, `TOOL_NOT_FOUND` */
+  /**
+   * @throws `INVALID_DETAIL`, `TOOL_NOT_FOUND`; `INVALID_ARGUMENT` when a `toolResolver`'s tool
+   * cannot be read (a throwing getter, a revoked proxy).
+   */
   describeTool(id: string, level: DetailLevel): ToolDoc;
-  /** `max <= 0` returns all (up to the store cap). @throws `TOOL_NOT_FOUND` */
+  /**
+   * `max <= 0` returns all (up to the store cap).
+   *
+   * @throws `TOOL_NOT_FOUND`; `INVALID_ARGUMENT` as {@link DocStore.describeTool}.
+   */
   listExamples(id: string, max: number): ToolExample[];
 }

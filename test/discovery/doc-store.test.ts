@@ -293,6 +293,60 @@ describe('listExamples (foundation §8 128–130)', () => {
   });
 });
 
+describe('a toolResolver tool that cannot be read', () => {
+  const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+  revoke();
+  const unreadable: Record<string, unknown> = {
+    '_meta getter': {
+      ...tool('x'),
+      get _meta(): never {
+        throw new Error('meta getter');
+      },
+    },
+    'annotations getter': {
+      ...tool('x'),
+      get annotations(): never {
+        throw new Error('annotations getter');
+      },
+    },
+    'revoked proxy': revoked,
+  };
+
+  // Before the fix these escaped as a raw Error / TypeError.
+  it.each(Object.keys(unreadable))('%s: describeTool and listExamples throw INVALID_ARGUMENT', (label) => {
+    const store = createDocStore({ toolResolver: () => unreadable[label] as Tool });
+    store.registerExamples('x', [example('1')]);
+    const calls = [
+      () => store.describeTool('x', 'summary'),
+      () => store.describeTool('x', 'schema'),
+      () => store.describeTool('x', 'full'),
+      () => store.listExamples('x', 1),
+    ];
+    // listExamples reads only whether the tool exists: a plain object with a throwing getter is fine
+    for (const call of label === 'revoked proxy' ? calls : calls.slice(0, 3)) {
+      const error = expectCode(call, 'INVALID_ARGUMENT');
+      expect(error.message).toBe('discovery: tool could not be read');
+      expect(error.cause).toBeInstanceOf(Error);
+    }
+  });
+
+  it('an unreadable schema keeps its own message', () => {
+    const schema = {
+      type: 'object' as const,
+      properties: new Proxy(
+        {},
+        {
+          ownKeys: () => {
+            throw new Error('ownKeys');
+          },
+        },
+      ),
+    };
+    const store = createDocStore({ toolResolver: () => tool('x', { inputSchema: schema }) });
+    expect(expectCode(() => store.describeTool('x', 'schema'), 'INVALID_ARGUMENT').message).toBe('discovery: schema could not be read');
+  });
+});
+
 describe('registration caps and copies (foundation §8 131–134)', () => {
   it('131: text is cut to exactly the caps', () => {
     const store = createDocStore();
@@ -342,6 +396,28 @@ describe('registration caps and copies (foundation §8 131–134)', () => {
     cyclic.self = cyclic;
     expect(measureArgs(cyclic)).toMatchObject({ depth: 6, ok: false });
   });
+
+  // Before the fix every item was walked before the cap was compared: a sparse array of length 2e7
+  // took ~7 s (2^32-1 ran out of memory) and width-70 shared arrays ~24 M visits.
+  it('measureArgs stops as soon as the key cap is passed: sparse arrays and shared references', () => {
+    const sparse: unknown[] = [];
+    sparse.length = 1e8;
+    expect(measureArgs({ a: sparse })).toEqual({ depth: 2, keys: 1 + 1e8, ok: false });
+    let level: unknown[] = Array<unknown>(70).fill(1);
+    for (let i = 0; i < 3; i++) level = Array<unknown>(70).fill(level);
+    expect(measureArgs({ a: level })).toMatchObject({ ok: false });
+    // Shared references within the caps count once per place, as in JSON.
+    const shared = { x: 1, y: 2 };
+    expect(measureArgs({ a: shared, b: [shared, shared] })).toEqual({ depth: 3, keys: 10, ok: true });
+    const store = createDocStore();
+    const huge: unknown[] = [];
+    huge.length = 2 ** 32 - 1;
+    for (const args of [{ a: sparse }, { a: huge }, { a: level }]) {
+      const error = expectCode(() => store.registerExamples('t', [example('big', args)]), 'ARGS_TOO_LARGE');
+      expect(error.details).toMatchObject({ maxKeys: MAX_ARGS_KEYS });
+    }
+    expectCode(() => store.listExamples('t', 0), 'TOOL_NOT_FOUND');
+  }, 2_000);
 
   it('133: registerDoc and registerExamples reject oversized args and store nothing', () => {
     const store = createDocStore();

@@ -115,6 +115,46 @@ describe('search docs for a custom searcher (foundation §8 91–93)', () => {
     expectCode(() => junk.search('x', 1), 'EXECUTION');
   });
 
+  // Before the fix a revoked proxy or a throwing getter escaped raw, holes passed the check
+  // (Array#some skips them) and a sparse answer of length 2^31 took ~50 s.
+  it('a malformed searcher answer is EXECUTION: unreadable, holes, not summaries, fast', () => {
+    const { proxy, revoke } = Proxy.revocable<ToolSummary[]>([], {});
+    revoke();
+    const huge: ToolSummary[] = [];
+    huge.length = 2 ** 31;
+    const answers: Record<string, unknown> = {
+      'a revoked proxy': proxy,
+      'a throwing id getter': [
+        {
+          name: 'a',
+          get id(): never {
+            throw new Error('id getter');
+          },
+        },
+      ],
+      'a hole': [, { id: 'a', name: 'a' }], // eslint-disable-line no-sparse-arrays
+      'a sparse answer of length 2^31': huge,
+      'a null entry': [null],
+      'an entry without an id': [{ name: 'a' }],
+    };
+    for (const [label, answer] of Object.entries(answers)) {
+      const index = createToolIndex({ searcher: { deterministic: true, search: () => answer as ToolSummary[] } });
+      index.registerTool(tool('a'), local('a'));
+      const error = expectCode(() => index.search('q', 5), 'EXECUTION');
+      expect(error.message, label).toMatch(/^searcher failed: search\(\) (must return an array of summaries|answer could not be read)/);
+      expectCode(() => index.searchPage('q', 5), 'EXECUTION');
+    }
+  }, 2_000);
+
+  it('a searcher answer longer than asked is cut before it is read', () => {
+    const answer: ToolSummary[] = [{ id: 'a', name: 'a' }];
+    answer.length = 2 ** 31; // holes past what was asked are never looked at
+    const index = createToolIndex({ searcher: { deterministic: true, search: () => answer } });
+    index.registerTool(tool('a'), local('a'));
+    expect(index.search('q', 1)).toEqual([{ id: 'a', name: 'a' }]);
+    expect(index.searchPage('q', 5).items).toEqual([{ id: 'a', name: 'a' }]);
+  }, 2_000);
+
   it('custom searcher results are copied and cut to the limit', () => {
     const searcher = recordingSearcher();
     const index = createToolIndex({ searcher: { search: (q, _l, docs) => searcher.search(q, 100, docs) } });

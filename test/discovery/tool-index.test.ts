@@ -283,6 +283,48 @@ describe('plain data', () => {
     expect(index.version).toBe(1);
   });
 
+  /** A sparse array: `length` items, none of them present (a few bytes of memory). */
+  const sparse = (length: number): unknown[] => {
+    const array: unknown[] = [];
+    array.length = length;
+    return array;
+  };
+
+  // Before the fix the copy allocated and walked every index: 5e7 took ~4 s, 2^32-1 ran out of memory.
+  it('a sparse array counts its length against the copy budget, fast', () => {
+    const index = createToolIndex();
+    for (const length of [1e8, 2 ** 32 - 1]) {
+      const error = expectCode(() => index.registerTool(tool('meta', { _meta: { x: sparse(length) } }), local('m')), 'INVALID_TOOL');
+      expect(error.message).toMatch(/^invalid tool: tool is too large to copy \(more than 100000 /);
+    }
+    expect(index.version).toBe(0);
+  }, 2_000);
+
+  // validateTool passes sparse tags (Array#some skips holes) and walks them: the copy must refuse them first.
+  it('sparse tags are refused before anything walks them, fast', () => {
+    const index = createToolIndex();
+    for (const length of [1e8, 2 ** 32 - 1]) {
+      expectCode(() => index.registerTool(tool('tags', { tags: sparse(length) as string[] }), local('t')), 'INVALID_TOOL');
+    }
+    expect(index.version).toBe(0);
+  }, 2_000);
+
+  it('arrays with holes are not plain data; validation errors still come first', () => {
+    const index = createToolIndex();
+    const holey = ['a'] as string[];
+    holey[2] = 'b';
+    expectCode(() => index.registerTool(tool('t', { tags: holey }), local('t')), 'INVALID_TOOL');
+    const list = [1];
+    list[2] = 3;
+    const error = expectCode(() => index.registerTool(tool('t', { _meta: { list } }), local('t')), 'INVALID_TOOL');
+    expect(error.message).toBe('invalid tool: tool is not plain data (array with a hole at index 1)');
+    const nameless = { inputSchema: { type: 'object' }, tags: holey } as unknown as Tool;
+    expect(expectCode(() => index.registerTool(nameless, local('t')), 'INVALID_TOOL').message).toBe('invalid tool: name is required');
+    const within = Array.from({ length: 1000 }, (_, i) => i);
+    index.registerTool(tool('dense', { _meta: { within } }), local('d'));
+    expect((index.getTool('dense').tool._meta as { within: number[] }).within).toEqual(within);
+  });
+
   it('typed arrays and dates survive the copy', () => {
     const index = createToolIndex();
     const when = new Date(0);
