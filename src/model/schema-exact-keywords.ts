@@ -3,8 +3,8 @@
  * every Ajv instance of the validator:
  *
  * - `multipleOf` on the numbers as written in decimal: "value / multipleOf is an integer" holds for
- *   `19.99` and `0.01`, which float division (`19.99 / 0.01 = 1998.9999999999998`) gets wrong; the
- *   Go original divides exactly too. A number beyond the float range's quotient is exact as well.
+ *   `19.99` and `0.01`, which float division (`19.99 / 0.01 = 1998.9999999999998`) gets wrong (see
+ *   docs/go-parity.md). A quotient beyond the float range is exact as well.
  * - `uniqueItems` in time linear in the array's size: each item's canonical JSON text (object keys
  *   sorted) goes into a map, where Ajv compares every pair of items (quadratic: 20,000 objects took
  *   seconds).

@@ -4,8 +4,7 @@
  * schema form of draft-07's `dependencies`) never descend into the value: a cycle of them
  * (`{ "$ref": "#" }`, `{ "allOf": [{ "$ref": "#" }] }`) recurses until the stack runs out, whatever
  * the value is. Such a schema is refused when it is compiled (`INVALID_SCHEMA`, naming where the
- * cycle closes), as the Go original's validator refuses an infinite loop, instead of failing every
- * call as if its arguments were wrong.
+ * cycle closes), instead of failing every call as if its arguments were wrong.
  *
  * A cycle through a keyword that descends (`properties`, `items`, ...) is ordinary recursion and
  * stays allowed. References to other documents are not followed.
