@@ -29,7 +29,7 @@
  * the `toolId(name)` of `agentTools`, which knows the names it handed out, maps it back.
  */
 import { createHash } from 'node:crypto';
-import { layerErrors } from '../model/internal.js';
+import { describeValue, layerErrors } from '../model/internal.js';
 
 const errors = layerErrors('agent');
 
@@ -175,7 +175,8 @@ export function decodeToolName(name: string): string {
     );
   }
   if (result === INVALID_RESULT || result === '' || encodeToolName(result) !== name) {
-    throw errors.invalidArgument('tool name', `"${String(name)}" is not a name encodeToolName makes`, { details: { name } });
+    const shown = typeof name === 'string' ? `"${name}"` : describeValue(name);
+    throw errors.invalidArgument('tool name', `${shown} is not a name encodeToolName makes`, { details: { name } });
   }
   return result;
 }

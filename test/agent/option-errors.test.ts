@@ -132,5 +132,7 @@ describe('a bad argument of a call made later: INVALID_ARGUMENT', () => {
     for (const name of [null, undefined, ['abc'], 5, {}]) {
       expect(() => decodeToolName(name as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
     }
+    expect(() => decodeToolName(null as never)).toThrow('agent: tool name null is not a name encodeToolName makes');
+    expect(() => decodeToolName('a-q')).toThrow('agent: tool name "a-q" is not a name encodeToolName makes');
   });
 });
