@@ -56,6 +56,35 @@ export const DEFAULT_REDACT_PATHS: readonly string[] = Object.freeze([
 ]);
 
 /**
+ * With the defaults, a key is also redacted when, in lower case and without `-`, `_`, `.` and
+ * spaces, it ends with one of these words: `db_password`, `newPassword`, `client-secret`,
+ * `X-Auth-Token`, `aws_secret_access_key`, `api-key` and `session_cookie` are credentials however
+ * they are spelled. `max_tokens` and `tokenCount` are not (they do not end with a word).
+ */
+export const DEFAULT_SECRET_WORDS: readonly string[] = Object.freeze([
+  'password',
+  'passwd',
+  'passphrase',
+  'secret',
+  'secrets',
+  'token',
+  'apikey',
+  'accesskey',
+  'privatekey',
+  'authorization',
+  'cookie',
+  'cookies',
+  'credential',
+  'credentials',
+]);
+
+/** Whether a lower-cased key name ends with one of {@link DEFAULT_SECRET_WORDS} once separators are removed. */
+function isSecretName(key: string): boolean {
+  const name = key.replace(/[-_.\s]/gu, '');
+  return DEFAULT_SECRET_WORDS.some((word) => name.endsWith(word));
+}
+
+/**
  * The key of a tool's `_meta` that declares its own redaction paths (an array of paths), on top of
  * the defaults and the facade's `redact` option: `_meta: { 'toolexec/redact': ['card.number'] }`.
  * An MCP server can declare it on the tools it lists.
@@ -152,10 +181,17 @@ export class Redactor {
   /** The other rules: dotted paths, wildcards, pointers. */
   readonly #pathRules: Rule[];
   readonly #paths: readonly string[];
+  /** Whether key names ending with a {@link DEFAULT_SECRET_WORDS} word are redacted too. */
+  readonly #secretWords: boolean;
   readonly #byTool = new WeakMap<object, Redactor>();
 
-  /** `paths` come on top of {@link DEFAULT_REDACT_PATHS} unless `withDefaults` is false. */
-  constructor(paths: readonly string[] = [], withDefaults = true) {
+  /**
+   * `paths` come on top of {@link DEFAULT_REDACT_PATHS} and {@link DEFAULT_SECRET_WORDS} unless
+   * `withDefaults` is false (`secretWords` says whether the words apply, when the default paths are
+   * already among `paths`).
+   */
+  constructor(paths: readonly string[] = [], withDefaults = true, secretWords = withDefaults) {
+    this.#secretWords = secretWords;
     const all = withDefaults ? [...DEFAULT_REDACT_PATHS, ...paths] : [...paths];
     this.#paths = Object.freeze([...new Set(all)]);
     this.#rules = this.#paths.map(compile).filter((rule): rule is Rule => rule !== undefined);
@@ -176,7 +212,7 @@ export class Redactor {
     const cached = this.#byTool.get(tool);
     if (cached !== undefined) return cached;
     const declared = toolRedactPaths(tool);
-    const redactor = declared.length === 0 ? this : new Redactor([...this.#paths, ...declared], false);
+    const redactor = declared.length === 0 ? this : new Redactor([...this.#paths, ...declared], false, this.#secretWords);
     this.#byTool.set(tool, redactor);
     return redactor;
   }
@@ -185,14 +221,14 @@ export class Redactor {
   redact<T>(value: T): Redacted<T> {
     const redactions: string[] = [];
     const secrets: string[] = [];
-    if (!isContainer(value) || this.#rules.length === 0) return { value, redactions, secrets };
+    if (!isContainer(value) || (this.#rules.length === 0 && !this.#secretWords)) return { value, redactions, secrets };
     const out = this.#walk(value, [], [], '', { redactions, secrets, seen: new Set() }, 0) as T;
     return { value: out, redactions, secrets };
   }
 
   /** Whether a property (or, for anchored rules only, an array element) is redacted. */
   #matches(key: string, named: readonly string[], full: readonly string[], element: boolean): boolean {
-    if (!element && this.#names.has(key)) return true;
+    if (!element && (this.#names.has(key) || (this.#secretWords && isSecretName(key)))) return true;
     for (const { segments, anchored } of this.#pathRules) {
       if (anchored) {
         if (segments.length === full.length && segments.every((segment, i) => segment === '*' || segment === full[i])) return true;

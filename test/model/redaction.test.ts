@@ -177,3 +177,33 @@ describe('Redactor: the depth limit fails closed', () => {
     expect(JSON.stringify(scrubbed)).toContain(REDACTED);
   });
 });
+
+describe('default credential names, however they are spelled', () => {
+  it('a key ending with a credential word is redacted; one that only contains it is not', () => {
+    const secret = 'value-1234';
+    const credentials = [
+      'api-key',
+      'db_password',
+      'newPassword',
+      'client-secret',
+      'aws_secret_access_key',
+      'X-Auth-Token',
+      'session_cookie',
+      'SMTP.PASSWD',
+    ];
+    const ordinary = ['max_tokens', 'tokenCount', 'passwordHint', 'author', 'monkey', 'secretary_name'];
+    const input = Object.fromEntries([...credentials, ...ordinary].map((key) => [key, secret]));
+    const { value, redactions } = new Redactor().redact(input);
+    for (const key of credentials) expect((value as Record<string, unknown>)[key], key).toBe(REDACTED);
+    for (const key of ordinary) expect((value as Record<string, unknown>)[key], key).toBe(secret);
+    expect(redactions).toHaveLength(credentials.length);
+  });
+
+  it('applies at any depth, to a tool with its own paths too, and not without the defaults', () => {
+    const input = { db: { connection: { db_password: 'hunter22' } } };
+    expect(new Redactor().redact(input).redactions).toEqual(['/db/connection/db_password']);
+    const tool = { name: 't', inputSchema: { type: 'object' as const }, _meta: { 'toolexec/redact': ['card'] } };
+    expect(new Redactor().forTool(tool).redact({ ...input, card: '4111' }).redactions).toEqual(['/db/connection/db_password', '/card']);
+    expect(new Redactor([], false).redact(input).redactions).toEqual([]);
+  });
+});
