@@ -12,6 +12,7 @@ import { compileIsolated, forget, problemFrom, type AjvInstance } from './schema
 import { compositeKeyword } from './schema-composite-keyword.js';
 import { exactMultipleOf, linearUniqueItems } from './schema-exact-keywords.js';
 import { checkNoSameValueLoop } from './schema-loops.js';
+import { patternEngine } from './schema-patterns.js';
 import { KnownDocuments, routeSchema, type EngineName } from './schema-router.js';
 import { SchemaProblem, type Dialect, type SchemaDocument } from './schema-source.js';
 import { SpecCompiled } from './schema-spec-engine.js';
@@ -263,6 +264,8 @@ export class SchemaCompiler {
       verbose: explaining,
       // Documents reach the explainer only after the fast instance validated them.
       validateSchema: !explaining,
+      // `pattern` that could backtrack for seconds runs on RE2 (schema-patterns.ts)
+      code: { regExp: patternEngine },
     };
     const ajv: AjvInstance = dialect === '2020-12' ? new Ajv2020(options) : new Ajv(options);
     if (assert) addFormats(ajv, { keywords: false });
