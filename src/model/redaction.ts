@@ -363,12 +363,15 @@ function borders(form: string): number[] {
 /**
  * A copy of `value` with every secret scrubbed out of its strings (keys too); `value` itself when
  * none occurs. An array or plain object nested deeper than {@link MAX_DEPTH} is replaced whole by
- * {@link REDACTED} (it cannot be scrubbed, so it is not let through).
+ * {@link REDACTED} (it cannot be scrubbed, so it is not let through), and a reference back to an
+ * ancestor by `[Circular]` (a copy that led back into the original would show its secrets).
  */
 export function scrubValue<T>(value: T, secrets: readonly string[], depth = 0, seen: Set<unknown> = new Set()): T {
   if (secrets.length === 0) return value;
   if (typeof value === 'string') return scrubText(value, secrets) as T;
-  if (!isContainer(value) || seen.has(value)) return value;
+  if (!isContainer(value)) return value;
+  // a reference back to an ancestor: the copy must not lead back into the original (and its secrets)
+  if (seen.has(value)) return CIRCULAR as T;
   if (depth >= MAX_DEPTH) return (isWalked(value) ? REDACTED : value) as T;
   seen.add(value);
   let copy: Record<string, unknown> | unknown[] | undefined;

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { inspect } from 'node:util';
 import { createExec, type ExecEvent } from '../../src/exec/index.js';
 import { REDACTED, Redactor, scrubText, scrubValue } from '../../src/model/internal.js';
 import type { ToolexecError } from '../../src/model/index.js';
@@ -205,5 +206,19 @@ describe('default credential names, however they are spelled', () => {
     const tool = { name: 't', inputSchema: { type: 'object' as const }, _meta: { 'toolexec/redact': ['card'] } };
     expect(new Redactor().forTool(tool).redact({ ...input, card: '4111' }).redactions).toEqual(['/db/connection/db_password', '/card']);
     expect(new Redactor([], false).redact(input).redactions).toEqual([]);
+  });
+});
+
+describe('scrubValue and cycles', () => {
+  it('a reference back to an ancestor becomes [Circular]: the copy never leads back into the original', () => {
+    const details: Record<string, unknown> = { note: 'the key is sk-12345678', inner: { password: 'sk-12345678' } };
+    (details.inner as Record<string, unknown>).parent = details;
+    const scrubbed = scrubValue(details, ['sk-12345678']) as Record<string, unknown>;
+    expect(scrubbed).not.toBe(details);
+    expect(scrubbed.note).toBe(`the key is ${REDACTED}`);
+    expect((scrubbed.inner as Record<string, unknown>).parent).toBe('[Circular]');
+    expect(inspect(scrubbed, { depth: 10 })).not.toContain('sk-12345678');
+    // the caller's object is left as it was
+    expect((details.inner as Record<string, unknown>).parent).toBe(details);
   });
 });
