@@ -213,7 +213,7 @@ describe('scrubValue and cycles', () => {
   it('a reference back to an ancestor becomes [Circular]: the copy never leads back into the original', () => {
     const details: Record<string, unknown> = { note: 'the key is sk-12345678', inner: { password: 'sk-12345678' } };
     (details.inner as Record<string, unknown>).parent = details;
-    const scrubbed = scrubValue(details, ['sk-12345678']) as Record<string, unknown>;
+    const scrubbed = scrubValue<Record<string, unknown>>(details, ['sk-12345678']);
     expect(scrubbed).not.toBe(details);
     expect(scrubbed.note).toBe(`the key is ${REDACTED}`);
     expect((scrubbed.inner as Record<string, unknown>).parent).toBe('[Circular]');
