@@ -6,6 +6,7 @@
  */
 import { ToolexecError, errorMessage } from '../model/index.js';
 import { ABORTED, Deadline, abortError, linkedSignal } from '../model/internal.js';
+import { readCallParams } from '../mcp/internal.js';
 import { callDeadline, readRunOptions } from '../run/internal.js';
 import { testingErrors } from './errors.js';
 import type { CallToolResult, McpExecutor, ProgressEvent, ProviderExecutor, RunOptions, StreamEvent } from '../run/index.js';
@@ -105,15 +106,20 @@ export function createFakeMcpExecutor(servers: Record<string, Record<string, Fak
     }
     return runScripted(calls, serverName, name, args, options, tool, (value) => toCallToolResult(`${serverName}/${name}`, value));
   };
+  /** A call with its params read as the real executor reads them: INVALID_ARGUMENT (a rejection) for bad ones. */
+  const invokeWith = async (serverName: string, params: unknown, options?: RunOptions): Promise<CallToolResult> => {
+    const read = readCallParams(params);
+    return invoke(serverName, read.name, read.arguments, options);
+  };
   return {
     calls,
     callTool(serverName, params, options) {
-      return invoke(serverName, params.name, params.arguments, options);
+      return invokeWith(serverName, params, options);
     },
     callToolStream(serverName, params, options) {
       return streamOf(
         options,
-        (streamOptions) => invoke(serverName, params.name, params.arguments, streamOptions),
+        (streamOptions) => invokeWith(serverName, params, streamOptions),
         (result) => {
           if (result.isError === true) {
             const text = result.content.map((item) => ('text' in item && typeof item.text === 'string' ? item.text : '')).join('\n');
@@ -253,7 +259,9 @@ function toCallToolResult(tool: string, value: unknown): CallToolResult {
     throw notJson(errorMessage(err), err);
   }
   if (text === undefined) throw notJson(`a ${typeof value}`);
-  const structured = value !== null && typeof value === 'object' ? { structuredContent: value as Record<string, unknown> } : {};
+  // MCP's structuredContent is an object: an array, like any other JSON value, is a text result only
+  const structured =
+    value !== null && typeof value === 'object' && !Array.isArray(value) ? { structuredContent: value as Record<string, unknown> } : {};
   return { content: [{ type: 'text', text }], ...structured };
 }
 

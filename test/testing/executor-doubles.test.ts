@@ -98,7 +98,8 @@ describe('createFakeMcpExecutor', () => {
       {
         target: 'nowhere',
         tool: 'y',
-        args: undefined,
+        // read as the real executor reads params: no arguments are {}
+        args: {},
         outcome: 'error',
         error: 'testing: Unknown MCP server "nowhere"; configured: "files"',
       },
@@ -202,6 +203,28 @@ describe('createFakeMcpExecutor', () => {
         for await (const event of stream) void event;
       })(),
     ).rejects.toSatisfy((err) => hasErrorCode(err, 'TIMEOUT'));
+  });
+
+  it('a scripted array is a text result, as any JSON value that is not an object (structuredContent is an object)', async () => {
+    const mcp = createFakeMcpExecutor({ s: { list: () => [1, 2] } });
+    const result = await mcp.callTool('s', { name: 'list' });
+    expect(result).toEqual({ content: [{ type: 'text', text: '[1,2]' }] });
+    const index = createToolIndex();
+    index.registerToolsFromMcp('s', [{ name: 'list', inputSchema: objectSchema }]);
+    expect((await createRunner({ index, mcp }).run('s:list')).structured).toEqual([1, 2]);
+    expect(mcp.calls.map((call) => call.outcome)).toEqual(['ok', 'ok']);
+  });
+
+  it('reads its params as the real executor does: bad ones reject with INVALID_ARGUMENT, never a synchronous TypeError', async () => {
+    const mcp = createFakeMcpExecutor({ s: { echo: (args) => args } });
+    for (const params of [null, undefined, 5, { name: '' }, { name: 'echo', arguments: [1] }]) {
+      const call = mcp.callTool('s', params as never);
+      await expect(call).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+      const stream = mcp.callToolStream('s', params as never);
+      await expect(stream[Symbol.asyncIterator]().next()).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    }
+    await expect(mcp.callTool('s', null as never)).rejects.toThrow('params must be an object with a tool name, got null');
+    expect(mcp.calls).toEqual([]);
   });
 
   it('streams progress then done', async () => {
