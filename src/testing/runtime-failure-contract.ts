@@ -5,7 +5,37 @@
  * the request named, and the partial result.
  */
 import { expect, it } from 'vitest';
+import { createDirectGateway, type ToolGateway } from '../runtime/index.js';
+import { createContractFixture } from './gateway-contract.js';
 import { detailOf, expectCode, partial, type RuntimeHarness } from './runtime-checks.js';
+
+/** How long a stopped run is watched for tool calls (twice: calls already on their way may land in the first). */
+const QUIET_MS = 300;
+
+/** The contract's gateway, counting the tool calls that reach it. */
+function countingGateway(): { gateway: ToolGateway; count: () => number } {
+  const inner = createDirectGateway(createContractFixture());
+  let calls = 0;
+  const gateway: ToolGateway = {
+    searchTools: (query, limit, options) => inner.searchTools(query, limit, options),
+    listNamespaces: (options) => inner.listNamespaces(options),
+    describeTool: (id, level, options) => inner.describeTool(id, level, options),
+    listToolExamples: (id, max, options) => inner.listToolExamples(id, max, options),
+    runTool: (id, args, options) => {
+      calls++;
+      return inner.runTool(id, args, options);
+    },
+    runChain: (steps, options) => {
+      calls++;
+      return inner.runChain(steps, options);
+    },
+  };
+  return { gateway, count: () => calls };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
 
 /** Registers the contract's tests of failures and limits (inside the suite's `describe`). */
 export function failureTests(h: RuntimeHarness): void {
@@ -133,6 +163,29 @@ export function failureTests(h: RuntimeHarness): void {
     before.abort();
     expectCode(await fail('return 1', { signal: before.signal }, stopWithinMs), 'ABORTED');
   });
+
+  it(
+    'a run stopped by its timeout or an abort is stopped for real: no tool call reaches the gateway afterwards',
+    { timeout: 2 * (stopTestTimeout + 2 * QUIET_MS) },
+    async () => {
+      // a backend that only rejects on time and lets the snippet run on would pass the two tests above
+      const code = "for (;;) {\n  await tools.runTool('test:echo', {});\n  await new Promise((resolve) => setTimeout(resolve, 5));\n}";
+      for (const stop of ['timeout', 'abort'] as const) {
+        const { gateway, count } = countingGateway();
+        const controller = new AbortController();
+        const timer = stop === 'abort' ? setTimeout(() => controller.abort(new Error('stop')), timeoutMs) : undefined;
+        const extra = stop === 'timeout' ? { timeoutMs, gateway } : { signal: controller.signal, gateway };
+        const error = await fail(code, extra, timeoutMs + stopWithinMs);
+        clearTimeout(timer);
+        expectCode(error, stop === 'timeout' ? 'TIMEOUT' : 'ABORTED');
+        expect(count(), `tool calls before the ${stop}`).toBeGreaterThan(0);
+        await sleep(QUIET_MS);
+        const settled = count();
+        await sleep(QUIET_MS);
+        expect(count(), `tool calls ${QUIET_MS}-${2 * QUIET_MS} ms after the ${stop} stopped the run`).toBe(settled);
+      }
+    },
+  );
 
   it('caps output (RESOURCE_LIMIT)', async () => {
     const error = await fail("for (let i = 0; i < 1000; i++) console.log('x'.repeat(100));", { limits: { maxOutputBytes: 2000 } });

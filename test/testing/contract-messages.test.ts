@@ -90,6 +90,15 @@ describe('contract suites against broken implementations', () => {
     expect(failure(`${name} stops when the signal aborts (ABORTED)`)).toContain('did not settle within 650ms');
   });
 
+  it('fails a backend that rejects on time but lets the run go on calling tools', () => {
+    const name = 'runtime backend contract: backend that rejects on time but lets the run go on';
+    // the abort test, which times the rejection only, passes it
+    expect(results.get(`${name} stops when the signal aborts (ABORTED)`)?.status).toBe('passed');
+    expect(
+      failure(`${name} a run stopped by its timeout or an abort is stopped for real: no tool call reaches the gateway afterwards`),
+    ).toContain('tool calls 300-600 ms after the timeout stopped the run');
+  });
+
   it('names the field of a result of the wrong shape', () => {
     const message = failure('runtime backend contract: backend without toolCalls returns the top-level return value');
     expect(message).toContain(`backend.execute({ code: "return 'hello'" }) resolved with toolCalls = undefined: must be an array`);
