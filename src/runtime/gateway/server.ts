@@ -5,7 +5,8 @@
 import { setMaxListeners } from 'node:events';
 import type { ChainStep } from '../../run/index.js';
 import type { ToolexecError } from '../../model/index.js';
-import { noop, onAbort } from '../../model/internal.js';
+import { describeValue, noop, onAbort } from '../../model/internal.js';
+import { runtimeErrors } from '../core/errors.js';
 import { contextFromCarrier, withContext } from '../../run/internal.js';
 import type { ToolGateway } from '../core/types.js';
 import type { GatewayConnection } from './connection.js';
@@ -77,26 +78,45 @@ function badRequest(type: string, reason: string): ToolexecError {
   return protocolError(`bad ${type} request: ${reason}`);
 }
 
-function field<T>(payload: Record<string, unknown>, type: string, name: string, kind: 'string' | 'number'): T {
+/** The `tools` method of each request type, as a snippet calls it. */
+const METHODS: Readonly<Record<GatewayRequestType, string>> = {
+  search_tools: 'searchTools',
+  list_namespaces: 'listNamespaces',
+  describe_tool: 'describeTool',
+  list_tool_examples: 'listToolExamples',
+  run_tool: 'runTool',
+  run_chain: 'runChain',
+};
+
+/**
+ * A request field of the wrong kind: what the caller passed (`tools.runTool(id, 'a=1')`), so
+ * `INVALID_ARGUMENT` naming the field and the method, which the snippet (or the model writing it)
+ * can fix. A message that is not a request at all stays `PROTOCOL`.
+ */
+function badField(type: GatewayRequestType, name: string, problem: string): ToolexecError {
+  return runtimeErrors.invalidArgument(name, `of tools.${METHODS[type]} ${problem}`);
+}
+
+function field<T>(payload: Record<string, unknown>, type: GatewayRequestType, name: string, kind: 'string' | 'number'): T {
   const value = payload[name];
   if (typeof value !== kind || (kind === 'number' && !Number.isFinite(value))) {
-    throw badRequest(type, `"${name}" must be a ${kind}`);
+    throw badField(type, name, `must be a ${kind === 'number' ? 'finite number' : kind}, got ${describeValue(value)}`);
   }
   return value as T;
 }
 
-function argsField(payload: Record<string, unknown>, type: string, value: unknown): Record<string, unknown> | undefined {
+function argsField(payload: Record<string, unknown>, type: GatewayRequestType, value: unknown): Record<string, unknown> | undefined {
   if (value === undefined || value === null) return undefined;
-  if (!isObject(value)) throw badRequest(type, '"args" must be an object');
+  if (!isObject(value)) throw badField(type, 'args', `must be an object, got ${describeValue(value)}`);
   return value;
 }
 
 function chainSteps(payload: Record<string, unknown>): ChainStep[] {
   const steps = payload.steps;
-  if (!Array.isArray(steps)) throw badRequest('run_chain', '"steps" must be an array');
+  if (!Array.isArray(steps)) throw badField('run_chain', 'steps', `must be an array, got ${describeValue(steps)}`);
   return steps.map((step: unknown, i) => {
     if (!isObject(step) || typeof step.toolId !== 'string') {
-      throw badRequest('run_chain', `steps[${i}] must be an object with a string "toolId"`);
+      throw badField('run_chain', `steps[${i}]`, 'must be an object with a string "toolId"');
     }
     const out: ChainStep = { toolId: step.toolId };
     const args = argsField(payload, 'run_chain', step.args);

@@ -176,7 +176,7 @@ describe('serveGateway', () => {
     return { server, client, raw: toServer };
   }
 
-  it('answers a malformed request with an id with a PROTOCOL error and ignores one without', async () => {
+  it('answers a message that is no request with PROTOCOL, a request field of the wrong kind with INVALID_ARGUMENT, and ignores one without an id', async () => {
     const { server, client, raw } = serve();
     raw.write('{"type":"search_tools","id":"1","payload":{"query":"a","limit":"ten"}}\n');
     raw.write('{"type":"search_tools","payload":{"query":"a","limit":1}}\n');
@@ -187,9 +187,19 @@ describe('serveGateway', () => {
     raw.write('{"type":"list_namespaces","id":"5"}\n');
     const replies = await take(client, 5);
     const byId = new Map(replies.map((item) => (item.kind === 'message' ? [item.message.id, item.message] : ['?', undefined])));
-    for (const id of ['1', '2', '3', '4']) {
-      expect(byId.get(id)).toMatchObject({ type: 'error', payload: { code: 'PROTOCOL' } });
-    }
+    // a message that is no request: PROTOCOL; a request field of the wrong kind: what the caller
+    // passed, INVALID_ARGUMENT naming the field and the snippet's method
+    expect(byId.get('2')).toMatchObject({ type: 'error', payload: { code: 'PROTOCOL' } });
+    expect(byId.get('1')).toMatchObject({
+      type: 'error',
+      payload: { code: 'INVALID_ARGUMENT', error: 'runtime: limit of tools.searchTools must be a finite number, got "ten"' },
+    });
+    expect(byId.get('3')).toMatchObject({
+      payload: { code: 'INVALID_ARGUMENT', error: 'runtime: steps[0] of tools.runChain must be an object with a string "toolId"' },
+    });
+    expect(byId.get('4')).toMatchObject({
+      payload: { code: 'INVALID_ARGUMENT', error: 'runtime: args of tools.runTool must be an object, got an array' },
+    });
     expect(byId.get('5')).toEqual({ type: 'response', id: '5', payload: { namespaces: ['test'] } });
     expect(server.stats).toMatchObject({ ignored: 2, protocolErrors: 3 });
     await client.close();
