@@ -26,14 +26,23 @@ function onOutputError(error: NodeJS.ErrnoException): void {
 process.stdout.on('error', onOutputError);
 process.stderr.on('error', onOutputError);
 
-const exitCode = await runCli(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
-  stdin: process.stdin,
-  cwd: process.cwd(),
-  env: process.env,
-  signal: controller.signal,
-});
+// Holds the event loop open while the command runs: a command waiting only on a promise (a tool
+// that never answers under `--timeout 0`, a tool module whose top-level await never settles) would
+// otherwise let Node end the process with exit code 13 and no message. Ctrl-C still stops it.
+const keepAlive = setInterval(() => undefined, 1 << 30);
+let exitCode: number;
+try {
+  exitCode = await runCli(process.argv.slice(2), {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    cwd: process.cwd(),
+    env: process.env,
+    signal: controller.signal,
+  });
+} finally {
+  clearInterval(keepAlive);
+}
 /**
  * Resolves once everything written to `stream` so far has been handed to the system (writes
  * complete in order), or the stream failed. On a pipe Node writes asynchronously: exiting before

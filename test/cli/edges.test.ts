@@ -156,6 +156,20 @@ describe('toolexec at its edges (from source)', { timeout: 120_000 }, () => {
     expect(help.stdout).toContain('@file');
   });
 
+  it('a command waiting only on a promise (--timeout 0, a tool that never answers) keeps running until Ctrl-C, never exit 13', async () => {
+    ws.write(
+      'pending.mjs',
+      `export default [{ tool: { namespace: 'p', name: 'wait', inputSchema: { type: 'object' } }, handler: () => new Promise(() => {}) }];\n`,
+    );
+    const { child, result } = start(['--timeout', '0', '--tools', './pending.mjs', 'run', 'p:wait']);
+    let exited: number | null | undefined;
+    child.once('exit', (code) => (exited = code));
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(exited, 'the command ended on its own').toBeUndefined();
+    child.kill('SIGINT');
+    expectFailure(await result, EXIT_CODES.INTERRUPTED, 'ABORTED');
+  });
+
   it('the first Ctrl-C still stops a command that is running a tool (sanity: the stdin race leaves this alone)', async () => {
     const config = ws.write('slow.json', { mcpServers: { fx: ws.stdioServer() } });
     const { child, result } = start(['run', 'fx:slow', '-c', config, '--args', '{"ms":60000}']);
