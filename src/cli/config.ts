@@ -98,6 +98,9 @@ function readServers(
   if (!isPlainObject(value)) return fail('"mcpServers" must be an object of servers by name');
   const servers: Record<string, McpServerConfig> = {};
   for (const [name, server] of Object.entries(value)) {
+    // the name becomes the namespace of the server's tools, the part of their IDs before the first ':'
+    if (name.includes(':'))
+      return fail(`mcpServers: the server name "${name}" must not contain ":" (its tools' IDs would read as another namespace)`);
     if (!isPlainObject(server)) return fail(`mcpServers.${name} must be an object ({ command, args, env } or { url, headers })`);
     const expanded: Record<string, unknown> = { ...server };
     for (const field of EXPANDED_FIELDS) {
@@ -108,7 +111,8 @@ function readServers(
       (expanded.type === undefined && expanded.transport === undefined && !('url' in expanded) && 'command' in expanded);
     // A stdio server starts in the config file's folder (or its `cwd`, relative to that folder).
     if (stdio) expanded.cwd = resolve(folder, typeof expanded.cwd === 'string' ? expanded.cwd : '.');
-    servers[name] = expanded as unknown as McpServerConfig;
+    // defined, not assigned: a server named "__proto__" is an entry, not the object's prototype
+    Object.defineProperty(servers, name, { value: expanded, enumerable: true, writable: true, configurable: true });
   }
   return servers;
 }

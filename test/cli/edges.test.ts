@@ -108,6 +108,21 @@ describe('toolexec at its edges (from source)', { timeout: 120_000 }, () => {
     expectFailure(await run('tools', '-c', config), EXIT_CODES.UNAVAILABLE, 'SERVER_UNAVAILABLE');
   });
 
+  it('a server named "__proto__" is a server like any other; one whose name holds ":" is a usage error naming it', async () => {
+    // written as text: an object literal's __proto__ key would set its prototype
+    const proto = ws.write(
+      'proto.json',
+      JSON.stringify({ mcpServers: { placeholder: { ...ws.stdioServer(), required: true } } }).replace('"placeholder"', '"__proto__"'),
+    );
+    const json = await run('servers', '-c', proto, '--json');
+    expect(json.code, json.stderr).toBe(0);
+    expect(Object.keys(JSON.parse(json.stdout) as object)).toEqual(['__proto__']);
+    const colon = ws.write('colon.json', { mcpServers: { 'a:b': ws.stdioServer() } });
+    const refused = await run('servers', '-c', colon);
+    expectFailure(refused, EXIT_CODES.USAGE, 'CONFIGURATION');
+    expect(refused.stderr).toContain('the server name "a:b" must not contain ":"');
+  });
+
   it('a usage error with a suggestion is one line (and one JSON message)', async () => {
     const typo = await run('serve');
     expectFailure(typo, EXIT_CODES.USAGE, 'INVALID_ARGUMENT');
