@@ -3,7 +3,9 @@
  * once (by `main.ts`: the process's own) so that nothing below reaches for `process` directly.
  */
 import { text } from 'node:stream/consumers';
+import { errorMessage } from '../model/index.js';
 import { ABORTED, Deadline } from '../model/internal.js';
+import { cliErrors } from './errors.js';
 
 /** A stream the command writes to (`isTTY` and `columns` as a terminal's `tty.WriteStream` has them). */
 export type CliOutput = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -29,9 +31,22 @@ export function writeLine(stream: CliOutput, line: string): void {
   stream.write(`${line}\n`);
 }
 
-/** Writes `value` as JSON (two-space indentation) and a newline. */
+/**
+ * Writes `value` as JSON (two-space indentation) and a newline; nothing when it has no JSON form.
+ *
+ * @throws `EXECUTION` for a value with no JSON form (a BigInt, a cycle, a function, a `toJSON` or
+ * getter that throws): what a tool answered cannot be printed, so stdout stays clean JSON.
+ */
 export function writeJson(stream: CliOutput, value: unknown): void {
-  stream.write(`${JSON.stringify(value ?? null, null, 2)}\n`);
+  // `undefined` for a function or a symbol, whatever the declared type says
+  let text: unknown;
+  try {
+    text = JSON.stringify(value ?? null, null, 2);
+  } catch (err) {
+    throw cliErrors('EXECUTION', `the value has no JSON form, so it cannot be printed (${errorMessage(err)})`, { cause: err });
+  }
+  if (typeof text !== 'string') throw cliErrors('EXECUTION', `the value has no JSON form, so it cannot be printed (${typeof value})`);
+  stream.write(`${text}\n`);
 }
 
 /**

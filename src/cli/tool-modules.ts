@@ -108,11 +108,17 @@ async function loadToolModule(ref: ToolModuleRef): Promise<LocalToolDefinition[]
   } catch (error) {
     throw moduleError(ref, `could not be loaded: ${errorMessage(error)}`, error);
   }
-  const definitions = defaultArray(loaded.default);
-  if (!Array.isArray(definitions) || !definitions.every(isDefinition)) {
-    throw moduleError(ref, 'must export default an array of { tool, handler } (LocalToolDefinition[])');
+  let definitions: unknown;
+  let valid: boolean;
+  try {
+    definitions = defaultArray(loaded.default);
+    valid = Array.isArray(definitions) && definitions.every(isDefinition);
+  } catch (err) {
+    // a getter or a proxy of the module's export threw while it was read
+    throw moduleError(ref, `could not be read (${errorMessage(err)}): it must export default an array of { tool, handler }`, err);
   }
-  return definitions;
+  if (!valid) throw moduleError(ref, 'must export default an array of { tool, handler } (LocalToolDefinition[])');
+  return definitions as LocalToolDefinition[];
 }
 
 /** A definition's tool ID; undefined for a tool the facade will refuse anyway (with its own message). */

@@ -123,6 +123,31 @@ describe('toolexec at its edges (from source)', { timeout: 120_000 }, () => {
     expect(refused.stderr).toContain('the server name "a:b" must not contain ":"');
   });
 
+  it('a tool module whose export throws when read is a usage error naming it, not an unexpected failure', async () => {
+    ws.write('hostile.mjs', `export default [{ get tool() { throw new Error('tool getter'); }, handler: () => 1 }];\n`);
+    const result = await run('tools', '--tools', './hostile.mjs');
+    expectFailure(result, EXIT_CODES.USAGE, 'CONFIGURATION');
+    expect(result.stderr).toContain('could not be read (tool getter)');
+  });
+
+  it('a value with no JSON form (a BigInt, a cycle, a function) fails the run with EXECUTION; stdout stays clean', async () => {
+    ws.write(
+      'odd.mjs',
+      `const tool = (name) => ({ namespace: 'odd', name, inputSchema: { type: 'object' } });
+export default [
+  { tool: tool('big'), handler: () => 10n },
+  { tool: tool('cycle'), handler: () => { const o = {}; o.self = o; return o; } },
+  { tool: tool('fn'), handler: () => () => 1 },
+];\n`,
+    );
+    for (const name of ['big', 'cycle', 'fn']) {
+      const result = await run('--tools', './odd.mjs', 'run', `odd:${name}`);
+      expectFailure(result, EXIT_CODES.EXECUTION, 'EXECUTION');
+      expect(result.stderr).toContain('the value has no JSON form, so it cannot be printed');
+      expect(result.stdout).toBe('');
+    }
+  });
+
   it('a usage error with a suggestion is one line (and one JSON message)', async () => {
     const typo = await run('serve');
     expectFailure(typo, EXIT_CODES.USAGE, 'INVALID_ARGUMENT');
