@@ -132,8 +132,10 @@ export class BackendRegistry {
     const read = readCallOptions(options);
     const stop = callDeadline(read);
     try {
-      // each backend by the name it was registered under: a backend's own `name` is never read again
-      for (const [name, backend] of this.#all().filter(([key, entry]) => isEnabled(entry, key))) {
+      // each backend by the name it was registered under: a backend's own `name` is never read again;
+      // `enabled` read when its turn comes, so one that throws stops the start there, not before the first
+      for (const [name, backend] of this.#all()) {
+        if (!isEnabled(backend, name)) continue;
         const details = { backend: name, op: 'start' };
         await raceUnder(
           stop,

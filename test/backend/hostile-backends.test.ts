@@ -81,6 +81,24 @@ describe('a registered backend whose getters turn hostile', () => {
     expect(error.details).toMatchObject({ backend: 'a', op: 'start' });
   });
 
+  it('startAll: an enabled getter that throws stops the start at that backend, after the ones before it started', async () => {
+    const registry = createBackendRegistry();
+    const started: string[] = [];
+    registry.register(backend('a', { start: async () => void started.push('a') }));
+    registry.register(
+      backend('z', {
+        get enabled(): boolean {
+          throw new Error('enabled boom');
+        },
+        start: async () => void started.push('z'),
+      }),
+    );
+    const error = await libraryFailure(() => registry.startAll());
+    expect(error.code).toBe('EXECUTION');
+    expect(error.details).toMatchObject({ backend: 'z' });
+    expect(started).toEqual(['a']);
+  });
+
   it('listByKind: a kind getter that throws is EXECUTION naming the backend', async () => {
     const registry = createBackendRegistry();
     registry.register(
