@@ -4,9 +4,9 @@
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createExec } from '../../src/exec/index.js';
-import { ToolexecError } from '../../src/model/index.js';
+import type { ToolexecError } from '../../src/model/index.js';
 import { type McpStdioServerConfig, type SdkMcpExecutor, createMcpExecutor } from '../../src/mcp/index.js';
-import { activeResources, expectNoLeakedResources, textOf, waitUntil } from './helpers.js';
+import { activeResources, expectNoLeakedResources, rejection, textOf, waitUntil } from './helpers.js';
 
 const PIPE_CLOSING_SERVER = fileURLToPath(new URL('../fixtures/mcp-pipe-closing-server.mjs', import.meta.url));
 const pipeClosing: McpStdioServerConfig = { command: process.execPath, args: [PIPE_CLOSING_SERVER] };
@@ -21,17 +21,6 @@ function executor(lost: ToolexecError[]): SdkMcpExecutor {
   });
   executors.push(ex);
   return ex;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ToolexecError> {
-  const error = await promise.then(
-    () => {
-      throw new Error('expected a rejection');
-    },
-    (e: unknown) => e,
-  );
-  expect(ToolexecError.isInstance(error)).toBe(true);
-  return error as ToolexecError;
 }
 
 afterEach(async () => {

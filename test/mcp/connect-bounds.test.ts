@@ -7,12 +7,11 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createExec } from '../../src/exec/index.js';
-import { ToolexecError } from '../../src/model/index.js';
 import { type McpStdioServerConfig, type SdkMcpExecutor, createMcpExecutor } from '../../src/mcp/index.js';
 import { createFixtureServer } from '../fixtures/mcp/fixture-server.mjs';
 import { type StallingSseFixture, startStallingSseFixture } from '../fixtures/mcp-stalling-sse-server.mjs';
 import { listenerWarningsDuring } from '../listener-warnings.js';
-import { activeResources, expectNoLeakedResources, stdioFixture, textOf, waitUntil } from './helpers.js';
+import { activeResources, expectNoLeakedResources, rejection, stdioFixture, textOf, waitUntil } from './helpers.js';
 
 const SLOW_START_SERVER = fileURLToPath(new URL('../fixtures/mcp-slow-start-server.mjs', import.meta.url));
 
@@ -38,17 +37,6 @@ async function stallingFixture(mode: 'silent-stream' | 'no-answer'): Promise<Sta
   const fixture = await startStallingSseFixture(mode);
   fixtures.push(fixture);
   return fixture;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ToolexecError> {
-  const error = await promise.then(
-    () => {
-      throw new Error('expected a rejection');
-    },
-    (e: unknown) => e,
-  );
-  expect(ToolexecError.isInstance(error)).toBe(true);
-  return error as ToolexecError;
 }
 
 /** `promise`'s outcome, or `'pending'` when it has not settled within `ms`. */

@@ -7,7 +7,7 @@ import type { StreamEvent } from '../../src/run/index.js';
 import { MAX_QUEUED_PROGRESS } from '../../src/run/progress.js';
 import { createFixtureServer } from '../fixtures/mcp/fixture-server.mjs';
 import { listenerWarningsDuring } from '../listener-warnings.js';
-import { activeResources, expectNoLeakedResources, inMemoryFixture, textOf, waitUntil } from './helpers.js';
+import { activeResources, expectNoLeakedResources, inMemoryFixture, rejection, textOf, waitUntil } from './helpers.js';
 
 let baseline: Map<string, number>;
 const executors: SdkMcpExecutor[] = [];
@@ -16,17 +16,6 @@ function executor(options: McpExecutorOptions): SdkMcpExecutor {
   const ex = createMcpExecutor(options);
   executors.push(ex);
   return ex;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ToolexecError> {
-  const error = await promise.then(
-    () => {
-      throw new Error('expected a rejection');
-    },
-    (e: unknown) => e,
-  );
-  expect(ToolexecError.isInstance(error)).toBe(true);
-  return error as ToolexecError;
 }
 
 async function collect(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {

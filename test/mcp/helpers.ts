@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { expect } from 'vitest';
+import { ToolexecError } from '../../src/model/index.js';
 import type { McpCustomServerConfig, McpStdioServerConfig } from '../../src/mcp/index.js';
 import { createFixtureServer, type FixtureState } from '../fixtures/mcp/fixture-server.mjs';
 
@@ -115,4 +116,16 @@ export function jsonText<T>(result: { content?: unknown }): T {
 export function textOf(result: { content?: unknown }): string {
   const content = result.content as { type: string; text?: string }[];
   return content.map((item) => item.text ?? '').join('');
+}
+
+/** The rejection of `promise`, checked to be a library error; fails the test if it resolves. */
+export async function rejection(promise: Promise<unknown>): Promise<ToolexecError> {
+  const error = await promise.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (e: unknown) => e,
+  );
+  expect(ToolexecError.isInstance(error)).toBe(true);
+  return error as ToolexecError;
 }

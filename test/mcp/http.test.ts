@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createToolIndex } from '../../src/discovery/index.js';
-import { ToolexecError } from '../../src/model/index.js';
 import { type SdkMcpExecutor, createMcpExecutor } from '../../src/mcp/index.js';
 import { FIXTURE_TOOLS } from '../fixtures/mcp/fixture-server.mjs';
 import {
@@ -9,7 +8,7 @@ import {
   startLegacySseFixture,
   startStreamableHttpFixture,
 } from '../fixtures/mcp/http-server.mjs';
-import { activeResources, expectNoLeakedResources, jsonText, textOf, waitUntil } from './helpers.js';
+import { activeResources, expectNoLeakedResources, jsonText, rejection, textOf, waitUntil } from './helpers.js';
 
 let baseline: Map<string, number>;
 let http: StreamableHttpFixture;
@@ -20,17 +19,6 @@ function executor(servers: Parameters<typeof createMcpExecutor>[0]['servers'], r
   const ex = createMcpExecutor({ servers, ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }) });
   executors.push(ex);
   return ex;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ToolexecError> {
-  const error = await promise.then(
-    () => {
-      throw new Error('expected a rejection');
-    },
-    (e: unknown) => e,
-  );
-  expect(ToolexecError.isInstance(error)).toBe(true);
-  return error as ToolexecError;
 }
 
 beforeAll(async () => {

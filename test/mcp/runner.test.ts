@@ -1,10 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolIndex } from '../../src/discovery/index.js';
-import { ToolexecError, hasErrorCode } from '../../src/model/index.js';
+import { hasErrorCode, type ToolexecError } from '../../src/model/index.js';
 import { type SdkMcpExecutor, createMcpExecutor } from '../../src/mcp/index.js';
 import { type ProgressEvent, type Runner, type StreamEvent, ToolError, createRunner } from '../../src/run/index.js';
 import { FIXTURE_TOOLS } from '../fixtures/mcp/fixture-server.mjs';
-import { activeResources, expectNoLeakedResources, inMemoryFixture, isProcessAlive, jsonText, stdioFixture, waitUntil } from './helpers.js';
+import {
+  activeResources,
+  expectNoLeakedResources,
+  inMemoryFixture,
+  isProcessAlive,
+  jsonText,
+  rejection,
+  stdioFixture,
+  waitUntil,
+} from './helpers.js';
 
 interface Stats {
   pid: number;
@@ -18,17 +27,6 @@ let runner: Runner;
 
 async function stats(): Promise<Stats> {
   return jsonText<Stats>(await executor.callTool('fx', { name: 'stats' }));
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ToolexecError> {
-  const error = await promise.then(
-    () => {
-      throw new Error('expected a rejection');
-    },
-    (e: unknown) => e,
-  );
-  expect(ToolexecError.isInstance(error)).toBe(true);
-  return error as ToolexecError;
 }
 
 beforeAll(async () => {

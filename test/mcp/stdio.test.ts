@@ -1,10 +1,19 @@
 import { realpathSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createToolIndex } from '../../src/discovery/index.js';
-import { ToolexecError, hasErrorCode } from '../../src/model/index.js';
+import { hasErrorCode } from '../../src/model/index.js';
 import { type SdkMcpExecutor, createMcpExecutor } from '../../src/mcp/index.js';
 import { FIXTURE_TOOLS } from '../fixtures/mcp/fixture-server.mjs';
-import { activeResources, expectNoLeakedResources, isProcessAlive, jsonText, stdioFixture, textOf, waitUntil } from './helpers.js';
+import {
+  activeResources,
+  expectNoLeakedResources,
+  isProcessAlive,
+  jsonText,
+  rejection,
+  stdioFixture,
+  textOf,
+  waitUntil,
+} from './helpers.js';
 
 interface Stats {
   pid: number;
@@ -26,17 +35,6 @@ async function stats(ex: SdkMcpExecutor, server = 'fx'): Promise<Stats> {
   const s = jsonText<Stats>(await ex.callTool(server, { name: 'stats' }));
   serverPids.add(s.pid);
   return s;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ToolexecError> {
-  const error = await promise.then(
-    () => {
-      throw new Error('expected a rejection');
-    },
-    (e: unknown) => e,
-  );
-  expect(ToolexecError.isInstance(error)).toBe(true);
-  return error as ToolexecError;
 }
 
 beforeAll(() => {
