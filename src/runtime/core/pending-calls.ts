@@ -2,7 +2,7 @@
  * Tool calls a snippet left pending: what its guest reported when the snippet returned (a missing
  * `await`), as warnings on the result or, in strict mode, as the run's failure.
  */
-import { GATEWAY_REQUEST_TYPES, type GatewayRequestType } from '../gateway/codec.js';
+import { GATEWAY_METHODS, GATEWAY_REQUEST_TYPES, type GatewayRequestType } from '../gateway/codec.js';
 import type { RunFailure } from './failure.js';
 import type { SnippetWarning } from './types.js';
 
@@ -11,21 +11,11 @@ const MAX_PENDING_REPORTED = 100;
 /** The longest tool ID a warning quotes. */
 const MAX_TOOL_ID_CHARS = 200;
 
-/** The `tools` method of each request type. */
-const METHODS: Record<GatewayRequestType, string> = {
-  search_tools: 'searchTools',
-  list_namespaces: 'listNamespaces',
-  describe_tool: 'describeTool',
-  list_tool_examples: 'listToolExamples',
-  run_tool: 'runTool',
-  run_chain: 'runChain',
-};
-
 const REQUEST_TYPES: ReadonlySet<unknown> = new Set(GATEWAY_REQUEST_TYPES);
 
 /** One pending call as a warning. */
 function warningOf(type: GatewayRequestType, toolId: string | undefined): SnippetWarning {
-  const method = METHODS[type];
+  const method = GATEWAY_METHODS[type];
   const call = `tools.${method}(${toolId === undefined ? '' : `'${toolId}'`})`;
   return {
     code: 'PENDING_TOOL_CALL',
@@ -54,7 +44,7 @@ export function pendingCallWarnings(reported: unknown): SnippetWarning[] {
 }
 
 const TYPE_OF_METHOD: ReadonlyMap<unknown, GatewayRequestType> = new Map(
-  (Object.entries(METHODS) as [GatewayRequestType, string][]).map(([type, method]) => [method, type]),
+  (Object.entries(GATEWAY_METHODS) as [GatewayRequestType, string][]).map(([type, method]) => [method, type]),
 );
 
 /**

@@ -26,6 +26,16 @@ export const GATEWAY_REQUEST_TYPES = [
 /** A gateway request type. */
 export type GatewayRequestType = (typeof GATEWAY_REQUEST_TYPES)[number];
 
+/** The `tools` method a snippet calls for each request type (`run_tool` → `runTool`). */
+export const GATEWAY_METHODS: Readonly<Record<GatewayRequestType, string>> = {
+  search_tools: 'searchTools',
+  list_namespaces: 'listNamespaces',
+  describe_tool: 'describeTool',
+  list_tool_examples: 'listToolExamples',
+  run_tool: 'runTool',
+  run_chain: 'runChain',
+};
+
 /** The reply types: `response` (success) and `error`. */
 export type GatewayReplyType = 'response' | 'error';
 

@@ -9,6 +9,7 @@ import { describeValue, noop, onAbort } from '../../model/internal.js';
 import { runtimeErrors } from '../core/errors.js';
 import { contextFromCarrier, withContext } from '../../run/internal.js';
 import type { ToolGateway } from '../core/types.js';
+import { GATEWAY_METHODS } from './codec.js';
 import type { GatewayConnection } from './connection.js';
 import {
   isGatewayRequestType,
@@ -78,23 +79,13 @@ function badRequest(type: string, reason: string): ToolexecError {
   return protocolError(`bad ${type} request: ${reason}`);
 }
 
-/** The `tools` method of each request type, as a snippet calls it. */
-const METHODS: Readonly<Record<GatewayRequestType, string>> = {
-  search_tools: 'searchTools',
-  list_namespaces: 'listNamespaces',
-  describe_tool: 'describeTool',
-  list_tool_examples: 'listToolExamples',
-  run_tool: 'runTool',
-  run_chain: 'runChain',
-};
-
 /**
  * A request field of the wrong kind: what the caller passed (`tools.runTool(id, 'a=1')`), so
  * `INVALID_ARGUMENT` naming the field and the method, which the snippet (or the model writing it)
  * can fix. A message that is not a request at all stays `PROTOCOL`.
  */
 function badField(type: GatewayRequestType, name: string, problem: string): ToolexecError {
-  return runtimeErrors.invalidArgument(name, `of tools.${METHODS[type]} ${problem}`);
+  return runtimeErrors.invalidArgument(name, `of tools.${GATEWAY_METHODS[type]} ${problem}`);
 }
 
 function field<T>(payload: Record<string, unknown>, type: GatewayRequestType, name: string, kind: 'string' | 'number'): T {
